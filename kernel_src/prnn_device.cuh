@@ -1,0 +1,192 @@
+// Device helpers shared by prnn's kernels.
+//
+// NVRTC compiles these with no include path at all (NVRTC 13 has no built-in
+// cuda_fp16.h, cuda_bf16.h or cooperative_groups.h, and pulling the toolkit's
+// headers in costs ~2 s per compile), so 16-bit conversions, tensor-core
+// products and the memory-ordering operations of the hand-off are written
+// here in inline PTX.
+#pragma once
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+// ---------------------------------------------------------------------------
+// 16-bit storage types. Values are carried as raw bits (unsigned short) and
+// converted with cvt, round-to-nearest-even, as cuda_fp16.h would.
+
+struct prnn_half {
+    unsigned short bits;
+};
+struct prnn_bf16 {
+    unsigned short bits;
+};
+
+__device__ __forceinline__ float prnn_half_to_float(unsigned short h)
+{
+    float f;
+    asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+}
+
+__device__ __forceinline__ unsigned short prnn_float_to_half(float f)
+{
+    unsigned short h;
+    asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; mov.b16 %0, t; }" : "=h"(h) : "f"(f));
+    return h;
+}
+
+__device__ __forceinline__ float prnn_bf16_to_float(unsigned short b)
+{
+    return __uint_as_float(((u32)b) << 16);
+}
+
+__device__ __forceinline__ unsigned short prnn_float_to_bf16(float f)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned short b;
+    asm("{ .reg .b16 t; cvt.rn.bf16.f32 t, %1; mov.b16 %0, t; }" : "=h"(b) : "f"(f));
+    return b;
+#else
+    // Round to nearest even by hand (sm_75 has no cvt to bf16); NaN stays NaN.
+    u32 u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (unsigned short)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+#endif
+}
+
+// Storage type traits: load/store one element as the math type.
+template <typename T> struct prnn_storage;
+
+template <> struct prnn_storage<float> {
+    typedef float acc;
+    static __device__ __forceinline__ float load(const float *p, long i) { return p[i]; }
+    static __device__ __forceinline__ void store(float *p, long i, float v) { p[i] = v; }
+    // The value the recurrence sees after a round trip through storage.
+    static __device__ __forceinline__ float round(float v) { return v; }
+};
+
+template <> struct prnn_storage<double> {
+    typedef double acc;
+    static __device__ __forceinline__ double load(const double *p, long i) { return p[i]; }
+    static __device__ __forceinline__ void store(double *p, long i, double v) { p[i] = v; }
+    static __device__ __forceinline__ double round(double v) { return v; }
+};
+
+template <> struct prnn_storage<prnn_half> {
+    typedef float acc;
+    static __device__ __forceinline__ float load(const prnn_half *p, long i)
+    {
+        return prnn_half_to_float(p[i].bits);
+    }
+    static __device__ __forceinline__ void store(prnn_half *p, long i, float v)
+    {
+        p[i].bits = prnn_float_to_half(v);
+    }
+    static __device__ __forceinline__ float round(float v)
+    {
+        return prnn_half_to_float(prnn_float_to_half(v));
+    }
+    static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_half(v); }
+};
+
+template <> struct prnn_storage<prnn_bf16> {
+    typedef float acc;
+    static __device__ __forceinline__ float load(const prnn_bf16 *p, long i)
+    {
+        return prnn_bf16_to_float(p[i].bits);
+    }
+    static __device__ __forceinline__ void store(prnn_bf16 *p, long i, float v)
+    {
+        p[i].bits = prnn_float_to_bf16(v);
+    }
+    static __device__ __forceinline__ float round(float v)
+    {
+        return prnn_bf16_to_float(prnn_float_to_bf16(v));
+    }
+    static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_bf16(v); }
+};
+
+// ---------------------------------------------------------------------------
+// Memory ordering for the inter-block hand-off (PTX memory model, sm_70+).
+
+// A relaxed 64-bit load at GPU scope: single-copy atomic, never served from a
+// stale L1 line. A Lamport word (step tag + value) is read with this.
+__device__ __forceinline__ u64 prnn_ld_relaxed_u64(const u64 *p)
+{
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void prnn_st_relaxed_u64(u64 *p, u64 v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ u32 prnn_ld_acquire_u32(const u32 *p)
+{
+    u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void prnn_red_release_add_u32(u32 *p, u32 v)
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ u32 prnn_ld_relaxed_u32(const u32 *p)
+{
+    u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ double prnn_ld_relaxed_f64(const double *p)
+{
+    double v;
+    asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// ---------------------------------------------------------------------------
+// Tensor cores: D = A * B + D, m16n8k16, fp32 accumulation (sm_80+).
+
+#if __CUDA_ARCH__ >= 800
+template <typename T> struct prnn_mma;
+
+template <> struct prnn_mma<prnn_half> {
+    static __device__ __forceinline__ void run(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
+    {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+            "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+template <> struct prnn_mma<prnn_bf16> {
+    static __device__ __forceinline__ void run(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
+    {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+            "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+#endif
+
+// ---------------------------------------------------------------------------
+// Activations, in full precision (no fast-math: the fp32 path must match the
+// reference to ~1e-5).
+
+__device__ __forceinline__ float prnn_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ double prnn_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+__device__ __forceinline__ float prnn_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double prnn_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float prnn_relu(float x) { return x > 0.0f ? x : 0.0f; }
+__device__ __forceinline__ double prnn_relu(double x) { return x > 0.0 ? x : 0.0; }

@@ -1,0 +1,70 @@
+/*
+ * dlopen helpers shared by the CUDA library loaders (driver, NVRTC,
+ * cuBLASLt): try a list of candidate paths, remember why each one failed, and
+ * resolve symbols into a table of function pointers.
+ */
+#ifndef PRNN_DL_LOADER_H
+#define PRNN_DL_LOADER_H
+
+#include <stddef.h>
+
+#include "prnn.h"
+
+/* Room for a loader's failure message (every path tried, with dlerror). */
+#define PRNN_DL_MESSAGE_SIZE 4096
+#define PRNN_DL_PATH_MAX 512
+#define PRNN_DL_MAX_CANDIDATES 16
+
+/* Two levels, so that the argument is macro-expanded first:
+ * PRNN_DL_STR(cuMemAlloc) is "cuMemAlloc_v2", the symbol that cuda.h's
+ * prototype belongs to. */
+#define PRNN_DL_STR2(x) #x
+#define PRNN_DL_STR(x) PRNN_DL_STR2(x)
+
+typedef struct {
+    const char *name; /* symbol */
+    size_t offset;    /* of its function pointer in the table */
+    int required;     /* 0: left NULL when the library lacks it */
+} prnn_dl_symbol_spec;
+
+/* An older symbol with exactly the same prototype, tried when the library
+ * predates symbol. Lists end with a NULL symbol. */
+typedef struct {
+    const char *symbol;
+    const char *fallback;
+} prnn_dl_fallback;
+
+typedef struct {
+    char storage[PRNN_DL_MAX_CANDIDATES][PRNN_DL_PATH_MAX];
+    const char *paths[PRNN_DL_MAX_CANDIDATES + 1]; /* NULL-terminated */
+} prnn_dl_candidates;
+
+/*
+ * The candidates for a toolkit library: the value of environment variable
+ * env_override alone if it is set and non-empty (a named library is the one
+ * the user wants; falling back to another copy would hide their mistake),
+ * else each soname as given (the dynamic linker's search), then under
+ * PRNN_CUDA_PATH/lib64 and PRNN_CUDA_PATH/lib. sonames ends with NULL.
+ */
+void prnn_dl_toolkit_candidates(prnn_dl_candidates *c, const char *env_override,
+                                const char *const *sonames);
+
+/*
+ * dlopens the first candidate that loads (RTLD_NOW | RTLD_LOCAL) and resolves
+ * every spec into table. On failure returns not_found_status with a message
+ * in msg naming every path tried and its dlerror(), or
+ * RUNTIME_PREREQUISITE_MISSING naming the missing symbol; msg is "" on
+ * success. what names the library in messages ("the NVRTC library").
+ * The library is never unloaded.
+ */
+prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
+                          const prnn_dl_symbol_spec *specs, size_t num_specs,
+                          const prnn_dl_fallback *fallbacks, void *table,
+                          prnnStatus_t not_found_status, char *msg,
+                          size_t msg_size, void **lib_out);
+
+/* The file symbol was loaded from (dladdr), or "" when unknown. The string
+ * lives as long as the library stays loaded. */
+const char *prnn_dl_origin(void *lib, const char *symbol);
+
+#endif

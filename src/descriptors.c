@@ -1,0 +1,468 @@
+/* Tensor, filter, dropout and RNN descriptors: plain host objects. */
+#include "descriptors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+
+int prnn_mode_gates(prnnRNNMode_t mode)
+{
+    switch (mode) {
+    case PRNN_RNN_RELU:
+    case PRNN_RNN_TANH: return 1;
+    case PRNN_LSTM: return 4;
+    case PRNN_GRU: return 3;
+    case PRNN_SRU: return 3;
+    }
+    return 0;
+}
+
+const char *prnn_mode_name(prnnRNNMode_t mode)
+{
+    switch (mode) {
+    case PRNN_RNN_RELU: return "relu";
+    case PRNN_RNN_TANH: return "tanh";
+    case PRNN_LSTM: return "lstm";
+    case PRNN_GRU: return "gru";
+    case PRNN_SRU: return "sru";
+    }
+    return "invalid";
+}
+
+/* Shared shape of the four Create/Destroy pairs. */
+static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
+{
+    if (!out)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "desc: NULL output pointer");
+    *out = NULL;
+    uint32_t *d = calloc(1, size);
+    if (!d)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    *d = magic;
+    *out = d;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t destroy_desc(void *p, uint32_t magic)
+{
+    if (!p)
+        return PRNN_STATUS_SUCCESS;
+    uint32_t *d = p;
+    if (*d != magic)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "desc: not a live descriptor of this kind "
+                         "(wrong type, or already destroyed)");
+    *d = PRNN_MAGIC_DEAD;
+    free(d);
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what,
+                               const char *kind)
+{
+    if (!p)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", what);
+    if (*(const uint32_t *)p != magic)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is not a live %s descriptor (wrong type, or "
+                         "already destroyed)", what, kind);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_check_tensor(const struct prnnTensorStruct *d, const char *what)
+{
+    prnnStatus_t s = check_kind(d, PRNN_MAGIC_TENSOR, what, "tensor");
+    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
+        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
+                      "%s was created but never set (prnnSetTensorNdDescriptor)",
+                      what);
+    return s;
+}
+
+prnnStatus_t prnn_check_filter(const struct prnnFilterStruct *d, const char *what)
+{
+    prnnStatus_t s = check_kind(d, PRNN_MAGIC_FILTER, what, "filter");
+    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
+        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
+                      "%s was created but never set (prnnSetFilterNdDescriptor)",
+                      what);
+    return s;
+}
+
+prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
+{
+    prnnStatus_t s = check_kind(d, PRNN_MAGIC_RNN, what, "RNN");
+    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
+        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
+                      "%s was created but never set (prnnSetRNNDescriptor)", what);
+    return s;
+}
+
+/* ---- tensor ---- */
+
+prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
+{
+    prnn_api_enter("prnnCreateTensorDescriptor");
+    return create_desc((void **)desc, sizeof(struct prnnTensorStruct),
+                       PRNN_MAGIC_TENSOR);
+}
+
+prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
+{
+    prnn_api_enter("prnnDestroyTensorDescriptor");
+    return destroy_desc(desc, PRNN_MAGIC_TENSOR);
+}
+
+prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc,
+                                       prnnDataType_t dataType, int nbDims,
+                                       const int dimA[], const int strideA[])
+{
+    prnn_api_enter("prnnSetTensorNdDescriptor");
+    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
+    if (s)
+        return s;
+    if (!prnn_dtype_valid(dataType))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+    if (nbDims < 3 || nbDims > PRNN_MAX_DIMS)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "nbDims = %d: must be between 3 and %d", nbDims,
+                         PRNN_MAX_DIMS);
+    if (!dimA)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dimA is NULL");
+    if (!strideA)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "strideA is NULL");
+    for (int i = 0; i < nbDims; i++) {
+        if (dimA[i] < 1)
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "dimA[%d] = %d: dimensions must be >= 1", i, dimA[i]);
+        if (strideA[i] < 1)
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "strideA[%d] = %d: strides must be >= 1", i,
+                             strideA[i]);
+    }
+    desc->dtype = dataType;
+    desc->nb_dims = nbDims;
+    memcpy(desc->dims, dimA, (size_t)nbDims * sizeof(int));
+    memcpy(desc->strides, strideA, (size_t)nbDims * sizeof(int));
+    desc->is_set = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc,
+                                       int nbDimsRequested,
+                                       prnnDataType_t *dataType, int *nbDims,
+                                       int dimA[], int strideA[])
+{
+    prnn_api_enter("prnnGetTensorNdDescriptor");
+    prnnStatus_t s = prnn_check_tensor(desc, "desc");
+    if (s)
+        return s;
+    if (nbDimsRequested < 0)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "nbDimsRequested = %d: must be >= 0", nbDimsRequested);
+    if (nbDimsRequested > 0 && (!dimA || !strideA))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is NULL while nbDimsRequested = %d",
+                         !dimA ? "dimA" : "strideA", nbDimsRequested);
+    if (dataType)
+        *dataType = desc->dtype;
+    if (nbDims)
+        *nbDims = desc->nb_dims;
+    int n = nbDimsRequested < desc->nb_dims ? nbDimsRequested : desc->nb_dims;
+    for (int i = 0; i < n; i++) {
+        dimA[i] = desc->dims[i];
+        strideA[i] = desc->strides[i];
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- filter ---- */
+
+prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
+{
+    prnn_api_enter("prnnCreateFilterDescriptor");
+    return create_desc((void **)desc, sizeof(struct prnnFilterStruct),
+                       PRNN_MAGIC_FILTER);
+}
+
+prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
+{
+    prnn_api_enter("prnnDestroyFilterDescriptor");
+    return destroy_desc(desc, PRNN_MAGIC_FILTER);
+}
+
+prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc,
+                                       prnnDataType_t dataType,
+                                       prnnTensorFormat_t format, int nbDims,
+                                       const int filterDimA[])
+{
+    prnn_api_enter("prnnSetFilterNdDescriptor");
+    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
+    if (s)
+        return s;
+    if (!prnn_dtype_valid(dataType))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+    if (format != PRNN_TENSOR_NCHW)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "format = %d: only PRNN_TENSOR_NCHW exists", (int)format);
+    if (nbDims < 1 || nbDims > PRNN_MAX_DIMS)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "nbDims = %d: must be between 1 and %d", nbDims,
+                         PRNN_MAX_DIMS);
+    if (!filterDimA)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA is NULL");
+    for (int i = 0; i < nbDims; i++)
+        if (filterDimA[i] < 1)
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "filterDimA[%d] = %d: dimensions must be >= 1", i,
+                             filterDimA[i]);
+    desc->dtype = dataType;
+    desc->format = format;
+    desc->nb_dims = nbDims;
+    memcpy(desc->dims, filterDimA, (size_t)nbDims * sizeof(int));
+    desc->is_set = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc,
+                                       int nbDimsRequested,
+                                       prnnDataType_t *dataType,
+                                       prnnTensorFormat_t *format, int *nbDims,
+                                       int filterDimA[])
+{
+    prnn_api_enter("prnnGetFilterNdDescriptor");
+    prnnStatus_t s = prnn_check_filter(desc, "desc");
+    if (s)
+        return s;
+    if (nbDimsRequested < 0)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "nbDimsRequested = %d: must be >= 0", nbDimsRequested);
+    if (nbDimsRequested > 0 && !filterDimA)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "filterDimA is NULL while nbDimsRequested = %d",
+                         nbDimsRequested);
+    if (dataType)
+        *dataType = desc->dtype;
+    if (format)
+        *format = desc->format;
+    if (nbDims)
+        *nbDims = desc->nb_dims;
+    int n = nbDimsRequested < desc->nb_dims ? nbDimsRequested : desc->nb_dims;
+    for (int i = 0; i < n; i++)
+        filterDimA[i] = desc->dims[i];
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- dropout ---- */
+
+prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
+{
+    prnn_api_enter("prnnCreateDropoutDescriptor");
+    return create_desc((void **)desc, sizeof(struct prnnDropoutStruct),
+                       PRNN_MAGIC_DROPOUT);
+}
+
+prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
+{
+    prnn_api_enter("prnnDestroyDropoutDescriptor");
+    return destroy_desc(desc, PRNN_MAGIC_DROPOUT);
+}
+
+prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc,
+                                      prnnHandle_t handle, float dropout,
+                                      unsigned long long seed)
+{
+    prnn_api_enter("prnnSetDropoutDescriptor");
+    (void)handle; /* no generator state to place on a device */
+    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    if (s)
+        return s;
+    if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dropout = %g: must be >= 0 and < 1", (double)dropout);
+    desc->dropout = dropout;
+    desc->seed = seed;
+    desc->is_set = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc,
+                                      prnnHandle_t handle, float *dropout,
+                                      unsigned long long *seed)
+{
+    prnn_api_enter("prnnGetDropoutDescriptor");
+    (void)handle;
+    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    if (s)
+        return s;
+    if (!desc->is_set)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "desc was created but never set (prnnSetDropoutDescriptor)");
+    if (dropout)
+        *dropout = desc->dropout;
+    if (seed)
+        *seed = desc->seed;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- RNN ---- */
+
+prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
+{
+    prnn_api_enter("prnnCreateRNNDescriptor");
+    return create_desc((void **)desc, sizeof(struct prnnRNNStruct),
+                       PRNN_MAGIC_RNN);
+}
+
+prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
+{
+    prnn_api_enter("prnnDestroyRNNDescriptor");
+    return destroy_desc(desc, PRNN_MAGIC_RNN);
+}
+
+prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,
+                                  int numLayers,
+                                  prnnDropoutDescriptor_t dropoutDesc,
+                                  prnnRNNInputMode_t inputMode,
+                                  prnnDirectionMode_t direction,
+                                  prnnRNNMode_t mode, prnnDataType_t dataType)
+{
+    prnn_api_enter("prnnSetRNNDescriptor");
+    prnnStatus_t s = check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN");
+    if (s)
+        return s;
+    if (hiddenSize < 1 || hiddenSize > PRNN_MAX_HIDDEN)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "hiddenSize = %d: must be between 1 and %d", hiddenSize,
+                         PRNN_MAX_HIDDEN);
+    if (numLayers < 1 || numLayers > PRNN_MAX_LAYERS)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "numLayers = %d: must be between 1 and %d", numLayers,
+                         PRNN_MAX_LAYERS);
+    if (dropoutDesc) {
+        s = check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout");
+        if (s)
+            return s;
+        if (!dropoutDesc->is_set)
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "dropoutDesc was created but never set "
+                             "(prnnSetDropoutDescriptor); pass NULL for no dropout");
+    }
+    if (inputMode != PRNN_LINEAR_INPUT && inputMode != PRNN_SKIP_INPUT)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "inputMode = %d: not a prnnRNNInputMode_t", (int)inputMode);
+    if (direction != PRNN_UNIDIRECTIONAL && direction != PRNN_BIDIRECTIONAL)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "direction = %d: not a prnnDirectionMode_t", (int)direction);
+    if (prnn_mode_gates(mode) == 0)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t",
+                         (int)mode);
+    if (mode == PRNN_SRU)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "mode = PRNN_SRU: not implemented yet");
+    if (!prnn_dtype_valid(dataType))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+    rnnDesc->hidden = hiddenSize;
+    rnnDesc->layers = numLayers;
+    rnnDesc->dropout = dropoutDesc ? dropoutDesc->dropout : 0.0f;
+    rnnDesc->seed = dropoutDesc ? dropoutDesc->seed : 0;
+    rnnDesc->input_mode = inputMode;
+    rnnDesc->direction = direction;
+    rnnDesc->mode = mode;
+    rnnDesc->dtype = dataType;
+    rnnDesc->math = PRNN_DEFAULT_MATH;
+    rnnDesc->algo = PRNN_RNN_ALGO_AUTO;
+    rnnDesc->is_set = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc,
+                                  int *hiddenSize, int *numLayers, float *dropout,
+                                  unsigned long long *seed,
+                                  prnnRNNInputMode_t *inputMode,
+                                  prnnDirectionMode_t *direction,
+                                  prnnRNNMode_t *mode, prnnDataType_t *dataType)
+{
+    prnn_api_enter("prnnGetRNNDescriptor");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (hiddenSize)
+        *hiddenSize = rnnDesc->hidden;
+    if (numLayers)
+        *numLayers = rnnDesc->layers;
+    if (dropout)
+        *dropout = rnnDesc->dropout;
+    if (seed)
+        *seed = rnnDesc->seed;
+    if (inputMode)
+        *inputMode = rnnDesc->input_mode;
+    if (direction)
+        *direction = rnnDesc->direction;
+    if (mode)
+        *mode = rnnDesc->mode;
+    if (dataType)
+        *dataType = rnnDesc->dtype;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc,
+                                      prnnMathType_t mathType)
+{
+    prnn_api_enter("prnnSetRNNMatrixMathType");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (mathType != PRNN_DEFAULT_MATH && mathType != PRNN_TENSOR_OP_MATH &&
+        mathType != PRNN_FMA_MATH)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "mathType = %d: not a prnnMathType_t", (int)mathType);
+    rnnDesc->math = mathType;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc,
+                                      prnnMathType_t *mathType)
+{
+    prnn_api_enter("prnnGetRNNMatrixMathType");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (!mathType)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType is NULL");
+    *mathType = rnnDesc->math;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnSetRNNAlgorithm(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t algo)
+{
+    prnn_api_enter("prnnSetRNNAlgorithm");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (algo != PRNN_RNN_ALGO_AUTO && algo != PRNN_RNN_ALGO_PERSISTENT &&
+        algo != PRNN_RNN_ALGO_STANDARD)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t",
+                         (int)algo);
+    rnnDesc->algo = algo;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc,
+                                 prnnRNNAlgo_t *algo)
+{
+    prnn_api_enter("prnnGetRNNAlgorithm");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (!algo)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo is NULL");
+    *algo = rnnDesc->algo;
+    return PRNN_STATUS_SUCCESS;
+}

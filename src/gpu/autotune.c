@@ -1,0 +1,446 @@
+#include "gpu/autotune.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "gpu/gpu_state.h"
+#include "gpu/heuristic.h"
+#include "gpu/plan.h"
+#include "gpu/workspace_layout.h"
+#include "jit/cubin_cache.h"
+#include "ref/ref_rnn.h"
+#include "tuning/tuning_db.h"
+#include "weights_layout.h"
+
+#define CHECK(expr)                                                            \
+    do {                                                                       \
+        prnnStatus_t check_status_ = (expr);                                   \
+        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
+            return check_status_;                                              \
+    } while (0)
+
+void prnn_autotune_defaults(prnn_autotune_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_candidates = 12;
+    o->seq_length = 256;
+    o->repeats = 5;
+    o->budget_s = 60.0;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    o->compile_threads = n > 0 ? (int)n : 4;
+}
+
+/* ---- parallel compilation into the disk cache ---- */
+
+typedef struct {
+    prnn_kernel_request *reqs;
+    int count;
+    int next;
+    pthread_mutex_t lock;
+} compile_queue;
+
+static void *compile_worker(void *arg)
+{
+    compile_queue *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        int i = q->next++;
+        pthread_mutex_unlock(&q->lock);
+        if (i >= q->count)
+            return NULL;
+        void *cubin = NULL;
+        size_t size;
+        prnnCubinSource_t src;
+        double ms;
+        /* A failure here shows again, with its log, when the candidate is
+         * loaded; this pass only fills the cache. */
+        if (prnn_cubin_get(&q->reqs[i].req, &cubin, &size, &src, &ms) == PRNN_STATUS_SUCCESS)
+            free(cubin);
+    }
+}
+
+static void precompile(prnn_kernel_request *reqs, int count, int threads)
+{
+    compile_queue q = {reqs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+    if (threads > count)
+        threads = count;
+    if (threads < 1)
+        threads = 1;
+    pthread_t tid[64];
+    if (threads > 64)
+        threads = 64;
+    int started = 0;
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&tid[i], NULL, compile_worker, &q) == 0)
+            started++;
+    if (!started)
+        compile_worker(&q);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+}
+
+/* ---- test data ---- */
+
+static double rnd(unsigned long long *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (double)(*state >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
+}
+
+static void fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long long *state)
+{
+    for (size_t i = 0; i < n; i++)
+        prnn_store_from_double(buf, t, i, scale * rnd(state));
+}
+
+typedef struct {
+    const prnn_cuda_driver *cu;
+    CUdeviceptr x, hx, cx, w, y, ws;
+    size_t ws_bytes;
+} dev_buffers;
+
+static void free_buffers(const prnn_cuda_driver *cu, dev_buffers *d)
+{
+    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->ws};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        if (*all[i])
+            cu->cuMemFree(*all[i]);
+        *all[i] = 0;
+    }
+}
+
+static prnnStatus_t dev_alloc(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t bytes)
+{
+    return prnn_cu_check(cu->cuMemAlloc(p, bytes ? bytes : 256), "cuMemAlloc");
+}
+
+/* Problem with `steps` steps of mini_batch rows, input size = hidden. */
+static void make_problem(const struct prnnRNNStruct *rnn, int steps, int mini_batch,
+                         int *batch, prnn_rnn_problem *p)
+{
+    for (int t = 0; t < steps; t++)
+        batch[t] = mini_batch;
+    p->rnn = rnn;
+    p->input_size = rnn->hidden;
+    p->seq_length = steps;
+    p->batch = batch;
+    p->mini_batch = mini_batch;
+    p->total_rows = (size_t)steps * (size_t)mini_batch;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Runs plan on the device buffers; optionally times `repeats` runs. */
+static prnnStatus_t run_candidate(struct prnnContext *h, const prnn_plan *plan,
+                                  const prnn_rnn_problem *p, dev_buffers *d, int repeats,
+                                  double *us_per_step)
+{
+    const prnn_cuda_driver *cu = h->gpu->cu;
+    prnn_ws_layout l;
+    prnn_ws_layout_compute(plan, p, &l);
+    if (l.total > d->ws_bytes) {
+        if (d->ws)
+            cu->cuMemFree(d->ws);
+        d->ws = 0;
+        d->ws_bytes = 0;
+        CHECK(dev_alloc(cu, &d->ws, l.total));
+        d->ws_bytes = l.total;
+    }
+    prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
+                              p->rnn->mode == PRNN_LSTM ? (const void *)d->cx : NULL,
+                              (const void *)d->w, (void *)d->y, NULL, NULL,
+                              (void *)d->ws, d->ws_bytes, NULL, 0};
+    CUstream stream = (CUstream)h->stream;
+    if (!repeats) {
+        CHECK(prnn_gpu_forward_plan(h, plan, p, &b));
+        CHECK(prnn_gpu_enter(h->gpu));
+        prnnStatus_t s = prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+        prnn_gpu_leave(h->gpu);
+        return s;
+    }
+    CHECK(prnn_gpu_enter(h->gpu));
+    CUevent e0 = NULL, e1 = NULL;
+    double times[64];
+    int n = repeats > 64 ? 64 : repeats;
+    prnnStatus_t s = prnn_cu_check(cu->cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
+    if (!s)
+        s = prnn_cu_check(cu->cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (int i = -2; i < n && !s; i++) { /* two warm-ups */
+        s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
+        if (!s)
+            s = prnn_gpu_forward_plan(h, plan, p, &b);
+        if (!s)
+            s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
+        if (!s)
+            s = prnn_cu_check(cu->cuEventSynchronize(e1), "cuEventSynchronize");
+        float ms = 0;
+        if (!s)
+            s = prnn_cu_check(cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+        if (!s && i >= 0)
+            times[i] = ms * 1000.0 / p->seq_length;
+    }
+    if (e0)
+        cu->cuEventDestroy(e0);
+    if (e1)
+        cu->cuEventDestroy(e1);
+    prnn_gpu_leave(h->gpu);
+    if (s)
+        return s;
+    qsort(times, (size_t)n, sizeof(double), cmp_double);
+    *us_per_step = times[n / 2];
+    return PRNN_STATUS_SUCCESS;
+}
+
+static int same_tile(const prnn_tile_config *a, const prnn_tile_config *b)
+{
+    return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+                                 int mini_batch, const prnn_autotune_options *opts_in,
+                                 prnn_tile_config *best, prnn_autotune_report *report_out)
+{
+    struct prnn_gpu_state *gs = h->gpu;
+    const prnn_cuda_driver *cu = gs->cu;
+    prnn_autotune_options opts;
+    if (opts_in)
+        opts = *opts_in;
+    else
+        prnn_autotune_defaults(&opts);
+    if (opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
+        opts.max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
+    if (opts.seq_length < 4)
+        opts.seq_length = 4;
+    if (opts.repeats < 1)
+        opts.repeats = 1;
+    prnn_autotune_report local, *report = report_out ? report_out : &local;
+    memset(report, 0, sizeof(*report));
+    report->best = -1;
+    double t_start = now_s();
+
+    /* Candidates: the heuristic's ranking, widened with each top tile's
+     * other hand-off. */
+    prnn_kernel_shape shape;
+    prnn_plan_shape(rnn, mini_batch, 0, &shape);
+    int use_mma = prnn_plan_use_mma(rnn, &gs->info);
+    prnn_kernel_geometry *geoms = malloc(sizeof(*geoms) * 3 * PRNN_AUTOTUNE_MAX_CANDIDATES);
+    if (!geoms)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    int n = prnn_heuristic_candidates(&shape, &gs->info, use_mma, geoms,
+                                      3 * PRNN_AUTOTUNE_MAX_CANDIDATES);
+    prnn_kernel_geometry chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int m = 0;
+    for (int i = 0; i < n && m < opts.max_candidates; i++) {
+        int dup = 0;
+        for (int j = 0; j < m; j++)
+            dup |= same_tile(&chosen[j].tile, &geoms[i].tile);
+        if (dup)
+            continue;
+        chosen[m++] = geoms[i];
+        if (i < 2 && m < opts.max_candidates && rnn->dtype != PRNN_DATA_DOUBLE) {
+            prnn_tile_config t = geoms[i].tile;
+            t.handoff = !t.handoff;
+            char why[128];
+            if (!prnn_kernel_geometry_compute(&shape, &t, &gs->info, &chosen[m], why, sizeof(why)))
+                m++;
+        }
+    }
+    free(geoms);
+    if (!m)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "autotune: no persistent configuration fits %s hidden %d batch %d",
+                         prnn_mode_name(rnn->mode), rnn->hidden, mini_batch);
+
+    /* Fill the disk cache in parallel; loading below then reads it. */
+    prnn_kernel_request *reqs = malloc(sizeof(*reqs) * (size_t)m * 2);
+    if (!reqs)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    int nreq = 0;
+    for (int i = 0; i < m; i++) {
+        prnn_plan_persistent_request(&chosen[i], 0, gs->info.sm, &reqs[nreq]);
+        nreq++;
+    }
+    precompile(reqs, nreq, opts.compile_threads);
+    free(reqs);
+
+    /* One reference run (CPU) for every candidate's check. */
+    enum { CHECK_STEPS = 3 };
+    int batch_check[CHECK_STEPS];
+    int *batch_time = malloc(sizeof(int) * (size_t)opts.seq_length);
+    if (!batch_time)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    prnn_rnn_problem pc, pt;
+    make_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
+    make_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
+    size_t es = prnn_dtype_size(rnn->dtype);
+    int dirs = prnn_rnn_dirs(rnn);
+    size_t wbytes = prnn_weights_bytes(rnn, rnn->hidden);
+    size_t xcount = pt.total_rows * (size_t)rnn->hidden;
+    size_t ycount = pt.total_rows * (size_t)rnn->hidden * dirs;
+    size_t scount = (size_t)rnn->layers * dirs * mini_batch * rnn->hidden;
+    void *hw = malloc(wbytes), *hxv = malloc(xcount * es), *hhx = malloc(scount * es);
+    void *hcx = malloc(scount * es), *href = malloc(pc.total_rows * rnn->hidden * dirs * es);
+    void *hgot = malloc(pc.total_rows * rnn->hidden * dirs * es);
+    size_t rws = prnn_ref_workspace_bytes(&pc);
+    void *hws = malloc(rws ? rws : 1);
+    dev_buffers d;
+    memset(&d, 0, sizeof(d));
+    prnnStatus_t s = PRNN_STATUS_SUCCESS;
+    if (!hw || !hxv || !hhx || !hcx || !href || !hgot || !hws)
+        s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    if (!s) {
+        unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
+        fill(hw, rnn->dtype, wbytes / es, 1.0 / sqrt((double)rnn->hidden), &seed);
+        fill(hxv, rnn->dtype, xcount, 1.0, &seed);
+        fill(hhx, rnn->dtype, scount, 0.5, &seed);
+        fill(hcx, rnn->dtype, scount, 0.5, &seed);
+        s = prnn_ref_forward(&pc, 0, hxv, hhx, hcx, hw, href, NULL, NULL, hws, NULL);
+    }
+    if (!s)
+        s = prnn_gpu_enter(gs);
+    if (!s) {
+        s = dev_alloc(cu, &d.x, xcount * es);
+        if (!s) s = dev_alloc(cu, &d.hx, scount * es);
+        if (!s) s = dev_alloc(cu, &d.cx, scount * es);
+        if (!s) s = dev_alloc(cu, &d.w, wbytes);
+        if (!s) s = dev_alloc(cu, &d.y, ycount * es);
+        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.x, hxv, xcount * es), "cuMemcpyHtoD");
+        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.hx, hhx, scount * es), "cuMemcpyHtoD");
+        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.cx, hcx, scount * es), "cuMemcpyHtoD");
+        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.w, hw, wbytes), "cuMemcpyHtoD");
+        prnn_gpu_leave(gs);
+    }
+    double tol = rnn->dtype == PRNN_DATA_FLOAT || rnn->dtype == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
+
+    for (int i = 0; i < m && !s; i++) {
+        prnn_autotune_candidate *c = &report->cand[report->count++];
+        c->config = chosen[i].tile;
+        char text[256];
+        prnn_tile_config_format(&c->config, text, sizeof(text));
+        if (i > 0 && now_s() - t_start > opts.budget_s) {
+            snprintf(c->note, sizeof(c->note), "skipped: time budget spent");
+            continue;
+        }
+        prnn_plan plan;
+        int rejected = 0;
+        prnnStatus_t cs = prnn_plan_with_tile(h, rnn, mini_batch, &c->config, &plan);
+        if (cs == PRNN_STATUS_SUCCESS) {
+            /* check: 3 steps against the reference, output poisoned first */
+            cs = prnn_gpu_enter(gs);
+            if (!cs) {
+                cs = prnn_cu_check(cu->cuMemsetD8Async(d.y, 0xff, ycount * es, (CUstream)h->stream),
+                                   "cuMemsetD8Async");
+                prnn_gpu_leave(gs);
+            }
+            if (!cs)
+                cs = run_candidate(h, &plan, &pc, &d, 0, NULL);
+            if (!cs) {
+                cs = prnn_gpu_enter(gs);
+                if (!cs) {
+                    cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, d.y, pc.total_rows * rnn->hidden * dirs * es),
+                                       "cuMemcpyDtoH");
+                    prnn_gpu_leave(gs);
+                }
+            }
+            if (!cs) {
+                double num = 0, den = 0;
+                size_t cnt = pc.total_rows * (size_t)rnn->hidden * dirs;
+                for (size_t k = 0; k < cnt; k++) {
+                    double a = prnn_load_as_double(hgot, rnn->dtype, k);
+                    double r = prnn_load_as_double(href, rnn->dtype, k);
+                    num += (a - r) * (a - r);
+                    den += r * r;
+                }
+                c->rel_error = den > 0 ? sqrt(num / den) : sqrt(num);
+                if (!(c->rel_error <= tol)) {
+                    snprintf(c->note, sizeof(c->note), "rejected: relative error %.3g > %.0e",
+                             c->rel_error, tol);
+                    cs = PRNN_STATUS_EXECUTION_FAILED;
+                    rejected = 1;
+                }
+            }
+            if (!cs)
+                cs = run_candidate(h, &plan, &pt, &d, opts.repeats, &c->us_per_step);
+        }
+        if (cs == PRNN_STATUS_SUCCESS) {
+            c->ok = 1;
+            if (report->best < 0 || c->us_per_step < report->cand[report->best].us_per_step)
+                report->best = report->count - 1;
+        } else if (!c->note[0]) {
+            snprintf(c->note, sizeof(c->note), "failed: %.150s", prnn_log_get());
+        }
+        if (i == 0)
+            report->heuristic_us = c->ok ? c->us_per_step : 0;
+        if (opts.progress) {
+            char line[512];
+            if (c->ok)
+                snprintf(line, sizeof(line), "%8.3f us/step  err %.1e  %s", c->us_per_step,
+                         c->rel_error, text);
+            else
+                snprintf(line, sizeof(line), "   --- %s  %s", c->note, text);
+            opts.progress(opts.progress_ctx, i + 1, m, line);
+        }
+        /* A fault on the device leaves the context unusable: stop rather
+         * than time garbage (a wrong result only rejects the candidate). */
+        if (cs == PRNN_STATUS_EXECUTION_FAILED && !rejected)
+            s = cs;
+    }
+    if (gs && !prnn_gpu_enter(gs)) {
+        free_buffers(cu, &d);
+        prnn_gpu_leave(gs);
+    }
+    free(hw);
+    free(hxv);
+    free(hhx);
+    free(hcx);
+    free(href);
+    free(hgot);
+    free(hws);
+    free(batch_time);
+    report->seconds = now_s() - t_start;
+    if (s)
+        return s;
+    if (report->best < 0)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "autotune: none of %d candidates for %s hidden %d batch %d ran "
+                         "correctly", m, prnn_mode_name(rnn->mode), rnn->hidden, mini_batch);
+    *best = report->cand[report->best].config;
+    if (opts.output_db && !opts.output_db[0])
+        return PRNN_STATUS_SUCCESS;
+    prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
+                           gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden, dirs,
+                           mini_batch};
+    prnn_tuning_entry e;
+    prnn_tuning_entry_from_key(&e, &key);
+    e.config = *best;
+    e.us_per_step = report->cand[report->best].us_per_step;
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    char date[32];
+    strftime(date, sizeof(date), "%Y-%m-%d", &tmv);
+    snprintf(e.source, sizeof(e.source), "prnn-autotune %d.%d.%d %s, T=%d, heuristic %.3f us",
+             PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR, PRNN_VERSION_PATCH, date,
+             opts.seq_length, report->heuristic_us);
+    return prnn_tuning_db_store(opts.output_db, &e);
+}

@@ -1,0 +1,58 @@
+/*
+ * The autotuner: for one shape, candidate tiles (the heuristic's best and
+ * their neighbours) are compiled in parallel, each is checked against the CPU
+ * reference on a short sequence -- a wrong candidate is rejected, never
+ * recorded -- and the survivors are timed on the device. The fastest is
+ * stored in a tuning database. Used by prnn-autotune and by handles with
+ * PRNN_AUTOTUNE_ON.
+ */
+#ifndef PRNN_AUTOTUNE_H
+#define PRNN_AUTOTUNE_H
+
+#include "handle.h"
+#include "tuning/tile_config.h"
+
+typedef struct {
+    int max_candidates; /* tiles to try (default 12, at most 32) */
+    int seq_length;     /* steps of the timed sequence (default 256) */
+    int repeats;        /* timed runs, median taken (default 5) */
+    double budget_s;    /* stop trying candidates after this (default 60) */
+    int compile_threads;/* parallel NVRTC compiles (default: online CPUs) */
+    /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
+    const char *output_db;
+    /* Called after each candidate (may be NULL). */
+    void (*progress)(void *ctx, int done, int total, const char *line);
+    void *progress_ctx;
+} prnn_autotune_options;
+
+enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
+
+typedef struct {
+    prnn_tile_config config;
+    double us_per_step; /* 0 when not timed */
+    double rel_error;   /* against the CPU reference */
+    int ok;             /* 1: correct and timed */
+    char note[160];     /* why rejected or failed */
+} prnn_autotune_candidate;
+
+typedef struct {
+    int count;
+    prnn_autotune_candidate cand[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int best;            /* index into cand, -1 when none survived */
+    double heuristic_us; /* the heuristic's own choice (cand[0]) */
+    double seconds;      /* wall time of the whole search */
+} prnn_autotune_report;
+
+void prnn_autotune_defaults(prnn_autotune_options *o);
+
+/*
+ * Tunes (rnn's mode, data type, hidden size, directions, math) at batch
+ * mini_batch on h's device. opts and report may be NULL. On success *best
+ * holds the winner, which has been stored as opts->output_db says.
+ * NOT_SUPPORTED when no candidate fits or survives.
+ */
+prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+                                 int mini_batch, const prnn_autotune_options *opts,
+                                 prnn_tile_config *best, prnn_autotune_report *report);
+
+#endif

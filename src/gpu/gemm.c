@@ -1,0 +1,152 @@
+#include "gpu/gemm.h"
+
+#include <string.h>
+
+#include "error.h"
+
+static prnnStatus_t lt_check(const prnn_cublaslt *lt, cublasStatus_t s,
+                             const char *what)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return PRNN_STATUS_SUCCESS;
+    return prnn_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PRNN_STATUS_ALLOC_FAILED
+                     : s == CUBLAS_STATUS_NOT_SUPPORTED ? PRNN_STATUS_NOT_SUPPORTED
+                                                        : PRNN_STATUS_EXECUTION_FAILED,
+                     "%s: %s", what, prnn_cublaslt_status_name(lt, s));
+}
+
+prnnStatus_t prnn_gemm_cache_init(prnn_gemm_cache *c)
+{
+    memset(c, 0, sizeof(*c));
+    prnnStatus_t s = prnn_cublaslt_get(&c->lt);
+    if (s)
+        return s;
+    c->workspace_bytes = PRNN_GEMM_WORKSPACE;
+    return lt_check(c->lt, c->lt->cublasLtCreate(&c->handle), "cublasLtCreate");
+}
+
+static void release(const prnn_cublaslt *lt, prnn_gemm *g)
+{
+    if (!g->valid)
+        return;
+    lt->cublasLtMatrixLayoutDestroy(g->a);
+    lt->cublasLtMatrixLayoutDestroy(g->b);
+    lt->cublasLtMatrixLayoutDestroy(g->c);
+    lt->cublasLtMatmulDescDestroy(g->op);
+    g->valid = 0;
+}
+
+void prnn_gemm_cache_destroy(prnn_gemm_cache *c)
+{
+    if (!c->lt)
+        return;
+    for (int i = 0; i < PRNN_GEMM_CACHE; i++)
+        release(c->lt, &c->entries[i]);
+    if (c->handle)
+        c->lt->cublasLtDestroy(c->handle);
+    c->handle = NULL;
+}
+
+static cudaDataType_t cuda_type(prnnDataType_t t)
+{
+    switch (t) {
+    case PRNN_DATA_DOUBLE: return CUDA_R_64F;
+    case PRNN_DATA_HALF: return CUDA_R_16F;
+    case PRNN_DATA_BFLOAT16: return CUDA_R_16BF;
+    default: return CUDA_R_32F;
+    }
+}
+
+static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key *key)
+{
+    const prnn_cublaslt *lt = c->lt;
+    int dbl = key->in_type == PRNN_DATA_DOUBLE;
+    cudaDataType_t ab = cuda_type(key->in_type);
+    cudaDataType_t cd = dbl ? CUDA_R_64F : CUDA_R_32F;
+    cublasComputeType_t compute = dbl ? CUBLAS_COMPUTE_64F
+                                  : (key->tf32 && key->in_type == PRNN_DATA_FLOAT)
+                                      ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                      : CUBLAS_COMPUTE_32F;
+    cudaDataType_t scale = dbl ? CUDA_R_64F : CUDA_R_32F;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    memset(g, 0, sizeof(*g));
+    prnnStatus_t s = lt_check(lt, lt->cublasLtMatmulDescCreate(&g->op, compute, scale),
+                              "cublasLtMatmulDescCreate");
+    if (s)
+        return s;
+    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+    /* Column-major views: A = W^T as [k][m], B = in^T as [k][n], C as [m][n]. */
+    cublasStatus_t e1 = lt->cublasLtMatrixLayoutCreate(&g->a, ab, key->k, key->m, key->k);
+    cublasStatus_t e2 = lt->cublasLtMatrixLayoutCreate(&g->b, ab, key->k, key->n, key->k);
+    cublasStatus_t e3 = lt->cublasLtMatrixLayoutCreate(&g->c, cd, key->m, key->n, key->m);
+    if (e1 || e2 || e3) {
+        g->valid = 1; /* let release() free what was made */
+        if (e1) g->a = NULL;
+        if (e2) g->b = NULL;
+        if (e3) g->c = NULL;
+        release(lt, g);
+        return lt_check(lt, e1 ? e1 : e2 ? e2 : e3, "cublasLtMatrixLayoutCreate");
+    }
+    g->valid = 1;
+    cublasLtMatmulPreference_t pref;
+    s = lt_check(lt, lt->cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    if (s) {
+        release(lt, g);
+        return s;
+    }
+    size_t ws = c->workspace_bytes;
+    lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &ws, sizeof(ws));
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    cublasStatus_t hs = lt->cublasLtMatmulAlgoGetHeuristic(c->handle, g->op, g->a, g->b, g->c,
+                                                           g->c, pref, 1, &result, &found);
+    lt->cublasLtMatmulPreferenceDestroy(pref);
+    if (hs != CUBLAS_STATUS_SUCCESS || found < 1) {
+        release(lt, g);
+        if (hs == CUBLAS_STATUS_SUCCESS)
+            return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                             "cuBLASLt has no algorithm for a %d x %d x %d GEMM", key->m,
+                             key->n, key->k);
+        return lt_check(lt, hs, "cublasLtMatmulAlgoGetHeuristic");
+    }
+    g->algo = result.algo;
+    g->key = *key;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key,
+                           const void *w, const void *in, void *out, void *ws,
+                           CUstream stream)
+{
+    prnn_gemm *g = NULL, *victim = &c->entries[0];
+    for (int i = 0; i < PRNN_GEMM_CACHE; i++) {
+        prnn_gemm *e = &c->entries[i];
+        if (e->valid && memcmp(&e->key, key, sizeof(*key)) == 0) {
+            g = e;
+            break;
+        }
+        if (!e->valid || e->last_use < victim->last_use)
+            victim = e;
+    }
+    if (!g) {
+        release(c->lt, victim);
+        prnnStatus_t s = build(c, victim, key);
+        if (s)
+            return s;
+        g = victim;
+    }
+    g->last_use = ++c->clock;
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const double one_d = 1.0, zero_d = 0.0;
+    int dbl = key->in_type == PRNN_DATA_DOUBLE;
+    return lt_check(c->lt,
+                    c->lt->cublasLtMatmul(c->handle, g->op, dbl ? (const void *)&one_d
+                                                                : (const void *)&one_f,
+                                          w, g->a, in, g->b,
+                                          dbl ? (const void *)&zero_d : (const void *)&zero_f,
+                                          out, g->c, out, g->c, &g->algo, ws,
+                                          c->workspace_bytes, (cudaStream_t)stream),
+                    "cublasLtMatmul");
+}

@@ -1,0 +1,191 @@
+#include "gpu/heuristic.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "descriptors.h"
+
+double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev)
+{
+    const prnn_tile_config *t = &g->tile;
+    const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
+    const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
+    const int H = g->shape.hidden, B = g->shape.max_batch;
+    const int dirs = g->shape.dirs;
+    const int blocks = t->blocks * dirs;
+    const int bc = t->batch_chunk;
+
+    /* Every term in seconds. Hand-off: measured 0.26 us with a few blocks to 0.98 with 132 (Lamport
+     * words); a release/acquire counter adds a round trip. */
+    double handoff = (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+
+    /* Every block reads all of h_{t-1}: 8-byte words carrying one value
+     * (FMA) or two (MMA), read once per row group. */
+    double words = t->mma ? H * (double)B / 2 : H * (double)B;
+    double bytes_blk = words * 8.0 * g->rsplit;
+    double poll = bytes_blk / 64.0 / clk;
+    double poll_all = bytes_blk * blocks / l2_bw;
+    if (poll_all > poll)
+        poll = poll_all;
+
+    /* The products of one block. */
+    double compute;
+    int chunks = g->chunks;
+    if (t->mma) {
+        int rt = g->wpk / 4;
+        int ntn = (bc + 7) / 8;
+        double mmas = (double)g->warps * g->ksteps * rt * ntn * chunks;
+        compute = mmas / 2.0 / clk;
+    } else {
+        int aw = g->acc_bytes / 4;
+        int rpl = g->wpk / aw;
+        int vw = aw == 1 ? (bc >= 4 ? 4 : 1) : (bc >= 2 ? 2 : 1);
+        int bcp = (bc + vw - 1) / vw * vw;
+        double fmas = (double)t->threads * g->ksteps * rpl * bcp * chunks;
+        double rate = aw == 1 ? 128.0 : 64.0;
+        compute = fmas / rate / clk;
+        /* broadcast loads of h from shared memory */
+        compute += (double)g->warps * g->ksteps * (bcp / vw) * chunks / 4.0 / clk;
+    }
+    double smem = (double)g->ksmem * g->wpk * t->threads * 4.0 * chunks / 128.0 / clk;
+    double streamed = 0.0;
+    if (g->kglb) {
+        double b = (double)g->kglb * g->wpk * t->threads * 4.0 * chunks;
+        double total = b * blocks;
+        double bw = total * 0.5 > (dev ? dev->l2_bytes : 50e6) ? hbm_bw : l2_bw;
+        streamed = b / 64.0 / clk;
+        if (total / bw > streamed)
+            streamed = total / bw;
+    }
+    double work = compute > smem ? compute : smem;
+    /* Two barriers and a cell update per chunk. */
+    double sync = (0.10 * chunks + 0.02 * g->items * chunks) * 1e-6;
+    return (handoff + poll + work + streamed + sync) * 1e6;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    double cost;
+    int index;
+} ranked;
+
+/* Largest register and shared-memory shares for a tile, then the geometry. */
+static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                    prnn_tile_config t, prnn_kernel_geometry *g)
+{
+    char why[256];
+    /* First pass with no weights on-chip gives the fixed costs. */
+    t.reg_slots = 0;
+    t.smem_slots = 0;
+    if (prnn_kernel_geometry_compute(shape, &t, dev, g, why, sizeof(why)))
+        return -1;
+    int budget = 255 - 16 - g->est_regs;
+    int max_by_file = dev ? dev->regs_per_sm / t.threads - 16 - g->est_regs : budget;
+    if (max_by_file < budget)
+        budget = max_by_file;
+    if (budget < 0)
+        return -1;
+    t.reg_slots = budget / g->wpk * g->wpk;
+    long smem_free = (long)(dev ? dev->smem_per_block_optin : 48 * 1024) - (long)g->smem_bytes;
+    long per_kstep = (long)g->wpk * t.threads * 4;
+    t.smem_slots = smem_free > 0 ? (int)(smem_free / per_kstep) * g->wpk : 0;
+    if (t.smem_slots > 65536)
+        t.smem_slots = 65536 / g->wpk * g->wpk;
+    return prnn_kernel_geometry_compute(shape, &t, dev, g, why, sizeof(why));
+}
+
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
+                              const prnn_device_info *dev, int use_mma,
+                              prnn_kernel_geometry *out, int max)
+{
+    static const int threads_opts[] = {128, 256, 512};
+    static const int lanes_opts[] = {1, 2, 4, 8};
+    static const int chunk_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    int block_opts[16], nb = 0;
+    int sms = dev ? dev->sm_count / shape->dirs : 132;
+    int cand_blocks[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+    for (size_t i = 0; i < sizeof(cand_blocks) / sizeof(int); i++)
+        if (cand_blocks[i] < sms)
+            block_opts[nb++] = cand_blocks[i];
+    block_opts[nb++] = sms > 0 ? sms : 1;
+
+    int capacity = 4096, n = 0;
+    prnn_kernel_geometry *all = malloc(sizeof(*all) * (size_t)capacity);
+    if (!all)
+        return 0;
+    const int B = shape->max_batch;
+    for (int ti = 0; ti < 3; ti++) {
+        for (int bi = 0; bi < nb; bi++) {
+            for (int ci = 0; ci < 7; ci++) {
+                int bc = chunk_opts[ci];
+                if (bc > B && !(ci > 0 && chunk_opts[ci - 1] < B))
+                    continue; /* one chunk size >= B is enough */
+                for (int ks = 0; ks < 2; ks++) {
+                    for (int li = 0; li < (use_mma ? 1 : 4); li++) {
+                        if (n >= capacity)
+                            break;
+                        prnn_tile_config t;
+                        memset(&t, 0, sizeof(t));
+                        t.threads = threads_opts[ti];
+                        t.blocks = block_opts[bi];
+                        t.batch_chunk = bc < B ? bc : B;
+                        t.ksplit = ks ? t.threads / 64 : t.threads / 32;
+                        t.lanes_k = use_mma ? 1 : lanes_opts[li];
+                        t.mma = use_mma;
+                        t.handoff = shape->dtype == PRNN_DATA_DOUBLE ? 1 : 0;
+                        if (t.ksplit < 1)
+                            continue;
+                        /* Many rows per lane unroll into very long code
+                         * (compile seconds, instruction-cache misses):
+                         * spread rows over more blocks or warps instead. */
+                        if (fit_tile(shape, dev, t, &all[n]) == 0 &&
+                            all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8))
+                            n++;
+                    }
+                }
+            }
+        }
+    }
+    ranked *r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
+    if (!r) {
+        free(all);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        r[i].cost = prnn_heuristic_cost(&all[i], dev);
+        r[i].index = i;
+    }
+    qsort(r, (size_t)n, sizeof(*r), cmp_cost);
+    /* Different requests can normalise to the same tile (e.g. 128 and 132
+     * blocks both give 16 units per block): keep the first of each. */
+    int m = 0;
+    for (int i = 0; i < n && m < max; i++) {
+        const prnn_kernel_geometry *g = &all[r[i].index];
+        int dup = 0;
+        for (int j = 0; j < m && !dup; j++)
+            dup = memcmp(&out[j].tile, &g->tile, sizeof(g->tile)) == 0;
+        if (!dup)
+            out[m++] = *g;
+    }
+    free(r);
+    free(all);
+    return m;
+}
+
+int prnn_heuristic_choose(const prnn_kernel_shape *shape,
+                          const prnn_device_info *dev, int use_mma,
+                          prnn_kernel_geometry *out, char *why, size_t why_size)
+{
+    if (prnn_heuristic_candidates(shape, dev, use_mma, out, 1) == 1)
+        return 0;
+    snprintf(why, why_size,
+             "no persistent configuration fits %s with hidden %d, batch %d on this device",
+             prnn_mode_name(shape->mode), shape->hidden, shape->max_batch);
+    return -1;
+}

@@ -1,0 +1,65 @@
+/*
+ * The persistent kernel's geometry on the host: the same arithmetic as the
+ * constants at the top of kernel_src/rnn_persistent.cu, so that the planner
+ * can size shared memory, the packed weights and the hand-off area, and judge
+ * whether a tile configuration fits a device, without compiling. The host
+ * passes its results to NVRTC as PRNN_SMEM_BYTES / PRNN_KSTEPS / PRNN_WPK
+ * and the kernel static_asserts them, so the two cannot drift apart
+ * silently (tests/jit compiles many configurations).
+ */
+#ifndef PRNN_KERNEL_GEOMETRY_H
+#define PRNN_KERNEL_GEOMETRY_H
+
+#include <stddef.h>
+
+#include "cuda/device_info.h"
+#include "prnn.h"
+#include "tuning/tile_config.h"
+
+/* What the kernel is specialised for, besides the tile. */
+typedef struct {
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden;
+    int max_batch;
+    int dirs;
+    int skip_input; /* layer 0 of a SKIP_INPUT network */
+} prnn_kernel_shape;
+
+typedef struct {
+    prnn_kernel_shape shape;
+    prnn_tile_config tile; /* normalised: blocks recomputed from units */
+    int gates;
+    int units_per_block;
+    int warps, rsplit;
+    int acc_bytes;  /* 4 (float math) or 8 (double) */
+    int rows, rpg, rowsp;
+    int ksteps, wpk; /* k-steps per thread and 32-bit words per k-step */
+    int kreg, ksmem, kglb;
+    int chunks;      /* batch chunks per step */
+    int items;       /* cell items per thread per chunk */
+    size_t smem_bytes;
+    size_t packed_bytes_per_dir;   /* streamed weights */
+    size_t exchange_bytes_per_dir; /* both parities */
+    int weight_regs;               /* kreg * wpk */
+    int est_regs;                  /* estimated registers per thread */
+    double resident_fraction;
+} prnn_kernel_geometry;
+
+/*
+ * Derives the geometry of (shape, tile) and checks it against the kernel's
+ * rules and, when dev is not NULL, the device's limits (shared memory per
+ * block, co-resident blocks, tensor cores). Returns 0 when it can run, or -1
+ * with the reason in why (e.g. "needs 260 KB of shared memory, the device
+ * allows 227 KB").
+ */
+int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
+                                 const prnn_tile_config *tile,
+                                 const prnn_device_info *dev,
+                                 prnn_kernel_geometry *g, char *why,
+                                 size_t why_size);
+
+/* Storage type code the kernel's PRNN_DTYPE expects. */
+int prnn_kernel_dtype_code(prnnDataType_t t);
+
+#endif

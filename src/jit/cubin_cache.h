@@ -1,0 +1,131 @@
+/*
+ * The on-disk cubin cache.
+ *
+ * One file per compiled kernel, in the cache directory (tuning/cache_dir.h:
+ * $PRNN_CACHE_DIR, else $XDG_CACHE_HOME/prnn, else ~/.cache/prnn), named
+ * <32 hex digits>.cubin after a hash of the key. The key is a text listing
+ * everything that can change the binary: the cache format version, the
+ * kernel and source names, the SHA-256 of the source and of every embedded
+ * header, the architecture, the NVRTC version (and its library's size and
+ * time, since patch releases keep the version), and every option in order.
+ *
+ * File layout (integers little-endian):
+ *   0  "PRNNCUBN"           magic, 8 bytes
+ *   8  u32 format version   PRNN_CUBIN_CACHE_FORMAT
+ *  12  u32 key length       bytes, no terminator
+ *  16  u64 payload length   bytes of cubin
+ *  24  u64 payload checksum first 8 bytes of SHA-256(payload), big-endian
+ *  32  key, then payload; nothing after it.
+ * A load checks every field, compares the stored key with the expected key
+ * byte for byte and verifies the checksum: anything else is a miss, and the
+ * entry is recompiled and replaced. Writers write a temporary file
+ * (<name>.cubin.tmp.XXXXXX) in the same directory, fsync it and rename() it
+ * over the final name, so a reader sees the old file, the new file or none,
+ * never part of one, however many threads and processes share the directory.
+ * A directory that cannot be created or written degrades to no disk caching
+ * (the in-memory module cache still works) with a note in the log.
+ */
+#ifndef PRNN_CUBIN_CACHE_H
+#define PRNN_CUBIN_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jit/nvrtc_compile.h"
+#include "prnn.h"
+
+#define PRNN_CUBIN_CACHE_FORMAT 1u
+#define PRNN_CUBIN_HEADER_SIZE 32
+#define PRNN_CUBIN_MAGIC "PRNNCUBN"
+#define PRNN_CUBIN_SUFFIX ".cubin"
+#define PRNN_CUBIN_TEMP_INFIX ".cubin.tmp."
+
+typedef struct {
+    char *text;    /* the full key, NUL-terminated (malloc) */
+    size_t len;    /* strlen(text) */
+    char name[33]; /* hex of the first 128 bits of SHA-256(text) */
+} prnn_cubin_key;
+
+/* The key of req. Needs NVRTC (its version is part of the key): returns
+ * RUNTIME_PREREQUISITE_MISSING without it. */
+prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
+                                  prnn_cubin_key *key);
+void prnn_cubin_key_free(prnn_cubin_key *key);
+
+typedef enum {
+    PRNN_CUBIN_ABSENT = 0, /* no entry */
+    PRNN_CUBIN_HIT = 1,    /* valid entry for this key */
+    PRNN_CUBIN_BAD = 2     /* an entry that is truncated, corrupt, foreign or
+                            * for another key (why says which) */
+} prnn_cubin_lookup;
+
+/* Looks key up in dir. On HIT *payload (malloc, the caller frees) and *size
+ * are set. Never fails otherwise: an unreadable entry is BAD. */
+prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
+                                        const prnn_cubin_key *key,
+                                        void **payload, size_t *size,
+                                        char *why, size_t why_size);
+
+/* Writes the entry atomically (temp file, fsync, rename), creating dir if
+ * needed. 0 on success; -1 with the reason in why, and no file left behind,
+ * otherwise. */
+int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
+                           const void *payload, size_t size, char *why,
+                           size_t why_size);
+
+/*
+ * The cubin for req: from the disk cache (*source = PRNN_CUBIN_DISK_CACHE,
+ * *compile_ms = 0) or compiled by NVRTC and stored (PRNN_CUBIN_COMPILED).
+ * Cache problems are notes in the log, never errors; compile errors are
+ * those of prnn_nvrtc_compile. *cubin is freed by the caller with free().
+ * source and compile_ms may be NULL.
+ */
+prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin,
+                            size_t *size, prnnCubinSource_t *source,
+                            double *compile_ms);
+
+/* As prnn_cubin_get with the key already built (it must be req's). */
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
+                                  const prnn_cubin_key *key, void **cubin,
+                                  size_t *size, prnnCubinSource_t *source,
+                                  double *compile_ms);
+
+/* ---- Maintenance (tools/prnn-cache) ------------------------------------ */
+
+typedef struct {
+    char file[80];        /* base name in the directory */
+    int is_temp;          /* a temporary file (a writer's, or left by a crash) */
+    int valid;            /* header, sizes, name and checksum all check out */
+    char problem[160];    /* why not valid ("" when valid) */
+    /* From the stored key, when the header could be read ("" / 0 if not). */
+    char kernel[128];
+    char source[128];
+    int sm;
+    char nvrtc[32];
+    unsigned long long payload_size;
+    unsigned long long file_size;
+    long long mtime; /* seconds since the epoch */
+} prnn_cubin_entry;
+
+/* Reads and checks one cache file: the header, the sizes, that its name is
+ * the hash of its stored key, and (when check_payload) the checksum. */
+void prnn_cubin_cache_inspect(const char *dir, const char *file,
+                              int check_payload, prnn_cubin_entry *e);
+
+/* 1 when a base name is one of ours (an entry or a temporary file); the
+ * maintenance functions touch nothing else (the directory also holds the
+ * user tuning database). */
+int prnn_cubin_cache_is_ours(const char *file, int *is_temp);
+
+/* Calls fn for each of our files in dir (sorted by name); fn returns
+ * nonzero to stop. CACHE_ERROR when dir cannot be read (ENOENT included:
+ * the caller decides whether a missing directory is empty). */
+typedef int (*prnn_cubin_entry_fn)(const prnn_cubin_entry *e, void *user);
+prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
+                                   prnn_cubin_entry_fn fn, void *user);
+
+/* Removes our entries and temporary files from dir; *removed counts them.
+ * CACHE_ERROR (with the file) if one cannot be removed. */
+prnnStatus_t prnn_cubin_cache_clear(const char *dir, int *removed);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * The per-mode cell equations (DESIGN.md section 4), forward and backward,
+ * for the rows of one step. The products W x and R h arrive precomputed
+ * (proj, rec), so this file holds all of the nonlinear math and nothing else.
+ *
+ * Gate blocks inside a row are H apart in the weight layout's order:
+ * LSTM i f g o, GRU r z n.
+ */
+#include <math.h>
+
+#include "ref/ref_internal.h"
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
+                           const double *proj, const double *rec, double *h,
+                           double *c, double *out, size_t ldo, double *act)
+{
+    size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
+    for (size_t b = 0; b < nb; b++) {
+        const double *p = proj + b * gh, *q = rec + b * gh;
+        double *hb = h + b * H, *cb = c + b * H, *o = out + b * ldo;
+        double *a = act ? act + b * sh : NULL;
+        switch (g->mode) {
+        case PRNN_RNN_RELU:
+            for (size_t j = 0; j < H; j++) {
+                double s = p[j] + q[j];
+                hb[j] = s > 0.0 ? s : 0.0;
+            }
+            break;
+        case PRNN_RNN_TANH:
+            for (size_t j = 0; j < H; j++)
+                hb[j] = tanh(p[j] + q[j]);
+            break;
+        case PRNN_LSTM:
+            for (size_t j = 0; j < H; j++) {
+                double ig = sigmoid(p[j] + q[j]);
+                double fg = sigmoid(p[H + j] + q[H + j]);
+                double gg = tanh(p[2 * H + j] + q[2 * H + j]);
+                double og = sigmoid(p[3 * H + j] + q[3 * H + j]);
+                double cn = fg * cb[j] + ig * gg;
+                cb[j] = cn;
+                hb[j] = og * tanh(cn);
+                if (a) {
+                    a[j] = ig;
+                    a[H + j] = fg;
+                    a[2 * H + j] = gg;
+                    a[3 * H + j] = og;
+                    a[4 * H + j] = cn;
+                }
+            }
+            break;
+        case PRNN_GRU:
+            for (size_t j = 0; j < H; j++) {
+                double r = sigmoid(p[j] + q[j]);
+                double z = sigmoid(p[H + j] + q[H + j]);
+                /* q holds R_n h + bR_n: the reset scales the recurrent
+                 * bias too (cuDNN / PyTorch), unlike the original GRU */
+                double m = q[2 * H + j];
+                double n = tanh(p[2 * H + j] + r * m);
+                hb[j] = (1.0 - z) * n + z * hb[j];
+                if (a) {
+                    a[j] = r;
+                    a[H + j] = z;
+                    a[2 * H + j] = n;
+                    a[3 * H + j] = m;
+                }
+            }
+            break;
+        case PRNN_SRU:
+            break; /* rejected by the API layer */
+        }
+        for (size_t j = 0; j < H; j++)
+            o[j] = hb[j];
+    }
+}
+
+void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
+                            const double *act, const double *hout,
+                            const double *dout, size_t ldo,
+                            const double *hprev, const double *cprev,
+                            double *dh, double *dc, double *dg)
+{
+    size_t H = g->hidden, sh = g->act_cols * H, eh = g->dg_cols * H;
+    for (size_t b = 0; b < nb; b++) {
+        const double *a = act + b * sh, *ho = hout + b * ldo;
+        const double *dy = dout + b * ldo;
+        double *dhb = dh + b * H, *dcb = dc + b * H, *d = dg + b * eh;
+        switch (g->mode) {
+        case PRNN_RNN_RELU:
+            for (size_t j = 0; j < H; j++) {
+                /* h > 0 exactly where the pre-activation is > 0 */
+                d[j] = ho[j] > 0.0 ? dhb[j] + dy[j] : 0.0;
+                dhb[j] = 0.0;
+            }
+            break;
+        case PRNN_RNN_TANH:
+            for (size_t j = 0; j < H; j++) {
+                d[j] = (dhb[j] + dy[j]) * (1.0 - ho[j] * ho[j]);
+                dhb[j] = 0.0;
+            }
+            break;
+        case PRNN_LSTM:
+            for (size_t j = 0; j < H; j++) {
+                double ig = a[j], fg = a[H + j], gg = a[2 * H + j];
+                double og = a[3 * H + j], tc = tanh(a[4 * H + j]);
+                double dhv = dhb[j] + dy[j];
+                double dcv = dcb[j] + dhv * og * (1.0 - tc * tc);
+                d[j] = dcv * gg * ig * (1.0 - ig);
+                d[H + j] = dcv * cprev[b * H + j] * fg * (1.0 - fg);
+                d[2 * H + j] = dcv * ig * (1.0 - gg * gg);
+                d[3 * H + j] = dhv * tc * og * (1.0 - og);
+                dcb[j] = dcv * fg;
+                dhb[j] = 0.0;
+            }
+            break;
+        case PRNN_GRU:
+            for (size_t j = 0; j < H; j++) {
+                double r = a[j], z = a[H + j], n = a[2 * H + j];
+                double m = a[3 * H + j], hp = hprev[b * H + j];
+                double dhv = dhb[j] + dy[j];
+                double dn = dhv * (1.0 - z) * (1.0 - n * n);
+                d[j] = dn * m * r * (1.0 - r);
+                d[H + j] = dhv * (hp - n) * z * (1.0 - z);
+                d[2 * H + j] = dn * r; /* through R_n h + bR_n */
+                d[3 * H + j] = dn;     /* through W_n x + bW_n */
+                dhb[j] = dhv * z;
+            }
+            break;
+        case PRNN_SRU:
+            break;
+        }
+    }
+}

@@ -1,0 +1,266 @@
+/*
+ * Pieces shared by the files of the CPU reference (src/ref/): the resolved
+ * shape, the layout of the workspace and the reserve, and the helpers that
+ * forward and backward both use.
+ *
+ * Everything is computed in double. The storage type only matters where data
+ * enters (x, hx, cx, w, dy, dhy, dcy) and leaves (y, hy, cy, dx, dhx, dcx,
+ * dw); in between, rows of every matrix are contiguous doubles so that the
+ * loops stay simple and cache-friendly.
+ */
+#ifndef PRNN_REF_INTERNAL_H
+#define PRNN_REF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prnn.h"
+#include "rnn_problem.h"
+
+/*
+ * The problem with every derived size in size_t, so that index arithmetic
+ * never overflows int for large shapes.
+ */
+typedef struct {
+    const struct prnnRNNStruct *rnn;
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int skip;      /* SKIP_INPUT: layer 0 has no W */
+    size_t hidden; /* H */
+    size_t gates;  /* G */
+    size_t dirs;   /* D */
+    size_t layers; /* L */
+    size_t steps;  /* T */
+    size_t batch0; /* B = batch[0], rows of hx/hy */
+    size_t input;  /* X */
+    size_t rows;   /* N = sum of batch[t] */
+    size_t gh;     /* G * H: one row of the input projection */
+    size_t dh;     /* D * H: one row of a layer's output */
+    /* doubles per row kept for the backward pass per pseudo-layer:
+     * LSTM i f g o c, GRU r z n m (m = R_n h + bR_n), none for RELU/TANH
+     * (their derivative follows from h, which the layer output holds). */
+    size_t act_cols;
+    /* doubles per row of gate gradients: the gradients of the pre-activations
+     * (G*H), plus for GRU the input-side gradient of n, which differs from
+     * the recurrent side (r * dn) because the reset multiplies R_n h only. */
+    size_t dg_cols;
+    size_t kmax;   /* widest layer input: max(X, D*H) */
+    const int *batch;
+    /* dropout between layers (training only); threshold 0 means none */
+    uint32_t drop_threshold;
+    double drop_scale;
+    unsigned long long seed;
+} prnn_ref_dims;
+
+void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g);
+
+/* Columns of layer l's input. */
+static inline size_t prnn_ref_layer_input(const prnn_ref_dims *g, size_t l)
+{
+    return l == 0 ? g->input : g->dh;
+}
+
+/* Column of gate-row i's input-side gradient inside a dg row (see dg_cols):
+ * GRU's n gate keeps its input-side gradient in the extra block. */
+static inline size_t prnn_ref_dg_in_col(const prnn_ref_dims *g, size_t i)
+{
+    return g->mode == PRNN_GRU && i >= 2 * g->hidden ? i + g->hidden : i;
+}
+
+/*
+ * Reserve (filled by forward training, read by both backward calls; the dg
+ * block is written by backward data and read by backward weights):
+ *   out [L][N][D*H]            each layer's output before dropout
+ *   act [L*D][N][act_cols*H]   per pseudo-layer, see act_cols
+ *   dg  [L*D][N][dg_cols*H]    per pseudo-layer gate gradients
+ * Each block starts on a 64-byte boundary; the base pointer is aligned up
+ * first, which is why the size includes 64 bytes of slack.
+ */
+typedef struct {
+    double *out;
+    double *act;
+    double *dg;
+} prnn_ref_reserve;
+
+void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base,
+                          prnn_ref_reserve *r);
+size_t prnn_ref_reserve_size(const prnn_ref_dims *g);
+
+static inline double *prnn_ref_res_out(const prnn_ref_dims *g,
+                                       const prnn_ref_reserve *r, size_t l)
+{
+    return r->out + l * g->rows * g->dh;
+}
+static inline double *prnn_ref_res_act(const prnn_ref_dims *g,
+                                       const prnn_ref_reserve *r, size_t pl)
+{
+    return r->act + pl * g->rows * g->act_cols * g->hidden;
+}
+static inline double *prnn_ref_res_dg(const prnn_ref_dims *g,
+                                      const prnn_ref_reserve *r, size_t pl)
+{
+    return r->dg + pl * g->rows * g->dg_cols * g->hidden;
+}
+
+/*
+ * Workspace: each call carves its own regions from the same buffer (its
+ * contents do not survive between calls), so the workspace size is the
+ * largest of the three layouts. Every layout starts with the row offsets of
+ * the steps and the GEMM packing buffers.
+ */
+typedef struct {
+    size_t *off;     /* [T+1] first row of step t; off[T] = N */
+    double *pack;    /* PRNN_REF_GEMM_PACK doubles, for prnn_ref_gemm */
+    double *in;      /* [N][kmax] layer input: x, or dropout(previous out) */
+    double *out[2];  /* [N][D*H] layer outputs, alternating (inference only:
+                      * training writes them to the reserve) */
+    double *wt;      /* [kmax][G*H] W transposed: x W^T then reads both
+                      * operands along rows */
+    double *rt;      /* [H][G*H] R transposed */
+    double *bw, *br; /* [G*H] */
+    double *proj;    /* [N][G*H] W x + bW of every row */
+    double *rec;     /* [B][G*H] R h + bR of the current step */
+    double *h, *c;   /* [B][H] running state */
+} prnn_ref_fwd_ws;
+
+typedef struct {
+    size_t *off;
+    double *pack;
+    double *dout;    /* [N][D*H] gradient of the current layer's output */
+    double *din;     /* [N][kmax] gradient of the current layer's input */
+    double *w;       /* [G*H][kmax] W as stored (row-major, not transposed) */
+    double *r;       /* [G*H][H] */
+    double *h0, *c0; /* [B][H] initial state */
+    double *hprev, *cprev; /* [B][H] previous state of the current step */
+    double *dh, *dc; /* [B][H] running gradient of the state */
+} prnn_ref_bwd_data_ws;
+
+typedef struct {
+    size_t *off;
+    double *pack;
+    double *in;      /* [N][kmax] layer input, as the forward saw it */
+    double *hprev;   /* [N][H] previous state of every row */
+    double *h0;      /* [B][H] */
+    double *dmat;    /* [G*H][max(kmax, H)] gradient of W or R */
+    double *dbias;   /* [G*H] */
+} prnn_ref_bwd_weights_ws;
+
+void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base,
+                         prnn_ref_fwd_ws *w);
+void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base,
+                              prnn_ref_bwd_data_ws *w);
+void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base,
+                                 prnn_ref_bwd_weights_ws *w);
+size_t prnn_ref_workspace_size(const prnn_ref_dims *g);
+
+/* Fills off[0..T] from the batch sizes. */
+void prnn_ref_step_offsets(const prnn_ref_dims *g, size_t *off);
+
+/* Step number s of direction dir in the forward order of time. */
+static inline size_t prnn_ref_step_time(const prnn_ref_dims *g, size_t dir,
+                                        size_t s)
+{
+    return dir ? g->steps - 1 - s : s;
+}
+
+/*
+ * The state each row of step t started from, in direction dir: the same row
+ * of the previous step in that direction's order when the sequence had one,
+ * else the initial state. src points at the state of row 0 (e.g. a layer's
+ * output plus dir * H) with rows lds doubles apart; init is [B][H]. Writes
+ * batch[t] rows of H doubles to dst.
+ */
+void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off,
+                          size_t dir, size_t t, const double *src, size_t lds,
+                          const double *init, double *dst);
+
+/* ---- storage conversions ---- */
+
+/* dst[i] = element (offset + i) of src, for i < n. */
+void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n,
+                   double *dst);
+/* Loads n values, or zeros when src is NULL. */
+void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset,
+                           size_t n, double *dst);
+/* The rows x cols row-major matrix at offset, transposed: dst is
+ * [cols][rows]. */
+void prnn_ref_load_transposed(const void *src, prnnDataType_t t, size_t offset,
+                              size_t rows, size_t cols, double *dst);
+/* Element (offset + i) of dst = src[i], rounded to t. */
+void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n,
+                    const double *src);
+/* Element (offset + i) of dst += src[i], the sum rounded to t. */
+void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n,
+                         const double *src);
+
+/* ---- dropout ---- */
+
+/*
+ * dst = mask(src) * scale for layer l's output [N][D*H], with the mask of
+ * src/ref/philox.h. Used forward on the output and backward on its gradient
+ * (the same mask is what makes them consistent). dst may equal src.
+ */
+void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src,
+                      double *dst);
+
+/* ---- dense products ---- */
+
+/* Blocking of prnn_ref_gemm: an MB x KB block of A and a KB x NC panel of B
+ * are packed so that the inner kernel streams both from L1/L2 whatever the
+ * leading dimensions (powers of two, typical here, would otherwise map a
+ * column strip of B onto a handful of cache sets). */
+#define PRNN_REF_GEMM_MB 64
+#define PRNN_REF_GEMM_KB 256
+#define PRNN_REF_GEMM_NC 256
+/* Doubles of packing scratch prnn_ref_gemm needs. */
+#define PRNN_REF_GEMM_PACK                                                     \
+    (PRNN_REF_GEMM_MB * PRNN_REF_GEMM_KB + PRNN_REF_GEMM_KB * PRNN_REF_GEMM_NC)
+
+/*
+ * C[m][n] += A B, where A(i, k) = a[i * a_rs + k * a_cs] (so A or its
+ * transpose may be passed without a copy), B is row-major with ldb, C
+ * row-major with ldc. pack holds PRNN_REF_GEMM_PACK doubles.
+ */
+void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs,
+                   size_t a_cs, const double *b, size_t ldb, double *c,
+                   size_t ldc, double *pack);
+
+/* The inner kernels prnn_ref_gemm can use. They give identical bits; AVX2
+ * (x86-64 only) is faster and is what prnn_ref_gemm picks when the CPU has
+ * it. Exposed so that the tests can compare the two. */
+enum { PRNN_REF_GEMM_GENERIC = 0, PRNN_REF_GEMM_AVX2 = 1 };
+int prnn_ref_gemm_has_avx2(void);
+void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
+                          const double *a, size_t a_rs, size_t a_cs,
+                          const double *b, size_t ldb, double *c, size_t ldc,
+                          double *pack);
+
+/* ---- cells: one step of one direction, for the batch[t] rows active ---- */
+
+/*
+ * proj: rows of W x + bW (G*H apart); rec: rows of R h + bR (G*H apart);
+ * h, c: [nb][H] state, read as h_{t-1}, c_{t-1} and overwritten with h_t, c_t
+ * (c for LSTM only); out: where h_t goes, rows ldo apart; act: the values
+ * kept for backward (act_cols*H apart), or NULL in inference.
+ */
+void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
+                           const double *proj, const double *rec, double *h,
+                           double *c, double *out, size_t ldo, double *act);
+
+/*
+ * The reverse of prnn_ref_cell_forward for the same rows.
+ * act: as forward stored it; hout: h_t (rows ldo apart; RELU/TANH use it);
+ * dout: gradient of h_t from the layer above or dy (rows ldo apart);
+ * hprev, cprev: [nb][H] state the step started from (GRU, LSTM);
+ * dh: [nb][H] in: gradient of h_t from later steps; out: the part of the
+ *   gradient of h_{t-1} that does not go through R (GRU's z h_{t-1});
+ * dc: [nb][H] LSTM only, in: gradient of c_t; out: gradient of c_{t-1};
+ * dg: gate gradient rows (dg_cols*H apart), see prnn_ref_dims.dg_cols.
+ */
+void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
+                            const double *act, const double *hout,
+                            const double *dout, size_t ldo,
+                            const double *hprev, const double *cprev,
+                            double *dh, double *dc, double *dg);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * The shape of a reference call, and where everything lives in the
+ * workspace and the reserve.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "descriptors.h"
+#include "ref/philox.h"
+#include "ref/ref_internal.h"
+#include "ref/ref_rnn.h"
+
+#define REF_ALIGN 64
+
+void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    g->rnn = rnn;
+    g->mode = rnn->mode;
+    g->dtype = rnn->dtype;
+    g->skip = rnn->input_mode == PRNN_SKIP_INPUT;
+    g->hidden = (size_t)rnn->hidden;
+    g->gates = (size_t)prnn_mode_gates(rnn->mode);
+    g->dirs = (size_t)prnn_rnn_dirs(rnn);
+    g->layers = (size_t)rnn->layers;
+    g->steps = (size_t)p->seq_length;
+    g->batch0 = (size_t)p->mini_batch;
+    g->input = (size_t)p->input_size;
+    g->rows = p->total_rows;
+    g->gh = g->gates * g->hidden;
+    g->dh = g->dirs * g->hidden;
+    g->act_cols = rnn->mode == PRNN_LSTM ? 5 : rnn->mode == PRNN_GRU ? 4 : 0;
+    g->dg_cols = rnn->mode == PRNN_GRU ? 4 : g->gates;
+    g->kmax = g->input > g->dh ? g->input : g->dh;
+    g->batch = p->batch;
+    g->drop_threshold = prnn_dropout_threshold((double)rnn->dropout);
+    g->drop_scale = g->drop_threshold ? 1.0 / (1.0 - (double)rnn->dropout) : 1.0;
+    g->seed = rnn->seed;
+}
+
+/* A bump allocator over a caller's buffer. With base NULL it only measures,
+ * so sizes and layouts come from the same code and cannot disagree. */
+typedef struct {
+    char *base;
+    size_t used;
+} arena;
+
+static void arena_init(arena *a, void *base)
+{
+    a->used = 0;
+    a->base = NULL;
+    if (base) {
+        uintptr_t u = (uintptr_t)base;
+        a->base = (char *)base + ((REF_ALIGN - u % REF_ALIGN) % REF_ALIGN);
+    }
+}
+
+static void *take(arena *a, size_t bytes)
+{
+    size_t at = (a->used + REF_ALIGN - 1) / REF_ALIGN * REF_ALIGN;
+    a->used = at + bytes;
+    return a->base ? a->base + at : NULL;
+}
+
+static double *take_d(arena *a, size_t count)
+{
+    return take(a, count * sizeof(double));
+}
+
+/* The slack pays for aligning the caller's base pointer. */
+static size_t arena_size(const arena *a) { return a->used + REF_ALIGN; }
+
+static void map_reserve(const prnn_ref_dims *g, arena *a, prnn_ref_reserve *r)
+{
+    size_t pls = g->layers * g->dirs;
+    r->out = take_d(a, g->layers * g->rows * g->dh);
+    r->act = take_d(a, pls * g->rows * g->act_cols * g->hidden);
+    r->dg = take_d(a, pls * g->rows * g->dg_cols * g->hidden);
+}
+
+void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base,
+                          prnn_ref_reserve *r)
+{
+    arena a;
+    arena_init(&a, base);
+    map_reserve(g, &a, r);
+}
+
+size_t prnn_ref_reserve_size(const prnn_ref_dims *g)
+{
+    arena a;
+    prnn_ref_reserve r;
+    arena_init(&a, NULL);
+    map_reserve(g, &a, &r);
+    return arena_size(&a);
+}
+
+static void map_common(const prnn_ref_dims *g, arena *a, size_t **off,
+                       double **pack)
+{
+    *off = take(a, (g->steps + 1) * sizeof(size_t));
+    *pack = take_d(a, PRNN_REF_GEMM_PACK);
+}
+
+static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
+{
+    size_t n = g->rows, b = g->batch0;
+    map_common(g, a, &w->off, &w->pack);
+    w->in = take_d(a, n * g->kmax);
+    w->out[0] = take_d(a, n * g->dh);
+    w->out[1] = g->layers > 1 ? take_d(a, n * g->dh) : w->out[0];
+    w->wt = take_d(a, g->kmax * g->gh);
+    w->rt = take_d(a, g->hidden * g->gh);
+    w->bw = take_d(a, g->gh);
+    w->br = take_d(a, g->gh);
+    w->proj = take_d(a, n * g->gh);
+    w->rec = take_d(a, b * g->gh);
+    w->h = take_d(a, b * g->hidden);
+    w->c = take_d(a, b * g->hidden);
+}
+
+static void map_bwd_data(const prnn_ref_dims *g, arena *a,
+                         prnn_ref_bwd_data_ws *w)
+{
+    size_t n = g->rows, bh = g->batch0 * g->hidden;
+    map_common(g, a, &w->off, &w->pack);
+    w->dout = take_d(a, n * g->dh);
+    w->din = take_d(a, n * g->kmax);
+    w->w = take_d(a, g->gh * g->kmax);
+    w->r = take_d(a, g->gh * g->hidden);
+    w->h0 = take_d(a, bh);
+    w->c0 = take_d(a, bh);
+    w->hprev = take_d(a, bh);
+    w->cprev = take_d(a, bh);
+    w->dh = take_d(a, bh);
+    w->dc = take_d(a, bh);
+}
+
+static void map_bwd_weights(const prnn_ref_dims *g, arena *a,
+                            prnn_ref_bwd_weights_ws *w)
+{
+    size_t k = g->kmax > g->hidden ? g->kmax : g->hidden;
+    map_common(g, a, &w->off, &w->pack);
+    w->in = take_d(a, g->rows * g->kmax);
+    w->hprev = take_d(a, g->rows * g->hidden);
+    w->h0 = take_d(a, g->batch0 * g->hidden);
+    w->dmat = take_d(a, g->gh * k);
+    w->dbias = take_d(a, g->gh);
+}
+
+void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base,
+                         prnn_ref_fwd_ws *w)
+{
+    arena a;
+    arena_init(&a, base);
+    map_fwd(g, &a, w);
+}
+
+void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base,
+                              prnn_ref_bwd_data_ws *w)
+{
+    arena a;
+    arena_init(&a, base);
+    map_bwd_data(g, &a, w);
+}
+
+void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base,
+                                 prnn_ref_bwd_weights_ws *w)
+{
+    arena a;
+    arena_init(&a, base);
+    map_bwd_weights(g, &a, w);
+}
+
+size_t prnn_ref_workspace_size(const prnn_ref_dims *g)
+{
+    arena a;
+    prnn_ref_fwd_ws f;
+    prnn_ref_bwd_data_ws d;
+    prnn_ref_bwd_weights_ws w;
+    size_t best;
+
+    arena_init(&a, NULL);
+    map_fwd(g, &a, &f);
+    best = arena_size(&a);
+    arena_init(&a, NULL);
+    map_bwd_data(g, &a, &d);
+    if (arena_size(&a) > best)
+        best = arena_size(&a);
+    arena_init(&a, NULL);
+    map_bwd_weights(g, &a, &w);
+    if (arena_size(&a) > best)
+        best = arena_size(&a);
+    return best;
+}
+
+size_t prnn_ref_workspace_bytes(const prnn_rnn_problem *p)
+{
+    prnn_ref_dims g;
+    prnn_ref_dims_init(p, &g);
+    return prnn_ref_workspace_size(&g);
+}
+
+size_t prnn_ref_reserve_bytes(const prnn_rnn_problem *p)
+{
+    prnn_ref_dims g;
+    prnn_ref_dims_init(p, &g);
+    return prnn_ref_reserve_size(&g);
+}
+
+void prnn_ref_step_offsets(const prnn_ref_dims *g, size_t *off)
+{
+    off[0] = 0;
+    for (size_t t = 0; t < g->steps; t++)
+        off[t + 1] = off[t] + (size_t)g->batch[t];
+}
+
+void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off,
+                          size_t dir, size_t t, const double *src, size_t lds,
+                          const double *init, double *dst)
+{
+    size_t h = g->hidden, nb = (size_t)g->batch[t], np = 0, tp = 0;
+    if (dir == 0 && t > 0) {
+        tp = t - 1;
+        np = nb; /* batch sizes never increase */
+    } else if (dir == 1 && t + 1 < g->steps) {
+        tp = t + 1;
+        np = (size_t)g->batch[tp] < nb ? (size_t)g->batch[tp] : nb;
+    }
+    /* rows np.. are sequences whose reverse recurrence starts at step t */
+    for (size_t b = 0; b < np; b++)
+        memcpy(dst + b * h, src + (off[tp] + b) * lds, h * sizeof(double));
+    for (size_t b = np; b < nb; b++)
+        memcpy(dst + b * h, init + b * h, h * sizeof(double));
+}

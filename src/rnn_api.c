@@ -1,0 +1,476 @@
+/*
+ * The RNN entry points: size queries, weight addressing, planning and the
+ * four compute calls. Each validates everything, then hands a resolved
+ * prnn_rnn_problem to the handle's backend.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "gpu/gpu_backend.h"
+#include "handle.h"
+#include "ref/ref_rnn.h"
+#include "rnn_validate.h"
+#include "weights_layout.h"
+
+#define CHECK(expr)                                                            \
+    do {                                                                       \
+        prnnStatus_t check_status_ = (expr);                                   \
+        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
+            return check_status_;                                              \
+    } while (0)
+
+static int is_cpu(const struct prnnContext *h)
+{
+    return h->backend == PRNN_BACKEND_CPU_REFERENCE;
+}
+
+static prnnStatus_t workspace_bytes(struct prnnContext *h,
+                                    const prnn_rnn_problem *p, size_t *bytes)
+{
+    if (is_cpu(h)) {
+        *bytes = prnn_ref_workspace_bytes(p);
+        return PRNN_STATUS_SUCCESS;
+    }
+    return prnn_gpu_workspace_bytes(h, p, bytes);
+}
+
+static prnnStatus_t reserve_bytes(struct prnnContext *h,
+                                  const prnn_rnn_problem *p, size_t *bytes)
+{
+    if (is_cpu(h)) {
+        *bytes = prnn_ref_reserve_bytes(p);
+        return PRNN_STATUS_SUCCESS;
+    }
+    return prnn_gpu_reserve_bytes(h, p, bytes);
+}
+
+/* ---- sizes ---- */
+
+prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
+                                     const prnnRNNDescriptor_t rnnDesc,
+                                     int seqLength,
+                                     const prnnTensorDescriptor_t *xDesc,
+                                     size_t *sizeInBytes)
+{
+    prnn_api_enter("prnnGetRNNWorkspaceSize");
+    prnn_rnn_problem p;
+    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    return workspace_bytes(handle, &p, sizeInBytes);
+}
+
+prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle,
+                                           const prnnRNNDescriptor_t rnnDesc,
+                                           int seqLength,
+                                           const prnnTensorDescriptor_t *xDesc,
+                                           size_t *sizeInBytes)
+{
+    prnn_api_enter("prnnGetRNNTrainingReserveSize");
+    prnn_rnn_problem p;
+    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    return reserve_bytes(handle, &p, sizeInBytes);
+}
+
+static prnnStatus_t check_dtype_arg(const struct prnnRNNStruct *rnn,
+                                    prnnDataType_t dataType)
+{
+    if (!prnn_dtype_valid(dataType))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+    if (dataType != rnn->dtype)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dataType = %s but rnnDesc has %s: they must agree",
+                         prnn_dtype_name(dataType), prnn_dtype_name(rnn->dtype));
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
+                                  const prnnRNNDescriptor_t rnnDesc,
+                                  const prnnTensorDescriptor_t xDesc,
+                                  size_t *sizeInBytes, prnnDataType_t dataType)
+{
+    prnn_api_enter("prnnGetRNNParamsSize");
+    int input_size;
+    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    CHECK(check_dtype_arg(rnnDesc, dataType));
+    CHECK(prnn_validate_input_desc(rnnDesc, xDesc, "xDesc", &input_size));
+    *sizeInBytes = prnn_weights_bytes(rnnDesc, input_size);
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- weights ---- */
+
+/* What both LinLayer calls check; returns the input size. */
+static prnnStatus_t check_lin_layer(prnnHandle_t handle,
+                                    const struct prnnRNNStruct *rnn,
+                                    int pseudo_layer,
+                                    const struct prnnTensorStruct *xDesc,
+                                    const struct prnnFilterStruct *wDesc,
+                                    const void *w, int lin_layer_id,
+                                    const struct prnnFilterStruct *out_desc,
+                                    const char *out_desc_name, void **out_ptr,
+                                    const char *out_ptr_name, int *input_size)
+{
+    CHECK(prnn_validate_rnn(handle, rnn));
+    int pseudo_layers = rnn->layers * prnn_rnn_dirs(rnn);
+    if (pseudo_layer < 0 || pseudo_layer >= pseudo_layers)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "pseudoLayer = %d: must be in [0, numLayers * directions "
+                         "= %d)", pseudo_layer, pseudo_layers);
+    CHECK(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
+    prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1};
+    CHECK(prnn_validate_weights(&p, wDesc, "wDesc"));
+    CHECK(prnn_validate_ptr(w, "w"));
+    int ids = 2 * prnn_mode_gates(rnn->mode);
+    if (lin_layer_id < 0 || lin_layer_id >= ids)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "linLayerID = %d: must be in [0, %d) for mode %s", lin_layer_id,
+                         ids, prnn_mode_name(rnn->mode));
+    if (!out_desc)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", out_desc_name);
+    if (out_desc->magic != PRNN_MAGIC_FILTER)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is not a live filter descriptor (create it with "
+                         "prnnCreateFilterDescriptor)", out_desc_name);
+    CHECK(prnn_validate_ptr(out_ptr, out_ptr_name));
+    return PRNN_STATUS_SUCCESS;
+}
+
+static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a,
+                        int b, int c)
+{
+    d->dtype = t;
+    d->format = PRNN_TENSOR_NCHW;
+    d->nb_dims = 3;
+    d->dims[0] = a;
+    d->dims[1] = b;
+    d->dims[2] = c;
+    d->is_set = 1;
+}
+
+prnnStatus_t prnnGetRNNLinLayerMatrixParams(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int pseudoLayer,
+    const prnnTensorDescriptor_t xDesc, const prnnFilterDescriptor_t wDesc,
+    const void *w, int linLayerID, prnnFilterDescriptor_t linLayerMatDesc,
+    void **linLayerMat)
+{
+    prnn_api_enter("prnnGetRNNLinLayerMatrixParams");
+    int input_size;
+    CHECK(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
+                          linLayerID, linLayerMatDesc, "linLayerMatDesc",
+                          linLayerMat, "linLayerMat", &input_size));
+    size_t offset;
+    int rows, cols;
+    if (!prnn_weights_matrix(rnnDesc, input_size, pseudoLayer, linLayerID,
+                             &offset, &rows, &cols)) {
+        set_filter3(linLayerMatDesc, rnnDesc->dtype, 0, 0, 0);
+        *linLayerMat = NULL;
+        return PRNN_STATUS_SUCCESS;
+    }
+    set_filter3(linLayerMatDesc, rnnDesc->dtype, 1, rows, cols);
+    *linLayerMat = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNLinLayerBiasParams(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int pseudoLayer,
+    const prnnTensorDescriptor_t xDesc, const prnnFilterDescriptor_t wDesc,
+    const void *w, int linLayerID, prnnFilterDescriptor_t linLayerBiasDesc,
+    void **linLayerBias)
+{
+    prnn_api_enter("prnnGetRNNLinLayerBiasParams");
+    int input_size;
+    CHECK(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
+                          linLayerID, linLayerBiasDesc, "linLayerBiasDesc",
+                          linLayerBias, "linLayerBias", &input_size));
+    size_t offset = prnn_weights_bias(rnnDesc, input_size, pseudoLayer, linLayerID);
+    set_filter3(linLayerBiasDesc, rnnDesc->dtype, 1, rnnDesc->hidden, 1);
+    *linLayerBias = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- planning ---- */
+
+static prnnStatus_t check_plan_args(prnnHandle_t handle,
+                                    const struct prnnRNNStruct *rnn,
+                                    int mini_batch, prnnDataType_t dataType)
+{
+    CHECK(prnn_validate_rnn(handle, rnn));
+    CHECK(check_dtype_arg(rnn, dataType));
+    if (mini_batch < 1)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1",
+                         mini_batch);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                            int miniBatch, prnnDataType_t dataType)
+{
+    prnn_api_enter("prnnPrepareRNN");
+    CHECK(check_plan_args(handle, rnnDesc, miniBatch, dataType));
+    if (is_cpu(handle))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_gpu_prepare(handle, rnnDesc, miniBatch);
+}
+
+prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
+                                const prnnRNNDescriptor_t rnnDesc, int miniBatch,
+                                prnnDataType_t dataType, prnnRNNPlanInfo_t *info)
+{
+    prnn_api_enter("prnnGetRNNPlanInfo");
+    CHECK(check_plan_args(handle, rnnDesc, miniBatch, dataType));
+    CHECK(prnn_validate_ptr(info, "info"));
+    if (info->structSize < sizeof(size_t) + sizeof(prnnRNNPath_t))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "info->structSize = %zu: set it to "
+                         "sizeof(prnnRNNPlanInfo_t) before the call",
+                         info->structSize);
+    if (is_cpu(handle)) {
+        prnnRNNPlanInfo_t full = {0};
+        full.structSize = info->structSize;
+        full.path = PRNN_PATH_CPU_REFERENCE;
+        full.configSource = PRNN_CONFIG_NONE;
+        full.cubinSource = PRNN_CUBIN_NONE;
+        full.residentFraction = 0.0;
+        snprintf(full.config, sizeof(full.config), "cpu-reference");
+        snprintf(full.device, sizeof(full.device), "host CPU");
+        size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
+        memcpy(info, &full, n);
+        return PRNN_STATUS_SUCCESS;
+    }
+    return prnn_gpu_plan_info(handle, rnnDesc, miniBatch, info);
+}
+
+/* ---- compute ---- */
+
+/* The checks ForwardInference and ForwardTraining share. */
+static prnnStatus_t validate_forward(
+    prnnHandle_t handle, const struct prnnRNNStruct *rnn, int seq_length,
+    const prnnTensorDescriptor_t *xDesc, const void *x,
+    const struct prnnTensorStruct *hxDesc, const void *hx,
+    const struct prnnTensorStruct *cxDesc, const void *cx,
+    const struct prnnFilterStruct *wDesc, const void *w,
+    const prnnTensorDescriptor_t *yDesc, void *y,
+    const struct prnnTensorStruct *hyDesc, void *hy,
+    const struct prnnTensorStruct *cyDesc, void *cy, void *workspace,
+    size_t workspace_size, int training, void *reserve, size_t reserve_size,
+    prnn_rnn_problem *p)
+{
+    CHECK(prnn_validate_rnn(handle, rnn));
+    CHECK(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
+    int lstm = rnn->mode == PRNN_LSTM;
+    int out_cols = rnn->hidden * prnn_rnn_dirs(rnn);
+    CHECK(prnn_validate_matching_seq(p, yDesc, "yDesc", out_cols));
+    CHECK(prnn_validate_state(p, hxDesc, "hxDesc"));
+    CHECK(prnn_validate_state(p, hyDesc, "hyDesc"));
+    if (lstm) {
+        CHECK(prnn_validate_state(p, cxDesc, "cxDesc"));
+        CHECK(prnn_validate_state(p, cyDesc, "cyDesc"));
+    }
+    CHECK(prnn_validate_weights(p, wDesc, "wDesc"));
+    CHECK(prnn_validate_ptr(x, "x"));
+    CHECK(prnn_validate_ptr(w, "w"));
+    CHECK(prnn_validate_ptr(y, "y"));
+    size_t need;
+    CHECK(workspace_bytes(handle, p, &need));
+    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
+                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    if (training) {
+        CHECK(reserve_bytes(handle, p, &need));
+        CHECK(prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
+                                    "reserveSpaceSizeInBytes",
+                                    "prnnGetRNNTrainingReserveSize"));
+    }
+    size_t st = prnn_bytes_state(p);
+    prnn_buffer outs[] = {
+        {"y", y, prnn_bytes_seq(p, out_cols)},
+        {"hy", hy, st},
+        {"cy", lstm ? cy : NULL, st},
+        {"workspace", workspace, workspace_size},
+        {"reserveSpace", training ? reserve : NULL, reserve_size},
+    };
+    prnn_buffer ins[] = {
+        {"x", x, prnn_bytes_seq(p, p->input_size)},
+        {"hx", hx, st},
+        {"cx", lstm ? cx : NULL, st},
+        {"w", w, prnn_weights_bytes(rnn, p->input_size)},
+    };
+    return prnn_validate_no_overlap(outs, 5, ins, 4);
+}
+
+static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p,
+                                int training, const prnn_forward_buffers *b)
+{
+    if (is_cpu(handle))
+        return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y,
+                                b->hy, b->cy, b->workspace, b->reserve);
+    return prnn_gpu_forward(handle, p, training, b);
+}
+
+prnnStatus_t prnnRNNForwardInference(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
+    const prnnTensorDescriptor_t *xDesc, const void *x,
+    const prnnTensorDescriptor_t hxDesc, const void *hx,
+    const prnnTensorDescriptor_t cxDesc, const void *cx,
+    const prnnFilterDescriptor_t wDesc, const void *w,
+    const prnnTensorDescriptor_t *yDesc, void *y,
+    const prnnTensorDescriptor_t hyDesc, void *hy,
+    const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
+    size_t workSpaceSizeInBytes)
+{
+    prnn_api_enter("prnnRNNForwardInference");
+    prnn_rnn_problem p;
+    CHECK(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
+                           cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
+                           workspace, workSpaceSizeInBytes, 0, NULL, 0, &p));
+    int lstm = rnnDesc->mode == PRNN_LSTM;
+    prnn_forward_buffers b = {x, hx, lstm ? cx : NULL, w, y, hy, lstm ? cy : NULL,
+                              workspace, workSpaceSizeInBytes, NULL, 0};
+    return run_forward(handle, &p, 0, &b);
+}
+
+prnnStatus_t prnnRNNForwardTraining(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
+    const prnnTensorDescriptor_t *xDesc, const void *x,
+    const prnnTensorDescriptor_t hxDesc, const void *hx,
+    const prnnTensorDescriptor_t cxDesc, const void *cx,
+    const prnnFilterDescriptor_t wDesc, const void *w,
+    const prnnTensorDescriptor_t *yDesc, void *y,
+    const prnnTensorDescriptor_t hyDesc, void *hy,
+    const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
+    size_t workSpaceSizeInBytes, void *reserveSpace,
+    size_t reserveSpaceSizeInBytes)
+{
+    prnn_api_enter("prnnRNNForwardTraining");
+    prnn_rnn_problem p;
+    CHECK(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
+                           cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
+                           workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                           reserveSpaceSizeInBytes, &p));
+    int lstm = rnnDesc->mode == PRNN_LSTM;
+    prnn_forward_buffers b = {x, hx, lstm ? cx : NULL, w, y, hy, lstm ? cy : NULL,
+                              workspace, workSpaceSizeInBytes, reserveSpace,
+                              reserveSpaceSizeInBytes};
+    return run_forward(handle, &p, 1, &b);
+}
+
+prnnStatus_t prnnRNNBackwardData(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
+    const prnnTensorDescriptor_t *yDesc, const void *y,
+    const prnnTensorDescriptor_t *dyDesc, const void *dy,
+    const prnnTensorDescriptor_t dhyDesc, const void *dhy,
+    const prnnTensorDescriptor_t dcyDesc, const void *dcy,
+    const prnnFilterDescriptor_t wDesc, const void *w,
+    const prnnTensorDescriptor_t hxDesc, const void *hx,
+    const prnnTensorDescriptor_t cxDesc, const void *cx,
+    const prnnTensorDescriptor_t *dxDesc, void *dx,
+    const prnnTensorDescriptor_t dhxDesc, void *dhx,
+    const prnnTensorDescriptor_t dcxDesc, void *dcx, void *workspace,
+    size_t workSpaceSizeInBytes, void *reserveSpace,
+    size_t reserveSpaceSizeInBytes)
+{
+    prnn_api_enter("prnnRNNBackwardData");
+    prnn_rnn_problem p;
+    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    /* dx has the input's shape: it defines the batches and the input size. */
+    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, dxDesc, "dxDesc", &p));
+    int lstm = rnnDesc->mode == PRNN_LSTM;
+    int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
+    CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
+    CHECK(prnn_validate_matching_seq(&p, dyDesc, "dyDesc", out_cols));
+    CHECK(prnn_validate_state(&p, dhyDesc, "dhyDesc"));
+    CHECK(prnn_validate_state(&p, hxDesc, "hxDesc"));
+    CHECK(prnn_validate_state(&p, dhxDesc, "dhxDesc"));
+    if (lstm) {
+        CHECK(prnn_validate_state(&p, dcyDesc, "dcyDesc"));
+        CHECK(prnn_validate_state(&p, cxDesc, "cxDesc"));
+        CHECK(prnn_validate_state(&p, dcxDesc, "dcxDesc"));
+    }
+    CHECK(prnn_validate_weights(&p, wDesc, "wDesc"));
+    CHECK(prnn_validate_ptr(y, "y"));
+    CHECK(prnn_validate_ptr(dy, "dy"));
+    CHECK(prnn_validate_ptr(w, "w"));
+    CHECK(prnn_validate_ptr(dx, "dx"));
+    size_t need;
+    CHECK(workspace_bytes(handle, &p, &need));
+    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
+                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    CHECK(reserve_bytes(handle, &p, &need));
+    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
+                                "reserveSpace", "reserveSpaceSizeInBytes",
+                                "prnnGetRNNTrainingReserveSize"));
+    size_t st = prnn_bytes_state(&p);
+    prnn_buffer outs[] = {
+        {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
+        {"dhx", dhx, st},
+        {"dcx", lstm ? dcx : NULL, st},
+        {"workspace", workspace, workSpaceSizeInBytes},
+    };
+    prnn_buffer ins[] = {
+        {"y", y, prnn_bytes_seq(&p, out_cols)},
+        {"dy", dy, prnn_bytes_seq(&p, out_cols)},
+        {"dhy", dhy, st},
+        {"dcy", lstm ? dcy : NULL, st},
+        {"w", w, prnn_weights_bytes(rnnDesc, p.input_size)},
+        {"hx", hx, st},
+        {"cx", lstm ? cx : NULL, st},
+        {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
+    };
+    CHECK(prnn_validate_no_overlap(outs, 4, ins, 8));
+    if (is_cpu(handle))
+        return prnn_ref_backward_data(&p, y, dy, dhy, lstm ? dcy : NULL, w, hx,
+                                      lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
+                                      workspace, reserveSpace);
+    return prnn_gpu_backward_data(handle, &p);
+}
+
+prnnStatus_t prnnRNNBackwardWeights(
+    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
+    const prnnTensorDescriptor_t *xDesc, const void *x,
+    const prnnTensorDescriptor_t hxDesc, const void *hx,
+    const prnnTensorDescriptor_t *yDesc, const void *y, const void *workspace,
+    size_t workSpaceSizeInBytes, const prnnFilterDescriptor_t dwDesc, void *dw,
+    const void *reserveSpace, size_t reserveSpaceSizeInBytes)
+{
+    prnn_api_enter("prnnRNNBackwardWeights");
+    prnn_rnn_problem p;
+    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
+    CHECK(prnn_validate_state(&p, hxDesc, "hxDesc"));
+    CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
+    CHECK(prnn_validate_weights(&p, dwDesc, "dwDesc"));
+    CHECK(prnn_validate_ptr(x, "x"));
+    CHECK(prnn_validate_ptr(y, "y"));
+    CHECK(prnn_validate_ptr(dw, "dw"));
+    size_t need;
+    CHECK(workspace_bytes(handle, &p, &need));
+    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
+                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    CHECK(reserve_bytes(handle, &p, &need));
+    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
+                                "reserveSpace", "reserveSpaceSizeInBytes",
+                                "prnnGetRNNTrainingReserveSize"));
+    size_t st = prnn_bytes_state(&p);
+    prnn_buffer outs[] = {
+        {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},
+        {"workspace", workspace, workSpaceSizeInBytes},
+    };
+    prnn_buffer ins[] = {
+        {"x", x, prnn_bytes_seq(&p, p.input_size)},
+        {"hx", hx, st},
+        {"y", y, prnn_bytes_seq(&p, out_cols)},
+        {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
+    };
+    CHECK(prnn_validate_no_overlap(outs, 2, ins, 4));
+    if (is_cpu(handle))
+        return prnn_ref_backward_weights(&p, x, hx, y, (void *)workspace, dw,
+                                         reserveSpace);
+    return prnn_gpu_backward_weights(handle, &p);
+}

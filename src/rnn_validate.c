@@ -1,0 +1,251 @@
+#include "rnn_validate.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "weights_layout.h"
+
+prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle,
+                               const struct prnnRNNStruct *rnn)
+{
+    prnnStatus_t s = prnn_check_handle(handle);
+    if (!s)
+        s = prnn_check_rnn(rnn, "rnnDesc");
+    return s;
+}
+
+static int is_packed_3d(const struct prnnTensorStruct *d)
+{
+    return d->nb_dims == 3 && d->strides[2] == 1 && d->strides[1] == d->dims[2] &&
+           d->strides[0] == d->dims[1] * d->dims[2];
+}
+
+/* The shared part of every tensor check: kind, type, 3-d packed. */
+static prnnStatus_t check_rnn_tensor(const struct prnnRNNStruct *rnn,
+                                     const struct prnnTensorStruct *d,
+                                     const char *name)
+{
+    prnnStatus_t s = prnn_check_tensor(d, name);
+    if (s)
+        return s;
+    if (d->dtype != rnn->dtype)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s has data type %s but rnnDesc has %s: they must agree",
+                         name, prnn_dtype_name(d->dtype), prnn_dtype_name(rnn->dtype));
+    if (d->nb_dims != 3)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s has %d dimensions: RNN tensors have 3", name, d->nb_dims);
+    if (!is_packed_3d(d))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s strides {%d, %d, %d} are not fully packed for dims "
+                         "{%d, %d, %d}: expected {%d, %d, 1}", name, d->strides[0],
+                         d->strides[1], d->strides[2], d->dims[0], d->dims[1],
+                         d->dims[2], d->dims[1] * d->dims[2], d->dims[2]);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_input_desc(const struct prnnRNNStruct *rnn,
+                                      const struct prnnTensorStruct *d,
+                                      const char *name, int *input_size)
+{
+    prnnStatus_t s = check_rnn_tensor(rnn, d, name);
+    if (s)
+        return s;
+    if (d->dims[2] != 1)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s dims {%d, %d, %d}: the third dimension must be 1",
+                         name, d->dims[0], d->dims[1], d->dims[2]);
+    if (d->dims[1] > PRNN_MAX_INPUT)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s: inputSize = %d exceeds the limit %d", name,
+                         d->dims[1], PRNN_MAX_INPUT);
+    if (rnn->input_mode == PRNN_SKIP_INPUT && d->dims[1] != rnn->hidden)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s: inputSize = %d but PRNN_SKIP_INPUT requires "
+                         "inputSize == hiddenSize (%d)", name, d->dims[1],
+                         rnn->hidden);
+    *input_size = d->dims[1];
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle,
+                                     const struct prnnRNNStruct *rnn,
+                                     int seq_length,
+                                     const prnnTensorDescriptor_t *descs,
+                                     const char *name, prnn_rnn_problem *p)
+{
+    char what[64];
+    if (seq_length < 1)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "seqLength = %d: must be >= 1",
+                         seq_length);
+    if (!descs)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is NULL: an array of seqLength descriptors is required",
+                         name);
+    int *batch = prnn_handle_batch_scratch(handle, (size_t)seq_length);
+    if (!batch)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
+                         "out of host memory for %d batch sizes", seq_length);
+    int input_size = 0;
+    size_t rows = 0;
+    for (int t = 0; t < seq_length; t++) {
+        snprintf(what, sizeof(what), "%s[%d]", name, t);
+        int in = 0;
+        prnnStatus_t s = prnn_validate_input_desc(rnn, descs[t], what, &in);
+        if (s)
+            return s;
+        int b = descs[t]->dims[0];
+        if (t == 0) {
+            input_size = in;
+        } else {
+            if (in != input_size)
+                return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                                 "%s: inputSize = %d differs from %s[0]'s %d; it "
+                                 "must be the same at every step", what, in, name,
+                                 input_size);
+            if (b > batch[t - 1])
+                return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                                 "%s: batch = %d is larger than %s[%d]'s %d; batch "
+                                 "sizes must not increase with t (sort sequences "
+                                 "by decreasing length)", what, b, name, t - 1,
+                                 batch[t - 1]);
+        }
+        batch[t] = b;
+        rows += (size_t)b;
+    }
+    p->rnn = rnn;
+    p->input_size = input_size;
+    p->seq_length = seq_length;
+    p->batch = batch;
+    p->mini_batch = batch[0];
+    p->total_rows = rows;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_matching_seq(const prnn_rnn_problem *p,
+                                        const prnnTensorDescriptor_t *descs,
+                                        const char *name, int vector)
+{
+    char what[64];
+    if (!descs)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is NULL: an array of seqLength descriptors is required",
+                         name);
+    for (int t = 0; t < p->seq_length; t++) {
+        snprintf(what, sizeof(what), "%s[%d]", name, t);
+        const struct prnnTensorStruct *d = descs[t];
+        prnnStatus_t s = check_rnn_tensor(p->rnn, d, what);
+        if (s)
+            return s;
+        if (d->dims[0] != p->batch[t] || d->dims[1] != vector || d->dims[2] != 1)
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "%s dims {%d, %d, %d}: expected {%d, %d, 1} (batch of "
+                             "step %d, %d columns)", what, d->dims[0], d->dims[1],
+                             d->dims[2], p->batch[t], vector, t, vector);
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_state(const prnn_rnn_problem *p,
+                                 const struct prnnTensorStruct *d,
+                                 const char *name)
+{
+    prnnStatus_t s = check_rnn_tensor(p->rnn, d, name);
+    if (s)
+        return s;
+    int ld = p->rnn->layers * prnn_rnn_dirs(p->rnn);
+    if (d->dims[0] != ld || d->dims[1] != p->mini_batch ||
+        d->dims[2] != p->rnn->hidden)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s dims {%d, %d, %d}: expected {numLayers * directions "
+                         "= %d, miniBatch = %d, hiddenSize = %d}", name, d->dims[0],
+                         d->dims[1], d->dims[2], ld, p->mini_batch, p->rnn->hidden);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p,
+                                   const struct prnnFilterStruct *d,
+                                   const char *name)
+{
+    prnnStatus_t s = prnn_check_filter(d, name);
+    if (s)
+        return s;
+    if (d->dtype != p->rnn->dtype)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s has data type %s but rnnDesc has %s: they must agree",
+                         name, prnn_dtype_name(d->dtype),
+                         prnn_dtype_name(p->rnn->dtype));
+    size_t elems = 1;
+    for (int i = 0; i < d->nb_dims; i++)
+        elems *= (size_t)d->dims[i];
+    size_t need = prnn_weights_bytes(p->rnn, p->input_size);
+    size_t have = elems * prnn_dtype_size(d->dtype);
+    if (have != need)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s describes %zu bytes but prnnGetRNNParamsSize gives %zu "
+                         "for inputSize %d: describe the weights as {%zu, 1, 1}",
+                         name, have, need, p->input_size,
+                         need / prnn_dtype_size(d->dtype));
+    return PRNN_STATUS_SUCCESS;
+}
+
+size_t prnn_bytes_seq(const prnn_rnn_problem *p, int vector)
+{
+    return p->total_rows * (size_t)vector * prnn_dtype_size(p->rnn->dtype);
+}
+
+size_t prnn_bytes_state(const prnn_rnn_problem *p)
+{
+    return (size_t)p->rnn->layers * (size_t)prnn_rnn_dirs(p->rnn) *
+           (size_t)p->mini_batch * (size_t)p->rnn->hidden *
+           prnn_dtype_size(p->rnn->dtype);
+}
+
+static int overlaps(const prnn_buffer *a, const prnn_buffer *b)
+{
+    if (!a->ptr || !b->ptr || !a->bytes || !b->bytes)
+        return 0;
+    uintptr_t a0 = (uintptr_t)a->ptr, b0 = (uintptr_t)b->ptr;
+    return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+}
+
+prnnStatus_t prnn_validate_no_overlap(const prnn_buffer *outputs, int n_out,
+                                      const prnn_buffer *inputs, int n_in)
+{
+    for (int i = 0; i < n_out; i++) {
+        for (int j = i + 1; j < n_out; j++)
+            if (overlaps(&outputs[i], &outputs[j]))
+                return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                                 "%s and %s overlap: output buffers must be disjoint",
+                                 outputs[i].name, outputs[j].name);
+        for (int j = 0; j < n_in; j++)
+            if (overlaps(&outputs[i], &inputs[j]))
+                return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                                 "%s overlaps %s: outputs must not overlap inputs",
+                                 outputs[i].name, inputs[j].name);
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_ptr(const void *ptr, const char *name)
+{
+    if (!ptr)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", name);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_scratch(const void *ptr, size_t bytes,
+                                   size_t required, const char *name,
+                                   const char *size_name, const char *query)
+{
+    if (bytes < required)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s = %zu bytes is too small: %s needs %zu for this shape",
+                         size_name, bytes, query, required);
+    if (required && !ptr)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "%s is NULL but %zu bytes are required", name, required);
+    return PRNN_STATUS_SUCCESS;
+}

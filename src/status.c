@@ -1,0 +1,29 @@
+/* Version, status strings and the error-log entry point. */
+#include "error.h"
+
+size_t prnnGetVersion(void) { return PRNN_VERSION; }
+
+const char *prnnGetErrorString(prnnStatus_t status)
+{
+    switch (status) {
+    case PRNN_STATUS_SUCCESS: return "PRNN_STATUS_SUCCESS";
+    case PRNN_STATUS_NOT_INITIALIZED: return "PRNN_STATUS_NOT_INITIALIZED";
+    case PRNN_STATUS_ALLOC_FAILED: return "PRNN_STATUS_ALLOC_FAILED";
+    case PRNN_STATUS_BAD_PARAM: return "PRNN_STATUS_BAD_PARAM";
+    case PRNN_STATUS_INTERNAL_ERROR: return "PRNN_STATUS_INTERNAL_ERROR";
+    case PRNN_STATUS_INVALID_VALUE: return "PRNN_STATUS_INVALID_VALUE";
+    case PRNN_STATUS_ARCH_MISMATCH: return "PRNN_STATUS_ARCH_MISMATCH";
+    case PRNN_STATUS_MAPPING_ERROR: return "PRNN_STATUS_MAPPING_ERROR";
+    case PRNN_STATUS_EXECUTION_FAILED: return "PRNN_STATUS_EXECUTION_FAILED";
+    case PRNN_STATUS_NOT_SUPPORTED: return "PRNN_STATUS_NOT_SUPPORTED";
+    case PRNN_STATUS_NO_DEVICE: return "PRNN_STATUS_NO_DEVICE";
+    case PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING:
+        return "PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING";
+    case PRNN_STATUS_COMPILE_FAILED: return "PRNN_STATUS_COMPILE_FAILED";
+    case PRNN_STATUS_CACHE_ERROR: return "PRNN_STATUS_CACHE_ERROR";
+    case PRNN_STATUS_TUNING_DB_ERROR: return "PRNN_STATUS_TUNING_DB_ERROR";
+    }
+    return "PRNN_STATUS_UNKNOWN";
+}
+
+const char *prnnGetLastErrorLog(void) { return prnn_log_get(); }

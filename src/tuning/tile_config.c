@@ -1,0 +1,95 @@
+#include "tile_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIELD(n, lo, hi) {#n, offsetof(prnn_tile_config, n), lo, hi}
+const prnn_tile_field prnn_tile_fields[] = {
+    FIELD(blocks, 1, 4096),
+    FIELD(threads, 32, 1024),
+    FIELD(ksplit, 1, 32),
+    FIELD(lanes_k, 1, 32),
+    FIELD(batch_chunk, 1, 256),
+    FIELD(reg_slots, 0, 255),
+    FIELD(smem_slots, 0, 65536),
+    FIELD(mma, 0, 1),
+    FIELD(handoff, 0, 1),
+    {NULL, 0, 0, 0},
+};
+#undef FIELD
+
+int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
+{
+    return (int *)((char *)c + f->offset);
+}
+
+void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        buf[0] = '\0';
+    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
+        int v = *prnn_tile_field_ptr((prnn_tile_config *)c, f);
+        int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d",
+                         used ? " " : "", f->name, v);
+        if (n < 0 || (size_t)n >= size - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
+                           size_t err_size)
+{
+    unsigned seen = 0;
+    const char *p = text;
+    memset(c, 0, sizeof(*c));
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *eq = strchr(p, '=');
+        if (!eq) {
+            snprintf(err, err_size, "expected name=value at \"%.32s\"", p);
+            return -1;
+        }
+        size_t len = (size_t)(eq - p);
+        const prnn_tile_field *f = prnn_tile_fields;
+        unsigned bit = 1;
+        for (; f->name; f++, bit <<= 1)
+            if (strlen(f->name) == len && strncmp(f->name, p, len) == 0)
+                break;
+        if (!f->name) {
+            snprintf(err, err_size, "unknown field \"%.*s\"", (int)len, p);
+            return -1;
+        }
+        if (seen & bit) {
+            snprintf(err, err_size, "field \"%s\" given twice", f->name);
+            return -1;
+        }
+        char *end;
+        long v = strtol(eq + 1, &end, 10);
+        if (end == eq + 1 || (*end && *end != ' ')) {
+            snprintf(err, err_size, "field \"%s\": not an integer", f->name);
+            return -1;
+        }
+        if (v < f->min_value || v > f->max_value) {
+            snprintf(err, err_size, "field \"%s\" = %ld: must be in [%d, %d]",
+                     f->name, v, f->min_value, f->max_value);
+            return -1;
+        }
+        *prnn_tile_field_ptr(c, f) = (int)v;
+        seen |= bit;
+        p = end;
+    }
+    unsigned bit = 1;
+    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, bit <<= 1) {
+        if (!(seen & bit)) {
+            snprintf(err, err_size, "field \"%s\" missing", f->name);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * The tile configuration of the persistent recurrent kernel: every choice the
+ * tuning database, the heuristic and the autotuner make. The same field table
+ * serves the text form ("blocks=64 threads=256 ...", used in plan info and
+ * cache keys) and the JSON form of the tuning database.
+ *
+ * How the kernel uses them (kernel_src/rnn_persistent.cu has the details):
+ * each direction runs on `blocks` blocks; block i owns a contiguous slice of
+ * hidden units with all their gates. Inside a block, warps split the K
+ * dimension (the hidden units of h_{t-1}) into `ksplit` ranges; their partial
+ * products are summed in shared memory. Each thread's share of R is a list of
+ * "slots" (one 32-bit register each): the first `reg_slots` stay in registers,
+ * the next `smem_slots` in shared memory, the rest are re-read from global
+ * memory every step (the streamed variant).
+ */
+#ifndef PRNN_TILE_CONFIG_H
+#define PRNN_TILE_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct {
+    int blocks;      /* blocks per direction, >= 1 */
+    int threads;     /* threads per block, multiple of 32, 32..1024 */
+    int ksplit;      /* warps splitting K; divides threads/32 */
+    int lanes_k;     /* FMA engine: lanes along K within a warp (1,2,4,..,32);
+                      * must be 1 with the mma engine */
+    int batch_chunk; /* batch columns per pass, >= 1 */
+    int reg_slots;   /* weight slots per thread kept in registers, >= 0 */
+    int smem_slots;  /* weight slots per thread kept in shared memory, >= 0 */
+    int mma;         /* 1: tensor cores (mma.sync, half/bf16); 0: FMA */
+    int handoff;     /* 0: Lamport words (step + value); 1: step counter */
+} prnn_tile_config;
+
+typedef struct {
+    const char *name;
+    size_t offset;
+    int min_value;
+    int max_value;
+} prnn_tile_field;
+
+/* The fields, in canonical order; ends with a NULL name. */
+extern const prnn_tile_field prnn_tile_fields[];
+
+/* Canonical text form into buf (always NUL-terminated). */
+void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size);
+
+/* Parses the text form; every field must be present exactly once and in
+ * range. Returns 0 on success, -1 with a message in err otherwise. */
+int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
+                           size_t err_size);
+
+/* Field access by table entry. */
+int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * The tuning database: tile configurations measured per GPU and layer shape,
+ * read from JSON (tuning_db/README.md has the schema and the rules).
+ *
+ * Two databases are consulted: the shipped one (the .json files of
+ * tuning_db/, embedded in the library) and the user's ($PRNN_TUNING_DB,
+ * default <cache dir>/tuning.json), which prnn-autotune writes. Nothing here
+ * ever fails a plan: a bad file or entry is reported with prnn_log_append and
+ * skipped, and a miss simply leaves the planner to its heuristic.
+ *
+ * What the planner calls: prnn_tuning_lookup (tuning_lookup.c).
+ * What prnn-autotune calls: prnn_tuning_entry_from_key, prnn_tuning_db_store.
+ * The rest is exposed for tests, the fuzzer and tools.
+ */
+#ifndef PRNN_TUNING_DB_H
+#define PRNN_TUNING_DB_H
+
+#include <stddef.h>
+
+#include "prnn.h"
+#include "tile_config.h"
+
+/* The one schema this library reads and writes. */
+#define PRNN_TUNING_SCHEMA_VERSION 1
+
+/* String capacities, terminator included. cuDeviceGetName names fit in 256. */
+#define PRNN_TUNING_NAME_MAX 256
+#define PRNN_TUNING_SOURCE_MAX 256
+
+/* Bounds of the shape fields, shared by the parser and the writer. */
+#define PRNN_TUNING_MAX_HIDDEN (1 << 20)
+#define PRNN_TUNING_MAX_BATCH (1 << 20)
+#define PRNN_TUNING_MAX_SM_COUNT 65535
+
+/* A user DB larger than this is refused (it would be a mistake, not data). */
+#define PRNN_TUNING_MAX_FILE_BYTES (64u << 20)
+
+/* What a plan asks for. */
+typedef struct {
+    const char *gpu_name; /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
+    int cc_major;         /* compute capability, e.g. 9 and 0 */
+    int cc_minor;
+    int sm_count;         /* multiprocessors visible (MIG slices have fewer) */
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden;           /* hidden size, >= 1 */
+    int directions;       /* 1 or 2 */
+    int batch;            /* miniBatch, >= 1 */
+} prnn_tuning_key;
+
+/* One database entry, as the parser produces it and the writer consumes it.
+ * The key is (gpu_name, cc, sm_count, mode, dtype, hidden, directions,
+ * batch_min, batch_max); an exact batch has batch_min == batch_max. */
+typedef struct {
+    char gpu_name[PRNN_TUNING_NAME_MAX];
+    int cc_major;
+    int cc_minor;
+    int sm_count;
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden;
+    int directions;
+    int batch_min;
+    int batch_max;
+    prnn_tile_config config;
+    double us_per_step; /* measured on the entry's own shape, > 0 */
+    char source[PRNN_TUNING_SOURCE_MAX]; /* free text, may be "" */
+} prnn_tuning_entry;
+
+/* ------------------------------------------------------------------------ */
+/* Entries (tuning_entry.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* "relu", "tanh", "lstm", "gru", "sru"; NULL for a value outside the enum. */
+const char *prnn_tuning_mode_name(prnnRNNMode_t mode);
+/* 0 and *mode set for a known name, -1 otherwise. */
+int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode);
+/* The names of prnn_dtype_name ("float", "double", "half", "bfloat16"). */
+int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype);
+
+/* Clears e and copies the key's GPU and shape into it (batch_min = batch_max
+ * = key->batch); the caller then sets config, us_per_step and source. */
+void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
+                                const prnn_tuning_key *key);
+
+/* Checks every rule of the schema that does not depend on a device: ranges,
+ * batch_min <= batch_max, the config's field ranges and structure (threads a
+ * multiple of 32, ksplit dividing the warps, lanes_k a power of two and 1
+ * with mma, mma only for half/bfloat16). Returns 0, or -1 with the first
+ * broken rule in err. */
+int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
+                            size_t err_size);
+
+/* Nonzero when a and b have the same key (the writer replaces such an
+ * entry). */
+int prnn_tuning_entry_same_key(const prnn_tuning_entry *a,
+                               const prnn_tuning_entry *b);
+/* Total order on keys (GPU, cc, SMs, mode, dtype, directions, hidden, batch)
+ * used to sort a written file so its diffs stay readable. */
+int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
+                              const prnn_tuning_entry *b);
+
+/* Short description for messages: "lstm half hidden 1024 dirs 1 batch 8 on
+ * NVIDIA H100 80GB HBM3 (9.0, 132 SMs)". */
+void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
+                                size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Parsed databases (tuning_db_parse.c)                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    prnn_tuning_entry entry;
+    unsigned origin; /* index into the database's origins */
+    int index;       /* position in its file's "entries" array */
+} prnn_tuning_item;
+
+/* One or more files' valid entries. Zero-initialised means empty. */
+typedef struct {
+    prnn_tuning_item *items;
+    size_t count;
+    size_t capacity;
+    char **origins;      /* "user tuning DB /path", "shipped tuning DB x.json" */
+    unsigned n_origins;
+    int files_rejected;  /* files ignored as a whole */
+    size_t entries_skipped;
+} prnn_tuning_db;
+
+/*
+ * Parses one file's text (len bytes, need not be NUL-terminated) and appends
+ * its valid entries to db. origin names the file in messages. Every problem is
+ * reported with prnn_log_append as "<origin>: ...":
+ *  - file level (not JSON, trailing data, not an object, schema_version
+ *    missing, not an integer or not PRNN_TUNING_SCHEMA_VERSION, entries
+ *    missing or not an array, out of memory): nothing is appended, returns -1;
+ *  - entry level (a missing, duplicated or wrongly typed field, a value out
+ *    of range, an unknown mode, dtype or config field): that entry is skipped,
+ *    the others are kept, returns 0.
+ * Never crashes, on any input.
+ */
+int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
+                         const char *origin);
+
+/* Frees what db holds and zeroes it. */
+void prnn_tuning_db_free(prnn_tuning_db *db);
+
+/* ------------------------------------------------------------------------ */
+/* Search (tuning_search.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The planner's test of whether a configuration can run for the key on the
+ * device (registers, shared memory, blocks that must be co-resident). Returns
+ * 0 when it fits (the project's 0-is-success convention, like
+ * prnn_kernel_geometry_compute); otherwise nonzero, optionally with the
+ * reason written into why (which starts as ""), and lookup reports the entry
+ * as skipped and goes on to the next candidate.
+ */
+typedef int (*prnn_tuning_fits_fn)(const prnn_tile_config *config, void *ctx,
+                                   char *why, size_t why_size);
+
+typedef struct {
+    prnn_tuning_entry entry;     /* the entry used (its own shape and µs) */
+    prnnConfigSource_t source;   /* PRNN_CONFIG_USER_DB or _SHIPPED_DB */
+    int exact;                   /* 1: the key itself; 0: nearest entry */
+    double cost;                 /* nearest-entry distance (0 when exact) */
+} prnn_tuning_result;
+
+/* Entries farther than this (see prnn_tuning_distance) are not used: a
+ * configuration tuned for a shape that different is no better a guess than
+ * the heuristic. */
+#define PRNN_TUNING_NEAREST_MAX_COST 4.0
+
+/*
+ * Distance used to rank entries of the same GPU, mode, dtype and directions:
+ *   cost = wh * |log2(entry.hidden / key.hidden)| + |log2(batch ratio)|
+ * with wh = 1 when the entry's hidden size is larger or equal (a tiling for a
+ * larger layer spreads a smaller one over the same blocks) and 2 when it is
+ * smaller (it would need more weights per thread than were measured). The
+ * batch ratio is to the nearest end of the entry's batch range (1 inside it).
+ */
+double prnn_tuning_distance(const prnn_tuning_entry *e,
+                            const prnn_tuning_key *key);
+
+/*
+ * The layered search over two parsed databases (either may be NULL):
+ *   1. user exact, 2. shipped exact (within each, the narrowest batch range
+ *   first, then file order), 3. the nearest entry of either database with
+ *   cost <= PRNN_TUNING_NEAREST_MAX_COST, by cost, ties going to the user DB,
+ *   then the larger hidden size, then the larger batch, then file order.
+ * Each candidate is offered to fits (NULL accepts everything); a rejected one
+ * is reported in the log and the search goes on. Returns 1 with *result set,
+ * or 0 (result untouched) when nothing matches or the key is invalid.
+ */
+int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
+                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
+                       void *ctx, prnn_tuning_result *result);
+
+/* ------------------------------------------------------------------------ */
+/* The process-wide lookup (tuning_lookup.c)                                */
+/* ------------------------------------------------------------------------ */
+
+/* The user DB's path: $PRNN_TUNING_DB if set and not empty, else
+ * <prnn_cache_dir>/tuning.json. 0, or -1 when there is none (no cache dir,
+ * or buf too small). */
+int prnn_tuning_user_db_path(char *buf, size_t size);
+
+/*
+ * prnn_tuning_search over the user DB and the shipped DB (all embedded
+ * tuning_db files merged). Both are parsed once per process and cached; the
+ * user DB is re-read when its path, inode, size or mtime changes, so entries
+ * written by prnn-autotune in another process reach later plans. Problems of
+ * a file are logged by the call that (re)reads it. Thread-safe.
+ */
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
+                       void *ctx, prnn_tuning_result *result);
+
+/* ------------------------------------------------------------------------ */
+/* Writing (tuning_db_format.c, tuning_db_store.c)                          */
+/* ------------------------------------------------------------------------ */
+
+/* The JSON text of a database holding these entries (in the given order),
+ * pretty-printed, one line per key, config and measurement. malloc'd; NULL
+ * when out of memory. */
+char *prnn_tuning_db_format(const prnn_tuning_entry *entries, size_t count);
+
+/*
+ * Adds entries to the database file at path (NULL: the user DB), replacing
+ * any entry with the same key, and rewrites it sorted by key. Serialized
+ * with other writers (threads and processes) by flock on "<path>.lock";
+ * written to a temporary file in the same directory, fsync'ed and renamed, so
+ * readers see the old file or the new one, never a part. Creates missing
+ * directories. An existing file that is malformed (or has entries this
+ * library cannot read) is kept as "<path>.bad-<UTC time>" and a note is
+ * logged; its readable entries are carried over.
+ * Returns SUCCESS; BAD_PARAM for an entry that breaks
+ * prnn_tuning_entry_check; TUNING_DB_ERROR (log: path and errno text) when
+ * the file cannot be read, locked or written; ALLOC_FAILED.
+ */
+prnnStatus_t prnn_tuning_db_store_many(const char *path,
+                                       const prnn_tuning_entry *entries,
+                                       size_t count);
+prnnStatus_t prnn_tuning_db_store(const char *path,
+                                  const prnn_tuning_entry *entry);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * The writer behind prnn-autotune: read, merge, write a temporary file,
+ * rename. Writers are serialized by flock on a lock file beside the database
+ * (never on the database itself, which rename replaces), so two autotuning
+ * processes cannot lose each other's entries; readers need no lock because a
+ * rename is atomic.
+ */
+#include "tuning_db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache_dir.h"
+#include "error.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads the existing file. 0 with *text NULL when there is none. */
+static int read_existing(const char *path, char **text, size_t *len,
+                         mode_t *mode)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)PRNN_TUNING_MAX_FILE_BYTES) {
+        close(fd);
+        errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+        return -1;
+    }
+    *mode = st.st_mode & 0777;
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    /* Reads at most the size fstat saw: the file cannot change under the
+     * lock, except by a writer that ignores it. */
+    while (n < cap - 1) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            close(fd);
+            errno = err;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* Keeps the bytes of a file we are about to replace as path.bad-<UTC time>,
+ * written from memory so it works wherever the new file can be written. */
+static int backup(const char *path, const char *text, size_t len, char *bak,
+                  size_t bak_size)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) ||
+        !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+    for (int i = 0; i < 100; i++) {
+        int n = i ? snprintf(bak, bak_size, "%s.bad-%s-%d", path, stamp, i)
+                  : snprintf(bak, bak_size, "%s.bad-%s", path, stamp);
+        if (n < 0 || (size_t)n >= bak_size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(bak, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            return -1;
+        int rc = write_all(fd, text, len);
+        if (rc == 0)
+            rc = fsync(fd);
+        int err = errno;
+        close(fd);
+        if (rc != 0) {
+            unlink(bak);
+            errno = err;
+            return -1;
+        }
+        return 0;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+    return prnn_tuning_entry_compare(a, b);
+}
+
+/* The merged, sorted list: old entries with the new ones replacing the same
+ * keys (later new entries win over earlier ones). */
+static prnn_tuning_entry *merge(const prnn_tuning_db *old,
+                                const prnn_tuning_entry *add, size_t n_add,
+                                size_t *count)
+{
+    size_t cap = old->count + n_add, n = 0;
+    prnn_tuning_entry *all = malloc((cap ? cap : 1) * sizeof(*all));
+    if (!all)
+        return NULL;
+    for (size_t i = 0; i < old->count; i++)
+        all[n++] = old->items[i].entry;
+    for (size_t i = 0; i < n_add; i++) {
+        size_t j = 0;
+        while (j < n && !prnn_tuning_entry_same_key(&all[j], &add[i]))
+            j++;
+        all[j] = add[i];
+        if (j == n)
+            n++;
+    }
+    qsort(all, n, sizeof(*all), cmp_entries);
+    *count = n;
+    return all;
+}
+
+static void dir_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+/* Writes text to a temporary file beside path and renames it over path. On
+ * failure nothing is left behind and errno says why; *what names the step. */
+static int replace_file(const char *path, const char *dir, const char *text,
+                        mode_t mode, const char **what)
+{
+    char tmp[PATH_MAX];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
+    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+        *what = "temporary file name";
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        *what = "cannot create a temporary file";
+        return -1;
+    }
+    int rc = 0;
+    if (fchmod(fd, mode) != 0) {
+        *what = "cannot set the mode of the temporary file";
+        rc = -1;
+    } else if (write_all(fd, text, strlen(text)) != 0) {
+        *what = "cannot write the temporary file";
+        rc = -1;
+    } else if (fsync(fd) != 0) {
+        *what = "cannot fsync the temporary file";
+        rc = -1;
+    }
+    int err = errno;
+    if (close(fd) != 0 && rc == 0) {
+        *what = "cannot close the temporary file";
+        err = errno;
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        *what = "cannot rename the temporary file into place";
+        err = errno;
+        rc = -1;
+    }
+    if (rc != 0) {
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    /* Makes the rename itself durable; best effort (some filesystems refuse
+     * fsync on a directory, and the data is already safe either way). */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
+static prnnStatus_t fail_errno(const char *path, const char *what)
+{
+    return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path,
+                     what, strerror(errno));
+}
+
+/* Under the lock: read, check, back up if needed, merge, write. */
+static prnnStatus_t store_locked(const char *path, const char *dir,
+                                 const prnn_tuning_entry *entries, size_t count)
+{
+    char *text;
+    size_t len;
+    mode_t mode = 0644;
+    if (read_existing(path, &text, &len, &mode) != 0)
+        return fail_errno(path, "cannot read the existing file");
+
+    prnn_tuning_db old = {0};
+    if (text) {
+        char origin[PATH_MAX + 32];
+        snprintf(origin, sizeof(origin), "tuning DB %s", path);
+        int rejected = prnn_tuning_db_parse(&old, text, len, origin) != 0;
+        if (rejected || old.entries_skipped) {
+            char bak[PATH_MAX + 64];
+            if (backup(path, text, len, bak, sizeof(bak)) != 0) {
+                prnnStatus_t st =
+                    fail_errno(path, "cannot back up the malformed file");
+                free(text);
+                prnn_tuning_db_free(&old);
+                return st;
+            }
+            if (rejected)
+                prnn_log_append("tuning DB %s: the existing file is malformed "
+                                "(see above); kept it as %s and started a "
+                                "fresh one",
+                                path, bak);
+            else
+                prnn_log_append("tuning DB %s: %zu unreadable entries dropped "
+                                "(see above); the old file is kept as %s",
+                                path, old.entries_skipped, bak);
+        }
+        free(text);
+    }
+
+    size_t n = 0;
+    prnn_tuning_entry *all = merge(&old, entries, count, &n);
+    prnn_tuning_db_free(&old);
+    char *json = all ? prnn_tuning_db_format(all, n) : NULL;
+    free(all);
+    if (!json)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
+                         "tuning DB %s: out of memory", path);
+    const char *what = "";
+    prnnStatus_t st = replace_file(path, dir, json, mode, &what) == 0
+                          ? PRNN_STATUS_SUCCESS
+                          : fail_errno(path, what);
+    free(json);
+    return st;
+}
+
+prnnStatus_t prnn_tuning_db_store_many(const char *path,
+                                       const prnn_tuning_entry *entries,
+                                       size_t count)
+{
+    char user_path[PATH_MAX];
+    if (!path) {
+        if (prnn_tuning_user_db_path(user_path, sizeof(user_path)))
+            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                             "no user tuning DB path: set PRNN_TUNING_DB, "
+                             "PRNN_CACHE_DIR, XDG_CACHE_HOME or HOME");
+        path = user_path;
+    }
+    if (!path[0])
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "tuning DB path is empty");
+    /* A database that is a symlink (say, into a dotfiles repository) is
+     * updated where it points; rename would otherwise replace the link. */
+    char real[PATH_MAX];
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real))
+        path = real;
+    if (!entries && count)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "entries is NULL");
+    for (size_t i = 0; i < count; i++) {
+        char err[256], desc[400];
+        if (prnn_tuning_entry_check(&entries[i], err, sizeof(err)) != 0) {
+            prnn_tuning_entry_describe(&entries[i], desc, sizeof(desc));
+            return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                             "tuning DB %s: entry %zu (%s): %s", path, i, desc,
+                             err);
+        }
+    }
+
+    char dir[PATH_MAX], lock[PATH_MAX];
+    dir_of(path, dir, sizeof(dir));
+    int n = snprintf(lock, sizeof(lock), "%s.lock", path);
+    if (n < 0 || (size_t)n >= sizeof(lock)) {
+        errno = ENAMETOOLONG;
+        return fail_errno(path, "path too long");
+    }
+    if (prnn_mkdir_p(dir) != 0)
+        return fail_errno(path, "cannot create its directory");
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0)
+        return fail_errno(path, "cannot open the lock file");
+    int rc;
+    while ((rc = flock(lfd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        prnnStatus_t st = fail_errno(path, "cannot lock the lock file");
+        close(lfd);
+        return st;
+    }
+    prnnStatus_t st = store_locked(path, dir, entries, count);
+    close(lfd); /* releases the lock */
+    return st;
+}
+
+prnnStatus_t prnn_tuning_db_store(const char *path,
+                                  const prnn_tuning_entry *entry)
+{
+    if (!entry)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "entry is NULL");
+    return prnn_tuning_db_store_many(path, entry, 1);
+}

@@ -1,0 +1,232 @@
+/*
+ * The process-wide view of the two databases. The shipped DB is parsed once;
+ * the user DB is re-read whenever the file behind its path changes (the
+ * writer renames a new file into place, so the inode changes on every store),
+ * which is how an autotuning run in another process reaches later plans.
+ *
+ * A parsed user DB is reference-counted: a lookup holds it while it runs the
+ * planner's fits callback, outside the mutex, so a concurrent reload never
+ * frees entries under it and a slow callback never blocks other threads.
+ */
+#include "tuning_db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_dir.h"
+#include "embedded.h"
+#include "error.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+typedef struct {
+    prnn_tuning_db db;
+    int refs;
+} shared_db;
+
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+} file_id;
+
+static pthread_once_t shipped_once = PTHREAD_ONCE_INIT;
+static prnn_tuning_db shipped_db;
+
+static pthread_mutex_t user_mutex = PTHREAD_MUTEX_INITIALIZER;
+static shared_db *user_cached; /* holds one reference */
+static char user_cached_path[PATH_MAX];
+static file_id user_cached_id;
+
+int prnn_tuning_user_db_path(char *buf, size_t size)
+{
+    if (!buf || !size)
+        return -1;
+    const char *v = getenv("PRNN_TUNING_DB");
+    if (v && v[0]) {
+        int n = snprintf(buf, size, "%s", v);
+        return (n < 0 || (size_t)n >= size) ? -1 : 0;
+    }
+    if (prnn_cache_dir(buf, size))
+        return -1;
+    size_t len = strlen(buf);
+    int n = snprintf(buf + len, size - len, "/tuning.json");
+    return (n < 0 || (size_t)n >= size - len) ? -1 : 0;
+}
+
+static void load_shipped(void)
+{
+    char origin[300];
+    for (const prnn_embedded_file *f = prnn_tuning_db_files; f->name; f++) {
+        snprintf(origin, sizeof(origin), "shipped tuning DB %s", f->name);
+        prnn_tuning_db_parse(&shipped_db, f->data, f->size, origin);
+    }
+}
+
+static void release(shared_db *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&user_mutex);
+    int last = --s->refs == 0;
+    pthread_mutex_unlock(&user_mutex);
+    if (last) {
+        prnn_tuning_db_free(&s->db);
+        free(s);
+    }
+}
+
+/* Reads an open file whole; NULL (with errno) on failure or when too big. */
+static char *read_all(int fd, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= PRNN_TUNING_MAX_FILE_BYTES) {
+                free(buf);
+                errno = EFBIG;
+                return NULL;
+            }
+            char *t = realloc(buf, cap * 2);
+            if (!t) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = t;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            errno = err;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *len = n;
+    return buf;
+}
+
+/* A fresh shared_db with the file's entries (empty, with the problem logged,
+ * when the file cannot be read). NULL only when out of memory. */
+static shared_db *load_user(int fd, const char *path)
+{
+    shared_db *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->refs = 1;
+    char origin[PATH_MAX + 32];
+    snprintf(origin, sizeof(origin), "user tuning DB %s", path);
+    size_t len = 0;
+    char *text = read_all(fd, &len);
+    if (!text) {
+        prnn_log_append("%s: ignored: cannot read it: %s", origin,
+                        strerror(errno));
+        s->db.files_rejected = 1;
+        return s;
+    }
+    prnn_tuning_db_parse(&s->db, text, len, origin);
+    free(text);
+    return s;
+}
+
+static int same_id(const file_id *a, const file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime.tv_sec == b->mtime.tv_sec &&
+           a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* The current user DB with a reference for the caller, or NULL when there is
+ * none. The identity comes from fstat of the descriptor that is read, so the
+ * cached text and the identity always belong to the same file. */
+static shared_db *acquire_user(void)
+{
+    char path[PATH_MAX];
+    if (prnn_tuning_user_db_path(path, sizeof(path)))
+        return NULL;
+    /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int open_errno = errno;
+    struct stat st;
+    if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
+        /* Exists but unreadable: worth a note, once per path. */
+        pthread_mutex_lock(&user_mutex);
+        int known = strcmp(user_cached_path, path) == 0 && !user_cached;
+        if (!known)
+            snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
+        shared_db *old = user_cached;
+        user_cached = NULL;
+        pthread_mutex_unlock(&user_mutex);
+        if (!known)
+            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
+                            path, strerror(open_errno));
+        release(old);
+        return NULL;
+    }
+    if (fd < 0)
+        return NULL; /* no user DB: the normal case before any tuning run */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        prnn_log_append("user tuning DB %s: ignored: not a regular file",
+                        path);
+        close(fd);
+        return NULL;
+    }
+    file_id id = {st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+
+    pthread_mutex_lock(&user_mutex);
+    shared_db *s = NULL;
+    if (user_cached && strcmp(user_cached_path, path) == 0 &&
+        same_id(&user_cached_id, &id)) {
+        s = user_cached;
+        s->refs++;
+        pthread_mutex_unlock(&user_mutex);
+        close(fd);
+        return s;
+    }
+    /* Parsed under the mutex: two threads planning at once read the file
+     * once, and its problems are logged once. */
+    s = load_user(fd, path);
+    close(fd);
+    shared_db *old = NULL;
+    if (s) {
+        old = user_cached;
+        user_cached = s;
+        s->refs++; /* the cache's reference and the caller's */
+        snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
+        user_cached_id = id;
+    }
+    pthread_mutex_unlock(&user_mutex);
+    release(old);
+    return s;
+}
+
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
+                       void *ctx, prnn_tuning_result *result)
+{
+    pthread_once(&shipped_once, load_shipped);
+    shared_db *user = acquire_user();
+    int found = prnn_tuning_search(user ? &user->db : NULL, &shipped_db, key,
+                                   fits, ctx, result);
+    release(user);
+    return found;
+}

@@ -1,0 +1,35 @@
+/* EXPECT for the prnn-bench tests. */
+#ifndef PRNN_TEST_BENCH_TEST_H
+#define PRNN_TEST_BENCH_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int test_failures;
+
+#define EXPECT(cond, ...)                                                      \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            test_failures++;                                                   \
+            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+        }                                                                      \
+    } while (0)
+
+#define EXPECT_NEAR(a, b, tol)                                                 \
+    EXPECT(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g", \
+           #a, (double)(a), (double)(b))
+
+static inline int test_done(const char *name)
+{
+    if (test_failures) {
+        fprintf(stderr, "%s: %d failure(s)\n", name, test_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+#endif

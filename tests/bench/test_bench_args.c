@@ -1,0 +1,219 @@
+/* prnn-bench's command line: defaults, lists, errors, point order, and the
+ * cold-start child's spec and output lines. */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "bench_args.h"
+#include "bench_test.h"
+#include "cold_start.h"
+
+static int parse(bench_args *a, char *err, size_t n, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = "prnn-bench";
+    va_list ap;
+    va_start(ap, n);
+    for (char *s; (s = va_arg(ap, char *)) && argc < 63;)
+        argv[argc++] = s;
+    va_end(ap);
+    argv[argc] = NULL;
+    return bench_args_parse(argc, argv, a, err, n);
+}
+
+#define PARSE(a, ...) parse(a, err, sizeof(err), __VA_ARGS__, (char *)NULL)
+
+static void expect_error(const char *contains, int rc, const char *err)
+{
+    EXPECT(rc == -1, "expected an error containing '%s'", contains);
+    EXPECT(strstr(err, contains) != NULL, "message '%s' lacks '%s'", err,
+           contains);
+}
+
+int main(void)
+{
+    bench_args a;
+    char err[512];
+
+    /* Defaults: the full sweep of DESIGN.md §8. */
+    EXPECT(PARSE(&a, "-v") == 0, "%s", err);
+    EXPECT(a.n_modes == 3 && a.modes[0] == PRNN_RNN_TANH &&
+               a.modes[1] == PRNN_LSTM && a.modes[2] == PRNN_GRU,
+           "modes");
+    EXPECT(a.n_hidden == 4 && a.hidden[0] == 256 && a.hidden[3] == 2048,
+           "hidden");
+    EXPECT(a.n_batch == 5 && a.batch[0] == 1 && a.batch[4] == 64, "batch");
+    EXPECT(a.n_dtypes == 2 && a.dtypes[0] == PRNN_DATA_FLOAT &&
+               a.dtypes[1] == PRNN_DATA_HALF,
+           "dtypes");
+    EXPECT(a.n_seq == 1 && a.seq[0] == 256, "seq");
+    EXPECT(a.n_passes == 1 && a.passes[0] == BENCH_INFERENCE, "pass");
+    EXPECT(a.repeats == 20 && a.warmup == 3 && a.layers == 1, "numbers");
+    EXPECT(a.math == BENCH_MATH_STRICT && a.cudnn_algos == 0xF, "math/algos");
+    EXPECT(a.verbose == 1 && !a.help && !a.csv && !a.cold_child, "flags");
+    EXPECT(bench_args_num_points(&a) == 120, "%ld points",
+           bench_args_num_points(&a));
+
+    /* --quick, with an explicit list overriding one of its lists whatever
+     * the order. */
+    EXPECT(PARSE(&a, "--quick") == 0, "%s", err);
+    EXPECT(bench_args_num_points(&a) == 36, "quick: %ld points",
+           bench_args_num_points(&a));
+    EXPECT(a.modes[0] == PRNN_LSTM && a.hidden[1] == 1024 && a.batch[2] == 64,
+           "quick lists");
+    EXPECT(PARSE(&a, "--batch=2,3", "--quick") == 0, "%s", err);
+    EXPECT(a.n_batch == 2 && a.batch[0] == 2 && a.batch[1] == 3 &&
+               a.n_hidden == 2,
+           "--batch with --quick");
+
+    /* Every list, both spellings. */
+    EXPECT(PARSE(&a, "--modes", "gru,RELU", "--hidden=64", "--batch", "5",
+                 "--dtype", "bf16,double,fp16", "--seq", "10,20", "--layers",
+                 "2", "--bidirectional", "--input", "32", "--repeats=7",
+                 "--warmup", "0", "--math", "tf32", "--cudnn-algos",
+                 "dynamic,small_h", "--device", "1", "--seed", "0x10",
+                 "--csv", "a.csv", "--json=b.json", "--plot", "c.png",
+                 "--no-cudnn", "--cold-start") == 0,
+           "%s", err);
+    EXPECT(a.n_modes == 2 && a.modes[0] == PRNN_GRU &&
+               a.modes[1] == PRNN_RNN_RELU,
+           "modes");
+    EXPECT(a.n_dtypes == 3 && a.dtypes[0] == PRNN_DATA_BFLOAT16 &&
+               a.dtypes[1] == PRNN_DATA_DOUBLE && a.dtypes[2] == PRNN_DATA_HALF,
+           "dtypes");
+    EXPECT(a.n_seq == 2 && a.seq[1] == 20 && a.layers == 2 &&
+               a.bidirectional && a.input == 32,
+           "seq/layers/input");
+    EXPECT(a.repeats == 7 && a.warmup == 0 && a.math == BENCH_MATH_TF32,
+           "repeats/math");
+    EXPECT(a.cudnn_algos == ((1u << 2) | (1u << 3)), "algos %#x",
+           a.cudnn_algos);
+    EXPECT(a.device == 1 && a.seed == 16, "device %d seed %llu", a.device,
+           a.seed);
+    EXPECT(a.csv && !strcmp(a.csv, "a.csv") && a.json &&
+               !strcmp(a.json, "b.json") && a.plot && !strcmp(a.plot, "c.png"),
+           "files");
+    EXPECT(a.no_cudnn && a.cold_start, "flags");
+
+    /* Point order: pass, mode, dtype, hidden, batch, seq (seq fastest). */
+    EXPECT(bench_args_num_points(&a) == 2 * 3 * 1 * 1 * 2, "%ld",
+           bench_args_num_points(&a));
+    bench_point pt;
+    bench_args_point(&a, 0, &pt);
+    EXPECT(pt.mode == PRNN_GRU && pt.dtype == PRNN_DATA_BFLOAT16 &&
+               pt.seq == 10 && pt.hidden == 64 && pt.input == 32 &&
+               pt.batch == 5 && pt.layers == 2 && pt.bidirectional,
+           "point 0");
+    bench_args_point(&a, 1, &pt);
+    EXPECT(pt.seq == 20 && pt.dtype == PRNN_DATA_BFLOAT16, "point 1");
+    bench_args_point(&a, 2, &pt);
+    EXPECT(pt.seq == 10 && pt.dtype == PRNN_DATA_DOUBLE, "point 2");
+    bench_args_point(&a, 6, &pt);
+    EXPECT(pt.mode == PRNN_RNN_RELU && pt.dtype == PRNN_DATA_BFLOAT16,
+           "point 6");
+
+    /* Input size defaults to the hidden size of each point. */
+    EXPECT(PARSE(&a, "--hidden", "128,256") == 0, "%s", err);
+    bench_args_point(&a, 0, &pt);
+    EXPECT(pt.input == 128, "input %d", pt.input);
+
+    /* Passes. */
+    EXPECT(PARSE(&a, "--training") == 0 && a.n_passes == 1 &&
+               a.passes[0] == BENCH_TRAINING,
+           "--training");
+    EXPECT(PARSE(&a, "--pass", "inference,training") == 0 && a.n_passes == 2,
+           "--pass both");
+    EXPECT(PARSE(&a, "--pass", "training,training") == 0 && a.n_passes == 1,
+           "--pass twice");
+    EXPECT(PARSE(&a, "--help") == 0 && a.help, "--help");
+    EXPECT(PARSE(&a, "--no-prnn") == 0 && a.no_prnn, "--no-prnn");
+
+    /* Errors. */
+    expect_error("unknown option '--bogus'", PARSE(&a, "--bogus"), err);
+    expect_error("takes no value", PARSE(&a, "--quick=1"), err);
+    expect_error("--hidden needs a value", PARSE(&a, "--hidden"), err);
+    expect_error("'0' is not a size", PARSE(&a, "--hidden", "0"), err);
+    expect_error("'12x' is not a size", PARSE(&a, "--batch", "1,12x"), err);
+    expect_error("'sru' is not a mode", PARSE(&a, "--modes", "lstm,sru"), err);
+    expect_error("'int8' is not a data type", PARSE(&a, "--dtype", "int8"),
+                 err);
+    expect_error("empty list", PARSE(&a, "--seq", ","), err);
+    expect_error("--repeats", PARSE(&a, "--repeats", "0"), err);
+    expect_error("--warmup", PARSE(&a, "--warmup", "-1"), err);
+    expect_error("--math", PARSE(&a, "--math", "fast"), err);
+    expect_error("not a cuDNN algorithm",
+                 PARSE(&a, "--cudnn-algos", "static,best"), err);
+    expect_error("nothing to time", PARSE(&a, "--no-prnn", "--no-cudnn"), err);
+    expect_error("unexpected argument 'lstm'", PARSE(&a, "lstm"), err);
+    expect_error("--seed", PARSE(&a, "--seed", "-3"), err);
+    expect_error("--csv: empty", PARSE(&a, "--csv="), err);
+    expect_error("more than 64 values",
+                 PARSE(&a, "--batch",
+                       "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+                       "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+                       "1,1,1,1,1,1,1,1,1,1,1"),
+                 err);
+
+    /* The usage names every option. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bench_usage(f, "prnn-bench");
+    fclose(f);
+    const char *opts[] = {"--modes", "--hidden", "--batch", "--dtype",
+                          "--seq", "--layers", "--bidirectional",
+                          "--training", "--repeats", "--warmup", "--math",
+                          "--quick", "--csv", "--json", "--plot",
+                          "--no-cudnn", "--device", "--cold-start", NULL};
+    for (int i = 0; opts[i]; i++)
+        EXPECT(strstr(buf, opts[i]) != NULL, "usage lacks %s", opts[i]);
+    EXPECT(strstr(buf, "--cold-child") == NULL, "usage shows the internal "
+                                                "flag");
+    free(buf);
+
+    /* The cold-start child's spec round-trips. */
+    bench_point p0 = {PRNN_GRU, PRNN_DATA_HALF, 512, 256, 8, 1, 2, 1,
+                      BENCH_INFERENCE};
+    char spec[256];
+    bench_cold_spec_format(spec, sizeof(spec), &p0, BENCH_MATH_TF32, 1234.5);
+    bench_point p1;
+    bench_math m;
+    double t;
+    EXPECT(bench_cold_spec_parse(spec, &p1, &m, &t) == 0, "spec '%s'", spec);
+    EXPECT(p1.mode == PRNN_GRU && p1.dtype == PRNN_DATA_HALF &&
+               p1.hidden == 512 && p1.input == 256 && p1.batch == 8 &&
+               p1.layers == 2 && p1.bidirectional == 1 &&
+               m == BENCH_MATH_TF32 && fabs(t - 1234.5) < 1e-6,
+           "spec '%s' parsed back wrong", spec);
+    EXPECT(bench_cold_spec_parse("lstm,f32,0,1,1,1,0,strict,0", &p1, &m,
+                                 &t) == -1,
+           "hidden 0 accepted");
+    EXPECT(bench_cold_spec_parse("lstm,f32,8,8,1", &p1, &m, &t) == -1,
+           "short spec accepted");
+
+    /* ... and so do its output lines. */
+    bench_cold_result r;
+    memset(&r, 0, sizeof(r));
+    EXPECT(bench_cold_parse_line(
+               "PRNN_BENCH_COLD first 120.5 118.25 101.0 compiled\n", &r,
+               0) == 0 && r.cold.ok && r.cold.wall_ms == 120.5 &&
+               r.cold.compile_ms == 101.0 &&
+               !strcmp(r.cold.cubin_source, "compiled"),
+           "first line");
+    EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD second 0.5 0.25 0 memory",
+                                 &r, 0) == 0 && r.memory.ok &&
+               !strcmp(r.memory.cubin_source, "memory"),
+           "second line");
+    EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD process 410.5", &r, 0) ==
+                   0 && r.process_to_plan_ms == 410.5,
+           "process line");
+    EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD first 3.5 3.25 0 disk", &r,
+                                 1) == 0 && r.disk.ok && r.disk.wall_ms == 3.5 &&
+               r.cold.wall_ms == 120.5,
+           "disk line");
+    EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD error prnnCreate: no\n", &r,
+                                 1) == 0 && !strcmp(r.note, "prnnCreate: no"),
+           "error line: '%s'", r.note);
+    EXPECT(bench_cold_parse_line("something else", &r, 0) == -1, "foreign");
+    return test_done("test_bench_args");
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs every GPU check (and optionally the benchmark / autotuner) on a GPU
+# machine, in one call, and prints a short table last.
+#
+#   tests/gpu/run.sh [stage ...]     stages: pipeline forward full sanitize demo bench autotune
+#                                    (default: pipeline forward demo)
+# Environment:
+#   BUILD=dir      a build directory to use (default: build-gpu, created with
+#                  meson if it does not exist; a prebuilt one can be carried)
+#   OUT=dir        where logs and results go (the device tool sets it)
+#   BENCH_ARGS     extra arguments for prnn-bench (default --quick)
+#   AUTOTUNE_ARGS  arguments for prnn-autotune
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BUILD=${BUILD:-build-gpu}
+OUT=${OUT:-$ROOT/gpu-results}
+mkdir -p "$OUT"
+STAGES=${*:-pipeline forward demo}
+# A carried libcjson (device images may lack it).
+if [ -d "$ROOT/.device_carry/lib" ]; then
+    export LD_LIBRARY_PATH="$ROOT/.device_carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export PRNN_CACHE_DIR=${PRNN_CACHE_DIR:-/tmp/prnn-cache}
+
+if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ]; then
+    echo "== building in $BUILD"
+    (meson setup "$BUILD" --buildtype=release >/dev/null && ninja -C "$BUILD") \
+        > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
+fi
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
+    | tee "$OUT/gpu.txt"
+
+declare -a ROWS
+run_stage() { # name, command...
+    local name=$1; shift
+    local t0=$(date +%s.%N)
+    "$@" > "$OUT/$name.log" 2>&1
+    local rc=$?
+    local t1=$(date +%s.%N)
+    local secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+    local verdict=PASS
+    [ $rc -eq 77 ] && verdict=SKIP
+    [ $rc -ne 0 ] && [ $rc -ne 77 ] && verdict="FAIL($rc)"
+    ROWS+=("| $name | $verdict | $secs s | $(tail -n 3 "$OUT/$name.log" | tr '\n' ' ' | cut -c1-150) |")
+    echo "== $name: $verdict ($secs s)"
+    tail -n 25 "$OUT/$name.log"
+}
+
+for stage in $STAGES; do
+    case $stage in
+    pipeline) run_stage pipeline "$BUILD/tests/jit/test_pipeline_gpu" ;;
+    forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
+    full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
+    sanitize)
+        run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
+        run_stage racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=96" ;;
+    demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;
+    bench)    run_stage bench "$BUILD/tools/bench/prnn-bench" ${BENCH_ARGS:---quick} \
+                  --csv "$OUT/bench.csv" --json "$OUT/bench.json" --plot "$OUT/bench.png" ;;
+    autotune) run_stage autotune "$BUILD/tools/autotune/prnn-autotune" ${AUTOTUNE_ARGS:-} ;;
+    *) echo "unknown stage $stage"; exit 2 ;;
+    esac
+done
+
+echo
+echo "| stage | result | time | last lines |"
+echo "|---|---|---|---|"
+for r in "${ROWS[@]}"; do echo "$r"; done

@@ -1,0 +1,56 @@
+/* Small helpers shared by the jit tests. */
+#ifndef PRNN_JIT_TEST_H
+#define PRNN_JIT_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "prnn.h"
+
+extern int jit_test_failures;
+
+/* Records a failure and goes on (so one run reports every problem). */
+#define CHECK(cond)                                                           \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,  \
+                    #cond);                                                   \
+            jit_test_failures++;                                              \
+        }                                                                     \
+    } while (0)
+
+/* Checks a status; on mismatch prints both and the thread's log. */
+#define CHECK_STATUS(expr, expected)                                          \
+    do {                                                                      \
+        prnnStatus_t s_ = (expr);                                             \
+        if (s_ != (expected)) {                                               \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\nlog: %s\n",  \
+                    __FILE__, __LINE__, #expr, prnnGetErrorString(s_),        \
+                    prnnGetErrorString(expected), prnnGetLastErrorLog());     \
+            jit_test_failures++;                                              \
+        }                                                                     \
+    } while (0)
+
+/* A fresh directory under /tmp (mkdtemp); exits on failure. */
+char *jit_test_tmpdir(const char *tag);
+
+/* rm -rf path (only used on directories this test created). */
+void jit_test_rmtree(const char *path);
+
+/* Sets PRNN_CACHE_DIR to dir. */
+void jit_test_use_cache_dir(const char *dir);
+
+/* Number of files in dir whose name contains substr ("" for all). */
+int jit_test_count_files(const char *dir, const char *substr);
+
+/* The number of "*.cubin" entries in dir; the path of one of them into
+ * buf. */
+int jit_test_entries(const char *dir, char *buf, size_t size);
+
+/* 1 if the substring occurs in the calling thread's prnn log. */
+int jit_test_log_has(const char *substr);
+
+/* Exit status for the end of main: prints a summary. */
+int jit_test_finish(const char *name);
+
+#endif

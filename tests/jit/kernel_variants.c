@@ -1,0 +1,55 @@
+/*
+ * Kernel variants compiled by test_nvrtc_compile for sm_75, 80, 86, 89, 90
+ * and every newer architecture the NVRTC in use supports.
+ *
+ * Add one entry per distinct code path of a kernel (mode, data type, engine,
+ * hand-off...), with the defines the planner would pass. Keep the list to
+ * what can break separately: each entry costs one compile per architecture
+ * (about 10) on a 2-core CI machine.
+ */
+#include <stddef.h>
+
+#include "kernel_variants.h"
+
+const jit_kernel_variant jit_kernel_variants[] = {
+    {"probe.cu", "prnn_probe", {NULL}, 0},
+    {"probe.cu", "prnn_probe offset", {"PRNN_PROBE_OFFSET=3", NULL}, 0},
+
+    /* rnn_persistent.cu: one variant per engine x data type x hand-off,
+     * with weights split over registers, shared memory and global memory.
+     * (Shapes chosen by hand to satisfy the kernel's static_asserts; the
+     * planner's real configurations come from src/tuning.) */
+    {"rnn_persistent.cu", "lstm f32 fma lamport",
+     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
+      "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
+      "PRNN_BC=8", "PRNN_MMA=0", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
+      "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=16", NULL}, 0},
+    {"rnn_persistent.cu", "gru f16 mma lamport",
+     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=512", "PRNN_BMAX=4",
+      "PRNN_NBLK=8", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
+      "PRNN_BC=4", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
+      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", NULL}, 80},
+    {"rnn_persistent.cu", "relu f64 fma counter streamed skip",
+     {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=128", "PRNN_BMAX=2",
+      "PRNN_NBLK=4", "PRNN_UPB=32", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
+      "PRNN_BC=2", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=1",
+      "PRNN_LANES_K=2", "PRNN_KREG=8", "PRNN_KSMEM=4", NULL}, 0},
+    {"rnn_persistent.cu", "tanh bf16 fma counter",
+     {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=96", "PRNN_BMAX=3",
+      "PRNN_NBLK=3", "PRNN_UPB=32", "PRNN_THREADS=64", "PRNN_KSPLIT=2",
+      "PRNN_BC=3", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=0",
+      "PRNN_LANES_K=4", "PRNN_KREG=12", "PRNN_KSMEM=0", NULL}, 0},
+
+    /* rnn_step.cu: every mode and every data type once. */
+    {"rnn_step.cu", "step relu f32 skip",
+     {"PRNN_DTYPE=0", "PRNN_MODE=0", "PRNN_H=200", "PRNN_SKIP=1", NULL}, 0},
+    {"rnn_step.cu", "step tanh f64",
+     {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=64", "PRNN_SKIP=0", NULL}, 0},
+    {"rnn_step.cu", "step lstm f16",
+     {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=1024", "PRNN_SKIP=0", NULL}, 0},
+    {"rnn_step.cu", "step gru bf16",
+     {"PRNN_DTYPE=3", "PRNN_MODE=3", "PRNN_H=33", "PRNN_SKIP=0", NULL}, 0},
+};
+
+const int jit_kernel_variant_count =
+    (int)(sizeof(jit_kernel_variants) / sizeof(jit_kernel_variants[0]));

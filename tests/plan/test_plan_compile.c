@@ -1,0 +1,143 @@
+/*
+ * The planner's choices compile: for a simulated H100 (and an sm_80 and an
+ * sm_75 part), the heuristic picks tiles for a spread of shapes, and each
+ * chosen persistent kernel is compiled by NVRTC with the planner's defines.
+ * The kernel static_asserts the host's shared-memory size, k-steps and words
+ * per k-step, so any drift between src/gpu/kernel_geometry.c and
+ * kernel_src/rnn_persistent.cu fails here, on the CPU, not on a GPU.
+ * Also checks the heuristic's invariants (blocks cover H, fits the device).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "descriptors.h"
+#include "error.h"
+#include "gpu/heuristic.h"
+#include "gpu/plan.h"
+#include "jit/nvrtc_compile.h"
+
+static prnn_device_info fake_device(int sm, int sms, int smem_optin)
+{
+    prnn_device_info d;
+    memset(&d, 0, sizeof(d));
+    snprintf(d.name, sizeof(d.name), "simulated sm_%d", sm);
+    d.cc_major = sm / 10;
+    d.cc_minor = sm % 10;
+    d.sm = sm;
+    d.sm_count = sms;
+    d.regs_per_sm = 65536;
+    d.regs_per_block = 65536;
+    d.smem_per_sm = smem_optin + 1024;
+    d.smem_per_block = 49152;
+    d.smem_per_block_optin = smem_optin;
+    d.max_threads_per_sm = 2048;
+    d.max_threads_per_block = 1024;
+    d.max_blocks_per_sm = 32;
+    d.warp_size = 32;
+    d.l2_bytes = 50 << 20;
+    d.cooperative_launch = 1;
+    d.clock_khz = 1755000;
+    return d;
+}
+
+typedef struct {
+    prnn_kernel_request req;
+    char label[420];
+    int failed;
+} job;
+
+static job *jobs;
+static int njobs, next_job;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int i = next_job++;
+        pthread_mutex_unlock(&lock);
+        if (i >= njobs)
+            return NULL;
+        void *cubin = NULL;
+        size_t size;
+        double ms = 0;
+        prnnStatus_t s = prnn_nvrtc_compile(&jobs[i].req.req, &cubin, &size, &ms);
+        pthread_mutex_lock(&lock);
+        if (s) {
+            jobs[i].failed = 1;
+            printf("FAIL %s\n%s\n", jobs[i].label, prnn_log_get());
+        } else {
+            printf("ok   %6.0f ms  %s\n", ms, jobs[i].label);
+        }
+        fflush(stdout);
+        pthread_mutex_unlock(&lock);
+        free(cubin);
+    }
+}
+
+int main(void)
+{
+    static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
+    static const prnnDataType_t dts[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF, PRNN_DATA_BFLOAT16,
+                                         PRNN_DATA_DOUBLE};
+    static const int hs[] = {32, 100, 256, 1024, 2048};
+    static const int bs[] = {1, 3, 8, 64};
+    prnn_device_info devs[] = {fake_device(90, 132, 232448), fake_device(80, 108, 166912),
+                               fake_device(75, 40, 65536)};
+    int failures = 0, k = 0;
+    jobs = calloc(512, sizeof(*jobs));
+    /* A rotating subset of the cross product keeps CI time reasonable while
+     * touching every mode, type, size, batch and device over the run. */
+    for (int di = 0; di < 3; di++)
+        for (int m = 0; m < 4; m++)
+            for (int t = 0; t < 4; t++)
+                for (int hi = 0; hi < 5; hi++)
+                    for (int bi = 0; bi < 4; bi++, k++) {
+                        if (k % 7 != 0)
+                            continue;
+                        prnn_kernel_shape shape = {modes[m], dts[t], hs[hi], bs[bi],
+                                                   1 + (k / 7) % 2, 0};
+                        int is16 = dts[t] == PRNN_DATA_HALF || dts[t] == PRNN_DATA_BFLOAT16;
+                        int use_mma = is16 && devs[di].sm >= 80;
+                        prnn_kernel_geometry g;
+                        char why[256];
+                        if (prnn_heuristic_choose(&shape, &devs[di], use_mma, &g, why,
+                                                  sizeof(why))) {
+                            printf("no tile: %s\n", why);
+                            continue; /* the standard path takes it */
+                        }
+                        if (g.tile.blocks * g.units_per_block < shape.hidden ||
+                            (g.tile.blocks - 1) * g.units_per_block >= shape.hidden ||
+                            g.tile.blocks * shape.dirs > devs[di].sm_count ||
+                            (long)g.smem_bytes > devs[di].smem_per_block_optin) {
+                            printf("FAIL heuristic invariant for %s H=%d B=%d\n",
+                                   prnn_mode_name(shape.mode), shape.hidden, shape.max_batch);
+                            failures++;
+                        }
+                        job *j = &jobs[njobs++];
+                        prnn_plan_persistent_request(&g, k % 3 == 0, devs[di].sm, &j->req);
+                        char cfg[256];
+                        prnn_tile_config_format(&g.tile, cfg, sizeof(cfg));
+                        snprintf(j->label, sizeof(j->label), "sm_%d %s dt%d H=%d B=%d dirs=%d: %s",
+                                 devs[di].sm, prnn_mode_name(shape.mode), t, shape.hidden,
+                                 shape.max_batch, shape.dirs, cfg);
+                    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = ncpu > 1 ? (int)ncpu : 1;
+    pthread_t tid[64];
+    if (nthreads > 64)
+        nthreads = 64;
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&tid[i], NULL, worker, NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(tid[i], NULL);
+    for (int i = 0; i < njobs; i++)
+        failures += jobs[i].failed;
+    printf("%d configurations compiled, %d failures\n", njobs, failures);
+    free(jobs);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,536 @@
+/*
+ * Parsing the tuning DB: a valid file, then every malformed case the schema
+ * knows, each either ignoring the whole file or skipping one entry with a
+ * log line that names the problem.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "tuning_test.h"
+
+static const char *const entry_template =
+    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"8.6\", \"sm_count\": 84},"
+    " \"mode\": \"lstm\", \"dtype\": \"half\", \"hidden\": 1024,"
+    " \"directions\": 1, \"batch\": 8,"
+    " \"config\": {\"blocks\": 64, \"threads\": 256, \"ksplit\": 8,"
+    " \"lanes_k\": 1, \"batch_chunk\": 8, \"reg_slots\": 128,"
+    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},"
+    " \"us_per_step\": 1.23, \"source\": \"unit test\"}";
+
+static const char *const valid_file =
+    "{\n"
+    "  \"schema_version\": 1,\n"
+    "  \"note\": \"unknown top-level keys are ignored\",\n"
+    "  \"entries\": [\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\","
+    " \"sm_count\": 132},\n"
+    "     \"mode\": \"lstm\", \"dtype\": \"half\", \"hidden\": 1024,"
+    " \"directions\": 1, \"batch\": 8,\n"
+    "     \"config\": {\"blocks\": 64, \"threads\": 256, \"ksplit\": 8,"
+    " \"lanes_k\": 1, \"batch_chunk\": 8, \"reg_slots\": 128,"
+    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
+    "     \"us_per_step\": 1.23, \"source\": \"prnn-autotune 0.1.0\"},\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\","
+    " \"sm_count\": 132},\n"
+    "     \"mode\": \"gru\", \"dtype\": \"float\", \"hidden\": 512,"
+    " \"directions\": 2, \"batch\": {\"min\": 9, \"max\": 16},\n"
+    "     \"config\": {\"handoff\": 1, \"mma\": 0, \"smem_slots\": 64,"
+    " \"reg_slots\": 32, \"batch_chunk\": 4, \"lanes_k\": 4, \"ksplit\": 2,"
+    " \"threads\": 128, \"blocks\": 16},\n"
+    "     \"us_per_step\": 2.5e-1, \"note\": \"no source, an extra key\"},\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA GeForce RTX 4090\", \"cc\": \"8.9\","
+    " \"sm_count\": 128},\n"
+    "     \"mode\": \"relu\", \"dtype\": \"bfloat16\", \"hidden\": 1,"
+    " \"directions\": 1, \"batch\": 1048576,\n"
+    "     \"config\": {\"blocks\": 1, \"threads\": 32, \"ksplit\": 1,"
+    " \"lanes_k\": 1, \"batch_chunk\": 1, \"reg_slots\": 0,"
+    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
+    "     \"us_per_step\": 7, \"source\": \"\"}\n"
+    "  ]\n"
+    "}\n";
+
+static void test_valid_file(void)
+{
+    prnn_tuning_db db;
+    prnn_log_clear();
+    CHECK(test_parse(&db, valid_file) == 0);
+    CHECK(db.count == 3);
+    CHECK(db.entries_skipped == 0 && db.files_rejected == 0);
+    CHECK(prnn_log_get()[0] == '\0');
+    if (db.count == 3) {
+        const prnn_tuning_entry *a = &db.items[0].entry;
+        CHECK(strcmp(a->gpu_name, "NVIDIA H100 80GB HBM3") == 0);
+        CHECK(a->cc_major == 9 && a->cc_minor == 0 && a->sm_count == 132);
+        CHECK(a->mode == PRNN_LSTM && a->dtype == PRNN_DATA_HALF);
+        CHECK(a->hidden == 1024 && a->directions == 1);
+        CHECK(a->batch_min == 8 && a->batch_max == 8);
+        CHECK(a->config.blocks == 64 && a->config.threads == 256);
+        CHECK(a->config.ksplit == 8 && a->config.lanes_k == 1);
+        CHECK(a->config.batch_chunk == 8 && a->config.reg_slots == 128);
+        CHECK(a->config.smem_slots == 0 && a->config.mma == 1);
+        CHECK(a->config.handoff == 0);
+        CHECK(a->us_per_step == 1.23);
+        CHECK(strcmp(a->source, "prnn-autotune 0.1.0") == 0);
+        const prnn_tuning_entry *b = &db.items[1].entry;
+        CHECK(b->mode == PRNN_GRU && b->dtype == PRNN_DATA_FLOAT);
+        CHECK(b->directions == 2 && b->batch_min == 9 && b->batch_max == 16);
+        CHECK(b->config.blocks == 16 && b->config.lanes_k == 4);
+        CHECK(b->config.smem_slots == 64 && b->config.handoff == 1);
+        CHECK(b->us_per_step == 0.25 && b->source[0] == '\0');
+        CHECK(db.items[1].index == 1);
+        const prnn_tuning_entry *c = &db.items[2].entry;
+        CHECK(c->mode == PRNN_RNN_RELU && c->dtype == PRNN_DATA_BFLOAT16);
+        CHECK(c->cc_major == 8 && c->cc_minor == 9);
+        CHECK(c->hidden == 1 && c->batch_min == 1048576);
+        CHECK(strcmp(db.origins[db.items[2].origin], "test DB") == 0);
+    }
+    prnn_tuning_db_free(&db);
+    CHECK(db.items == NULL && db.count == 0);
+
+    /* Two files merge into one database, each entry keeping its origin. */
+    memset(&db, 0, sizeof(db));
+    CHECK(prnn_tuning_db_parse(&db, valid_file, strlen(valid_file), "a") == 0);
+    CHECK(prnn_tuning_db_parse(&db, valid_file, strlen(valid_file), "b") == 0);
+    CHECK(db.count == 6 && db.n_origins == 2);
+    if (db.count == 6)
+        CHECK(strcmp(db.origins[db.items[5].origin], "b") == 0);
+    prnn_tuning_db_free(&db);
+
+    /* An empty entries array is a valid, empty database. */
+    prnn_log_clear();
+    CHECK(test_parse(&db, "{\"schema_version\": 1, \"entries\": []}") == 0);
+    CHECK(db.count == 0 && prnn_log_get()[0] == '\0');
+    prnn_tuning_db_free(&db);
+}
+
+typedef struct {
+    const char *text;
+    const char *message;
+} file_case;
+
+static void test_file_level(void)
+{
+    static const file_case cases[] = {
+        {"", "the file is empty"},
+        {"not json at all", "not valid JSON: syntax error at line 1"},
+        {"{\"schema_version\": 1,\n\"entries\": [ }", "syntax error at line 2"},
+        {"{\"schema_version\": 1, \"entries\": [", "ends early"},
+        {"[]", "the top level is an array, not an object"},
+        {"42", "the top level is a number"},
+        {"\"text\"", "the top level is a string"},
+        {"null", "the top level is null"},
+        {"true", "the top level is a boolean"},
+        {"{}", "no \"schema_version\""},
+        {"{\"entries\": []}", "no \"schema_version\""},
+        {"{\"schema_version\": \"1\", \"entries\": []}",
+         "\"schema_version\" is a string, not an integer"},
+        {"{\"schema_version\": 1.5, \"entries\": []}", "not an integer"},
+        {"{\"schema_version\": null, \"entries\": []}", "is null"},
+        {"{\"schema_version\": 2, \"entries\": []}",
+         "schema_version 2 is not supported (this prnn reads schema_version 1)"},
+        {"{\"schema_version\": 0, \"entries\": []}", "schema_version 0 is not"},
+        {"{\"schema_version\": -1, \"entries\": []}", "schema_version -1 is not"},
+        {"{\"schema_version\": 1e999, \"entries\": []}", "is not supported"},
+        {"{\"schema_version\": 1, \"schema_version\": 1, \"entries\": []}",
+         "\"schema_version\" given twice"},
+        {"{\"schema_version\": 1}", "no \"entries\" array"},
+        {"{\"schema_version\": 1, \"entries\": {}}",
+         "\"entries\" is an object, not an array"},
+        {"{\"schema_version\": 1, \"entries\": \"x\"}", "is a string"},
+        {"{\"schema_version\": 1, \"entries\": null}", "is null"},
+        {"{\"schema_version\": 1, \"entries\": [], \"entries\": []}",
+         "\"entries\" given twice"},
+        {"{\"schema_version\": 1, \"entries\": []} trailing",
+         "unexpected data after the JSON value at line 1, column 38"},
+        {"{\"schema_version\": 1, \"entries\": []}{}", "unexpected data"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        prnn_tuning_db db;
+        prnn_log_clear();
+        int rc = test_parse(&db, cases[i].text);
+        if (rc != -1 || db.count != 0 || db.files_rejected != 1)
+            fprintf(stderr, "file case %zu (%s) was not rejected\n", i,
+                    cases[i].text);
+        CHECK(rc == -1 && db.count == 0 && db.files_rejected == 1);
+        CHECK_LOG("test DB: ignored: ");
+        CHECK_LOG(cases[i].message);
+        prnn_tuning_db_free(&db);
+    }
+
+    /* An embedded NUL ends the text: what follows is trailing data. */
+    static const char nul[] = "{\"schema_version\": 1, \"entries\": []}\0{}";
+    prnn_tuning_db db = {0};
+    prnn_log_clear();
+    CHECK(prnn_tuning_db_parse(&db, nul, sizeof(nul) - 1, "nul") == -1);
+    CHECK_LOG("unexpected data");
+    prnn_tuning_db_free(&db);
+
+    /* NULL text is an empty file, not a crash. */
+    CHECK(prnn_tuning_db_parse(&db, NULL, 5, NULL) == -1);
+    prnn_tuning_db_free(&db);
+}
+
+/* Every prefix of a valid file: a truncated write must never crash, and
+ * nothing but the complete file (give or take its final newline) parses. */
+static void test_truncated(void)
+{
+    size_t len = strlen(valid_file);
+    size_t accepted = 0;
+    for (size_t n = 0; n < len; n++) {
+        prnn_tuning_db db = {0};
+        prnn_log_clear();
+        if (prnn_tuning_db_parse(&db, valid_file, n, "truncated") == 0)
+            accepted++;
+        else
+            CHECK(db.count == 0);
+        prnn_tuning_db_free(&db);
+    }
+    CHECK(accepted == 1); /* only the prefix missing just the last '\n' */
+}
+
+typedef struct {
+    const char *path;  /* dotted path of the member to change */
+    const char *value; /* JSON text of the new value; NULL deletes it */
+} mutation;
+
+typedef struct {
+    mutation m[2];
+    const char *message;
+} entry_case;
+
+static cJSON *find_parent(cJSON *root, const char *path, const char **last)
+{
+    const char *dot;
+    cJSON *obj = root;
+    char part[64];
+    while ((dot = strchr(path, '.')) != NULL) {
+        snprintf(part, sizeof(part), "%.*s", (int)(dot - path), path);
+        obj = cJSON_GetObjectItemCaseSensitive(obj, part);
+        path = dot + 1;
+    }
+    *last = path;
+    return obj;
+}
+
+/* A file holding [valid, mutated, valid with another hidden size]. */
+static char *file_with_mutated_entry(const mutation *m, size_t n)
+{
+    cJSON *entry = cJSON_Parse(entry_template);
+    for (size_t i = 0; i < n && m[i].path; i++) {
+        const char *last;
+        cJSON *parent = find_parent(entry, m[i].path, &last);
+        if (!parent) {
+            fprintf(stderr, "bad mutation path %s\n", m[i].path);
+            exit(1);
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(parent, last);
+        if (m[i].value) {
+            /* Raw: the text goes in verbatim (1e999 must stay 1e999). */
+            cJSON_AddItemToObject(parent, last, cJSON_CreateRaw(m[i].value));
+        }
+    }
+    char *mutated = cJSON_PrintUnformatted(entry);
+    cJSON_Delete(entry);
+    size_t size = strlen(mutated) + 3 * strlen(entry_template) + 100;
+    char *text = malloc(size);
+    char second[1024];
+    snprintf(second, sizeof(second), "%s", entry_template);
+    char *h = strstr(second, "1024");
+    memcpy(h, "2048", 4);
+    snprintf(text, size, "{\"schema_version\": 1, \"entries\": [%s,\n%s,\n%s]}",
+             entry_template, mutated, second);
+    free(mutated);
+    return text;
+}
+
+static void run_entry_case(const entry_case *c)
+{
+    char *text = file_with_mutated_entry(c->m, 2);
+    prnn_tuning_db db;
+    prnn_log_clear();
+    int rc = test_parse(&db, text);
+    int ok = rc == 0 && db.count == 2 && db.entries_skipped == 1;
+    if (!ok)
+        fprintf(stderr, "entry case %s=%s: rc %d, %zu entries, %zu skipped\n",
+                c->m[0].path, c->m[0].value ? c->m[0].value : "(deleted)", rc,
+                db.count, db.entries_skipped);
+    CHECK(ok);
+    if (db.count == 2) {
+        CHECK(db.items[0].entry.hidden == 1024 && db.items[0].index == 0);
+        CHECK(db.items[1].entry.hidden == 2048 && db.items[1].index == 2);
+    }
+    CHECK_LOG("test DB: entries[1] skipped: ");
+    CHECK_LOG(c->message);
+    prnn_tuning_db_free(&db);
+    free(text);
+}
+
+static void test_missing_fields(void)
+{
+    static const char *const fields[] = {
+        "gpu",    "gpu.name", "gpu.cc", "gpu.sm_count", "mode",       "dtype",
+        "hidden", "directions", "batch", "config",    "us_per_step",
+    };
+    char message[128];
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        entry_case c = {{{fields[i], NULL}, {NULL, NULL}}, message};
+        snprintf(message, sizeof(message), "missing field \"%s\"", fields[i]);
+        run_entry_case(&c);
+    }
+    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
+        char path[64];
+        snprintf(path, sizeof(path), "config.%s", f->name);
+        entry_case c = {{{path, NULL}, {NULL, NULL}}, message};
+        snprintf(message, sizeof(message), "missing field \"%s\"", path);
+        run_entry_case(&c);
+    }
+    entry_case c = {{{"batch", "{\"max\": 4}"}, {NULL, NULL}},
+                    "missing field \"batch.min\""};
+    run_entry_case(&c);
+    entry_case d = {{{"batch", "{\"min\": 4}"}, {NULL, NULL}},
+                    "missing field \"batch.max\""};
+    run_entry_case(&d);
+}
+
+static void test_bad_values(void)
+{
+    static const entry_case cases[] = {
+        /* wrong types */
+        {{{"gpu", "\"H100\""}}, "\"gpu\" is a string, not an object"},
+        {{{"gpu.name", "5"}}, "\"gpu.name\" is a number, not a string"},
+        {{{"gpu.cc", "9.0"}}, "\"gpu.cc\" is a number, not a string"},
+        {{{"gpu.sm_count", "\"132\""}}, "\"gpu.sm_count\" is a string"},
+        {{{"mode", "2"}}, "\"mode\" is a number, not a string"},
+        {{{"dtype", "true"}}, "\"dtype\" is a boolean, not a string"},
+        {{{"hidden", "\"1024\""}}, "\"hidden\" is a string, not an integer"},
+        {{{"hidden", "null"}}, "\"hidden\" is null"},
+        {{{"directions", "[1]"}}, "\"directions\" is an array"},
+        {{{"batch", "\"8\""}}, "\"batch\" is a string, not an integer or"},
+        {{{"batch", "[1, 2]"}}, "\"batch\" is an array"},
+        {{{"batch", "{\"min\": \"1\", \"max\": 2}"}}, "\"batch.min\" is a string"},
+        {{{"config", "[]"}}, "\"config\" is an array, not an object"},
+        {{{"config.blocks", "\"64\""}}, "\"config.blocks\" is a string"},
+        {{{"config.mma", "true"}}, "\"config.mma\" is a boolean"},
+        {{{"us_per_step", "\"1.2\""}}, "\"us_per_step\" is a string"},
+        {{{"source", "5"}}, "\"source\" is a number, not a string"},
+        /* values out of range or malformed */
+        {{{"gpu.name", "\"\""}}, "\"gpu.name\" is empty"},
+        {{{"gpu.cc", "\"9\""}}, "\"gpu.cc\" = \"9\": must look like"},
+        {{{"gpu.cc", "\"9.0.1\""}}, "must look like"},
+        {{{"gpu.cc", "\"0.5\""}}, "must look like"},
+        {{{"gpu.cc", "\"x.y\""}}, "must look like"},
+        {{{"gpu.cc", "\"123.0\""}}, "must look like"},
+        {{{"gpu.sm_count", "0"}}, "\"gpu.sm_count\" = 0: must be in [1, 65535]"},
+        {{{"gpu.sm_count", "1.5"}}, "\"gpu.sm_count\" = 1.5 is not an integer"},
+        {{{"mode", "\"lstmx\""}}, "unknown mode \"lstmx\""},
+        {{{"mode", "\"LSTM\""}}, "unknown mode \"LSTM\""},
+        {{{"dtype", "\"fp16\""}}, "unknown dtype \"fp16\""},
+        {{{"hidden", "0"}}, "\"hidden\" = 0: must be in [1, 1048576]"},
+        {{{"hidden", "-5"}}, "\"hidden\" = -5: must be in"},
+        {{{"hidden", "1e12"}}, "must be in [1, 1048576]"},
+        {{{"hidden", "1024.5"}}, "\"hidden\" = 1024.5 is not an integer"},
+        {{{"hidden", "1e999"}}, "is not an integer"},
+        {{{"directions", "3"}}, "\"directions\" = 3: must be in [1, 2]"},
+        {{{"batch", "0"}}, "\"batch\" = 0: must be in"},
+        {{{"batch", "{\"min\": 16, \"max\": 9}"}}, "batch range min 16 > max 9"},
+        {{{"batch", "{\"min\": 0, \"max\": 9}"}}, "\"batch.min\" = 0"},
+        {{{"config.blocks", "0"}}, "\"config.blocks\" = 0: must be in [1, 4096]"},
+        {{{"config.threads", "2048"}}, "\"config.threads\" = 2048: must be in"},
+        {{{"config.reg_slots", "256"}}, "\"config.reg_slots\" = 256"},
+        {{{"config.mma", "2"}}, "\"config.mma\" = 2: must be in [0, 1]"},
+        {{{"config.handoff", "-1"}}, "\"config.handoff\" = -1"},
+        {{{"config.unroll", "4"}}, "unknown field \"config.unroll\""},
+        {{{"config.threads", "48"}}, "config.threads = 48: must be a multiple"},
+        {{{"config.ksplit", "3"}}, "config.ksplit = 3: must divide the 8 warps"},
+        {{{"config.lanes_k", "3"}, {"config.mma", "0"}},
+         "config.lanes_k = 3: must be a power of two"},
+        {{{"config.lanes_k", "2"}}, "must be 1 with the mma engine"},
+        {{{"dtype", "\"float\""}}, "tensor cores are used for half and bfloat16"},
+        {{{"us_per_step", "0"}}, "us_per_step = 0: must be a finite number > 0"},
+        {{{"us_per_step", "-1.5"}}, "must be a finite number > 0"},
+        {{{"us_per_step", "1e999"}}, "must be a finite number > 0"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        run_entry_case(&cases[i]);
+
+    /* Not an object at all. */
+    static const char *const not_objects[] = {"5", "null", "[]", "\"x\""};
+    for (size_t i = 0; i < 4; i++) {
+        char text[1024];
+        snprintf(text, sizeof(text),
+                 "{\"schema_version\": 1, \"entries\": [%s, %s]}",
+                 not_objects[i], entry_template);
+        prnn_tuning_db db;
+        prnn_log_clear();
+        CHECK(test_parse(&db, text) == 0 && db.count == 1);
+        CHECK_LOG("entries[0] skipped: is ");
+        CHECK_LOG("not an object");
+        prnn_tuning_db_free(&db);
+    }
+
+    /* Duplicated members (cJSON would silently take the first). */
+    static const char *const dups[][2] = {
+        {"\"hidden\": 1024,", "field \"hidden\" given twice"},
+        {"\"config\": {\"blocks\": 1},", "field \"config\" given twice"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char text[2048];
+        snprintf(text, sizeof(text),
+                 "{\"schema_version\": 1, \"entries\": [{%s%s]}", dups[i][0],
+                 entry_template + 1);
+        prnn_tuning_db db;
+        prnn_log_clear();
+        CHECK(test_parse(&db, text) == 0 && db.count == 0);
+        CHECK_LOG(dups[i][1]);
+        prnn_tuning_db_free(&db);
+    }
+    char text[2048];
+    const char *k = strstr(entry_template, "\"ksplit\": 8");
+    snprintf(text, sizeof(text),
+             "{\"schema_version\": 1, \"entries\": [%.*s\"ksplit\": 8, %s]}",
+             (int)(k - entry_template), entry_template, k);
+    prnn_tuning_db db;
+    prnn_log_clear();
+    CHECK(test_parse(&db, text) == 0 && db.count == 0);
+    CHECK_LOG("field \"config.ksplit\" given twice");
+    prnn_tuning_db_free(&db);
+}
+
+static void test_misc(void)
+{
+    /* A long source is cut (at a character boundary), not refused. */
+    char src[400];
+    memset(src, 'a', sizeof(src));
+    memcpy(src + 254, "\xc3\xa9", 2); /* straddles the 255-byte limit */
+    src[sizeof(src) - 1] = '\0';
+    char value[512];
+    snprintf(value, sizeof(value), "\"%s\"", src);
+    mutation m = {"source", value};
+    char *text = file_with_mutated_entry(&m, 1);
+    prnn_tuning_db db;
+    CHECK(test_parse(&db, text) == 0 && db.count == 3);
+    if (db.count == 3)
+        CHECK(strlen(db.items[1].entry.source) == 254);
+    prnn_tuning_db_free(&db);
+    free(text);
+
+    /* A long GPU name is refused (it would never match a device). */
+    char name[300];
+    memset(name, 'n', sizeof(name));
+    name[sizeof(name) - 1] = '\0';
+    snprintf(value, sizeof(value), "\"%s\"", name);
+    entry_case c = {{{"gpu.name", value}}, "\"gpu.name\" is longer than 255"};
+    run_entry_case(&c);
+
+    /* Untrusted text in messages is sanitized. */
+    entry_case d = {{{"mode", "\"\\u0001\\n\\\"x\""}}, "unknown mode \"???x\""};
+    run_entry_case(&d);
+
+    /* Many bad entries: 20 messages, then a count. */
+    size_t size = 40 * strlen(entry_template) + 100;
+    char *many = malloc(size);
+    strcpy(many, "{\"schema_version\": 1, \"entries\": [");
+    for (int i = 0; i < 30; i++)
+        strcat(many, i ? ", {}" : "{}");
+    strcat(many, "]}");
+    prnn_log_clear();
+    CHECK(test_parse(&db, many) == 0 && db.entries_skipped == 30);
+    CHECK_LOG("entries[19] skipped");
+    CHECK(strstr(prnn_log_get(), "entries[20] skipped") == NULL);
+    CHECK_LOG("test DB: 10 more entries skipped");
+    prnn_tuning_db_free(&db);
+    free(many);
+}
+
+/* format(parse(x)) reads back as the same entries. */
+static void test_format_round_trip(void)
+{
+    prnn_tuning_db a, b;
+    CHECK(test_parse(&a, valid_file) == 0);
+    prnn_tuning_entry e[3];
+    for (size_t i = 0; i < 3 && i < a.count; i++)
+        e[i] = a.items[i].entry;
+    char *text = prnn_tuning_db_format(e, a.count);
+    CHECK(text != NULL);
+    prnn_log_clear();
+    CHECK(text && test_parse(&b, text) == 0);
+    CHECK(b.count == a.count && b.entries_skipped == 0);
+    for (size_t i = 0; i < a.count && i < b.count; i++) {
+        const prnn_tuning_entry *x = &a.items[i].entry, *y = &b.items[i].entry;
+        CHECK(prnn_tuning_entry_same_key(x, y));
+        CHECK(memcmp(&x->config, &y->config, sizeof(x->config)) == 0);
+        CHECK(x->us_per_step == y->us_per_step);
+        CHECK(strcmp(x->source, y->source) == 0);
+    }
+    /* Pretty: one line per part of an entry. */
+    CHECK(text && strstr(text, "\n      \"config\": {\"blocks\": 64, "));
+    CHECK(text && strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}"));
+    CHECK(text && strstr(text, "\"us_per_step\": 1.23,"));
+    free(text);
+    prnn_tuning_db_free(&a);
+    prnn_tuning_db_free(&b);
+
+    text = prnn_tuning_db_format(NULL, 0);
+    CHECK(text && strcmp(text, "{\n  \"schema_version\": 1,\n  \"entries\": "
+                               "[]\n}\n") == 0);
+    free(text);
+
+    /* Awkward doubles and strings survive exactly. */
+    prnn_tuning_entry x;
+    test_entry(&x, 64, 2, 4);
+    x.us_per_step = 0.1 + 0.2;
+    snprintf(x.gpu_name, sizeof(x.gpu_name), "quote \" backslash \\ tab \t");
+    snprintf(x.source, sizeof(x.source), "caf\xc3\xa9 \x01");
+    text = prnn_tuning_db_format(&x, 1);
+    CHECK(text && test_parse(&b, text) == 0 && b.count == 1);
+    if (b.count == 1) {
+        CHECK(b.items[0].entry.us_per_step == x.us_per_step);
+        CHECK(strcmp(b.items[0].entry.gpu_name, x.gpu_name) == 0);
+        CHECK(strcmp(b.items[0].entry.source, x.source) == 0);
+    }
+    prnn_tuning_db_free(&b);
+    free(text);
+}
+
+/* Random byte damage to a valid file: never a crash, never an entry that
+ * breaks the rules (the fuzzer goes much further; this runs everywhere). */
+static void test_random_damage(void)
+{
+    size_t len = strlen(valid_file);
+    char *buf = malloc(len);
+    unsigned seed = 12345;
+    for (int iter = 0; iter < 3000; iter++) {
+        memcpy(buf, valid_file, len);
+        for (int k = 0; k < 1 + iter % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t pos = (seed >> 8) % len;
+            seed = seed * 1103515245u + 12345u;
+            buf[pos] = (char)(seed >> 16);
+        }
+        prnn_tuning_db db = {0};
+        prnn_log_clear();
+        prnn_tuning_db_parse(&db, buf, len, "damaged");
+        for (size_t i = 0; i < db.count; i++) {
+            char err[256];
+            CHECK(prnn_tuning_entry_check(&db.items[i].entry, err,
+                                          sizeof(err)) == 0);
+        }
+        prnn_tuning_db_free(&db);
+    }
+    free(buf);
+}
+
+int main(void)
+{
+    test_valid_file();
+    test_file_level();
+    test_truncated();
+    test_missing_fields();
+    test_bad_values();
+    test_misc();
+    test_format_round_trip();
+    test_random_damage();
+    return test_finish("test_tuning_parse");
+}

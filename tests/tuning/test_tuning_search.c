@@ -1,0 +1,314 @@
+/*
+ * The layered search: user exact beats shipped exact beats nearest; the
+ * nearest-entry distance and its tie-breaks; the fits callback falling
+ * through to the next candidate.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "tuning_test.h"
+
+static int found(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
+                 int hidden, int batch, prnn_tuning_result *r)
+{
+    prnn_tuning_key k = test_key(hidden, batch);
+    memset(r, 0, sizeof(*r));
+    return prnn_tuning_search(user, shipped, &k, NULL, NULL, r);
+}
+
+static void test_overlay_order(void)
+{
+    prnn_tuning_entry u[2], s[2];
+    test_entry(&u[0], 1024, 8, 1);  /* user exact */
+    test_entry(&u[1], 2048, 8, 2);  /* user, nearest for 1024 */
+    test_entry(&s[0], 1024, 8, 3);  /* shipped exact */
+    test_entry(&s[1], 512, 16, 4);  /* shipped, nearest for 512 x 8 */
+    prnn_tuning_db user, shipped;
+    test_db_of(&user, u, 2);
+    test_db_of(&shipped, s, 2);
+    prnn_tuning_result r;
+
+    /* user exact beats shipped exact */
+    CHECK(found(&user, &shipped, 1024, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 1 && r.source == PRNN_CONFIG_USER_DB);
+    CHECK(r.exact == 1 && r.cost == 0.0);
+    /* shipped exact when the user DB has none */
+    CHECK(found(NULL, &shipped, 1024, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    /* shipped exact beats a user nearest entry */
+    CHECK(found(&user, &shipped, 512, 16, &r) == 1);
+    CHECK(r.entry.config.blocks == 4 && r.exact == 1);
+    /* nothing exact: nearest, wherever it is */
+    CHECK(found(&user, &shipped, 1536, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 2 && r.exact == 0);
+    CHECK(r.source == PRNN_CONFIG_USER_DB);
+    CHECK(fabs(r.cost - log2(2048.0 / 1536)) < 1e-12);
+    CHECK(found(&user, &shipped, 512, 12, &r) == 1);
+    CHECK(r.entry.config.blocks == 4 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    /* r carries the matched entry's own shape and time */
+    CHECK(r.entry.hidden == 512 && r.entry.batch_min == 16);
+    CHECK(r.entry.us_per_step == 1.25);
+
+    prnn_tuning_db_free(&user);
+    prnn_tuning_db_free(&shipped);
+}
+
+static void test_exact_rules(void)
+{
+    prnn_tuning_entry e[3];
+    test_entry(&e[0], 1024, 1, 1);
+    e[0].batch_max = 64;            /* a wide range covering 8 */
+    test_entry(&e[1], 1024, 4, 2);
+    e[1].batch_max = 16;            /* a narrower one */
+    test_entry(&e[2], 1024, 8, 3);  /* exactly 8 */
+    prnn_tuning_db db;
+    test_db_of(&db, e, 3);
+    prnn_tuning_result r;
+    CHECK(found(&db, NULL, 1024, 8, &r) && r.entry.config.blocks == 3);
+    CHECK(found(&db, NULL, 1024, 9, &r) && r.entry.config.blocks == 2);
+    CHECK(r.exact == 1);
+    CHECK(found(&db, NULL, 1024, 64, &r) && r.entry.config.blocks == 1);
+    CHECK(r.exact == 1);
+    CHECK(found(&db, NULL, 1024, 65, &r) && r.exact == 0);
+    prnn_tuning_db_free(&db);
+}
+
+static void test_same_gpu_only(void)
+{
+    prnn_tuning_entry e;
+    test_entry(&e, 1024, 8, 1);
+    prnn_tuning_db db;
+    test_db_of(&db, &e, 1);
+    prnn_tuning_result r;
+    prnn_tuning_key k = test_key(1024, 8);
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1);
+    /* each part of the GPU and kind must match, even for "nearest" */
+    prnn_tuning_key v[7];
+    for (int i = 0; i < 7; i++)
+        v[i] = k;
+    v[0].gpu_name = "Test GPU 2";
+    v[1].cc_major = 9;
+    v[2].cc_minor = 0;
+    v[3].sm_count = 42; /* a MIG slice of the same GPU */
+    v[4].mode = PRNN_GRU;
+    v[5].dtype = PRNN_DATA_BFLOAT16;
+    v[6].directions = 2;
+    for (int i = 0; i < 7; i++)
+        CHECK(prnn_tuning_search(&db, &db, &v[i], NULL, NULL, &r) == 0);
+    /* invalid keys find nothing and do not crash */
+    prnn_tuning_key bad = k;
+    bad.gpu_name = NULL;
+    CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
+    bad = k;
+    bad.hidden = 0;
+    CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
+    bad = k;
+    bad.batch = -3;
+    CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
+    CHECK(prnn_tuning_search(&db, &db, NULL, NULL, NULL, &r) == 0);
+    CHECK(prnn_tuning_search(&db, &db, &k, NULL, NULL, NULL) == 0);
+    CHECK(prnn_tuning_search(NULL, NULL, &k, NULL, NULL, &r) == 0);
+    prnn_tuning_db_free(&db);
+}
+
+static void test_distance(void)
+{
+    prnn_tuning_entry e;
+    test_entry(&e, 1024, 8, 1);
+    prnn_tuning_key k = test_key(1024, 8);
+    CHECK(prnn_tuning_distance(&e, &k) == 0.0);
+    k.hidden = 512; /* entry 2x larger: weight 1 */
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 1.0) < 1e-12);
+    k.hidden = 2048; /* entry 2x smaller: weight 2 */
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
+    k.hidden = 1024;
+    k.batch = 32; /* batch: symmetric */
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
+    k.batch = 2;
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
+    e.batch_min = 9; /* range: distance to its nearest end */
+    e.batch_max = 16;
+    k.batch = 12;
+    CHECK(prnn_tuning_distance(&e, &k) == 0.0);
+    k.batch = 20;
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(20.0 / 16)) < 1e-12);
+    k.batch = 3;
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(3.0)) < 1e-12);
+    k.hidden = 4096; /* both: 2 * 2 + log2(3) */
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 4 - log2(3.0)) < 1e-12);
+}
+
+static void test_nearest_rules(void)
+{
+    prnn_tuning_result r;
+    prnn_tuning_db a, b;
+    {
+        /* larger hidden preferred: 2048 (cost 1) over 512 (cost 2) */
+        prnn_tuning_entry e[2];
+        test_entry(&e[0], 512, 8, 1);
+        test_entry(&e[1], 2048, 8, 2);
+        test_db_of(&a, e, 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        /* but a much larger one loses to a slightly smaller one:
+         * 700 costs 2*log2(1000/700) = 1.03, 4000 costs 2 */
+        prnn_tuning_db_free(&a);
+        test_entry(&e[0], 700, 8, 1);
+        test_entry(&e[1], 4000, 8, 2);
+        test_db_of(&a, e, 2);
+        CHECK(found(&a, NULL, 1000, 8, &r) && r.entry.config.blocks == 1);
+        CHECK(fabs(r.cost - 2 * log2(1000.0 / 700)) < 1e-12);
+        prnn_tuning_db_free(&a);
+    }
+    {
+        /* hidden and batch weigh alike (entry larger): 1024x32 (cost 2) vs
+         * 4096x8 (cost 2): tie -> larger hidden */
+        prnn_tuning_entry e[2];
+        test_entry(&e[0], 1024, 32, 1);
+        test_entry(&e[1], 4096, 8, 2);
+        test_db_of(&a, e, 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        /* hidden equal, batch tie (4 vs 16 around 8) -> larger batch */
+        prnn_tuning_db_free(&a);
+        test_entry(&e[0], 1024, 4, 1);
+        test_entry(&e[1], 1024, 16, 2);
+        test_db_of(&a, e, 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        prnn_tuning_db_free(&a);
+        /* complete tie -> file order */
+        test_entry(&e[0], 2048, 8, 1);
+        test_entry(&e[1], 2048, 8, 2);
+        e[1].batch_max = 8;
+        e[1].batch_min = 8;
+        e[1].us_per_step = 9; /* same key twice: a hand-merged file */
+        test_db_of(&a, e, 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 1);
+        prnn_tuning_db_free(&a);
+    }
+    {
+        /* equal cost: the user DB wins; lower cost wins over the user DB */
+        prnn_tuning_entry u, s;
+        test_entry(&u, 2048, 8, 1);
+        test_entry(&s, 2048, 8, 2);
+        test_db_of(&a, &u, 1);
+        test_db_of(&b, &s, 1);
+        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.blocks == 1);
+        CHECK(r.source == PRNN_CONFIG_USER_DB);
+        prnn_tuning_db_free(&b);
+        test_entry(&s, 1536, 8, 2);
+        test_db_of(&b, &s, 1);
+        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.blocks == 2);
+        CHECK(r.source == PRNN_CONFIG_SHIPPED_DB && r.exact == 0);
+        prnn_tuning_db_free(&a);
+        prnn_tuning_db_free(&b);
+    }
+    {
+        /* the cut-off: cost 4 is used, beyond it is not */
+        prnn_tuning_entry e;
+        test_entry(&e, 16384, 8, 1); /* 16x larger: cost 4 */
+        test_db_of(&a, &e, 1);
+        CHECK(found(&a, NULL, 1024, 8, &r) == 1 && r.cost == 4.0);
+        CHECK(found(&a, NULL, 1000, 8, &r) == 0); /* cost 4.03 */
+        CHECK(found(&a, NULL, 1024, 9, &r) == 0); /* 4 + log2(9/8) */
+        prnn_tuning_db_free(&a);
+        test_entry(&e, 256, 8, 1); /* 4x smaller: cost 4 */
+        test_db_of(&a, &e, 1);
+        CHECK(found(&a, NULL, 1024, 8, &r) == 1);
+        CHECK(found(&a, NULL, 1025, 8, &r) == 0);
+        prnn_tuning_db_free(&a);
+    }
+}
+
+/* Accepts (returns 0 for) only configurations whose blocks are in ctx's
+ * list, as the planner's check does: 0 fits, -1 does not. */
+static int fits_blocks(const prnn_tile_config *c, void *ctx, char *why,
+                       size_t why_size)
+{
+    for (const int *ok = ctx; *ok; ok++)
+        if (c->blocks == *ok)
+            return 0;
+    snprintf(why, why_size, "%d blocks cannot be co-resident", c->blocks);
+    return -1;
+}
+
+/* Rejects everything without saying why: the log still names the entry. */
+static int fits_nothing(const prnn_tile_config *c, void *ctx, char *why,
+                        size_t why_size)
+{
+    (void)c;
+    (void)ctx;
+    (void)why;
+    (void)why_size;
+    return 1;
+}
+
+static void test_fits(void)
+{
+    prnn_tuning_entry u[2], s[2];
+    test_entry(&u[0], 1024, 8, 1);  /* user exact */
+    test_entry(&u[1], 1024, 8, 2);  /* user exact, wider range */
+    u[1].batch_min = 1;
+    u[1].batch_max = 32;
+    test_entry(&s[0], 1024, 8, 3);  /* shipped exact */
+    test_entry(&s[1], 2048, 8, 4);  /* nearest */
+    prnn_tuning_db user, shipped;
+    test_db_of(&user, u, 2);
+    test_db_of(&shipped, s, 2);
+    prnn_tuning_key k = test_key(1024, 8);
+    prnn_tuning_result r;
+
+    static const int only2[] = {2, 0}, only3[] = {3, 0}, only4[] = {4, 0},
+                     none[] = {0};
+    prnn_log_clear();
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only2,
+                             &r) == 1);
+    CHECK(r.entry.config.blocks == 2 && r.source == PRNN_CONFIG_USER_DB);
+    CHECK_LOG("test DB: entries[0] (lstm half hidden 1024 dirs 1 batch 8 on "
+              "Test GPU (8.6, 84 SMs)) skipped: config blocks=1 threads=256");
+    CHECK_LOG("does not fit this device or layer: 1 blocks cannot be "
+              "co-resident");
+
+    prnn_log_clear();
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only3,
+                             &r) == 1);
+    CHECK(r.entry.config.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    CHECK(r.exact == 1);
+    CHECK_LOG("config blocks=2 ");
+
+    prnn_log_clear();
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only4,
+                             &r) == 1);
+    CHECK(r.entry.config.blocks == 4 && r.exact == 0);
+
+    prnn_log_clear();
+    memset(&r, 0x5a, sizeof(r));
+    prnn_tuning_result before = r;
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)none,
+                             &r) == 0);
+    CHECK(memcmp(&r, &before, sizeof(r)) == 0); /* untouched on a miss */
+    CHECK_LOG("config blocks=4 ");
+    /* every candidate offered once: 4 rejections */
+    const char *log = prnn_log_get();
+    int lines = 0;
+    for (const char *p = log; (p = strstr(p, "does not fit")); p++)
+        lines++;
+    CHECK(lines == 4);
+
+    prnn_log_clear();
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_nothing, NULL, &r) == 0);
+    CHECK_LOG("does not fit this device or layer\n");
+
+    prnn_tuning_db_free(&user);
+    prnn_tuning_db_free(&shipped);
+}
+
+int main(void)
+{
+    test_overlay_order();
+    test_exact_rules();
+    test_same_gpu_only();
+    test_distance();
+    test_nearest_rules();
+    test_fits();
+    return test_finish("test_tuning_search");
+}

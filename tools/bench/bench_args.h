@@ -1,0 +1,71 @@
+/* prnn-bench's command line. */
+#ifndef PRNN_BENCH_ARGS_H
+#define PRNN_BENCH_ARGS_H
+
+#include <stdio.h>
+
+#include "bench_types.h"
+
+#define BENCH_MAX_LIST 64
+
+typedef enum { BENCH_MATH_STRICT = 0, BENCH_MATH_TF32 = 1 } bench_math;
+
+typedef struct {
+    prnnRNNMode_t modes[BENCH_MAX_LIST];
+    int n_modes;
+    int hidden[BENCH_MAX_LIST];
+    int n_hidden;
+    int batch[BENCH_MAX_LIST];
+    int n_batch;
+    prnnDataType_t dtypes[BENCH_MAX_LIST];
+    int n_dtypes;
+    int seq[BENCH_MAX_LIST];
+    int n_seq;
+    bench_pass passes[2];
+    int n_passes;
+    int input;          /* 0: input size = hidden size */
+    int layers;         /* default 1 */
+    int bidirectional;
+    int repeats;        /* default 20 */
+    int warmup;         /* default 3 */
+    bench_math math;
+    int quick;
+    int no_cudnn;
+    int no_prnn;        /* time cuDNN only (prnn's GPU path not needed) */
+    unsigned cudnn_algos; /* bit i: cuDNN algorithm i (cudnnRNNAlgo_t) */
+    int device;
+    int cold_start;
+    int verbose;
+    unsigned long long seed;
+    const char *csv;
+    const char *json;
+    const char *plot;
+    int help;
+    /* Internal: "--cold-child SPEC" runs one cold-start measurement and
+     * prints it (see cold_start.h); never shown in the usage. */
+    const char *cold_child;
+} bench_args;
+
+/*
+ * Parses argv into *a (defaults first: the full sweep, see the usage).
+ * Returns 0, or -1 with a one-line message in err (the caller prints it
+ * with the usage and exits 2). Lists are comma separated; "--flag value"
+ * and "--flag=value" are both accepted.
+ */
+int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
+                     size_t err_size);
+
+void bench_usage(FILE *f, const char *prog);
+
+/* Number of points the sweep will run. */
+long bench_args_num_points(const bench_args *a);
+
+/* Point number idx (0 <= idx < bench_args_num_points) of the sweep, in the
+ * order pass, mode, dtype, hidden, batch, seq (batch and seq vary fastest). */
+void bench_args_point(const bench_args *a, long idx, bench_point *pt);
+
+/* Parsers used by the list flags, exposed for the cold-start child. */
+int bench_parse_mode(const char *s, prnnRNNMode_t *m);
+int bench_parse_dtype(const char *s, prnnDataType_t *t);
+
+#endif

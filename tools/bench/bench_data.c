@@ -1,0 +1,387 @@
+#include "bench_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+
+/* ---- counter-based random values ---- */
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t stream_key(unsigned long long seed, int tag, int a, int b,
+                           int c)
+{
+    uint64_t k = mix64(seed + 0x9e3779b97f4a7c15ull);
+    k = mix64(k ^ (uint64_t)(unsigned)tag);
+    k = mix64(k ^ ((uint64_t)(unsigned)a << 32 | (uint64_t)(unsigned)b));
+    return mix64(k ^ (uint64_t)(unsigned)c);
+}
+
+/* Element i of stream key, uniform in [-1, 1). */
+static double uniform_pm1(uint64_t key, size_t i)
+{
+    uint64_t r = mix64(key + (uint64_t)i * 0x9e3779b97f4a7c15ull);
+    return (double)(r >> 40) / (double)(1ull << 23) - 1.0;
+}
+
+/* Writes count values of stream key, times scale, rounded to t. */
+static void fill(void *dst, prnnDataType_t t, size_t count, uint64_t key,
+                 double scale)
+{
+    if (t == PRNN_DATA_FLOAT) {
+        float *f = dst;
+        for (size_t i = 0; i < count; i++)
+            f[i] = (float)(uniform_pm1(key, i) * scale);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        prnn_store_from_double(dst, t, i, uniform_pm1(key, i) * scale);
+}
+
+enum { TAG_WEIGHT = 1, TAG_X, TAG_HX, TAG_CX, TAG_DY, TAG_DHY, TAG_DCY };
+
+/* ---- model ---- */
+
+static int nlin_of(prnnRNNMode_t m)
+{
+    switch (m) {
+    case PRNN_LSTM: return 8;
+    case PRNN_GRU: return 6;
+    default: return 2;
+    }
+}
+
+int bench_model_create(bench_model *m, const bench_point *pt,
+                       unsigned long long seed, char *err, size_t n)
+{
+    memset(m, 0, sizeof(*m));
+    m->pt = *pt;
+    m->dirs = pt->bidirectional ? 2 : 1;
+    m->nlin = nlin_of(pt->mode);
+    m->elem = prnn_dtype_size(pt->dtype);
+    int pseudo = pt->layers * m->dirs;
+    m->n_params = pseudo * m->nlin * 2;
+    m->params = calloc((size_t)m->n_params, sizeof(*m->params));
+    if (!m->params) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    size_t H = (size_t)pt->hidden, off = 0;
+    int k = 0;
+    for (int pl = 0; pl < pseudo; pl++) {
+        int layer = pl / m->dirs;
+        for (int id = 0; id < m->nlin; id++) {
+            int is_w = id < m->nlin / 2;
+            size_t K = !is_w ? H
+                       : layer == 0 ? (size_t)pt->input
+                                    : H * (size_t)m->dirs;
+            for (int bias = 0; bias < 2; bias++) {
+                bench_param *p = &m->params[k++];
+                p->pseudo_layer = pl;
+                p->lin_id = id;
+                p->is_bias = bias;
+                p->count = bias ? H : H * K;
+                p->offset = off;
+                off += p->count * m->elem;
+            }
+        }
+    }
+    m->total_bytes = off;
+    m->bytes = malloc(off ? off : 1);
+    if (!m->bytes) {
+        snprintf(err, n, "out of host memory (%.1f MiB of weights)",
+                 off / (1024.0 * 1024.0));
+        bench_model_destroy(m);
+        return -1;
+    }
+    double scale = 1.0 / sqrt((double)pt->hidden);
+    for (int i = 0; i < m->n_params; i++) {
+        const bench_param *p = &m->params[i];
+        fill(m->bytes + p->offset, pt->dtype, p->count,
+             stream_key(seed, TAG_WEIGHT, p->pseudo_layer, p->lin_id,
+                        p->is_bias),
+             scale);
+    }
+    return 0;
+}
+
+void bench_model_destroy(bench_model *m)
+{
+    free(m->params);
+    free(m->bytes);
+    m->params = NULL;
+    m->bytes = NULL;
+    m->n_params = 0;
+}
+
+static int locate_checked(const bench_model *m, const bench_param *p,
+                          bench_locate_fn loc, void *user, CUdeviceptr base,
+                          CUdeviceptr *ptr, char *err, size_t n)
+{
+    size_t count = 0;
+    if (loc(user, base, p->pseudo_layer, p->lin_id, p->is_bias, ptr, &count,
+            err, n))
+        return -1;
+    if (count != p->count || !*ptr) {
+        snprintf(err, n,
+                 "weight layout mismatch: pseudo-layer %d, linLayerID %d %s: "
+                 "%zu elements expected, the implementation has %zu%s",
+                 p->pseudo_layer, p->lin_id, p->is_bias ? "bias" : "matrix",
+                 p->count, count, *ptr ? "" : " (no address)");
+        return -1;
+    }
+    (void)m;
+    return 0;
+}
+
+int bench_model_upload(const bench_device *d, const bench_model *m,
+                       bench_locate_fn loc, void *user, CUdeviceptr w,
+                       char *err, size_t n)
+{
+    for (int i = 0; i < m->n_params; i++) {
+        const bench_param *p = &m->params[i];
+        CUdeviceptr dst;
+        if (locate_checked(m, p, loc, user, w, &dst, err, n))
+            return -1;
+        if (bench_cu(d, d->cu->cuMemcpyHtoD(dst, m->bytes + p->offset,
+                                            p->count * m->elem),
+                     "cuMemcpyHtoD(weights)", err, n))
+            return -1;
+    }
+    return bench_cu(d, d->cu->cuCtxSynchronize(), "cuCtxSynchronize", err, n);
+}
+
+/* ---- shared I/O buffers ---- */
+
+static int upload_random(const bench_device *d, CUdeviceptr dst,
+                         prnnDataType_t t, size_t count, uint64_t key,
+                         char *err, size_t n)
+{
+    size_t bytes = count * prnn_dtype_size(t);
+    void *h = malloc(bytes ? bytes : 1);
+    if (!h) {
+        snprintf(err, n, "out of host memory (%.1f MiB)",
+                 bytes / (1024.0 * 1024.0));
+        return -1;
+    }
+    fill(h, t, count, key, 1.0);
+    int rc = bench_upload(d, dst, h, bytes, err, n);
+    free(h);
+    return rc;
+}
+
+int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
+                    unsigned long long seed, char *err, size_t n)
+{
+    memset(io, 0, sizeof(*io));
+    size_t e = prnn_dtype_size(pt->dtype);
+    size_t dirs = pt->bidirectional ? 2 : 1;
+    size_t T = (size_t)pt->seq, B = (size_t)pt->batch, H = (size_t)pt->hidden;
+    size_t x_n = T * B * (size_t)pt->input;
+    size_t y_n = T * B * H * dirs;
+    size_t h_n = (size_t)pt->layers * dirs * B * H;
+    io->x_bytes = x_n * e;
+    io->y_bytes = y_n * e;
+    io->h_bytes = h_n * e;
+    int lstm = pt->mode == PRNN_LSTM;
+    int train = pt->pass == BENCH_TRAINING;
+    if (bench_alloc(d, &io->x, io->x_bytes, "x", err, n) ||
+        bench_alloc(d, &io->hx, io->h_bytes, "hx", err, n) ||
+        (lstm && bench_alloc(d, &io->cx, io->h_bytes, "cx", err, n)) ||
+        bench_alloc(d, &io->y, io->y_bytes, "y", err, n) ||
+        bench_alloc(d, &io->hy, io->h_bytes, "hy", err, n) ||
+        (lstm && bench_alloc(d, &io->cy, io->h_bytes, "cy", err, n)))
+        goto fail;
+    if (train &&
+        (bench_alloc(d, &io->dy, io->y_bytes, "dy", err, n) ||
+         bench_alloc(d, &io->dhy, io->h_bytes, "dhy", err, n) ||
+         (lstm && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
+         bench_alloc(d, &io->dx, io->x_bytes, "dx", err, n) ||
+         bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
+         (lstm && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
+        goto fail;
+    if (upload_random(d, io->x, pt->dtype, x_n,
+                      stream_key(seed, TAG_X, 0, 0, 0), err, n) ||
+        upload_random(d, io->hx, pt->dtype, h_n,
+                      stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
+        (lstm && upload_random(d, io->cx, pt->dtype, h_n,
+                               stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
+        goto fail;
+    if (train &&
+        (upload_random(d, io->dy, pt->dtype, y_n,
+                       stream_key(seed, TAG_DY, 0, 0, 0), err, n) ||
+         upload_random(d, io->dhy, pt->dtype, h_n,
+                       stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
+         (lstm && upload_random(d, io->dcy, pt->dtype, h_n,
+                                stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
+        goto fail;
+    return 0;
+fail:
+    bench_io_destroy(d, io);
+    return -1;
+}
+
+void bench_io_destroy(const bench_device *d, bench_io *io)
+{
+    CUdeviceptr *all[] = {&io->x,  &io->hx,  &io->cx,  &io->y,
+                          &io->hy, &io->cy,  &io->dy,  &io->dhy,
+                          &io->dcy, &io->dx, &io->dhx, &io->dcx};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        bench_free(d, all[i]);
+}
+
+int bench_io_poison_outputs(const bench_device *d, const bench_io *io,
+                            char *err, size_t n)
+{
+    if (bench_memset(d, io->y, 0xFF, io->y_bytes, err, n) ||
+        bench_memset(d, io->hy, 0xFF, io->h_bytes, err, n) ||
+        bench_memset(d, io->cy, 0xFF, io->h_bytes, err, n) ||
+        bench_memset(d, io->dx, 0xFF, io->x_bytes, err, n) ||
+        bench_memset(d, io->dhx, 0xFF, io->h_bytes, err, n) ||
+        bench_memset(d, io->dcx, 0xFF, io->h_bytes, err, n))
+        return -1;
+    return 0;
+}
+
+/* ---- read-back and comparison ---- */
+
+static int sig_reserve(bench_sig *s, size_t more)
+{
+    size_t need = s->n + more;
+    float *v = realloc(s->v, (need ? need : 1) * sizeof(float));
+    if (!v)
+        return -1;
+    s->v = v;
+    return 0;
+}
+
+int bench_sig_append(bench_sig *s, const char *name, const float *v,
+                     size_t count)
+{
+    if (s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0])) ||
+        sig_reserve(s, count))
+        return -1;
+    bench_seg *g = &s->seg[s->nseg++];
+    bench_copy(g->name, sizeof(g->name), name);
+    g->off = s->n;
+    g->n = count;
+    memcpy(s->v + s->n, v, count * sizeof(float));
+    s->n += count;
+    return 0;
+}
+
+/* Reads count elements of type t at src, as floats, into a new segment. */
+static int sig_read(const bench_device *d, bench_sig *s, const char *name,
+                    CUdeviceptr src, prnnDataType_t t, size_t count,
+                    int new_segment, char *err, size_t n)
+{
+    size_t e = prnn_dtype_size(t);
+    if (new_segment &&
+        s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0]))) {
+        snprintf(err, n, "internal: too many output segments");
+        return -1;
+    }
+    void *h = malloc(count ? count * e : 1);
+    if (!h || sig_reserve(s, count)) {
+        free(h);
+        snprintf(err, n, "out of host memory reading %s", name);
+        return -1;
+    }
+    if (bench_download(d, h, src, count * e, err, n)) {
+        free(h);
+        return -1;
+    }
+    float *out = s->v + s->n;
+    if (t == PRNN_DATA_FLOAT)
+        memcpy(out, h, count * sizeof(float));
+    else
+        for (size_t i = 0; i < count; i++)
+            out[i] = (float)prnn_load_as_double(h, t, i);
+    free(h);
+    if (new_segment) {
+        bench_seg *g = &s->seg[s->nseg++];
+        bench_copy(g->name, sizeof(g->name), name);
+        g->off = s->n;
+        g->n = 0;
+    }
+    s->seg[s->nseg - 1].n += count;
+    s->n += count;
+    return 0;
+}
+
+int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io,
+                      const bench_model *m, bench_locate_fn loc, void *user,
+                      CUdeviceptr dw, char *err, size_t n)
+{
+    memset(s, 0, sizeof(*s));
+    const bench_point *pt = &m->pt;
+    prnnDataType_t t = pt->dtype;
+    size_t e = m->elem;
+    int lstm = pt->mode == PRNN_LSTM;
+    int rc;
+    if (pt->pass == BENCH_INFERENCE) {
+        rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
+             sig_read(d, s, "hy", io->hy, t, io->h_bytes / e, 1, err, n) ||
+             (lstm &&
+              sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
+    } else {
+        rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
+             sig_read(d, s, "dx", io->dx, t, io->x_bytes / e, 1, err, n) ||
+             sig_read(d, s, "dhx", io->dhx, t, io->h_bytes / e, 1, err, n) ||
+             (lstm &&
+              sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
+        for (int i = 0; !rc && loc && i < m->n_params; i++) {
+            const bench_param *p = &m->params[i];
+            CUdeviceptr src;
+            rc = locate_checked(m, p, loc, user, dw, &src, err, n) ||
+                 sig_read(d, s, "dw", src, t, p->count, i == 0, err, n);
+        }
+    }
+    if (rc) {
+        bench_sig_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void bench_sig_free(bench_sig *s)
+{
+    if (!s)
+        return;
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+double bench_sig_diff(const bench_sig *ref, const bench_sig *s)
+{
+    if (ref->nseg != s->nseg || ref->nseg == 0)
+        return NAN;
+    double worst = 0;
+    for (int k = 0; k < ref->nseg; k++) {
+        const bench_seg *a = &ref->seg[k], *b = &s->seg[k];
+        if (strcmp(a->name, b->name) != 0 || a->n != b->n)
+            return NAN;
+        double scale = 0, diff = 0;
+        for (size_t i = 0; i < a->n; i++) {
+            double r = ref->v[a->off + i], x = s->v[b->off + i];
+            if (!isfinite(r) || !isfinite(x))
+                return NAN;
+            if (fabs(r) > scale)
+                scale = fabs(r);
+            if (fabs(x - r) > diff)
+                diff = fabs(x - r);
+        }
+        double rel = scale > 0 ? diff / scale : (diff > 0 ? INFINITY : 0);
+        if (rel > worst)
+            worst = rel;
+    }
+    return worst;
+}

@@ -1,0 +1,146 @@
+/*
+ * prnn-bench: what one benchmark point is, and what was measured for it.
+ * Plain data shared by the sweep, the runners and the report writers.
+ */
+#ifndef PRNN_BENCH_TYPES_H
+#define PRNN_BENCH_TYPES_H
+
+#include <stddef.h>
+
+#include "prnn.h"
+
+typedef enum { BENCH_INFERENCE = 0, BENCH_TRAINING = 1 } bench_pass;
+
+/* One configuration of the sweep. */
+typedef struct {
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden;
+    int input;  /* input size (the sweep sets it to hidden unless --input) */
+    int batch;
+    int seq;    /* T */
+    int layers;
+    int bidirectional;
+    bench_pass pass;
+} bench_point;
+
+/*
+ * The implementations timed at every point, in the order they run. The
+ * first that runs is the reference the others' outputs are compared with.
+ */
+typedef enum {
+    BENCH_IMPL_PRNN = 0,        /* PRNN_RNN_ALGO_AUTO, plain call on a stream */
+    BENCH_IMPL_PRNN_GRAPH,      /* the same call captured once, graph replayed */
+    BENCH_IMPL_CUBLASLT_GRAPH,  /* PRNN_RNN_ALGO_STANDARD captured, replayed */
+    BENCH_IMPL_CUDNN_STANDARD,
+    BENCH_IMPL_CUDNN_PERSIST_STATIC,
+    BENCH_IMPL_CUDNN_PERSIST_DYNAMIC,
+    BENCH_IMPL_CUDNN_PERSIST_SMALL_H,
+    BENCH_NUM_IMPLS
+} bench_impl;
+
+#define BENCH_FIRST_CUDNN BENCH_IMPL_CUDNN_STANDARD
+#define BENCH_NUM_CUDNN 4
+
+typedef enum {
+    BENCH_NOT_RUN = 0, /* not asked for (--no-cudnn, cuDNN missing, ...) */
+    BENCH_OK,          /* timed */
+    BENCH_REFUSED,     /* cuDNN answered NOT_SUPPORTED: shown as "—" */
+    BENCH_NA,          /* prnn answered NOT_SUPPORTED: shown as "n/a" */
+    BENCH_FAILED       /* any other failure: shown as "err", message in note */
+} bench_state;
+
+/* Robust summary of the repeats, all in µs per timestep. */
+typedef struct {
+    int n;
+    double median, min, max, q1, q3, mean;
+} bench_stats;
+
+typedef struct {
+    bench_state state;
+    bench_stats us;        /* µs per timestep (valid when state == OK) */
+    double setup_ms;       /* plan / descriptor setup, wall clock, untimed */
+    double first_call_ms;  /* the first (checked) call, wall clock incl. sync */
+    /* Largest relative difference of this implementation's outputs from the
+     * point's reference (see bench_result.reference); NaN when not compared
+     * (or when an output held NaN/Inf: a red flag). */
+    double max_rel_diff;
+    int compared;          /* 1 when max_rel_diff was computed */
+    int fallback;          /* cuDNN: ran with its second math choice */
+    char note[512];        /* math fallback, error message, reason refused */
+} bench_impl_result;
+
+/* prnn's plan, as prnnGetRNNPlanInfo described it. */
+typedef struct {
+    int valid;
+    char path[16];          /* resident, streamed, standard, cpu */
+    char config_source[16]; /* shipped-db, user-db, heuristic, autotuned */
+    char cubin_source[16];  /* memory, disk, compiled */
+    int num_blocks, threads_per_block, units_per_block, tensor_cores;
+    double resident_fraction;
+    double plan_ms, compile_ms; /* as the plan reports them */
+    double prepare_wall_ms;     /* prnnPrepareRNN, wall clock */
+    char config[256];
+} bench_plan;
+
+typedef struct {
+    bench_point pt;
+    bench_impl_result impl[BENCH_NUM_IMPLS];
+    bench_plan plan;
+    int best_cudnn;        /* bench_impl index, or -1 */
+    double ratio;          /* prnn median / best cuDNN median; NaN when n/a */
+    double max_rel_diff;   /* largest over the compared implementations */
+    int reference;         /* bench_impl of the reference output, or -1 */
+} bench_result;
+
+/* Cold-start figures of one shape (see cold_start.h). */
+typedef struct {
+    int ok;           /* 0: see note */
+    double wall_ms;   /* prnnPrepareRNN, wall clock */
+    double plan_ms;   /* prnnRNNPlanInfo.planMs */
+    double compile_ms;
+    char cubin_source[16];
+} bench_cold_phase;
+
+typedef struct {
+    bench_point pt;
+    /* empty cache (fresh process, empty PRNN_CACHE_DIR); then a second
+     * handle in the same process (in-memory module cache); then a fresh
+     * process with the cache the first one filled (disk). */
+    bench_cold_phase cold, memory, disk;
+    double process_to_plan_ms; /* child start (incl. cuInit, context) to the
+                                  end of its first plan, empty cache */
+    char note[256];
+} bench_cold_result;
+
+/* What the header, CSV and JSON say about the run. */
+typedef struct {
+    char date[32];        /* UTC, ISO 8601 */
+    char device[320];
+    char driver[64];
+    char cudnn[256];      /* "9.14.0 (/path/libcudnn.so.9)" or why missing */
+    char prnn_version[32];
+    const char *math;     /* "strict" or "tf32" */
+    int warmup, repeats;
+} bench_meta;
+
+/* Short names: "prnn", "prnn-graph", "cublasLt-graph", "cudnn-standard",
+ * "cudnn-persist-static", "cudnn-persist-dynamic", "cudnn-persist-small-h". */
+const char *bench_impl_name(bench_impl i);
+/* Table titles: "STANDARD", "PERSIST_STATIC", ... for the cuDNN ones. */
+const char *bench_impl_title(bench_impl i);
+const char *bench_state_name(bench_state s);
+const char *bench_mode_name(prnnRNNMode_t m);   /* relu, tanh, lstm, gru */
+const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
+const char *bench_pass_name(bench_pass p);       /* inference, training */
+
+/* Copies src into dst (size n >= 1), truncating; always terminated. */
+void bench_copy(char *dst, size_t n, const char *src);
+
+/* A result with every implementation NOT_RUN and every number NaN. */
+void bench_result_init(bench_result *r, const bench_point *pt);
+/* Picks the best cuDNN algorithm and computes the ratio and max_rel_diff
+ * from impl[]; call once every implementation has run. */
+void bench_result_finish(bench_result *r);
+
+#endif

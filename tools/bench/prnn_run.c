@@ -1,0 +1,495 @@
+#include "prnn_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_stats.h"
+#include "dtype.h"
+
+struct bench_prnn {
+    const bench_device *d;
+    prnnHandle_t handle;
+};
+
+const char *bench_path_name(prnnRNNPath_t p)
+{
+    switch (p) {
+    case PRNN_PATH_CPU_REFERENCE: return "cpu";
+    case PRNN_PATH_PERSISTENT_RESIDENT: return "resident";
+    case PRNN_PATH_PERSISTENT_STREAMED: return "streamed";
+    case PRNN_PATH_STANDARD: return "standard";
+    }
+    return "?";
+}
+
+static const char *config_source_name(prnnConfigSource_t s)
+{
+    switch (s) {
+    case PRNN_CONFIG_NONE: return "none";
+    case PRNN_CONFIG_SHIPPED_DB: return "shipped-db";
+    case PRNN_CONFIG_USER_DB: return "user-db";
+    case PRNN_CONFIG_HEURISTIC: return "heuristic";
+    case PRNN_CONFIG_AUTOTUNED: return "autotuned";
+    }
+    return "?";
+}
+
+static const char *cubin_source_name(prnnCubinSource_t s)
+{
+    switch (s) {
+    case PRNN_CUBIN_NONE: return "none";
+    case PRNN_CUBIN_MEMORY: return "memory";
+    case PRNN_CUBIN_DISK_CACHE: return "disk";
+    case PRNN_CUBIN_COMPILED: return "compiled";
+    }
+    return "?";
+}
+
+int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
+                    size_t n)
+{
+    *out = NULL;
+    bench_prnn *p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(err, n, "out of host memory");
+        return 1;
+    }
+    p->d = d;
+    prnnStatus_t s = prnnCreate(&p->handle);
+    if (s != PRNN_STATUS_SUCCESS) {
+        snprintf(err, n, "prnnCreate: %s: %s", prnnGetErrorString(s),
+                 prnnGetLastErrorLog());
+        free(p);
+        return s == PRNN_STATUS_NO_DEVICE ? 2 : 1;
+    }
+    s = prnnSetStream(p->handle, d->stream);
+    if (s != PRNN_STATUS_SUCCESS) {
+        snprintf(err, n, "prnnSetStream: %s: %s", prnnGetErrorString(s),
+                 prnnGetLastErrorLog());
+        bench_prnn_close(p);
+        return 1;
+    }
+    *out = p;
+    return 0;
+}
+
+void bench_prnn_close(bench_prnn *p)
+{
+    if (!p)
+        return;
+    if (p->d->stream)
+        p->d->cu->cuStreamSynchronize(p->d->stream);
+    prnnDestroy(p->handle);
+    free(p);
+}
+
+/* Everything one run owns. */
+typedef struct {
+    bench_prnn *p;
+    const bench_run_ctx *ctx;
+    prnnRNNDescriptor_t rnn;
+    prnnTensorDescriptor_t x1, y1, h1; /* one step's x/y, and the states */
+    prnnTensorDescriptor_t *xs, *ys;   /* seq copies of x1 / y1 */
+    prnnFilterDescriptor_t wd, md;
+    size_t w_size, work_size, reserve_size;
+    CUdeviceptr w, dw, work, reserve;
+    CUgraph graph;
+    CUgraphExec exec;
+    int use_graph;            /* call_step launches exec instead */
+    prnnStatus_t last;        /* the last prnn failure, or SUCCESS */
+} prun;
+
+static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
+{
+    if (s == PRNN_STATUS_SUCCESS)
+        return 0;
+    r->last = s;
+    snprintf(err, n, "%s: %s: %s", what, prnnGetErrorString(s),
+             prnnGetLastErrorLog());
+    /* One line in the table's note. */
+    for (char *c = err; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    return -1;
+}
+
+static prnnStatus_t set3(prnnTensorDescriptor_t t, prnnDataType_t dt, int a,
+                         int b, int c)
+{
+    int dims[3] = {a, b, c};
+    int strides[3] = {b * c, c, 1};
+    return prnnSetTensorNdDescriptor(t, dt, 3, dims, strides);
+}
+
+static void prun_free(prun *r)
+{
+    const bench_device *d = r->p->d;
+    d->cu->cuStreamSynchronize(d->stream);
+    if (r->exec)
+        d->cu->cuGraphExecDestroy(r->exec);
+    if (r->graph)
+        d->cu->cuGraphDestroy(r->graph);
+    prnnDestroyRNNDescriptor(r->rnn);
+    prnnDestroyTensorDescriptor(r->x1);
+    prnnDestroyTensorDescriptor(r->y1);
+    prnnDestroyTensorDescriptor(r->h1);
+    prnnDestroyFilterDescriptor(r->wd);
+    prnnDestroyFilterDescriptor(r->md);
+    free(r->xs);
+    free(r->ys);
+    bench_free(d, &r->w);
+    bench_free(d, &r->dw);
+    bench_free(d, &r->work);
+    bench_free(d, &r->reserve);
+}
+
+static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
+                  int is_bias, CUdeviceptr *ptr, size_t *count, char *err,
+                  size_t n)
+{
+    prun *r = user;
+    void *addr = NULL;
+    prnnStatus_t s =
+        is_bias ? prnnGetRNNLinLayerBiasParams(r->p->handle, r->rnn,
+                                               pseudo_layer, r->x1, r->wd,
+                                               bench_ptr(base), lin_id, r->md,
+                                               &addr)
+                : prnnGetRNNLinLayerMatrixParams(r->p->handle, r->rnn,
+                                                 pseudo_layer, r->x1, r->wd,
+                                                 bench_ptr(base), lin_id,
+                                                 r->md, &addr);
+    if (pk(r, s,
+           is_bias ? "prnnGetRNNLinLayerBiasParams"
+                   : "prnnGetRNNLinLayerMatrixParams",
+           err, n))
+        return -1;
+    *ptr = (CUdeviceptr)(uintptr_t)addr;
+    *count = 0;
+    if (!addr)
+        return 0;
+    prnnDataType_t dt;
+    prnnTensorFormat_t fmt;
+    int nb = 0, dims[8];
+    if (pk(r, prnnGetFilterNdDescriptor(r->md, 8, &dt, &fmt, &nb, dims),
+           "prnnGetFilterNdDescriptor", err, n))
+        return -1;
+    size_t c = 1;
+    for (int i = 0; i < nb && i < 8; i++)
+        c *= (size_t)dims[i];
+    *count = nb > 0 ? c : 0;
+    return 0;
+}
+
+static int call_api(prun *r, char *err, size_t n)
+{
+    const bench_io *io = r->ctx->io;
+    const bench_point *pt = &r->ctx->model->pt;
+    prnnHandle_t h = r->p->handle;
+    int T = pt->seq;
+    if (pt->pass == BENCH_INFERENCE)
+        return pk(r,
+                  prnnRNNForwardInference(
+                      h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1,
+                      bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->wd,
+                      bench_ptr(r->w), r->ys, bench_ptr(io->y), r->h1,
+                      bench_ptr(io->hy), r->h1, bench_ptr(io->cy),
+                      bench_ptr(r->work), r->work_size),
+                  "prnnRNNForwardInference", err, n);
+    if (pk(r,
+           prnnRNNForwardTraining(
+               h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1, bench_ptr(io->hx),
+               r->h1, bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+               bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+               bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
+               bench_ptr(r->reserve), r->reserve_size),
+           "prnnRNNForwardTraining", err, n) ||
+        pk(r,
+           prnnRNNBackwardData(
+               h, r->rnn, T, r->ys, bench_ptr(io->y), r->ys, bench_ptr(io->dy),
+               r->h1, bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
+               bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1,
+               bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
+               bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
+               bench_ptr(r->work), r->work_size, bench_ptr(r->reserve),
+               r->reserve_size),
+           "prnnRNNBackwardData", err, n) ||
+        pk(r,
+           prnnRNNBackwardWeights(
+               h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1, bench_ptr(io->hx),
+               r->ys, bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
+               bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
+           "prnnRNNBackwardWeights", err, n))
+        return -1;
+    return 0;
+}
+
+static int call_step(void *user, char *err, size_t n)
+{
+    prun *r = user;
+    if (r->use_graph) {
+        const bench_device *d = r->p->d;
+        return bench_cu(d, d->cu->cuGraphLaunch(r->exec, d->stream),
+                        "cuGraphLaunch", err, n);
+    }
+    return call_api(r, err, n);
+}
+
+static int setup(prun *r, prnnRNNAlgo_t algo, char *err, size_t n)
+{
+    const bench_device *d = r->p->d;
+    const bench_point *pt = &r->ctx->model->pt;
+    prnnHandle_t h = r->p->handle;
+    prnnDataType_t dt = pt->dtype;
+    int dirs = pt->bidirectional ? 2 : 1;
+    int train = pt->pass == BENCH_TRAINING;
+
+    r->xs = calloc((size_t)pt->seq, sizeof(*r->xs));
+    r->ys = calloc((size_t)pt->seq, sizeof(*r->ys));
+    if (!r->xs || !r->ys) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    if (pk(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor",
+           err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->x1), "prnnCreateTensorDescriptor",
+           err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->y1), "prnnCreateTensorDescriptor",
+           err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor",
+           err, n) ||
+        pk(r, prnnCreateFilterDescriptor(&r->wd), "prnnCreateFilterDescriptor",
+           err, n) ||
+        pk(r, prnnCreateFilterDescriptor(&r->md), "prnnCreateFilterDescriptor",
+           err, n))
+        return -1;
+    if (pk(r,
+           prnnSetRNNDescriptor(r->rnn, pt->hidden, pt->layers, NULL,
+                                PRNN_LINEAR_INPUT,
+                                pt->bidirectional ? PRNN_BIDIRECTIONAL
+                                                  : PRNN_UNIDIRECTIONAL,
+                                pt->mode, dt),
+           "prnnSetRNNDescriptor", err, n) ||
+        pk(r,
+           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32
+                                                ? PRNN_TENSOR_OP_MATH
+                                                : PRNN_DEFAULT_MATH),
+           "prnnSetRNNMatrixMathType", err, n) ||
+        pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err,
+           n) ||
+        pk(r, set3(r->x1, dt, pt->batch, pt->input, 1),
+           "prnnSetTensorNdDescriptor(x)", err, n) ||
+        pk(r, set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1),
+           "prnnSetTensorNdDescriptor(y)", err, n) ||
+        pk(r, set3(r->h1, dt, pt->layers * dirs, pt->batch, pt->hidden),
+           "prnnSetTensorNdDescriptor(h)", err, n))
+        return -1;
+    for (int t = 0; t < pt->seq; t++) {
+        r->xs[t] = r->x1;
+        r->ys[t] = r->y1;
+    }
+    if (pk(r, prnnGetRNNParamsSize(h, r->rnn, r->x1, &r->w_size, dt),
+           "prnnGetRNNParamsSize", err, n))
+        return -1;
+    size_t elem = prnn_dtype_size(dt);
+    if (r->w_size % elem || r->w_size / elem > 0x7fffffff) {
+        snprintf(err, n, "prnnGetRNNParamsSize: %zu bytes is not a whole "
+                 "number of elements below 2^31", r->w_size);
+        return -1;
+    }
+    int wdims[3] = {(int)(r->w_size / elem), 1, 1};
+    if (pk(r, prnnSetFilterNdDescriptor(r->wd, dt, PRNN_TENSOR_NCHW, 3, wdims),
+           "prnnSetFilterNdDescriptor(w)", err, n) ||
+        pk(r, prnnGetRNNWorkspaceSize(h, r->rnn, pt->seq, r->xs, &r->work_size),
+           "prnnGetRNNWorkspaceSize", err, n) ||
+        (train && pk(r,
+                     prnnGetRNNTrainingReserveSize(h, r->rnn, pt->seq, r->xs,
+                                                   &r->reserve_size),
+                     "prnnGetRNNTrainingReserveSize", err, n)))
+        return -1;
+    if (bench_alloc(d, &r->w, r->w_size, "prnn weights", err, n) ||
+        (train && bench_alloc(d, &r->dw, r->w_size, "prnn dw", err, n)) ||
+        bench_alloc(d, &r->work, r->work_size, "prnn workspace", err, n) ||
+        (train && bench_alloc(d, &r->reserve, r->reserve_size, "prnn reserve",
+                              err, n)) ||
+        bench_memset(d, r->w, 0, r->w_size, err, n) ||
+        bench_model_upload(d, r->ctx->model, locate, r, r->w, err, n))
+        return -1;
+    return 0;
+}
+
+/* The checked first call (or launch): poisoned outputs, zeroed dw. */
+static int checked_call(prun *r, double *ms, bench_sig *sig, char *err,
+                        size_t n)
+{
+    const bench_device *d = r->p->d;
+    const bench_run_ctx *ctx = r->ctx;
+    int train = ctx->model->pt.pass == BENCH_TRAINING;
+    return bench_io_poison_outputs(d, ctx->io, err, n) ||
+           bench_memset(d, r->dw, 0, r->dw ? r->w_size : 0, err, n) ||
+           bench_time_first_call(d, call_step, r, ms, err, n) ||
+           bench_sig_capture(d, sig, ctx->io, ctx->model,
+                             train ? locate : NULL, r, r->dw, err, n);
+}
+
+static void set_failure(bench_impl_result *res, const prun *r,
+                        const char *err)
+{
+    if (!res)
+        return;
+    res->state =
+        r->last == PRNN_STATUS_NOT_SUPPORTED ? BENCH_NA : BENCH_FAILED;
+    bench_copy(res->note, sizeof(res->note), err);
+}
+
+/* Captures one call into r->graph / r->exec. */
+static int capture(prun *r, char *err, size_t n)
+{
+    const bench_device *d = r->p->d;
+    const prnn_cuda_driver *cu = d->cu;
+    if (bench_sync(d, err, n) ||
+        bench_cu(d,
+                 cu->cuStreamBeginCapture(d->stream,
+                                          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                 "cuStreamBeginCapture", err, n))
+        return -1;
+    char call_err[BENCH_ERR] = "";
+    int call_rc = call_api(r, call_err, sizeof(call_err));
+    CUresult end = cu->cuStreamEndCapture(d->stream, &r->graph);
+    if (call_rc) {
+        snprintf(err, n, "during capture: %s", call_err);
+        return -1;
+    }
+    if (bench_cu(d, end, "cuStreamEndCapture", err, n))
+        return -1;
+    if (!r->graph) {
+        snprintf(err, n, "cuStreamEndCapture returned no graph");
+        return -1;
+    }
+    if (bench_cu(d, cu->cuGraphInstantiate(&r->exec, r->graph, 0),
+                 "cuGraphInstantiate", err, n)) {
+        r->exec = NULL;
+        return -1;
+    }
+    r->use_graph = 1;
+    return 0;
+}
+
+void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
+                    bench_plan *plan, bench_impl_result *plain,
+                    bench_sig *sig_plain, bench_impl_result *graph,
+                    bench_sig *sig_graph)
+{
+    const bench_device *d = p->d;
+    const bench_point *pt = &ctx->model->pt;
+    double scale = bench_us_per_step_scale(pt);
+    char err[BENCH_ERR] = "";
+    if (sig_plain)
+        memset(sig_plain, 0, sizeof(*sig_plain));
+    if (sig_graph)
+        memset(sig_graph, 0, sizeof(*sig_graph));
+
+    prun r;
+    memset(&r, 0, sizeof(r));
+    r.p = p;
+    r.ctx = ctx;
+    r.last = PRNN_STATUS_SUCCESS;
+    if (setup(&r, algo, err, sizeof(err))) {
+        set_failure(plain, &r, err);
+        set_failure(graph, &r, err);
+        prun_free(&r);
+        return;
+    }
+
+    /* Plan: compile or fetch the kernel now, outside every timing. */
+    double t0 = bench_now_ms();
+    if (pk(&r, prnnPrepareRNN(p->handle, r.rnn, pt->batch, pt->dtype),
+           "prnnPrepareRNN", err, sizeof(err))) {
+        set_failure(plain, &r, err);
+        set_failure(graph, &r, err);
+        prun_free(&r);
+        return;
+    }
+    double prepare_ms = bench_now_ms() - t0;
+    if (plan) {
+        prnnRNNPlanInfo_t info;
+        memset(&info, 0, sizeof(info));
+        info.structSize = sizeof(info);
+        plan->prepare_wall_ms = prepare_ms;
+        if (prnnGetRNNPlanInfo(p->handle, r.rnn, pt->batch, pt->dtype,
+                               &info) == PRNN_STATUS_SUCCESS) {
+            plan->valid = 1;
+            bench_copy(plan->path, sizeof(plan->path), bench_path_name(info.path));
+            bench_copy(plan->config_source, sizeof(plan->config_source), config_source_name(info.configSource));
+            bench_copy(plan->cubin_source, sizeof(plan->cubin_source), cubin_source_name(info.cubinSource));
+            plan->num_blocks = info.numBlocks;
+            plan->threads_per_block = info.threadsPerBlock;
+            plan->units_per_block = info.unitsPerBlock;
+            plan->tensor_cores = info.tensorCores;
+            plan->resident_fraction = info.residentFraction;
+            plan->plan_ms = info.planMs;
+            plan->compile_ms = info.compileMs;
+            bench_copy(plan->config, sizeof(plan->config), info.config);
+        } else {
+            snprintf(plan->path, sizeof(plan->path), "?");
+            if (ctx->verbose)
+                fprintf(stderr, "prnn-bench:   prnnGetRNNPlanInfo: %s\n",
+                        prnnGetLastErrorLog());
+        }
+    }
+
+    if (plain) {
+        double first = 0;
+        if (checked_call(&r, &first, sig_plain, err, sizeof(err)) ||
+            bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
+                             call_step, &r, ctx->samples, err, sizeof(err))) {
+            bench_sig_free(sig_plain);
+            set_failure(plain, &r, err);
+            /* The graph would fail the same way. */
+            set_failure(graph, &r, err);
+            prun_free(&r);
+            return;
+        }
+        plain->state = BENCH_OK;
+        plain->setup_ms = prepare_ms;
+        plain->first_call_ms = first;
+        bench_stats_compute(ctx->samples, ctx->repeats, scale, &plain->us);
+    } else if (graph) {
+        /* One plain call first, so that anything done lazily on the first
+         * call happens outside the capture. */
+        if (bench_sync(d, err, sizeof(err)) ||
+            call_api(&r, err, sizeof(err)) ||
+            bench_sync(d, err, sizeof(err))) {
+            set_failure(graph, &r, err);
+            prun_free(&r);
+            return;
+        }
+    }
+
+    if (graph) {
+        double t1 = bench_now_ms();
+        int rc = capture(&r, err, sizeof(err));
+        double capture_ms = bench_now_ms() - t1;
+        double first = 0;
+        if (!rc)
+            rc = checked_call(&r, &first, sig_graph, err, sizeof(err)) ||
+                 bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
+                                  call_step, &r, ctx->samples, err,
+                                  sizeof(err));
+        if (rc) {
+            if (sig_graph)
+                bench_sig_free(sig_graph);
+            /* A capture that failed is a finding about prnn, not a refusal:
+             * the API promises capturable calls after planning. */
+            if (r.last != PRNN_STATUS_NOT_SUPPORTED)
+                r.last = PRNN_STATUS_EXECUTION_FAILED;
+            set_failure(graph, &r, err);
+        } else {
+            graph->state = BENCH_OK;
+            graph->setup_ms = prepare_ms + capture_ms;
+            graph->first_call_ms = first;
+            bench_stats_compute(ctx->samples, ctx->repeats, scale, &graph->us);
+        }
+    }
+    prun_free(&r);
+}
