@@ -91,7 +91,6 @@ constexpr int M_HBS = M_KPW / 2 + 4; // words; = 4 mod 8 words: no bank conflict
 
 constexpr int RPG = MMA ? M_RPG : F_RPG;
 constexpr int ROWSP = RSPLIT * RPG;
-constexpr int KPW = MMA ? M_KPW : F_KPW;
 constexpr int KSTEPS = MMA ? M_KTW : F_KPL;
 constexpr int WPK = MMA ? 4 * M_RT : F_RPL * ACC_WORDS; // 32-bit words per k-step
 constexpr int KREG = PRNN_KREG;
@@ -112,10 +111,14 @@ constexpr int SM_HB = NW * HB_BYTES;
 constexpr int SM_RED = round_up(KSPLIT * BC * ROWSP * (int)sizeof(AccT), 16);
 constexpr int SMEM_BYTES = SM_W + SM_HB + SM_RED;
 
+// Hand-off words one lane requests at once (registers: two per word).
+constexpr int POLL_MAX = 16;
+
 // Hand-off buffer strides (elements of its word type), per parity.
 constexpr long EX_PAR = MMA ? (long)BMAX * (HP2 / 2) : (long)H * BMAX;
 
 static_assert(THREADS % 32 == 0 && NW % KSPLIT == 0, "warps must split evenly");
+static_assert(SMEM_BYTES <= 232448, "more shared memory than any GPU offers a block");
 static_assert(32 % LK == 0, "lanes_k must divide 32");
 static_assert(KGLB >= 0, "more register/shared k-steps than k-steps");
 static_assert(!MMA || (UPB % 2 == 0), "the MMA engine owns units in pairs");
@@ -217,7 +220,9 @@ __device__ __forceinline__ void fma_poll(AccT *hb, const prnn_dir_args &d, int p
                                          unsigned counter_target)
 {
     constexpr int N = F_KPL * LK * F_BCP;
-    constexpr int PW = 8;
+    // Every word a lane polls is requested before any is checked (up to
+    // POLL_MAX): each further group would cost one more L2 round trip.
+    constexpr int PW = ceil_div(N, 32) < POLL_MAX ? ceil_div(N, 32) : POLL_MAX;
     const T *hx = (const T *)d.hx;
     if (HANDOFF == 1 && prev_b > 0) {
         while (prnn_ld_acquire_u32(d.counter) < counter_target) {
@@ -477,7 +482,7 @@ __device__ __forceinline__ void mma_poll(u32 *hb, const prnn_dir_args &d, int pa
 {
     constexpr int PAIRS = M_KPW / 2;
     constexpr int N = M_NTN * 8 * PAIRS;
-    constexpr int PW = 8;
+    constexpr int PW = ceil_div(N, 32) < POLL_MAX ? ceil_div(N, 32) : POLL_MAX;
     const T *hx = (const T *)d.hx;
     const int p0 = ks * PAIRS;
     if (HANDOFF == 1 && prev_b > 0) {
@@ -653,6 +658,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int ks = warp % KSPLIT, rg = warp / KSPLIT;
     const int lk = lane % LK, lr = lane / LK;
+    (void)lk; // the MMA engine has no lane split
+    (void)lr;
     const int u0 = blk * UPB;
     const prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
     const T *R = (const T *)d.R;
@@ -710,13 +717,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
     }
 
     // ---- the recurrence ----
+    // Step s's batch and first row, loaded one step ahead so that their
+    // latency never sits between the hand-off and the products.
+    int cur_b = args.batch[dir ? S - 1 : 0];
+    long row0 = args.offset[dir ? S - 1 : 0];
+    int prev_b = 0;
 #pragma unroll 1
     for (int s = 0; s < S; ++s) {
         const int t = dir ? S - 1 - s : s;
-        const int cur_b = args.batch[t];
-        const int prev_b = s == 0 ? 0 : args.batch[dir ? t + 1 : t - 1];
-        const int next_b = s + 1 < S ? args.batch[dir ? t - 1 : t + 1] : 0;
-        const long row0 = args.offset[t];
+        const int tn = dir ? t - 1 : t + 1;
+        const int next_b = s + 1 < S ? args.batch[tn] : 0;
+        const long next_row0 = s + 1 < S ? args.offset[tn] : 0;
         const int par_prev = (s - 1) & 1, par = s & 1;
         const unsigned want = args.tag_base + (unsigned)s; // tag written at step s-1
         const unsigned tag = args.tag_base + (unsigned)s + 1;
@@ -879,6 +890,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                             st.h[cc][q][v] = hst[q][v];
                         }
         }
+        prev_b = cur_b;
+        cur_b = next_b;
+        row0 = next_row0;
         if (HANDOFF == 1) {
             __syncthreads(); // every h_t store of this block precedes the release
             if (tid == 0) {

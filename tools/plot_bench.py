@@ -93,6 +93,15 @@ def dry_run(data, groups):
             print("  %-10s cuDNN %s" % ("", [_fmt(v) for v in s["cudnn"]]))
 
 
+def _minor_label(v, _pos=None):
+    """Labels the 2s and 5s of a log axis (20, 50, 0.2, ...), not the rest,
+    so that a plot spanning several decades stays readable."""
+    if not (v > 0 and math.isfinite(v)):
+        return ""
+    mant = v / 10 ** math.floor(math.log10(v))
+    return "%g" % v if any(abs(mant - d) < 1e-6 for d in (2, 5)) else ""
+
+
 def plot(data, groups, out, title=None):
     try:
         import matplotlib
@@ -136,7 +145,7 @@ def plot(data, groups, out, title=None):
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
-            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: "%g" % v))
+            ax.yaxis.set_minor_formatter(FuncFormatter(_minor_label))
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7, ncol=2)
         else:

@@ -328,6 +328,9 @@ prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStru
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.hx, hhx, scount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.cx, hcx, scount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.w, hw, wbytes), "cuMemcpyHtoD");
+        /* A pageable upload may still be in flight when cuMemcpyHtoD returns,
+         * and the handle's stream may not wait for the legacy stream. */
+        if (!s) s = prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
         prnn_gpu_leave(gs);
     }
     double tol = rnn->dtype == PRNN_DATA_FLOAT || rnn->dtype == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;

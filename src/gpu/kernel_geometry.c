@@ -97,7 +97,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
             g->ksmem = g->ksteps - g->kreg;
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb +
                         ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
-        g->est_regs = g->kreg * g->wpk + rt * ntn * 4 + 56;
+        int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
+        g->est_regs = g->kreg * g->wpk + rt * ntn * 4 + 56 + 2 * (poll < 16 ? poll : 16);
         g->exchange_bytes_per_dir = 2 * (size_t)BMAX * (size_t)(hp2 / 2) * 8;
     } else {
         const int lk = t.lanes_k, lr = 32 / lk;
@@ -119,7 +120,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
             g->ksmem = g->ksteps - g->kreg;
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb +
                         ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
-        g->est_regs = g->kreg * g->wpk + rpl * bcp * aw + 48;
+        int poll = CEIL_DIV(kpl * lk * bcp, 32);
+        g->est_regs = g->kreg * g->wpk + rpl * bcp * aw + 48 + 2 * (poll < 16 ? poll : 16);
         g->exchange_bytes_per_dir = 2 * (size_t)H * (size_t)BMAX * 8;
     }
     (void)kpw;

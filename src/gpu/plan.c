@@ -281,13 +281,30 @@ static prnnStatus_t make_plan(struct prnnContext *h, const struct prnnRNNStruct 
                            gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
                            prnn_rnn_dirs(rnn), mini_batch};
     fits_ctx fc = {&shape, &gs->info, use_mma};
+    /* $PRNN_TILE forces one tile for every plan (experiments, bug reports);
+     * one that cannot run is reported and the normal search continues. */
+    const char *forced = getenv("PRNN_TILE");
+    if (forced && forced[0]) {
+        prnn_tile_config t;
+        char err[160];
+        if (prnn_tile_config_parse(forced, &t, err, sizeof(err)))
+            prnn_log_append("note: PRNN_TILE ignored: %s", err);
+        else if (t.mma && !use_mma)
+            prnn_log_append("note: PRNN_TILE ignored: tensor cores not allowed here");
+        else if (prnn_kernel_geometry_compute(&shape, &t, &gs->info, &cand[n], why, sizeof(why)))
+            prnn_log_append("note: PRNN_TILE ignored: %s", why);
+        else
+            cand_src[n++] = PRNN_CONFIG_USER_DB;
+    }
     prnn_tuning_result found;
     int in_db = prnn_tuning_lookup(&key, tile_fits, &fc, &found) == 1 &&
                 prnn_kernel_geometry_compute(&shape, &found.entry.config, &gs->info, &cand[n],
                                              why, sizeof(why)) == 0;
     /* With autotuning on, only an exact entry spares the search: a nearest
      * entry is a guess for another shape. */
-    if (in_db && (found.exact || h->autotune != PRNN_AUTOTUNE_ON)) {
+    if (n) {
+        /* forced */
+    } else if (in_db && (found.exact || h->autotune != PRNN_AUTOTUNE_ON)) {
         cand_src[n++] = found.source;
     } else if (h->autotune == PRNN_AUTOTUNE_ON) {
         prnn_tile_config best;

@@ -19,8 +19,8 @@ static int test_failures;
     } while (0)
 
 #define EXPECT_NEAR(a, b, tol)                                                 \
-    EXPECT(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g", \
-           #a, (double)(a), (double)(b))
+    EXPECT(fabs((double)(a) - (double)(b)) <= (tol),                           \
+           "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
 
 static inline int test_done(const char *name)
 {

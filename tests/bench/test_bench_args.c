@@ -61,6 +61,11 @@ int main(void)
            bench_args_num_points(&a));
     EXPECT(a.modes[0] == PRNN_LSTM && a.hidden[1] == 1024 && a.batch[2] == 64,
            "quick lists");
+    EXPECT(a.repeats == 10 && a.warmup == 2, "quick numbers %d %d", a.repeats,
+           a.warmup);
+    EXPECT(PARSE(&a, "--repeats", "30", "--quick", "--warmup=5") == 0 &&
+               a.repeats == 30 && a.warmup == 5,
+           "--quick must not override given numbers");
     EXPECT(PARSE(&a, "--batch=2,3", "--quick") == 0, "%s", err);
     EXPECT(a.n_batch == 2 && a.batch[0] == 2 && a.batch[1] == 3 &&
                a.n_hidden == 2,
@@ -208,8 +213,8 @@ int main(void)
                    0 && r.process_to_plan_ms == 410.5,
            "process line");
     EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD first 3.5 3.25 0 disk", &r,
-                                 1) == 0 && r.disk.ok && r.disk.wall_ms == 3.5 &&
-               r.cold.wall_ms == 120.5,
+                                 1) == 0 &&
+               r.disk.ok && r.disk.wall_ms == 3.5 && r.cold.wall_ms == 120.5,
            "disk line");
     EXPECT(bench_cold_parse_line("PRNN_BENCH_COLD error prnnCreate: no\n", &r,
                                  1) == 0 && !strcmp(r.note, "prnnCreate: no"),

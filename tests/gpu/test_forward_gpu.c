@@ -10,7 +10,7 @@
  *
  * Exit 77 when there is no GPU (meson: SKIP); any failure with a GPU present
  * exits 1. Usage: test_forward_gpu [--quick|--full] [--seed N] [--threads N]
- *                 [--filter SUBSTRING] [--verbose]
+ *                 [--filter SUBSTRING] [--verbose] [--repeat N]
  */
 #include <math.h>
 #include <pthread.h>
@@ -49,6 +49,7 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long global_seed;
 static int verbose;
+static int repeat = 1;
 
 static const char *mode_name(prnnRNNMode_t m)
 {
@@ -276,6 +277,12 @@ static void run_case(tcase *c, int index, worker_handles *wh)
     cu->cuMemcpyHtoD(dhx.p, hhx, sbytes);
     cu->cuMemcpyHtoD(dcx.p, hcx, sbytes);
     cu->cuMemcpyHtoD(dw.p, hw, wbytes);
+    /* cuMemcpyHtoD from pageable memory may return before the DMA lands, and
+     * the non-blocking stream below does not wait for the legacy stream:
+     * without this, a fast kernel can read half-uploaded weights (seen once
+     * in 825 cases, as a wrong and non-repeatable result). The guard-band
+     * memsets (legacy stream) must also land before the kernel runs. */
+    cu->cuCtxSynchronize();
     CUstream stream = NULL;
     cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
     prnnSetStream(wh->gpu, (struct CUstream_st *)stream);
@@ -425,6 +432,13 @@ static void add(tcase c)
         if (!strstr(d, filter))
             return;
     }
+    for (int r = 1; r < repeat; r++) { /* --repeat: shake out races */
+        if (ncases == cap) {
+            cap = cap ? 2 * cap : 256;
+            cases = realloc(cases, sizeof(*cases) * (size_t)cap);
+        }
+        cases[ncases++] = c;
+    }
     if (ncases == cap) {
         cap = cap ? 2 * cap : 256;
         cases = realloc(cases, sizeof(*cases) * (size_t)cap);
@@ -558,9 +572,11 @@ int main(int argc, char **argv)
             filter = argv[++i];
         else if (!strcmp(argv[i], "--verbose"))
             verbose = 1;
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--quick|--full] [--seed N] [--threads N] "
-                            "[--filter S] [--verbose]\n", argv[0]);
+                            "[--filter S] [--verbose] [--repeat N]\n", argv[0]);
             return 2;
         }
     }

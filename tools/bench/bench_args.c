@@ -30,8 +30,9 @@ void bench_usage(FILE *f, const char *prog)
 "  --training         same as --pass training: forward-training, backward-\n"
 "                     data and backward-weights timed as one step\n"
 "  --quick            small sweep, under a minute on an H100: lstm,gru,tanh x\n"
-"                     hidden 256,1024 x batch 1,8,64 x float,half (list\n"
-"                     flags given as well override its lists)\n"
+"                     hidden 256,1024 x batch 1,8,64 x float,half, 10\n"
+"                     repeats after 2 warm-ups (flags given as well\n"
+"                     override its lists and numbers)\n"
 "\n"
 "Measurement:\n"
 "  --repeats N        timed calls per implementation and point   [20]\n"
@@ -318,7 +319,7 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
 {
     set_defaults(a);
     err[0] = '\0';
-    int algos_given = 0;
+    int algos_given = 0, repeats_given = 0, warmup_given = 0;
     unsigned algos = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -398,11 +399,13 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                 return fail(err, n, "--repeats: '%s' is not from 1 to 100000",
                             value);
             a->repeats = (int)v;
+            repeats_given = 1;
         } else if (!strcmp(name, "--warmup")) {
             if (parse_long(value, 0, 1000, &v))
                 return fail(err, n, "--warmup: '%s' is not from 0 to 1000",
                             value);
             a->warmup = (int)v;
+            warmup_given = 1;
         } else if (!strcmp(name, "--math")) {
             if (!strcasecmp(value, "strict"))
                 a->math = BENCH_MATH_STRICT;
@@ -458,6 +461,11 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
     }
     if (algos_given)
         a->cudnn_algos = algos;
+    /* --quick keeps to its minute: fewer repeats unless asked for. */
+    if (a->quick && !repeats_given)
+        a->repeats = 10;
+    if (a->quick && !warmup_given)
+        a->warmup = 2;
     if (a->no_cudnn && a->no_prnn)
         return fail(err, n, "--no-cudnn and --no-prnn together leave nothing "
                     "to time");

@@ -36,14 +36,27 @@ static double uniform_pm1(uint64_t key, size_t i)
 static void fill(void *dst, prnnDataType_t t, size_t count, uint64_t key,
                  double scale)
 {
-    if (t == PRNN_DATA_FLOAT) {
-        float *f = dst;
+    float *f32 = dst;
+    uint16_t *f16 = dst;
+    double *f64 = dst;
+    switch (t) {
+    case PRNN_DATA_FLOAT:
         for (size_t i = 0; i < count; i++)
-            f[i] = (float)(uniform_pm1(key, i) * scale);
-        return;
+            f32[i] = (float)(uniform_pm1(key, i) * scale);
+        break;
+    case PRNN_DATA_HALF:
+        for (size_t i = 0; i < count; i++)
+            f16[i] = prnn_float_to_half((float)(uniform_pm1(key, i) * scale));
+        break;
+    case PRNN_DATA_BFLOAT16:
+        for (size_t i = 0; i < count; i++)
+            f16[i] = prnn_float_to_bf16((float)(uniform_pm1(key, i) * scale));
+        break;
+    case PRNN_DATA_DOUBLE:
+        for (size_t i = 0; i < count; i++)
+            f64[i] = uniform_pm1(key, i) * scale;
+        break;
     }
-    for (size_t i = 0; i < count; i++)
-        prnn_store_from_double(dst, t, i, uniform_pm1(key, i) * scale);
 }
 
 enum { TAG_WEIGHT = 1, TAG_X, TAG_HX, TAG_CX, TAG_DY, TAG_DHY, TAG_DCY };
@@ -300,11 +313,25 @@ static int sig_read(const bench_device *d, bench_sig *s, const char *name,
         return -1;
     }
     float *out = s->v + s->n;
-    if (t == PRNN_DATA_FLOAT)
+    const uint16_t *h16 = h;
+    const double *h64 = h;
+    switch (t) {
+    case PRNN_DATA_FLOAT:
         memcpy(out, h, count * sizeof(float));
-    else
+        break;
+    case PRNN_DATA_HALF:
         for (size_t i = 0; i < count; i++)
-            out[i] = (float)prnn_load_as_double(h, t, i);
+            out[i] = prnn_half_to_float(h16[i]);
+        break;
+    case PRNN_DATA_BFLOAT16:
+        for (size_t i = 0; i < count; i++)
+            out[i] = prnn_bf16_to_float(h16[i]);
+        break;
+    case PRNN_DATA_DOUBLE:
+        for (size_t i = 0; i < count; i++)
+            out[i] = (float)h64[i];
+        break;
+    }
     free(h);
     if (new_segment) {
         bench_seg *g = &s->seg[s->nseg++];

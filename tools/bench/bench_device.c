@@ -32,7 +32,9 @@ int bench_cu(const bench_device *d, CUresult r, const char *what, char *err,
     return -1;
 }
 
-/* The kernel module's version line, e.g. "580.95.05", when readable. */
+/* The kernel module's version, e.g. "580.95.05", when readable: the first
+ * word of "NVRM version: NVIDIA UNIX ... Kernel Module [for x86_64]
+ * 580.95.05  Release Build ..." made of digits and dots. */
 static void read_kernel_driver_version(char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -41,18 +43,15 @@ static void read_kernel_driver_version(char *buf, size_t n)
         return;
     char line[512];
     if (fgets(line, sizeof(line), f)) {
-        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..." */
-        const char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ')
-                p++;
-            size_t k = 0;
-            while (p[k] && p[k] != ' ' && k + 1 < n) {
-                buf[k] = p[k];
-                k++;
+        char *save = NULL;
+        for (char *w = strtok_r(line, " \t\n", &save); w;
+             w = strtok_r(NULL, " \t\n", &save)) {
+            size_t len = strlen(w);
+            if (len >= 3 && len < n && strspn(w, "0123456789.") == len &&
+                strchr(w, '.')) {
+                memcpy(buf, w, len + 1);
+                break;
             }
-            buf[k] = '\0';
         }
     }
     fclose(f);
@@ -73,7 +72,7 @@ int bench_device_open(bench_device *d, int ordinal, char *err, size_t n)
     if (ordinal >= cu->device_count) {
         snprintf(err, n, "--device %d: the driver reports %d device(s)",
                  ordinal, cu->device_count);
-        return 2;
+        return 1;
     }
     if (bench_cu(d, cu->cuDeviceGet(&d->dev, ordinal), "cuDeviceGet", err, n))
         return 1;

@@ -27,8 +27,9 @@ typedef struct {
 
 /*
  * Loads the driver and opens device ordinal. Returns 0; 2 when there is no
- * driver or no such device (err holds the library's explanation: the caller
- * prints the "no CUDA GPU" message); 1 for other failures.
+ * driver or no device at all (err holds the library's explanation: the
+ * caller prints the "no CUDA GPU" message); 1 for other failures (e.g. no
+ * device of that ordinal).
  */
 int bench_device_open(bench_device *d, int ordinal, char *err, size_t n);
 void bench_device_close(bench_device *d);

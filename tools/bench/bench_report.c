@@ -48,7 +48,9 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  over the whole sequence (training: forward + backward-data +\n"
 "  backward-weights), between two CUDA events on an idle stream, after one\n"
 "  checked call and %d warm-up calls; inputs and weights stay the same.\n"
-"  Plan, compile and setup are excluded (in the CSV/JSON).\n",
+"  Plan, compile and setup are excluded (in the CSV/JSON: prnn's plan =\n"
+"  prnnPrepareRNN + prnnGetRNNPlanInfo, cuDNN's setup = its descriptor\n"
+"  calls incl. cudnnBuildRNNDynamic; first_call_ms = the checked call).\n",
             m->repeats, m->warmup);
     fprintf(f,
 "columns: prnn = PRNN_RNN_ALGO_AUTO, plain API call on a stream; path = the\n"
@@ -59,7 +61,9 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  prnn's (or, without prnn, the first that ran).\n"
 "  — cuDNN refused the shape (NOT_SUPPORTED); n/a prnn does not support it\n"
 "  (yet); err failed (message on stderr, CSV, JSON); off not run;\n"
-"  * cuDNN ran with its fallback math setting (see the CSV note).\n\n");
+"  * cuDNN refused its first math choice and ran its fallback (float:\n"
+"  DEFAULT_MATH instead of FMA_MATH; half: mathPrec float instead of half);\n"
+"  the CSV/JSON note says which.\n\n");
     fflush(f);
 }
 

@@ -30,7 +30,7 @@ typedef struct {
  */
 typedef enum {
     BENCH_IMPL_PRNN = 0,        /* PRNN_RNN_ALGO_AUTO, plain call on a stream */
-    BENCH_IMPL_PRNN_GRAPH,      /* the same call captured once, graph replayed */
+    BENCH_IMPL_PRNN_GRAPH,      /* the same call captured once, replayed */
     BENCH_IMPL_CUBLASLT_GRAPH,  /* PRNN_RNN_ALGO_STANDARD captured, replayed */
     BENCH_IMPL_CUDNN_STANDARD,
     BENCH_IMPL_CUDNN_PERSIST_STATIC,

@@ -58,7 +58,8 @@ int bench_cold_spec_parse(const char *spec, bench_point *pt, bench_math *math,
 
 /* ---- child ---- */
 
-static void print_phase(const char *phase, double wall, const prnnRNNPlanInfo_t *info)
+static void print_phase(const char *phase, double wall,
+                        const prnnRNNPlanInfo_t *info)
 {
     static const char *const src[] = {"none", "memory", "disk", "compiled"};
     int s = (int)info->cubinSource;

@@ -405,10 +405,15 @@ int main(int argc, char **argv)
         bench_args_point(&args, i, &pt);
         bench_result_init(&results[i], &pt);
         if (args.verbose) {
+            /* Free device memory before each point: a number that keeps
+             * falling over a sweep is a leak. */
             char label[128];
+            size_t free_b = 0, total_b = 0;
             point_label(label, sizeof(label), &pt);
-            fprintf(stderr, "prnn-bench: [%ld/%ld] %s\n", i + 1, npoints,
-                    label);
+            s.dev.cu->cuMemGetInfo(&free_b, &total_b);
+            fprintf(stderr, "prnn-bench: [%ld/%ld] %s (device memory free: "
+                            "%.2f GiB)\n",
+                    i + 1, npoints, label, free_b / 1073741824.0);
         }
         broken = run_point(&s, &results[i]) != 0;
         bench_table_row(stdout, &results[i]);
