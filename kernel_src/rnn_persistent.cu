@@ -108,7 +108,12 @@ constexpr int SM_W = KSMEM * WPK * THREADS * 4;
 constexpr int HB_ELEMS = MMA ? M_NTN * 8 * M_HBS : F_KPL * LK * F_BCP;
 constexpr int HB_BYTES = round_up(HB_ELEMS * (MMA ? 4 : (int)sizeof(AccT)), 16);
 constexpr int SM_HB = NW * HB_BYTES;
-constexpr int SM_RED = round_up(KSPLIT * BC * ROWSP * (int)sizeof(AccT), 16);
+// Partial sums: one buffer per chunk in flight. With two, the barrier that
+// protects a buffer from the next chunk's writes is the previous chunk's
+// own barrier, so each chunk needs one __syncthreads instead of two.
+constexpr int RED_BUFS = PRNN_RED_BUFS;
+constexpr int SM_RED1 = round_up(KSPLIT * BC * ROWSP * (int)sizeof(AccT), 16);
+constexpr int SM_RED = RED_BUFS * SM_RED1;
 constexpr int SMEM_BYTES = SM_W + SM_HB + SM_RED;
 
 // Hand-off words one lane requests at once (registers: two per word).
@@ -121,6 +126,7 @@ static_assert(THREADS % 32 == 0 && NW % KSPLIT == 0, "warps must split evenly");
 static_assert(SMEM_BYTES <= 232448, "more shared memory than any GPU offers a block");
 static_assert(32 % LK == 0, "lanes_k must divide 32");
 static_assert(KGLB >= 0, "more register/shared k-steps than k-steps");
+static_assert(RED_BUFS == 1 || RED_BUFS == 2, "PRNN_RED_BUFS must be 1 or 2");
 static_assert(!MMA || (UPB % 2 == 0), "the MMA engine owns units in pairs");
 static_assert(!(MMA && sizeof(AccT) != 4), "MMA needs 16-bit storage");
 static_assert(!(HANDOFF == 0 && sizeof(AccT) != 4), "fp64 needs hand-off 1");
@@ -151,6 +157,41 @@ __device__ __forceinline__ unsigned short weight_bits(const T *R, int g, int u, 
     if (g >= G || u >= H || k >= H)
         return 0;
     return reinterpret_cast<const unsigned short *>(R)[((long)g * H + u) * H + k];
+}
+
+// Waits until every pending Lamport word carries the wanted tag. While words
+// are missing, only one is re-read at a time (the first still missing):
+// re-requesting all of them would flood L2 with spinning loads from every
+// block while the producers are trying to store. Once it lands, the others
+// (written at about the same time) are re-read together.
+template <int PW>
+__device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&addr)[PW],
+                                               unsigned pending, unsigned want)
+{
+    for (;;) {
+#pragma unroll
+        for (int q = 0; q < PW; ++q)
+            if ((pending & (1u << q)) && (unsigned)(v[q] >> 32) == want)
+                pending &= ~(1u << q);
+        if (!pending)
+            return;
+        const int first = __ffs(pending) - 1;
+        u64 probe;
+        do {
+            probe = 0;
+#pragma unroll
+            for (int q = 0; q < PW; ++q)
+                if (q == first)
+                    probe = prnn_ld_relaxed_u64(addr[q]);
+        } while ((unsigned)(probe >> 32) != want);
+#pragma unroll
+        for (int q = 0; q < PW; ++q) {
+            if (q == first)
+                v[q] = probe;
+            else if (pending & (1u << q))
+                v[q] = prnn_ld_relaxed_u64(addr[q]);
+        }
+    }
 }
 
 // ===========================================================================
@@ -260,19 +301,8 @@ __device__ __forceinline__ void fma_poll(AccT *hb, const prnn_dir_args &d, int p
                 }
             }
         }
-        if (HANDOFF == 0) {
-            while (pending) {
-#pragma unroll
-                for (int q = 0; q < PW; ++q) {
-                    if (pending & (1u << q)) {
-                        if ((unsigned)(v[q] >> 32) == want)
-                            pending &= ~(1u << q);
-                        else
-                            v[q] = prnn_ld_relaxed_u64(addr[q]);
-                    }
-                }
-            }
-        }
+        if (HANDOFF == 0)
+            lamport_settle<PW>(v, addr, pending, want);
 #pragma unroll
         for (int q = 0; q < PW; ++q) {
             int w = w0 + 32 * q + lane;
@@ -520,19 +550,8 @@ __device__ __forceinline__ void mma_poll(u32 *hb, const prnn_dir_args &d, int pa
                 }
             }
         }
-        if (HANDOFF == 0) {
-            while (pending) {
-#pragma unroll
-                for (int q = 0; q < PW; ++q) {
-                    if (pending & (1u << q)) {
-                        if ((unsigned)(v[q] >> 32) == want)
-                            pending &= ~(1u << q);
-                        else
-                            v[q] = prnn_ld_relaxed_u64(addr[q]);
-                    }
-                }
-            }
-        }
+        if (HANDOFF == 0)
+            lamport_settle<PW>(v, addr, pending, want);
 #pragma unroll
         for (int q = 0; q < PW; ++q) {
             int w = w0 + 32 * q + lane;
@@ -667,7 +686,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 
     unsigned char *sm_w = smem;
     unsigned char *sm_hb = smem + SM_W + warp * HB_BYTES;
-    AccT *red = (AccT *)(smem + SM_W + SM_HB);
+    AccT *const red_base = (AccT *)(smem + SM_W + SM_HB);
+    int red_flip = 0; // which partial-sum buffer the next chunk uses
 
     // ---- weights on-chip, once ----
 #if PRNN_MMA
@@ -771,7 +791,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             float acc[M_RT][M_NTN][4];
             mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, blk);
             __syncwarp();
-            __syncthreads(); // the previous chunk's cell has read `red`
+            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
+            if (RED_BUFS == 1)
+                __syncthreads(); // the previous chunk's cell has read `red`
             mma_write_partials(red, acc, ks, rg, lane);
 #else
             AccT *hb = (AccT *)sm_hb;
@@ -780,10 +802,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             AccT acc[F_RPL][F_BCP];
             fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, blk);
             __syncwarp();
-            __syncthreads(); // the previous chunk's cell has read `red`
+            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
+            if (RED_BUFS == 1)
+                __syncthreads(); // the previous chunk's cell has read `red`
             fma_write_partials(red, acc, ks, rg, lk, lr);
 #endif
             __syncthreads(); // partials complete
+            if (RED_BUFS == 2)
+                red_flip ^= 1;
 
             // ---- cell update for this chunk's items ----
             // The chunk index is not a compile-time constant, so move this

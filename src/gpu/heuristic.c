@@ -47,6 +47,12 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         compute = fmas / rate / clk;
         /* broadcast loads of h from shared memory */
         compute += (double)g->warps * g->ksteps * (bcp / vw) * chunks / 4.0 / clk;
+        /* summing the lanes_k lanes: log2(lanes_k) shuffles per row and
+         * batch column, one warp-wide shuffle per clock per SM */
+        int rounds = 0;
+        for (int l = t->lanes_k; l > 1; l >>= 1)
+            rounds++;
+        compute += (double)g->warps * rounds * rpl * bc * chunks / clk;
     }
     double smem = (double)g->ksmem * g->wpk * t->threads * 4.0 * chunks / 128.0 / clk;
     double streamed = 0.0;
@@ -60,7 +66,7 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     }
     double work = compute > smem ? compute : smem;
     /* Two barriers and a cell update per chunk. */
-    double sync = (0.10 * chunks + 0.02 * g->items * chunks) * 1e-6;
+    double sync = ((g->red_bufs == 2 ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) * 1e-6;
     return (handoff + poll + work + streamed + sync) * 1e6;
 }
 
@@ -74,6 +80,18 @@ typedef struct {
     double cost;
     int index;
 } ranked;
+
+/* Accumulator registers of one thread: past ~64 the compiler starts to
+ * spill the unrolled products to local memory. */
+static int accumulators(const prnn_kernel_geometry *g)
+{
+    int bc = g->tile.batch_chunk;
+    if (g->tile.mma)
+        return (g->wpk / 4) * ((bc + 7) / 8) * 4;
+    int aw = g->acc_bytes / 4;
+    int vw = aw == 1 ? (bc >= 4 ? 4 : 1) : (bc >= 2 ? 2 : 1);
+    return (g->wpk / aw) * ((bc + vw - 1) / vw * vw) * aw;
+}
 
 /* Largest register and shared-memory shares for a tile, then the geometry. */
 static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
@@ -145,7 +163,8 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                          * (compile seconds, instruction-cache misses):
                          * spread rows over more blocks or warps instead. */
                         if (fit_tile(shape, dev, t, &all[n]) == 0 &&
-                            all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8))
+                            all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8) &&
+                            accumulators(&all[n]) <= 64)
                             n++;
                     }
                 }

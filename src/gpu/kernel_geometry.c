@@ -95,8 +95,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->ksmem = t.smem_slots / g->wpk;
         if (g->ksmem > g->ksteps - g->kreg)
             g->ksmem = g->ksteps - g->kreg;
-        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb +
-                        ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
+        g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
+        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
         g->est_regs = g->kreg * g->wpk + rt * ntn * 4 + 56 + 2 * (poll < 16 ? poll : 16);
         g->exchange_bytes_per_dir = 2 * (size_t)BMAX * (size_t)(hp2 / 2) * 8;
@@ -118,13 +118,17 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->ksmem = t.smem_slots / g->wpk;
         if (g->ksmem > g->ksteps - g->kreg)
             g->ksmem = g->ksteps - g->kreg;
-        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb +
-                        ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
+        g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
+        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(kpl * lk * bcp, 32);
         g->est_regs = g->kreg * g->wpk + rpl * bcp * aw + 48 + 2 * (poll < 16 ? poll : 16);
         g->exchange_bytes_per_dir = 2 * (size_t)H * (size_t)BMAX * 8;
     }
     (void)kpw;
+    /* Two partial-sum buffers (one barrier per chunk) when they fit. */
+    long smem_limit = dev ? dev->smem_per_block_optin : 232448;
+    g->red_bufs = (long)(g->smem_bytes + 2 * g->red_bytes) <= smem_limit ? 2 : 1;
+    g->smem_bytes += (size_t)g->red_bufs * g->red_bytes;
     g->kglb = g->ksteps - g->kreg - g->ksmem;
     int vec = t.mma ? 2 : 1;
     int nit = (upb / vec) * BC;

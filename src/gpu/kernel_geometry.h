@@ -39,6 +39,8 @@ typedef struct {
     int chunks;      /* batch chunks per step */
     int items;       /* cell items per thread per chunk */
     size_t smem_bytes;
+    size_t red_bytes;              /* one partial-sum buffer */
+    int red_bufs;                  /* 1 or 2 (one barrier per chunk) */
     size_t packed_bytes_per_dir;   /* streamed weights */
     size_t exchange_bytes_per_dir; /* both parities */
     int weight_regs;               /* kreg * wpk */

@@ -61,6 +61,7 @@ void prnn_plan_persistent_request(const prnn_kernel_geometry *g, int skip, int s
     add_define(d, "PRNN_MMA", g->tile.mma);
     add_define(d, "PRNN_HANDOFF", g->tile.handoff);
     add_define(d, "PRNN_SKIP", skip);
+    add_define(d, "PRNN_RED_BUFS", g->red_bufs);
     /* Cross-checks: the kernel static_asserts its own arithmetic against
      * these (kernel_geometry.c mirrors it). */
     add_define(d, "PRNN_SMEM_BYTES", (long)g->smem_bytes);
