@@ -10,6 +10,8 @@
 #   OUT=dir        where logs and results go (the device tool sets it)
 #   BENCH_ARGS     extra arguments for prnn-bench (default --quick)
 #   AUTOTUNE_ARGS  arguments for prnn-autotune
+#   STOP_ON_FAIL=1 skip the remaining stages after a failing one
+# Exit status: 1 if any stage failed, else 0.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -33,6 +35,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
     | tee "$OUT/gpu.txt"
 
 declare -a ROWS
+FAILED=0
 run_stage() { # name, command...
     local name=$1; shift
     local t0=$(date +%s.%N)
@@ -42,13 +45,16 @@ run_stage() { # name, command...
     local secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
     local verdict=PASS
     [ $rc -eq 77 ] && verdict=SKIP
-    [ $rc -ne 0 ] && [ $rc -ne 77 ] && verdict="FAIL($rc)"
+    [ $rc -ne 0 ] && [ $rc -ne 77 ] && { verdict="FAIL($rc)"; FAILED=1; }
     ROWS+=("| $name | $verdict | $secs s | $(tail -n 3 "$OUT/$name.log" | tr '\n' ' ' | cut -c1-150) |")
     echo "== $name: $verdict ($secs s)"
     tail -n 25 "$OUT/$name.log"
 }
 
 for stage in $STAGES; do
+    if [ "$FAILED" = 1 ] && [ "${STOP_ON_FAIL:-0}" = 1 ]; then
+        echo "== $stage: not run (an earlier stage failed)"; continue
+    fi
     case $stage in
     pipeline) run_stage pipeline "$BUILD/tests/jit/test_pipeline_gpu" ;;
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
@@ -70,3 +76,4 @@ echo
 echo "| stage | result | time | last lines |"
 echo "|---|---|---|---|"
 for r in "${ROWS[@]}"; do echo "$r"; done
+exit $FAILED

@@ -34,6 +34,7 @@ typedef struct {
     int null_hx;  /* hx, cx NULL */
     int null_hy;  /* hy, cy NULL */
     int capture;  /* also replay from a CUDA graph */
+    int autotune; /* plan with the handle's autotune mode on */
     prnnRNNAlgo_t algo;
     /* results */
     int done, pass;
@@ -59,11 +60,12 @@ static const char *mode_name(prnnRNNMode_t m)
 
 static void describe(const tcase *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s", mode_name(c->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s", mode_name(c->mode),
              prnn_dtype_name(c->dtype), c->hidden, c->batch, c->layers,
              c->dirs == 2 ? "bi" : "uni", c->steps, c->input, c->varlen ? " varlen" : "",
              c->skip ? " skip" : "", c->null_hx ? " hx=NULL" : "", c->null_hy ? " hy=NULL" : "",
-             c->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "");
+             c->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "",
+             c->autotune ? " autotune" : "");
 }
 
 /* ---- random data ---- */
@@ -246,8 +248,18 @@ static void run_case(tcase *c, int index, worker_handles *wh)
     if (s)
         FAILF("cpu reference: %s", prnnGetLastErrorLog());
 
-    /* Plan (compile) outside the GPU lock: it only needs the CPU. */
+    /* Plan (compile) outside the GPU lock: it only needs the CPU. An
+     * autotuned plan runs kernels, so it takes the lock (two cooperative
+     * grids must not compete for the SMs). */
+    if (c->autotune) {
+        pthread_mutex_lock(&gpu_lock);
+        prnnSetAutotuneMode(wh->gpu, PRNN_AUTOTUNE_ON);
+    }
     s = prnnPrepareRNN(wh->gpu, rnn, c->batch, dt);
+    if (c->autotune) {
+        prnnSetAutotuneMode(wh->gpu, PRNN_AUTOTUNE_OFF);
+        pthread_mutex_unlock(&gpu_lock);
+    }
     if (s)
         FAILF("prnnPrepareRNN: %s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
     prnnRNNPlanInfo_t info;
@@ -261,6 +273,9 @@ static void run_case(tcase *c, int index, worker_handles *wh)
              : info.path == PRNN_PATH_STANDARD            ? "standard"
                                                           : "?");
     snprintf(c->config, sizeof(c->config), "%s", info.config);
+    if (c->autotune && info.configSource != PRNN_CONFIG_AUTOTUNED)
+        FAILF("autotune mode on, but the plan's configuration source is %d, not "
+              "PRNN_CONFIG_AUTOTUNED", (int)info.configSource);
     size_t gws_bytes;
     if ((s = prnnGetRNNWorkspaceSize(wh->gpu, rnn, T, xd, &gws_bytes)))
         FAILF("gpu workspace size: %s", prnnGetLastErrorLog());
@@ -515,6 +530,14 @@ static void build_sweep(int full)
                       .dtype = PRNN_DATA_HALF, .steps = 6, .capture = 1};
         add(cap1);
     }
+    /* The handle's autotune mode: the search runs on first use, its winner
+     * is checked here like any plan (and recorded in a scratch user DB). */
+    tcase at1 = {.mode = PRNN_GRU, .hidden = 160, .batch = 5, .layers = 1, .dirs = 1,
+                 .dtype = PRNN_DATA_FLOAT, .steps = 9, .autotune = 1};
+    add(at1);
+    tcase at2 = {.mode = PRNN_LSTM, .hidden = 320, .batch = 2, .layers = 2, .dirs = 2,
+                 .dtype = PRNN_DATA_HALF, .steps = 7, .autotune = 1};
+    add(at2);
     /* Resident limits: the largest shapes the issue names. */
     tcase big = {.mode = PRNN_LSTM, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
                  .dtype = PRNN_DATA_HALF, .steps = 5};
@@ -602,6 +625,17 @@ int main(int argc, char **argv)
     cu->cuCtxSetCurrent(primary_ctx);
 
     build_sweep(full);
+    /* Autotuned cases record their winners: into a scratch user DB, never
+     * into the user's own. */
+    char tuning_db[] = "/tmp/prnn-test-tuning-XXXXXX";
+    int tfd = mkstemp(tuning_db);
+    if (tfd < 0) {
+        printf("FAIL: cannot create a scratch tuning DB in /tmp\n");
+        return 1;
+    }
+    close(tfd);
+    unlink(tuning_db); /* the writer creates it */
+    setenv("PRNN_TUNING_DB", tuning_db, 1);
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 1 ? (int)n : 2;
@@ -635,5 +669,6 @@ int main(int argc, char **argv)
     printf("| %d | %d | %d | %d | %d | %d | %.1e / %.1e / %.1e / %.1e |\n", ncases, pass,
            ncases - pass, resident, streamed, standard, worst[0], worst[1], worst[2], worst[3]);
     printf("seed %llu (rerun with --seed %llu)\n", global_seed, global_seed);
+    unlink(tuning_db);
     return pass == ncases ? 0 : 1;
 }
