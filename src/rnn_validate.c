@@ -91,15 +91,21 @@ prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle,
     int input_size = 0;
     size_t rows = 0;
     for (int t = 0; t < seq_length; t++) {
-        snprintf(what, sizeof(what), "%s[%d]", name, t);
+        /* The element's name ("xDesc[17]") is only formatted for a message:
+         * an snprintf per step was most of this call's host time at T=256,
+         * time in which the GPU sat idle. A failure is re-run with the name
+         * (prnn_fail replaces the log). */
         int in = 0;
-        prnnStatus_t s = prnn_validate_input_desc(rnn, descs[t], what, &in);
-        if (s)
-            return s;
+        prnnStatus_t s = prnn_validate_input_desc(rnn, descs[t], name, &in);
+        if (s) {
+            snprintf(what, sizeof(what), "%s[%d]", name, t);
+            return prnn_validate_input_desc(rnn, descs[t], what, &in);
+        }
         int b = descs[t]->dims[0];
         if (t == 0) {
             input_size = in;
-        } else {
+        } else if (in != input_size || b > batch[t - 1]) {
+            snprintf(what, sizeof(what), "%s[%d]", name, t);
             if (in != input_size)
                 return prnn_fail(PRNN_STATUS_BAD_PARAM,
                                  "%s: inputSize = %d differs from %s[0]'s %d; it "
@@ -134,16 +140,19 @@ prnnStatus_t prnn_validate_matching_seq(const prnn_rnn_problem *p,
                          "%s is NULL: an array of seqLength descriptors is required",
                          name);
     for (int t = 0; t < p->seq_length; t++) {
-        snprintf(what, sizeof(what), "%s[%d]", name, t);
         const struct prnnTensorStruct *d = descs[t];
-        prnnStatus_t s = check_rnn_tensor(p->rnn, d, what);
-        if (s)
-            return s;
-        if (d->dims[0] != p->batch[t] || d->dims[1] != vector || d->dims[2] != 1)
+        prnnStatus_t s = check_rnn_tensor(p->rnn, d, name);
+        if (s) {
+            snprintf(what, sizeof(what), "%s[%d]", name, t);
+            return check_rnn_tensor(p->rnn, d, what); /* again, with the name */
+        }
+        if (d->dims[0] != p->batch[t] || d->dims[1] != vector || d->dims[2] != 1) {
+            snprintf(what, sizeof(what), "%s[%d]", name, t);
             return prnn_fail(PRNN_STATUS_BAD_PARAM,
                              "%s dims {%d, %d, %d}: expected {%d, %d, 1} (batch of "
                              "step %d, %d columns)", what, d->dims[0], d->dims[1],
                              d->dims[2], p->batch[t], vector, t, vector);
+        }
     }
     return PRNN_STATUS_SUCCESS;
 }

@@ -372,7 +372,7 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                 return -1;
         } else if (!strcmp(name, "--pass")) {
             bench_pass p[BENCH_MAX_LIST];
-            int k;
+            int k = 0;
             if (parse_list(name, value, item_pass, p, &k, err, n))
                 return -1;
             if (k == 2 && p[0] == p[1])
