@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# prnn-autotune end to end on one small key: it must tune it, write a valid
+# database entry, and on a second run skip the key (resumable). Exit 77
+# (meson: SKIP) only when the tool reports PRNN_STATUS_NO_DEVICE; any other
+# failure with a GPU present is a failure.
+#   autotune_smoke.sh PATH-TO-prnn-autotune
+set -u
+tool=$1
+dir=$(mktemp -d "${TMPDIR:-/tmp}/prnn-autotune-smoke.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export PRNN_CACHE_DIR=$dir/cache
+args=(--modes gru --hidden 96 --batch 3 --dtype float --candidates 4 --seq 16 --repeats 2
+      --output "$dir/db.json")
+
+"$tool" "${args[@]}" > "$dir/first.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "PRNN_STATUS_NO_DEVICE" "$dir/first.log"; then
+    echo "SKIP: no GPU"; cat "$dir/first.log"; exit 77
+fi
+cat "$dir/first.log"
+[ $rc -eq 0 ] || { echo "FAIL: prnn-autotune exited $rc"; exit 1; }
+grep -q "^1 tuned, 0 already in the database, 0 failed" "$dir/first.log" ||
+    { echo "FAIL: the key was not tuned"; exit 1; }
+python3 - "$dir/db.json" <<'PY' || { echo "FAIL: the database is not what was tuned"; exit 1; }
+import json, sys
+db = json.load(open(sys.argv[1]))
+assert db["schema_version"] == 1, db
+(e,) = db["entries"]
+assert (e["mode"], e["dtype"], e["hidden"], e["batch"], e["directions"]) == ("gru", "float", 96, 3, 1), e
+assert e["us_per_step"] > 0 and e["config"]["blocks"] >= 1, e
+PY
+
+"$tool" "${args[@]}" > "$dir/second.log" 2>&1 || { cat "$dir/second.log"; echo "FAIL: second run"; exit 1; }
+grep -q "^0 tuned, 1 already in the database, 0 failed" "$dir/second.log" ||
+    { cat "$dir/second.log"; echo "FAIL: the second run did not skip the stored key"; exit 1; }
+echo "PASS"
