@@ -670,5 +670,8 @@ int main(int argc, char **argv)
            ncases - pass, resident, streamed, standard, worst[0], worst[1], worst[2], worst[3]);
     printf("seed %llu (rerun with --seed %llu)\n", global_seed, global_seed);
     unlink(tuning_db);
+    char lock[sizeof(tuning_db) + 8];
+    snprintf(lock, sizeof(lock), "%s.lock", tuning_db); /* the writer's flock file */
+    unlink(lock);
     return pass == ncases ? 0 : 1;
 }
