@@ -93,6 +93,17 @@ static int accumulators(const prnn_kernel_geometry *g)
     return (g->wpk / aw) * ((bc + vw - 1) / vw * vw) * aw;
 }
 
+/* The FMA engine unrolls its k-steps times the batch chunk: NVRTC's time
+ * grows much faster than that product (sm_90, one thread of this machine's
+ * CPU: 512 -> 0.7 s, 1024 -> 1.0-1.8 s, 2048 -> 8-10 s). A plan compiles on
+ * first use, so the heuristic and the autotuner's candidates stay at or
+ * below 1024; a tuning-DB entry beyond it is still honoured (it compiles
+ * once, then comes from the disk cache). The mma engine's loops are short. */
+static int compiles_quickly(const prnn_kernel_geometry *g)
+{
+    return g->tile.mma || (long)g->ksteps * g->tile.batch_chunk <= 1024;
+}
+
 /* Largest register and shared-memory shares for a tile, then the geometry. */
 static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
                     prnn_tile_config t, prnn_kernel_geometry *g)
@@ -164,7 +175,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                          * spread rows over more blocks or warps instead. */
                         if (fit_tile(shape, dev, t, &all[n]) == 0 &&
                             all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8) &&
-                            accumulators(&all[n]) <= 64)
+                            accumulators(&all[n]) <= 64 && compiles_quickly(&all[n]))
                             n++;
                     }
                 }
