@@ -2,8 +2,8 @@
 # Runs every GPU check (and optionally the benchmark / autotuner) on a GPU
 # machine, in one call, and prints a short table last.
 #
-#   tests/gpu/run.sh [stage ...]     stages: pipeline forward full sanitize demo bench autotune
-#                                    (default: pipeline forward demo)
+#   tests/gpu/run.sh [stage ...]     stages: pipeline forward full sanitize autotool demo bench autotune
+#                                    (default: pipeline forward autotool demo)
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -18,7 +18,7 @@ ROOT=$PWD
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-$ROOT/gpu-results}
 mkdir -p "$OUT"
-STAGES=${*:-pipeline forward demo}
+STAGES=${*:-pipeline forward autotool demo}
 # A carried libcjson (device images may lack it).
 if [ -d "$ROOT/.device_carry/lib" ]; then
     export LD_LIBRARY_PATH="$ROOT/.device_carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -64,6 +64,7 @@ for stage in $STAGES; do
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
         run_stage racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=96" ;;
+    autotool) run_stage autotool bash tests/gpu/autotune_smoke.sh "$BUILD/tools/autotune/prnn-autotune" ;;
     demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;
     bench)    run_stage bench "$BUILD/tools/bench/prnn-bench" ${BENCH_ARGS:---quick} \
                   --csv "$OUT/bench.csv" --json "$OUT/bench.json" --plot "$OUT/bench.png" ;;
