@@ -81,18 +81,6 @@ typedef struct {
     int index;
 } ranked;
 
-/* Accumulator registers of one thread: past ~64 the compiler starts to
- * spill the unrolled products to local memory. */
-static int accumulators(const prnn_kernel_geometry *g)
-{
-    int bc = g->tile.batch_chunk;
-    if (g->tile.mma)
-        return (g->wpk / 4) * ((bc + 7) / 8) * 4;
-    int aw = g->acc_bytes / 4;
-    int vw = aw == 1 ? (bc >= 4 ? 4 : 1) : (bc >= 2 ? 2 : 1);
-    return (g->wpk / aw) * ((bc + vw - 1) / vw * vw) * aw;
-}
-
 /* The FMA engine unrolls its k-steps times the batch chunk: NVRTC's time
  * grows much faster than that product (sm_90, one thread of this machine's
  * CPU: 512 -> 0.7 s, 1024 -> 1.0-1.8 s, 2048 -> 8-10 s). A plan compiles on
@@ -172,10 +160,12 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                             continue;
                         /* Many rows per lane unroll into very long code
                          * (compile seconds, instruction-cache misses):
-                         * spread rows over more blocks or warps instead. */
+                         * spread rows over more blocks or warps instead.
+                         * Past ~64 accumulators a thread, the compiler
+                         * spills the unrolled products to local memory. */
                         if (fit_tile(shape, dev, t, &all[n]) == 0 &&
                             all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8) &&
-                            accumulators(&all[n]) <= 64 && compiles_quickly(&all[n]))
+                            all[n].accumulators <= 64 && compiles_quickly(&all[n]))
                             n++;
                     }
                 }

@@ -6,6 +6,9 @@
 
 #define CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 #define ROUND_UP(a, b) (CEIL_DIV(a, b) * (b))
+/* Hand-off words one lane requests at once: POLL_MAX in rnn_persistent.cu
+ * (each costs two registers while in flight). */
+#define POLL_MAX 16
 
 int prnn_kernel_dtype_code(prnnDataType_t t)
 {
@@ -98,7 +101,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
-        g->est_regs = g->kreg * g->wpk + rt * ntn * 4 + 56 + 2 * (poll < 16 ? poll : 16);
+        g->accumulators = rt * ntn * 4;
+        g->est_regs = g->kreg * g->wpk + g->accumulators + 56 +
+                      2 * (poll < POLL_MAX ? poll : POLL_MAX);
         g->exchange_bytes_per_dir = 2 * (size_t)BMAX * (size_t)(hp2 / 2) * 8;
     } else {
         const int lk = t.lanes_k, lr = 32 / lk;
@@ -121,7 +126,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(kpl * lk * bcp, 32);
-        g->est_regs = g->kreg * g->wpk + rpl * bcp * aw + 48 + 2 * (poll < 16 ? poll : 16);
+        g->accumulators = rpl * bcp * aw;
+        g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
+                      2 * (poll < POLL_MAX ? poll : POLL_MAX);
         g->exchange_bytes_per_dir = 2 * (size_t)H * (size_t)BMAX * 8;
     }
     (void)kpw;

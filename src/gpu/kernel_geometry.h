@@ -43,6 +43,7 @@ typedef struct {
     int red_bufs;                  /* 1 or 2 (one barrier per chunk) */
     size_t packed_bytes_per_dir;   /* streamed weights */
     size_t exchange_bytes_per_dir; /* both parities */
+    int accumulators;              /* 32-bit accumulator registers per thread */
     int weight_regs;               /* kreg * wpk */
     int est_regs;                  /* estimated registers per thread */
     double resident_fraction;
