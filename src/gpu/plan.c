@@ -304,17 +304,17 @@ static prnnStatus_t make_plan(struct prnnContext *h, const struct prnnRNNStruct 
         else
             cand_src[n++] = PRNN_CONFIG_USER_DB;
     }
+    /* A forced tile replaces the lookup (and the autotuner); the heuristic's
+     * candidates still follow it. */
     prnn_tuning_result found;
-    int in_db = prnn_tuning_lookup(&key, tile_fits, &fc, &found) == 1 &&
+    int in_db = !n && prnn_tuning_lookup(&key, tile_fits, &fc, &found) == 1 &&
                 prnn_kernel_geometry_compute(&shape, &found.entry.config, &gs->info, &cand[n],
                                              why, sizeof(why)) == 0;
     /* With autotuning on, only an exact entry spares the search: a nearest
      * entry is a guess for another shape. */
-    if (n) {
-        /* forced */
-    } else if (in_db && (found.exact || h->autotune != PRNN_AUTOTUNE_ON)) {
+    if (in_db && (found.exact || h->autotune != PRNN_AUTOTUNE_ON)) {
         cand_src[n++] = found.source;
-    } else if (h->autotune == PRNN_AUTOTUNE_ON) {
+    } else if (!n && h->autotune == PRNN_AUTOTUNE_ON) {
         prnn_tile_config best;
         prnnStatus_t s = prnn_autotune_shape(h, rnn, mini_batch, NULL, &best, NULL);
         if (s)
