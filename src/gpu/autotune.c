@@ -173,12 +173,8 @@ static prnnStatus_t run_candidate(struct prnnContext *h, const prnn_plan *plan,
     CUstream stream = (CUstream)h->stream;
     if (!repeats) {
         CHECK(prnn_gpu_forward_plan(h, plan, p, &b));
-        CHECK(prnn_gpu_enter(h->gpu));
-        prnnStatus_t s = prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
-        prnn_gpu_leave(h->gpu);
-        return s;
+        return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
-    CHECK(prnn_gpu_enter(h->gpu));
     CUevent e0 = NULL, e1 = NULL;
     double times[64];
     int n = repeats > 64 ? 64 : repeats;
@@ -203,7 +199,6 @@ static prnnStatus_t run_candidate(struct prnnContext *h, const prnn_plan *plan,
         cu->cuEventDestroy(e0);
     if (e1)
         cu->cuEventDestroy(e1);
-    prnn_gpu_leave(h->gpu);
     if (s)
         return s;
     qsort(times, (size_t)n, sizeof(double), cmp_double);
@@ -346,8 +341,6 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
         fill(hcx, rnn->dtype, scount, 0.5, &seed);
         s = prnn_ref_forward(&pc, 0, hxv, hhx, hcx, hw, href, NULL, NULL, hws, NULL);
     }
-    if (!s)
-        s = prnn_gpu_enter(gs);
     if (!s) {
         s = dev_alloc(cu, &d.x, xcount * es);
         if (!s) s = dev_alloc(cu, &d.hx, scount * es);
@@ -361,7 +354,6 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
         /* A pageable upload may still be in flight when cuMemcpyHtoD returns,
          * and the handle's stream may not wait for the legacy stream. */
         if (!s) s = prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
-        prnn_gpu_leave(gs);
     }
     double tol = rnn->dtype == PRNN_DATA_FLOAT || rnn->dtype == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
 
@@ -379,22 +371,13 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
         prnnStatus_t cs = prnn_plan_with_tile(h, rnn, mini_batch, &c->config, &plan);
         if (cs == PRNN_STATUS_SUCCESS) {
             /* check: 3 steps against the reference, output poisoned first */
-            cs = prnn_gpu_enter(gs);
-            if (!cs) {
-                cs = prnn_cu_check(cu->cuMemsetD8Async(d.y, 0xff, ycount * es, (CUstream)h->stream),
-                                   "cuMemsetD8Async");
-                prnn_gpu_leave(gs);
-            }
+            cs = prnn_cu_check(cu->cuMemsetD8Async(d.y, 0xff, ycount * es, (CUstream)h->stream),
+                               "cuMemsetD8Async");
             if (!cs)
                 cs = run_candidate(h, &plan, &pc, &d, 0, 0, NULL);
-            if (!cs) {
-                cs = prnn_gpu_enter(gs);
-                if (!cs) {
-                    cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, d.y, pc.total_rows * rnn->hidden * dirs * es),
-                                       "cuMemcpyDtoH");
-                    prnn_gpu_leave(gs);
-                }
-            }
+            if (!cs)
+                cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, d.y, pc.total_rows * rnn->hidden * dirs * es),
+                                   "cuMemcpyDtoH");
             if (!cs) {
                 double num = 0, den = 0;
                 size_t cnt = pc.total_rows * (size_t)rnn->hidden * dirs;
@@ -443,10 +426,7 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
     }
     if (!s && report->best > 0 && report->cand[0].ok)
         s = remeasure(h, rnn, mini_batch, &pt, &d, opts.repeats, report);
-    if (gs && !prnn_gpu_enter(gs)) {
-        free_buffers(cu, &d);
-        prnn_gpu_leave(gs);
-    }
+    free_buffers(cu, &d);
     free(hw);
     free(hxv);
     free(hhx);
@@ -487,9 +467,9 @@ prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStru
                                  int mini_batch, const prnn_autotune_options *opts_in,
                                  prnn_tile_config *best, prnn_autotune_report *report_out)
 {
-    /* The whole search runs with the handle's context current: the tool
-     * calls this from a thread that has none (the planner already has it
-     * pushed; pushes nest). */
+    /* Everything in this file runs with the handle's context current, pushed
+     * here once: the tool calls this from a thread that has none (the
+     * planner already has it pushed; pushes nest). */
     prnnStatus_t s = prnn_gpu_enter(h->gpu);
     if (s)
         return s;

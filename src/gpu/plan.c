@@ -237,14 +237,7 @@ prnnStatus_t prnn_plan_with_tile(struct prnnContext *h,
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "tile does not fit: %s", why);
     prnn_tile_config_format(&out->geom.tile, out->config, sizeof(out->config));
     out->path = out->geom.kglb ? PRNN_PATH_PERSISTENT_STREAMED : PRNN_PATH_PERSISTENT_RESIDENT;
-    /* Loading a module needs the handle's context current (the autotuner
-     * calls this from its own thread, outside any API call). */
-    prnnStatus_t s = prnn_gpu_enter(gs);
-    if (s)
-        return s;
-    s = load_persistent(gs, rnn, &out->geom, out);
-    prnn_gpu_leave(gs);
-    return s;
+    return load_persistent(gs, rnn, &out->geom, out);
 }
 
 typedef struct {

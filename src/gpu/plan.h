@@ -65,7 +65,8 @@ prnnStatus_t prnn_gpu_forward_plan(struct prnnContext *h, const prnn_plan *plan,
 /* Frees a handle's plans (modules stay loaded in the process-wide cache). */
 void prnn_plan_free_all(prnn_plan *list);
 
-/* Builds a plan for an explicit tile (the autotuner's candidates). */
+/* Builds a plan for an explicit tile (the autotuner's candidates). The
+ * caller holds the handle's context (prnn_gpu_enter): loading needs it. */
 prnnStatus_t prnn_plan_with_tile(struct prnnContext *h,
                                  const struct prnnRNNStruct *rnn, int mini_batch,
                                  const prnn_tile_config *tile, prnn_plan *out);
