@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIELD(n, lo, hi) {#n, offsetof(prnn_tile_config, n), lo, hi}
+#define FIELD(n, lo, hi) {#n, offsetof(prnn_tile_config, n), lo, hi, 0, 0}
+#define OPTIONAL_FIELD(n, lo, hi, def) {#n, offsetof(prnn_tile_config, n), lo, hi, 1, def}
 const prnn_tile_field prnn_tile_fields[] = {
     FIELD(blocks, 1, 4096),
     FIELD(threads, 32, 1024),
@@ -15,9 +16,11 @@ const prnn_tile_field prnn_tile_fields[] = {
     FIELD(smem_slots, 0, 65536),
     FIELD(mma, 0, 1),
     FIELD(handoff, 0, 1),
-    {NULL, 0, 0, 0},
+    OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
+    {NULL, 0, 0, 0, 0, 0},
 };
 #undef FIELD
+#undef OPTIONAL_FIELD
 
 int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
 {
@@ -86,10 +89,14 @@ int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
     }
     unsigned bit = 1;
     for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, bit <<= 1) {
-        if (!(seen & bit)) {
-            snprintf(err, err_size, "field \"%s\" missing", f->name);
-            return -1;
+        if (seen & bit)
+            continue;
+        if (f->optional) {
+            *prnn_tile_field_ptr(c, f) = f->default_value;
+            continue;
         }
+        snprintf(err, err_size, "field \"%s\" missing", f->name);
+        return -1;
     }
     return 0;
 }

@@ -29,6 +29,11 @@ typedef struct {
     int smem_slots;  /* weight slots per thread kept in shared memory, >= 0 */
     int mma;         /* 1: tensor cores (mma.sync, half/bf16); 0: FMA */
     int handoff;     /* 0: Lamport words (step + value); 1: step counter */
+    int batch_groups; /* independent copies of the recurrence, each on its own
+                       * `blocks` blocks with its own copy of R, each running a
+                       * contiguous share of the batch; >= 1. Optional in the
+                       * text and JSON forms (absent: 1), so databases written
+                       * before it existed still read. */
 } prnn_tile_config;
 
 typedef struct {
@@ -36,6 +41,8 @@ typedef struct {
     size_t offset;
     int min_value;
     int max_value;
+    int optional;      /* may be absent from the text and JSON forms */
+    int default_value; /* its value when absent */
 } prnn_tile_field;
 
 /* The fields, in canonical order; ends with a NULL name. */
@@ -44,8 +51,8 @@ extern const prnn_tile_field prnn_tile_fields[];
 /* Canonical text form into buf (always NUL-terminated). */
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size);
 
-/* Parses the text form; every field must be present exactly once and in
- * range. Returns 0 on success, -1 with a message in err otherwise. */
+/* Parses the text form; every field must be present exactly once (optional
+ * ones at most once) and in range. Returns 0 on success, -1 with a message in err otherwise. */
 int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
                            size_t err_size);
 

@@ -191,9 +191,10 @@ static int parse_batch(const cJSON *b, prnn_tuning_entry *e, errbuf *eb)
     return 0;
 }
 
-/* The config object must hold exactly the fields of prnn_tile_fields: an
- * unknown name is refused rather than ignored because it would mean the file
- * describes a kernel this library does not build. */
+/* The config object must hold the fields of prnn_tile_fields (an optional
+ * one may be absent and takes its default): an unknown name is refused
+ * rather than ignored because it would mean the file describes a kernel this
+ * library does not build. */
 static int parse_config(const cJSON *cfg, prnn_tile_config *c, errbuf *eb)
 {
     char tmp[64];
@@ -218,9 +219,13 @@ static int parse_config(const cJSON *cfg, prnn_tile_config *c, errbuf *eb)
             return -1;
     }
     unsigned i = 0;
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, i++)
-        if (!(seen & ((uint64_t)1 << i)))
+    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, i++) {
+        if (seen & ((uint64_t)1 << i))
+            continue;
+        if (!f->optional)
             return FAIL(eb, "missing field \"config.%s\"", f->name);
+        *prnn_tile_field_ptr(c, f) = f->default_value;
+    }
     return 0;
 }
 

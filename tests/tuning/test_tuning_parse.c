@@ -71,6 +71,7 @@ static void test_valid_file(void)
         CHECK(a->config.batch_chunk == 8 && a->config.reg_slots == 128);
         CHECK(a->config.smem_slots == 0 && a->config.mma == 1);
         CHECK(a->config.handoff == 0);
+        CHECK(a->config.batch_groups == 1); /* absent: an optional field's default */
         CHECK(a->us_per_step == 1.23);
         CHECK(strcmp(a->source, "prnn-autotune 0.1.0") == 0);
         const prnn_tuning_entry *b = &db.items[1].entry;
@@ -280,6 +281,8 @@ static void test_missing_fields(void)
         run_entry_case(&c);
     }
     for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
+        if (f->optional)
+            continue; /* test_optional_fields */
         char path[64];
         snprintf(path, sizeof(path), "config.%s", f->name);
         entry_case c = {{{path, NULL}, {NULL, NULL}}, message};
@@ -292,6 +295,63 @@ static void test_missing_fields(void)
     entry_case d = {{{"batch", "{\"min\": 4}"}, {NULL, NULL}},
                     "missing field \"batch.max\""};
     run_entry_case(&d);
+}
+
+/* An optional config field may be absent (its default) or given; out of
+ * range it is refused like any other. */
+static void test_optional_fields(void)
+{
+    mutation m = {"config.batch_groups", "4"};
+    char *text = file_with_mutated_entry(&m, 1);
+    prnn_tuning_db db;
+    prnn_log_clear();
+    CHECK(test_parse(&db, text) == 0 && db.count == 3);
+    if (db.count == 3) {
+        CHECK(db.items[1].entry.config.batch_groups == 4);
+        CHECK(db.items[0].entry.config.batch_groups == 1);
+    }
+    prnn_tuning_db_free(&db);
+    free(text);
+    static const entry_case cases[] = {
+        {{{"config.batch_groups", "0"}}, "\"config.batch_groups\" = 0: must be in [1, 1024]"},
+        {{{"config.batch_groups", "\"2\""}}, "\"config.batch_groups\" is a string"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        run_entry_case(&cases[i]);
+}
+
+/* The text form ($PRNN_TILE, plan info): the same fields and rules. */
+static void test_text_form(void)
+{
+    prnn_tile_config c, back;
+    char err[160], text[256];
+    CHECK(prnn_tile_config_parse("blocks=8 threads=256 ksplit=8 lanes_k=2 batch_chunk=4 "
+                                 "reg_slots=16 smem_slots=0 mma=0 handoff=1",
+                                 &c, err, sizeof(err)) == 0);
+    CHECK(c.blocks == 8 && c.lanes_k == 2 && c.handoff == 1 && c.batch_groups == 1);
+    c.batch_groups = 16;
+    prnn_tile_config_format(&c, text, sizeof(text));
+    CHECK(strstr(text, "batch_groups=16") != NULL);
+    CHECK(prnn_tile_config_parse(text, &back, err, sizeof(err)) == 0);
+    CHECK(memcmp(&c, &back, sizeof(c)) == 0);
+    static const char *const bad[][2] = {
+        {"blocks=8 threads=256 ksplit=8 lanes_k=2 batch_chunk=4 reg_slots=16 smem_slots=0 "
+         "mma=0", "field \"handoff\" missing"},
+        {"blocks=8 blocks=8", "field \"blocks\" given twice"},
+        {"batch_groups=0", "field \"batch_groups\" = 0: must be in [1, 1024]"},
+        {"warps=4", "unknown field \"warps\""},
+        {"blocks=x", "field \"blocks\": not an integer"},
+        {"blocks", "expected name=value"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        CHECK(prnn_tile_config_parse(bad[i][0], &c, err, sizeof(err)) == -1);
+        if (!strstr(err, bad[i][1])) {
+            fprintf(stderr, "text form \"%s\": got \"%s\", wanted \"%s\"\n", bad[i][0], err,
+                    bad[i][1]);
+            CHECK(0);
+        }
+    }
 }
 
 static void test_bad_values(void)
@@ -528,6 +588,8 @@ int main(void)
     test_file_level();
     test_truncated();
     test_missing_fields();
+    test_optional_fields();
+    test_text_form();
     test_bad_values();
     test_misc();
     test_format_round_trip();
