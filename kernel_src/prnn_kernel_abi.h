@@ -19,7 +19,7 @@ typedef struct {
     void *hy;
     void *cy;
     void *exchange;        /* hand-off words, both parities */
-    unsigned int *counter; /* step counter (hand-off 1) */
+    unsigned int *counter; /* step counters (hand-off 1), one per batch group */
     void *packed;          /* streamed weights, this direction */
 } prnn_dir_args;
 

@@ -3,8 +3,13 @@
 // on-chip for the whole sequence.
 //
 // Decomposition (src/tuning/tile_config.h names the knobs):
-//  - Each direction runs on NBLK blocks; block i owns hidden units
-//    [i*UPB, (i+1)*UPB) with all their gates, so the cell update is local.
+//  - Each direction runs NGRP independent copies of the recurrence ("batch
+//    groups"), each on NBLK blocks with its own copy of R on-chip; group g
+//    runs batch rows [g*GSTRIDE, (g+1)*GSTRIDE). Rows of a batch never
+//    interact, so at large batch more copies of the weights mean fewer
+//    batch chunks serialised inside each block, and fewer blocks per
+//    hand-off. Block i of a group owns hidden units [i*UPB, (i+1)*UPB) with
+//    all their gates, so the cell update is local.
 //  - Its G*UPB rows of R are ordered gate-major (row = g*UPB + unit) and split
 //    among the warps: warp w takes K-range (w % KSPLIT) of the hidden input
 //    h_{t-1} and row group (w / KSPLIT). Partial products meet in shared
@@ -21,9 +26,10 @@
 //    HANDOFF 0: "Lamport" 64-bit words carrying (step tag, value) -- readers
 //      spin on the data itself, no flag round trip;
 //    HANDOFF 1: plain values + a release/acquire step counter per direction
-//      (needed for fp64, whose value fills a whole word).
+//      and batch group (needed for fp64, whose value fills a whole word).
 //    Double-buffered by step parity: a block can only write step s+1 after
-//    every block has finished step s, hence finished reading step s-1.
+//    every block of its group has finished step s, hence finished reading
+//    step s-1.
 //
 // Every shape parameter is a compile-time constant (-D from the planner), so
 // register arrays are indexed by constants and loops unroll.
@@ -56,13 +62,15 @@ constexpr int G = MODE == 2 ? 4 : MODE == 3 ? 3 : 1;
 constexpr int H = PRNN_H;
 constexpr int BMAX = PRNN_BMAX;
 constexpr int NBLK = PRNN_NBLK;
+constexpr int NGRP = PRNN_BGRP;
+constexpr int GSTRIDE = PRNN_GSTRIDE; // batch rows per group, a multiple of BC
 constexpr int UPB = PRNN_UPB;
 constexpr int THREADS = PRNN_THREADS;
 constexpr int NW = THREADS / 32;
 constexpr int KSPLIT = PRNN_KSPLIT;
 constexpr int RSPLIT = NW / KSPLIT;
 constexpr int BC = PRNN_BC;
-constexpr int NCH = ceil_div(BMAX, BC);
+constexpr int NCH = GSTRIDE / BC; // batch chunks per group
 constexpr bool MMA = PRNN_MMA != 0;
 constexpr int HANDOFF = PRNN_HANDOFF;
 constexpr bool SKIP = PRNN_SKIP != 0;
@@ -119,8 +127,10 @@ constexpr int SMEM_BYTES = SM_W + SM_HB + SM_RED;
 // Hand-off words one lane requests at once (registers: two per word).
 constexpr int POLL_MAX = 16;
 
-// Hand-off buffer strides (elements of its word type), per parity.
-constexpr long EX_PAR = MMA ? (long)BMAX * (HP2 / 2) : (long)H * BMAX;
+// Hand-off buffer strides (elements of its word type), per parity. FMA:
+// group-major, then k, then the group's batch rows (ex_fma below); MMA: batch
+// row-major pairs, already contiguous per row.
+constexpr long EX_PAR = MMA ? (long)BMAX * (HP2 / 2) : (long)NGRP * GSTRIDE * H;
 
 static_assert(THREADS % 32 == 0 && NW % KSPLIT == 0, "warps must split evenly");
 static_assert(SMEM_BYTES <= 232448, "more shared memory than any GPU offers a block");
@@ -131,6 +141,8 @@ static_assert(!MMA || (UPB % 2 == 0), "the MMA engine owns units in pairs");
 static_assert(!(MMA && sizeof(AccT) != 4), "MMA needs 16-bit storage");
 static_assert(!(HANDOFF == 0 && sizeof(AccT) != 4), "fp64 needs hand-off 1");
 static_assert((NBLK - 1) * UPB < H && NBLK * UPB >= H, "blocks must cover H");
+static_assert(GSTRIDE % BC == 0, "a group runs whole batch chunks");
+static_assert((NGRP - 1) * GSTRIDE < BMAX && NGRP * GSTRIDE >= BMAX, "groups must cover the batch");
 #ifdef PRNN_SMEM_BYTES
 static_assert(PRNN_SMEM_BYTES == SMEM_BYTES, "host and kernel disagree on shared memory");
 #endif
@@ -197,6 +209,14 @@ __device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&
 // ===========================================================================
 // FMA engine
 // ===========================================================================
+
+// Word of h_t[gb][k] in one parity of the FMA hand-off buffer: the batch rows
+// of one group are adjacent, so a warp's poll reads whole sectors.
+__device__ __forceinline__ long ex_fma(int k, int gb)
+{
+    const int gbase = gb / GSTRIDE * GSTRIDE;
+    return (long)gbase * H + (long)k * GSTRIDE + (gb - gbase);
+}
 
 struct FmaLane {
     int lk, lr;
@@ -284,14 +304,14 @@ __device__ __forceinline__ void fma_poll(AccT *hb, const prnn_dir_args &d, int p
             if (w < N && kk < F_KPW && k < H && b < BC && gb < cur_b) {
                 if (gb < prev_b) {
                     if (HANDOFF == 0) {
-                        addr[q] = (const u64 *)d.exchange + par * EX_PAR + (long)k * BMAX + gb;
+                        addr[q] = (const u64 *)d.exchange + par * EX_PAR + ex_fma(k, gb);
                         v[q] = prnn_ld_relaxed_u64(addr[q]);
                         pending |= 1u << q;
                     } else if (sizeof(AccT) == 8) {
-                        const double *src = (const double *)d.exchange + par * EX_PAR + (long)k * BMAX + gb;
+                        const double *src = (const double *)d.exchange + par * EX_PAR + ex_fma(k, gb);
                         v[q] = (u64)__double_as_longlong(prnn_ld_relaxed_f64(src));
                     } else {
-                        const u32 *src = (const u32 *)d.exchange + par * EX_PAR + (long)k * BMAX + gb;
+                        const u32 *src = (const u32 *)d.exchange + par * EX_PAR + ex_fma(k, gb);
                         v[q] = prnn_ld_relaxed_u32(src);
                     }
                 } else if (hx) {
@@ -672,15 +692,19 @@ __device__ __forceinline__ AccT act(AccT x)
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int dir = blockIdx.x / NBLK;
+    const int dir = blockIdx.x / (NGRP * NBLK);
+    const int grp = blockIdx.x % (NGRP * NBLK) / NBLK;
     const int blk = blockIdx.x % NBLK;
+    const int gbase = grp * GSTRIDE; // this group's first batch row
+    const int pblk = grp * NBLK + blk; // this block's share of the packed (streamed) weights
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int ks = warp % KSPLIT, rg = warp / KSPLIT;
     const int lk = lane % LK, lr = lane / LK;
     (void)lk; // the MMA engine has no lane split
     (void)lr;
     const int u0 = blk * UPB;
-    const prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
+    prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
+    d.counter += grp; // one step counter per group (hand-off 1)
     const T *R = (const T *)d.R;
     const int S = args.seq_length;
 
@@ -692,10 +716,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
     // ---- weights on-chip, once ----
 #if PRNN_MMA
     u32 areg[KREG > 0 ? KREG : 1][M_RT][4];
-    mma_load_weights(areg, (uint4 *)sm_w, (uint4 *)d.packed, R, u0, ks, rg, lane, tid, blk);
+    mma_load_weights(areg, (uint4 *)sm_w, (uint4 *)d.packed, R, u0, ks, rg, lane, tid, pblk);
 #else
     AccT wreg[KREG > 0 ? KREG : 1][F_RPL];
-    fma_load_weights(wreg, (AccT *)sm_w, (AccT *)d.packed, R, u0, ks, rg, lk, lr, tid, blk);
+    fma_load_weights(wreg, (AccT *)sm_w, (AccT *)d.packed, R, u0, ks, rg, lk, lr, tid, pblk);
     // Padding columns of the staging buffer stay zero forever.
     for (int i = lane; i < HB_ELEMS; i += 32)
         ((AccT *)sm_hb)[i] = AccT(0);
@@ -728,7 +752,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                 bias_rn[q][v] = AccT(0);
 #pragma unroll
             for (int c = 0; c < NCH; ++c) {
-                int gb = c * BC + b;
+                int gb = gbase + c * BC + b;
                 bool ok = uvalid && b < BC && gb < BMAX;
                 st.h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, (long)gb * H + u) : AccT(0);
                 st.c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, (long)gb * H + u) : AccT(0);
@@ -755,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
-            const int b0 = c * BC;
+            const int b0 = gbase + c * BC;
             if (b0 >= cur_b)
                 break;
 
@@ -789,7 +813,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             mma_poll(hb, d, par_prev, want, ks, b0, cur_b, prev_b, lane, counter_target);
             __syncwarp();
             float acc[M_RT][M_NTN][4];
-            mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, blk);
+            mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, pblk);
             __syncwarp();
             AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
             if (RED_BUFS == 1)
@@ -800,7 +824,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             fma_poll(hb, d, par_prev, want, ks * F_KPW, b0, cur_b, prev_b, lane, counter_target);
             __syncwarp();
             AccT acc[F_RPL][F_BCP];
-            fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, blk);
+            fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, pblk);
             __syncwarp();
             AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
             if (RED_BUFS == 1)
@@ -896,10 +920,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                 if (uok[0]) {
                     int u = u0 + ju;
                     if (HANDOFF == 0) {
-                        u64 *dst = (u64 *)d.exchange + par * EX_PAR + (long)u * BMAX + gb;
+                        u64 *dst = (u64 *)d.exchange + par * EX_PAR + ex_fma(u, gb);
                         prnn_st_relaxed_u64(dst, ((u64)tag << 32) | __float_as_uint((float)hv[0]));
                     } else {
-                        AccT *dst = (AccT *)d.exchange + par * EX_PAR + (long)u * BMAX + gb;
+                        AccT *dst = (AccT *)d.exchange + par * EX_PAR + ex_fma(u, gb);
                         *(volatile AccT *)dst = hv[0];
                     }
                 }

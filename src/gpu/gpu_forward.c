@@ -225,7 +225,7 @@ static prnnStatus_t run_persistent_layer(const fwd_ctx *c, int layer, int skip,
         da->hy = (void *)offset_ptr(c->b->hy, so);
         da->cy = (void *)offset_ptr(c->b->cy, so);
         da->exchange = c->ws + c->l.exchange + (size_t)d * g->exchange_bytes_per_dir;
-        da->counter = (unsigned *)(c->ws + c->l.counters) + d;
+        da->counter = (unsigned *)(c->ws + c->l.counters) + (size_t)d * g->tile.batch_groups;
         da->packed = g->kglb ? c->ws + c->l.packed + (size_t)d * g->packed_bytes_per_dir : NULL;
     }
     a.y = output;
@@ -236,7 +236,7 @@ static prnnStatus_t run_persistent_layer(const fwd_ctx *c, int layer, int skip,
     a.tag_base = (unsigned)layer * (unsigned)c->p->seq_length;
     void *params[] = {&a};
     CUfunction fn = skip ? c->plan->fn_rnn_skip : c->plan->fn_rnn;
-    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, (unsigned)(g->tile.blocks * c->dirs),
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, (unsigned)(g->tile.blocks * g->tile.batch_groups * c->dirs),
                                                        1, 1, (unsigned)g->tile.threads, 1, 1,
                                                        (unsigned)g->smem_bytes, c->stream,
                                                        params),

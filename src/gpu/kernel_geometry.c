@@ -62,8 +62,16 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         return fail(why, why_size, "double data needs handoff 1 (a value fills a whole word)");
     if (t.batch_chunk < 1)
         return fail(why, why_size, "batch_chunk must be >= 1");
-    if (t.batch_chunk > BMAX)
-        t.batch_chunk = BMAX;
+    if (t.batch_groups < 1)
+        return fail(why, why_size, "batch_groups must be >= 1");
+    /* Batch rows per group: whole chunks. The group count is then whatever
+     * covers the batch with that many rows (never an empty group). */
+    int per_group = CEIL_DIV(BMAX, t.batch_groups);
+    if (t.batch_chunk > per_group)
+        t.batch_chunk = per_group;
+    g->chunks = CEIL_DIV(per_group, t.batch_chunk);
+    g->group_stride = g->chunks * t.batch_chunk;
+    t.batch_groups = CEIL_DIV(BMAX, g->group_stride);
     if (t.blocks < 1)
         return fail(why, why_size, "blocks must be >= 1");
 
@@ -129,7 +137,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->accumulators = rpl * bcp * aw;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
-        g->exchange_bytes_per_dir = 2 * (size_t)H * (size_t)BMAX * 8;
+        g->exchange_bytes_per_dir =
+            2 * (size_t)H * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
     }
     (void)kpw;
     /* Two partial-sum buffers (one barrier per chunk) when they fit. */
@@ -140,11 +149,13 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     int vec = t.mma ? 2 : 1;
     int nit = (upb / vec) * BC;
     g->items = CEIL_DIV(nit, t.threads);
-    g->chunks = CEIL_DIV(BMAX, BC);
     /* cell state (c and h) for every chunk, projected inputs and biases */
     g->est_regs += g->chunks * g->items * vec * 2 * aw + g->items * vec * G * 2 * aw;
     g->weight_regs = g->kreg * g->wpk;
-    g->packed_bytes_per_dir = (size_t)t.blocks * g->kglb * g->wpk * t.threads * 4;
+    /* every block of every group streams its own copy (written at the start
+     * of the call, read back by the same thread every step) */
+    g->packed_bytes_per_dir =
+        (size_t)t.blocks * t.batch_groups * g->kglb * g->wpk * t.threads * 4;
     g->resident_fraction = g->ksteps ? (double)(g->kreg + g->ksmem) / g->ksteps : 1.0;
     /* Store the normalised reg/smem slot counts so that the text form of the
      * configuration says exactly what runs. */
@@ -172,10 +183,11 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
                      t.threads, g->est_regs, dev->regs_per_sm);
             return fail(why, why_size, msg);
         }
-        if (t.blocks * shape->dirs > dev->sm_count) {
+        if (t.blocks * t.batch_groups * shape->dirs > dev->sm_count) {
             snprintf(msg, sizeof(msg),
-                     "%d blocks x %d directions exceed the %d SMs (one block per SM "
-                     "must be resident)", t.blocks, shape->dirs, dev->sm_count);
+                     "%d blocks x %d batch groups x %d directions exceed the %d SMs "
+                     "(one block per SM must be resident)", t.blocks, t.batch_groups,
+                     shape->dirs, dev->sm_count);
             return fail(why, why_size, msg);
         }
         if (t.mma && dev->sm < 80)

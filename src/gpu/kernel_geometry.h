@@ -36,7 +36,8 @@ typedef struct {
     int rows, rpg, rowsp;
     int ksteps, wpk; /* k-steps per thread and 32-bit words per k-step */
     int kreg, ksmem, kglb;
-    int chunks;      /* batch chunks per step */
+    int chunks;      /* batch chunks per step and group */
+    int group_stride; /* batch rows per group: chunks * batch_chunk */
     int items;       /* cell items per thread per chunk */
     size_t smem_bytes;
     size_t red_bytes;              /* one partial-sum buffer */

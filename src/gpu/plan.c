@@ -56,6 +56,8 @@ void prnn_plan_persistent_request(const prnn_kernel_geometry *g, int skip, int s
     add_define(d, "PRNN_KSPLIT", g->tile.ksplit);
     add_define(d, "PRNN_LANES_K", g->tile.lanes_k);
     add_define(d, "PRNN_BC", g->tile.batch_chunk);
+    add_define(d, "PRNN_BGRP", g->tile.batch_groups);
+    add_define(d, "PRNN_GSTRIDE", g->group_stride);
     add_define(d, "PRNN_KREG", g->kreg);
     add_define(d, "PRNN_KSMEM", g->ksmem);
     add_define(d, "PRNN_MMA", g->tile.mma);

@@ -29,8 +29,8 @@ void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
     l->offset = take(&c, (size_t)p->seq_length * sizeof(int));
     if (persistent) {
         l->exchange = take(&c, dirs * plan->geom.exchange_bytes_per_dir);
-        l->counters = c;
-        c += dirs * sizeof(unsigned);
+        l->counters = c; /* one per direction and batch group */
+        c += dirs * (size_t)plan->geom.tile.batch_groups * sizeof(unsigned);
         l->zero_end = c;
         l->packed = plan->geom.kglb ? take(&c, dirs * plan->geom.packed_bytes_per_dir) : none;
         l->hstate = l->cstate = l->rec = none;

@@ -16,7 +16,7 @@ typedef struct {
     size_t batch;     /* int[seq_length] */
     size_t offset;    /* int[seq_length] */
     size_t exchange;  /* dirs * exchange_bytes_per_dir, then the counters */
-    size_t counters;  /* dirs * u32 */
+    size_t counters;  /* dirs * batch_groups * u32 */
     size_t zero_end;  /* exchange .. zero_end is zeroed by the setup kernel */
     size_t xproj;     /* dirs * rows * gates * hidden, math type */
     size_t layer_out; /* rows * dirs * hidden, storage type (layers > 1) */

@@ -35,6 +35,8 @@ typedef struct {
     int null_hy;  /* hy, cy NULL */
     int capture;  /* also replay from a CUDA graph */
     int autotune; /* plan with the handle's autotune mode on */
+    const char *tile; /* forced tile ($PRNN_TILE, normalised text form): run
+                       * alone, after the others, on fresh handles */
     prnnRNNAlgo_t algo;
     /* results */
     int done, pass;
@@ -60,12 +62,12 @@ static const char *mode_name(prnnRNNMode_t m)
 
 static void describe(const tcase *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s", mode_name(c->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s%s", mode_name(c->mode),
              prnn_dtype_name(c->dtype), c->hidden, c->batch, c->layers,
              c->dirs == 2 ? "bi" : "uni", c->steps, c->input, c->varlen ? " varlen" : "",
              c->skip ? " skip" : "", c->null_hx ? " hx=NULL" : "", c->null_hy ? " hy=NULL" : "",
              c->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "",
-             c->autotune ? " autotune" : "");
+             c->autotune ? " autotune" : "", c->tile ? " forced tile" : "");
 }
 
 /* ---- random data ---- */
@@ -276,6 +278,9 @@ static void run_case(tcase *c, int index, worker_handles *wh)
     if (c->autotune && info.configSource != PRNN_CONFIG_AUTOTUNED)
         FAILF("autotune mode on, but the plan's configuration source is %d, not "
               "PRNN_CONFIG_AUTOTUNED", (int)info.configSource);
+    if (c->tile && strcmp(info.config, c->tile) != 0)
+        FAILF("the plan runs \"%s\", not the forced tile \"%s\" (log: %s)", info.config,
+              c->tile, prnnGetLastErrorLog());
     size_t gws_bytes;
     if ((s = prnnGetRNNWorkspaceSize(wh->gpu, rnn, T, xd, &gws_bytes)))
         FAILF("gpu workspace size: %s", prnnGetLastErrorLog());
@@ -538,10 +543,68 @@ static void build_sweep(int full)
     tcase at2 = {.mode = PRNN_LSTM, .hidden = 320, .batch = 2, .layers = 2, .dirs = 2,
                  .dtype = PRNN_DATA_HALF, .steps = 7, .autotune = 1};
     add(at2);
+    /* Forced tiles: code paths the tuning DB and the heuristic may not pick
+     * on this device -- batch groups with each engine and hand-off, a last
+     * group only partly filled, variable lengths shrinking whole groups
+     * away, streamed weights per group, SKIP input, the FMA engine on half
+     * data. Fits any GPU with 128 SMs or more and 108 KB of shared memory
+     * per block (H100, H200). */
+    static const struct {
+        tcase c;
+        const char *tile;
+    } forced[] = {
+        {{.mode = PRNN_RNN_TANH, .hidden = 256, .batch = 64, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT},
+         "blocks=4 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=0 "
+         "mma=0 handoff=0 batch_groups=16"},
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 16, .layers = 1, .dirs = 2,
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 12},
+         "blocks=16 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=64 "
+         "mma=1 handoff=1 batch_groups=4"},
+        {{.mode = PRNN_GRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
+          .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 9, .input = 37},
+         "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=65 smem_slots=0 "
+         "mma=0 handoff=0 batch_groups=2"},
+        {{.mode = PRNN_RNN_RELU, .hidden = 72, .batch = 5, .layers = 2, .dirs = 1,
+          .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8},
+         "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=36 smem_slots=0 "
+         "mma=0 handoff=1 batch_groups=5"},
+        {{.mode = PRNN_LSTM, .hidden = 256, .batch = 3, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF},
+         "blocks=16 threads=256 ksplit=8 lanes_k=2 batch_chunk=3 reg_slots=64 smem_slots=0 "
+         "mma=0 handoff=0 batch_groups=1"},
+        {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 4, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT, .steps = 10},
+         "blocks=32 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=16 smem_slots=0 "
+         "mma=0 handoff=0 batch_groups=2"},
+        {{.mode = PRNN_RNN_TANH, .hidden = 96, .batch = 8, .layers = 2, .dirs = 2,
+          .dtype = PRNN_DATA_FLOAT, .skip = 1, .varlen = 1, .steps = 10},
+         "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=24 smem_slots=0 "
+         "mma=0 handoff=0 batch_groups=8"},
+    };
+    for (size_t i = 0; i < sizeof(forced) / sizeof(forced[0]); i++) {
+        tcase c = forced[i].c;
+        c.tile = forced[i].tile;
+        add(c);
+    }
     /* Resident limits: the largest shapes the issue names. */
     tcase big = {.mode = PRNN_LSTM, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
                  .dtype = PRNN_DATA_HALF, .steps = 5};
     add(big);
+}
+
+static void report(const tcase *c)
+{
+    char d[256];
+    describe(c, d, sizeof(d));
+    if (!c->pass || verbose) {
+        pthread_mutex_lock(&queue_lock);
+        printf("%s %-60s %-9s y %.1e hy %.1e cy %.1e  %s%s%s\n", c->pass ? "ok  " : "FAIL", d,
+               c->path, c->err_y, c->err_hy, c->err_cy, c->config, c->pass ? "" : "\n     -> ",
+               c->problem);
+        fflush(stdout);
+        pthread_mutex_unlock(&queue_lock);
+    }
 }
 
 static void *worker(void *arg)
@@ -560,22 +623,35 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&queue_lock);
         if (i >= ncases)
             break;
+        if (cases[i].tile)
+            continue; /* run_forced_tiles */
         run_case(&cases[i], i, &wh);
-        char d[256];
-        describe(&cases[i], d, sizeof(d));
-        if (!cases[i].pass || verbose) {
-            pthread_mutex_lock(&queue_lock);
-            printf("%s %-60s %-9s y %.1e hy %.1e cy %.1e  %s%s%s\n",
-                   cases[i].pass ? "ok  " : "FAIL", d, cases[i].path, cases[i].err_y,
-                   cases[i].err_hy, cases[i].err_cy, cases[i].config,
-                   cases[i].pass ? "" : "\n     -> ", cases[i].problem);
-            fflush(stdout);
-            pthread_mutex_unlock(&queue_lock);
-        }
+        report(&cases[i]);
     }
     prnnDestroy(wh.cpu);
     prnnDestroy(wh.gpu);
     return NULL;
+}
+
+/* $PRNN_TILE is read by every plan of the process: these cases run one at a
+ * time, after the pool, each on new handles (plans are cached per handle). */
+static void run_forced_tiles(void)
+{
+    for (int i = 0; i < ncases; i++) {
+        if (!cases[i].tile)
+            continue;
+        worker_handles wh;
+        if (prnnCreateWithBackend(&wh.cpu, PRNN_BACKEND_CPU_REFERENCE) || prnnCreate(&wh.gpu)) {
+            fprintf(stderr, "cannot create handles: %s\n", prnnGetLastErrorLog());
+            exit(1);
+        }
+        setenv("PRNN_TILE", cases[i].tile, 1);
+        run_case(&cases[i], i, &wh);
+        unsetenv("PRNN_TILE");
+        report(&cases[i]);
+        prnnDestroy(wh.cpu);
+        prnnDestroy(wh.gpu);
+    }
 }
 
 int main(int argc, char **argv)
@@ -650,6 +726,7 @@ int main(int argc, char **argv)
         pthread_create(&tid[i], NULL, worker, NULL);
     for (int i = 0; i < threads; i++)
         pthread_join(tid[i], NULL);
+    run_forced_tiles();
 
     int pass = 0;
     double worst[4] = {0};

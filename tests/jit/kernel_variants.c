@@ -16,28 +16,29 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"probe.cu", "prnn_probe offset", {"PRNN_PROBE_OFFSET=3", NULL}, 0},
 
     /* rnn_persistent.cu: one variant per engine x data type x hand-off,
-     * with weights split over registers, shared memory and global memory.
+     * with weights split over registers, shared memory and global memory,
+     * and batch groups with each hand-off.
      * (Shapes chosen by hand to satisfy the kernel's static_asserts; the
      * planner's real configurations come from src/tuning.) */
-    {"rnn_persistent.cu", "lstm f32 fma lamport",
+    {"rnn_persistent.cu", "lstm f32 fma lamport 2 groups",
      {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
       "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=8", "PRNN_MMA=0", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
+      "PRNN_BC=4", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
       "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=16", "PRNN_RED_BUFS=2", NULL}, 0},
     {"rnn_persistent.cu", "gru f16 mma lamport",
      {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=512", "PRNN_BMAX=4",
       "PRNN_NBLK=8", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=4", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
+      "PRNN_BC=4", "PRNN_BGRP=1", "PRNN_GSTRIDE=4", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
       "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=1", NULL}, 80},
     {"rnn_persistent.cu", "relu f64 fma counter streamed skip",
      {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=128", "PRNN_BMAX=2",
       "PRNN_NBLK=4", "PRNN_UPB=32", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=2", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=1",
+      "PRNN_BC=2", "PRNN_BGRP=1", "PRNN_GSTRIDE=2", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=1",
       "PRNN_LANES_K=2", "PRNN_KREG=8", "PRNN_KSMEM=4", "PRNN_RED_BUFS=2", NULL}, 0},
-    {"rnn_persistent.cu", "tanh bf16 fma counter",
+    {"rnn_persistent.cu", "tanh bf16 fma counter 3 groups",
      {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=96", "PRNN_BMAX=3",
       "PRNN_NBLK=3", "PRNN_UPB=32", "PRNN_THREADS=64", "PRNN_KSPLIT=2",
-      "PRNN_BC=3", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=0",
+      "PRNN_BC=1", "PRNN_BGRP=3", "PRNN_GSTRIDE=1", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=0",
       "PRNN_LANES_K=4", "PRNN_KREG=12", "PRNN_KSMEM=0", "PRNN_RED_BUFS=1", NULL}, 0},
 
     /* rnn_step.cu: every mode and every data type once. */

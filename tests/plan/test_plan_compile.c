@@ -112,7 +112,7 @@ int main(void)
                         }
                         if (g.tile.blocks * g.units_per_block < shape.hidden ||
                             (g.tile.blocks - 1) * g.units_per_block >= shape.hidden ||
-                            g.tile.blocks * shape.dirs > devs[di].sm_count ||
+                            g.tile.blocks * g.tile.batch_groups * shape.dirs > devs[di].sm_count ||
                             (long)g.smem_bytes > devs[di].smem_per_block_optin) {
                             printf("FAIL heuristic invariant for %s H=%d B=%d\n",
                                    prnn_mode_name(shape.mode), shape.hidden, shape.max_batch);
