@@ -11,21 +11,22 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     const prnn_tile_config *t = &g->tile;
     const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
     const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
-    const int H = g->shape.hidden, B = g->shape.max_batch;
+    const int H = g->shape.hidden;
     const int dirs = g->shape.dirs;
-    const int blocks = t->blocks * dirs;
+    const int blocks = t->blocks * dirs;                   /* that hand off h_t */
+    const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
     const int bc = t->batch_chunk;
 
     /* Every term in seconds. Hand-off: measured 0.26 us with a few blocks to 0.98 with 132 (Lamport
      * words); a release/acquire counter adds a round trip. */
     double handoff = (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
 
-    /* Every block reads all of h_{t-1}: 8-byte words carrying one value
-     * (FMA) or two (MMA), read once per row group. */
-    double words = t->mma ? H * (double)B / 2 : H * (double)B;
+    /* Every block reads all of its group's h_{t-1}: 8-byte words carrying
+     * one value (FMA) or two (MMA), read once per row group. */
+    double words = t->mma ? H * (double)g->group_stride / 2 : H * (double)g->group_stride;
     double bytes_blk = words * 8.0 * g->rsplit;
     double poll = bytes_blk / 64.0 / clk;
-    double poll_all = bytes_blk * blocks / l2_bw;
+    double poll_all = bytes_blk * all_blocks / l2_bw;
     if (poll_all > poll)
         poll = poll_all;
 
@@ -37,6 +38,11 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         int ntn = (bc + 7) / 8;
         double mmas = (double)g->warps * g->ksteps * rt * ntn * chunks;
         compute = mmas / 2.0 / clk;
+        /* each accumulator tile takes one mma per k-step, one after the
+         * other (~28 cycles of latency each on sm_80/sm_90) */
+        double chain = (double)g->ksteps * chunks * 28.0 / clk;
+        if (chain > compute)
+            compute = chain;
     } else {
         int aw = g->acc_bytes / 4;
         int rpl = g->wpk / aw;
@@ -53,12 +59,17 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         for (int l = t->lanes_k; l > 1; l >>= 1)
             rounds++;
         compute += (double)g->warps * rounds * rpl * bc * chunks / clk;
+        /* each accumulator takes one FMA per k-step, dependent on the last
+         * (4 cycles): few threads with long K-ranges are latency-bound */
+        double chain = (double)g->ksteps * chunks * 4.0 / clk;
+        if (chain > compute)
+            compute = chain;
     }
     double smem = (double)g->ksmem * g->wpk * t->threads * 4.0 * chunks / 128.0 / clk;
     double streamed = 0.0;
     if (g->kglb) {
         double b = (double)g->kglb * g->wpk * t->threads * 4.0 * chunks;
-        double total = b * blocks;
+        double total = b * all_blocks;
         double bw = total * 0.5 > (dev ? dev->l2_bytes : 50e6) ? hbm_bw : l2_bw;
         streamed = b / 64.0 / clk;
         if (total / bw > streamed)
@@ -117,6 +128,20 @@ static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
     return prnn_kernel_geometry_compute(shape, &t, dev, g, why, sizeof(why));
 }
 
+/* One candidate tile: kept when it fits and stays within what compiles and
+ * runs well (see below). */
+static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                    const prnn_tile_config *t, prnn_kernel_geometry *g)
+{
+    /* Many rows per lane unroll into very long code (compile seconds,
+     * instruction-cache misses): spread rows over more blocks or warps
+     * instead. Past ~64 accumulators a thread, the compiler spills the
+     * unrolled products to local memory. */
+    return fit_tile(shape, dev, *t, g) == 0 &&
+           g->wpk / (g->acc_bytes / 4) <= (t->mma ? 64 : 8) && g->accumulators <= 64 &&
+           compiles_quickly(g);
+}
+
 int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                               const prnn_device_info *dev, int use_mma,
                               prnn_kernel_geometry *out, int max)
@@ -124,54 +149,58 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
     static const int chunk_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    static const int group_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    static const int cand_blocks[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
     int block_opts[16], nb = 0;
     int sms = dev ? dev->sm_count / shape->dirs : 132;
-    int cand_blocks[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
     for (size_t i = 0; i < sizeof(cand_blocks) / sizeof(int); i++)
         if (cand_blocks[i] < sms)
             block_opts[nb++] = cand_blocks[i];
     block_opts[nb++] = sms > 0 ? sms : 1;
 
-    int capacity = 4096, n = 0;
-    prnn_kernel_geometry *all = malloc(sizeof(*all) * (size_t)capacity);
-    if (!all)
-        return 0;
+    int capacity = 0, n = 0;
+    prnn_kernel_geometry *all = NULL;
     const int B = shape->max_batch;
-    for (int ti = 0; ti < 3; ti++) {
-        for (int bi = 0; bi < nb; bi++) {
-            for (int ci = 0; ci < 7; ci++) {
-                int bc = chunk_opts[ci];
-                if (bc > B && !(ci > 0 && chunk_opts[ci - 1] < B))
-                    continue; /* one chunk size >= B is enough */
-                for (int ks = 0; ks < 2; ks++) {
-                    for (int li = 0; li < (use_mma ? 1 : 4); li++) {
-                        if (n >= capacity)
-                            break;
-                        prnn_tile_config t;
-                        memset(&t, 0, sizeof(t));
-                        t.threads = threads_opts[ti];
-                        t.blocks = block_opts[bi];
-                        t.batch_chunk = bc < B ? bc : B;
-                        t.ksplit = ks ? t.threads / 64 : t.threads / 32;
-                        t.lanes_k = use_mma ? 1 : lanes_opts[li];
-                        t.mma = use_mma;
-                        t.handoff = shape->dtype == PRNN_DATA_DOUBLE ? 1 : 0;
-                        if (t.ksplit < 1)
-                            continue;
-                        /* Many rows per lane unroll into very long code
-                         * (compile seconds, instruction-cache misses):
-                         * spread rows over more blocks or warps instead.
-                         * Past ~64 accumulators a thread, the compiler
-                         * spills the unrolled products to local memory. */
-                        if (fit_tile(shape, dev, t, &all[n]) == 0 &&
-                            all[n].wpk / (all[n].acc_bytes / 4) <= (use_mma ? 64 : 8) &&
-                            all[n].accumulators <= 64 && compiles_quickly(&all[n]))
-                            n++;
-                    }
+    /* Both engines where tensor cores are allowed: at small batch the FMA
+     * engine's shorter dependency chain can win. */
+    for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
+    for (int gi = 0; gi < 7 && group_opts[gi] <= B; gi++) {
+        const int groups = group_opts[gi];
+        const int per_group = (B + groups - 1) / groups;
+        for (int ti = 0; ti < 3; ti++)
+        for (int bi = 0; bi < nb && block_opts[bi] * groups <= sms; bi++)
+        for (int ci = 0; ci < 7; ci++) {
+            int bc = chunk_opts[ci];
+            if (bc > per_group && !(ci > 0 && chunk_opts[ci - 1] < per_group))
+                continue; /* one chunk size >= the group's rows is enough */
+            for (int ks = 0; ks < 2; ks++)
+            for (int li = 0; li < (mma ? 1 : 4); li++) {
+                if (n == capacity) {
+                    int grown = capacity ? 2 * capacity : 4096;
+                    prnn_kernel_geometry *p = realloc(all, sizeof(*all) * (size_t)grown);
+                    if (!p)
+                        goto ranked_out;
+                    all = p;
+                    capacity = grown;
                 }
+                prnn_tile_config t;
+                memset(&t, 0, sizeof(t));
+                t.threads = threads_opts[ti];
+                t.blocks = block_opts[bi];
+                t.batch_chunk = bc < per_group ? bc : per_group;
+                t.batch_groups = groups;
+                t.ksplit = ks ? t.threads / 64 : t.threads / 32;
+                t.lanes_k = mma ? 1 : lanes_opts[li];
+                t.mma = mma;
+                t.handoff = shape->dtype == PRNN_DATA_DOUBLE ? 1 : 0;
+                if (t.ksplit < 1)
+                    continue;
+                if (try_tile(shape, dev, &t, &all[n]))
+                    n++;
             }
         }
     }
+ranked_out:;
     ranked *r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
     if (!r) {
         free(all);
