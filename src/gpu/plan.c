@@ -156,7 +156,7 @@ static prnnStatus_t load_persistent(struct prnn_gpu_state *gs,
                           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
         if (s)
             return s;
-        int need = g->tile.blocks * g->shape.dirs;
+        int need = g->tile.blocks * g->tile.batch_groups * g->shape.dirs;
         if (per_sm * gs->info.sm_count < need)
             return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                              "the persistent kernel (%d threads, %zu bytes of shared "
