@@ -171,11 +171,14 @@ __device__ __forceinline__ unsigned short weight_bits(const T *R, int g, int u, 
     return reinterpret_cast<const unsigned short *>(R)[((long)g * H + u) * H + k];
 }
 
-// Waits until every pending Lamport word carries the wanted tag. While words
-// are missing, only one is re-read at a time (the first still missing):
-// re-requesting all of them would flood L2 with spinning loads from every
-// block while the producers are trying to store. Once it lands, the others
-// (written at about the same time) are re-read together.
+// Waits until every pending Lamport word carries the wanted tag, re-reading
+// all the lane's missing words each round: they come from different
+// producer blocks, and waiting for one before asking for the next would cost
+// an L2 round trip each. (v0.2 re-read only the first missing word, to keep
+// spinning loads from flooding L2 while producers store. A/B runs on an
+// H100, same tiles: re-reading all of up to 4 words was 8 % faster at B = 1
+// and 4 (geomean of 48 points, up to 28 %), and all of up to 16 another 2 %
+// over the 120-point grid (up to 31 %); bench/NOTES.md, v0.3.)
 template <int PW>
 __device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&addr)[PW],
                                                unsigned pending, unsigned want)
@@ -187,22 +190,10 @@ __device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&
                 pending &= ~(1u << q);
         if (!pending)
             return;
-        const int first = __ffs(pending) - 1;
-        u64 probe;
-        do {
-            probe = 0;
 #pragma unroll
-            for (int q = 0; q < PW; ++q)
-                if (q == first)
-                    probe = prnn_ld_relaxed_u64(addr[q]);
-        } while ((unsigned)(probe >> 32) != want);
-#pragma unroll
-        for (int q = 0; q < PW; ++q) {
-            if (q == first)
-                v[q] = probe;
-            else if (pending & (1u << q))
+        for (int q = 0; q < PW; ++q)
+            if (pending & (1u << q))
                 v[q] = prnn_ld_relaxed_u64(addr[q]);
-        }
     }
 }
 
