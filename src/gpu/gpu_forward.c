@@ -236,9 +236,9 @@ static prnnStatus_t run_persistent_layer(const fwd_ctx *c, int layer, int skip,
     a.tag_base = (unsigned)layer * (unsigned)c->p->seq_length;
     void *params[] = {&a};
     CUfunction fn = skip ? c->plan->fn_rnn_skip : c->plan->fn_rnn;
-    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, (unsigned)(g->tile.blocks * g->tile.batch_groups * c->dirs),
-                                                       1, 1, (unsigned)g->tile.threads, 1, 1,
-                                                       (unsigned)g->smem_bytes, c->stream,
+    const unsigned grid = (unsigned)(g->tile.blocks * g->tile.batch_groups * c->dirs);
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, (unsigned)g->tile.threads,
+                                                       1, 1, (unsigned)g->smem_bytes, c->stream,
                                                        params),
                          "cuLaunchCooperativeKernel(prnn_rnn_persistent)");
 }
