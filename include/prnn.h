@@ -545,7 +545,7 @@ typedef struct {
     prnnConfigSource_t configSource;
     prnnCubinSource_t cubinSource;
     /* Persistent kernel geometry (0 on the CPU backend). */
-    int numBlocks;         /* blocks per direction */
+    int numBlocks;         /* blocks per direction (all batch groups) */
     int threadsPerBlock;
     int unitsPerBlock;     /* hidden units owned by one block */
     int tensorCores;       /* 1 when the recurrent product uses mma */

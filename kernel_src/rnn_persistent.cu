@@ -152,6 +152,13 @@ static_assert(PRNN_KSTEPS == KSTEPS, "host and kernel disagree on k-steps");
 #ifdef PRNN_WPK
 static_assert(PRNN_WPK == WPK, "host and kernel disagree on words per k-step");
 #endif
+#ifdef PRNN_EX_BYTES
+static_assert(PRNN_EX_BYTES == 2 * EX_PAR * 8, "host and kernel disagree on the hand-off area");
+#endif
+#ifdef PRNN_PACKED_BYTES
+static_assert(PRNN_PACKED_BYTES == (long)NGRP * NBLK * KGLB * WPK * THREADS * 4,
+              "host and kernel disagree on the streamed weights");
+#endif
 } // namespace cfg
 
 using namespace cfg;

@@ -87,7 +87,7 @@ prnnStatus_t prnn_gpu_plan_info(struct prnnContext *h, const struct prnnRNNStruc
     full.configSource = plan->config_source;
     full.cubinSource = plan->cubin_source;
     if (plan->path != PRNN_PATH_STANDARD) {
-        full.numBlocks = plan->geom.tile.blocks;
+        full.numBlocks = plan->geom.tile.blocks * plan->geom.tile.batch_groups;
         full.threadsPerBlock = plan->geom.tile.threads;
         full.unitsPerBlock = plan->geom.units_per_block;
         full.tensorCores = plan->geom.tile.mma;

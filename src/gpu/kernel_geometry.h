@@ -3,9 +3,10 @@
  * constants at the top of kernel_src/rnn_persistent.cu, so that the planner
  * can size shared memory, the packed weights and the hand-off area, and judge
  * whether a tile configuration fits a device, without compiling. The host
- * passes its results to NVRTC as PRNN_SMEM_BYTES / PRNN_KSTEPS / PRNN_WPK
- * and the kernel static_asserts them, so the two cannot drift apart
- * silently (tests/jit compiles many configurations).
+ * passes its results to NVRTC as PRNN_SMEM_BYTES / PRNN_KSTEPS / PRNN_WPK /
+ * PRNN_EX_BYTES / PRNN_PACKED_BYTES and the kernel static_asserts them, so
+ * the two cannot drift apart silently (tests/plan compiles many
+ * configurations).
  */
 #ifndef PRNN_KERNEL_GEOMETRY_H
 #define PRNN_KERNEL_GEOMETRY_H
@@ -28,7 +29,9 @@ typedef struct {
 
 typedef struct {
     prnn_kernel_shape shape;
-    prnn_tile_config tile; /* normalised: blocks recomputed from units */
+    prnn_tile_config tile; /* normalised: blocks recomputed from units, batch
+                            * chunk and groups from the batch, slots rounded
+                            * to whole k-steps */
     int gates;
     int units_per_block;
     int warps, rsplit;

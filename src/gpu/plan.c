@@ -69,6 +69,8 @@ void prnn_plan_persistent_request(const prnn_kernel_geometry *g, int skip, int s
     add_define(d, "PRNN_SMEM_BYTES", (long)g->smem_bytes);
     add_define(d, "PRNN_KSTEPS", g->ksteps);
     add_define(d, "PRNN_WPK", g->wpk);
+    add_define(d, "PRNN_EX_BYTES", (long)g->exchange_bytes_per_dir);
+    add_define(d, "PRNN_PACKED_BYTES", (long)g->packed_bytes_per_dir);
     memset(&d->req, 0, sizeof(d->req));
     d->req.source_name = "rnn_persistent.cu";
     d->req.defines = d->ptr;

@@ -5,8 +5,9 @@
  * cache keys) and the JSON form of the tuning database.
  *
  * How the kernel uses them (kernel_src/rnn_persistent.cu has the details):
- * each direction runs on `blocks` blocks; block i owns a contiguous slice of
- * hidden units with all their gates. Inside a block, warps split the K
+ * each direction runs `batch_groups` independent copies of the recurrence,
+ * each on `blocks` blocks and a contiguous share of the batch; block i of a
+ * group owns a contiguous slice of hidden units with all their gates. Inside a block, warps split the K
  * dimension (the hidden units of h_{t-1}) into `ksplit` ranges; their partial
  * products are summed in shared memory. Each thread's share of R is a list of
  * "slots" (one 32-bit register each): the first `reg_slots` stay in registers,
@@ -19,7 +20,7 @@
 #include <stddef.h>
 
 typedef struct {
-    int blocks;      /* blocks per direction, >= 1 */
+    int blocks;      /* blocks per direction and batch group, >= 1 */
     int threads;     /* threads per block, multiple of 32, 32..1024 */
     int ksplit;      /* warps splitting K; divides threads/32 */
     int lanes_k;     /* FMA engine: lanes along K within a warp (1,2,4,..,32);
@@ -33,7 +34,11 @@ typedef struct {
                        * `blocks` blocks with its own copy of R, each running a
                        * contiguous share of the batch; >= 1. Optional in the
                        * text and JSON forms (absent: 1), so databases written
-                       * before it existed still read. */
+                       * before it existed still read. Like `blocks` and
+                       * `batch_chunk`, normalised for the shape: groups hold
+                       * whole chunks and none is empty, so B = 7 with 3
+                       * groups of chunk 2 runs as 2 groups of 4 rows (the
+                       * plan's config text says what runs). */
 } prnn_tile_config;
 
 typedef struct {

@@ -547,53 +547,62 @@ static void build_sweep(int full)
     /* Forced tiles: code paths the tuning DB and the heuristic may not pick
      * on this device -- batch groups with each engine and hand-off, a last
      * group only partly filled, variable lengths shrinking whole groups
-     * away, streamed weights per group, SKIP input, the FMA engine on half
-     * data. They need 128 SMs and 108 KB of shared memory per block (H100,
-     * H200); on a smaller GPU they are left out, and the run says so. */
+     * away, streamed weights per group (both engines), SKIP input, f64, the
+     * FMA engine on half data. Each needs `sms` SMs and `smem` bytes of
+     * shared memory per block; a case this GPU cannot hold is left out, and
+     * the run says so. */
     static const struct {
         tcase c;
         const char *tile;
+        int sms, smem;
     } forced[] = {
         {{.mode = PRNN_RNN_TANH, .hidden = 256, .batch = 64, .layers = 1, .dirs = 1,
           .dtype = PRNN_DATA_FLOAT},
          "blocks=4 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=0 "
-         "mma=0 handoff=0 batch_groups=16"},
+         "mma=0 handoff=0 batch_groups=16", 64, 20480},
         {{.mode = PRNN_LSTM, .hidden = 512, .batch = 16, .layers = 1, .dirs = 2,
           .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 12},
          "blocks=16 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=64 "
-         "mma=1 handoff=1 batch_groups=4"},
+         "mma=1 handoff=1 batch_groups=4", 128, 107520},
+        {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 8, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 10},
+         "blocks=32 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=32 smem_slots=0 "
+         "mma=1 handoff=0 batch_groups=2", 64, 50176},
         {{.mode = PRNN_GRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
           .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 9, .input = 37},
          "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=65 smem_slots=0 "
-         "mma=0 handoff=0 batch_groups=2"},
+         "mma=0 handoff=0 batch_groups=2", 16, 5632},
         {{.mode = PRNN_RNN_RELU, .hidden = 72, .batch = 5, .layers = 2, .dirs = 1,
           .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8},
          "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=36 smem_slots=0 "
-         "mma=0 handoff=1 batch_groups=5"},
+         "mma=0 handoff=1 batch_groups=5", 15, 2112},
         {{.mode = PRNN_LSTM, .hidden = 256, .batch = 3, .layers = 1, .dirs = 1,
           .dtype = PRNN_DATA_HALF},
          "blocks=16 threads=256 ksplit=8 lanes_k=2 batch_chunk=3 reg_slots=64 smem_slots=0 "
-         "mma=0 handoff=0 batch_groups=1"},
+         "mma=0 handoff=0 batch_groups=1", 16, 15360},
         {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 4, .layers = 1, .dirs = 1,
           .dtype = PRNN_DATA_FLOAT, .steps = 10},
          "blocks=32 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=16 smem_slots=0 "
-         "mma=0 handoff=0 batch_groups=2"},
+         "mma=0 handoff=0 batch_groups=2", 64, 24576},
         {{.mode = PRNN_RNN_TANH, .hidden = 96, .batch = 8, .layers = 2, .dirs = 2,
           .dtype = PRNN_DATA_FLOAT, .skip = 1, .varlen = 1, .steps = 10},
          "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=24 smem_slots=0 "
-         "mma=0 handoff=0 batch_groups=8"},
+         "mma=0 handoff=0 batch_groups=8", 48, 1408},
     };
-    if (device_sms >= 128 && device_smem_optin >= 108 * 1024) {
-        for (size_t i = 0; i < sizeof(forced) / sizeof(forced[0]); i++) {
-            tcase c = forced[i].c;
-            c.tile = forced[i].tile;
-            add(c);
+    int left_out = 0;
+    for (size_t i = 0; i < sizeof(forced) / sizeof(forced[0]); i++) {
+        if (device_sms < forced[i].sms || device_smem_optin < forced[i].smem) {
+            left_out++;
+            continue;
         }
-    } else {
-        printf("note: %zu forced-tile cases left out: they need 128 SMs and 108 KB of shared "
-               "memory per block, this GPU has %d and %d bytes\n",
-               sizeof(forced) / sizeof(forced[0]), device_sms, device_smem_optin);
+        tcase c = forced[i].c;
+        c.tile = forced[i].tile;
+        add(c);
     }
+    if (left_out)
+        printf("note: %d forced-tile case(s) left out: this GPU has %d SMs and %d bytes of "
+               "shared memory per block, too few for them\n", left_out, device_sms,
+               device_smem_optin);
     /* Resident limits: the largest shapes the issue names. */
     tcase big = {.mode = PRNN_LSTM, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
                  .dtype = PRNN_DATA_HALF, .steps = 5};

@@ -171,6 +171,7 @@ static void test_invalid_entries(void)
         {7, 0, "batch 0..8"},
         {8, 0, "config.blocks = 0: must be in [1, 4096]"},
         {9, 2, "config.handoff = 2"},
+        {10, 0, "config.batch_groups = 0: must be in [1, 1024]"},
     };
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         prnn_tuning_entry x = e;
@@ -186,6 +187,7 @@ static void test_invalid_entries(void)
         case 7: x.batch_min = v; break;
         case 8: x.config.blocks = v; break;
         case 9: x.config.handoff = v; break;
+        case 10: x.config.batch_groups = v; break;
         }
         prnn_log_clear();
         CHECK(prnn_tuning_db_store(path, &x) == PRNN_STATUS_BAD_PARAM);

@@ -1,0 +1,158 @@
+/*
+ * The host's kernel geometry on its own (no compile): how a tile is
+ * normalised for a shape (batch chunk and batch groups: whole chunks per
+ * group, no empty group, stable when normalised again), the sizes the
+ * workspace is carved from, and the rules a tile must meet, with the
+ * messages that name them. test_plan_compile checks the same arithmetic
+ * against the kernel's static_asserts; this one pins the values.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/kernel_geometry.h"
+
+static int failures;
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+static prnn_device_info h100(void)
+{
+    prnn_device_info d;
+    memset(&d, 0, sizeof(d));
+    snprintf(d.name, sizeof(d.name), "simulated H100");
+    d.cc_major = 9;
+    d.sm = 90;
+    d.sm_count = 132;
+    d.regs_per_sm = 65536;
+    d.regs_per_block = 65536;
+    d.smem_per_sm = 233472;
+    d.smem_per_block = 49152;
+    d.smem_per_block_optin = 232448;
+    d.max_threads_per_sm = 2048;
+    d.max_threads_per_block = 1024;
+    d.max_blocks_per_sm = 32;
+    d.warp_size = 32;
+    d.l2_bytes = 50 << 20;
+    d.cooperative_launch = 1;
+    d.clock_khz = 1980000;
+    return d;
+}
+
+static prnn_tile_config tile(int blocks, int chunk, int groups, int mma)
+{
+    prnn_tile_config t;
+    memset(&t, 0, sizeof(t));
+    t.blocks = blocks;
+    t.threads = 256;
+    t.ksplit = 8;
+    t.lanes_k = 1;
+    t.batch_chunk = chunk;
+    t.reg_slots = 32;
+    t.smem_slots = 65536; /* the rest of R, as far as it goes */
+    t.mma = mma;
+    t.batch_groups = groups;
+    return t;
+}
+
+/* Normalises (B, requested groups, chunk) and checks groups, chunk, chunks
+ * per group and the group stride; then that the result is a fixed point. */
+static void check_groups(int batch, int groups, int chunk, int want_groups, int want_chunk,
+                         int want_chunks, int want_stride)
+{
+    prnn_device_info dev = h100();
+    prnn_kernel_shape shape = {PRNN_RNN_TANH, PRNN_DATA_FLOAT, 256, batch, 1, 0};
+    prnn_tile_config t = tile(2, chunk, groups, 0);
+    prnn_kernel_geometry g, again;
+    char why[256];
+    if (prnn_kernel_geometry_compute(&shape, &t, &dev, &g, why, sizeof(why))) {
+        fprintf(stderr, "B=%d groups=%d chunk=%d: %s\n", batch, groups, chunk, why);
+        failures++;
+        return;
+    }
+    if (g.tile.batch_groups != want_groups || g.tile.batch_chunk != want_chunk ||
+        g.chunks != want_chunks || g.group_stride != want_stride) {
+        fprintf(stderr, "B=%d groups=%d chunk=%d -> groups %d chunk %d chunks %d stride %d\n",
+                batch, groups, chunk, g.tile.batch_groups, g.tile.batch_chunk, g.chunks,
+                g.group_stride);
+        failures++;
+    }
+    /* every row in exactly one group, no empty group */
+    CHECK(g.group_stride * g.tile.batch_groups >= batch);
+    CHECK(g.group_stride * (g.tile.batch_groups - 1) < batch);
+    CHECK(prnn_kernel_geometry_compute(&shape, &g.tile, &dev, &again, why, sizeof(why)) == 0);
+    CHECK(memcmp(&again.tile, &g.tile, sizeof(g.tile)) == 0);
+}
+
+static void check_rejects(prnn_kernel_shape shape, prnn_tile_config t, const char *message)
+{
+    prnn_device_info dev = h100();
+    prnn_kernel_geometry g;
+    char why[256] = "";
+    CHECK(prnn_kernel_geometry_compute(&shape, &t, &dev, &g, why, sizeof(why)) == -1);
+    if (!strstr(why, message)) {
+        fprintf(stderr, "expected \"%s\", got \"%s\"\n", message, why);
+        failures++;
+    }
+}
+
+int main(void)
+{
+    /* B, requested groups, chunk -> groups, chunk, chunks per group, stride */
+    check_groups(32, 1, 16, 1, 16, 2, 32);
+    check_groups(64, 16, 8, 16, 4, 1, 4);   /* chunk shrinks to the group's rows */
+    check_groups(64, 64, 1, 64, 1, 1, 1);
+    check_groups(7, 3, 2, 2, 2, 2, 4);      /* 3 rows per group in chunks of 2: 2 groups of 4 */
+    check_groups(10, 3, 3, 2, 3, 2, 6);
+    check_groups(7, 2, 4, 2, 4, 1, 4);      /* 4 + 3 rows */
+    check_groups(1, 4, 8, 1, 1, 1, 1);      /* more groups than rows */
+    check_groups(5, 5, 1, 5, 1, 1, 1);
+
+    /* Sizes: the FMA hand-off area holds both parities of every group's
+     * rows (8-byte words), the streamed weights one copy per block and
+     * group, shared memory fits. */
+    prnn_device_info dev = h100();
+    char why[256];
+    prnn_kernel_geometry g;
+    prnn_kernel_shape fma_shape = {PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 7, 1, 0};
+    prnn_tile_config t = tile(32, 2, 2, 0);
+    t.reg_slots = 16; /* most of R streamed */
+    t.smem_slots = 0;
+    CHECK(prnn_kernel_geometry_compute(&fma_shape, &t, &dev, &g, why, sizeof(why)) == 0);
+    CHECK(g.tile.batch_groups == 2 && g.group_stride == 4);
+    CHECK(g.exchange_bytes_per_dir == 2ull * 1024 * 2 * 4 * 8);
+    CHECK(g.kglb > 0);
+    CHECK(g.packed_bytes_per_dir ==
+          (size_t)32 * 2 * g.kglb * g.wpk * 256 * 4);
+    CHECK(g.smem_bytes <= (size_t)dev.smem_per_block_optin);
+
+    /* The mma hand-off area is batch-row major (pairs of units), unchanged
+     * by groups. */
+    prnn_kernel_shape mma_shape = {PRNN_GRU, PRNN_DATA_HALF, 100, 9, 1, 0};
+    CHECK(prnn_kernel_geometry_compute(&mma_shape, &(prnn_tile_config){0}, NULL, &g, why,
+                                       sizeof(why)) == -1); /* threads = 0 */
+    t = tile(4, 4, 3, 1);
+    CHECK(prnn_kernel_geometry_compute(&mma_shape, &t, &dev, &g, why, sizeof(why)) == 0);
+    CHECK(g.tile.batch_groups == 3 && g.group_stride == 3 && g.tile.batch_chunk == 3);
+    CHECK(g.exchange_bytes_per_dir == 2ull * 9 * 50 * 8);
+
+    /* Rules, each with a message that names it. */
+    prnn_kernel_shape s = {PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0};
+    t = tile(16, 1, 0, 0);
+    check_rejects(s, t, "batch_groups must be >= 1");
+    t = tile(16, 1, 8, 0); /* 16 x 8 x 2 directions = 256 blocks */
+    check_rejects(s, t, "16 blocks x 8 batch groups x 2 directions exceed the 132 SMs");
+    t = tile(16, 0, 1, 0);
+    check_rejects(s, t, "batch_chunk must be >= 1");
+
+    if (failures)
+        fprintf(stderr, "test_geometry: %d check(s) failed\n", failures);
+    else
+        printf("test_geometry: all checks passed\n");
+    return failures ? 1 : 0;
+}
