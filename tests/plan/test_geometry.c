@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpu/kernel_geometry.h"
+#include "plan_test.h"
 
 static int failures;
 #define CHECK(cond)                                                            \
@@ -21,28 +22,8 @@ static int failures;
         }                                                                      \
     } while (0)
 
-static prnn_device_info h100(void)
-{
-    prnn_device_info d;
-    memset(&d, 0, sizeof(d));
-    snprintf(d.name, sizeof(d.name), "simulated H100");
-    d.cc_major = 9;
-    d.sm = 90;
-    d.sm_count = 132;
-    d.regs_per_sm = 65536;
-    d.regs_per_block = 65536;
-    d.smem_per_sm = 233472;
-    d.smem_per_block = 49152;
-    d.smem_per_block_optin = 232448;
-    d.max_threads_per_sm = 2048;
-    d.max_threads_per_block = 1024;
-    d.max_blocks_per_sm = 32;
-    d.warp_size = 32;
-    d.l2_bytes = 50 << 20;
-    d.cooperative_launch = 1;
-    d.clock_khz = 1980000;
-    return d;
-}
+/* An H100's limits: 132 SMs, 227 KB of shared memory per block. */
+static prnn_device_info h100(void) { return plan_test_device(90, 132, 232448); }
 
 static prnn_tile_config tile(int blocks, int chunk, int groups, int mma)
 {

@@ -18,30 +18,7 @@
 #include "gpu/heuristic.h"
 #include "gpu/plan.h"
 #include "jit/nvrtc_compile.h"
-
-static prnn_device_info fake_device(int sm, int sms, int smem_optin)
-{
-    prnn_device_info d;
-    memset(&d, 0, sizeof(d));
-    snprintf(d.name, sizeof(d.name), "simulated sm_%d", sm);
-    d.cc_major = sm / 10;
-    d.cc_minor = sm % 10;
-    d.sm = sm;
-    d.sm_count = sms;
-    d.regs_per_sm = 65536;
-    d.regs_per_block = 65536;
-    d.smem_per_sm = smem_optin + 1024;
-    d.smem_per_block = 49152;
-    d.smem_per_block_optin = smem_optin;
-    d.max_threads_per_sm = 2048;
-    d.max_threads_per_block = 1024;
-    d.max_blocks_per_sm = 32;
-    d.warp_size = 32;
-    d.l2_bytes = 50 << 20;
-    d.cooperative_launch = 1;
-    d.clock_khz = 1755000;
-    return d;
-}
+#include "plan_test.h"
 
 typedef struct {
     prnn_kernel_request req;
@@ -86,8 +63,9 @@ int main(void)
                                          PRNN_DATA_DOUBLE};
     static const int hs[] = {32, 100, 256, 1024, 2048};
     static const int bs[] = {1, 3, 8, 64};
-    prnn_device_info devs[] = {fake_device(90, 132, 232448), fake_device(80, 108, 166912),
-                               fake_device(75, 40, 65536)};
+    prnn_device_info devs[] = {plan_test_device(90, 132, 232448),
+                               plan_test_device(80, 108, 166912),
+                               plan_test_device(75, 40, 65536)};
     int failures = 0, k = 0;
     jobs = calloc(512, sizeof(*jobs));
     /* A rotating subset of the cross product keeps CI time reasonable while
