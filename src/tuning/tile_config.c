@@ -27,6 +27,19 @@ int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
     return (int *)((char *)c + f->offset);
 }
 
+const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen)
+{
+    unsigned long long bit = 1;
+    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, bit <<= 1) {
+        if (seen & bit)
+            continue;
+        if (!f->optional)
+            return f;
+        *prnn_tile_field_ptr(c, f) = f->default_value;
+    }
+    return NULL;
+}
+
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
 {
     size_t used = 0;
@@ -87,15 +100,9 @@ int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
         seen |= bit;
         p = end;
     }
-    unsigned bit = 1;
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, bit <<= 1) {
-        if (seen & bit)
-            continue;
-        if (f->optional) {
-            *prnn_tile_field_ptr(c, f) = f->default_value;
-            continue;
-        }
-        snprintf(err, err_size, "field \"%s\" missing", f->name);
+    const prnn_tile_field *missing = prnn_tile_config_complete(c, seen);
+    if (missing) {
+        snprintf(err, err_size, "field \"%s\" missing", missing->name);
         return -1;
     }
     return 0;

@@ -64,4 +64,10 @@ int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
 /* Field access by table entry. */
 int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f);
 
+/* The end of a parse (text or JSON): bit i of `seen` says whether
+ * prnn_tile_fields[i] was given. Sets every optional field not given to its
+ * default; returns the first required field not given (the caller reports
+ * it), or NULL when the configuration is complete. */
+const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen);
+
 #endif

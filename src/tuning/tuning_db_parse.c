@@ -218,14 +218,9 @@ static int parse_config(const cJSON *cfg, prnn_tile_config *c, errbuf *eb)
                       prnn_tile_field_ptr(c, f), eb))
             return -1;
     }
-    unsigned i = 0;
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, i++) {
-        if (seen & ((uint64_t)1 << i))
-            continue;
-        if (!f->optional)
-            return FAIL(eb, "missing field \"config.%s\"", f->name);
-        *prnn_tile_field_ptr(c, f) = f->default_value;
-    }
+    const prnn_tile_field *missing = prnn_tile_config_complete(c, seen);
+    if (missing)
+        return FAIL(eb, "missing field \"config.%s\"", missing->name);
     return 0;
 }
 
