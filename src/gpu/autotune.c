@@ -254,14 +254,6 @@ static int in_list(const prnn_kernel_geometry *list, int count, const prnn_tile_
     return 0;
 }
 
-static int in_family(const prnn_kernel_geometry *list, int count, int family)
-{
-    for (int j = 0; j < count; j++)
-        if (tile_family(&list[j].tile) == family)
-            return 1;
-    return 0;
-}
-
 static prnnStatus_t autotune_in_context(struct prnnContext *h,
                                         const struct prnnRNNStruct *rnn, int mini_batch,
                                         const prnn_autotune_options *opts_in,
@@ -301,22 +293,23 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
     int n = prnn_heuristic_candidates(&shape, &gs->info, use_mma, geoms, POOL);
     prnn_kernel_geometry chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int m = 0;
-    int next[TILE_FAMILIES] = {0};
+    int next[TILE_FAMILIES] = {0}; /* where each family's search resumes */
+    int taken[TILE_FAMILIES] = {0}; /* candidates chosen from each */
     int first = n ? tile_family(&geoms[0].tile) : 0;
     for (int progress = 1; progress && m < opts.max_candidates;) {
         progress = 0;
         for (int k = 0; k < TILE_FAMILIES && m < opts.max_candidates; k++) {
             int f = (first + k) % TILE_FAMILIES;
             int i = next[f];
-            while (i < n && (tile_family(&geoms[i].tile) != f || in_list(chosen, m, &geoms[i].tile)))
+            while (i < n && (tile_family(&geoms[i].tile) != f ||
+                             in_list(chosen, m, &geoms[i].tile)))
                 i++;
             next[f] = i + 1;
             if (i >= n)
                 continue;
             progress = 1;
-            int family_best = !in_family(chosen, m, f);
             chosen[m++] = geoms[i];
-            if (family_best && m < opts.max_candidates && rnn->dtype != PRNN_DATA_DOUBLE) {
+            if (!taken[f]++ && m < opts.max_candidates && rnn->dtype != PRNN_DATA_DOUBLE) {
                 prnn_tile_config t = geoms[i].tile;
                 t.handoff = !t.handoff;
                 char why[128];
