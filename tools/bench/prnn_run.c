@@ -235,18 +235,18 @@ static int call_step(void *user, char *err, size_t n)
     return call_api(r, err, n);
 }
 
-/* Describes the plan (when plan is not NULL). Also run for the
- * "cublasLt-graph" slot, so that both plan in the same place. */
+/* Describes the plan into *plan; nothing to do for a slot that records
+ * none (the "cublasLt-graph" run passes NULL). */
 static void fill_plan(prun *r, bench_plan *plan)
 {
+    if (!plan)
+        return;
     const bench_point *pt = &r->ctx->model->pt;
     prnnRNNPlanInfo_t info;
     memset(&info, 0, sizeof(info));
     info.structSize = sizeof(info);
     prnnStatus_t s =
         prnnGetRNNPlanInfo(r->p->handle, r->rnn, pt->batch, pt->dtype, &info);
-    if (!plan)
-        return;
     if (s != PRNN_STATUS_SUCCESS) {
         bench_copy(plan->path, sizeof(plan->path), "?");
         if (r->ctx->verbose)
