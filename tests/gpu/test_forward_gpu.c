@@ -623,14 +623,27 @@ static void report(const tcase *c)
     }
 }
 
+/* A CPU reference handle and a GPU handle; the harness cannot go on
+ * without them. */
+static void open_handles(worker_handles *wh)
+{
+    if (prnnCreateWithBackend(&wh->cpu, PRNN_BACKEND_CPU_REFERENCE) || prnnCreate(&wh->gpu)) {
+        fprintf(stderr, "cannot create handles: %s\n", prnnGetLastErrorLog());
+        exit(1);
+    }
+}
+
+static void close_handles(worker_handles *wh)
+{
+    prnnDestroy(wh->cpu);
+    prnnDestroy(wh->gpu);
+}
+
 static void *worker(void *arg)
 {
     worker_handles wh;
     (void)arg;
-    if (prnnCreateWithBackend(&wh.cpu, PRNN_BACKEND_CPU_REFERENCE) || prnnCreate(&wh.gpu)) {
-        fprintf(stderr, "worker: cannot create handles: %s\n", prnnGetLastErrorLog());
-        exit(1);
-    }
+    open_handles(&wh);
     /* The harness's own driver calls need the context current here. */
     cu->cuCtxSetCurrent(primary_ctx);
     for (;;) {
@@ -644,8 +657,7 @@ static void *worker(void *arg)
         run_case(&cases[i], i, &wh);
         report(&cases[i]);
     }
-    prnnDestroy(wh.cpu);
-    prnnDestroy(wh.gpu);
+    close_handles(&wh);
     return NULL;
 }
 
@@ -657,16 +669,12 @@ static void run_forced_tiles(void)
         if (!cases[i].tile)
             continue;
         worker_handles wh;
-        if (prnnCreateWithBackend(&wh.cpu, PRNN_BACKEND_CPU_REFERENCE) || prnnCreate(&wh.gpu)) {
-            fprintf(stderr, "cannot create handles: %s\n", prnnGetLastErrorLog());
-            exit(1);
-        }
+        open_handles(&wh);
         setenv("PRNN_TILE", cases[i].tile, 1);
         run_case(&cases[i], i, &wh);
         unsetenv("PRNN_TILE");
         report(&cases[i]);
-        prnnDestroy(wh.cpu);
-        prnnDestroy(wh.gpu);
+        close_handles(&wh);
     }
 }
 
