@@ -683,10 +683,11 @@ struct CellState {
 // 16-bit data the hardware tanh (max error 2^-10.99, below half an fp16 ulp
 // near 1). fp32 and fp64 keep the accurate tanh (the fp32 check is 1e-5).
 // Measured on the H100 (bench/NOTES.md, v0.4): LSTM fp16 0.90x, fp32 0.96x
-// over the 120-point grid; but groups of 128 blocks (H = 2048) ran 7-28 %
-// slower, reproducibly on three machines, though the cell itself took half
-// the time (ncu: the wait at the partial-sum barrier and in the hand-off grew
-// instead); not understood. Those keep the exact forms.
+// (geomeans of their 20 points each; 0.97x over all 120); but groups of 128
+// blocks (H = 2048) ran 7-28 % slower, reproducibly on three machines,
+// though the cell itself took half the time (ncu: the wait at the
+// partial-sum barrier and in the hand-off grew instead); not understood.
+// Those keep the exact forms.
 constexpr bool CHEAP_ACT = NBLK < 128;
 constexpr bool APPROX_TANH = CHEAP_ACT && PRNN_DTYPE >= 2;
 
