@@ -86,6 +86,16 @@ constexpr int F_KPW = ceil_div(H, KSPLIT);
 constexpr int F_KPL = ceil_div(F_KPW, LK);
 constexpr int F_VW = sizeof(AccT) == 4 ? (BC >= 4 ? 4 : 1) : (BC >= 2 ? 2 : 1);
 constexpr int F_BCP = round_up(BC, F_VW);
+// A thread's F_RPL weights of one k-step in shared or streamed memory are
+// read as vectors of F_WVW (16 bytes at most): one load instruction instead
+// of F_WVW.
+constexpr int F_WVW = sizeof(AccT) == 4 ? (F_RPL % 4 == 0 ? 4 : F_RPL % 2 == 0 ? 2 : 1)
+                                        : (F_RPL % 2 == 0 ? 2 : 1);
+constexpr int F_WV = F_RPL / F_WVW; // vectors per k-step
+// Accumulators one lane reduces over the LK lanes that share its rows,
+// padded so that every halving round splits them evenly.
+constexpr int F_RED_N = round_up(F_RPL * BC, LK);
+constexpr int F_RED_ROUNDS = LK >= 32 ? 5 : LK >= 16 ? 4 : LK >= 8 ? 3 : LK >= 4 ? 2 : LK >= 2 ? 1 : 0;
 
 // MMA engine geometry.
 constexpr int HP2 = round_up(H, 2);
@@ -223,8 +233,16 @@ struct FmaLane {
 // Row handled by (row-group, lane row lr, i) and its gate/unit.
 __device__ __forceinline__ int fma_row(int rg, int lr, int i) { return rg * F_RPG + lr + LR * i; }
 
-// Loads this thread's weights: registers, shared memory, and the packed
-// global copy for the streamed k-steps.
+// Where weight (k-step jj, row i) of thread tid lives in the shared or the
+// streamed copy: the F_WVW weights of a vector are adjacent, and the vectors
+// of one k-step are THREADS apart, so a warp's vector loads are contiguous
+// (no bank conflicts, whole sectors).
+__device__ __forceinline__ long fma_slot(int jj, int i, int tid)
+{
+    return (((long)jj * F_WV + i / F_WVW) * THREADS + tid) * F_WVW + i % F_WVW;
+}
+
+// One weight of this thread's share of R (zero for padding).
 __device__ __forceinline__ AccT fma_weight(const T *R, int u0, int ks, int rg, int lk, int lr, int j,
                                            int i)
 {
@@ -263,10 +281,11 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
 #pragma unroll
         for (int i = 0; i < F_RPL; ++i) {
             AccT v = fma_weight(R, u0, ks, rg, lk, lr, j, i);
+            long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
             if (j < KREG + KSMEM)
-                wsm[((j - KREG) * F_RPL + i) * THREADS + tid] = v;
+                wsm[slot] = v;
             else
-                packed[(((long)blk * KGLB + (j - KREG - KSMEM)) * F_RPL + i) * THREADS + tid] = v;
+                packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v;
         }
     }
 }
@@ -339,32 +358,48 @@ __device__ __forceinline__ void fma_poll(AccT *hb, const prnn_dir_args &d, int p
 __device__ __forceinline__ float prnn_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 __device__ __forceinline__ double prnn_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 
+// A if C, else B (NVRTC has no <type_traits> without headers).
+template <bool C, class A, class B> struct select_type { typedef A type; };
+template <class A, class B> struct select_type<false, A, B> { typedef B type; };
+
+// Vector loads of VW adjacent AccT (16 bytes at most), plain (shared memory)
+// or L2-only (the streamed weights, read once per step by one thread).
 template <int VW> struct VecLoad;
 template <> struct VecLoad<1> {
-    static __device__ __forceinline__ void run(const AccT *p, AccT (&h)[1]) { h[0] = p[0]; }
+    static __device__ __forceinline__ void run(const AccT *p, AccT *out) { out[0] = p[0]; }
+    static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out) { out[0] = __ldcg(p); }
 };
 template <> struct VecLoad<2> {
-    static __device__ __forceinline__ void run(const AccT *p, AccT (&h)[2])
+    typedef typename select_type<sizeof(AccT) == 8, double2, float2>::type V;
+    static __device__ __forceinline__ void unpack(const V &v, AccT *out)
     {
-        if (sizeof(AccT) == 8) {
-            double2 v = *reinterpret_cast<const double2 *>(p);
-            h[0] = (AccT)v.x;
-            h[1] = (AccT)v.y;
-        } else {
-            float2 v = *reinterpret_cast<const float2 *>(p);
-            h[0] = (AccT)v.x;
-            h[1] = (AccT)v.y;
-        }
+        out[0] = (AccT)v.x;
+        out[1] = (AccT)v.y;
+    }
+    static __device__ __forceinline__ void run(const AccT *p, AccT *out)
+    {
+        unpack(*reinterpret_cast<const V *>(p), out);
+    }
+    static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out)
+    {
+        unpack(__ldcg(reinterpret_cast<const V *>(p)), out);
     }
 };
-template <> struct VecLoad<4> {
-    static __device__ __forceinline__ void run(const AccT *p, AccT (&h)[4])
+template <> struct VecLoad<4> { // float only
+    static __device__ __forceinline__ void unpack(const float4 &v, AccT *out)
     {
-        float4 v = *reinterpret_cast<const float4 *>(p);
-        h[0] = (AccT)v.x;
-        h[1] = (AccT)v.y;
-        h[2] = (AccT)v.z;
-        h[3] = (AccT)v.w;
+        out[0] = (AccT)v.x;
+        out[1] = (AccT)v.y;
+        out[2] = (AccT)v.z;
+        out[3] = (AccT)v.w;
+    }
+    static __device__ __forceinline__ void run(const AccT *p, AccT *out)
+    {
+        unpack(*reinterpret_cast<const float4 *>(p), out);
+    }
+    static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out)
+    {
+        unpack(__ldcg(reinterpret_cast<const float4 *>(p)), out);
     }
 };
 
@@ -397,45 +432,68 @@ __device__ __forceinline__ void fma_compute(AccT (&acc)[F_RPL][F_BCP],
 #pragma unroll
     for (int j = 0; j < KREG; ++j)
         fma_kstep(acc, wreg[j], hb + (lk + LK * j) * F_BCP);
+    // Unrolled by 2, not 4: by 4, tiles with KSMEM = 4 and 168 register
+    // weights rose from 240 to 255 registers and ran 1.2x slower (H100).
 #pragma unroll 2
     for (int j = 0; j < KSMEM; ++j) {
         AccT w[F_RPL];
 #pragma unroll
-        for (int i = 0; i < F_RPL; ++i)
-            w[i] = wsm[(j * F_RPL + i) * THREADS + tid];
+        for (int v = 0; v < F_WV; ++v)
+            VecLoad<F_WVW>::run(wsm + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
         fma_kstep(acc, w, hb + (lk + LK * (KREG + j)) * F_BCP);
     }
 #pragma unroll 4
     for (int j = 0; j < KGLB; ++j) {
         AccT w[F_RPL];
-        const AccT *src = packed + ((long)blk * KGLB + j) * F_RPL * THREADS + tid;
+        const AccT *src = packed + (long)blk * KGLB * F_RPL * THREADS;
 #pragma unroll
-        for (int i = 0; i < F_RPL; ++i)
-            w[i] = __ldcg(src + i * THREADS);
+        for (int v = 0; v < F_WV; ++v)
+            VecLoad<F_WVW>::run_cg(src + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
         fma_kstep(acc, w, hb + (lk + LK * (KREG + KSMEM + j)) * F_BCP);
     }
-    // Sum the LK lanes that share rows.
-#pragma unroll
-    for (int off = LK / 2; off >= 1; off >>= 1)
-#pragma unroll
-        for (int i = 0; i < F_RPL; ++i)
-#pragma unroll
-            for (int b = 0; b < BC; ++b)
-                acc[i][b] += __shfl_xor_sync(0xffffffffu, acc[i][b], off);
 }
 
+// One round of the halving below, then the next (a template, so that every
+// round's sizes are constants and `a` stays in registers).
+template <int ROUND> __device__ __forceinline__ void halving_round(AccT (&a)[F_RED_N], int lk, int &base)
+{
+    if constexpr (ROUND < F_RED_ROUNDS) {
+        constexpr int off = LK >> (ROUND + 1), half = (F_RED_N >> ROUND) / 2;
+        const bool upper = (lk & off) != 0;
+#pragma unroll
+        for (int j = 0; j < half; ++j) {
+            AccT send = upper ? a[j] : a[j + half];
+            AccT keep = upper ? a[j + half] : a[j];
+            a[j] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+        }
+        base += upper ? half : 0;
+        halving_round<ROUND + 1>(a, lk, base);
+    }
+}
+
+// Sums the LK lanes that share rows and writes the warp's partial sums.
+// Reduce-scatter by recursive halving: in each round a lane keeps half of its
+// accumulators and sends the other half to its partner, so the LK lanes end
+// with a different 1/LK of the sums each and store them all at once. (An
+// all-reduce with every accumulator in every round used LK/(LK-1) times the
+// shuffles, the shared-memory pipe's scarcest op, and left 1/LK of the
+// lanes to store.)
 __device__ __forceinline__ void fma_write_partials(AccT *red, const AccT (&acc)[F_RPL][F_BCP],
                                                    int ks, int rg, int lk, int lr)
 {
-    if (lk != 0)
-        return;
+    AccT a[F_RED_N];
 #pragma unroll
-    for (int i = 0; i < F_RPL; ++i) {
+    for (int f = 0; f < F_RED_N; ++f)
+        a[f] = f < F_RPL * BC ? acc[f / BC][f % BC] : AccT(0);
+    int base = 0; // flat index of a[0] once the rounds are done
+    halving_round<0>(a, lk, base);
+#pragma unroll
+    for (int j = 0; j < F_RED_N / LK; ++j) {
+        int f = base + j;
+        int i = f / BC, b = f % BC;
         int r = fma_row(rg, lr, i);
-        if (r < (rg + 1) * F_RPG && r < ROWSP)
-#pragma unroll
-            for (int b = 0; b < BC; ++b)
-                red[(ks * BC + b) * ROWSP + r] = acc[i][b];
+        if (f < F_RPL * BC && r < (rg + 1) * F_RPG && r < ROWSP)
+            red[(ks * BC + b) * ROWSP + r] = a[j];
     }
 }
 
