@@ -475,9 +475,9 @@ template <int ROUND> __device__ __forceinline__ void halving_round(AccT (&a)[F_R
 // Reduce-scatter by recursive halving: in each round a lane keeps half of its
 // accumulators and sends the other half to its partner, so the LK lanes end
 // with a different 1/LK of the sums each and store them all at once. (An
-// all-reduce with every accumulator in every round used LK/(LK-1) times the
-// shuffles, the shared-memory pipe's scarcest op, and left 1/LK of the
-// lanes to store.)
+// all-reduce with every accumulator in every round used log2(LK)/(1-1/LK)
+// times the shuffles, 2x at LK = 2 and 2.7x at 4, and left 1/LK of the lanes
+// to store. Measured in bench/NOTES.md, v0.5.)
 __device__ __forceinline__ void fma_write_partials(AccT *red, const AccT (&acc)[F_RPL][F_BCP],
                                                    int ks, int rg, int lk, int lr)
 {
