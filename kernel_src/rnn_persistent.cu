@@ -362,30 +362,22 @@ __device__ __forceinline__ double prnn_fma(double a, double b, double c) { retur
 template <bool C, class A, class B> struct select_type { typedef A type; };
 template <class A, class B> struct select_type<false, A, B> { typedef B type; };
 
-// Vector loads of VW adjacent AccT (16 bytes at most), plain (shared memory)
-// or L2-only (the streamed weights, read once per step by one thread).
-template <int VW> struct VecLoad;
-template <> struct VecLoad<1> {
-    static __device__ __forceinline__ void run(const AccT *p, AccT *out) { out[0] = p[0]; }
-    static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out) { out[0] = __ldcg(p); }
+// The vector type of VW adjacent AccT (16 bytes at most) and its elements.
+template <int VW> struct AccVec;
+template <> struct AccVec<1> {
+    typedef AccT type;
+    static __device__ __forceinline__ void unpack(const AccT &v, AccT *out) { out[0] = v; }
 };
-template <> struct VecLoad<2> {
-    typedef typename select_type<sizeof(AccT) == 8, double2, float2>::type V;
-    static __device__ __forceinline__ void unpack(const V &v, AccT *out)
+template <> struct AccVec<2> {
+    typedef typename select_type<sizeof(AccT) == 8, double2, float2>::type type;
+    static __device__ __forceinline__ void unpack(const type &v, AccT *out)
     {
         out[0] = (AccT)v.x;
         out[1] = (AccT)v.y;
     }
-    static __device__ __forceinline__ void run(const AccT *p, AccT *out)
-    {
-        unpack(*reinterpret_cast<const V *>(p), out);
-    }
-    static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out)
-    {
-        unpack(__ldcg(reinterpret_cast<const V *>(p)), out);
-    }
 };
-template <> struct VecLoad<4> { // float only
+template <> struct AccVec<4> { // float only
+    typedef float4 type;
     static __device__ __forceinline__ void unpack(const float4 &v, AccT *out)
     {
         out[0] = (AccT)v.x;
@@ -393,13 +385,19 @@ template <> struct VecLoad<4> { // float only
         out[2] = (AccT)v.z;
         out[3] = (AccT)v.w;
     }
+};
+
+// Vector loads of VW adjacent AccT, plain (shared memory) or L2-only (the
+// streamed weights, read once per step by one thread).
+template <int VW> struct VecLoad {
+    typedef AccVec<VW> A;
     static __device__ __forceinline__ void run(const AccT *p, AccT *out)
     {
-        unpack(*reinterpret_cast<const float4 *>(p), out);
+        A::unpack(*reinterpret_cast<const typename A::type *>(p), out);
     }
     static __device__ __forceinline__ void run_cg(const AccT *p, AccT *out)
     {
-        unpack(__ldcg(reinterpret_cast<const float4 *>(p)), out);
+        A::unpack(__ldcg(reinterpret_cast<const typename A::type *>(p)), out);
     }
 };
 
@@ -442,10 +440,10 @@ __device__ __forceinline__ void fma_compute(AccT (&acc)[F_RPL][F_BCP],
             VecLoad<F_WVW>::run(wsm + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
         fma_kstep(acc, w, hb + (lk + LK * (KREG + j)) * F_BCP);
     }
+    const AccT *src = packed + (long)blk * KGLB * F_RPL * THREADS; // this block's share
 #pragma unroll 4
     for (int j = 0; j < KGLB; ++j) {
         AccT w[F_RPL];
-        const AccT *src = packed + (long)blk * KGLB * F_RPL * THREADS;
 #pragma unroll
         for (int v = 0; v < F_WV; ++v)
             VecLoad<F_WVW>::run_cg(src + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
