@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "gpu/gpu_state.h"
+#include "gpu/gpu_backend.h"
 
 prnnStatus_t prnn_check_handle(const struct prnnContext *h)
 {
@@ -44,7 +44,7 @@ static prnnStatus_t create_handle(prnnHandle_t *handle, prnnBackend_t backend)
     h->backend = backend;
     h->autotune = PRNN_AUTOTUNE_OFF;
     if (backend == PRNN_BACKEND_GPU) {
-        prnnStatus_t s = prnn_gpu_state_create(&h->gpu);
+        prnnStatus_t s = prnn_gpu_backend_create(&h->gpu);
         if (s) {
             h->magic = 0;
             free(h);
@@ -76,7 +76,7 @@ prnnStatus_t prnnDestroy(prnnHandle_t handle)
     if (s)
         return s;
     if (handle->gpu)
-        prnn_gpu_state_destroy(handle->gpu);
+        prnn_gpu_backend_destroy(handle->gpu);
     free(handle->batch_scratch);
     handle->magic = 0;
     free(handle);

@@ -26,6 +26,13 @@ static int is_cpu(const struct prnnContext *h)
     return h->backend == PRNN_BACKEND_CPU_REFERENCE;
 }
 
+/* What the GPU layer needs of the handle. */
+static prnn_gpu_call gpu_call(const struct prnnContext *h)
+{
+    prnn_gpu_call g = {h->gpu, h->stream, h->autotune};
+    return g;
+}
+
 static prnnStatus_t workspace_bytes(struct prnnContext *h,
                                     const prnn_rnn_problem *p, size_t *bytes)
 {
@@ -33,7 +40,8 @@ static prnnStatus_t workspace_bytes(struct prnnContext *h,
         *bytes = prnn_ref_workspace_bytes(p);
         return PRNN_STATUS_SUCCESS;
     }
-    return prnn_gpu_workspace_bytes(h, p, bytes);
+    prnn_gpu_call g = gpu_call(h);
+    return prnn_gpu_workspace_bytes(&g, p, bytes);
 }
 
 static prnnStatus_t reserve_bytes(struct prnnContext *h,
@@ -43,7 +51,8 @@ static prnnStatus_t reserve_bytes(struct prnnContext *h,
         *bytes = prnn_ref_reserve_bytes(p);
         return PRNN_STATUS_SUCCESS;
     }
-    return prnn_gpu_reserve_bytes(h, p, bytes);
+    prnn_gpu_call g = gpu_call(h);
+    return prnn_gpu_reserve_bytes(&g, p, bytes);
 }
 
 /* ---- sizes ---- */
@@ -216,7 +225,8 @@ prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDe
     CHECK(check_plan_args(handle, rnnDesc, miniBatch, dataType));
     if (is_cpu(handle))
         return PRNN_STATUS_SUCCESS;
-    return prnn_gpu_prepare(handle, rnnDesc, miniBatch);
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_prepare(&g, rnnDesc, miniBatch);
 }
 
 prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
@@ -244,7 +254,8 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
         memcpy(info, &full, n);
         return PRNN_STATUS_SUCCESS;
     }
-    return prnn_gpu_plan_info(handle, rnnDesc, miniBatch, info);
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_plan_info(&g, rnnDesc, miniBatch, info);
 }
 
 /* ---- compute ---- */
@@ -310,7 +321,8 @@ static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p,
     if (is_cpu(handle))
         return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y,
                                 b->hy, b->cy, b->workspace, b->reserve);
-    return prnn_gpu_forward(handle, p, training, b);
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_forward(&g, p, training, b);
 }
 
 prnnStatus_t prnnRNNForwardInference(
@@ -427,7 +439,12 @@ prnnStatus_t prnnRNNBackwardData(
         return prnn_ref_backward_data(&p, y, dy, dhy, lstm ? dcy : NULL, w, hx,
                                       lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
                                       workspace, reserveSpace);
-    return prnn_gpu_backward_data(handle, &p);
+    prnn_backward_data_buffers b = {y, dy, dhy, lstm ? dcy : NULL, w, hx,
+                                    lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
+                                    workspace, workSpaceSizeInBytes, reserveSpace,
+                                    reserveSpaceSizeInBytes};
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_backward_data(&g, &p, &b);
 }
 
 prnnStatus_t prnnRNNBackwardWeights(
@@ -472,5 +489,8 @@ prnnStatus_t prnnRNNBackwardWeights(
     if (is_cpu(handle))
         return prnn_ref_backward_weights(&p, x, hx, y, (void *)workspace, dw,
                                          reserveSpace);
-    return prnn_gpu_backward_weights(handle, &p);
+    prnn_backward_weights_buffers b = {x, hx, y, (void *)workspace, workSpaceSizeInBytes,
+                                       dw, reserveSpace, reserveSpaceSizeInBytes};
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_backward_weights(&g, &p, &b);
 }

@@ -31,4 +31,27 @@ typedef struct {
     size_t reserve_bytes;
 } prnn_forward_buffers;
 
+/* The buffers of BackwardData. dhy, dcy may be NULL (zeros); dhx, dcx may be
+ * NULL (not wanted); cx, dcy, dcx are NULL unless LSTM. */
+typedef struct {
+    const void *y, *dy, *dhy, *dcy, *w, *hx, *cx;
+    void *dx, *dhx, *dcx;
+    void *workspace;
+    size_t workspace_bytes;
+    void *reserve;
+    size_t reserve_bytes;
+} prnn_backward_data_buffers;
+
+/* The buffers of BackwardWeights. hx may be NULL (zeros). The workspace is
+ * const in the public API (cuDNN v5's signature) but its contents are
+ * undefined after the call, as for every call. */
+typedef struct {
+    const void *x, *hx, *y;
+    void *workspace;
+    size_t workspace_bytes;
+    void *dw;
+    const void *reserve;
+    size_t reserve_bytes;
+} prnn_backward_weights_buffers;
+
 #endif

@@ -151,11 +151,11 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Runs plan on the device buffers; optionally times `repeats` runs. */
-static prnnStatus_t run_candidate(struct prnnContext *h, const prnn_plan *plan,
+static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
                                   const prnn_rnn_problem *p, dev_buffers *d, int repeats,
                                   int warmups, double *us_per_step)
 {
-    const prnn_cuda_driver *cu = h->gpu->cu;
+    const prnn_cuda_driver *cu = h->gs->cu;
     prnn_ws_layout l;
     prnn_ws_layout_compute(plan, p, &l);
     if (l.total > d->ws_bytes) {
@@ -211,7 +211,7 @@ static prnnStatus_t run_candidate(struct prnnContext *h, const prnn_plan *plan,
  * report and the decision use these figures. The winner must beat the
  * heuristic here too, or the heuristic's tile is kept: an autotuned entry is
  * never slower than what the library would have chosen without it. */
-static prnnStatus_t remeasure(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                               int mini_batch, const prnn_rnn_problem *pt, dev_buffers *d,
                               int repeats, prnn_autotune_report *report)
 {
@@ -254,13 +254,13 @@ static int in_list(const prnn_kernel_geometry *list, int count, const prnn_tile_
     return 0;
 }
 
-static prnnStatus_t autotune_in_context(struct prnnContext *h,
+static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                                         const struct prnnRNNStruct *rnn, int mini_batch,
                                         const prnn_autotune_options *opts_in,
                                         prnn_tile_config *best,
                                         prnn_autotune_report *report_out)
 {
-    struct prnn_gpu_state *gs = h->gpu;
+    struct prnn_gpu_state *gs = h->gs;
     const prnn_cuda_driver *cu = gs->cu;
     prnn_autotune_options opts;
     if (opts_in)
@@ -492,17 +492,17 @@ static prnnStatus_t autotune_in_context(struct prnnContext *h,
     return prnn_tuning_db_store(opts.output_db, &e);
 }
 
-prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                                  int mini_batch, const prnn_autotune_options *opts_in,
                                  prnn_tile_config *best, prnn_autotune_report *report_out)
 {
     /* Everything in this file runs with the handle's context current, pushed
      * here once: the tool calls this from a thread that has none (the
      * planner already has it pushed; pushes nest). */
-    prnnStatus_t s = prnn_gpu_enter(h->gpu);
+    prnnStatus_t s = prnn_gpu_enter(h->gs);
     if (s)
         return s;
     s = autotune_in_context(h, rnn, mini_batch, opts_in, best, report_out);
-    prnn_gpu_leave(h->gpu);
+    prnn_gpu_leave(h->gs);
     return s;
 }

@@ -9,7 +9,7 @@
 #ifndef PRNN_AUTOTUNE_H
 #define PRNN_AUTOTUNE_H
 
-#include "handle.h"
+#include "gpu/gpu_backend.h"
 #include "tuning/tile_config.h"
 
 typedef struct {
@@ -51,7 +51,7 @@ void prnn_autotune_defaults(prnn_autotune_options *o);
  * holds the winner, which has been stored as opts->output_db says.
  * NOT_SUPPORTED when no candidate fits or survives.
  */
-prnnStatus_t prnn_autotune_shape(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                                  int mini_batch, const prnn_autotune_options *opts,
                                  prnn_tile_config *best, prnn_autotune_report *report);
 

@@ -34,7 +34,7 @@ static prnnStatus_t training_not_supported(void)
                      "runs it");
 }
 
-prnnStatus_t prnn_gpu_workspace_bytes(struct prnnContext *h, const prnn_rnn_problem *p,
+prnnStatus_t prnn_gpu_workspace_bytes(const prnn_gpu_call *h, const prnn_rnn_problem *p,
                                       size_t *bytes)
 {
     prnn_plan *plan;
@@ -45,7 +45,7 @@ prnnStatus_t prnn_gpu_workspace_bytes(struct prnnContext *h, const prnn_rnn_prob
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_gpu_reserve_bytes(struct prnnContext *h, const prnn_rnn_problem *p,
+prnnStatus_t prnn_gpu_reserve_bytes(const prnn_gpu_call *h, const prnn_rnn_problem *p,
                                     size_t *bytes)
 {
     (void)h;
@@ -54,28 +54,42 @@ prnnStatus_t prnn_gpu_reserve_bytes(struct prnnContext *h, const prnn_rnn_proble
     return training_not_supported();
 }
 
-prnnStatus_t prnn_gpu_backward_data(struct prnnContext *h, const prnn_rnn_problem *p)
+prnnStatus_t prnn_gpu_backward_data(const prnn_gpu_call *h, const prnn_rnn_problem *p,
+                                    const prnn_backward_data_buffers *b)
 {
     (void)h;
     (void)p;
+    (void)b;
     return training_not_supported();
 }
 
-prnnStatus_t prnn_gpu_backward_weights(struct prnnContext *h, const prnn_rnn_problem *p)
+prnnStatus_t prnn_gpu_backward_weights(const prnn_gpu_call *h, const prnn_rnn_problem *p,
+                                       const prnn_backward_weights_buffers *b)
 {
     (void)h;
     (void)p;
+    (void)b;
     return training_not_supported();
 }
 
-prnnStatus_t prnn_gpu_prepare(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_gpu_backend_create(struct prnn_gpu_state **out)
+{
+    return prnn_gpu_state_create(out);
+}
+
+void prnn_gpu_backend_destroy(struct prnn_gpu_state *gs)
+{
+    prnn_gpu_state_destroy(gs);
+}
+
+prnnStatus_t prnn_gpu_prepare(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                               int mini_batch)
 {
     prnn_plan *plan;
     return prnn_plan_get(h, rnn, mini_batch, &plan);
 }
 
-prnnStatus_t prnn_gpu_plan_info(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                                 int mini_batch, prnnRNNPlanInfo_t *info)
 {
     prnn_plan *plan;
@@ -96,7 +110,7 @@ prnnStatus_t prnn_gpu_plan_info(struct prnnContext *h, const struct prnnRNNStruc
     full.compileMs = plan->compile_ms;
     full.planMs = plan->plan_ms;
     snprintf(full.config, sizeof(full.config), "%s", plan->config);
-    snprintf(full.device, sizeof(full.device), "%s", h->gpu->description);
+    snprintf(full.device, sizeof(full.device), "%s", h->gs->description);
     size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
     memcpy(info, &full, n);
     return PRNN_STATUS_SUCCESS;
@@ -105,7 +119,7 @@ prnnStatus_t prnn_gpu_plan_info(struct prnnContext *h, const struct prnnRNNStruc
 /* ---- the forward pass ---- */
 
 typedef struct {
-    struct prnnContext *h;
+    const prnn_gpu_call *h;
     const prnn_rnn_problem *p;
     const prnn_forward_buffers *b;
     const prnn_plan *plan;
@@ -127,7 +141,7 @@ static const void *offset_ptr(const void *base, size_t bytes)
  * (steps of equal batch) travel in the kernel's parameters. */
 static prnnStatus_t launch_setup(const fwd_ctx *c)
 {
-    const prnn_cuda_driver *cu = c->h->gpu->cu;
+    const prnn_cuda_driver *cu = c->h->gs->cu;
     prnn_setup_args a;
     memset(&a, 0, sizeof(a));
     a.batch = (int *)ws_at(c, c->l.batch);
@@ -176,7 +190,7 @@ static prnnStatus_t launch_setup(const fwd_ctx *c)
 static prnnStatus_t project_inputs(const fwd_ctx *c, int layer, const void *input, int k)
 {
     prnn_gemm_cache *gemm;
-    CHECK(prnn_gpu_gemm(c->h->gpu, &gemm));
+    CHECK(prnn_gpu_gemm(c->h->gs, &gemm));
     const struct prnnRNNStruct *rnn = c->p->rnn;
     for (int d = 0; d < c->dirs; d++) {
         prnn_pseudo_layer_layout pl;
@@ -208,7 +222,7 @@ static void dir_weights(const fwd_ctx *c, int pseudo, const void **R, const void
 static prnnStatus_t run_persistent_layer(const fwd_ctx *c, int layer, int skip,
                                          const void *input, void *output)
 {
-    const prnn_cuda_driver *cu = c->h->gpu->cu;
+    const prnn_cuda_driver *cu = c->h->gs->cu;
     const prnn_kernel_geometry *g = &c->plan->geom;
     prnn_rnn_args a;
     memset(&a, 0, sizeof(a));
@@ -248,11 +262,11 @@ static prnnStatus_t run_persistent_layer(const fwd_ctx *c, int layer, int skip,
 static prnnStatus_t run_standard_dir(const fwd_ctx *c, int layer, int d, int skip,
                                      const void *input, void *output)
 {
-    const prnn_cuda_driver *cu = c->h->gpu->cu;
+    const prnn_cuda_driver *cu = c->h->gs->cu;
     const struct prnnRNNStruct *rnn = c->p->rnn;
     const int H = rnn->hidden, T = c->p->seq_length, B = c->p->mini_batch;
     prnn_gemm_cache *gemm;
-    CHECK(prnn_gpu_gemm(c->h->gpu, &gemm));
+    CHECK(prnn_gpu_gemm(c->h->gs, &gemm));
     int pseudo = layer * c->dirs + d;
     const void *R, *bw, *br;
     dir_weights(c, pseudo, &R, &bw, &br);
@@ -343,7 +357,7 @@ static prnnStatus_t forward_layers(fwd_ctx *c)
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_gpu_forward(struct prnnContext *h, const prnn_rnn_problem *p, int training,
+prnnStatus_t prnn_gpu_forward(const prnn_gpu_call *h, const prnn_rnn_problem *p, int training,
                               const prnn_forward_buffers *b)
 {
     if (training)
@@ -353,7 +367,7 @@ prnnStatus_t prnn_gpu_forward(struct prnnContext *h, const prnn_rnn_problem *p, 
     return prnn_gpu_forward_plan(h, plan, p, b);
 }
 
-prnnStatus_t prnn_gpu_forward_plan(struct prnnContext *h, const prnn_plan *plan,
+prnnStatus_t prnn_gpu_forward_plan(const prnn_gpu_call *h, const prnn_plan *plan,
                                    const prnn_rnn_problem *p, const prnn_forward_buffers *b)
 {
     fwd_ctx c;
@@ -374,8 +388,8 @@ prnnStatus_t prnn_gpu_forward_plan(struct prnnContext *h, const prnn_plan *plan,
     c.gh = (size_t)prnn_mode_gates(p->rnn->mode) * (size_t)p->rnn->hidden;
     c.dirs = prnn_rnn_dirs(p->rnn);
     c.state_stride = (size_t)p->mini_batch * p->rnn->hidden * c.es;
-    CHECK(prnn_gpu_enter(h->gpu));
+    CHECK(prnn_gpu_enter(h->gs));
     prnnStatus_t s = forward_layers(&c);
-    prnn_gpu_leave(h->gpu);
+    prnn_gpu_leave(h->gs);
     return s;
 }

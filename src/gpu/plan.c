@@ -8,7 +8,7 @@
 #include "gpu/autotune.h"
 #include "gpu/gpu_state.h"
 #include "gpu/heuristic.h"
-#include "handle.h"
+#include "gpu/gpu_backend.h"
 #include "jit/module_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "tuning/tuning_db.h"
@@ -223,11 +223,11 @@ static int same_key(const prnn_plan *p, const struct prnnRNNStruct *rnn, int min
            p->algo == rnn->algo && p->mini_batch == mini_batch;
 }
 
-prnnStatus_t prnn_plan_with_tile(struct prnnContext *h,
+prnnStatus_t prnn_plan_with_tile(const prnn_gpu_call *h,
                                  const struct prnnRNNStruct *rnn, int mini_batch,
                                  const prnn_tile_config *tile, prnn_plan *out)
 {
-    struct prnn_gpu_state *gs = h->gpu;
+    struct prnn_gpu_state *gs = h->gs;
     char why[256];
     memset(out, 0, sizeof(*out));
     set_key(out, rnn, mini_batch);
@@ -263,10 +263,10 @@ static int tile_fits(const prnn_tile_config *config, void *ctx, char *why, size_
     return prnn_kernel_geometry_compute(f->shape, config, f->dev, &g, why, n) ? -1 : 0;
 }
 
-static prnnStatus_t make_plan(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+static prnnStatus_t make_plan(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_plan *p)
 {
-    struct prnn_gpu_state *gs = h->gpu;
+    struct prnn_gpu_state *gs = h->gs;
     set_key(p, rnn, mini_batch);
     if (rnn->algo == PRNN_RNN_ALGO_STANDARD)
         return load_standard(gs, rnn, p);
@@ -347,10 +347,10 @@ static prnnStatus_t make_plan(struct prnnContext *h, const struct prnnRNNStruct 
     return load_standard(gs, rnn, p);
 }
 
-prnnStatus_t prnn_plan_get(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                            int mini_batch, prnn_plan **out)
 {
-    struct prnn_gpu_state *gs = h->gpu;
+    struct prnn_gpu_state *gs = h->gs;
     for (prnn_plan *p = gs->plans; p; p = p->next) {
         if (same_key(p, rnn, mini_batch)) {
             *out = p;

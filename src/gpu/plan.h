@@ -11,6 +11,7 @@
 #include "descriptors.h"
 #include "gpu/kernel_geometry.h"
 #include "jit/nvrtc_compile.h"
+#include "gpu/gpu_backend.h"
 #include "rnn_problem.h"
 
 struct prnn_gpu_state;
@@ -53,12 +54,12 @@ void prnn_plan_persistent_request(const prnn_kernel_geometry *g, int skip, int s
                                   prnn_kernel_request *r);
 
 /* The plan for (rnn, mini_batch) on this handle's device, made on first use. */
-prnnStatus_t prnn_plan_get(struct prnnContext *h, const struct prnnRNNStruct *rnn,
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                            int mini_batch, prnn_plan **out);
 
 /* Runs a forward (inference) pass with an explicit plan; used by the
  * autotuner to time candidates. Arguments already validated. */
-prnnStatus_t prnn_gpu_forward_plan(struct prnnContext *h, const prnn_plan *plan,
+prnnStatus_t prnn_gpu_forward_plan(const prnn_gpu_call *h, const prnn_plan *plan,
                                    const prnn_rnn_problem *p,
                                    const prnn_forward_buffers *b);
 
@@ -67,7 +68,7 @@ void prnn_plan_free_all(prnn_plan *list);
 
 /* Builds a plan for an explicit tile (the autotuner's candidates). The
  * caller holds the handle's context (prnn_gpu_enter): loading needs it. */
-prnnStatus_t prnn_plan_with_tile(struct prnnContext *h,
+prnnStatus_t prnn_plan_with_tile(const prnn_gpu_call *h,
                                  const struct prnnRNNStruct *rnn, int mini_batch,
                                  const prnn_tile_config *tile, prnn_plan *out);
 

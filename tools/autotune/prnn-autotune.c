@@ -23,6 +23,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "gpu/autotune.h"
+#include "gpu/gpu_backend.h"
 #include "gpu/gpu_state.h"
 #include "handle.h"
 #include "prnn.h"
@@ -254,6 +255,7 @@ int main(int argc, char **argv)
     opts.progress_ctx = &ps;
     ps.key_total = nmodes * hidden.n * batch.n * ndts * dirs.n;
     const prnn_device_info *dev = &h->gpu->info;
+    prnn_gpu_call call = {h->gpu, h->stream, h->autotune};
     printf("prnn-autotune on %s -> %s (%d keys)\n", h->gpu->description, path, ps.key_total);
     printf("%-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "mode", "dtype", "H", "B", "dir",
            "heuristic", "autotuned", "gain", "config");
@@ -281,7 +283,7 @@ int main(int argc, char **argv)
                         prnn_tile_config best;
                         prnn_autotune_report rep;
                         prnn_api_enter("prnn-autotune");
-                        s = prnn_autotune_shape(h, rnn, batch.values[bi], &opts, &best, &rep);
+                        s = prnn_autotune_shape(&call, rnn, batch.values[bi], &opts, &best, &rep);
                         if (ps.tty)
                             fprintf(stderr, "\r%60s\r", "");
                         char cfg[256] = "";
