@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "prnn.h"
+#include "rnn_pass.h"
 #include "tile_config.h"
 
 /* The one schema this library reads and writes. */
@@ -46,11 +47,14 @@ typedef struct {
     int hidden;           /* hidden size, >= 1 */
     int directions;       /* 1 or 2 */
     int batch;            /* miniBatch, >= 1 */
+    /* Last, so that a positional initialiser of the fields above leaves it
+     * zero: PRNN_PASS_FORWARD, what such a key meant before passes. */
+    prnn_pass pass;
 } prnn_tuning_key;
 
 /* One database entry, as the parser produces it and the writer consumes it.
  * The key is (gpu_name, cc, sm_count, mode, dtype, hidden, directions,
- * batch_min, batch_max); an exact batch has batch_min == batch_max. */
+ * batch_min, batch_max, pass); an exact batch has batch_min == batch_max. */
 typedef struct {
     char gpu_name[PRNN_TUNING_NAME_MAX];
     int cc_major;
@@ -62,6 +66,7 @@ typedef struct {
     int directions;
     int batch_min;
     int batch_max;
+    prnn_pass pass; /* the kernel the tile was tuned for */
     prnn_tile_config config;
     double us_per_step; /* measured on the entry's own shape, > 0 */
     char source[PRNN_TUNING_SOURCE_MAX]; /* free text, may be "" */
@@ -84,10 +89,10 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
                                 const prnn_tuning_key *key);
 
 /* Checks every rule of the schema that does not depend on a device: ranges,
- * batch_min <= batch_max, the config's field ranges and structure (threads a
- * multiple of 32, ksplit dividing the warps, lanes_k a power of two and 1
- * with mma, mma only for half/bfloat16). Returns 0, or -1 with the first
- * broken rule in err. */
+ * batch_min <= batch_max, a known pass, the config's field ranges and
+ * structure (threads a multiple of 32, ksplit dividing the warps, lanes_k a
+ * power of two and 1 with mma, mma only for half/bfloat16). Returns 0, or -1
+ * with the first broken rule in err. */
 int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
                             size_t err_size);
 
@@ -95,13 +100,16 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
  * entry). */
 int prnn_tuning_entry_same_key(const prnn_tuning_entry *a,
                                const prnn_tuning_entry *b);
-/* Total order on keys (GPU, cc, SMs, mode, dtype, directions, hidden, batch)
- * used to sort a written file so its diffs stay readable. */
+/* Total order on keys (GPU, cc, SMs, mode, dtype, directions, pass, hidden,
+ * batch) used to sort a written file so its diffs stay readable: the pass
+ * before the sizes keeps each pass's entries of one layer kind in one run
+ * (forward first), so tuning one pass touches one block of lines. */
 int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
                               const prnn_tuning_entry *b);
 
 /* Short description for messages: "lstm half hidden 1024 dirs 1 batch 8 on
- * NVIDIA H100 80GB HBM3 (9.0, 132 SMs)". */
+ * NVIDIA H100 80GB HBM3 (9.0, 132 SMs)"; a pass other than forward follows
+ * the batch ("... batch 8 backward-data on ..."). */
 void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
                                 size_t size);
 
@@ -134,8 +142,8 @@ typedef struct {
  *    missing, not an integer or not PRNN_TUNING_SCHEMA_VERSION, entries
  *    missing or not an array, out of memory): nothing is appended, returns -1;
  *  - entry level (a missing, duplicated or wrongly typed field, a value out
- *    of range, an unknown mode, dtype or config field): that entry is skipped,
- *    the others are kept, returns 0.
+ *    of range, an unknown mode, dtype, pass or config field): that entry is
+ *    skipped, the others are kept, returns 0.
  * Never crashes, on any input.
  */
 int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
@@ -172,18 +180,22 @@ typedef struct {
 #define PRNN_TUNING_NEAREST_MAX_COST 4.0
 
 /*
- * Distance used to rank entries of the same GPU, mode, dtype and directions:
+ * Distance used to rank entries of the same GPU, mode, dtype, directions and
+ * pass:
  *   cost = wh * |log2(entry.hidden / key.hidden)| + |log2(batch ratio)|
  * with wh = 1 when the entry's hidden size is larger or equal (a tiling for a
  * larger layer spreads a smaller one over the same blocks) and 2 when it is
  * smaller (it would need more weights per thread than were measured). The
  * batch ratio is to the nearest end of the entry's batch range (1 inside it).
+ * An entry of another pass is HUGE_VAL away: its tile was measured on a
+ * different kernel, so it is no guess at all.
  */
 double prnn_tuning_distance(const prnn_tuning_entry *e,
                             const prnn_tuning_key *key);
 
 /*
- * The layered search over two parsed databases (either may be NULL):
+ * The layered search over two parsed databases (either may be NULL), among
+ * the entries of the key's pass only:
  *   1. user exact, 2. shipped exact (within each, the narrowest batch range
  *   first, then file order), 3. the nearest entry of either database with
  *   cost <= PRNN_TUNING_NEAREST_MAX_COST, by cost, ties going to the user DB,
@@ -226,7 +238,8 @@ char *prnn_tuning_db_format(const prnn_tuning_entry *entries, size_t count);
 
 /*
  * Adds entries to the database file at path (NULL: the user DB), replacing
- * any entry with the same key, and rewrites it sorted by key. Serialized
+ * any entry with the same key (pass included: the other pass's entry for
+ * the same shape stays), and rewrites it sorted by key. Serialized
  * with other writers (threads and processes) by flock on "<path>.lock";
  * written to a temporary file in the same directory, fsync'ed and renamed, so
  * readers see the old file or the new one, never a part. Creates missing

@@ -114,11 +114,17 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
          mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden,
          e->directions);
     if (e->batch_min == e->batch_max)
-        putf(b, "\"batch\": %d,\n", e->batch_min);
+        putf(b, "\"batch\": %d", e->batch_min);
     else
-        putf(b, "\"batch\": {\"min\": %d, \"max\": %d},\n", e->batch_min,
+        putf(b, "\"batch\": {\"min\": %d, \"max\": %d}", e->batch_min,
              e->batch_max);
-    puts_(b, "      \"config\": {");
+    /* Absent means forward: files without backward-data entries come out
+     * byte for byte as they did before passes existed. */
+    if (e->pass != PRNN_PASS_FORWARD) {
+        const char *pass = prnn_pass_name(e->pass);
+        putf(b, ", \"pass\": \"%s\"", pass ? pass : "?");
+    }
+    puts_(b, ",\n      \"config\": {");
     for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++)
         putf(b, "%s\"%s\": %d", f == prnn_tile_fields ? "" : ", ", f->name,
              *prnn_tile_field_ptr((prnn_tile_config *)&e->config, f));

@@ -191,6 +191,22 @@ static int parse_batch(const cJSON *b, prnn_tuning_entry *e, errbuf *eb)
     return 0;
 }
 
+/* Optional: an entry without it (every entry written before backward-data
+ * had a kernel of its own) is a forward one. */
+static int parse_pass(const cJSON *v, prnn_pass *pass, errbuf *eb)
+{
+    char tmp[64];
+    *pass = PRNN_PASS_FORWARD;
+    if (!v)
+        return 0;
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return FAIL(eb, "\"pass\" is %s, not a string", type_name(v));
+    if (prnn_pass_from_name(v->valuestring, pass))
+        return FAIL(eb, "unknown pass \"%s\" (forward, backward-data)",
+                    printable(v->valuestring, tmp, sizeof(tmp)));
+    return 0;
+}
+
 /* The config object must hold the fields of prnn_tile_fields (an optional
  * one may be absent and takes its default): an unknown name is refused
  * rather than ignored because it would mean the file describes a kernel this
@@ -250,6 +266,8 @@ static int parse_entry(const cJSON *j, prnn_tuning_entry *e, errbuf *eb)
         required_int(j, "", "directions", 1, 2, &e->directions, eb))
         return -1;
     if (required(j, "batch", &v, "", eb) || parse_batch(v, e, eb))
+        return -1;
+    if (member(j, "pass", &v, "", eb) || parse_pass(v, &e->pass, eb))
         return -1;
     if (required(j, "config", &v, "", eb) || parse_config(v, &e->config, eb))
         return -1;

@@ -54,6 +54,7 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
     e->directions = key->directions;
     e->batch_min = key->batch;
     e->batch_max = key->batch;
+    e->pass = key->pass;
 }
 
 /* The structural rules of tile_config.h's comments. Kept here, not in the
@@ -147,6 +148,10 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
                  e->batch_min, e->batch_max, PRNN_TUNING_MAX_BATCH);
         return -1;
     }
+    if (!prnn_pass_name(e->pass)) {
+        snprintf(err, err_size, "pass %d is not a prnn_pass", (int)e->pass);
+        return -1;
+    }
     if (!(e->us_per_step > 0) || !isfinite(e->us_per_step)) {
         snprintf(err, err_size, "us_per_step = %g: must be a finite number > 0",
                  e->us_per_step);
@@ -171,8 +176,8 @@ int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
         {a->cc_major, b->cc_major},     {a->cc_minor, b->cc_minor},
         {a->sm_count, b->sm_count},     {(int)a->mode, (int)b->mode},
         {(int)a->dtype, (int)b->dtype}, {a->directions, b->directions},
-        {a->hidden, b->hidden},         {a->batch_min, b->batch_min},
-        {a->batch_max, b->batch_max},
+        {(int)a->pass, (int)b->pass},   {a->hidden, b->hidden},
+        {a->batch_min, b->batch_min},   {a->batch_max, b->batch_max},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
         if ((c = cmp_int(pairs[i][0], pairs[i][1])) != 0)
@@ -190,13 +195,19 @@ void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
                                 size_t size)
 {
     const char *mode = prnn_tuning_mode_name(e->mode);
-    char batch[32];
+    char batch[32], pass[32] = "";
     if (e->batch_min == e->batch_max)
         snprintf(batch, sizeof(batch), "%d", e->batch_min);
     else
         snprintf(batch, sizeof(batch), "%d..%d", e->batch_min, e->batch_max);
-    snprintf(buf, size, "%s %s hidden %d dirs %d batch %s on %.*s (%d.%d, %d SMs)",
+    /* Forward is left unsaid, so messages read as they did before passes. */
+    if (e->pass != PRNN_PASS_FORWARD) {
+        const char *name = prnn_pass_name(e->pass);
+        snprintf(pass, sizeof(pass), " %s", name ? name : "?");
+    }
+    snprintf(buf, size,
+             "%s %s hidden %d dirs %d batch %s%s on %.*s (%d.%d, %d SMs)",
              mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden,
-             e->directions, batch, (int)sizeof(e->gpu_name), e->gpu_name,
+             e->directions, batch, pass, (int)sizeof(e->gpu_name), e->gpu_name,
              e->cc_major, e->cc_minor, e->sm_count);
 }

@@ -1,7 +1,7 @@
 /*
  * The layered search: user exact, shipped exact, nearest entry of the same
- * GPU. Pure functions of the parsed databases, so tests and the fuzzer can
- * drive every rule without files or environment.
+ * GPU, each within the key's pass. Pure functions of the parsed databases,
+ * so tests and the fuzzer can drive every rule without files or environment.
  */
 #include "tuning_db.h"
 
@@ -29,13 +29,15 @@ static int key_valid(const prnn_tuning_key *k)
            k->directions >= 1;
 }
 
+/* The pass is part of the kind: a tile tuned for one kernel says nothing
+ * about the other, whose geometry differs. */
 static int same_gpu_and_kind(const prnn_tuning_entry *e,
                              const prnn_tuning_key *k)
 {
     return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor &&
            e->sm_count == k->sm_count && e->mode == k->mode &&
            e->dtype == k->dtype && e->directions == k->directions &&
-           strcmp(e->gpu_name, k->gpu_name) == 0;
+           e->pass == k->pass && strcmp(e->gpu_name, k->gpu_name) == 0;
 }
 
 static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k)
@@ -47,7 +49,8 @@ static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k)
 double prnn_tuning_distance(const prnn_tuning_entry *e,
                             const prnn_tuning_key *key)
 {
-    if (e->hidden < 1 || key->hidden < 1 || key->batch < 1 || e->batch_min < 1)
+    if (e->hidden < 1 || key->hidden < 1 || key->batch < 1 ||
+        e->batch_min < 1 || e->pass != key->pass)
         return HUGE_VAL;
     double h = log2((double)e->hidden / key->hidden);
     double cost = h >= 0 ? h : -2.0 * h;

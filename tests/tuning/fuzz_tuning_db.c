@@ -2,7 +2,8 @@
  * libFuzzer target for the tuning-DB parser. Beyond "no crash, no leak, no
  * undefined behaviour" it checks three properties on every input:
  *  - every entry the parser accepts passes prnn_tuning_entry_check;
- *  - the search over the result terminates and returns an entry that exists;
+ *  - the search over the result terminates and returns an entry that exists,
+ *    of the key's pass;
  *  - format(parse(x)) parses back to the same entries, with no complaint.
  * Built and run by run_fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -56,16 +57,18 @@ static void search_around(const prnn_tuning_db *db, const prnn_tuning_entry *e)
     for (size_t s = 0; s < sizeof(scale) / sizeof(scale[0]); s++) {
         prnn_tuning_key k = {e->gpu_name, e->cc_major, e->cc_minor,
                              e->sm_count, e->mode, e->dtype, e->hidden,
-                             e->directions, e->batch_min};
+                             e->directions, e->batch_min, e->pass};
         k.hidden = scale[s][0] > 0 ? k.hidden * scale[s][0]
                                    : k.hidden / -scale[s][0];
         k.batch = scale[s][1] > 0 ? k.batch * scale[s][1]
                                   : k.batch / -scale[s][1];
         prnn_tuning_result r;
         if (prnn_tuning_search(db, db, &k, NULL, NULL, &r))
-            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9);
+            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 &&
+                    r.entry.pass == k.pass);
         if (prnn_tuning_search(db, NULL, &k, fits_even_blocks, NULL, &r))
-            REQUIRE(in_db(db, &r.entry) && r.entry.config.blocks % 2 == 0);
+            REQUIRE(in_db(db, &r.entry) && r.entry.config.blocks % 2 == 0 &&
+                    r.entry.pass == k.pass);
     }
 }
 

@@ -1,7 +1,7 @@
 /*
  * Parsing the tuning DB: a valid file, then every malformed case the schema
  * knows, each either ignoring the whole file or skipping one entry with a
- * log line that names the problem.
+ * log line that names the problem; the writer's text reading back the same.
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ static const char *const valid_file =
     "    {\"gpu\": {\"name\": \"NVIDIA GeForce RTX 4090\", \"cc\": \"8.9\","
     " \"sm_count\": 128},\n"
     "     \"mode\": \"relu\", \"dtype\": \"bfloat16\", \"hidden\": 1,"
-    " \"directions\": 1, \"batch\": 1048576,\n"
+    " \"directions\": 1, \"batch\": 1048576, \"pass\": \"backward-data\",\n"
     "     \"config\": {\"blocks\": 1, \"threads\": 32, \"ksplit\": 1,"
     " \"lanes_k\": 1, \"batch_chunk\": 1, \"reg_slots\": 0,"
     " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
@@ -66,6 +66,7 @@ static void test_valid_file(void)
         CHECK(a->mode == PRNN_LSTM && a->dtype == PRNN_DATA_HALF);
         CHECK(a->hidden == 1024 && a->directions == 1);
         CHECK(a->batch_min == 8 && a->batch_max == 8);
+        CHECK(a->pass == PRNN_PASS_FORWARD); /* absent: forward */
         CHECK(a->config.blocks == 64 && a->config.threads == 256);
         CHECK(a->config.ksplit == 8 && a->config.lanes_k == 1);
         CHECK(a->config.batch_chunk == 8 && a->config.reg_slots == 128);
@@ -85,6 +86,8 @@ static void test_valid_file(void)
         CHECK(c->mode == PRNN_RNN_RELU && c->dtype == PRNN_DATA_BFLOAT16);
         CHECK(c->cc_major == 8 && c->cc_minor == 9);
         CHECK(c->hidden == 1 && c->batch_min == 1048576);
+        CHECK(c->pass == PRNN_PASS_BACKWARD_DATA);
+        CHECK(b->pass == PRNN_PASS_FORWARD);
         CHECK(strcmp(db.origins[db.items[2].origin], "test DB") == 0);
     }
     prnn_tuning_db_free(&db);
@@ -320,6 +323,40 @@ static void test_optional_fields(void)
         run_entry_case(&cases[i]);
 }
 
+/* "pass" may be absent (forward, as in every file written before passes),
+ * "forward" or "backward-data"; the same shape in both passes is two keys,
+ * both kept. */
+static void test_pass_field(void)
+{
+    static const struct {
+        const char *value;
+        prnn_pass pass;
+    } cases[] = {
+        {NULL, PRNN_PASS_FORWARD},
+        {"\"forward\"", PRNN_PASS_FORWARD},
+        {"\"backward-data\"", PRNN_PASS_BACKWARD_DATA},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        mutation m = {"pass", cases[i].value};
+        char *text = file_with_mutated_entry(&m, 1);
+        prnn_tuning_db db;
+        prnn_log_clear();
+        CHECK(test_parse(&db, text) == 0 && db.count == 3);
+        CHECK(prnn_log_get()[0] == '\0');
+        if (db.count == 3) {
+            /* entries 0 and 1 have the same shape; only 1 may name a pass */
+            const prnn_tuning_entry *a = &db.items[0].entry,
+                                    *b = &db.items[1].entry;
+            CHECK(a->pass == PRNN_PASS_FORWARD);
+            CHECK(b->pass == cases[i].pass);
+            CHECK(prnn_tuning_entry_same_key(a, b) ==
+                  (cases[i].pass == PRNN_PASS_FORWARD));
+        }
+        prnn_tuning_db_free(&db);
+        free(text);
+    }
+}
+
 /* The text form ($PRNN_TILE, plan info): the same fields and rules. */
 static void test_text_form(void)
 {
@@ -375,6 +412,9 @@ static void test_bad_values(void)
         {{{"config.mma", "true"}}, "\"config.mma\" is a boolean"},
         {{{"us_per_step", "\"1.2\""}}, "\"us_per_step\" is a string"},
         {{{"source", "5"}}, "\"source\" is a number, not a string"},
+        {{{"pass", "1"}}, "\"pass\" is a number, not a string"},
+        {{{"pass", "null"}}, "\"pass\" is null, not a string"},
+        {{{"pass", "[\"forward\"]"}}, "\"pass\" is an array, not a string"},
         /* values out of range or malformed */
         {{{"gpu.name", "\"\""}}, "\"gpu.name\" is empty"},
         {{{"gpu.cc", "\"9\""}}, "\"gpu.cc\" = \"9\": must look like"},
@@ -387,6 +427,10 @@ static void test_bad_values(void)
         {{{"mode", "\"lstmx\""}}, "unknown mode \"lstmx\""},
         {{{"mode", "\"LSTM\""}}, "unknown mode \"LSTM\""},
         {{{"dtype", "\"fp16\""}}, "unknown dtype \"fp16\""},
+        {{{"pass", "\"backward\""}},
+         "unknown pass \"backward\" (forward, backward-data)"},
+        {{{"pass", "\"Forward\""}}, "unknown pass \"Forward\""},
+        {{{"pass", "\"\""}}, "unknown pass \"\""},
         {{{"hidden", "0"}}, "\"hidden\" = 0: must be in [1, 1048576]"},
         {{{"hidden", "-5"}}, "\"hidden\" = -5: must be in"},
         {{{"hidden", "1e12"}}, "must be in [1, 1048576]"},
@@ -434,8 +478,10 @@ static void test_bad_values(void)
     static const char *const dups[][2] = {
         {"\"hidden\": 1024,", "field \"hidden\" given twice"},
         {"\"config\": {\"blocks\": 1},", "field \"config\" given twice"},
+        {"\"pass\": \"forward\", \"pass\": \"forward\",",
+         "field \"pass\" given twice"},
     };
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof(dups) / sizeof(dups[0]); i++) {
         char text[2048];
         snprintf(text, sizeof(text),
                  "{\"schema_version\": 1, \"entries\": [{%s%s]}", dups[i][0],
@@ -504,6 +550,14 @@ static void test_misc(void)
     free(many);
 }
 
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
 /* format(parse(x)) reads back as the same entries. */
 static void test_format_round_trip(void)
 {
@@ -520,6 +574,7 @@ static void test_format_round_trip(void)
     for (size_t i = 0; i < a.count && i < b.count; i++) {
         const prnn_tuning_entry *x = &a.items[i].entry, *y = &b.items[i].entry;
         CHECK(prnn_tuning_entry_same_key(x, y));
+        CHECK(x->pass == y->pass);
         CHECK(memcmp(&x->config, &y->config, sizeof(x->config)) == 0);
         CHECK(x->us_per_step == y->us_per_step);
         CHECK(strcmp(x->source, y->source) == 0);
@@ -528,6 +583,28 @@ static void test_format_round_trip(void)
     CHECK(text && strstr(text, "\n      \"config\": {\"blocks\": 64, "));
     CHECK(text && strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}"));
     CHECK(text && strstr(text, "\"us_per_step\": 1.23,"));
+    /* "pass" only where it is not forward, on the shape line after "batch" */
+    CHECK(text && strstr(text, "\"batch\": 1048576, \"pass\": "
+                               "\"backward-data\",\n      \"config\": {"));
+    CHECK(occurrences(text, "\"pass\"") == 1);
+    /* and the text is a fixed point: parse then format gives it back */
+    prnn_tuning_entry again[3];
+    for (size_t i = 0; i < 3 && i < b.count; i++)
+        again[i] = b.items[i].entry;
+    char *text2 = prnn_tuning_db_format(again, b.count);
+    CHECK(text && text2 && strcmp(text, text2) == 0);
+    free(text2);
+    free(text);
+
+    /* A forward-only database is written without "pass", as it was before
+     * passes existed; a backward-data range names it after the range. */
+    text = prnn_tuning_db_format(e, 2);
+    CHECK(text && occurrences(text, "\"pass\"") == 0);
+    free(text);
+    e[1].pass = PRNN_PASS_BACKWARD_DATA;
+    text = prnn_tuning_db_format(&e[1], 1);
+    CHECK(text && strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}, "
+                               "\"pass\": \"backward-data\",\n"));
     free(text);
     prnn_tuning_db_free(&a);
     prnn_tuning_db_free(&b);
@@ -589,6 +666,7 @@ int main(void)
     test_truncated();
     test_missing_fields();
     test_optional_fields();
+    test_pass_field();
     test_text_form();
     test_bad_values();
     test_misc();

@@ -1,7 +1,7 @@
 /*
  * The layered search: user exact beats shipped exact beats nearest; the
  * nearest-entry distance and its tie-breaks; the fits callback falling
- * through to the next candidate.
+ * through to the next candidate; the passes never mixed.
  */
 #include <math.h>
 #include <string.h>
@@ -84,8 +84,8 @@ static void test_same_gpu_only(void)
     prnn_tuning_key k = test_key(1024, 8);
     CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1);
     /* each part of the GPU and kind must match, even for "nearest" */
-    prnn_tuning_key v[7];
-    for (int i = 0; i < 7; i++)
+    prnn_tuning_key v[8];
+    for (int i = 0; i < 8; i++)
         v[i] = k;
     v[0].gpu_name = "Test GPU 2";
     v[1].cc_major = 9;
@@ -94,7 +94,8 @@ static void test_same_gpu_only(void)
     v[4].mode = PRNN_GRU;
     v[5].dtype = PRNN_DATA_BFLOAT16;
     v[6].directions = 2;
-    for (int i = 0; i < 7; i++)
+    v[7].pass = PRNN_PASS_BACKWARD_DATA;
+    for (int i = 0; i < 8; i++)
         CHECK(prnn_tuning_search(&db, &db, &v[i], NULL, NULL, &r) == 0);
     /* invalid keys find nothing and do not crash */
     prnn_tuning_key bad = k;
@@ -137,6 +138,13 @@ static void test_distance(void)
     CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(3.0)) < 1e-12);
     k.hidden = 4096; /* both: 2 * 2 + log2(3) */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 4 - log2(3.0)) < 1e-12);
+    /* another pass is no guess at any size, not even the entry's own */
+    k.hidden = 1024;
+    k.batch = 12;
+    k.pass = PRNN_PASS_BACKWARD_DATA;
+    CHECK(isinf(prnn_tuning_distance(&e, &k)));
+    e.pass = PRNN_PASS_BACKWARD_DATA;
+    CHECK(prnn_tuning_distance(&e, &k) == 0.0);
 }
 
 static void test_nearest_rules(void)
@@ -217,6 +225,72 @@ static void test_nearest_rules(void)
         CHECK(found(&a, NULL, 1025, 8, &r) == 0);
         prnn_tuning_db_free(&a);
     }
+}
+
+static int found_pass(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
+                      prnn_pass pass, int hidden, int batch,
+                      prnn_tuning_result *r)
+{
+    prnn_tuning_key k = test_key(hidden, batch);
+    k.pass = pass;
+    memset(r, 0, sizeof(*r));
+    return prnn_tuning_search(user, shipped, &k, NULL, NULL, r);
+}
+
+/* A key finds entries of its own pass only, exact and nearest alike, in
+ * either database, even where the other pass has a closer entry. */
+static void test_passes_apart(void)
+{
+    const prnn_pass fwd = PRNN_PASS_FORWARD, bwd = PRNN_PASS_BACKWARD_DATA;
+    prnn_tuning_entry u[2], s[2];
+    test_entry(&u[0], 1024, 8, 1);  /* forward */
+    test_entry(&u[1], 1024, 8, 2);  /* the same shape, backward-data */
+    u[1].pass = bwd;
+    test_entry(&s[0], 4096, 8, 3);  /* forward */
+    test_entry(&s[1], 2048, 8, 4);  /* backward-data */
+    s[1].pass = bwd;
+    /* messages about a candidate name its pass, unless it is forward */
+    char desc[400];
+    prnn_tuning_entry_describe(&u[1], desc, sizeof(desc));
+    CHECK(strcmp(desc, "lstm half hidden 1024 dirs 1 batch 8 backward-data on "
+                       "Test GPU (8.6, 84 SMs)") == 0);
+    prnn_tuning_entry_describe(&u[0], desc, sizeof(desc));
+    CHECK(strcmp(desc, "lstm half hidden 1024 dirs 1 batch 8 on Test GPU "
+                       "(8.6, 84 SMs)") == 0);
+    prnn_tuning_db user, shipped;
+    test_db_of(&user, u, 2);
+    test_db_of(&shipped, s, 2);
+    prnn_tuning_result r;
+
+    /* exact: the same shape in both passes, each found by its own key */
+    CHECK(found_pass(&user, &shipped, fwd, 1024, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 1 && r.exact == 1 && r.entry.pass == fwd);
+    CHECK(found_pass(&user, &shipped, bwd, 1024, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 2 && r.exact == 1 && r.entry.pass == bwd);
+    /* an exact entry of the other pass is not even a nearest one */
+    CHECK(found_pass(NULL, &shipped, fwd, 2048, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 3 && r.exact == 0);
+    /* nearest: in each case the other pass holds the closest entry
+     * (cost 0.42 against 1.17) */
+    CHECK(found_pass(&user, &shipped, fwd, 1536, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 1 && r.exact == 0 && r.entry.pass == fwd);
+    CHECK(found_pass(&user, &shipped, bwd, 3072, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 4 && r.exact == 0 && r.entry.pass == bwd);
+    /* equal cost across passes: file order would pick the forward u[0] */
+    CHECK(found_pass(&user, NULL, bwd, 2048, 8, &r) == 1);
+    CHECK(r.entry.config.blocks == 2);
+    prnn_tuning_db_free(&user);
+    prnn_tuning_db_free(&shipped);
+
+    /* nothing of its pass at all: no match, whatever the other pass holds */
+    test_db_of(&user, u, 1);
+    CHECK(found_pass(&user, &user, bwd, 1024, 8, &r) == 0);
+    CHECK(found_pass(&user, &user, bwd, 1536, 8, &r) == 0);
+    prnn_tuning_db_free(&user);
+    test_db_of(&shipped, &s[1], 1);
+    CHECK(found_pass(&shipped, &shipped, fwd, 2048, 8, &r) == 0);
+    CHECK(found_pass(&shipped, &shipped, fwd, 1536, 8, &r) == 0);
+    prnn_tuning_db_free(&shipped);
 }
 
 /* Accepts (returns 0 for) only configurations whose blocks are in ctx's
@@ -309,6 +383,7 @@ int main(void)
     test_same_gpu_only();
     test_distance();
     test_nearest_rules();
+    test_passes_apart();
     test_fits();
     return test_finish("test_tuning_search");
 }

@@ -1,7 +1,8 @@
 /*
- * The writer: store then find, replace on the same key, sorted output,
- * concurrent writers in separate processes, malformed files backed up, and
- * failures reported with the path and the reason, never a partial file.
+ * The writer: store then find, replace on the same key, sorted output, both
+ * passes side by side, concurrent writers in separate processes, malformed
+ * files backed up, and failures reported with the path and the reason,
+ * never a partial file.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,13 +31,20 @@ static long file_entries(const char *path, prnn_tuning_db *db)
     return (long)db->count;
 }
 
-static int find_blocks(const prnn_tuning_db *db, int hidden, int batch)
+static int find_pass_blocks(const prnn_tuning_db *db, prnn_pass pass,
+                            int hidden, int batch)
 {
     prnn_tuning_key k = test_key(hidden, batch);
+    k.pass = pass;
     prnn_tuning_result r;
     if (!prnn_tuning_search(db, NULL, &k, NULL, NULL, &r) || !r.exact)
         return 0;
     return r.entry.config.blocks;
+}
+
+static int find_blocks(const prnn_tuning_db *db, int hidden, int batch)
+{
+    return find_pass_blocks(db, PRNN_PASS_FORWARD, hidden, batch);
 }
 
 static void test_round_trip(void)
@@ -172,6 +180,8 @@ static void test_invalid_entries(void)
         {8, 0, "config.blocks = 0: must be in [1, 4096]"},
         {9, 2, "config.handoff = 2"},
         {10, 0, "config.batch_groups = 0: must be in [1, 1024]"},
+        {11, 2, "pass 2 is not a prnn_pass"},
+        {11, -1, "pass -1 is not a prnn_pass"},
     };
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         prnn_tuning_entry x = e;
@@ -188,6 +198,7 @@ static void test_invalid_entries(void)
         case 8: x.config.blocks = v; break;
         case 9: x.config.handoff = v; break;
         case 10: x.config.batch_groups = v; break;
+        case 11: x.pass = (prnn_pass)v; break;
         }
         prnn_log_clear();
         CHECK(prnn_tuning_db_store(path, &x) == PRNN_STATUS_BAD_PARAM);
@@ -203,6 +214,100 @@ static void test_invalid_entries(void)
     free(after);
     test_rm_rf(dir);
     free(dir);
+}
+
+/* Stores e into path, which must then hold the two passes' entries for
+ * 1024 x 8 and nothing else, with these blocks. */
+static void store_both_passes(const char *path, const prnn_tuning_entry *e,
+                              int fwd_blocks, int bwd_blocks)
+{
+    prnn_tuning_db db;
+    CHECK(prnn_tuning_db_store(path, e) == PRNN_STATUS_SUCCESS);
+    CHECK(file_entries(path, &db) == 2);
+    CHECK(find_pass_blocks(&db, PRNN_PASS_FORWARD, 1024, 8) == fwd_blocks);
+    CHECK(find_pass_blocks(&db, PRNN_PASS_BACKWARD_DATA, 1024, 8) ==
+          bwd_blocks);
+    prnn_tuning_db_free(&db);
+}
+
+/* One file holds both passes: a store replaces the entry of its own pass
+ * only, and a file without backward-data entries never says "pass" (so
+ * every file written before passes existed is rewritten unchanged). */
+static void test_passes(void)
+{
+    const prnn_pass bwd = PRNN_PASS_BACKWARD_DATA;
+    char *dir = test_mkdtemp();
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/db.json", dir);
+    prnn_tuning_entry f, b;
+    prnn_tuning_db db;
+    test_entry(&f, 1024, 8, 5);
+    CHECK(prnn_tuning_db_store(path, &f) == PRNN_STATUS_SUCCESS);
+    char *text = test_read_file(path, NULL);
+    CHECK(text && !strstr(text, "\"pass\""));
+    free(text);
+
+    /* the same shape for the other kernel, made as the autotuner makes it */
+    prnn_tuning_key k = test_key(1024, 8);
+    k.pass = bwd;
+    prnn_tuning_entry_from_key(&b, &k);
+    b.config = f.config;
+    b.config.blocks = 6;
+    b.us_per_step = 1.5;
+    store_both_passes(path, &b, 5, 6);
+
+    /* re-tuning one pass leaves the other's entry alone, both ways round */
+    b.config.blocks = 7;
+    store_both_passes(path, &b, 5, 7);
+    f.config.blocks = 8;
+    store_both_passes(path, &f, 8, 7);
+
+    /* sorted with the pass before the sizes: each pass's entries of one
+     * layer kind stay together, forward first */
+    prnn_tuning_entry more[2];
+    test_entry(&more[0], 64, 8, 9);
+    more[0].pass = bwd;
+    test_entry(&more[1], 4096, 8, 10);
+    CHECK(prnn_tuning_db_store_many(path, more, 2) == PRNN_STATUS_SUCCESS);
+    CHECK(file_entries(path, &db) == 4);
+    static const struct {
+        prnn_pass pass;
+        int hidden;
+    } order[] = {{PRNN_PASS_FORWARD, 1024},
+                 {PRNN_PASS_FORWARD, 4096},
+                 {PRNN_PASS_BACKWARD_DATA, 64},
+                 {PRNN_PASS_BACKWARD_DATA, 1024}};
+    for (size_t i = 0; i < db.count && i < 4; i++)
+        CHECK(db.items[i].entry.pass == order[i].pass &&
+              db.items[i].entry.hidden == order[i].hidden);
+    prnn_tuning_db_free(&db);
+
+    test_rm_rf(dir);
+    free(dir);
+}
+
+/* The key order the writer sorts by: the pass after the directions and
+ * before the sizes; entries differing only in the pass are different keys. */
+static void test_compare_passes(void)
+{
+    prnn_tuning_entry a, b;
+    test_entry(&a, 4096, 64, 1);
+    test_entry(&b, 64, 1, 2);
+    b.pass = PRNN_PASS_BACKWARD_DATA;
+    CHECK(prnn_tuning_entry_compare(&a, &b) < 0);
+    CHECK(prnn_tuning_entry_compare(&b, &a) > 0);
+    CHECK(!prnn_tuning_entry_same_key(&a, &b));
+    test_entry(&b, 4096, 64, 2);
+    b.pass = PRNN_PASS_BACKWARD_DATA;
+    CHECK(prnn_tuning_entry_compare(&a, &b) < 0);
+    CHECK(!prnn_tuning_entry_same_key(&a, &b));
+    b.pass = PRNN_PASS_FORWARD;
+    CHECK(prnn_tuning_entry_compare(&a, &b) == 0);
+    CHECK(prnn_tuning_entry_same_key(&a, &b));
+    /* the directions come first */
+    b.pass = PRNN_PASS_BACKWARD_DATA;
+    a.directions = 2;
+    CHECK(prnn_tuning_entry_compare(&b, &a) < 0);
 }
 
 static void test_malformed_existing(void)
@@ -373,6 +478,8 @@ int main(void)
 {
     test_round_trip();
     test_invalid_entries();
+    test_passes();
+    test_compare_passes();
     test_malformed_existing();
     test_failures_reported();
     test_concurrent_writers();

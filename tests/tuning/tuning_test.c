@@ -112,7 +112,7 @@ void test_entry(prnn_tuning_entry *e, int hidden, int batch, int blocks)
 prnn_tuning_key test_key(int hidden, int batch)
 {
     prnn_tuning_key k = {"Test GPU", 8, 6, 84, PRNN_LSTM, PRNN_DATA_HALF,
-                         hidden, 1, batch};
+                         hidden, 1, batch, PRNN_PASS_FORWARD};
     return k;
 }
 

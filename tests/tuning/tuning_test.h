@@ -33,7 +33,8 @@ char *test_read_file(const char *path, size_t *len);
 /* How many entries of dir have names starting with prefix. */
 int test_count_files(const char *dir, const char *prefix);
 
-/* A valid entry: "Test GPU" 8.6, 84 SMs, lstm half hidden, batch exact. */
+/* A valid entry: "Test GPU" 8.6, 84 SMs, lstm half hidden, batch exact,
+ * forward (set .pass for the other kernel). */
 void test_entry(prnn_tuning_entry *e, int hidden, int batch, int blocks);
 /* The key that entry's shape would be looked up with. */
 prnn_tuning_key test_key(int hidden, int batch);
