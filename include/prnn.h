@@ -560,6 +560,17 @@ typedef struct {
     char config[256];
     /* The device, e.g. "NVIDIA H100 80GB HBM3 sm_90 132SM". */
     char device[128];
+    /* The backward-data pass (fields appended in 0.2). Its tile is chosen
+     * with the plan; its kernels, and the other training kernels, are
+     * compiled and loaded by prnnGetRNNTrainingReserveSize or the first
+     * training call (trainingPrepared = 1 from then on). Before that the
+     * fields describe the tile chosen; after, what runs (a tile that cannot
+     * load falls back, finally to the standard path). */
+    int trainingPrepared;
+    prnnRNNPath_t backwardPath;
+    prnnConfigSource_t backwardConfigSource;
+    int backwardNumBlocks;   /* blocks per direction (all batch groups) */
+    char backwardConfig[256]; /* tile text form, or "standard" */
 } prnnRNNPlanInfo_t;
 
 /* Plans (as prnnPrepareRNN does, if not planned yet) and describes the plan

@@ -7,6 +7,29 @@
 #ifndef PRNN_KERNEL_ABI_H
 #define PRNN_KERNEL_ABI_H
 
+/* PRNN_MODE: the cell (the same numbers as prnnRNNMode_t). */
+#define PRNN_KMODE_RELU 0
+#define PRNN_KMODE_TANH 1
+#define PRNN_KMODE_LSTM 2
+#define PRNN_KMODE_GRU 3
+#define PRNN_KMODE_GATES(m) ((m) == PRNN_KMODE_LSTM ? 4 : (m) == PRNN_KMODE_GRU ? 3 : 1)
+
+/* PRNN_PASS: which recurrence a persistent kernel runs. */
+#define PRNN_KPASS_FORWARD 0
+#define PRNN_KPASS_BACKWARD_DATA 1
+
+/* Values the forward pass keeps per row and hidden unit for the backward
+ * pass ("act", math type): LSTM i f g o c, GRU r z n m (m = R_n h + bR_n);
+ * RELU/TANH keep none (their derivative follows from the output h). */
+#define PRNN_ACT_COLS(m) ((m) == PRNN_KMODE_LSTM ? 5 : (m) == PRNN_KMODE_GRU ? 4 : 0)
+
+/* Gate gradients per row and hidden unit ("dg", storage type), in gate order;
+ * GRU keeps four: r, z, n as seen through R (r * dn), and n as seen through
+ * W (dn), because the reset multiplies R_n h only. The first G columns are
+ * what R^T multiplies (the "recurrent side"); the input side is columns
+ * 0..G-1 with GRU's n taken from column 3. */
+#define PRNN_DG_COLS(m) ((m) == PRNN_KMODE_GRU ? 4 : PRNN_KMODE_GATES(m))
+
 /* One direction's inputs and outputs for one layer. */
 typedef struct {
     const void *R;   /* [gates*hidden][hidden] storage type, gate-major rows */
@@ -21,6 +44,8 @@ typedef struct {
     void *exchange;        /* hand-off words, both parities */
     unsigned int *counter; /* step counters (hand-off 1), one per batch group */
     void *packed;          /* streamed weights, this direction */
+    void *act;             /* training (PRNN_TRAIN): [rows][ACT_COLS][hidden]
+                            * math type, for the backward pass; else NULL */
 } prnn_dir_args;
 
 typedef struct {
@@ -34,6 +59,88 @@ typedef struct {
                             * the layers of one call */
     int reserved;
 } prnn_rnn_args;
+
+/* The backward-data kernel, one direction of one layer. Rows are those of
+ * the forward pass (time-major, packed); the kernel walks them backwards. */
+typedef struct {
+    const void *R;    /* [gates*hidden][hidden] storage type (read as R^T) */
+    const void *dy;   /* gradient of this layer's output: row r, column
+                       * dir*hidden + u, rows dy_cols apart; storage type when
+                       * prnn_bwd_args.dy_storage, else math type */
+    const void *act;  /* [rows][ACT_COLS][hidden] math type (forward training) */
+    const void *hx;   /* [miniBatch][hidden] initial state, or NULL (zeros) */
+    const void *cx;
+    const void *dhy;  /* gradient of hy, cy, or NULL (zeros) */
+    const void *dcy;
+    void *dhx;        /* gradient of hx, cx, or NULL (not wanted) */
+    void *dcx;
+    void *dg;         /* [rows][DG_COLS][hidden] storage type, written */
+    void *exchange;
+    unsigned int *counter;
+    void *packed;
+} prnn_bwd_dir_args;
+
+typedef struct {
+    prnn_bwd_dir_args dir[2];
+    const void *hout;   /* this layer's output [rows][y_cols] storage type:
+                         * h_t (RELU, TANH) and h_{t-1} (GRU) */
+    const int *batch;
+    const int *offset;
+    int seq_length;
+    int y_cols;
+    int dy_cols;
+    int dy_storage;
+    unsigned int tag_base; /* steps of the layers already run in this call */
+    int reserved;
+} prnn_bwd_args;
+
+/* Dropout between layers (rnn_train.cu), with src/ref/philox.h's mask of
+ * layer `layer`'s output, n elements [rows][dirs*hidden]. Forward: dst =
+ * mask(src) * scale (storage type); backward: data = mask(data) * scale in
+ * place (math type). */
+typedef struct {
+    const void *src;
+    void *dst;
+    unsigned long long n;
+    unsigned long long seed;
+    double scale;
+    int layer;
+    unsigned int threshold;
+} prnn_dropout_args;
+
+/* h_{t-1} of every row of one direction, for dR: row r of step t gets the
+ * output row its step started from, or hx (zeros when NULL). */
+typedef struct {
+    const void *out;  /* layer output [rows][ld] storage type */
+    const void *hx;   /* [miniBatch][hidden], or NULL */
+    void *dst;        /* [rows][hidden] storage type */
+    const int *batch; /* the setup kernel's step tables */
+    const int *offset;
+    int seq_length, hidden, ld, col0, reverse;
+    int reserved;
+} prnn_gather_args;
+
+/* Deterministic column sums of gate gradients into a bias gradient: partial
+ * sums over fixed chunks of rows, then the chunks in order, added to the
+ * bias (storage type). Column i reads dg column i + (i >= col_split ?
+ * col_skip : 0) (GRU's input side skips the recurrent n). */
+typedef struct {
+    const void *dg;    /* [rows][ld] storage type */
+    void *partial;     /* [chunks][cols] math type */
+    void *bias;        /* [cols] storage type */
+    long long rows;
+    int ld, cols, col_split, col_skip;
+    int chunk_rows, chunks;
+} prnn_bias_args;
+
+/* SKIP_INPUT's dx: x is added to every gate, so dx[r][j] is the sum over
+ * directions and gates of the input-side gate gradients. */
+typedef struct {
+    const void *dg[2]; /* per direction [rows][dg_cols*hidden] storage type */
+    void *dx;          /* [rows][hidden] storage type */
+    long long count;   /* rows * hidden */
+    int hidden, dirs, dg_cols, gates;
+} prnn_skip_dx_args;
 
 /* The per-call setup kernel: expands batch runs into per-step batch sizes and
  * first rows, and zeroes the hand-off area so step tags start afresh. */
@@ -67,7 +174,30 @@ typedef struct {
     int y_offset;     /* direction * hidden */
     int final_step;   /* 1 for the direction's last processed step */
     int reverse;
+    void *act;        /* training: [rows][ACT_COLS][hidden] math type; else NULL */
 } prnn_step_args;
+
+/* The standard path's backward step: after a cuBLASLt GEMM has computed
+ * rec = dg_prev R (the gradient of h through R) for the rows the step
+ * processed before ran, one thread per (row, unit) runs the cell backward
+ * (prnn_bwd_args has the buffers' layouts). */
+typedef struct {
+    const void *rec;   /* [prev_b][hidden] math type, or NULL when prev_b = 0 */
+    const void *dy;
+    const void *act;
+    const void *hout;
+    const void *hx, *cx, *dhy, *dcy;
+    void *dhx, *dcx;
+    void *dg;
+    void *carry;       /* [miniBatch][hidden] math type, kept between steps */
+    long long row0;    /* first row of this step (unused when cur_b = 0) */
+    long long tp_row0; /* first row of the forward-order previous step */
+    int cur_b;         /* rows of this step (0: the walk's final phase) */
+    int prev_b;        /* rows of the step processed before (0: none) */
+    int tp_b;          /* rows of the forward-order previous step (0: none) */
+    int y_cols, y_offset, dy_cols, dy_storage;
+    int reserved;
+} prnn_step_bwd_args;
 
 /* Start of a standard-path layer: hstate = hx (or 0), cstate = cx (or 0). */
 typedef struct {

@@ -1,30 +1,19 @@
-// The standard (non-persistent) path: after a cuBLASLt GEMM has computed the
-// recurrent product R h_{t-1} for the step's active rows, one thread per
-// (row, unit) adds the projected input and biases and applies the cell --
-// the same equations as the persistent kernel's cell, one launch per step.
-// Used when no persistent configuration fits the device (or on request), and
-// as the classic baseline the benchmark compares against.
+// The standard (non-persistent) path, one launch per step: after a cuBLASLt
+// GEMM has computed the step's recurrent product for its active rows, one
+// thread per (row, unit) runs the cell (rnn_cell.cuh, exact activations).
+// Forward: rec = h_{t-1} R^T, then the cell (keeping `act` when training).
+// Backward: rec = dg R (the gradient of h through R), then the cell
+// backward, the same per-item logic as the persistent backward kernel.
+// Used when no persistent configuration fits the device (or on request),
+// and as the classic baseline the benchmark compares against.
 
-#include "prnn_device.cuh"
 #include "prnn_kernel_abi.h"
+#include "rnn_cell.cuh"
 
-#if PRNN_DTYPE == 0
-typedef float T;
-#elif PRNN_DTYPE == 1
-typedef double T;
-#elif PRNN_DTYPE == 2
-typedef prnn_half T;
-#elif PRNN_DTYPE == 3
-typedef prnn_bf16 T;
-#else
-#error "PRNN_DTYPE must be 0..3"
-#endif
-typedef prnn_storage<T> ST;
-typedef typename ST::acc AccT;
-
-#define MODE PRNN_MODE
-#define G (MODE == 2 ? 4 : MODE == 3 ? 3 : 1)
-#define H PRNN_H
+constexpr int MODE = PRNN_MODE;
+constexpr int H = PRNN_H;
+typedef Cell<MODE> C;
+constexpr int G = C::G;
 
 extern "C" __global__ void prnn_step_init(const prnn_step_init_args a)
 {
@@ -55,37 +44,79 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         xv = ((const AccT *)a.xin)[row * (G * H) + g * H + u];
 #endif
         x[g] = xv + ST::load((const T *)a.bW, g * H + u);
-        if (!(MODE == 3 && g == 2))
+        if (!(MODE == PRNN_KMODE_GRU && g == 2))
             x[g] += ST::load((const T *)a.bR, g * H + u);
     }
     T *hs = (T *)a.hstate;
-    AccT h;
-    AccT c = AccT(0);
-    if (MODE == 2) {
-        AccT *cs = (AccT *)a.cstate;
-        AccT ig = prnn_sigmoid(pre[0] + x[0]);
-        AccT fg = prnn_sigmoid(pre[1] + x[1]);
-        AccT gg = prnn_tanh(pre[2] + x[2]);
-        AccT og = prnn_sigmoid(pre[3] + x[3]);
-        c = fg * cs[i] + ig * gg;
+    AccT *cs = (AccT *)a.cstate;
+    AccT c = MODE == PRNN_KMODE_LSTM ? cs[i] : AccT(0);
+    AccT bias_rn = MODE == PRNN_KMODE_GRU ? ST::load((const T *)a.bR, 2 * H + u) : AccT(0);
+    AccT act[C::ACTN];
+    AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, ST::load(hs, i), act);
+    if (MODE == PRNN_KMODE_LSTM)
         cs[i] = c;
-        h = og * prnn_tanh(c);
-    } else if (MODE == 3) {
-        AccT hp = ST::load(hs, i);
-        AccT br = ST::load((const T *)a.bR, 2 * H + u);
-        AccT rg = prnn_sigmoid(pre[0] + x[0]);
-        AccT zg = prnn_sigmoid(pre[1] + x[1]);
-        AccT ng = prnn_tanh(x[2] + rg * (pre[2] + br));
-        h = (AccT(1) - zg) * ng + zg * hp;
-    } else {
-        AccT v = pre[0] + x[0];
-        h = MODE == 0 ? prnn_relu(v) : prnn_tanh(v);
-    }
     ST::store(hs, i, h);
     ST::store((T *)a.y, row * a.y_cols + a.y_offset + u, h);
+    if (a.act)
+#pragma unroll
+        for (int k = 0; k < C::ACT; ++k)
+            ((AccT *)a.act)[(row * C::ACT + k) * H + u] = act[k];
     bool last = a.reverse ? a.final_step : (b >= a.next_batch);
     if (last && a.hy)
         ST::store((T *)a.hy, i, h);
-    if (last && a.cy && MODE == 2)
+    if (last && a.cy && MODE == PRNN_KMODE_LSTM)
         ST::store((T *)a.cy, i, c);
+}
+
+extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
+{
+    const int hi_b = a.cur_b > a.prev_b ? a.cur_b : a.prev_b;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= hi_b * H)
+        return;
+    const int b = i / H, u = i % H;
+    const bool later = b < a.prev_b, active = b < a.cur_b;
+    constexpr bool LSTM = MODE == PRNN_KMODE_LSTM, GRU = MODE == PRNN_KMODE_GRU;
+    AccT *carry = (AccT *)a.carry;
+    AccT dh_in, dc_in;
+    if (later) {
+        AccT rec = ((const AccT *)a.rec)[i];
+        dh_in = rec + (GRU ? carry[i] : AccT(0));
+        dc_in = LSTM ? carry[i] : AccT(0);
+    } else {
+        dh_in = a.dhy ? ST::load((const T *)a.dhy, i) : AccT(0);
+        dc_in = LSTM && a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
+    }
+    if (!active) {
+        if (a.dhx)
+            ST::store((T *)a.dhx, i, dh_in);
+        if (LSTM && a.dcx)
+            ST::store((T *)a.dcx, i, dc_in);
+        return;
+    }
+    const long long row = a.row0 + b;
+    const long long dyi = row * a.dy_cols + a.y_offset + u;
+    AccT dy = a.dy_storage ? ST::load((const T *)a.dy, dyi) : ((const AccT *)a.dy)[dyi];
+    AccT act[C::ACTN];
+#pragma unroll
+    for (int k = 0; k < C::ACTN; ++k)
+        act[k] = k < C::ACT ? ((const AccT *)a.act)[(row * C::ACT + k) * H + u] : AccT(0);
+    AccT h = AccT(0), prev = AccT(0);
+    if (!LSTM && !GRU)
+        h = ST::load((const T *)a.hout, row * a.y_cols + a.y_offset + u);
+    if (LSTM || GRU) {
+        const long long prow = a.tp_row0 + b;
+        if (b < a.tp_b)
+            prev = LSTM ? ((const AccT *)a.act)[(prow * C::ACT + 4) * H + u]
+                        : ST::load((const T *)a.hout, prow * a.y_cols + a.y_offset + u);
+        else if (LSTM ? a.cx != 0 : a.hx != 0)
+            prev = ST::load((const T *)(LSTM ? a.cx : a.hx), i);
+    }
+    AccT dg[C::DG];
+    AccT dc = dc_in;
+    AccT bypass = C::template backward<ExactAct>(dh_in + dy, act, h, prev, prev, dc, dg);
+    carry[i] = LSTM ? dc : bypass;
+#pragma unroll
+    for (int g = 0; g < C::DG; ++g)
+        ST::store((T *)a.dg, (row * C::DG + g) * H + u, dg[g]);
 }

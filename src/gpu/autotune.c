@@ -10,9 +10,13 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "gpu/gpu_backward.h"
+#include "gpu/gpu_forward.h"
 #include "gpu/gpu_state.h"
 #include "gpu/heuristic.h"
+#include "gpu/kernel_request.h"
 #include "gpu/plan.h"
+#include "gpu/reserve_layout.h"
 #include "gpu/workspace_layout.h"
 #include "jit/cubin_cache.h"
 #include "ref/ref_rnn.h"
@@ -103,14 +107,14 @@ static void fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned l
 }
 
 typedef struct {
-    const prnn_cuda_driver *cu;
-    CUdeviceptr x, hx, cx, w, y, ws;
-    size_t ws_bytes;
+    CUdeviceptr x, hx, cx, w, y, dy, dx, ws, reserve;
+    size_t ws_bytes, reserve_bytes;
 } dev_buffers;
 
 static void free_buffers(const prnn_cuda_driver *cu, dev_buffers *d)
 {
-    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->ws};
+    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->dy, &d->dx, &d->ws,
+                          &d->reserve};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         if (*all[i])
             cu->cuMemFree(*all[i]);
@@ -150,29 +154,70 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Runs plan on the device buffers; optionally times `repeats` runs. */
-static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
+/* Grows a device buffer to at least bytes. */
+static prnnStatus_t ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *have, size_t bytes)
+{
+    if (bytes <= *have)
+        return PRNN_STATUS_SUCCESS;
+    if (*p)
+        cu->cuMemFree(*p);
+    *p = 0;
+    *have = 0;
+    CHECK(dev_alloc(cu, p, bytes));
+    *have = bytes;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The pass's call on the device buffers: a forward (inference) call, or a
+ * BackwardData call on the reserve the last ForwardTraining filled. */
+static prnnStatus_t run_pass(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
+                             const prnn_rnn_problem *p, dev_buffers *d)
+{
+    const int lstm = p->rnn->mode == PRNN_LSTM;
+    if (pass == PRNN_PASS_FORWARD) {
+        prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
+                                  lstm ? (const void *)d->cx : NULL, (const void *)d->w,
+                                  (void *)d->y, NULL, NULL, (void *)d->ws, d->ws_bytes, NULL, 0};
+        return prnn_gpu_forward_run(h, plan, p, 0, &b);
+    }
+    prnn_backward_data_buffers b = {(const void *)d->y, (const void *)d->dy, NULL, NULL,
+                                    (const void *)d->w, (const void *)d->hx,
+                                    lstm ? (const void *)d->cx : NULL, (void *)d->dx, NULL, NULL,
+                                    (void *)d->ws, d->ws_bytes, (void *)d->reserve,
+                                    d->reserve_bytes};
+    return prnn_gpu_backward_data_run(h, plan, p, &b);
+}
+
+/* Before timing backward data: ForwardTraining fills the reserve (and y). */
+static prnnStatus_t prime_pass(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
+                               const prnn_rnn_problem *p, dev_buffers *d)
+{
+    const prnn_cuda_driver *cu = h->gs->cu;
+    CHECK(ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
+    if (pass == PRNN_PASS_FORWARD)
+        return PRNN_STATUS_SUCCESS;
+    prnn_reserve_layout r;
+    prnn_reserve_layout_compute(p, &r);
+    CHECK(ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
+    const int lstm = p->rnn->mode == PRNN_LSTM;
+    prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
+                              lstm ? (const void *)d->cx : NULL, (const void *)d->w, (void *)d->y,
+                              NULL, NULL, (void *)d->ws, d->ws_bytes, (void *)d->reserve,
+                              d->reserve_bytes};
+    return prnn_gpu_forward_run(h, plan, p, 1, &b);
+}
+
+/* Runs the pass once (repeats = 0, then synchronises), or times `repeats`
+ * runs after `warmups` and gives their median per step. */
+static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
                                   const prnn_rnn_problem *p, dev_buffers *d, int repeats,
                                   int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
-    prnn_ws_layout l;
-    prnn_ws_layout_compute(plan, p, &l);
-    if (l.total > d->ws_bytes) {
-        if (d->ws)
-            cu->cuMemFree(d->ws);
-        d->ws = 0;
-        d->ws_bytes = 0;
-        CHECK(dev_alloc(cu, &d->ws, l.total));
-        d->ws_bytes = l.total;
-    }
-    prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
-                              p->rnn->mode == PRNN_LSTM ? (const void *)d->cx : NULL,
-                              (const void *)d->w, (void *)d->y, NULL, NULL,
-                              (void *)d->ws, d->ws_bytes, NULL, 0};
     CUstream stream = (CUstream)h->stream;
+    CHECK(prime_pass(h, plan, pass, p, d));
     if (!repeats) {
-        CHECK(prnn_gpu_forward_plan(h, plan, p, &b));
+        CHECK(run_pass(h, plan, pass, p, d));
         return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
     CUevent e0 = NULL, e1 = NULL;
@@ -184,7 +229,7 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
     for (int i = -warmups; i < n && !s; i++) {
         s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
         if (!s)
-            s = prnn_gpu_forward_plan(h, plan, p, &b);
+            s = run_pass(h, plan, pass, p, d);
         if (!s)
             s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
         if (!s)
@@ -206,14 +251,25 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
     return PRNN_STATUS_SUCCESS;
 }
 
+/* A plan running one candidate of the pass (the forward pass of a
+ * backward candidate runs on the standard path: only the reserve matters). */
+static prnnStatus_t candidate_plan(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
+                                   int mini_batch, prnn_pass pass, const prnn_tile_config *tile,
+                                   prnn_plan *plan)
+{
+    return pass == PRNN_PASS_FORWARD
+               ? prnn_plan_with_tiles(h->gs, rnn, mini_batch, tile, NULL, plan)
+               : prnn_plan_with_tiles(h->gs, rnn, mini_batch, NULL, tile, plan);
+}
+
 /* The heuristic's tile (cand[0]) and the winner, timed again in alternation
  * so that clock and thermal drift over the search cannot favour either; the
  * report and the decision use these figures. The winner must beat the
  * heuristic here too, or the heuristic's tile is kept: an autotuned entry is
  * never slower than what the library would have chosen without it. */
 static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
-                              int mini_batch, const prnn_rnn_problem *pt, dev_buffers *d,
-                              int repeats, prnn_autotune_report *report)
+                              int mini_batch, prnn_pass pass, const prnn_rnn_problem *pt,
+                              dev_buffers *d, int repeats, prnn_autotune_report *report)
 {
     enum { ROUNDS = 3 };
     prnn_autotune_candidate *pair[2] = {&report->cand[0], &report->cand[report->best]};
@@ -221,8 +277,8 @@ static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < 2; k++) {
             prnn_plan plan;
-            CHECK(prnn_plan_with_tile(h, rnn, mini_batch, &pair[k]->config, &plan));
-            CHECK(run_candidate(h, &plan, pt, d, repeats, 2, &t[k][r]));
+            CHECK(candidate_plan(h, rnn, mini_batch, pass, &pair[k]->config, &plan));
+            CHECK(run_candidate(h, &plan, pass, pt, d, repeats, 2, &t[k][r]));
         }
     for (int k = 0; k < 2; k++) {
         qsort(t[k], ROUNDS, sizeof(double), cmp_double);
@@ -254,9 +310,37 @@ static int in_list(const prnn_kernel_geometry *list, int count, const prnn_tile_
     return 0;
 }
 
+/* The CPU reference of the check: y (forward) or dx (backward data) of the
+ * short problem pc, into ref. */
+static prnnStatus_t reference(const prnn_rnn_problem *pc, prnn_pass pass, const void *x,
+                              const void *hx, const void *cx, const void *w, const void *dy,
+                              void *ref)
+{
+    const int lstm = pc->rnn->mode == PRNN_LSTM;
+    size_t es = prnn_dtype_size(pc->rnn->dtype);
+    size_t ycount = pc->total_rows * (size_t)pc->rnn->hidden * prnn_rnn_dirs(pc->rnn);
+    size_t wsb = prnn_ref_workspace_bytes(pc), rsb = prnn_ref_reserve_bytes(pc);
+    void *ws = malloc(wsb ? wsb : 1), *res = malloc(rsb ? rsb : 1), *y = malloc(ycount * es);
+    prnnStatus_t s = PRNN_STATUS_SUCCESS;
+    if (!ws || !res || !y)
+        s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    else if (pass == PRNN_PASS_FORWARD)
+        s = prnn_ref_forward(pc, 0, x, hx, lstm ? cx : NULL, w, ref, NULL, NULL, ws, NULL);
+    else {
+        s = prnn_ref_forward(pc, 1, x, hx, lstm ? cx : NULL, w, y, NULL, NULL, ws, res);
+        if (!s)
+            s = prnn_ref_backward_data(pc, y, dy, NULL, NULL, w, hx, lstm ? cx : NULL, ref, NULL,
+                                       NULL, ws, res);
+    }
+    free(ws);
+    free(res);
+    free(y);
+    return s;
+}
+
 static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                                         const struct prnnRNNStruct *rnn, int mini_batch,
-                                        const prnn_autotune_options *opts_in,
+                                        prnn_pass pass, const prnn_autotune_options *opts_in,
                                         prnn_tile_config *best,
                                         prnn_autotune_report *report_out)
 {
@@ -284,13 +368,21 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
      * family usefully but compares families poorly (bench/NOTES.md), so no
      * family is left untimed because another looks cheaper on paper. */
     prnn_kernel_shape shape;
-    prnn_plan_shape(rnn, mini_batch, 0, &shape);
+    prnn_plan_shape(rnn, mini_batch, 0, pass, &shape);
     int use_mma = prnn_plan_use_mma(rnn, &gs->info);
     enum { POOL = 2048 };
     prnn_kernel_geometry *geoms = malloc(sizeof(*geoms) * POOL);
     if (!geoms)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     int n = prnn_heuristic_candidates(&shape, &gs->info, use_mma, geoms, POOL);
+    if (opts.max_scratch_bytes) {
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (geoms[i].exchange_bytes_per_dir + geoms[i].packed_bytes_per_dir <=
+                opts.max_scratch_bytes)
+                geoms[kept++] = geoms[i];
+        n = kept;
+    }
     prnn_kernel_geometry chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int m = 0;
     int next[TILE_FAMILIES] = {0}; /* where each family's search resumes */
@@ -314,7 +406,10 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                 t.handoff = !t.handoff;
                 char why[128];
                 if (!prnn_kernel_geometry_compute(&shape, &t, &gs->info, &chosen[m], why,
-                                                  sizeof(why)))
+                                                  sizeof(why)) &&
+                    (!opts.max_scratch_bytes ||
+                     chosen[m].exchange_bytes_per_dir + chosen[m].packed_bytes_per_dir <=
+                         opts.max_scratch_bytes))
                     m++;
             }
         }
@@ -322,18 +417,19 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     free(geoms);
     if (!m)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "autotune: no persistent configuration fits %s hidden %d batch %d",
-                         prnn_mode_name(rnn->mode), rnn->hidden, mini_batch);
+                         "autotune: no persistent %s configuration fits %s hidden %d batch %d",
+                         prnn_pass_name(pass), prnn_mode_name(rnn->mode), rnn->hidden,
+                         mini_batch);
 
     /* Fill the disk cache in parallel; loading below then reads it. */
-    prnn_kernel_request *reqs = malloc(sizeof(*reqs) * (size_t)m * 2);
+    prnn_kernel_request *reqs = malloc(sizeof(*reqs) * (size_t)m);
     if (!reqs)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     int nreq = 0;
-    for (int i = 0; i < m; i++) {
-        prnn_plan_persistent_request(&chosen[i], 0, gs->info.sm, &reqs[nreq]);
-        nreq++;
-    }
+    for (int i = 0; i < m; i++)
+        if (prnn_request_persistent(&chosen[i], 0, 0, gs->info.sm, &reqs[nreq]) ==
+            PRNN_STATUS_SUCCESS)
+            nreq++;
     precompile(reqs, nreq, opts.compile_threads);
     free(reqs);
 
@@ -352,15 +448,16 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     size_t xcount = pt.total_rows * (size_t)rnn->hidden;
     size_t ycount = pt.total_rows * (size_t)rnn->hidden * dirs;
     size_t scount = (size_t)rnn->layers * dirs * mini_batch * rnn->hidden;
+    /* what the check compares: y (forward) or dx (backward), 3 steps */
+    size_t ccount = pass == PRNN_PASS_FORWARD ? pc.total_rows * (size_t)rnn->hidden * dirs
+                                              : pc.total_rows * (size_t)rnn->hidden;
     void *hw = malloc(wbytes), *hxv = malloc(xcount * es), *hhx = malloc(scount * es);
-    void *hcx = malloc(scount * es), *href = malloc(pc.total_rows * rnn->hidden * dirs * es);
-    void *hgot = malloc(pc.total_rows * rnn->hidden * dirs * es);
-    size_t rws = prnn_ref_workspace_bytes(&pc);
-    void *hws = malloc(rws ? rws : 1);
+    void *hcx = malloc(scount * es), *hdy = malloc(ycount * es);
+    void *href = malloc(ccount * es), *hgot = malloc(ccount * es);
     dev_buffers d;
     memset(&d, 0, sizeof(d));
     prnnStatus_t s = PRNN_STATUS_SUCCESS;
-    if (!hw || !hxv || !hhx || !hcx || !href || !hgot || !hws)
+    if (!hw || !hxv || !hhx || !hcx || !hdy || !href || !hgot)
         s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     if (!s) {
         unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
@@ -368,7 +465,8 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         fill(hxv, rnn->dtype, xcount, 1.0, &seed);
         fill(hhx, rnn->dtype, scount, 0.5, &seed);
         fill(hcx, rnn->dtype, scount, 0.5, &seed);
-        s = prnn_ref_forward(&pc, 0, hxv, hhx, hcx, hw, href, NULL, NULL, hws, NULL);
+        fill(hdy, rnn->dtype, ycount, 1.0, &seed);
+        s = reference(&pc, pass, hxv, hhx, hcx, hw, hdy, href);
     }
     if (!s) {
         s = dev_alloc(cu, &d.x, xcount * es);
@@ -376,15 +474,19 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         if (!s) s = dev_alloc(cu, &d.cx, scount * es);
         if (!s) s = dev_alloc(cu, &d.w, wbytes);
         if (!s) s = dev_alloc(cu, &d.y, ycount * es);
+        if (!s) s = dev_alloc(cu, &d.dy, ycount * es);
+        if (!s) s = dev_alloc(cu, &d.dx, xcount * es);
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.x, hxv, xcount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.hx, hhx, scount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.cx, hcx, scount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.w, hw, wbytes), "cuMemcpyHtoD");
+        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.dy, hdy, ycount * es), "cuMemcpyHtoD");
         /* A pageable upload may still be in flight when cuMemcpyHtoD returns,
          * and the handle's stream may not wait for the legacy stream. */
         if (!s) s = prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
     }
     double tol = rnn->dtype == PRNN_DATA_FLOAT || rnn->dtype == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
+    CUdeviceptr checked = pass == PRNN_PASS_FORWARD ? d.y : d.dx;
 
     for (int i = 0; i < m && !s; i++) {
         prnn_autotune_candidate *c = &report->cand[report->count++];
@@ -397,20 +499,18 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         }
         prnn_plan plan;
         int rejected = 0;
-        prnnStatus_t cs = prnn_plan_with_tile(h, rnn, mini_batch, &c->config, &plan);
+        prnnStatus_t cs = candidate_plan(h, rnn, mini_batch, pass, &c->config, &plan);
         if (cs == PRNN_STATUS_SUCCESS) {
             /* check: 3 steps against the reference, output poisoned first */
-            cs = prnn_cu_check(cu->cuMemsetD8Async(d.y, 0xff, ycount * es, (CUstream)h->stream),
+            cs = prnn_cu_check(cu->cuMemsetD8Async(checked, 0xff, ccount * es, (CUstream)h->stream),
                                "cuMemsetD8Async");
             if (!cs)
-                cs = run_candidate(h, &plan, &pc, &d, 0, 0, NULL);
+                cs = run_candidate(h, &plan, pass, &pc, &d, 0, 0, NULL);
             if (!cs)
-                cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, d.y, pc.total_rows * rnn->hidden * dirs * es),
-                                   "cuMemcpyDtoH");
+                cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, checked, ccount * es), "cuMemcpyDtoH");
             if (!cs) {
                 double num = 0, den = 0;
-                size_t cnt = pc.total_rows * (size_t)rnn->hidden * dirs;
-                for (size_t k = 0; k < cnt; k++) {
+                for (size_t k = 0; k < ccount; k++) {
                     double a = prnn_load_as_double(hgot, rnn->dtype, k);
                     double r = prnn_load_as_double(href, rnn->dtype, k);
                     num += (a - r) * (a - r);
@@ -427,7 +527,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
             if (!cs)
                 /* The first timing of a key also brings the clocks up
                  * from idle (a few ms of work). */
-                cs = run_candidate(h, &plan, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
+                cs = run_candidate(h, &plan, pass, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
                                    &c->us_per_step);
         }
         if (cs == PRNN_STATUS_SUCCESS) {
@@ -454,29 +554,30 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
             s = cs;
     }
     if (!s && report->best > 0 && report->cand[0].ok)
-        s = remeasure(h, rnn, mini_batch, &pt, &d, opts.repeats, report);
+        s = remeasure(h, rnn, mini_batch, pass, &pt, &d, opts.repeats, report);
     free_buffers(cu, &d);
     free(hw);
     free(hxv);
     free(hhx);
     free(hcx);
+    free(hdy);
     free(href);
     free(hgot);
-    free(hws);
     free(batch_time);
     report->seconds = now_s() - t_start;
     if (s)
         return s;
     if (report->best < 0)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "autotune: none of %d candidates for %s hidden %d batch %d ran "
-                         "correctly", m, prnn_mode_name(rnn->mode), rnn->hidden, mini_batch);
+                         "autotune: none of %d %s candidates for %s hidden %d batch %d ran "
+                         "correctly", m, prnn_pass_name(pass), prnn_mode_name(rnn->mode),
+                         rnn->hidden, mini_batch);
     *best = report->cand[report->best].config;
     if (opts.output_db && !opts.output_db[0])
         return PRNN_STATUS_SUCCESS;
     prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
                            gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden, dirs,
-                           mini_batch};
+                           mini_batch, pass};
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
     e.config = *best;
@@ -493,8 +594,9 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
 }
 
 prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
-                                 int mini_batch, const prnn_autotune_options *opts_in,
-                                 prnn_tile_config *best, prnn_autotune_report *report_out)
+                                 int mini_batch, prnn_pass pass,
+                                 const prnn_autotune_options *opts_in, prnn_tile_config *best,
+                                 prnn_autotune_report *report_out)
 {
     /* Everything in this file runs with the handle's context current, pushed
      * here once: the tool calls this from a thread that has none (the
@@ -502,7 +604,7 @@ prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStr
     prnnStatus_t s = prnn_gpu_enter(h->gs);
     if (s)
         return s;
-    s = autotune_in_context(h, rnn, mini_batch, opts_in, best, report_out);
+    s = autotune_in_context(h, rnn, mini_batch, pass, opts_in, best, report_out);
     prnn_gpu_leave(h->gs);
     return s;
 }

@@ -10,6 +10,7 @@
 #define PRNN_AUTOTUNE_H
 
 #include "gpu/gpu_backend.h"
+#include "rnn_pass.h"
 #include "tuning/tile_config.h"
 
 typedef struct {
@@ -20,6 +21,10 @@ typedef struct {
     int compile_threads;/* parallel NVRTC compiles (default: online CPUs) */
     /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
     const char *output_db;
+    /* Candidates needing more hand-off and streamed-weight bytes per
+     * direction than this are not tried (0: no limit): a plan's workspace
+     * size has been reported before a backward tile is tuned. */
+    size_t max_scratch_bytes;
     /* Called after each candidate (may be NULL). */
     void (*progress)(void *ctx, int done, int total, const char *line);
     void *progress_ctx;
@@ -46,13 +51,17 @@ typedef struct {
 void prnn_autotune_defaults(prnn_autotune_options *o);
 
 /*
- * Tunes (rnn's mode, data type, hidden size, directions, math) at batch
- * mini_batch on h's device. opts and report may be NULL. On success *best
- * holds the winner, which has been stored as opts->output_db says.
- * NOT_SUPPORTED when no candidate fits or survives.
+ * Tunes pass's kernel for (rnn's mode, data type, hidden size, directions,
+ * math) at batch mini_batch on h's device. Forward candidates are timed on
+ * inference calls; backward-data candidates on BackwardData calls after one
+ * ForwardTraining (standard path), each checked first by its dx against the
+ * CPU reference. opts and report may be NULL. On success *best holds the
+ * winner, which has been stored as opts->output_db says. NOT_SUPPORTED when
+ * no candidate fits or survives.
  */
 prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
-                                 int mini_batch, const prnn_autotune_options *opts,
-                                 prnn_tile_config *best, prnn_autotune_report *report);
+                                 int mini_batch, prnn_pass pass,
+                                 const prnn_autotune_options *opts, prnn_tile_config *best,
+                                 prnn_autotune_report *report);
 
 #endif

@@ -62,24 +62,33 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     const prnn_cublaslt *lt = c->lt;
     int dbl = key->in_type == PRNN_DATA_DOUBLE;
     cudaDataType_t ab = cuda_type(key->in_type);
-    cudaDataType_t cd = dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType_t cd = key->c_storage ? ab : dbl ? CUDA_R_64F : CUDA_R_32F;
     cublasComputeType_t compute = dbl ? CUBLAS_COMPUTE_64F
                                   : (key->tf32 && key->in_type == PRNN_DATA_FLOAT)
                                       ? CUBLAS_COMPUTE_32F_FAST_TF32
                                       : CUBLAS_COMPUTE_32F;
     cudaDataType_t scale = dbl ? CUDA_R_64F : CUDA_R_32F;
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    /* Column-major, cuBLASLt sees C^T = op(B)^T op(A)^T: its first operand
+     * is our B, its second our A, its C our C^T (n x m). A row-major [r][c]
+     * matrix is a column-major c x r one with the same leading dimension. */
+    cublasOperation_t op_first = key->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t op_second = key->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     memset(g, 0, sizeof(*g));
     prnnStatus_t s = lt_check(lt, lt->cublasLtMatmulDescCreate(&g->op, compute, scale),
                               "cublasLtMatmulDescCreate");
     if (s)
         return s;
-    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-    /* Column-major views: A = W^T as [k][m], B = in^T as [k][n], C as [m][n]. */
-    cublasStatus_t e1 = lt->cublasLtMatrixLayoutCreate(&g->a, ab, key->k, key->m, key->k);
-    cublasStatus_t e2 = lt->cublasLtMatrixLayoutCreate(&g->b, ab, key->k, key->n, key->k);
-    cublasStatus_t e3 = lt->cublasLtMatrixLayoutCreate(&g->c, cd, key->m, key->n, key->m);
+    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+                                       sizeof(op_first));
+    lt->cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
+                                       sizeof(op_second));
+    cublasStatus_t e1 = key->trans_b
+                            ? lt->cublasLtMatrixLayoutCreate(&g->a, ab, key->k, key->n, key->ldb)
+                            : lt->cublasLtMatrixLayoutCreate(&g->a, ab, key->n, key->k, key->ldb);
+    cublasStatus_t e2 = key->trans_a
+                            ? lt->cublasLtMatrixLayoutCreate(&g->b, ab, key->m, key->k, key->lda)
+                            : lt->cublasLtMatrixLayoutCreate(&g->b, ab, key->k, key->m, key->lda);
+    cublasStatus_t e3 = lt->cublasLtMatrixLayoutCreate(&g->c, cd, key->n, key->m, key->ldc);
     if (e1 || e2 || e3) {
         g->valid = 1; /* let release() free what was made */
         if (e1) g->a = NULL;
@@ -116,9 +125,8 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key,
-                           const void *w, const void *in, void *out, void *ws,
-                           CUstream stream)
+prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key, const void *a,
+                           const void *b, void *out, void *ws, CUstream stream)
 {
     prnn_gemm *g = NULL, *victim = &c->entries[0];
     for (int i = 0; i < PRNN_GEMM_CACHE; i++) {
@@ -141,12 +149,13 @@ prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key,
     const float one_f = 1.0f, zero_f = 0.0f;
     const double one_d = 1.0, zero_d = 0.0;
     int dbl = key->in_type == PRNN_DATA_DOUBLE;
+    const void *alpha = dbl ? (const void *)&one_d : (const void *)&one_f;
+    const void *beta = key->accumulate ? alpha
+                       : dbl           ? (const void *)&zero_d
+                                       : (const void *)&zero_f;
     return lt_check(c->lt,
-                    c->lt->cublasLtMatmul(c->handle, g->op, dbl ? (const void *)&one_d
-                                                                : (const void *)&one_f,
-                                          w, g->a, in, g->b,
-                                          dbl ? (const void *)&zero_d : (const void *)&zero_f,
-                                          out, g->c, out, g->c, &g->algo, ws,
-                                          c->workspace_bytes, (cudaStream_t)stream),
+                    c->lt->cublasLtMatmul(c->handle, g->op, alpha, b, g->a, a, g->b, beta, out,
+                                          g->c, out, g->c, &g->algo, ws, c->workspace_bytes,
+                                          (cudaStream_t)stream),
                     "cublasLtMatmul");
 }

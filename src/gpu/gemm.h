@@ -1,12 +1,19 @@
 /*
- * The non-recurrent GEMMs through cuBLASLt: C = A^T * B in cuBLAS's
- * column-major terms, which is "out = in * W^T" for row-major in [n][k],
- * W [m][k] and out [n][m] -- the input projection of every step at once
- * (m = gates * hidden, n = rows, k = input size), and the per-step recurrent
- * product of the standard path (k = hidden, n = batch of the step).
+ * The non-recurrent GEMMs through cuBLASLt, in row-major terms:
+ *   C[m][n] = op(A)[m][k] * op(B)[k][n] (+ C when accumulating)
+ * with A stored [m][k] (or [k][m] when trans_a), B stored [k][n] (or [n][k]
+ * when trans_b), and leading dimensions in elements. The calls:
+ *  - input projection of every step at once: xproj = x W^T;
+ *  - the standard path's per-step products: h R^T (forward), dg R (backward);
+ *  - backward data: dx = dg W (over all rows of a layer);
+ *  - backward weights: dW += dg^T x, dR += dg^T h_{t-1}.
+ * A and B are in the RNN's storage type; C is in the math type (float, or
+ * double for double data) or, for dx and dw, the storage type; math in fp32
+ * (fp64), with TF32 tensor cores for float data only when asked.
  *
- * Descriptors and the algorithm are built once per shape and kept in a small
- * cache, so that a compute call only launches.
+ * Descriptors and the algorithm are built once per key and kept in a small
+ * cache, so that a compute call only launches (cuBLASLt runs the same
+ * algorithm for the same key: the same bits every time).
  */
 #ifndef PRNN_GEMM_H
 #define PRNN_GEMM_H
@@ -20,7 +27,11 @@
 
 typedef struct {
     int m, n, k;
+    int trans_a, trans_b;
+    int lda, ldb, ldc;      /* elements */
     prnnDataType_t in_type; /* A and B storage */
+    int c_storage;          /* 1: C in the storage type; 0: the math type */
+    int accumulate;         /* 1: C += ...; 0: C = ... */
     int tf32;               /* float data: TF32 tensor cores allowed */
 } prnn_gemm_key;
 
@@ -33,7 +44,8 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
 } prnn_gemm;
 
-#define PRNN_GEMM_CACHE 8
+/* A training step of a deep network uses a dozen shapes: keep them all. */
+#define PRNN_GEMM_CACHE 32
 
 typedef struct {
     const prnn_cublaslt *lt;
@@ -49,12 +61,9 @@ typedef struct {
 prnnStatus_t prnn_gemm_cache_init(prnn_gemm_cache *c);
 void prnn_gemm_cache_destroy(prnn_gemm_cache *c);
 
-/*
- * out[n][m] (float, or double for double data) = in[n][k] * W[m][k]^T, all
- * row-major and packed. ws: PRNN_GEMM_WORKSPACE bytes of device memory.
- */
-prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key,
-                           const void *w, const void *in, void *out, void *ws,
-                           CUstream stream);
+/* Runs key's product on stream. ws: PRNN_GEMM_WORKSPACE bytes of device
+ * memory. */
+prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key, const void *a,
+                           const void *b, void *out, void *ws, CUstream stream);
 
 #endif

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "gpu/plan.h"
 
 prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out)
 {
@@ -44,7 +43,6 @@ void prnn_gpu_state_destroy(struct prnn_gpu_state *g)
     int pushed = g->cu->cuCtxPushCurrent(g->ctx) == CUDA_SUCCESS;
     if (g->gemm_ready)
         prnn_gemm_cache_destroy(&g->gemm);
-    prnn_plan_free_all(g->plans);
     if (pushed) {
         CUcontext dummy;
         g->cu->cuCtxPopCurrent(&dummy);

@@ -17,12 +17,14 @@ struct prnn_gpu_state {
     char description[128];
     int gemm_ready;
     prnn_gemm_cache gemm;
-    struct prnn_plan *plans;
+    struct prnn_plan *plans; /* owned by the backend (gpu_backend.c frees them) */
 };
 
 /* Loads the driver, binds the current device (or device 0) and retains its
  * primary context. NO_DEVICE when there is no driver or device. */
 prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out);
+/* Releases the context, cuBLASLt and the state; the plans must be freed
+ * first (prnn_gpu_backend_destroy). */
 void prnn_gpu_state_destroy(struct prnn_gpu_state *g);
 
 /* Makes the handle's context current for a call; every enter has a leave. */

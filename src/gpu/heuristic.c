@@ -11,7 +11,6 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     const prnn_tile_config *t = &g->tile;
     const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
     const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
-    const int H = g->shape.hidden;
     const int dirs = g->shape.dirs;
     const int blocks = t->blocks * dirs;                   /* that hand off h_t */
     const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
@@ -21,9 +20,11 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
      * words); a release/acquire counter adds a round trip. */
     double handoff = (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
 
-    /* Every block reads all of its group's h_{t-1}: 8-byte words carrying
-     * one value (FMA) or two (MMA), read once per row group. */
-    double words = t->mma ? H * (double)g->group_stride / 2 : H * (double)g->group_stride;
+    /* Every block reads all of its group's vector (h_{t-1} forward, the
+     * gate gradients backward): 8-byte words carrying one value (FMA) or two
+     * (MMA), read once per row group. */
+    const int kd = g->kdim;
+    double words = t->mma ? kd * (double)g->group_stride / 2 : kd * (double)g->group_stride;
     double bytes_blk = words * 8.0 * g->rsplit;
     double poll = bytes_blk / 64.0 / clk;
     double poll_all = bytes_blk * all_blocks / l2_bw;

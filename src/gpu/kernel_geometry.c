@@ -42,6 +42,13 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     g->shape = *shape;
     g->gates = G;
     g->acc_bytes = shape->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const int bwd = shape->pass == PRNN_PASS_BACKWARD_DATA;
+    /* rnn_config.cuh: KPU, KD and GOUT (backward gates are padded to an even
+     * length for the mma engine's pairs) */
+    const int kpu = tile->mma ? ROUND_UP(H, 2) : H;
+    const int KD = bwd ? G * kpu : H;
+    g->kdim = KD;
+    g->rows_per_unit = bwd ? 1 : G;
 
     if (t.threads % 32 || t.threads < 32 || t.threads > 1024)
         return fail(why, why_size, "threads must be a multiple of 32 in [32, 1024]");
@@ -82,14 +89,14 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         upb = ROUND_UP(upb, 2);
     t.blocks = CEIL_DIV(H, upb);
     g->units_per_block = upb;
-    g->rows = G * upb;
+    g->rows = g->rows_per_unit * upb;
 
     const int BC = t.batch_chunk;
     const int aw = g->acc_bytes / 4;
     int kpw;
     if (t.mma) {
-        int hp2 = ROUND_UP(H, 2);
-        int kt = CEIL_DIV(hp2, 16);
+        int kd2 = ROUND_UP(KD, 2);
+        int kt = CEIL_DIV(kd2, 16);
         int ktw = CEIL_DIV(kt, t.ksplit);
         kpw = 16 * ktw;
         g->rpg = ROUND_UP(CEIL_DIV(g->rows, g->rsplit), 16);
@@ -112,12 +119,12 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->accumulators = rt * ntn * 4;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 56 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
-        g->exchange_bytes_per_dir = 2 * (size_t)BMAX * (size_t)(hp2 / 2) * 8;
+        g->exchange_bytes_per_dir = 2 * (size_t)BMAX * (size_t)(kd2 / 2) * 8;
     } else {
         const int lk = t.lanes_k, lr = 32 / lk;
         g->rpg = CEIL_DIV(g->rows, g->rsplit);
         int rpl = CEIL_DIV(g->rpg, lr);
-        kpw = CEIL_DIV(H, t.ksplit);
+        kpw = CEIL_DIV(KD, t.ksplit);
         int kpl = CEIL_DIV(kpw, lk);
         int vw = aw == 1 ? (BC >= 4 ? 4 : 1) : (BC >= 2 ? 2 : 1);
         int bcp = ROUND_UP(BC, vw);
@@ -138,7 +145,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
         g->exchange_bytes_per_dir =
-            2 * (size_t)H * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
+            2 * (size_t)KD * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
     }
     (void)kpw;
     /* Two partial-sum buffers (one barrier per chunk) when they fit. */
@@ -149,8 +156,17 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     int vec = t.mma ? 2 : 1;
     int nit = (upb / vec) * BC;
     g->items = CEIL_DIV(nit, t.threads);
-    /* cell state (c and h) for every chunk, projected inputs and biases */
-    g->est_regs += g->chunks * g->items * vec * 2 * aw + g->items * vec * G * 2 * aw;
+    if (bwd) {
+        /* what each item carries between steps (one value per chunk), its
+         * prefetched loads (dy, act, h, the previous state) and its gate
+         * gradients */
+        int act = shape->mode == PRNN_LSTM ? 5 : shape->mode == PRNN_GRU ? 4 : 0;
+        int dg = shape->mode == PRNN_GRU ? 4 : G;
+        g->est_regs += g->chunks * g->items * vec * aw + g->items * vec * (act + 3 + dg) * aw;
+    } else {
+        /* cell state (c and h) for every chunk, projected inputs and biases */
+        g->est_regs += g->chunks * g->items * vec * 2 * aw + g->items * vec * G * 2 * aw;
+    }
     g->weight_regs = g->kreg * g->wpk;
     /* every block of every group streams its own copy (written at the start
      * of the call, read back by the same thread every step) */

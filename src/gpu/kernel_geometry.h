@@ -15,6 +15,7 @@
 
 #include "cuda/device_info.h"
 #include "prnn.h"
+#include "rnn_pass.h"
 #include "tuning/tile_config.h"
 
 /* What the kernel is specialised for, besides the tile. */
@@ -24,7 +25,8 @@ typedef struct {
     int hidden;
     int max_batch;
     int dirs;
-    int skip_input; /* layer 0 of a SKIP_INPUT network */
+    int skip_input; /* layer 0 of a SKIP_INPUT network (forward only) */
+    prnn_pass pass; /* forward (R, h_{t-1}) or backward-data (R^T, dg) */
 } prnn_kernel_shape;
 
 typedef struct {
@@ -33,6 +35,9 @@ typedef struct {
                             * chunk and groups from the batch, slots rounded
                             * to whole k-steps */
     int gates;
+    int kdim;        /* length of the vector multiplied each step: hidden
+                      * (forward), gates * hidden padded per gate (backward) */
+    int rows_per_unit; /* matrix rows per hidden unit: gates (forward), 1 */
     int units_per_block;
     int warps, rsplit;
     int acc_bytes;  /* 4 (float math) or 8 (double) */

@@ -1,8 +1,14 @@
 /*
  * A plan: everything the GPU needs to run one RNN configuration with batches
- * of up to mini_batch rows -- the path, the tile configuration and where it
- * came from, and the loaded kernels. Plans are made once per handle and key
- * (prnnPrepareRNN or the first call) and then only read.
+ * of up to mini_batch rows -- per pass, the path, the tile and where it came
+ * from, and the loaded kernels. This file builds a plan from tiles already
+ * chosen (and loads them: defines, module, occupancy); choosing tiles and
+ * keeping plans per handle is plan_select.h's job, which calls down here.
+ *
+ * The forward tiles are loaded when the plan is made. The backward-data tile
+ * is chosen then too (the workspace size depends on it), but its kernels and
+ * the other training kernels are loaded on the first training need
+ * (plan_select.h).
  */
 #ifndef PRNN_PLAN_H
 #define PRNN_PLAN_H
@@ -10,11 +16,33 @@
 #include "cuda/cuda_driver.h"
 #include "descriptors.h"
 #include "gpu/kernel_geometry.h"
-#include "jit/nvrtc_compile.h"
-#include "gpu/gpu_backend.h"
-#include "rnn_problem.h"
+#include "rnn_pass.h"
 
 struct prnn_gpu_state;
+
+/* One pass's persistent kernels for one tile. */
+typedef struct {
+    prnn_kernel_geometry geom;
+    CUfunction fn;      /* forward: LINEAR input (layer > 0 too); backward: the kernel */
+    CUfunction fn_skip; /* forward, SKIP_INPUT networks: layer 0 */
+    prnnConfigSource_t source;
+    char config[256];   /* the tile's text form */
+} prnn_tile_kernels;
+
+/* The standard path's per-step kernels. */
+typedef struct {
+    CUfunction init, cell, cell_skip, cell_backward;
+} prnn_step_kernels;
+
+/* rnn_train.cu's kernels. */
+typedef struct {
+    CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish,
+        skip_dx;
+} prnn_train_kernels;
+
+/* Backward tiles kept in order of preference: the first sizes the
+ * workspace, the others fit in it (tried when the first cannot load). */
+#define PRNN_PLAN_BWD_CANDIDATES 4
 
 typedef struct prnn_plan {
     struct prnn_plan *next;
@@ -26,57 +54,68 @@ typedef struct prnn_plan {
     prnnMathType_t math;
     prnnRNNAlgo_t algo;
     int mini_batch;
-    /* what runs */
+    /* forward */
     prnnRNNPath_t path;
-    prnnConfigSource_t config_source;
+    prnn_tile_kernels fwd;       /* persistent path */
+    prnn_tile_kernels fwd_train; /* the same tile keeping `act` (training) */
+    prnn_step_kernels step;      /* standard path, forward and backward */
+    CUfunction fn_setup;
+    /* backward-data */
+    prnnRNNPath_t bwd_path;      /* what runs once training is loaded */
+    prnn_tile_kernels bwd;       /* persistent path */
+    prnn_kernel_geometry bwd_cand[PRNN_PLAN_BWD_CANDIDATES];
+    prnnConfigSource_t bwd_cand_src[PRNN_PLAN_BWD_CANDIDATES];
+    int n_bwd_cand;              /* 0: the standard path */
+    int bwd_settled;             /* bwd_cand[0] is forced or an exact DB entry */
+    int training_loaded;
+    prnn_train_kernels train;
+    /* where the kernels came from, and what planning cost */
     prnnCubinSource_t cubin_source;
     double compile_ms;
     double plan_ms;
-    prnn_kernel_geometry geom;      /* persistent path */
-    CUfunction fn_rnn;              /* persistent kernel, LINEAR input */
-    CUfunction fn_rnn_skip;         /* persistent kernel, SKIP layer 0 */
-    CUfunction fn_setup;
-    CUfunction fn_step, fn_step_skip, fn_step_init; /* standard path */
-    char config[256];               /* tile text, or "standard" */
 } prnn_plan;
 
-/* An NVRTC request with its -D defines (storage included). */
-typedef struct {
-    char text[24][40];
-    const char *ptr[24];
-    int n;
-    prnn_compile_request req;
-} prnn_kernel_request;
+/* Clears p and sets its key. */
+void prnn_plan_init(prnn_plan *p, const struct prnnRNNStruct *rnn, int mini_batch);
 
-/* The compile request of the persistent kernel for geometry g (skip: the
- * SKIP_INPUT layer-0 variant) on sm. */
-void prnn_plan_persistent_request(const prnn_kernel_geometry *g, int skip, int sm,
-                                  prnn_kernel_request *r);
-
-/* The plan for (rnn, mini_batch) on this handle's device, made on first use. */
-prnnStatus_t prnn_plan_get(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
-                           int mini_batch, prnn_plan **out);
-
-/* Runs a forward (inference) pass with an explicit plan; used by the
- * autotuner to time candidates. Arguments already validated. */
-prnnStatus_t prnn_gpu_forward_plan(const prnn_gpu_call *h, const prnn_plan *plan,
-                                   const prnn_rnn_problem *p,
-                                   const prnn_forward_buffers *b);
-
-/* Frees a handle's plans (modules stay loaded in the process-wide cache). */
-void prnn_plan_free_all(prnn_plan *list);
-
-/* Builds a plan for an explicit tile (the autotuner's candidates). The
- * caller holds the handle's context (prnn_gpu_enter): loading needs it. */
-prnnStatus_t prnn_plan_with_tile(const prnn_gpu_call *h,
-                                 const struct prnnRNNStruct *rnn, int mini_batch,
-                                 const prnn_tile_config *tile, prnn_plan *out);
-
-/* The kernel shape of an RNN descriptor (layer > 0 unless skip_layer0). */
-void prnn_plan_shape(const struct prnnRNNStruct *rnn, int mini_batch,
-                     int skip_layer0, prnn_kernel_shape *shape);
+/* The kernel shape of an RNN descriptor's pass (forward: layer > 0 unless
+ * skip_layer0). */
+void prnn_plan_shape(const struct prnnRNNStruct *rnn, int mini_batch, int skip_layer0,
+                     prnn_pass pass, prnn_kernel_shape *shape);
 
 /* Whether the tensor-core engine may be used for this descriptor here. */
 int prnn_plan_use_mma(const struct prnnRNNStruct *rnn, const prnn_device_info *dev);
+
+/*
+ * Loads the persistent kernels of geometry g's pass (forward: both input
+ * variants the network needs; train selects the variant that keeps `act`)
+ * and checks that the device keeps every block resident. SUCCESS,
+ * NOT_SUPPORTED (with the reason: another tile may fit), or a real failure
+ * (compile, driver). The caller holds the context (prnn_gpu_enter).
+ */
+prnnStatus_t prnn_plan_load_tile(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                 const prnn_kernel_geometry *g, prnnConfigSource_t source,
+                                 int train, prnn_plan *p, prnn_tile_kernels *out);
+
+/* The standard path's kernels, and the setup kernel every path uses. */
+prnnStatus_t prnn_plan_load_standard(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                     prnn_plan *p);
+prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p);
+
+/* Training: the forward tile's training variant, the backward-data kernel
+ * (the first of bwd_cand that loads, else the standard path), and
+ * rnn_train.cu. Sets training_loaded. */
+prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                     prnn_plan *p);
+
+/*
+ * A plan for explicit tiles, loaded (the autotuner's candidates): fwd runs
+ * the forward pass (NULL: the standard path); bwd, when not NULL, is the one
+ * backward candidate and the training kernels are loaded too. NOT_SUPPORTED
+ * when a tile does not fit. The caller holds the context.
+ */
+prnnStatus_t prnn_plan_with_tiles(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                  int mini_batch, const prnn_tile_config *fwd,
+                                  const prnn_tile_config *bwd, prnn_plan *out);
 
 #endif

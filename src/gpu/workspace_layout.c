@@ -12,36 +12,106 @@ static size_t take(size_t *cursor, size_t bytes)
     return at;
 }
 
+/* The hand-off area and streamed weights of a persistent pass: the forward
+ * tile's, or the largest of the backward candidates' (whichever of them
+ * loads then fits). */
+static void persistent_parts(const prnn_plan *plan, int bwd, size_t dirs, size_t *cursor,
+                             prnn_ws_layout *l)
+{
+    size_t ex = 0, groups = 0, packed = 0;
+    if (!bwd) {
+        ex = plan->fwd.geom.exchange_bytes_per_dir;
+        groups = (size_t)plan->fwd.geom.tile.batch_groups;
+        packed = plan->fwd.geom.kglb ? plan->fwd.geom.packed_bytes_per_dir : 0;
+    } else {
+        for (int i = 0; i < plan->n_bwd_cand; i++) {
+            const prnn_kernel_geometry *g = &plan->bwd_cand[i];
+            if (g->exchange_bytes_per_dir > ex)
+                ex = g->exchange_bytes_per_dir;
+            if ((size_t)g->tile.batch_groups > groups)
+                groups = (size_t)g->tile.batch_groups;
+            if (g->kglb && g->packed_bytes_per_dir > packed)
+                packed = g->packed_bytes_per_dir;
+        }
+    }
+    l->exchange = take(cursor, dirs * ex);
+    l->counters = *cursor; /* one per direction and batch group */
+    *cursor += dirs * groups * sizeof(unsigned);
+    l->zero_end = *cursor;
+    l->packed = packed ? take(cursor, dirs * packed) : (size_t)-1;
+}
+
 void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
-                            prnn_ws_layout *l)
+                            prnn_call_kind call, prnn_ws_layout *l)
 {
     const struct prnnRNNStruct *rnn = p->rnn;
     const size_t none = (size_t)-1;
     const size_t es = prnn_dtype_size(rnn->dtype);
     const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
-    const size_t dirs = (size_t)prnn_rnn_dirs(rnn);
-    const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * (size_t)rnn->hidden;
-    const size_t rows = p->total_rows;
-    const int persistent = plan->path != PRNN_PATH_STANDARD;
-    const int any_linear = rnn->input_mode == PRNN_LINEAR_INPUT || rnn->layers > 1;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
+    const size_t rows = p->total_rows, B = (size_t)p->mini_batch;
+    const int deep = rnn->layers > 1;
+    const int dropout = deep && rnn->dropout > 0.0f;
     size_t c = 0;
+    *l = (prnn_ws_layout){0};
+    l->exchange = l->counters = l->zero_end = l->packed = none;
+    l->xproj = l->layer_out = l->hstate = l->cstate = l->rec = none;
+    l->dropped = l->dgrad = l->carry = l->hprev = l->bias_partial = none;
     l->batch = take(&c, (size_t)p->seq_length * sizeof(int));
     l->offset = take(&c, (size_t)p->seq_length * sizeof(int));
-    if (persistent) {
-        l->exchange = take(&c, dirs * plan->geom.exchange_bytes_per_dir);
-        l->counters = c; /* one per direction and batch group */
-        c += dirs * (size_t)plan->geom.tile.batch_groups * sizeof(unsigned);
-        l->zero_end = c;
-        l->packed = plan->geom.kglb ? take(&c, dirs * plan->geom.packed_bytes_per_dir) : none;
-        l->hstate = l->cstate = l->rec = none;
-    } else {
-        l->exchange = l->counters = l->zero_end = l->packed = none;
-        l->hstate = take(&c, (size_t)p->mini_batch * rnn->hidden * es);
-        l->cstate = take(&c, (size_t)p->mini_batch * rnn->hidden * acc);
-        l->rec = take(&c, (size_t)p->mini_batch * gh * acc);
+    switch (call) {
+    case PRNN_CALL_INFERENCE:
+    case PRNN_CALL_FORWARD_TRAINING: {
+        const int any_linear = rnn->input_mode == PRNN_LINEAR_INPUT || deep;
+        if (plan->path != PRNN_PATH_STANDARD) {
+            persistent_parts(plan, 0, dirs, &c, l);
+        } else {
+            l->hstate = take(&c, B * H * es);
+            l->cstate = take(&c, B * H * acc);
+            l->rec = take(&c, B * gh * acc);
+        }
+        l->xproj = any_linear ? take(&c, dirs * rows * gh * acc) : none;
+        if (call == PRNN_CALL_INFERENCE)
+            l->layer_out = deep ? take(&c, rows * dirs * H * es) : none;
+        else
+            l->dropped = dropout ? take(&c, rows * dirs * H * es) : none;
+        break;
     }
-    l->xproj = any_linear ? take(&c, dirs * rows * gh * acc) : none;
-    l->layer_out = rnn->layers > 1 ? take(&c, rows * dirs * rnn->hidden * es) : none;
-    l->gemm_ws = any_linear || !persistent ? take(&c, PRNN_GEMM_WORKSPACE) : none;
+    case PRNN_CALL_BACKWARD_DATA:
+        if (plan->n_bwd_cand)
+            persistent_parts(plan, 1, dirs, &c, l);
+        /* the standard path is the fallback of every plan */
+        l->rec = take(&c, B * H * acc);
+        l->carry = take(&c, B * H * acc);
+        l->dgrad = deep ? take(&c, rows * dirs * H * acc) : none;
+        break;
+    case PRNN_CALL_BACKWARD_WEIGHTS: {
+        l->hprev = take(&c, rows * H * es);
+        l->dropped = dropout ? take(&c, rows * dirs * H * es) : none;
+        /* Fixed chunks of rows (a function of the shape alone), so that the
+         * bias sums always add in the same order. */
+        size_t chunk = (rows + 127) / 128;
+        if (chunk < 32)
+            chunk = 32;
+        l->bias_chunk_rows = (int)chunk;
+        l->bias_chunks = (int)((rows + chunk - 1) / chunk);
+        l->bias_partial = take(&c, (size_t)l->bias_chunks * gh * acc);
+        break;
+    }
+    }
+    l->gemm_ws = take(&c, PRNN_GEMM_WORKSPACE);
     l->total = (c + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+size_t prnn_ws_bytes(const prnn_plan *plan, const prnn_rnn_problem *p)
+{
+    size_t most = 0;
+    for (int k = 0; k < PRNN_CALL_KINDS; k++) {
+        prnn_ws_layout l;
+        prnn_ws_layout_compute(plan, p, (prnn_call_kind)k, &l);
+        if (l.total > most)
+            most = l.total;
+    }
+    return most;
 }

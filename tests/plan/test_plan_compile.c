@@ -1,7 +1,9 @@
 /*
  * The planner's choices compile: for a simulated H100 (and an sm_80 and an
- * sm_75 part), the heuristic picks tiles for a spread of shapes, and each
- * chosen persistent kernel is compiled by NVRTC with the planner's defines.
+ * sm_75 part), the heuristic picks tiles for a spread of shapes and both
+ * passes (forward, with its SKIP_INPUT and training variants in turn, and
+ * backward-data), and each chosen persistent kernel is compiled by NVRTC
+ * with the planner's defines.
  * The kernel static_asserts the host's shared-memory size, k-steps and words
  * per k-step, so any drift between src/gpu/kernel_geometry.c and
  * kernel_src/rnn_persistent.cu fails here, on the CPU, not on a GPU.
@@ -16,6 +18,7 @@
 #include "descriptors.h"
 #include "error.h"
 #include "gpu/heuristic.h"
+#include "gpu/kernel_request.h"
 #include "gpu/plan.h"
 #include "jit/nvrtc_compile.h"
 #include "plan_test.h"
@@ -77,8 +80,10 @@ int main(void)
                     for (int bi = 0; bi < 4; bi++, k++) {
                         if (k % 7 != 0)
                             continue;
+                        prnn_pass pass = (k / 7) % 3 == 2 ? PRNN_PASS_BACKWARD_DATA
+                                                          : PRNN_PASS_FORWARD;
                         prnn_kernel_shape shape = {modes[m], dts[t], hs[hi], bs[bi],
-                                                   1 + (k / 7) % 2, 0};
+                                                   1 + (k / 7) % 2, 0, pass};
                         int is16 = dts[t] == PRNN_DATA_HALF || dts[t] == PRNN_DATA_BFLOAT16;
                         int use_mma = is16 && devs[di].sm >= 80;
                         prnn_kernel_geometry g;
@@ -97,11 +102,19 @@ int main(void)
                             failures++;
                         }
                         job *j = &jobs[njobs++];
-                        prnn_plan_persistent_request(&g, k % 3 == 0, devs[di].sm, &j->req);
+                        int fwd = pass == PRNN_PASS_FORWARD;
+                        if (prnn_request_persistent(&g, fwd && k % 3 == 0, fwd && k % 5 == 0,
+                                                    devs[di].sm, &j->req)) {
+                            printf("FAIL request: %s\n", prnn_log_get());
+                            failures++;
+                            njobs--;
+                            continue;
+                        }
                         char cfg[256];
                         prnn_tile_config_format(&g.tile, cfg, sizeof(cfg));
-                        snprintf(j->label, sizeof(j->label), "sm_%d %s dt%d H=%d B=%d dirs=%d: %s",
-                                 devs[di].sm, prnn_mode_name(shape.mode), t, shape.hidden,
+                        snprintf(j->label, sizeof(j->label), "sm_%d %s %s dt%d H=%d B=%d dirs=%d: %s",
+                                 devs[di].sm, prnn_pass_name(pass), prnn_mode_name(shape.mode), t,
+                                 shape.hidden,
                                  shape.max_batch, shape.dirs, cfg);
                     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -11,6 +11,7 @@
  * progress; the database is valid at every moment.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -85,6 +86,20 @@ static int parse_dtypes(const char *s, prnnDataType_t *dts, int *n)
     return *n ? 0 : -1;
 }
 
+static int parse_passes(const char *s, prnn_pass *passes, int *n)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", s);
+    *n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        prnn_pass p;
+        if (prnn_pass_from_name(tok, &p) || *n >= PRNN_PASS_COUNT)
+            return -1;
+        passes[(*n)++] = p;
+    }
+    return *n ? 0 : -1;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -94,6 +109,9 @@ static void usage(FILE *f)
             "  --batch LIST      1,4,8,16,64 (default)\n"
             "  --dtype LIST      float,half (default; bfloat16, double)\n"
             "  --directions LIST 1 (default; 1,2)\n"
+            "  --pass LIST       forward (default), backward-data: which persistent\n"
+            "                    kernel to tune (backward-data candidates are timed on\n"
+            "                    BackwardData calls after one ForwardTraining)\n"
             "  --quick           a small grid: lstm,gru x 256,1024 x 1,8 x float,half\n"
             "  --output FILE     database to update (default: the user tuning DB,\n"
             "                    $PRNN_TUNING_DB or <cache dir>/tuning.json)\n"
@@ -181,57 +199,83 @@ int main(int argc, char **argv)
     int force = 0, verbose = 0;
     prnn_autotune_options opts;
     prnn_autotune_defaults(&opts);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    prnn_pass passes[PRNN_PASS_COUNT] = {PRNN_PASS_FORWARD};
+    int npasses = 1;
+    enum { O_MODES = 256, O_HIDDEN, O_BATCH, O_DTYPE, O_DIRS, O_PASS, O_QUICK, O_OUTPUT, O_FORCE,
+           O_CANDIDATES, O_SEQ, O_REPEATS, O_BUDGET, O_VERBOSE };
+    static const struct option longopts[] = {
+        {"modes", required_argument, NULL, O_MODES},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"dtype", required_argument, NULL, O_DTYPE},
+        {"directions", required_argument, NULL, O_DIRS},
+        {"pass", required_argument, NULL, O_PASS},
+        {"quick", no_argument, NULL, O_QUICK},
+        {"output", required_argument, NULL, O_OUTPUT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"candidates", required_argument, NULL, O_CANDIDATES},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"repeats", required_argument, NULL, O_REPEATS},
+        {"budget", required_argument, NULL, O_BUDGET},
+        {"verbose", no_argument, NULL, O_VERBOSE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
         int bad = 0;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        switch (c) {
+        case 'h':
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--quick")) {
+        case O_QUICK:
             modes[0] = PRNN_LSTM, modes[1] = PRNN_GRU, nmodes = 2;
             hidden = (int_list){{256, 1024}, 2};
             batch = (int_list){{1, 8}, 2};
-        } else if (!strcmp(a, "--force")) {
-            force = 1;
-        } else if (!strcmp(a, "--verbose")) {
-            verbose = 1;
-        } else if (!v) {
-            bad = 1;
-        } else if (!strcmp(a, "--modes")) {
-            bad = parse_modes(v, modes, &nmodes), i++;
-        } else if (!strcmp(a, "--dtype")) {
-            bad = parse_dtypes(v, dts, &ndts), i++;
-        } else if (!strcmp(a, "--hidden")) {
-            bad = parse_ints(v, &hidden), i++;
-        } else if (!strcmp(a, "--batch")) {
-            bad = parse_ints(v, &batch), i++;
-        } else if (!strcmp(a, "--directions")) {
-            bad = parse_ints(v, &dirs), i++;
+            break;
+        case O_FORCE: force = 1; break;
+        case O_VERBOSE: verbose = 1; break;
+        case O_MODES: bad = parse_modes(optarg, modes, &nmodes); break;
+        case O_DTYPE: bad = parse_dtypes(optarg, dts, &ndts); break;
+        case O_HIDDEN: bad = parse_ints(optarg, &hidden); break;
+        case O_BATCH: bad = parse_ints(optarg, &batch); break;
+        case O_DIRS:
+            bad = parse_ints(optarg, &dirs);
             for (int k = 0; k < dirs.n; k++)
                 bad |= dirs.values[k] > 2;
-        } else if (!strcmp(a, "--output")) {
-            output = v, i++;
-        } else if (!strcmp(a, "--candidates")) {
-            opts.max_candidates = atoi(v), i++;
+            break;
+        case O_PASS: bad = parse_passes(optarg, passes, &npasses); break;
+        case O_OUTPUT: output = optarg; break;
+        case O_CANDIDATES:
+            opts.max_candidates = atoi(optarg);
             bad = opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES;
-        } else if (!strcmp(a, "--seq")) {
-            opts.seq_length = atoi(v), i++;
+            break;
+        case O_SEQ:
+            opts.seq_length = atoi(optarg);
             bad = opts.seq_length < 4;
-        } else if (!strcmp(a, "--repeats")) {
-            opts.repeats = atoi(v), i++;
+            break;
+        case O_REPEATS:
+            opts.repeats = atoi(optarg);
             bad = opts.repeats < 1 || opts.repeats > 64;
-        } else if (!strcmp(a, "--budget")) {
-            opts.budget_s = atof(v), i++;
+            break;
+        case O_BUDGET:
+            opts.budget_s = atof(optarg);
             bad = !(opts.budget_s > 0);
-        } else {
-            bad = 1;
+            break;
+        default:
+            bad = 1; /* getopt_long has said what */
         }
         if (bad) {
-            fprintf(stderr, "prnn-autotune: bad argument near \"%s\"\n", a);
+            if (c != '?')
+                fprintf(stderr, "prnn-autotune: bad value for --%s: \"%s\"\n",
+                        longopts[c - O_MODES].name, optarg ? optarg : "");
             usage(stderr);
             return 2;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "prnn-autotune: unexpected argument \"%s\"\n", argv[optind]);
+        usage(stderr);
+        return 2;
     }
     prnnHandle_t h;
     prnnStatus_t s = prnnCreate(&h);
@@ -253,14 +297,15 @@ int main(int argc, char **argv)
     progress_state ps = {isatty(2), verbose, 0, 0, now_s()};
     opts.progress = on_progress;
     opts.progress_ctx = &ps;
-    ps.key_total = nmodes * hidden.n * batch.n * ndts * dirs.n;
+    ps.key_total = npasses * nmodes * hidden.n * batch.n * ndts * dirs.n;
     const prnn_device_info *dev = &h->gpu->info;
     prnn_gpu_call call = {h->gpu, h->stream, h->autotune};
     printf("prnn-autotune on %s -> %s (%d keys)\n", h->gpu->description, path, ps.key_total);
-    printf("%-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "mode", "dtype", "H", "B", "dir",
-           "heuristic", "autotuned", "gain", "config");
+    printf("%-13s %-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "pass", "mode", "dtype", "H",
+           "B", "dir", "heuristic", "autotuned", "gain", "config");
     int tuned = 0, skipped = 0, failed = 0;
     double log_gain = 0;
+    for (int pi = 0; pi < npasses && !interrupted; pi++)
     for (int mi = 0; mi < nmodes && !interrupted; mi++)
         for (int ti = 0; ti < ndts && !interrupted; ti++)
             for (int hi = 0; hi < hidden.n && !interrupted; hi++)
@@ -269,7 +314,7 @@ int main(int argc, char **argv)
                         prnn_tuning_key key = {dev->name, dev->cc_major, dev->cc_minor,
                                                dev->sm_count, modes[mi], dts[ti],
                                                hidden.values[hi], dirs.values[di],
-                                               batch.values[bi]};
+                                               batch.values[bi], passes[pi]};
                         if (!force && in_db(path, &key)) {
                             skipped++;
                             continue;
@@ -283,7 +328,8 @@ int main(int argc, char **argv)
                         prnn_tile_config best;
                         prnn_autotune_report rep;
                         prnn_api_enter("prnn-autotune");
-                        s = prnn_autotune_shape(&call, rnn, batch.values[bi], &opts, &best, &rep);
+                        s = prnn_autotune_shape(&call, rnn, batch.values[bi], passes[pi], &opts,
+                                                &best, &rep);
                         if (ps.tty)
                             fprintf(stderr, "\r%60s\r", "");
                         char cfg[256] = "";
@@ -294,14 +340,14 @@ int main(int argc, char **argv)
                             if (gain > 0)
                                 log_gain += log(gain);
                             tuned++;
-                            printf("%-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
-                                   prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
+                            printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
+                                   prnn_pass_name(passes[pi]), prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
                                    hidden.values[hi], batch.values[bi], dirs.values[di],
                                    rep.heuristic_us, b, gain, cfg);
                         } else {
                             failed++;
-                            printf("%-5s %-8s %5d %4d %3d | FAILED: %s\n",
-                                   prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
+                            printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",
+                                   prnn_pass_name(passes[pi]), prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
                                    hidden.values[hi], batch.values[bi], dirs.values[di],
                                    prnnGetLastErrorLog());
                         }

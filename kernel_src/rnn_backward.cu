@@ -1,0 +1,300 @@
+// The persistent backward-data kernel: one launch walks every timestep of
+// one layer backwards (both directions when bidirectional), with R^T held
+// on-chip the way the forward kernel holds R.
+//
+// Block i of a group owns hidden units U_i = [i*UPB, (i+1)*UPB). Every step
+// it computes the gate gradients dg of its units locally (cell backward, from
+// dh, dy and what forward training kept in `act`), writes them for dx and
+// the weight gradients, and publishes the recurrent side for every block:
+// the next step in this walk needs dh_{t-1}[U_i] = (R^T dg_t)[U_i], which
+// takes the gate gradients of all units (the hand-off carries G values per
+// unit, G times the forward's). The products run on the forward's engines
+// (rnn_config.cuh: rows = the block's units, K = G * KPU).
+//
+// The walk has S + 1 phases: phase s multiplies the gradients of the step
+// processed at s - 1, then runs step s (if s < S). Batch rows follow the
+// forward pass's packing: a row joins the walk at its own last step, with
+// dhy / dcy; a row whose sequence began at a later step in this walk (the
+// reverse direction) or at t = 0 (the last phase) leaves with dhx / dcx.
+
+#include "rnn_cell.cuh"
+#include "rnn_fma.cuh"
+#include "rnn_mma.cuh"
+
+static_assert(BWD, "rnn_backward.cu runs the backward-data pass");
+typedef Cell<MODE> C;
+constexpr bool LSTM = MODE == PRNN_KMODE_LSTM;
+constexpr bool GRU = MODE == PRNN_KMODE_GRU;
+// Only LSTM's tanh(c) is recomputed here; as in the forward kernel, 16-bit
+// data may use the hardware tanh except in groups of 128 blocks.
+constexpr bool CHEAP_ACT = NBLK < 128;
+typedef CellAct<CHEAP_ACT, CHEAP_ACT && PRNN_DTYPE >= 2> Act;
+
+// What one item loads for its step before the wait: independent of the
+// recurrence, so their latency hides behind the hand-off.
+struct ItemLoads {
+    AccT dy;
+    AccT act[C::ACTN];
+    AccT h;    // h_t (RELU, TANH)
+    AccT prev; // h_{t-1} (GRU), c_{t-1} (LSTM)
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const prnn_bwd_args args)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int dir = blockIdx.x / (NGRP * NBLK);
+    const int grp = blockIdx.x % (NGRP * NBLK) / NBLK;
+    const int blk = blockIdx.x % NBLK;
+    const int gbase = grp * GSTRIDE;
+    const int pblk = grp * NBLK + blk;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int ks = warp % KSPLIT, rg = warp / KSPLIT;
+    const int lk = lane % LK, lr = lane / LK;
+    (void)lk;
+    (void)lr;
+    const int u0 = blk * UPB;
+    prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
+    d.counter += grp;
+    const T *R = (const T *)d.R;
+    const int S = args.seq_length;
+    const long ycol = (long)dir * H;
+
+    unsigned char *sm_w = smem;
+    unsigned char *sm_hb = smem + SM_W + warp * HB_BYTES;
+    AccT *const red_base = (AccT *)(smem + SM_W + SM_HB);
+    int red_flip = 0;
+
+#if PRNN_MMA
+    u32 areg[KREG > 0 ? KREG : 1][M_RT][4];
+    mma_load_weights(areg, (uint4 *)sm_w, (uint4 *)d.packed, R, u0, ks, rg, lane, tid, pblk);
+#else
+    AccT wreg[KREG > 0 ? KREG : 1][F_RPL];
+    fma_load_weights(wreg, (AccT *)sm_w, (AccT *)d.packed, R, u0, ks, rg, lk, lr, tid, pblk);
+    for (int i = lane; i < HB_ELEMS; i += 32)
+        ((AccT *)sm_hb)[i] = AccT(0);
+#endif
+
+    // What each item carries from one step to the next: LSTM the gradient
+    // of c, GRU the part of dh that bypasses R (z dh).
+    AccT carry[NCH][NI][VEC];
+#pragma unroll
+    for (int c = 0; c < NCH; ++c)
+#pragma unroll
+        for (int q = 0; q < NI; ++q)
+#pragma unroll
+            for (int v = 0; v < VEC; ++v)
+                carry[c][q][v] = AccT(0);
+
+    // Dir 0 walks t = S-1 .. 0, dir 1 walks t = 0 .. S-1. The step tables of
+    // phase s are loaded one phase ahead. "tp" is the step before t in the
+    // forward pass's own order: its rows hold h_{t-1} and c_{t-1}.
+    int cur_b = args.batch[dir ? 0 : S - 1];
+    long row0 = args.offset[dir ? 0 : S - 1];
+    int tp_b = 0;
+    long tp_row0 = 0;
+    {
+        const int tp = dir ? 1 : S - 2;
+        if (tp >= 0 && tp < S) {
+            tp_b = args.batch[tp];
+            tp_row0 = args.offset[tp];
+        }
+    }
+    int prev_b = 0;
+#pragma unroll 1
+    for (int s = 0; s <= S; ++s) {
+        const bool step = s < S;
+        // tables of phase s + 1
+        const int tn = dir ? s + 1 : S - 2 - s;
+        const bool has_next = s + 1 < S;
+        const int next_b = has_next ? args.batch[tn] : 0;
+        const long next_row0 = has_next ? args.offset[tn] : 0;
+        const int tnp = dir ? tn + 1 : tn - 1;
+        const bool has_next_tp = has_next && tnp >= 0 && tnp < S;
+        const int next_tp_b = has_next_tp ? args.batch[tnp] : 0;
+        const long next_tp_row0 = has_next_tp ? args.offset[tnp] : 0;
+
+        const int par_prev = (s - 1) & 1, par = s & 1;
+        const unsigned want = args.tag_base + (unsigned)s;
+        const unsigned tag = args.tag_base + (unsigned)s + 1;
+        const unsigned counter_target = (args.tag_base + (unsigned)s) * NBLK;
+        const int hi_b = cur_b > prev_b ? cur_b : prev_b;
+
+#pragma unroll 1
+        for (int c = 0; c < NCH; ++c) {
+            const int b0 = gbase + c * BC;
+            if (b0 >= hi_b)
+                break;
+
+            ItemLoads in[NI][VEC];
+#pragma unroll
+            for (int q = 0; q < NI; ++q) {
+                int it = tid + THREADS * q;
+                int ju = it % UI, b = it / UI, gb = b0 + b;
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) {
+                    int u = u0 + ju * VEC + v;
+                    bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
+                    ItemLoads &l = in[q][v];
+                    const long row = row0 + gb, dyi = row * args.dy_cols + ycol + u;
+                    l.dy = !ok ? AccT(0)
+                         : args.dy_storage ? ST::load((const T *)d.dy, dyi)
+                                           : ((const AccT *)d.dy)[dyi];
+#pragma unroll
+                    for (int a = 0; a < C::ACTN; ++a)
+                        l.act[a] = ok && a < C::ACT
+                                       ? ((const AccT *)d.act)[(row * C::ACT + a) * H + u]
+                                       : AccT(0);
+                    l.h = ok && !LSTM && !GRU
+                              ? ST::load((const T *)args.hout, row * args.y_cols + ycol + u)
+                              : AccT(0);
+                    l.prev = AccT(0);
+                    if (ok && (LSTM || GRU)) {
+                        const long prow = tp_row0 + gb;
+                        if (gb < tp_b)
+                            l.prev = LSTM ? ((const AccT *)d.act)[(prow * C::ACT + 4) * H + u]
+                                          : ST::load((const T *)args.hout,
+                                                     prow * args.y_cols + ycol + u);
+                        else if (LSTM ? d.cx != 0 : d.hx != 0)
+                            l.prev = ST::load((const T *)(LSTM ? d.cx : d.hx), (long)gb * H + u);
+                    }
+                }
+            }
+
+            // dh through R of the rows the previous phase ran: R^T dg.
+#if PRNN_MMA
+            u32 *hb = (u32 *)sm_hb;
+            const MmaWords words = {hb, nullptr, ks * MmaWords::PAIRS, b0, prev_b, prev_b};
+            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
+                         counter_target);
+            __syncwarp();
+            float acc[M_RT][M_NTN][4];
+            mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, pblk);
+            __syncwarp();
+            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
+            if (RED_BUFS == 1)
+                __syncthreads();
+            mma_write_partials(red, acc, ks, rg, lane);
+#else
+            AccT *hb = (AccT *)sm_hb;
+            const FmaWords words = {hb, nullptr, ks * F_KPW, b0, prev_b, prev_b};
+            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
+                         counter_target);
+            __syncwarp();
+            AccT acc[F_RPL][F_BCP];
+            fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, pblk);
+            __syncwarp();
+            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
+            if (RED_BUFS == 1)
+                __syncthreads();
+            fma_write_partials(red, acc, ks, rg, lk, lr);
+#endif
+            __syncthreads();
+            if (RED_BUFS == 2)
+                red_flip ^= 1;
+
+            // ---- the cell backward for this chunk's items ----
+            AccT cry[NI][VEC];
+#pragma unroll
+            for (int cc = 0; cc < NCH; ++cc)
+                if (cc == c)
+#pragma unroll
+                    for (int q = 0; q < NI; ++q)
+#pragma unroll
+                        for (int v = 0; v < VEC; ++v)
+                            cry[q][v] = carry[cc][q][v];
+#pragma unroll
+            for (int q = 0; q < NI; ++q) {
+                int it = tid + THREADS * q;
+                int ju = it % UI, b = it / UI, gb = b0 + b;
+                if (it >= NIT || gb >= hi_b)
+                    continue;
+                const bool later = gb < prev_b; // its gradient arrives through R
+                const bool active = gb < cur_b; // it runs a step in this phase
+                const long row = row0 + gb;
+                AccT dgv[VEC][C::DG];
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) {
+                    int j = ju * VEC + v;
+                    int u = u0 + j;
+                    bool uok = u < H && j < UPB;
+                    AccT dh_rec = AccT(0);
+#pragma unroll
+                    for (int k2 = 0; k2 < KSPLIT; ++k2)
+                        dh_rec += red[(k2 * BC + b) * ROWSP + j];
+                    AccT dh_in, dc_in;
+                    if (later) {
+                        dh_in = dh_rec + (GRU ? cry[q][v] : AccT(0));
+                        dc_in = LSTM ? cry[q][v] : AccT(0);
+                    } else {
+                        dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + u) : AccT(0);
+                        dc_in = uok && LSTM && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + u)
+                                                     : AccT(0);
+                    }
+#pragma unroll
+                    for (int g = 0; g < C::DG; ++g)
+                        dgv[v][g] = AccT(0);
+                    if (active) {
+                        const ItemLoads &l = in[q][v];
+                        AccT dc = dc_in;
+                        AccT bypass = C::template backward<Act>(dh_in + l.dy, l.act, l.h, l.prev,
+                                                                l.prev, dc, dgv[v]);
+                        cry[q][v] = LSTM ? dc : bypass;
+                        if (!uok) {
+#pragma unroll
+                            for (int g = 0; g < C::DG; ++g)
+                                dgv[v][g] = AccT(0); // padding unit: zeros in the hand-off
+                        } else {
+#pragma unroll
+                            for (int g = 0; g < C::DG; ++g)
+                                ST::store((T *)d.dg, (row * C::DG + g) * H + u, dgv[v][g]);
+                        }
+                    } else if (uok) {
+                        // Its sequence starts here in forward order: dh_in is
+                        // the gradient of the initial state.
+                        if (d.dhx)
+                            ST::store((T *)d.dhx, (long)gb * H + u, dh_in);
+                        if (LSTM && d.dcx)
+                            ST::store((T *)d.dcx, (long)gb * H + u, dc_in);
+                    }
+                }
+                if (!active)
+                    continue;
+                // Publish the recurrent side (the first G columns) of dg.
+#if PRNN_MMA
+                if (u0 + ju * 2 < KPU)
+#pragma unroll
+                    for (int g = 0; g < G; ++g)
+                        handoff_publish_pair(d.exchange, par,
+                                             ex_mma((g * KPU + u0 + ju * 2) / 2, gb), tag,
+                                             pack2(ST::bits(dgv[0][g]), ST::bits(dgv[1][g])));
+#else
+                if (u0 + ju < H)
+#pragma unroll
+                    for (int g = 0; g < G; ++g)
+                        handoff_publish(d.exchange, par, ex_fma(g * KPU + u0 + ju, gb), tag,
+                                        dgv[0][g]);
+#endif
+            }
+#pragma unroll
+            for (int cc = 0; cc < NCH; ++cc)
+                if (cc == c)
+#pragma unroll
+                    for (int q = 0; q < NI; ++q)
+#pragma unroll
+                        for (int v = 0; v < VEC; ++v)
+                            carry[cc][q][v] = cry[q][v];
+        }
+        prev_b = cur_b;
+        cur_b = next_b;
+        row0 = next_row0;
+        tp_b = next_tp_b;
+        tp_row0 = next_tp_row0;
+        if (HANDOFF == 1 && step) {
+            __syncthreads(); // every dg store of this block precedes the release
+            if (tid == 0) {
+                __threadfence();
+                prnn_red_release_add_u32(d.counter, 1u);
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+// The cell of every mode, forward and backward side by side, for one (row,
+// hidden unit) item: the products W x and R h arrive precomputed, so this
+// holds all of the nonlinear math and nothing else. The persistent kernels
+// and the standard per-step kernels both call it; src/ref/ref_cells.c is the
+// reference it must agree with (DESIGN.md section 4).
+#pragma once
+
+#include "prnn_kernel_abi.h"
+#include "rnn_types.cuh"
+
+// Activations. ExactAct: 1/(1+e^-x) and the accurate tanh. CheapAct: sigmoid
+// as 1/2 + tanh(x/2)/2 (no IEEE division, whose slow-path branch sat in the
+// middle of the cell), and with APPROX the hardware tanh (max error
+// 2^-10.99, below half an fp16 ulp near 1: for 16-bit data only). Which
+// kernel uses which, and why, is said where they choose.
+template <bool CHEAP, bool APPROX> struct CellAct {
+    static __device__ __forceinline__ AccT tanh_(AccT x)
+    {
+        return APPROX ? prnn_tanh_approx(x) : prnn_tanh(x);
+    }
+    static __device__ __forceinline__ AccT sigmoid(AccT x)
+    {
+        return CHEAP ? AccT(0.5) + AccT(0.5) * tanh_(AccT(0.5) * x) : prnn_sigmoid(x);
+    }
+};
+typedef CellAct<false, false> ExactAct;
+
+template <int MODE> struct Cell {
+    static constexpr int G = PRNN_KMODE_GATES(MODE);
+    static constexpr int ACT = PRNN_ACT_COLS(MODE);
+    static constexpr int DG = PRNN_DG_COLS(MODE);
+    static constexpr int ACTN = ACT > 0 ? ACT : 1; // array sizes
+
+    // h_t from the recurrent products rec[g] (R h_{t-1}, no bias) and xp[g]
+    // (W x_t + every bias, except GRU's bR_n, which the reset scales and so
+    // comes separately as bias_rn). c: LSTM's cell state, in c_{t-1}, out
+    // c_t. hprev: h_{t-1} (GRU). act: what the backward pass keeps (ACT
+    // values), written when training.
+    template <class A>
+    static __device__ __forceinline__ AccT forward(const AccT (&rec)[G], const AccT (&xp)[G],
+                                                   AccT bias_rn, AccT &c, AccT hprev,
+                                                   AccT (&act)[ACTN])
+    {
+        if (MODE == PRNN_KMODE_LSTM) {
+            AccT ig = A::sigmoid(rec[0] + xp[0]);
+            AccT fg = A::sigmoid(rec[1] + xp[1]);
+            AccT gg = A::tanh_(rec[2 % G] + xp[2 % G]);
+            AccT og = A::sigmoid(rec[3 % G] + xp[3 % G]);
+            AccT cn = fg * c + ig * gg;
+            c = cn;
+            act[0] = ig;
+            act[1 % ACTN] = fg;
+            act[2 % ACTN] = gg;
+            act[3 % ACTN] = og;
+            act[4 % ACTN] = cn;
+            return og * A::tanh_(cn);
+        }
+        if (MODE == PRNN_KMODE_GRU) {
+            AccT r = A::sigmoid(rec[0] + xp[0]);
+            AccT z = A::sigmoid(rec[1 % G] + xp[1 % G]);
+            AccT m = rec[2 % G] + bias_rn; // R_n h + bR_n: the reset scales both
+            AccT n = A::tanh_(xp[2 % G] + r * m);
+            act[0] = r;
+            act[1 % ACTN] = z;
+            act[2 % ACTN] = n;
+            act[3 % ACTN] = m;
+            return (AccT(1) - z) * n + z * hprev;
+        }
+        AccT v = rec[0] + xp[0];
+        return MODE == PRNN_KMODE_RELU ? prnn_relu(v) : A::tanh_(v);
+    }
+
+    // The gate gradients dg (DG values, PRNN_DG_COLS's order) of one item
+    // of step t. dhv: the gradient of h_t (from the output and from later
+    // steps); act: as forward kept it; h: h_t as stored (RELU, TANH); hprev:
+    // h_{t-1} (GRU); cprev: c_{t-1} (LSTM). dc: LSTM, in the gradient of
+    // c_t from later steps, out that of c_{t-1}. Returns the part of the
+    // gradient of h_{t-1} that does not go through R (GRU's z dh; else 0).
+    template <class A>
+    static __device__ __forceinline__ AccT backward(AccT dhv, const AccT (&act)[ACTN], AccT h,
+                                                    AccT hprev, AccT cprev, AccT &dc,
+                                                    AccT (&dg)[DG])
+    {
+        if (MODE == PRNN_KMODE_LSTM) {
+            AccT ig = act[0], fg = act[1 % ACTN], gg = act[2 % ACTN], og = act[3 % ACTN];
+            AccT tc = A::tanh_(act[4 % ACTN]);
+            AccT dcv = dc + dhv * og * (AccT(1) - tc * tc);
+            dg[0] = dcv * gg * ig * (AccT(1) - ig);
+            dg[1 % DG] = dcv * cprev * fg * (AccT(1) - fg);
+            dg[2 % DG] = dcv * ig * (AccT(1) - gg * gg);
+            dg[3 % DG] = dhv * tc * og * (AccT(1) - og);
+            dc = dcv * fg;
+            return AccT(0);
+        }
+        if (MODE == PRNN_KMODE_GRU) {
+            AccT r = act[0], z = act[1 % ACTN], n = act[2 % ACTN], m = act[3 % ACTN];
+            AccT dn = dhv * (AccT(1) - z) * (AccT(1) - n * n);
+            dg[0] = dn * m * r * (AccT(1) - r);
+            dg[1 % DG] = dhv * (hprev - n) * z * (AccT(1) - z);
+            dg[2 % DG] = dn * r; // through R_n h + bR_n
+            dg[3 % DG] = dn;     // through W_n x + bW_n
+            return dhv * z;
+        }
+        if (MODE == PRNN_KMODE_RELU)
+            dg[0] = h > AccT(0) ? dhv : AccT(0); // h > 0 exactly where the input was
+        else
+            dg[0] = dhv * (AccT(1) - h * h);
+        return AccT(0);
+    }
+};

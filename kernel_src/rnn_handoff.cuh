@@ -1,0 +1,136 @@
+// The hand-off between the blocks of a batch group: every step each block
+// publishes its share of the vector the next step multiplies (h_t forward,
+// the gate gradients backward) and waits for everyone else's, through L2,
+// never resetting within a call:
+//  HANDOFF 0: "Lamport" 64-bit words carrying (step tag, value): readers
+//    spin on the data itself, no flag round trip;
+//  HANDOFF 1: plain values + a release/acquire step counter per direction
+//    and batch group (needed for fp64, whose value fills a whole word).
+// Double-buffered by step parity: a block can only write step s+1 after
+// every block of its group has finished step s, hence finished reading s-1.
+#pragma once
+
+#include "rnn_config.cuh"
+
+// Word of vector element k of batch row gb in one parity of the FMA engine's
+// buffer: group-major, then k, then the group's rows, so that a warp's poll
+// reads whole sectors.
+__device__ __forceinline__ long ex_fma(int k, int gb)
+{
+    const int gbase = gb / GSTRIDE * GSTRIDE;
+    return (long)gbase * KD + (long)k * GSTRIDE + (gb - gbase);
+}
+
+// Word of the pair (2p, 2p+1) of batch row gb in the MMA engine's buffer.
+__device__ __forceinline__ long ex_mma(int pair, int gb) { return (long)gb * (KD2 / 2) + pair; }
+
+// One value (FMA engine) published for step tag `tag` into parity `par`.
+__device__ __forceinline__ void handoff_publish(void *exchange, int par, long word, unsigned tag,
+                                                AccT value)
+{
+    if (HANDOFF == 0) {
+        u64 *dst = (u64 *)exchange + par * EX_PAR + word;
+        prnn_st_relaxed_u64(dst, ((u64)tag << 32) | __float_as_uint((float)value));
+    } else {
+        AccT *dst = (AccT *)exchange + par * EX_PAR + word;
+        *(volatile AccT *)dst = value;
+    }
+}
+
+// A pair of 16-bit values (MMA engine) published likewise.
+__device__ __forceinline__ void handoff_publish_pair(void *exchange, int par, long word,
+                                                     unsigned tag, u32 bits)
+{
+    if (HANDOFF == 0) {
+        u64 *dst = (u64 *)exchange + par * EX_PAR + word;
+        prnn_st_relaxed_u64(dst, ((u64)tag << 32) | bits);
+    } else {
+        u32 *dst = (u32 *)exchange + par * EX_PAR + word;
+        *(volatile u32 *)dst = bits;
+    }
+}
+
+// Waits until every pending Lamport word carries the wanted tag, re-reading
+// all the lane's missing words each round: they come from different
+// producer blocks, and waiting for one before asking for the next would cost
+// an L2 round trip each. (v0.2 re-read only the first missing word, to keep
+// spinning loads from flooding L2 while producers store. A/B runs on an
+// H100, same tiles: re-reading all of up to 4 words was 8 % faster at B = 1
+// and 4 (geomean of 48 points, up to 28 %), and all of up to 16 another 2 %
+// over the 120-point grid (up to 31 %); bench/NOTES.md, v0.3.)
+template <int PW>
+__device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&addr)[PW],
+                                               unsigned pending, unsigned want)
+{
+    for (;;) {
+#pragma unroll
+        for (int q = 0; q < PW; ++q)
+            if ((pending & (1u << q)) && (unsigned)(v[q] >> 32) == want)
+                pending &= ~(1u << q);
+        if (!pending)
+            return;
+#pragma unroll
+        for (int q = 0; q < PW; ++q)
+            if (pending & (1u << q))
+                v[q] = prnn_ld_relaxed_u64(addr[q]);
+    }
+}
+
+// Where a lane's staging element comes from (HandoffWords::source).
+enum { WORD_NONE = 0, WORD_HANDOFF = 1, WORD_LOCAL = 2 };
+
+// The one poll skeleton of both engines: stages the N words of a warp's
+// K-range and batch chunk, where each engine's `Words` says which hand-off
+// word (or local value: hx for rows that start now) element w is and where
+// it goes in the staging buffer:
+//   static constexpr int N;
+//   int source(int w, long &word, u64 &value) const;   WORD_*
+//   void stage(int w, u64 value) const;
+// Every word a lane polls is requested before any is checked (up to
+// POLL_MAX): each further group would cost one more L2 round trip.
+template <class Words>
+__device__ __forceinline__ void handoff_poll(const Words &words, const void *exchange, int par,
+                                             unsigned want, int lane, const unsigned *counter,
+                                             bool wait_counter, unsigned counter_target)
+{
+    constexpr int N = Words::N;
+    constexpr int PW = ceil_div(N, 32) < POLL_MAX ? ceil_div(N, 32) : POLL_MAX;
+    if (HANDOFF == 1 && wait_counter) {
+        while (prnn_ld_acquire_u32(counter) < counter_target) {
+        }
+    }
+#pragma unroll 1
+    for (int w0 = 0; w0 < N; w0 += 32 * PW) {
+        u64 v[PW];
+        const u64 *addr[PW];
+        unsigned pending = 0;
+#pragma unroll
+        for (int q = 0; q < PW; ++q) {
+            const int w = w0 + 32 * q + lane;
+            v[q] = 0;
+            addr[q] = 0;
+            long word = 0;
+            if (w < N && words.source(w, word, v[q]) == WORD_HANDOFF) {
+                if (HANDOFF == 0) {
+                    addr[q] = (const u64 *)exchange + par * EX_PAR + word;
+                    v[q] = prnn_ld_relaxed_u64(addr[q]);
+                    pending |= 1u << q;
+                } else if (!MMA && sizeof(AccT) == 8) {
+                    const double *src = (const double *)exchange + par * EX_PAR + word;
+                    v[q] = (u64)__double_as_longlong(prnn_ld_relaxed_f64(src));
+                } else {
+                    const u32 *src = (const u32 *)exchange + par * EX_PAR + word;
+                    v[q] = prnn_ld_relaxed_u32(src);
+                }
+            }
+        }
+        if (HANDOFF == 0)
+            lamport_settle<PW>(v, addr, pending, want);
+#pragma unroll
+        for (int q = 0; q < PW; ++q) {
+            const int w = w0 + 32 * q + lane;
+            if (w < N)
+                words.stage(w, v[q]);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+// The training path's elementwise and reduction kernels, around the
+// recurrence and cuBLASLt's GEMMs: dropout between layers (forward on the
+// layer output, backward on its gradient), the h_{t-1} of every row that dR
+// multiplies, deterministic bias gradients, and SKIP_INPUT's dx. Compiled
+// per data type; shapes arrive at run time.
+
+#include "prnn_kernel_abi.h"
+#include "prnn_philox.cuh"
+#include "rnn_types.cuh"
+
+// Each thread owns groups of four elements (one Philox call each).
+extern "C" __global__ void prnn_dropout_forward(const prnn_dropout_args a)
+{
+    const unsigned long long groups = (a.n + 3) / 4;
+    const AccT scale = (AccT)a.scale;
+    for (unsigned long long grp = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         grp < groups; grp += (unsigned long long)gridDim.x * blockDim.x) {
+        const unsigned keep = prnn_dropout_keep4(a.seed, a.layer, grp, a.threshold);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const unsigned long long e = grp * 4 + i;
+            if (e < a.n)
+                ST::store((T *)a.dst, (long)e,
+                          (keep >> i) & 1u ? ST::load((const T *)a.src, (long)e) * scale : AccT(0));
+        }
+    }
+}
+
+extern "C" __global__ void prnn_dropout_backward(const prnn_dropout_args a)
+{
+    const unsigned long long groups = (a.n + 3) / 4;
+    const AccT scale = (AccT)a.scale;
+    AccT *data = (AccT *)a.dst;
+    for (unsigned long long grp = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         grp < groups; grp += (unsigned long long)gridDim.x * blockDim.x) {
+        const unsigned keep = prnn_dropout_keep4(a.seed, a.layer, grp, a.threshold);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const unsigned long long e = grp * 4 + i;
+            if (e < a.n)
+                data[e] = (keep >> i) & 1u ? data[e] * scale : AccT(0);
+        }
+    }
+}
+
+// blockIdx.y strides over steps, x over a step's rows * hidden.
+extern "C" __global__ void prnn_gather_prev(const prnn_gather_args a)
+{
+    const int T_ = a.seq_length, Hn = a.hidden;
+    for (int t = blockIdx.y; t < T_; t += gridDim.y) {
+        const int nb = a.batch[t];
+        const long row0 = a.offset[t];
+        const int tp = a.reverse ? t + 1 : t - 1;
+        const bool has_tp = tp >= 0 && tp < T_;
+        const int tp_b = has_tp ? a.batch[tp] : 0;
+        const long tp_row0 = has_tp ? a.offset[tp] : 0;
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < (long)nb * Hn;
+             i += (long)gridDim.x * blockDim.x) {
+            const int b = (int)(i / Hn), u = (int)(i % Hn);
+            T v;
+            if (b < tp_b)
+                v = ((const T *)a.out)[(tp_row0 + b) * a.ld + a.col0 + u];
+            else if (a.hx)
+                v = ((const T *)a.hx)[(long)b * Hn + u];
+            else
+                ST::store(&v, 0, AccT(0));
+            ((T *)a.dst)[(row0 + b) * Hn + u] = v;
+        }
+    }
+}
+
+// blockIdx.y = chunk of rows; each thread sums one column over the chunk,
+// in row order.
+extern "C" __global__ void prnn_bias_partial(const prnn_bias_args a)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.cols)
+        return;
+    const int col = i + (i >= a.col_split ? a.col_skip : 0);
+    const long long r0 = (long long)blockIdx.y * a.chunk_rows;
+    long long r1 = r0 + a.chunk_rows;
+    if (r1 > a.rows)
+        r1 = a.rows;
+    AccT sum = AccT(0);
+    for (long long r = r0; r < r1; ++r)
+        sum += ST::load((const T *)a.dg, r * a.ld + col);
+    ((AccT *)a.partial)[(long long)blockIdx.y * a.cols + i] = sum;
+}
+
+extern "C" __global__ void prnn_bias_finish(const prnn_bias_args a)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.cols)
+        return;
+    AccT sum = AccT(0);
+    for (int c = 0; c < a.chunks; ++c)
+        sum += ((const AccT *)a.partial)[(long long)c * a.cols + i];
+    ST::store((T *)a.bias, i, ST::load((const T *)a.bias, i) + sum);
+}
+
+extern "C" __global__ void prnn_skip_dx(const prnn_skip_dx_args a)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.count;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long r = i / a.hidden;
+        const int j = (int)(i % a.hidden);
+        AccT sum = AccT(0);
+        for (int d = 0; d < a.dirs; ++d)
+            for (int g = 0; g < a.gates; ++g) {
+                // input side: GRU's n is column 3 (PRNN_DG_COLS)
+                const int col = a.dg_cols == 4 && a.gates == 3 && g == 2 ? 3 : g;
+                sum += ST::load((const T *)a.dg[d], (r * a.dg_cols + col) * a.hidden + j);
+            }
+        ST::store((T *)a.dx, i, sum);
+    }
+}

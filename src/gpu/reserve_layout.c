@@ -1,0 +1,28 @@
+#include "gpu/reserve_layout.h"
+
+#include "dtype.h"
+#include "gpu/kernel_request.h"
+#include "prnn_kernel_abi.h"
+
+#define ALIGN 256
+
+static size_t align_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+
+void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const size_t rows = p->total_rows, L = (size_t)rnn->layers;
+    const int mode = prnn_kernel_mode_code(rnn->mode);
+    r->act_cols = PRNN_ACT_COLS(mode);
+    r->dg_cols = PRNN_DG_COLS(mode);
+    r->out_stride = align_up(rows * dirs * H * es);
+    r->act_stride = align_up(rows * (size_t)r->act_cols * H * acc);
+    r->dg_stride = align_up(rows * (size_t)r->dg_cols * H * es);
+    r->out = 0;
+    r->act = r->out + (L - 1) * r->out_stride;
+    r->dg = r->act + L * dirs * r->act_stride;
+    r->total = r->dg + L * dirs * r->dg_stride;
+}

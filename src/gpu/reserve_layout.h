@@ -1,0 +1,45 @@
+/*
+ * How the GPU backend carves the training reserve: one function sizes it
+ * (prnnGetRNNTrainingReserveSize) and addresses it (the three training
+ * calls), so the two cannot disagree. It depends on the shape only, never on
+ * the tiles. Per layer l and pseudo-layer pl = l * dirs + d:
+ *   out[l]  [rows][dirs*hidden] storage type: layer l's output before
+ *           dropout, for l < layers - 1 (the last layer's is y);
+ *   act[pl] [rows][ACT_COLS][hidden] math type: what the cell keeps
+ *           (prnn_kernel_abi.h: LSTM i f g o c, GRU r z n m; none for
+ *           RELU/TANH);
+ *   dg[pl]  [rows][DG_COLS][hidden] storage type: the gate gradients,
+ *           written by BackwardData for dx, dW, dR and the biases.
+ */
+#ifndef PRNN_RESERVE_LAYOUT_H
+#define PRNN_RESERVE_LAYOUT_H
+
+#include <stddef.h>
+
+#include "rnn_problem.h"
+
+typedef struct {
+    size_t out, out_stride; /* bytes */
+    size_t act, act_stride;
+    size_t dg, dg_stride;
+    int act_cols, dg_cols;
+    size_t total;
+} prnn_reserve_layout;
+
+void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r);
+
+/* Addresses inside a reserve at base. */
+static inline char *prnn_reserve_out(const prnn_reserve_layout *r, void *base, int layer)
+{
+    return (char *)base + r->out + (size_t)layer * r->out_stride;
+}
+static inline char *prnn_reserve_act(const prnn_reserve_layout *r, void *base, int pseudo)
+{
+    return (char *)base + r->act + (size_t)pseudo * r->act_stride;
+}
+static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, int pseudo)
+{
+    return (char *)base + r->dg + (size_t)pseudo * r->dg_stride;
+}
+
+#endif
