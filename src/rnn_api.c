@@ -55,6 +55,27 @@ static prnnStatus_t reserve_bytes(struct prnnContext *h,
     return prnn_gpu_reserve_bytes(&g, p, bytes);
 }
 
+/* The scratch buffers of a compute call: the workspace, and for the training
+ * calls (with_reserve) the reserve, each at least what its query gives for
+ * this shape. The reserve is only sized when used: on the GPU its query also
+ * prepares the training kernels, which inference never runs. */
+static prnnStatus_t check_scratch(struct prnnContext *h, const prnn_rnn_problem *p,
+                                  const void *workspace, size_t workspace_size,
+                                  int with_reserve, const void *reserve,
+                                  size_t reserve_size)
+{
+    size_t need;
+    CHECK(workspace_bytes(h, p, &need));
+    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
+                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    if (!with_reserve)
+        return PRNN_STATUS_SUCCESS;
+    CHECK(reserve_bytes(h, p, &need));
+    return prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
+                                 "reserveSpaceSizeInBytes",
+                                 "prnnGetRNNTrainingReserveSize");
+}
+
 /* ---- sizes ---- */
 
 prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
@@ -288,16 +309,8 @@ static prnnStatus_t validate_forward(
     CHECK(prnn_validate_ptr(x, "x"));
     CHECK(prnn_validate_ptr(w, "w"));
     CHECK(prnn_validate_ptr(y, "y"));
-    size_t need;
-    CHECK(workspace_bytes(handle, p, &need));
-    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    if (training) {
-        CHECK(reserve_bytes(handle, p, &need));
-        CHECK(prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
-                                    "reserveSpaceSizeInBytes",
-                                    "prnnGetRNNTrainingReserveSize"));
-    }
+    CHECK(check_scratch(handle, p, workspace, workspace_size, training, reserve,
+                        reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -409,14 +422,8 @@ prnnStatus_t prnnRNNBackwardData(
     CHECK(prnn_validate_ptr(dy, "dy"));
     CHECK(prnn_validate_ptr(w, "w"));
     CHECK(prnn_validate_ptr(dx, "dx"));
-    size_t need;
-    CHECK(workspace_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    CHECK(reserve_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
-                                "reserveSpace", "reserveSpaceSizeInBytes",
-                                "prnnGetRNNTrainingReserveSize"));
+    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                        reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -466,14 +473,8 @@ prnnStatus_t prnnRNNBackwardWeights(
     CHECK(prnn_validate_ptr(x, "x"));
     CHECK(prnn_validate_ptr(y, "y"));
     CHECK(prnn_validate_ptr(dw, "dw"));
-    size_t need;
-    CHECK(workspace_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    CHECK(reserve_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
-                                "reserveSpace", "reserveSpaceSizeInBytes",
-                                "prnnGetRNNTrainingReserveSize"));
+    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                        reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},
