@@ -221,6 +221,22 @@ static prnnStatus_t c_bwd_dhy_batch(fixture *f)
 { set_tensor3(f->dhyd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI - 1, HIDDEN); return bwd_data(f); }
 static prnnStatus_t c_bwd_dcx_hidden(fixture *f)
 { set_tensor3(f->dcxd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI, HIDDEN - 1); return bwd_data(f); }
+/* Every step's input size changed, consistently, so that dxDesc is valid on
+ * its own and differs only from the forward call's xDesc. */
+static prnnStatus_t wider_inputs(prnnTensorDescriptor_t *d)
+{
+    for (int t = 0; t < T_STEPS; t++)
+        set_tensor3(d[t], PRNN_DATA_FLOAT, base_shape.batch[t], INPUT + 1, 1);
+    return PRNN_STATUS_SUCCESS;
+}
+static prnnStatus_t c_bwd_dx_input_unlike_x(fixture *f)
+{ wider_inputs(f->dxd); return bwd_data(f); }
+static prnnStatus_t c_bwd_dx_batch_unlike_x(fixture *f)
+{ set_tensor3(f->dxd[2], PRNN_DATA_FLOAT, 1, INPUT, 1); return bwd_data(f); }
+static prnnStatus_t c_bww_x_input_unlike_fwd(fixture *f)
+{ wider_inputs(f->xd); return bwd_weights(f); }
+static prnnStatus_t c_bww_x_batch_unlike_fwd(fixture *f)
+{ set_tensor3(f->xd[2], PRNN_DATA_FLOAT, 1, INPUT, 1); return bwd_weights(f); }
 static prnnStatus_t c_bww_y_batch(fixture *f)
 { set_tensor3(f->yd[1], PRNN_DATA_FLOAT, 1, HIDDEN * DIRS, 1); return bwd_weights(f); }
 static prnnStatus_t c_bww_dw_null(fixture *f) { float *k = f->dw; f->dw = NULL; prnnStatus_t s = bwd_weights(f); f->dw = k; return s; }
@@ -316,6 +332,14 @@ static const bad_case cases[] = {
     {"backward dy batch", c_bwd_dy_batch, BAD, "dyDesc[1]"},
     {"backward dhy batch", c_bwd_dhy_batch, BAD, "dhyDesc"},
     {"backward dcx hidden", c_bwd_dcx_hidden, BAD, "dcxDesc"},
+    {"backward dx inputSize unlike x", c_bwd_dx_input_unlike_x, BAD,
+     "with inputSize 3, this call's dxDesc has inputSize 4"},
+    {"backward dx batches unlike x", c_bwd_dx_batch_unlike_x, BAD,
+     "this call's dxDesc has sum of batch sizes 6"},
+    {"backward weights x inputSize", c_bww_x_input_unlike_fwd, BAD,
+     "with inputSize 3, this call's xDesc has inputSize 4"},
+    {"backward weights x batches", c_bww_x_batch_unlike_fwd, BAD,
+     "this call's xDesc has sum of batch sizes 6"},
     {"backward weights y batch", c_bww_y_batch, BAD, "yDesc[1]"},
     {"backward weights dw NULL", c_bww_dw_null, BAD, "dw is NULL"},
     {"backward weights dw size", c_bww_dw_size, BAD, "dwDesc"},
