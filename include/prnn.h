@@ -21,7 +21,10 @@
  *    may be used concurrently from different threads.
  *  - Memory: all device buffers (x, y, h, c, weights, workspace, reserve space)
  *    belong to the caller. prnn never frees them and never keeps pointers to
- *    them after a call returns. Sizes are queried with prnnGet*Size.
+ *    them after a call returns, except that it remembers the address of each
+ *    reserve space ForwardTraining filled, as a key it never dereferences
+ *    (the training order, at prnnGetRNNTrainingReserveSize). Sizes are
+ *    queried with prnnGet*Size.
  *  - Backends: a handle runs on the GPU (prnnCreate) or on the CPU reference
  *    implementation (prnnCreateWithBackend with PRNN_BACKEND_CPU_REFERENCE).
  *    With the GPU backend every data pointer is a device pointer (or managed
@@ -425,9 +428,56 @@ PRNN_API prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
                                               const prnnTensorDescriptor_t *xDesc,
                                               size_t *sizeInBytes);
 
-/* Memory that ForwardTraining fills and BackwardData / BackwardWeights read:
+/*
+ * Memory that ForwardTraining fills and BackwardData / BackwardWeights read:
  * it must be passed unchanged between them. Its contents are private and
- * depend on the backend. */
+ * depend on the backend. The reserve belongs to the caller, like every
+ * buffer; what prnn keeps about it is described below.
+ *
+ * The training order. prnn records, for the whole process (every handle and
+ * thread), which reserves ForwardTraining filled, for which problem, and how
+ * far the training step on each has got; the backward calls are checked
+ * against that record:
+ *  1. prnnRNNForwardTraining, when it succeeds, records reserveSpace (by its
+ *     address) with the problem: the handle's backend; rnnDesc's mode, data
+ *     type, hiddenSize, numLayers, direction, inputMode, dropout probability
+ *     and seed (where dropout applies: more than one layer, a probability
+ *     above 0), math type and algorithm; seqLength; inputSize and every
+ *     step's batch size. A later ForwardTraining on the same address replaces
+ *     the record and starts the order again at step 2. A failing call records
+ *     nothing and leaves an earlier record of its reserveSpace as it was.
+ *  2. prnnRNNBackwardData needs a reserveSpace recorded by step 1 for the
+ *     same problem (its dxDesc standing for the forward call's xDesc) on the
+ *     same backend. When it succeeds, BackwardWeights may follow.
+ *  3. prnnRNNBackwardWeights needs the same, and that BackwardData has
+ *     succeeded on this reserveSpace since its ForwardTraining: it reads the
+ *     gate gradients that BackwardData leaves in the reserve.
+ * BackwardData and BackwardWeights may be called again on the same reserve
+ * (repeated calls give the same results). Forward and backward may run
+ * through different handles of the same backend and on different threads;
+ * with the GPU backend, ordering the backward calls' stream after the
+ * forward call's stays the caller's job. Breaking the order, or passing a
+ * reserve of another problem, is PRNN_STATUS_BAD_PARAM with a message that
+ * names reserveSpace and what differs, e.g. "reserveSpace (0x...) was filled
+ * by prnnRNNForwardTraining with seqLength 12, this call has seqLength 10".
+ *
+ * The record holds the PRNN_MAX_TRACKED_RESERVES most recently used
+ * reserves (filled or checked); a new reserve beyond that forgets the least
+ * recently used one, whose backward calls then fail with "reserveSpace (...)
+ * was not filled by prnnRNNForwardTraining (or was evicted ...)". Between a
+ * forward call and its backward calls, fill or check fewer than
+ * PRNN_MAX_TRACKED_RESERVES other reserves.
+ * Keeping the record takes a lock and a table lookup on the host: no device
+ * access, no synchronisation, no allocation.
+ *
+ * prnn knows a reserve by its address and cannot see its contents. "Passed
+ * unchanged" therefore also means: the same pointer (not an address inside
+ * the reserve), reserveSpaceSizeInBytes at least this query's size for the
+ * problem, and nothing written to the reserve between the calls (no other
+ * call's buffer may overlap it).
+ */
+#define PRNN_MAX_TRACKED_RESERVES 4096
+
 PRNN_API prnnStatus_t prnnGetRNNTrainingReserveSize(
     prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
     const prnnTensorDescriptor_t *xDesc, size_t *sizeInBytes);
@@ -613,8 +663,20 @@ PRNN_API prnnStatus_t prnnRNNForwardInference(
     const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
     size_t workSpaceSizeInBytes);
 
-/* As ForwardInference, applying dropout between layers and keeping what the
- * backward calls need in reserveSpace. */
+/*
+ * As ForwardInference, applying dropout between layers and keeping what the
+ * backward calls need in reserveSpace: at least
+ * prnnGetRNNTrainingReserveSize bytes, given as reserveSpaceSizeInBytes.
+ * On SUCCESS reserveSpace is recorded for BackwardData (the training order
+ * at prnnGetRNNTrainingReserveSize), replacing an earlier record of it.
+ *
+ * Returns BAD_PARAM, and records nothing, for every argument that
+ * ForwardInference rejects, and for reserveSpaceSizeInBytes below the
+ * query's size ("reserveSpaceSizeInBytes = N bytes is too small:
+ * prnnGetRNNTrainingReserveSize needs M for this shape"), a NULL reserveSpace
+ * ("reserveSpace is NULL but M bytes are required"), or a reserveSpace that
+ * overlaps another buffer of the call.
+ */
 PRNN_API prnnStatus_t prnnRNNForwardTraining(
     prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
     const prnnTensorDescriptor_t *xDesc, const void *x,
@@ -632,7 +694,30 @@ PRNN_API prnnStatus_t prnnRNNForwardTraining(
  * arguments. dy: gradient of y; dhy, dcy: gradients of hy, cy (NULL means
  * zeros). Writes dx, and dhx, dcx (NULL means not wanted). y, hx, cx, w and
  * reserveSpace must be what ForwardTraining used (reserveSpace is read and
- * may be updated for BackwardWeights).
+ * updated for BackwardWeights). dxDesc describes the forward call's input
+ * (xDesc's batch sizes and inputSize); yDesc and dyDesc have dxDesc's batch
+ * sizes and hiddenSize * numDirections columns.
+ *
+ * Returns BAD_PARAM, checked in this order:
+ *  - handle, rnnDesc, seqLength or dxDesc invalid on their own;
+ *  - reserveSpace NULL, not recorded by prnnRNNForwardTraining, or no longer
+ *    (evicted: "reserveSpace (0x...) was not filled by
+ *    prnnRNNForwardTraining (or was evicted: the registry remembers the last
+ *    N reserves)", N being PRNN_MAX_TRACKED_RESERVES), or an address inside
+ *    a recorded reserve;
+ *  - reserveSpace recorded for another problem: the first difference is
+ *    named, in this order: backend, seqLength, dxDesc's inputSize, miniBatch,
+ *    row count or per-step batch sizes, then rnnDesc's mode, data type,
+ *    hiddenSize, numLayers, direction, inputMode, dropout, dropout seed, math
+ *    type, algorithm ("... was filled by prnnRNNForwardTraining with
+ *    hiddenSize 8, this call's rnnDesc has hiddenSize 4: ...");
+ *  - yDesc[t] or dyDesc[t] not {batch_t of dxDesc[t], hiddenSize *
+ *    numDirections, 1} (named with its index); dhyDesc, hxDesc, dhxDesc (and
+ *    for LSTM dcyDesc, cxDesc, dcxDesc) not {numLayers * numDirections,
+ *    miniBatch, hiddenSize}; wDesc not the weights' size;
+ *  - y, dy, w or dx NULL; workSpaceSizeInBytes or reserveSpaceSizeInBytes
+ *    below their queries' sizes; an output overlapping another buffer.
+ * A failing call leaves the reserve's record as it was.
  */
 PRNN_API prnnStatus_t prnnRNNBackwardData(
     prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
@@ -652,7 +737,20 @@ PRNN_API prnnStatus_t prnnRNNBackwardData(
 /*
  * Gradients with respect to the weights, after BackwardData. ADDS to dw (as
  * cuDNN v5 does): zero dw first for a plain gradient. x, hx, y and
- * reserveSpace as in ForwardTraining / BackwardData.
+ * reserveSpace as in ForwardTraining / BackwardData; dwDesc describes dw as
+ * wDesc describes w.
+ *
+ * Returns BAD_PARAM, checked in this order:
+ *  - handle, rnnDesc, seqLength or xDesc invalid on their own;
+ *  - reserveSpace not recorded, or recorded for another problem, as for
+ *    BackwardData (xDesc is compared with the forward call's xDesc);
+ *  - BackwardData has not succeeded on reserveSpace since the
+ *    ForwardTraining that filled it: "reserveSpace (0x...):
+ *    prnnRNNBackwardWeights before prnnRNNBackwardData on this reserveSpace:
+ *    BackwardWeights reads the gate gradients BackwardData leaves in it";
+ *  - hxDesc, yDesc[t] or dwDesc not of the problem's shape; x, y or dw
+ *    NULL; workSpaceSizeInBytes or reserveSpaceSizeInBytes below their
+ *    queries' sizes; dw or workspace overlapping another buffer.
  */
 PRNN_API prnnStatus_t prnnRNNBackwardWeights(
     prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,

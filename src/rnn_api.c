@@ -11,6 +11,7 @@
 #include "gpu/gpu_backend.h"
 #include "handle.h"
 #include "ref/ref_rnn.h"
+#include "reserve_registry.h"
 #include "rnn_validate.h"
 #include "weights_layout.h"
 
@@ -53,6 +54,27 @@ static prnnStatus_t reserve_bytes(struct prnnContext *h,
     }
     prnn_gpu_call g = gpu_call(h);
     return prnn_gpu_reserve_bytes(&g, p, bytes);
+}
+
+/* The scratch buffers of a compute call: the workspace, and for the training
+ * calls (with_reserve) the reserve, each at least what its query gives for
+ * this shape. The reserve is only sized when used: on the GPU its query also
+ * prepares the training kernels, which inference never runs. */
+static prnnStatus_t check_scratch(struct prnnContext *h, const prnn_rnn_problem *p,
+                                  const void *workspace, size_t workspace_size,
+                                  int with_reserve, const void *reserve,
+                                  size_t reserve_size)
+{
+    size_t need;
+    CHECK(workspace_bytes(h, p, &need));
+    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
+                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    if (!with_reserve)
+        return PRNN_STATUS_SUCCESS;
+    CHECK(reserve_bytes(h, p, &need));
+    return prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
+                                 "reserveSpaceSizeInBytes",
+                                 "prnnGetRNNTrainingReserveSize");
 }
 
 /* ---- sizes ---- */
@@ -288,16 +310,8 @@ static prnnStatus_t validate_forward(
     CHECK(prnn_validate_ptr(x, "x"));
     CHECK(prnn_validate_ptr(w, "w"));
     CHECK(prnn_validate_ptr(y, "y"));
-    size_t need;
-    CHECK(workspace_bytes(handle, p, &need));
-    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    if (training) {
-        CHECK(reserve_bytes(handle, p, &need));
-        CHECK(prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
-                                    "reserveSpaceSizeInBytes",
-                                    "prnnGetRNNTrainingReserveSize"));
-    }
+    CHECK(check_scratch(handle, p, workspace, workspace_size, training, reserve,
+                        reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -369,7 +383,38 @@ prnnStatus_t prnnRNNForwardTraining(
     prnn_forward_buffers b = {x, hx, lstm ? cx : NULL, w, y, hy, lstm ? cy : NULL,
                               workspace, workSpaceSizeInBytes, reserveSpace,
                               reserveSpaceSizeInBytes};
-    return run_forward(handle, &p, 1, &b);
+    prnnStatus_t s = run_forward(handle, &p, 1, &b);
+    /* Only a forward pass that ran is recorded: a failing call leaves the
+     * registry (and an earlier record of this reserve) as it was. */
+    if (s == PRNN_STATUS_SUCCESS) {
+        prnn_reserve_shape shape;
+        prnn_reserve_shape_of(&p, handle->backend, &shape);
+        prnn_reserve_record_forward(reserveSpace, reserveSpaceSizeInBytes, &shape);
+    }
+    return s;
+}
+
+static prnnStatus_t run_backward_data(prnnHandle_t handle, const prnn_rnn_problem *p,
+                                      const prnn_backward_data_buffers *b)
+{
+    if (is_cpu(handle))
+        return prnn_ref_backward_data(p, b->y, b->dy, b->dhy, b->dcy, b->w, b->hx,
+                                      b->cx, b->dx, b->dhx, b->dcx, b->workspace,
+                                      b->reserve);
+    prnn_gpu_call g = gpu_call(handle);
+    return prnn_gpu_backward_data(&g, p, b);
+}
+
+/* The reserve of a backward call: filled by ForwardTraining for this problem
+ * on this backend, and at least at `stage` (see reserve_registry.h). */
+static prnnStatus_t check_reserve(const struct prnnContext *h,
+                                  const prnn_rnn_problem *p, const void *reserve,
+                                  const char *input_name, prnn_reserve_stage stage,
+                                  uint64_t *serial)
+{
+    prnn_reserve_shape shape;
+    prnn_reserve_shape_of(p, h->backend, &shape);
+    return prnn_reserve_check(reserve, &shape, input_name, stage, serial);
 }
 
 prnnStatus_t prnnRNNBackwardData(
@@ -392,6 +437,12 @@ prnnStatus_t prnnRNNBackwardData(
     CHECK(prnn_validate_rnn(handle, rnnDesc));
     /* dx has the input's shape: it defines the batches and the input size. */
     CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, dxDesc, "dxDesc", &p));
+    /* The reserve before the other arguments: the registry knows what the
+     * forward call saw, so a dxDesc unlike the forward's xDesc is reported as
+     * that, not as a yDesc or wDesc that disagrees with dxDesc. */
+    uint64_t serial;
+    CHECK(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE,
+                        &serial));
     int lstm = rnnDesc->mode == PRNN_LSTM;
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
@@ -409,14 +460,8 @@ prnnStatus_t prnnRNNBackwardData(
     CHECK(prnn_validate_ptr(dy, "dy"));
     CHECK(prnn_validate_ptr(w, "w"));
     CHECK(prnn_validate_ptr(dx, "dx"));
-    size_t need;
-    CHECK(workspace_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    CHECK(reserve_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
-                                "reserveSpace", "reserveSpaceSizeInBytes",
-                                "prnnGetRNNTrainingReserveSize"));
+    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                        reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -435,16 +480,14 @@ prnnStatus_t prnnRNNBackwardData(
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
     CHECK(prnn_validate_no_overlap(outs, 4, ins, 8));
-    if (is_cpu(handle))
-        return prnn_ref_backward_data(&p, y, dy, dhy, lstm ? dcy : NULL, w, hx,
-                                      lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
-                                      workspace, reserveSpace);
     prnn_backward_data_buffers b = {y, dy, dhy, lstm ? dcy : NULL, w, hx,
                                     lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
                                     workspace, workSpaceSizeInBytes, reserveSpace,
                                     reserveSpaceSizeInBytes};
-    prnn_gpu_call g = gpu_call(handle);
-    return prnn_gpu_backward_data(&g, &p, &b);
+    prnnStatus_t s = run_backward_data(handle, &p, &b);
+    if (s == PRNN_STATUS_SUCCESS)
+        prnn_reserve_record_backward_data(reserveSpace, serial);
+    return s;
 }
 
 prnnStatus_t prnnRNNBackwardWeights(
@@ -459,6 +502,8 @@ prnnStatus_t prnnRNNBackwardWeights(
     prnn_rnn_problem p;
     CHECK(prnn_validate_rnn(handle, rnnDesc));
     CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    CHECK(check_reserve(handle, &p, reserveSpace, "xDesc",
+                        PRNN_RESERVE_BACKWARD_DATA_DONE, NULL));
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     CHECK(prnn_validate_state(&p, hxDesc, "hxDesc"));
     CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
@@ -466,14 +511,8 @@ prnnStatus_t prnnRNNBackwardWeights(
     CHECK(prnn_validate_ptr(x, "x"));
     CHECK(prnn_validate_ptr(y, "y"));
     CHECK(prnn_validate_ptr(dw, "dw"));
-    size_t need;
-    CHECK(workspace_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(workspace, workSpaceSizeInBytes, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    CHECK(reserve_bytes(handle, &p, &need));
-    CHECK(prnn_validate_scratch(reserveSpace, reserveSpaceSizeInBytes, need,
-                                "reserveSpace", "reserveSpaceSizeInBytes",
-                                "prnnGetRNNTrainingReserveSize"));
+    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                        reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},

@@ -7,7 +7,7 @@
  */
 #include <math.h>
 
-#include "test_util.h"
+#include "rnn_fixture.h"
 
 #define T_STEPS 3
 #define HIDDEN 4
@@ -16,140 +16,20 @@
 #define DIRS 2
 #define MINI 3
 
-typedef struct {
-    prnnHandle_t handle;
-    prnnRNNDescriptor_t rnn;
-    prnnTensorDescriptor_t xd[T_STEPS], yd[T_STEPS], dxd[T_STEPS], dyd[T_STEPS];
-    prnnTensorDescriptor_t hxd, cxd, hyd, cyd, dhxd, dcxd, dhyd, dcyd;
-    prnnFilterDescriptor_t wd, dwd;
-    int seq;
-    const prnnTensorDescriptor_t *xdp, *ydp, *dxdp, *dydp;
-    float *x, *y, *hx, *cx, *hy, *cy, *w, *dx, *dy, *dhx, *dcx, *dhy, *dcy, *dw;
-    void *ws, *rs;
-    size_t ws_size, rs_size, w_size;
-} fixture;
-
-static const int batches[T_STEPS] = {3, 2, 2};
-
-static float *alloc_floats(size_t n)
-{
-    float *p = calloc(n ? n : 1, sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        p[i] = (float)((i * 37 % 17) - 8) / 16.0f;
-    return p;
-}
+static const rnn_shape base_shape = {
+    .mode = PRNN_LSTM, .hidden = HIDDEN, .layers = LAYERS,
+    .direction = PRNN_BIDIRECTIONAL, .input = INPUT, .seq = T_STEPS,
+    .batch = {MINI, 2, 2},
+};
 
 static void setup(fixture *f)
 {
-    memset(f, 0, sizeof(*f));
-    EXPECT_OK(prnnCreateWithBackend(&f->handle, PRNN_BACKEND_CPU_REFERENCE));
-    EXPECT_OK(prnnCreateRNNDescriptor(&f->rnn));
-    EXPECT_OK(prnnSetRNNDescriptor(f->rnn, HIDDEN, LAYERS, NULL, PRNN_LINEAR_INPUT,
-                                   PRNN_BIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT));
-    size_t rows = 0;
-    for (int t = 0; t < T_STEPS; t++) {
-        prnnCreateTensorDescriptor(&f->xd[t]);
-        prnnCreateTensorDescriptor(&f->yd[t]);
-        prnnCreateTensorDescriptor(&f->dxd[t]);
-        prnnCreateTensorDescriptor(&f->dyd[t]);
-        set_tensor3(f->xd[t], PRNN_DATA_FLOAT, batches[t], INPUT, 1);
-        set_tensor3(f->dxd[t], PRNN_DATA_FLOAT, batches[t], INPUT, 1);
-        set_tensor3(f->yd[t], PRNN_DATA_FLOAT, batches[t], HIDDEN * DIRS, 1);
-        set_tensor3(f->dyd[t], PRNN_DATA_FLOAT, batches[t], HIDDEN * DIRS, 1);
-        rows += (size_t)batches[t];
-    }
-    prnnTensorDescriptor_t *states[] = {&f->hxd, &f->cxd, &f->hyd, &f->cyd,
-                                        &f->dhxd, &f->dcxd, &f->dhyd, &f->dcyd};
-    for (int i = 0; i < 8; i++) {
-        prnnCreateTensorDescriptor(states[i]);
-        set_tensor3(*states[i], PRNN_DATA_FLOAT, LAYERS * DIRS, MINI, HIDDEN);
-    }
-    EXPECT_OK(prnnGetRNNParamsSize(f->handle, f->rnn, f->xd[0], &f->w_size,
-                                   PRNN_DATA_FLOAT));
-    int wdims[3] = {(int)(f->w_size / sizeof(float)), 1, 1};
-    prnnCreateFilterDescriptor(&f->wd);
-    prnnCreateFilterDescriptor(&f->dwd);
-    prnnSetFilterNdDescriptor(f->wd, PRNN_DATA_FLOAT, PRNN_TENSOR_NCHW, 3, wdims);
-    prnnSetFilterNdDescriptor(f->dwd, PRNN_DATA_FLOAT, PRNN_TENSOR_NCHW, 3, wdims);
-    f->seq = T_STEPS;
-    f->xdp = f->xd;
-    f->ydp = f->yd;
-    f->dxdp = f->dxd;
-    f->dydp = f->dyd;
-    EXPECT_OK(prnnGetRNNWorkspaceSize(f->handle, f->rnn, T_STEPS, f->xd, &f->ws_size));
-    EXPECT_OK(prnnGetRNNTrainingReserveSize(f->handle, f->rnn, T_STEPS, f->xd,
-                                            &f->rs_size));
-    size_t st = LAYERS * DIRS * MINI * HIDDEN;
-    f->x = alloc_floats(rows * INPUT);
-    f->dx = alloc_floats(rows * INPUT);
-    f->y = alloc_floats(rows * HIDDEN * DIRS);
-    f->dy = alloc_floats(rows * HIDDEN * DIRS);
-    f->hx = alloc_floats(st);
-    f->cx = alloc_floats(st);
-    f->hy = alloc_floats(st);
-    f->cy = alloc_floats(st);
-    f->dhx = alloc_floats(st);
-    f->dcx = alloc_floats(st);
-    f->dhy = alloc_floats(st);
-    f->dcy = alloc_floats(st);
-    f->w = alloc_floats(f->w_size / sizeof(float));
-    f->dw = alloc_floats(f->w_size / sizeof(float));
-    f->ws = malloc(f->ws_size ? f->ws_size : 1);
-    f->rs = malloc(f->rs_size ? f->rs_size : 1);
-}
-
-static void teardown(fixture *f)
-{
-    for (int t = 0; t < T_STEPS; t++) {
-        prnnDestroyTensorDescriptor(f->xd[t]);
-        prnnDestroyTensorDescriptor(f->yd[t]);
-        prnnDestroyTensorDescriptor(f->dxd[t]);
-        prnnDestroyTensorDescriptor(f->dyd[t]);
-    }
-    prnnTensorDescriptor_t states[] = {f->hxd, f->cxd, f->hyd, f->cyd,
-                                       f->dhxd, f->dcxd, f->dhyd, f->dcyd};
-    for (int i = 0; i < 8; i++)
-        prnnDestroyTensorDescriptor(states[i]);
-    prnnDestroyFilterDescriptor(f->wd);
-    prnnDestroyFilterDescriptor(f->dwd);
-    prnnDestroyRNNDescriptor(f->rnn);
-    prnnDestroy(f->handle);
-    void *bufs[] = {f->x, f->y, f->hx, f->cx, f->hy, f->cy, f->w, f->dx, f->dy,
-                    f->dhx, f->dcx, f->dhy, f->dcy, f->dw, f->ws, f->rs};
-    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
-        free(bufs[i]);
-}
-
-static prnnStatus_t fwd_training(fixture *f)
-{
-    return prnnRNNForwardTraining(f->handle, f->rnn, f->seq, f->xdp, f->x, f->hxd,
-                                  f->hx, f->cxd, f->cx, f->wd, f->w, f->ydp, f->y,
-                                  f->hyd, f->hy, f->cyd, f->cy, f->ws, f->ws_size,
-                                  f->rs, f->rs_size);
-}
-
-static prnnStatus_t fwd_inference(fixture *f)
-{
-    return prnnRNNForwardInference(f->handle, f->rnn, f->seq, f->xdp, f->x,
-                                   f->hxd, f->hx, f->cxd, f->cx, f->wd, f->w,
-                                   f->ydp, f->y, f->hyd, f->hy, f->cyd, f->cy,
-                                   f->ws, f->ws_size);
-}
-
-static prnnStatus_t bwd_data(fixture *f)
-{
-    return prnnRNNBackwardData(f->handle, f->rnn, f->seq, f->ydp, f->y, f->dydp,
-                               f->dy, f->dhyd, f->dhy, f->dcyd, f->dcy, f->wd,
-                               f->w, f->hxd, f->hx, f->cxd, f->cx, f->dxdp, f->dx,
-                               f->dhxd, f->dhx, f->dcxd, f->dcx, f->ws,
-                               f->ws_size, f->rs, f->rs_size);
-}
-
-static prnnStatus_t bwd_weights(fixture *f)
-{
-    return prnnRNNBackwardWeights(f->handle, f->rnn, f->seq, f->xdp, f->x,
-                                  f->hxd, f->hx, f->ydp, f->y, f->ws, f->ws_size,
-                                  f->dwd, f->dw, f->rs, f->rs_size);
+    fixture_setup(f, &base_shape);
+    /* The reserve is filled and through BackwardData, so that each backward
+     * case fails for the argument it breaks, not for the training order
+     * (test_reserve.c tests that). */
+    EXPECT_OK(fwd_training(f));
+    EXPECT_OK(bwd_data(f));
 }
 
 /* ---- the cases: each breaks one thing and returns the status ---- */
@@ -332,6 +212,33 @@ static prnnStatus_t c_bwd_dhx_shape(fixture *f)
 { set_tensor3(f->dhxd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI, HIDDEN + 1); return bwd_data(f); }
 static prnnStatus_t c_bwd_dy_cols(fixture *f)
 { set_tensor3(f->dyd[2], PRNN_DATA_FLOAT, 2, HIDDEN * DIRS + 1, 1); return bwd_data(f); }
+static prnnStatus_t c_bwd_rs_small(fixture *f) { f->rs_size -= 1; return bwd_data(f); }
+static prnnStatus_t c_bwd_y_batch(fixture *f)
+{ set_tensor3(f->yd[1], PRNN_DATA_FLOAT, 1, HIDDEN * DIRS, 1); return bwd_data(f); }
+static prnnStatus_t c_bwd_dy_batch(fixture *f)
+{ set_tensor3(f->dyd[1], PRNN_DATA_FLOAT, 1, HIDDEN * DIRS, 1); return bwd_data(f); }
+static prnnStatus_t c_bwd_dhy_batch(fixture *f)
+{ set_tensor3(f->dhyd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI - 1, HIDDEN); return bwd_data(f); }
+static prnnStatus_t c_bwd_dcx_hidden(fixture *f)
+{ set_tensor3(f->dcxd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI, HIDDEN - 1); return bwd_data(f); }
+/* Every step's input size changed, consistently, so that dxDesc is valid on
+ * its own and differs only from the forward call's xDesc. */
+static prnnStatus_t wider_inputs(prnnTensorDescriptor_t *d)
+{
+    for (int t = 0; t < T_STEPS; t++)
+        set_tensor3(d[t], PRNN_DATA_FLOAT, base_shape.batch[t], INPUT + 1, 1);
+    return PRNN_STATUS_SUCCESS;
+}
+static prnnStatus_t c_bwd_dx_input_unlike_x(fixture *f)
+{ wider_inputs(f->dxd); return bwd_data(f); }
+static prnnStatus_t c_bwd_dx_batch_unlike_x(fixture *f)
+{ set_tensor3(f->dxd[2], PRNN_DATA_FLOAT, 1, INPUT, 1); return bwd_data(f); }
+static prnnStatus_t c_bww_x_input_unlike_fwd(fixture *f)
+{ wider_inputs(f->xd); return bwd_weights(f); }
+static prnnStatus_t c_bww_x_batch_unlike_fwd(fixture *f)
+{ set_tensor3(f->xd[2], PRNN_DATA_FLOAT, 1, INPUT, 1); return bwd_weights(f); }
+static prnnStatus_t c_bww_y_batch(fixture *f)
+{ set_tensor3(f->yd[1], PRNN_DATA_FLOAT, 1, HIDDEN * DIRS, 1); return bwd_weights(f); }
 static prnnStatus_t c_bww_dw_null(fixture *f) { float *k = f->dw; f->dw = NULL; prnnStatus_t s = bwd_weights(f); f->dw = k; return s; }
 static prnnStatus_t c_bww_dw_size(fixture *f)
 { int d[3] = {(int)(f->w_size / 4) + 4, 1, 1}; prnnSetFilterNdDescriptor(f->dwd, PRNN_DATA_FLOAT, PRNN_TENSOR_NCHW, 3, d); return bwd_weights(f); }
@@ -420,6 +327,20 @@ static const bad_case cases[] = {
     {"backward dx batch increases", c_bwd_dx_batch, BAD, "dxDesc[2]"},
     {"backward dhx shape", c_bwd_dhx_shape, BAD, "dhxDesc"},
     {"backward dy columns", c_bwd_dy_cols, BAD, "dyDesc[2]"},
+    {"backward reserve small", c_bwd_rs_small, BAD, "reserveSpaceSizeInBytes"},
+    {"backward y batch", c_bwd_y_batch, BAD, "yDesc[1]"},
+    {"backward dy batch", c_bwd_dy_batch, BAD, "dyDesc[1]"},
+    {"backward dhy batch", c_bwd_dhy_batch, BAD, "dhyDesc"},
+    {"backward dcx hidden", c_bwd_dcx_hidden, BAD, "dcxDesc"},
+    {"backward dx inputSize unlike x", c_bwd_dx_input_unlike_x, BAD,
+     "with inputSize 3, this call's dxDesc has inputSize 4"},
+    {"backward dx batches unlike x", c_bwd_dx_batch_unlike_x, BAD,
+     "this call's dxDesc has sum of batch sizes 6"},
+    {"backward weights x inputSize", c_bww_x_input_unlike_fwd, BAD,
+     "with inputSize 3, this call's xDesc has inputSize 4"},
+    {"backward weights x batches", c_bww_x_batch_unlike_fwd, BAD,
+     "this call's xDesc has sum of batch sizes 6"},
+    {"backward weights y batch", c_bww_y_batch, BAD, "yDesc[1]"},
     {"backward weights dw NULL", c_bww_dw_null, BAD, "dw is NULL"},
     {"backward weights dw size", c_bww_dw_size, BAD, "dwDesc"},
     {"backward weights reserve small", c_bww_rs_small, BAD, "reserveSpaceSizeInBytes"},
@@ -446,7 +367,7 @@ int main(void)
                "case \"%s\": log does not start with the API name: %s",
                cases[i].name, log);
         printf("%-36s %-28s %s\n", cases[i].name, prnnGetErrorString(s), log);
-        teardown(&f);
+        fixture_teardown(&f);
     }
     /* The unbroken fixture must pass every call: otherwise the cases above
      * could be failing for a reason other than the one they test. */
@@ -456,7 +377,7 @@ int main(void)
     EXPECT_OK(fwd_training(&f));
     EXPECT_OK(bwd_data(&f));
     EXPECT_OK(bwd_weights(&f));
-    teardown(&f);
+    fixture_teardown(&f);
     printf("%d cases, %d failures\n", n, test_failures);
     return test_failures ? 1 : 0;
 }

@@ -27,6 +27,18 @@ static int test_failures;
                prnnGetErrorString(expect_ok_s_), prnnGetLastErrorLog());       \
     } while (0)
 
+/* call must fail with status, its log naming needle. */
+#define EXPECT_FAIL(call, status, needle)                                      \
+    do {                                                                       \
+        prnnStatus_t expect_fail_s_ = (call);                                  \
+        const char *expect_fail_log_ = prnnGetLastErrorLog();                  \
+        EXPECT(expect_fail_s_ == (status) &&                                   \
+                   strstr(expect_fail_log_, (needle)) != NULL,                 \
+               "%s -> %s, expected %s and \"%s\" in the log; log: %s", #call,  \
+               prnnGetErrorString(expect_fail_s_), prnnGetErrorString(status), \
+               (needle), expect_fail_log_);                                    \
+    } while (0)
+
 /* Sets a packed 3-d tensor descriptor. */
 static inline prnnStatus_t set_tensor3(prnnTensorDescriptor_t d, prnnDataType_t t,
                                        int a, int b, int c)

@@ -1,0 +1,377 @@
+#include "reserve_registry.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "descriptors.h"
+#include "dtype.h"
+#include "error.h"
+
+/*
+ * A fixed table: records live in entries[1..CAPACITY] (index 0 means "none",
+ * so that the zero-initialised table is a valid empty one and needs no setup
+ * call), chained from BUCKETS hash buckets on the reserve's address and
+ * linked in a most-recently-used list for eviction. Twice as many buckets as
+ * records keeps chains at one or two entries.
+ */
+#define CAPACITY PRNN_MAX_TRACKED_RESERVES
+#define BUCKETS (2 * CAPACITY)
+
+typedef struct {
+    const void *reserve;
+    size_t bytes;
+    prnn_reserve_shape shape;
+    prnn_reserve_stage stage;
+    /* Unique per recorded forward pass: a BackwardData that finishes after
+     * another thread's ForwardTraining replaced the record must not advance
+     * the new record's stage. */
+    uint64_t serial;
+    int bucket_next;
+    int newer, older; /* the use-order list */
+} record;
+
+static struct {
+    pthread_mutex_t lock;
+    int used;            /* entries[1..used] have held a record */
+    int newest, oldest;  /* ends of the use-order list */
+    uint64_t last_serial;
+    int bucket[BUCKETS]; /* first record of each chain */
+    record entries[CAPACITY + 1];
+} reg = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* bucket_of masks: PRNN_MAX_TRACKED_RESERVES must be a power of two (C99 has
+ * no static_assert; a negative array size fails the build instead). */
+typedef char prnn_buckets_are_a_power_of_two[(BUCKETS & (BUCKETS - 1)) == 0 ? 1 : -1];
+
+/* Caller-allocated buffers of one allocator sit at regular strides; the
+ * multiply-xorshift spreads them over all buckets. */
+static int bucket_of(const void *reserve)
+{
+    uint64_t k = (uint64_t)(uintptr_t)reserve;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (int)(k & (BUCKETS - 1));
+}
+
+/* ---- the table (the lock is held) ---- */
+
+static int find(const void *reserve)
+{
+    int i = reg.bucket[bucket_of(reserve)];
+    while (i && reg.entries[i].reserve != reserve)
+        i = reg.entries[i].bucket_next;
+    return i;
+}
+
+static void unlink_use(int i)
+{
+    record *r = &reg.entries[i];
+    if (r->newer)
+        reg.entries[r->newer].older = r->older;
+    else
+        reg.newest = r->older;
+    if (r->older)
+        reg.entries[r->older].newer = r->newer;
+    else
+        reg.oldest = r->newer;
+}
+
+static void push_newest(int i)
+{
+    record *r = &reg.entries[i];
+    r->newer = 0;
+    r->older = reg.newest;
+    if (reg.newest)
+        reg.entries[reg.newest].newer = i;
+    reg.newest = i;
+    if (!reg.oldest)
+        reg.oldest = i;
+}
+
+static void touch(int i)
+{
+    if (reg.newest != i) {
+        unlink_use(i);
+        push_newest(i);
+    }
+}
+
+static void unlink_bucket(int i)
+{
+    int *link = &reg.bucket[bucket_of(reg.entries[i].reserve)];
+    while (*link != i)
+        link = &reg.entries[*link].bucket_next;
+    *link = reg.entries[i].bucket_next;
+}
+
+/* A record for a new address: an unused one, else the least recently used
+ * one, forgotten. */
+static int take_record(const void *reserve)
+{
+    int i;
+    if (reg.used < CAPACITY) {
+        i = ++reg.used;
+    } else {
+        i = reg.oldest;
+        unlink_bucket(i);
+        unlink_use(i);
+    }
+    int b = bucket_of(reserve);
+    reg.entries[i].reserve = reserve;
+    reg.entries[i].bucket_next = reg.bucket[b];
+    reg.bucket[b] = i;
+    push_newest(i);
+    return i;
+}
+
+/* The record whose buffer contains p, for the message about an address that
+ * is not a reserve's start; 0 if none. A scan, on failure paths only. */
+static int find_containing(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (int i = 1; i <= reg.used; i++) {
+        uintptr_t r = (uintptr_t)reg.entries[i].reserve;
+        if (a > r && a - r < reg.entries[i].bytes)
+            return i;
+    }
+    return 0;
+}
+
+/* ---- shapes ---- */
+
+void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
+                           prnn_reserve_shape *shape)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    /* FNV-1a over the batch sizes: a hash, because a reserve's record must
+     * not grow with seqLength (the table is fixed). */
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int t = 0; t < p->seq_length; t++) {
+        h ^= (uint32_t)p->batch[t];
+        h *= 0x100000001b3ull;
+    }
+    /* Dropout acts between layers only: with one layer, or a probability of
+     * 0, the seed means nothing, and a framework that draws a fresh seed per
+     * call must not be told its reserve is of another problem. */
+    int dropout = rnn->layers > 1 && rnn->dropout > 0.0f;
+    prnn_reserve_shape s = {
+        .backend = backend,
+        .mode = rnn->mode,
+        .dtype = rnn->dtype,
+        .hidden = rnn->hidden,
+        .layers = rnn->layers,
+        .direction = rnn->direction,
+        .input_mode = rnn->input_mode,
+        .dropout = dropout ? rnn->dropout : 0.0f,
+        .seed = dropout ? rnn->seed : 0,
+        .math = rnn->math,
+        .algo = rnn->algo,
+        .input_size = p->input_size,
+        .seq_length = p->seq_length,
+        .mini_batch = p->mini_batch,
+        .total_rows = p->total_rows,
+        .batch_hash = h,
+    };
+    *shape = s;
+}
+
+/* The clause of a mismatch message: how the forward call and this one
+ * differ. */
+typedef struct {
+    char text[256];
+} shape_diff;
+
+static int differs(shape_diff *d, const char *what, const char *was,
+                   const char *is, const char *arg)
+{
+    snprintf(d->text, sizeof(d->text), "with %s %s, this call%s%s has %s %s",
+             what, was, arg ? "'s " : "", arg ? arg : "", what, is);
+    return 1;
+}
+
+static int differs_count(shape_diff *d, const char *what, unsigned long long was,
+                         unsigned long long is, const char *arg)
+{
+    char a[24], b[24];
+    snprintf(a, sizeof(a), "%llu", was);
+    snprintf(b, sizeof(b), "%llu", is);
+    return differs(d, what, a, b, arg);
+}
+
+/* Enum values as the header spells them. The descriptor calls validated
+ * them; "invalid" guards the tables all the same. */
+static const char *enum_name(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n ? names[v] : "invalid";
+}
+
+#define ENUM_NAME(names, v) enum_name(names, (int)(sizeof(names) / sizeof(names[0])), (int)(v))
+
+static const char *const direction_names[] = {"PRNN_UNIDIRECTIONAL",
+                                              "PRNN_BIDIRECTIONAL"};
+static const char *const input_mode_names[] = {"PRNN_LINEAR_INPUT", "PRNN_SKIP_INPUT"};
+static const char *const math_names[] = {"PRNN_DEFAULT_MATH", "PRNN_TENSOR_OP_MATH",
+                                         "PRNN_FMA_MATH"};
+static const char *const algo_names[] = {"PRNN_RNN_ALGO_AUTO", "PRNN_RNN_ALGO_PERSISTENT",
+                                         "PRNN_RNN_ALGO_STANDARD"};
+static const char *const backend_names[] = {"the GPU backend",
+                                            "the CPU reference backend"};
+
+/* One line per field of the fingerprint below: the field, how the message
+ * calls it, and the argument of this call that carries it (NULL: the
+ * argument is the field itself, seqLength). */
+#define DIFFERS_COUNT(field, what, arg)                                        \
+    do {                                                                       \
+        if (was->field != is->field)                                           \
+            return differs_count(d, what, was->field, is->field, arg);         \
+    } while (0)
+#define DIFFERS_NAMED(field, what, name_of)                                    \
+    do {                                                                       \
+        if (was->field != is->field)                                           \
+            return differs(d, what, name_of(was->field), name_of(is->field),   \
+                           "rnnDesc");                                         \
+    } while (0)
+#define DIFFERS_IN(field, what, names)                                         \
+    do {                                                                       \
+        if (was->field != is->field)                                           \
+            return differs(d, what, ENUM_NAME(names, was->field),              \
+                           ENUM_NAME(names, is->field), "rnnDesc");            \
+    } while (0)
+
+/* The first way in which shape `is` differs from the recorded `was`, or 0.
+ * Input shape first (the usual mistake: another layer's or another batch's
+ * reserve), then rnnDesc. */
+static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_shape *is,
+                           const char *input_name, shape_diff *d)
+{
+    if (was->backend != is->backend) {
+        snprintf(d->text, sizeof(d->text), "on %s, this call's handle is on %s",
+                 ENUM_NAME(backend_names, was->backend),
+                 ENUM_NAME(backend_names, is->backend));
+        return 1;
+    }
+    DIFFERS_COUNT(seq_length, "seqLength", NULL);
+    DIFFERS_COUNT(input_size, "inputSize", input_name);
+    DIFFERS_COUNT(mini_batch, "miniBatch", input_name);
+    DIFFERS_COUNT(total_rows, "sum of batch sizes", input_name);
+    if (was->batch_hash != is->batch_hash) {
+        snprintf(d->text, sizeof(d->text),
+                 "with other per-step batch sizes than this call's %s (both have "
+                 "miniBatch %d and %zu rows in all)", input_name, is->mini_batch,
+                 is->total_rows);
+        return 1;
+    }
+    DIFFERS_NAMED(mode, "mode", prnn_mode_name);
+    DIFFERS_NAMED(dtype, "dataType", prnn_dtype_name);
+    DIFFERS_COUNT(hidden, "hiddenSize", "rnnDesc");
+    DIFFERS_COUNT(layers, "numLayers", "rnnDesc");
+    DIFFERS_IN(direction, "direction", direction_names);
+    DIFFERS_IN(input_mode, "inputMode", input_mode_names);
+    if (was->dropout != is->dropout) {
+        char a[32], b[32];
+        snprintf(a, sizeof(a), "%.9g", was->dropout);
+        snprintf(b, sizeof(b), "%.9g", is->dropout);
+        return differs(d, "dropout", a, b, "rnnDesc");
+    }
+    DIFFERS_COUNT(seed, "dropout seed", "rnnDesc");
+    DIFFERS_IN(math, "mathType", math_names);
+    DIFFERS_IN(algo, "algorithm", algo_names);
+    return 0;
+}
+
+/* ---- the operations ---- */
+
+void prnn_reserve_record_forward(const void *reserve, size_t bytes,
+                                 const prnn_reserve_shape *shape)
+{
+    pthread_mutex_lock(&reg.lock);
+    int i = find(reserve);
+    if (i)
+        touch(i);
+    else
+        i = take_record(reserve);
+    record *r = &reg.entries[i];
+    r->bytes = bytes;
+    r->shape = *shape;
+    r->stage = PRNN_RESERVE_FORWARD_DONE;
+    r->serial = ++reg.last_serial;
+    pthread_mutex_unlock(&reg.lock);
+}
+
+/* The message for an address the registry does not hold. */
+static prnnStatus_t fail_unknown(const void *reserve, const record *inside)
+{
+    if (!reserve)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace is NULL: pass the reserve that "
+                         "prnnRNNForwardTraining filled");
+    if (inside)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace (%p) lies %zu bytes inside the reserve "
+                         "(%p) that prnnRNNForwardTraining filled: pass the "
+                         "reserve's start, unchanged", reserve,
+                         (size_t)((uintptr_t)reserve - (uintptr_t)inside->reserve),
+                         inside->reserve);
+    return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                     "reserveSpace (%p) was not filled by prnnRNNForwardTraining "
+                     "(or was evicted: the registry remembers the last %d "
+                     "reserves)", reserve, PRNN_MAX_TRACKED_RESERVES);
+}
+
+prnnStatus_t prnn_reserve_check(const void *reserve,
+                                const prnn_reserve_shape *shape,
+                                const char *input_name,
+                                prnn_reserve_stage stage, uint64_t *serial)
+{
+    /* What a failure reports is copied out, and the message (prnn_fail may
+     * allocate) written after the lock is released: other threads' calls
+     * wait on this lock. */
+    record found = {0};
+    int known, inside = 0, mismatch = 0, early = 0;
+    shape_diff d;
+    pthread_mutex_lock(&reg.lock);
+    int i = find(reserve);
+    known = i != 0;
+    if (known) {
+        found = reg.entries[i];
+        mismatch = find_difference(&found.shape, shape, input_name, &d);
+        early = !mismatch && found.stage < stage;
+        if (!mismatch && !early)
+            touch(i);
+    } else {
+        int c = find_containing(reserve);
+        if (c) {
+            found = reg.entries[c];
+            inside = 1;
+        }
+    }
+    pthread_mutex_unlock(&reg.lock);
+
+    if (!known)
+        return fail_unknown(reserve, inside ? &found : NULL);
+    if (mismatch)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace (%p) was filled by prnnRNNForwardTraining "
+                         "%s: a backward call must describe the problem of the "
+                         "prnnRNNForwardTraining call that filled its reserveSpace",
+                         reserve, d.text);
+    if (early)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace (%p): prnnRNNBackwardWeights before "
+                         "prnnRNNBackwardData on this reserveSpace: BackwardWeights "
+                         "reads the gate gradients BackwardData leaves in it",
+                         reserve);
+    if (serial)
+        *serial = found.serial;
+    return PRNN_STATUS_SUCCESS;
+}
+
+void prnn_reserve_record_backward_data(const void *reserve, uint64_t serial)
+{
+    pthread_mutex_lock(&reg.lock);
+    int i = find(reserve);
+    if (i && reg.entries[i].serial == serial)
+        reg.entries[i].stage = PRNN_RESERVE_BACKWARD_DATA_DONE;
+    pthread_mutex_unlock(&reg.lock);
+}
