@@ -6,6 +6,7 @@
 
 #include "bench_stats.h"
 #include "cudnn_lib.h"
+#include "cudnn_math.h"
 
 struct bench_cudnn {
     const bench_cudnn_lib *lib;
@@ -95,56 +96,6 @@ void bench_cudnn_close(bench_cudnn *c)
 static const char *const algo_names[] = {
     "CUDNN_RNN_ALGO_STANDARD", "CUDNN_RNN_ALGO_PERSIST_STATIC",
     "CUDNN_RNN_ALGO_PERSIST_DYNAMIC", "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H"};
-
-typedef struct {
-    cudnnDataType_t math_prec;
-    cudnnMathType_t math_type;
-    const char *note; /* shown in the note column when this choice ran */
-} math_choice;
-
-/* The (mathPrec, mathType) pairs to try, first the one that compares like
- * with like. Returns how many. */
-static int math_choices(prnnDataType_t t, bench_math math, math_choice *c)
-{
-    switch (t) {
-    case PRNN_DATA_FLOAT:
-        if (math == BENCH_MATH_TF32) {
-            c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, ""};
-            return 1;
-        }
-        c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, ""};
-        c[1] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH,
-                             "FMA_MATH refused: ran DEFAULT_MATH (TF32 "
-                             "input GEMM)"};
-        return 2;
-    case PRNN_DATA_HALF:
-        c[0] = (math_choice){CUDNN_DATA_HALF, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec half"};
-        c[1] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec half refused: mathPrec float"};
-        return 2;
-    case PRNN_DATA_BFLOAT16:
-        c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec float"};
-        c[1] = (math_choice){CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec bfloat16"};
-        return 2;
-    case PRNN_DATA_DOUBLE:
-        c[0] = (math_choice){CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, ""};
-        return 1;
-    }
-    return 0;
-}
-
-static cudnnDataType_t cudnn_dtype(prnnDataType_t t)
-{
-    switch (t) {
-    case PRNN_DATA_HALF: return CUDNN_DATA_HALF;
-    case PRNN_DATA_BFLOAT16: return CUDNN_DATA_BFLOAT16;
-    case PRNN_DATA_DOUBLE: return CUDNN_DATA_DOUBLE;
-    default: return CUDNN_DATA_FLOAT;
-    }
-}
 
 static cudnnRNNMode_t cudnn_mode(prnnRNNMode_t m)
 {
@@ -286,13 +237,13 @@ static int call_step(void *user, char *err, size_t n)
 }
 
 /* Descriptors, buffers and weights: everything before the first call. */
-static int setup(attempt *a, int algo, const math_choice *mc, double *setup_ms,
-                 char *err, size_t n)
+static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
+                 double *setup_ms, char *err, size_t n)
 {
     const bench_cudnn_lib *lib = a->c->lib;
     const bench_device *d = a->c->d;
     const bench_point *pt = &a->ctx->model->pt;
-    cudnnDataType_t dt = cudnn_dtype(pt->dtype);
+    cudnnDataType_t dt = bench_cudnn_dtype(pt->dtype);
     int dirs = pt->bidirectional ? 2 : 1;
     int train = pt->pass == BENCH_TRAINING;
 
@@ -388,8 +339,8 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
     memset(sig, 0, sizeof(*sig));
     const bench_device *d = c->d;
     const bench_point *pt = &ctx->model->pt;
-    math_choice choices[4];
-    int nchoices = math_choices(pt->dtype, ctx->math, choices);
+    bench_cudnn_math choices[BENCH_CUDNN_MAX_MATH];
+    int nchoices = bench_cudnn_math_choices(pt->dtype, ctx->math, choices);
     char err[BENCH_ERR] = "";
 
     for (int k = 0; k < nchoices; k++) {
