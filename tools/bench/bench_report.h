@@ -2,13 +2,15 @@
  * The benchmark's outputs: the aligned table on stdout (one row per point as
  * it finishes, geometric means last), the cold-start table, CSV and JSON.
  * Everything writes to a FILE * so that it can be tested on synthetic
- * results.
+ * results. The text goes out from bench_report.c, CSV from bench_csv.c,
+ * JSON from bench_json.c.
  */
 #ifndef PRNN_BENCH_REPORT_H
 #define PRNN_BENCH_REPORT_H
 
 #include <stdio.h>
 
+#include "bench_summary.h"
 #include "bench_types.h"
 
 /* The lines above the table: device, versions, what the numbers mean. */
@@ -16,22 +18,6 @@ void bench_report_preamble(FILE *f, const bench_meta *m);
 
 void bench_table_header(FILE *f);
 void bench_table_row(FILE *f, const bench_result *r);
-
-/* Geometric mean of prnn / best cuDNN over the points of one pass, mode
- * and data type that have both numbers. */
-typedef struct {
-    bench_pass pass;
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    double geomean; /* NaN when n == 0 */
-    int n;          /* points with a ratio */
-    int points;     /* points in the group */
-} bench_group;
-
-/* Fills up to max groups, in order of first appearance; returns how many.
- * *overall / *overall_n: over every point with a ratio. */
-int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
-                  double *overall, int *overall_n);
 
 /* Footnotes, then the geometric-mean lines: per (pass, mode, dtype), then
  * overall (the table's last line). */

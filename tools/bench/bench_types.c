@@ -139,3 +139,11 @@ void bench_result_finish(bench_result *r)
     if (any && !poisoned)
         r->max_rel_diff = worst;
 }
+
+int bench_result_compared(const bench_result *r)
+{
+    int any = 0;
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+        any |= r->impl[i].compared;
+    return any;
+}

@@ -143,4 +143,7 @@ void bench_result_init(bench_result *r, const bench_point *pt);
  * from impl[]; call once every implementation has run. */
 void bench_result_finish(bench_result *r);
 
+/* 1 when any implementation's outputs were compared with the reference. */
+int bench_result_compared(const bench_result *r);
+
 #endif
