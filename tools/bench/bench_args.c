@@ -28,7 +28,9 @@ void bench_usage(FILE *f, const char *prog)
 "  --bidirectional    two directions\n"
 "  --pass LIST        inference,training              [inference]\n"
 "  --training         same as --pass training: forward-training, backward-\n"
-"                     data and backward-weights timed as one step; the\n"
+"                     data and backward-weights timed as one step, then\n"
+"                     each on its own, and prnn's forward inference of the\n"
+"                     same shape (the table adds these columns); the\n"
 "                     default lists above are the training grid too\n"
 "  --quick            small sweep, under a minute on an H100: lstm,gru,tanh x\n"
 "                     hidden 256,1024 x batch 1,8,64 x float,half; with a\n"
@@ -54,7 +56,8 @@ void bench_usage(FILE *f, const char *prog)
 "                     each shape in fresh processes\n"
 "\n"
 "Output:\n"
-"  --csv FILE         every number, one row per point\n"
+"  --csv FILE         every number, one row per point (of each training\n"
+"                     phase: the median)\n"
 "  --json FILE        every number, for tools/plot_bench.py\n"
 "  --plot FILE.png    runs tools/plot_bench.py (python3 + matplotlib)\n"
 "  -v, --verbose      say why each algorithm was refused, and progress\n"
@@ -283,9 +286,9 @@ static const default_grid quick_grid = {LIST(quick_modes),
                                         LIST(quick_hidden),
                                         LIST(quick_batch)};
 
-/* A training point costs several inference points (three calls, the
- * backward ones about twice the forward): fewer points keep --quick near
- * its minute (16 instead of 36). */
+/* A training point costs several inference points (three calls, timed as
+ * a step and again one by one, and prnn's forward inference beside them):
+ * fewer points keep --quick near its minute (16 instead of 36). */
 static const prnnRNNMode_t quick_training_modes[] = {PRNN_LSTM, PRNN_GRU};
 static const int quick_training_hidden[] = {512, 1024};
 static const int quick_training_batch[] = {1, 16};

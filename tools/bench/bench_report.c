@@ -61,8 +61,22 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  — cuDNN refused the shape (NOT_SUPPORTED); n/a prnn does not support it\n"
 "  (yet); err failed (message on stderr, CSV, JSON); off not run;\n"
 "  * cuDNN refused its first math choice and ran its fallback (float:\n"
-"  DEFAULT_MATH instead of FMA_MATH; half: mathPrec float instead of half);\n"
-"  the CSV/JSON note says which.\n\n");
+"  DEFAULT_MATH instead of FMA_MATH; half: mathPrec float instead of half;\n"
+"  bfloat16: mathPrec bfloat16 instead of float); the CSV/JSON note says\n"
+"  which.\n");
+    if (m->training)
+        fprintf(f,
+"training: the columns above time the whole step. Then each phase is timed\n"
+"  alone, in a loop of its own after the step's (per repeat the three calls\n"
+"  in order, each between two CUDA events from an idle stream, so each\n"
+"  counts its own host-side cost, like an inference call; they add up to a\n"
+"  little more than the step): prnn fwd / bwd-data / bwd-wgts = prnn's\n"
+"  forward-training, backward-data, backward-weights; fwd-inf = prnn's\n"
+"  forward inference of the same shape; bwd-data/inf = the ratio of the\n"
+"  two (target <= %.1f); cuDNN fwd / bwd-data / bwd-wgts = the phases of\n"
+"  the best cuDNN algorithm (best by whole step). µs per timestep.\n",
+                BENCH_BWD_DATA_TARGET);
+    fputc('\n', f);
     fflush(f);
 }
 
@@ -75,10 +89,13 @@ typedef struct {
 enum {
     C_MODE, C_DTYPE, C_PASS, C_H, C_B, C_T, C_PRNN, C_PATH, C_PGRAPH,
     C_STD, C_STATIC, C_DYN, C_SMALL, C_BEST, C_CUBLAS, C_RATIO, C_DIFF,
-    C_COUNT
+    C_COUNT, /* the columns of every table; then the training ones */
+    C_PRNN_FWD = C_COUNT, C_PRNN_BWD_DATA, C_PRNN_BWD_WEIGHTS, C_FWD_INF,
+    C_BWD_RATIO, C_CUDNN_FWD, C_CUDNN_BWD_DATA, C_CUDNN_BWD_WEIGHTS,
+    C_ALL
 };
 
-static const column cols[C_COUNT] = {
+static const column cols[C_ALL] = {
     {"mode", 5, 0},           {"dtype", 5, 0},
     {"pass", 5, 0},           {"H", 5, 1},
     {"B", 5, 1},              {"T", 5, 1},
@@ -88,17 +105,27 @@ static const column cols[C_COUNT] = {
     {"PERSIST_SMALL_H", 16, 1}, {"best cuDNN", 17, 1},
     {"cublasLt-graph", 15, 1}, {"prnn/best", 10, 1},
     {"max rel diff", 13, 1},
+    {"prnn fwd", 8, 1},       {"bwd-data", 8, 1},
+    {"bwd-wgts", 8, 1},       {"fwd-inf", 8, 1},
+    {"bwd-data/inf", 12, 1},  {"cuDNN fwd", 9, 1},
+    {"bwd-data", 8, 1},       {"bwd-wgts", 8, 1},
 };
 
 /* Where the table puts a separator before the column. */
 static int bar_before(int c)
 {
-    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO;
+    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO ||
+           c == C_PRNN_FWD || c == C_CUDNN_FWD;
 }
 
-static void row(FILE *f, char cells[C_COUNT][64])
+static int ncols(int phases)
 {
-    for (int c = 0; c < C_COUNT; c++) {
+    return phases ? C_ALL : C_COUNT;
+}
+
+static void row(FILE *f, char cells[C_ALL][64], int phases)
+{
+    for (int c = 0; c < ncols(phases); c++) {
         if (c)
             fputs(bar_before(c) ? " | " : " ", f);
         cell(f, cells[c], cols[c].width, cols[c].right);
@@ -107,14 +134,14 @@ static void row(FILE *f, char cells[C_COUNT][64])
     fflush(f);
 }
 
-void bench_table_header(FILE *f)
+void bench_table_header(FILE *f, int phases)
 {
-    char cells[C_COUNT][64];
-    for (int c = 0; c < C_COUNT; c++)
+    char cells[C_ALL][64];
+    for (int c = 0; c < C_ALL; c++)
         bench_copy(cells[c], sizeof(cells[c]), cols[c].title);
-    row(f, cells);
+    row(f, cells, phases);
     int total = 0;
-    for (int c = 0; c < C_COUNT; c++)
+    for (int c = 0; c < ncols(phases); c++)
         total += cols[c].width + (c ? (bar_before(c) ? 3 : 1) : 0);
     for (int i = 0; i < total; i++)
         fputc('-', f);
@@ -132,17 +159,36 @@ static const char *short_algo(int impl)
     return "?";
 }
 
-static void fmt_impl(char *buf, size_t n, const bench_impl_result *ir)
+/* One figure of ir (its whole call, a phase): the number, or what became
+ * of the implementation. */
+static void fmt_stats(char *buf, size_t n, const bench_impl_result *ir,
+                      const bench_stats *s)
 {
     switch (ir->state) {
     case BENCH_OK:
-        snprintf(buf, n, "%.2f%s", ir->us.median, ir->fallback ? "*" : "");
+        if (isnan(s->median))
+            snprintf(buf, n, "-");
+        else
+            snprintf(buf, n, "%.2f%s", s->median, ir->fallback ? "*" : "");
         break;
     case BENCH_REFUSED: snprintf(buf, n, "—"); break;
     case BENCH_NA: snprintf(buf, n, "n/a"); break;
     case BENCH_FAILED: snprintf(buf, n, "err"); break;
     case BENCH_NOT_RUN: snprintf(buf, n, "off"); break;
     }
+}
+
+static void fmt_impl(char *buf, size_t n, const bench_impl_result *ir)
+{
+    fmt_stats(buf, n, ir, &ir->us);
+}
+
+static void fmt_ratio(char *buf, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.2f", v);
 }
 
 static void fmt_diff(char *buf, size_t n, const bench_result *r)
@@ -155,10 +201,29 @@ static void fmt_diff(char *buf, size_t n, const bench_result *r)
         snprintf(buf, n, "%.1e", r->max_rel_diff);
 }
 
-void bench_table_row(FILE *f, const bench_result *r)
+/* The training columns of r ("-" on an inference point). */
+static void phase_cells(char c[C_ALL][64], const bench_result *r)
 {
-    char c[C_COUNT][64];
+    for (int k = C_COUNT; k < C_ALL; k++)
+        snprintf(c[k], 64, "-");
+    if (r->pt.pass != BENCH_TRAINING)
+        return;
+    const bench_impl_result *p = &r->impl[BENCH_IMPL_PRNN];
+    const bench_impl_result *best = bench_best_cudnn(r);
+    for (int ph = 0; ph < BENCH_NUM_PHASES; ph++) {
+        fmt_stats(c[C_PRNN_FWD + ph], 64, p, &p->phase[ph]);
+        if (best)
+            fmt_stats(c[C_CUDNN_FWD + ph], 64, best, &best->phase[ph]);
+    }
+    fmt_impl(c[C_FWD_INF], 64, &r->fwd_inference);
+    fmt_ratio(c[C_BWD_RATIO], 64, r->bwd_data_ratio);
+}
+
+void bench_table_row(FILE *f, const bench_result *r, int phases)
+{
+    char c[C_ALL][64];
     const bench_point *pt = &r->pt;
+    const bench_impl_result *best = bench_best_cudnn(r);
     snprintf(c[C_MODE], 64, "%s", bench_mode_name(pt->mode));
     snprintf(c[C_DTYPE], 64, "%s", bench_dtype_short(pt->dtype));
     snprintf(c[C_PASS], 64, "%s", pt->pass == BENCH_TRAINING ? "train" : "inf");
@@ -172,24 +237,52 @@ void bench_table_row(FILE *f, const bench_result *r)
     fmt_impl(c[C_STATIC], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_STATIC]);
     fmt_impl(c[C_DYN], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_DYNAMIC]);
     fmt_impl(c[C_SMALL], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_SMALL_H]);
-    if (r->best_cudnn >= 0)
-        snprintf(c[C_BEST], 64, "%.2f %s", r->impl[r->best_cudnn].us.median,
+    if (best)
+        snprintf(c[C_BEST], 64, "%.2f %s", best->us.median,
                  short_algo(r->best_cudnn));
     else
         snprintf(c[C_BEST], 64, "-");
     fmt_impl(c[C_CUBLAS], 64, &r->impl[BENCH_IMPL_CUBLASLT_GRAPH]);
-    if (isnan(r->ratio))
-        snprintf(c[C_RATIO], 64, "-");
-    else
-        snprintf(c[C_RATIO], 64, "%.2f", r->ratio);
+    fmt_ratio(c[C_RATIO], 64, r->ratio);
     fmt_diff(c[C_DIFF], 64, r);
-    row(f, c);
+    phase_cells(c, r);
+    row(f, c, phases);
+}
+
+/* "1.234", or "n/a" without a figure. */
+static const char *fmt_geomean(char *buf, size_t n, double v, int used)
+{
+    if (used)
+        snprintf(buf, n, "%.3f", v);
+    else
+        snprintf(buf, n, "n/a");
+    return buf;
+}
+
+/* The run's training figures in one line (none without training points). */
+static void training_line(FILE *f, const bench_result *rs, int n)
+{
+    bench_training_summary t;
+    bench_summarize_training(rs, n, &t);
+    if (!t.points)
+        return;
+    char a[32], b[32];
+    fprintf(f,
+            "training: prnn/best-cuDNN whole step geomean %s (%d of %d "
+            "points; prnn <= cuDNN at %d); prnn bwd-data/fwd-inference "
+            "geomean %s (%d of %d points; <= %.1f at %d)\n",
+            fmt_geomean(a, sizeof(a), t.geomean_ratio, t.with_ratio),
+            t.with_ratio, t.points, t.prnn_le_cudnn,
+            fmt_geomean(b, sizeof(b), t.geomean_bwd_ratio, t.with_bwd_ratio),
+            t.with_bwd_ratio, t.points, BENCH_BWD_DATA_TARGET,
+            t.bwd_within_target);
 }
 
 void bench_table_footer(FILE *f, const bench_result *rs, int n)
 {
     int failed = 0, poisoned = 0;
     for (int i = 0; i < n; i++) {
+        failed += rs[i].fwd_inference.state == BENCH_FAILED;
         for (int k = 0; k < BENCH_NUM_IMPLS; k++)
             failed += rs[i].impl[k].state == BENCH_FAILED;
         for (int k = 0; k < BENCH_NUM_IMPLS; k++)
@@ -228,6 +321,7 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
                     bench_mode_name(groups[g].mode),
                     bench_dtype_short(groups[g].dtype), groups[g].points);
     }
+    training_line(f, rs, n);
     if (overall_n)
         fprintf(f, "geomean prnn/best-cuDNN overall            : %6.3f  (%d "
                    "of %d points)\n",

@@ -49,3 +49,33 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
     free(v);
     return ng;
 }
+
+void bench_summarize_training(const bench_result *rs, int n,
+                              bench_training_summary *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->geomean_ratio = s->geomean_bwd_ratio = NAN;
+    double *ratio = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *bwd = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (!ratio || !bwd) {
+        free(ratio);
+        free(bwd);
+        return;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (rs[i].pt.pass != BENCH_TRAINING)
+            continue;
+        s->points++;
+        ratio[k] = rs[i].ratio;
+        bwd[k] = rs[i].bwd_data_ratio;
+        /* NaN compares false: points without the figure count in neither. */
+        s->prnn_le_cudnn += ratio[k] <= 1.0;
+        s->bwd_within_target += bwd[k] <= BENCH_BWD_DATA_TARGET;
+        k++;
+    }
+    s->geomean_ratio = bench_geomean(ratio, k, &s->with_ratio);
+    s->geomean_bwd_ratio = bench_geomean(bwd, k, &s->with_bwd_ratio);
+    free(ratio);
+    free(bwd);
+}
