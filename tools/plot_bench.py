@@ -4,6 +4,10 @@
 One subplot per (pass, mode, data type); x = batch size (log2 scale),
 y = microseconds per timestep (log scale); one colour per hidden size, prnn
 as a solid line and the best cuDNN algorithm at each point as a dashed line.
+Training runs also get, per (mode, data type), where a step's time goes:
+for each shape a bar for prnn and one for the best cuDNN algorithm, each
+stacked from its forward-training, backward-data and backward-weights
+phases (timed one by one), prnn's forward inference marked beside.
 The title carries the device and the date of the run.
 
     python3 tools/plot_bench.py --json bench.json --out bench.png
@@ -77,11 +81,52 @@ def series(data):
     return out
 
 
+PHASES = ("fwd_training", "bwd_data", "bwd_weights")
+PHASE_TITLES = ("forward", "backward-data", "backward-weights")
+
+
+def _phases(impl):
+    """The phase medians of one implementation's JSON object (NaN each
+    where not timed)."""
+    impl = impl or {}
+    ph = impl.get("phases") if impl.get("state") == "ok" else None
+    ph = ph or {}
+    return [_num((ph.get(k) or {}).get("median_us")) for k in PHASES]
+
+
+def phase_series(data):
+    """{(mode, dtype): [{"label": "H=512 B=1", "prnn": [3 phases],
+    "cudnn": [3 phases of the best algorithm], "cudnn_algo": name,
+    "fwd_inference": us, "ratio": bwd-data / fwd-inference}]} over the
+    training points, sorted by hidden size then batch."""
+    out = {}
+    for p in data["points"]:
+        if p.get("pass") != "training":
+            continue
+        impls = p.get("impls") or {}
+        best = p.get("best_cudnn") or ""
+        inf = p.get("prnn_fwd_inference") or {}
+        row = {
+            "hidden": int(p["hidden"]), "batch": int(p["batch"]),
+            "label": "H=%d B=%d" % (int(p["hidden"]), int(p["batch"])),
+            "prnn": _phases(impls.get("prnn")),
+            "cudnn": _phases(impls.get(best)) if best else [math.nan] * 3,
+            "cudnn_algo": best,
+            "fwd_inference": _num(inf.get("median_us"))
+            if inf.get("state") == "ok" else math.nan,
+            "ratio": _num(p.get("ratio_bwd_data_fwd_inference")),
+        }
+        out.setdefault((p["mode"], p["dtype"]), []).append(row)
+    for rows in out.values():
+        rows.sort(key=lambda r: (r["hidden"], r["batch"]))
+    return out
+
+
 def _fmt(v):
     return "-" if math.isnan(v) else "%.2f" % v
 
 
-def dry_run(data, groups):
+def dry_run(data, groups, phases):
     meta = data.get("meta") or {}
     print("device: %s, date: %s" % (meta.get("device", "?"),
                                     meta.get("date", "?")))
@@ -91,6 +136,15 @@ def dry_run(data, groups):
             print("  %-10s batch %s" % (label, s["batch"]))
             print("  %-10s prnn  %s" % ("", [_fmt(v) for v in s["prnn"]]))
             print("  %-10s cuDNN %s" % ("", [_fmt(v) for v in s["cudnn"]]))
+    for (mode, dtype), rows in phases.items():
+        print("phases %s %s (fwd, bwd-data, bwd-weights; fwd-inference, "
+              "bwd-data/fwd-inference):" % (mode, dtype))
+        for r in rows:
+            print("  %-14s prnn  %s %s %s" % (
+                r["label"], [_fmt(v) for v in r["prnn"]],
+                _fmt(r["fwd_inference"]), _fmt(r["ratio"])))
+            print("  %-14s cuDNN %s %s" % (
+                "", [_fmt(v) for v in r["cudnn"]], r["cudnn_algo"] or "-"))
 
 
 def _minor_label(v, _pos=None):
@@ -102,7 +156,34 @@ def _minor_label(v, _pos=None):
     return "%g" % v if any(abs(mant - d) < 1e-6 for d in (2, 5)) else ""
 
 
-def plot(data, groups, out, title=None):
+def _phase_bars(ax, rows):
+    """Per shape, prnn's phases stacked (left bar) beside the best cuDNN
+    algorithm's (right bar, hatched); a dot marks prnn's forward
+    inference."""
+    width = 0.38
+    x = list(range(len(rows)))
+    for side, who, hatch in ((-1, "prnn", None), (1, "cudnn", "//")):
+        bottom = [0.0] * len(rows)
+        for k, title in enumerate(PHASE_TITLES):
+            h = [0.0 if math.isnan(r[who][k]) else r[who][k] for r in rows]
+            ax.bar([i + side * width / 2 for i in x], h, width,
+                   bottom=bottom, color="C%d" % k, hatch=hatch,
+                   edgecolor="white",
+                   label="%s %s" % ("prnn" if who == "prnn" else "cuDNN best",
+                                    title))
+            bottom = [b + v for b, v in zip(bottom, h)]
+    inf = [r["fwd_inference"] for r in rows]
+    if any(not math.isnan(v) for v in inf):
+        ax.plot([i - width / 2 for i in x], inf, "k.", ms=6,
+                label="prnn forward inference")
+    ax.set_xticks(x)
+    ax.set_xticklabels([r["label"] for r in rows], rotation=60, fontsize=6)
+    ax.set_ylabel("µs per timestep")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=6, ncol=2, framealpha=0.6)
+
+
+def plot(data, groups, out, title=None, phases=None):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -114,7 +195,11 @@ def plot(data, groups, out, title=None):
         return 3
 
     keys = list(groups.keys())
-    n = max(1, len(keys))
+    # Phase bars only where some phase was timed.
+    bars = [(k, rows) for k, rows in (phases or {}).items()
+            if any(not math.isnan(v) for r in rows
+                   for v in r["prnn"] + r["cudnn"])]
+    n = max(1, len(keys) + len(bars))
     ncols = min(3, n)
     nrows = (n + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.2 * nrows),
@@ -151,7 +236,10 @@ def plot(data, groups, out, title=None):
         else:
             ax.text(0.5, 0.5, "no timings", ha="center", va="center",
                     transform=ax.transAxes)
-    for ax in flat[len(keys):]:
+    for ax, ((mode, dtype), rows) in zip(flat[len(keys):], bars):
+        _phase_bars(ax, rows)
+        ax.set_title("%s %s (training): where a step goes" % (mode, dtype))
+    for ax in flat[len(keys) + len(bars):]:
         ax.set_visible(False)
     if not keys:
         flat[0].set_visible(True)
@@ -177,16 +265,17 @@ def main(argv=None):
     try:
         data = load(args.json)
         groups = series(data)
-    except (OSError, ValueError) as e:
+        phases = phase_series(data)
+    except (OSError, ValueError, KeyError, TypeError) as e:
         sys.stderr.write("plot_bench.py: %s: %s\n" % (args.json, e))
         return 2
     if args.dry_run:
-        dry_run(data, groups)
+        dry_run(data, groups, phases)
         return 0
     if not args.out:
         sys.stderr.write("plot_bench.py: --out FILE.png is required\n")
         return 2
-    return plot(data, groups, args.out, args.title)
+    return plot(data, groups, args.out, args.title, phases)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,18 @@ static void ok(bench_impl_result *r, double median)
     r->first_call_ms = 3.25;
 }
 
+/* The three phases of a training step, timed alone (ok() first). */
+static void phases(bench_impl_result *r, double fwd, double bwd_data,
+                   double bwd_weights)
+{
+    const double m[BENCH_NUM_PHASES] = {fwd, bwd_data, bwd_weights};
+    for (int p = 0; p < BENCH_NUM_PHASES; p++) {
+        bench_impl_result tmp;
+        ok(&tmp, m[p]);
+        r->phase[p] = tmp.us;
+    }
+}
+
 static bench_point point(prnnRNNMode_t mode, prnnDataType_t t, int h, int b,
                          bench_pass pass)
 {
@@ -115,7 +127,8 @@ int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
     bench_result_finish(&rs[n]);
     n++;
 
-    /* tanh f32 training: prnn n/a, cuDNN ran. */
+    /* tanh f32 training: prnn's step n/a (as before its GPU training path),
+     * its forward inference timed; cuDNN ran, PERSIST_STATIC best. */
     pt = point(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 16, BENCH_TRAINING);
     bench_result_init(&rs[n], &pt);
     for (int i = 0; i < 3; i++) {
@@ -123,11 +136,49 @@ int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
         bench_copy(rs[n].impl[i].note, 512,
                    "prnnRNNForwardTraining: PRNN_STATUS_NOT_SUPPORTED");
     }
+    ok(&rs[n].fwd_inference, 1.1);
     ok(&rs[n].impl[BENCH_IMPL_CUDNN_STANDARD], 27.5);
+    phases(&rs[n].impl[BENCH_IMPL_CUDNN_STANDARD], 10.0, 12.0, 6.0);
     ok(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 19.5);
+    phases(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 6.5, 8.25, 5.5);
     rs[n].reference = BENCH_IMPL_CUDNN_STANDARD;
     rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC].compared = 1;
     rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC].max_rel_diff = 2e-6;
+    bench_result_finish(&rs[n]);
+    n++;
+
+    /* lstm f16 training, prnn ran. B = 1: step ratio 2.0 / 4.0 = 0.5,
+     * bwd-data / fwd-inference 0.9 / 0.5 = 1.8. B = 16: 6.0 / 4.0 = 1.5 and
+     * 3.0 / 2.5 = 1.2. Training geomeans: sqrt(0.75) and sqrt(2.16); one
+     * point each at or below cuDNN and within the 1.3 target. */
+    pt = point(PRNN_LSTM, PRNN_DATA_HALF, 512, 1, BENCH_TRAINING);
+    bench_result_init(&rs[n], &pt);
+    ok(&rs[n].impl[BENCH_IMPL_PRNN], 2.0);
+    phases(&rs[n].impl[BENCH_IMPL_PRNN], 0.6, 0.9, 0.4);
+    ok(&rs[n].impl[BENCH_IMPL_PRNN_GRAPH], 1.9);
+    ok(&rs[n].fwd_inference, 0.5);
+    ok(&rs[n].impl[BENCH_IMPL_CUDNN_STANDARD], 10.0);
+    phases(&rs[n].impl[BENCH_IMPL_CUDNN_STANDARD], 4.0, 4.5, 2.0);
+    ok(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 4.0);
+    phases(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 1.5, 1.75, 1.0);
+    rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_DYNAMIC].state = BENCH_REFUSED;
+    rs[n].reference = BENCH_IMPL_PRNN;
+    plan(&rs[n], "resident");
+    bench_result_finish(&rs[n]);
+    n++;
+
+    pt = point(PRNN_LSTM, PRNN_DATA_HALF, 512, 16, BENCH_TRAINING);
+    bench_result_init(&rs[n], &pt);
+    ok(&rs[n].impl[BENCH_IMPL_PRNN], 6.0);
+    phases(&rs[n].impl[BENCH_IMPL_PRNN], 2.5, 3.0, 2.0);
+    ok(&rs[n].fwd_inference, 2.5);
+    ok(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 4.0);
+    phases(&rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC], 1.25, 1.6, 0.75);
+    rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC].fallback = 1;
+    bench_copy(rs[n].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC].note, 512,
+               "mathPrec half refused: mathPrec float");
+    rs[n].reference = BENCH_IMPL_PRNN;
+    plan(&rs[n], "resident");
     bench_result_finish(&rs[n]);
     n++;
 
@@ -142,6 +193,7 @@ int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
     meta->math = "strict";
     meta->warmup = 3;
     meta->repeats = 20;
+    meta->training = 1;
 
     memset(cold, 0, 2 * sizeof(*cold));
     cold[0].pt = point(PRNN_LSTM, PRNN_DATA_FLOAT, 256, 1, BENCH_INFERENCE);

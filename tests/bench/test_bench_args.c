@@ -30,6 +30,59 @@ static void expect_error(const char *contains, int rc, const char *err)
            contains);
 }
 
+/* The training grid of the issue: {tanh, lstm, gru} x H {256, 512, 1024,
+ * 2048} x B {1, 4, 8, 16, 64} x {float, half}, T = 256, one layer, every
+ * point a training one. */
+static void expect_training_grid(const bench_args *a)
+{
+    static const prnnRNNMode_t modes[] = {PRNN_RNN_TANH, PRNN_LSTM,
+                                          PRNN_GRU};
+    static const int hidden[] = {256, 512, 1024, 2048};
+    static const int batch[] = {1, 4, 8, 16, 64};
+    EXPECT(a->n_modes == 3 && !memcmp(a->modes, modes, sizeof(modes)),
+           "training modes (%d)", a->n_modes);
+    EXPECT(a->n_hidden == 4 && !memcmp(a->hidden, hidden, sizeof(hidden)),
+           "training hidden (%d)", a->n_hidden);
+    EXPECT(a->n_batch == 5 && !memcmp(a->batch, batch, sizeof(batch)),
+           "training batch (%d)", a->n_batch);
+    EXPECT(a->n_dtypes == 2 && a->dtypes[0] == PRNN_DATA_FLOAT &&
+               a->dtypes[1] == PRNN_DATA_HALF,
+           "training dtypes");
+    EXPECT(a->n_seq == 1 && a->seq[0] == 256 && a->layers == 1 &&
+               !a->bidirectional && a->input == 0,
+           "training T %d layers %d", a->seq[0], a->layers);
+    EXPECT(bench_args_num_points(a) == 120, "training: %ld points",
+           bench_args_num_points(a));
+    for (long i = 0; i < bench_args_num_points(a); i++) {
+        bench_point pt;
+        bench_args_point(a, i, &pt);
+        if (pt.pass != BENCH_TRAINING || pt.seq != 256 || pt.layers != 1) {
+            EXPECT(0, "training point %ld: pass %d T %d layers %d", i,
+                   (int)pt.pass, pt.seq, pt.layers);
+            break;
+        }
+    }
+}
+
+/* --quick with a training pass: lstm, gru x H 512, 1024 x B 1, 16 x
+ * float, half. */
+static void expect_quick_training_grid(const bench_args *a)
+{
+    EXPECT(a->n_modes == 2 && a->modes[0] == PRNN_LSTM &&
+               a->modes[1] == PRNN_GRU,
+           "quick training modes (%d)", a->n_modes);
+    EXPECT(a->n_hidden == 2 && a->hidden[0] == 512 && a->hidden[1] == 1024,
+           "quick training hidden (%d)", a->n_hidden);
+    EXPECT(a->n_batch == 2 && a->batch[0] == 1 && a->batch[1] == 16,
+           "quick training batch (%d)", a->n_batch);
+    EXPECT(a->n_dtypes == 2 && a->dtypes[0] == PRNN_DATA_FLOAT &&
+               a->dtypes[1] == PRNN_DATA_HALF,
+           "quick training dtypes");
+    EXPECT(a->n_seq == 1 && a->seq[0] == 256 && a->layers == 1,
+           "quick training T/layers");
+    EXPECT(a->repeats == 10 && a->warmup == 2, "quick training numbers");
+}
+
 int main(void)
 {
     bench_args a;
@@ -70,6 +123,40 @@ int main(void)
     EXPECT(a.n_batch == 2 && a.batch[0] == 2 && a.batch[1] == 3 &&
                a.n_hidden == 2,
            "--batch with --quick");
+
+    /* --quick with a training pass takes the training subset, for every
+     * pass of the sweep; explicit lists still win. */
+    EXPECT(PARSE(&a, "--quick", "--training") == 0, "%s", err);
+    expect_quick_training_grid(&a);
+    EXPECT(bench_args_num_points(&a) == 16, "quick training: %ld points",
+           bench_args_num_points(&a));
+    EXPECT(PARSE(&a, "--training", "--quick") == 0, "%s", err);
+    expect_quick_training_grid(&a);
+    EXPECT(PARSE(&a, "--quick", "--pass", "inference,training") == 0, "%s",
+           err);
+    expect_quick_training_grid(&a);
+    EXPECT(bench_args_num_points(&a) == 32, "quick both: %ld points",
+           bench_args_num_points(&a));
+    EXPECT(PARSE(&a, "--quick", "--training", "--modes", "tanh") == 0 &&
+               a.n_modes == 1 && a.modes[0] == PRNN_RNN_TANH &&
+               a.n_hidden == 2 && a.hidden[0] == 512,
+           "--modes with --quick --training");
+
+    /* The special point: LSTM H = 768, B = 16, T = 1024, bfloat16,
+     * training. */
+    EXPECT(PARSE(&a, "--training", "--mode", "lstm", "--hidden", "768",
+                 "--batch", "16", "--seq", "1024", "--dtype",
+                 "bfloat16") == 0,
+           "%s", err);
+    EXPECT(bench_args_num_points(&a) == 1, "special: %ld points",
+           bench_args_num_points(&a));
+    bench_point sp;
+    bench_args_point(&a, 0, &sp);
+    EXPECT(sp.pass == BENCH_TRAINING && sp.mode == PRNN_LSTM &&
+               sp.hidden == 768 && sp.input == 768 && sp.batch == 16 &&
+               sp.seq == 1024 && sp.dtype == PRNN_DATA_BFLOAT16 &&
+               sp.layers == 1 && !sp.bidirectional,
+           "special point");
 
     /* Every list, both spellings. */
     EXPECT(PARSE(&a, "--modes", "gru,RELU", "--hidden=64", "--batch", "5",
@@ -126,6 +213,13 @@ int main(void)
     EXPECT(PARSE(&a, "--training") == 0 && a.n_passes == 1 &&
                a.passes[0] == BENCH_TRAINING,
            "--training");
+    EXPECT(bench_args_has_training(&a), "--training has training");
+    expect_training_grid(&a);
+    EXPECT(PARSE(&a, "--pass", "training") == 0, "%s", err);
+    expect_training_grid(&a);
+    EXPECT(PARSE(&a, "--pass", "inference") == 0 &&
+               !bench_args_has_training(&a),
+           "inference has no training");
     EXPECT(PARSE(&a, "--pass", "inference,training") == 0 && a.n_passes == 2,
            "--pass both");
     EXPECT(PARSE(&a, "--pass", "training,training") == 0 && a.n_passes == 1,

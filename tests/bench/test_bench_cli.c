@@ -106,15 +106,22 @@ int main(int argc, char **argv)
     done(&r);
 
     /* No GPU: a clear message naming the way out, exit 2, nothing on
-     * stdout. */
-    r = run(exe, (const char *const[]){"--quick", NULL});
-    EXPECT(r.status == 2, "no GPU: exit %d", r.status);
-    EXPECT(strstr(r.err, "prnn-bench: no CUDA GPU found (") &&
-               strstr(r.err, "nothing to benchmark") &&
-               strstr(r.err, "prnn-demo"),
-           "no-GPU message: %s", r.err);
-    EXPECT(r.out[0] == '\0', "stdout: %s", r.out);
-    done(&r);
+     * stdout; for an inference sweep and a training one. */
+    const char *const *sweeps[] = {
+        (const char *const[]){"--quick", NULL},
+        (const char *const[]){"--training", "--quick", NULL},
+    };
+    for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++) {
+        r = run(exe, sweeps[i]);
+        EXPECT(r.status == 2, "no GPU (%s): exit %d", sweeps[i][0],
+               r.status);
+        EXPECT(strstr(r.err, "prnn-bench: no CUDA GPU found (") &&
+                   strstr(r.err, "nothing to benchmark") &&
+                   strstr(r.err, "prnn-demo"),
+               "no-GPU message (%s): %s", sweeps[i][0], r.err);
+        EXPECT(r.out[0] == '\0', "stdout: %s", r.out);
+        done(&r);
+    }
 
     /* The same with --no-cudnn and --cold-start: the GPU check comes
      * first. */

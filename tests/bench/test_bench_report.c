@@ -1,7 +1,9 @@
 /*
  * prnn-bench's report on a synthetic result set: best-cuDNN choice and
- * ratios, geometric means (the table's last lines), table alignment, CSV
- * shape, JSON validity (parsed back with cJSON) and content.
+ * ratios, geometric means (the table's last lines, the training line),
+ * table alignment with and without the training columns and their cells,
+ * CSV shape and the training columns' values, JSON validity (parsed back
+ * with cJSON) and content.
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -55,6 +57,17 @@ static void test_finish(const bench_result *rs)
     EXPECT(rs[4].best_cudnn == BENCH_IMPL_CUDNN_PERSIST_STATIC &&
                isnan(rs[4].ratio),
            "training: prnn n/a, no ratio");
+    /* bwd-data / fwd-inference needs both of prnn's figures. */
+    EXPECT(isnan(rs[4].bwd_data_ratio), "prnn n/a: %g", rs[4].bwd_data_ratio);
+    EXPECT(isnan(rs[0].bwd_data_ratio), "inference: %g", rs[0].bwd_data_ratio);
+    EXPECT_NEAR(rs[5].ratio, 0.5, 1e-12);
+    EXPECT_NEAR(rs[5].bwd_data_ratio, 1.8, 1e-12);
+    EXPECT_NEAR(rs[6].ratio, 1.5, 1e-12);
+    EXPECT_NEAR(rs[6].bwd_data_ratio, 1.2, 1e-12);
+    EXPECT(bench_best_cudnn(&rs[5]) ==
+               &rs[5].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC],
+           "best of point 5");
+    EXPECT(bench_best_cudnn(&rs[2]) == NULL, "no cuDNN, no best");
 }
 
 static void test_summary(const bench_result *rs, int n)
@@ -63,7 +76,7 @@ static void test_summary(const bench_result *rs, int n)
     double overall;
     int on;
     int ng = bench_summary(rs, n, g, 8, &overall, &on);
-    EXPECT(ng == 3, "%d groups", ng);
+    EXPECT(ng == 4, "%d groups", ng);
     EXPECT(g[0].mode == PRNN_LSTM && g[0].dtype == PRNN_DATA_FLOAT &&
                g[0].n == 2 && g[0].points == 3,
            "lstm f32 group: n %d points %d", g[0].n, g[0].points);
@@ -74,8 +87,101 @@ static void test_summary(const bench_result *rs, int n)
     EXPECT_NEAR(g[1].geomean, 0.25, 1e-12);
     EXPECT(g[2].pass == BENCH_TRAINING && g[2].n == 0 && isnan(g[2].geomean),
            "training group");
-    EXPECT(on == 3, "overall n %d", on);
-    EXPECT_NEAR(overall, cbrt(0.25), 1e-12);
+    EXPECT(g[3].pass == BENCH_TRAINING && g[3].mode == PRNN_LSTM &&
+               g[3].n == 2 && g[3].points == 2,
+           "lstm f16 training group: n %d points %d", g[3].n, g[3].points);
+    EXPECT_NEAR(g[3].geomean, sqrt(0.75), 1e-12);
+    EXPECT(on == 5, "overall n %d", on);
+    EXPECT_NEAR(overall, pow(0.5 * 2.0 * 0.25 * 0.5 * 1.5, 0.2), 1e-12);
+
+    bench_training_summary t;
+    bench_summarize_training(rs, n, &t);
+    EXPECT(t.points == 3 && t.with_ratio == 2 && t.prnn_le_cudnn == 1,
+           "training: points %d with ratio %d prnn <= cuDNN %d", t.points,
+           t.with_ratio, t.prnn_le_cudnn);
+    EXPECT_NEAR(t.geomean_ratio, sqrt(0.5 * 1.5), 1e-12);
+    EXPECT(t.with_bwd_ratio == 2 && t.bwd_within_target == 1,
+           "bwd-data ratios %d, within target %d", t.with_bwd_ratio,
+           t.bwd_within_target);
+    EXPECT_NEAR(t.geomean_bwd_ratio, sqrt(1.8 * 1.2), 1e-12);
+    /* The first four points are inference ones. */
+    bench_summarize_training(rs, 4, &t);
+    EXPECT(t.points == 0 && t.with_ratio == 0 && t.with_bwd_ratio == 0 &&
+               t.prnn_le_cudnn == 0 && t.bwd_within_target == 0 &&
+               isnan(t.geomean_ratio) && isnan(t.geomean_bwd_ratio),
+           "no training points: %d %d %d", t.points, t.with_ratio,
+           t.with_bwd_ratio);
+}
+
+/* The text between the last-but-k and the next " | " of a row (k = 0: the
+ * last section), spaces folded: "0.60 0.90 0.40". */
+static void section(const char *row, int k, char *out, size_t n)
+{
+    const char *end = row + strlen(row), *start = NULL;
+    for (int i = 0; i <= k; i++) {
+        start = NULL;
+        for (const char *p = row; p + 3 <= end; p++)
+            if (!strncmp(p, " | ", 3))
+                start = p + 3;
+        if (!start) {
+            out[0] = '\0';
+            return;
+        }
+        if (i < k)
+            end = start - 3;
+    }
+    size_t len = 0;
+    int space = 1;
+    for (const char *p = start; p < end && len + 1 < n; p++) {
+        if (*p == ' ') {
+            space = 1;
+            continue;
+        }
+        if (space && len)
+            out[len++] = ' ';
+        space = 0;
+        out[len++] = *p;
+    }
+    out[len] = '\0';
+}
+
+/* The row's training columns: prnn's (k = 1) and cuDNN's (k = 0). */
+static void expect_phases(const char *row, const char *prnn,
+                          const char *cudnn)
+{
+    char a[128], b[128];
+    section(row, 1, a, sizeof(a));
+    section(row, 0, b, sizeof(b));
+    EXPECT(!strcmp(a, prnn), "prnn phases '%s', expected '%s' in\n%s", a,
+           prnn, row);
+    EXPECT(!strcmp(b, cudnn), "cuDNN phases '%s', expected '%s' in\n%s", b,
+           cudnn, row);
+}
+
+/* Header, rule and rows of a table all as wide as the header; the index
+ * of the header line, or -1. */
+static int expect_aligned(char **lines, int nl, int rows)
+{
+    int hdr = -1;
+    for (int i = 0; i < nl; i++)
+        if (!strncmp(lines[i], "mode ", 5)) {
+            hdr = i;
+            break;
+        }
+    EXPECT(hdr >= 0, "no table header");
+    if (hdr < 0 || hdr + 2 + rows > nl) {
+        EXPECT(0, "table too short");
+        return -1;
+    }
+    int w = bench_display_width(lines[hdr]);
+    EXPECT(bench_display_width(lines[hdr + 1]) == w, "rule width %d vs %d",
+           bench_display_width(lines[hdr + 1]), w);
+    for (int i = 0; i < rows; i++)
+        EXPECT(bench_display_width(lines[hdr + 2 + i]) == w,
+               "row %d is %d wide, header %d:\n%s\n%s", i,
+               bench_display_width(lines[hdr + 2 + i]), w, lines[hdr],
+               lines[hdr + 2 + i]);
+    return hdr;
 }
 
 static void test_table(const bench_result *rs, int n, const bench_meta *meta)
@@ -85,63 +191,101 @@ static void test_table(const bench_result *rs, int n, const bench_meta *meta)
     size_t len;
     capture_begin(&f, &buf, &len);
     bench_report_preamble(f, meta);
-    bench_table_header(f);
+    bench_table_header(f, 1);
     for (int i = 0; i < n; i++)
-        bench_table_row(f, &rs[i]);
+        bench_table_row(f, &rs[i], 1);
     bench_table_footer(f, rs, n);
     fclose(f);
 
     EXPECT(strstr(buf, "NVIDIA H100") && strstr(buf, "9.14.0") &&
                strstr(buf, "CUDNN_FMA_MATH") && strstr(buf, "TF32"),
            "preamble: %s", buf);
+    EXPECT(strstr(buf, "\ntraining: the columns above") &&
+               strstr(buf, "bwd-data/inf") && strstr(buf, "target <= 1.3") &&
+               strstr(buf, "idle stream"),
+           "preamble of a training run: %s", buf);
     char *lines[256];
     int nl = split_lines(buf, lines, 256);
-    int hdr = -1;
-    for (int i = 0; i < nl; i++)
-        if (!strncmp(lines[i], "mode ", 5)) {
-            hdr = i;
-            break;
-        }
-    EXPECT(hdr >= 0, "no table header");
-    if (hdr >= 0 && hdr + 2 + n <= nl) {
-        int w = bench_display_width(lines[hdr]);
-        EXPECT(bench_display_width(lines[hdr + 1]) == w, "rule width %d vs %d",
-               bench_display_width(lines[hdr + 1]), w);
-        for (int i = 0; i < n; i++)
-            EXPECT(bench_display_width(lines[hdr + 2 + i]) == w,
-                   "row %d is %d wide, header %d:\n%s\n%s", i,
-                   bench_display_width(lines[hdr + 2 + i]), w, lines[hdr],
-                   lines[hdr + 2 + i]);
+    int hdr = expect_aligned(lines, nl, n);
+    if (hdr >= 0) {
+        EXPECT(strstr(lines[hdr], "prnn fwd") &&
+                   strstr(lines[hdr], "bwd-data/inf") &&
+                   strstr(lines[hdr], "cuDNN fwd"),
+               "training header: %s", lines[hdr]);
         const char *r0 = lines[hdr + 2];
         EXPECT(strstr(r0, "lstm") && strstr(r0, "0.50") &&
                    strstr(r0, "resident") && strstr(r0, "1.00 STATIC") &&
                    strstr(r0, "—") && strstr(r0, "5.0e-06"),
                "row 0: %s", r0);
+        /* An inference row has no training figures. */
+        expect_phases(r0, "- - - - -", "- - -");
         const char *r1 = lines[hdr + 3];
         EXPECT(strstr(r1, "5.00*") && strstr(r1, "err") &&
                    strstr(r1, "4.00 STANDARD") && strstr(r1, "2.00"),
                "row 1: %s", r1);
         EXPECT(strstr(lines[hdr + 5], "NaN!"), "row 3: %s", lines[hdr + 5]);
-        EXPECT(strstr(lines[hdr + 6], "n/a") && strstr(lines[hdr + 6], "train"),
-               "row 4: %s", lines[hdr + 6]);
+        const char *r4 = lines[hdr + 6];
+        EXPECT(strstr(r4, "n/a") && strstr(r4, "train"), "row 4: %s", r4);
+        /* prnn's step n/a, its forward inference timed; cuDNN's best. */
+        expect_phases(r4, "n/a n/a n/a 1.10 -", "6.50 8.25 5.50");
+        expect_phases(lines[hdr + 7], "0.60 0.90 0.40 0.50 1.80",
+                      "1.50 1.75 1.00");
+        /* The best ran its fallback math: marked on its phases too. */
+        expect_phases(lines[hdr + 8], "2.50 3.00 2.00 2.50 1.20",
+                      "1.25* 1.60* 0.75*");
     }
-    /* The geometric means are the last lines, overall last. */
-    EXPECT(nl >= 4, "%d lines", nl);
-    if (nl >= 4) {
+    /* The geometric means are the last lines, overall last, the training
+     * line just before it. */
+    EXPECT(nl >= 6, "%d lines", nl);
+    if (nl >= 6) {
         EXPECT(strstr(lines[nl - 1], "geomean prnn/best-cuDNN overall") &&
-                   strstr(lines[nl - 1], "0.630") &&
-                   strstr(lines[nl - 1], "3 of 5"),
+                   strstr(lines[nl - 1], "0.715") &&
+                   strstr(lines[nl - 1], "5 of 7"),
                "last line: %s", lines[nl - 1]);
-        EXPECT(strstr(lines[nl - 2], "training") &&
-                   strstr(lines[nl - 2], "n/a"),
+        EXPECT(strstr(lines[nl - 2],
+                      "training: prnn/best-cuDNN whole step geomean 0.866 "
+                      "(2 of 3 points; prnn <= cuDNN at 1); prnn "
+                      "bwd-data/fwd-inference geomean 1.470 (2 of 3 points; "
+                      "<= 1.3 at 1)"),
                "training line: %s", lines[nl - 2]);
-        EXPECT(strstr(lines[nl - 3], "gru") && strstr(lines[nl - 3], "0.250"),
-               "gru line: %s", lines[nl - 3]);
-        EXPECT(strstr(lines[nl - 4], "lstm") && strstr(lines[nl - 4], "f32") &&
-                   strstr(lines[nl - 4], "1.000") &&
-                   strstr(lines[nl - 4], "2 of 3"),
-               "lstm line: %s", lines[nl - 4]);
+        EXPECT(strstr(lines[nl - 3], "training") &&
+                   strstr(lines[nl - 3], "lstm") &&
+                   strstr(lines[nl - 3], "f16") &&
+                   strstr(lines[nl - 3], "0.866") &&
+                   strstr(lines[nl - 3], "2 of 2"),
+               "lstm f16 training line: %s", lines[nl - 3]);
+        EXPECT(strstr(lines[nl - 4], "training") &&
+                   strstr(lines[nl - 4], "tanh") &&
+                   strstr(lines[nl - 4], "n/a"),
+               "tanh training line: %s", lines[nl - 4]);
+        EXPECT(strstr(lines[nl - 5], "gru") && strstr(lines[nl - 5], "0.250"),
+               "gru line: %s", lines[nl - 5]);
+        EXPECT(strstr(lines[nl - 6], "lstm") && strstr(lines[nl - 6], "f32") &&
+                   strstr(lines[nl - 6], "1.000") &&
+                   strstr(lines[nl - 6], "2 of 3"),
+               "lstm line: %s", lines[nl - 6]);
     }
+    free(buf);
+
+    /* An inference run: no training columns, notes or line. */
+    bench_meta inf = *meta;
+    inf.training = 0;
+    capture_begin(&f, &buf, &len);
+    bench_report_preamble(f, &inf);
+    bench_table_header(f, 0);
+    for (int i = 0; i < 4; i++)
+        bench_table_row(f, &rs[i], 0);
+    bench_table_footer(f, rs, 4);
+    fclose(f);
+    EXPECT(!strstr(buf, "\ntraining:") && !strstr(buf, "prnn fwd") &&
+               !strstr(buf, "bwd-data"),
+           "inference run with training text:\n%s", buf);
+    nl = split_lines(buf, lines, 256);
+    hdr = expect_aligned(lines, nl, 4);
+    if (hdr >= 0)
+        EXPECT(strstr(lines[hdr], "max rel diff") &&
+                   !strstr(lines[hdr], "cuDNN fwd"),
+               "inference header: %s", lines[hdr]);
     free(buf);
 }
 
@@ -159,6 +303,54 @@ static void test_cold(const bench_cold_result *cold, int ncold)
     free(buf);
 }
 
+/* Field idx of a CSV record, unquoted, into out; "" past the end. */
+static void csv_field(const char *rec, int idx, char *out, size_t n)
+{
+    int k = 0, quoted = 0;
+    size_t len = 0;
+    for (const char *p = rec; *p; p++) {
+        if (*p == '"') {
+            if (quoted && p[1] == '"') {
+                if (k == idx && len + 1 < n)
+                    out[len++] = '"';
+                p++;
+            } else {
+                quoted = !quoted;
+            }
+        } else if (*p == ',' && !quoted) {
+            if (k++ == idx)
+                break;
+        } else if (k == idx && len + 1 < n) {
+            out[len++] = *p;
+        }
+    }
+    out[len] = '\0';
+}
+
+/* Index of a header's column, or -1. */
+static int csv_column(const char *header, const char *name)
+{
+    char f[128];
+    for (int i = 0; i < csv_fields(header); i++) {
+        csv_field(header, i, f, sizeof(f));
+        if (!strcmp(f, name))
+            return i;
+    }
+    return -1;
+}
+
+/* Record rec's value in column name is want. */
+static void expect_csv(const char *header, const char *rec, const char *name,
+                       const char *want)
+{
+    int c = csv_column(header, name);
+    char got[256] = "";
+    if (c >= 0)
+        csv_field(rec, c, got, sizeof(got));
+    EXPECT(c >= 0 && !strcmp(got, want), "CSV %s = '%s' (column %d), "
+           "expected '%s'", name, got, c, want);
+}
+
 static void test_csv(const bench_result *rs, int n)
 {
     FILE *f;
@@ -168,6 +360,7 @@ static void test_csv(const bench_result *rs, int n)
     bench_write_csv(f, rs, n);
     fclose(f);
     /* Records may hold quoted newlines: count records, not lines. */
+    char *recs[SYNTH_MAX + 1];
     int records = 0, fields0 = -1, quoted = 0;
     char *start = buf;
     for (char *p = buf; *p; p++) {
@@ -181,13 +374,57 @@ static void test_csv(const bench_result *rs, int n)
             else
                 EXPECT(k == fields0, "record %d has %d fields, header %d: %s",
                        records, k, fields0, start);
+            if (records <= SYNTH_MAX)
+                recs[records] = start;
             records++;
             start = p + 1;
         }
     }
     EXPECT(!quoted && *start == '\0', "unterminated CSV");
     EXPECT(records == n + 1, "%d records", records);
-    EXPECT(fields0 == 21 + 7 * 12 + 5, "%d header fields", fields0);
+    /* The columns before the training ones, then 3 per implementation and
+     * 7 more. */
+    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7, "%d header fields",
+           fields0);
+    if (records != n + 1 || n != 7) {
+        free(buf);
+        return;
+    }
+    const char *h = recs[0];
+    /* The old columns keep their places. */
+    EXPECT(csv_column(h, "reference") == 21 + 7 * 12 + 4 &&
+               csv_column(h, "prnn_median_us") == 22,
+           "reference at %d, prnn_median_us at %d",
+           csv_column(h, "reference"), csv_column(h, "prnn_median_us"));
+    /* Record 6: lstm f16 B = 1 training; 5: prnn's step n/a, its forward
+     * inference timed; 1: an inference point. */
+    static const struct {
+        int rec;
+        const char *column, *want;
+    } cells[] = {
+        {6, "prnn_fwd_training_us", "0.6"},
+        {6, "prnn_bwd_data_us", "0.9"},
+        {6, "prnn_bwd_weights_us", "0.4"},
+        {6, "prnn_graph_fwd_training_us", ""},
+        {6, "cudnn_standard_bwd_data_us", "4.5"},
+        {6, "cudnn_persist_static_fwd_training_us", "1.5"},
+        {6, "cudnn_persist_dynamic_bwd_weights_us", ""},
+        {6, "prnn_fwd_inference_state", "ok"},
+        {6, "prnn_fwd_inference_us", "0.5"},
+        {6, "ratio_bwd_data_fwd_inference", "1.8"},
+        {6, "best_cudnn_fwd_training_us", "1.5"},
+        {6, "best_cudnn_bwd_data_us", "1.75"},
+        {6, "best_cudnn_bwd_weights_us", "1"},
+        {5, "prnn_bwd_data_us", ""},
+        {5, "prnn_fwd_inference_us", "1.1"},
+        {5, "ratio_bwd_data_fwd_inference", ""},
+        {5, "best_cudnn_bwd_weights_us", "5.5"},
+        {1, "prnn_fwd_inference_state", "not-run"},
+        {1, "prnn_fwd_training_us", ""},
+        {1, "best_cudnn_fwd_training_us", ""},
+    };
+    for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
+        expect_csv(h, recs[cells[i].rec], cells[i].column, cells[i].want);
     free(buf);
 }
 
@@ -201,6 +438,69 @@ static const char *str(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *item(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* The phase k of implementation impl of a point. */
+static const cJSON *phase(const cJSON *pt, const char *impl, const char *k)
+{
+    return item(item(item(item(pt, "impls"), impl), "phases"), k);
+}
+
+/* The training keys of the synthetic set's JSON. */
+static void test_json_training(const cJSON *root)
+{
+    EXPECT(num(item(root, "meta"), "training") == 1 &&
+               str(item(root, "meta"), "phases"),
+           "meta training/phases");
+    const cJSON *pts = item(root, "points");
+    const cJSON *t = cJSON_GetArrayItem(pts, 5); /* lstm f16 B = 1 */
+    EXPECT(num(phase(t, "prnn", "fwd_training"), "median_us") == 0.6 &&
+               num(phase(t, "prnn", "bwd_data"), "median_us") == 0.9 &&
+               num(phase(t, "prnn", "bwd_weights"), "median_us") == 0.4 &&
+               num(phase(t, "prnn", "bwd_data"), "repeats") == 20 &&
+               num(phase(t, "prnn", "bwd_data"), "q3_us") > 0.9,
+           "prnn phases");
+    EXPECT(num(phase(t, "cudnn-persist-static", "bwd_data"), "median_us") ==
+               1.75,
+           "cuDNN phases");
+    EXPECT(cJSON_IsNull(item(item(item(t, "impls"), "prnn-graph"), "phases")),
+           "graph replay: phases null");
+    const cJSON *inf = item(t, "prnn_fwd_inference");
+    EXPECT(str(inf, "state") && !strcmp(str(inf, "state"), "ok") &&
+               num(inf, "median_us") == 0.5 && num(inf, "repeats") == 20,
+           "prnn_fwd_inference");
+    EXPECT(fabs(num(t, "ratio_bwd_data_fwd_inference") - 1.8) < 1e-9,
+           "bwd-data ratio");
+    EXPECT(num(t, "best_cudnn_fwd_training_us") == 1.5 &&
+               num(t, "best_cudnn_bwd_data_us") == 1.75 &&
+               num(t, "best_cudnn_bwd_weights_us") == 1.0,
+           "best cuDNN phases");
+    const cJSON *na = cJSON_GetArrayItem(pts, 4); /* prnn's step n/a */
+    EXPECT(cJSON_IsNull(item(item(item(na, "impls"), "prnn"), "phases")) &&
+               num(item(na, "prnn_fwd_inference"), "median_us") == 1.1 &&
+               cJSON_IsNull(item(na, "ratio_bwd_data_fwd_inference")),
+           "prnn n/a");
+    const cJSON *p0 = cJSON_GetArrayItem(pts, 0); /* inference */
+    EXPECT(cJSON_IsNull(item(p0, "prnn_fwd_inference")) &&
+               cJSON_IsNull(item(item(item(p0, "impls"), "prnn"), "phases")) &&
+               cJSON_IsNull(item(p0, "best_cudnn_bwd_data_us")),
+           "inference point: training keys null");
+    const cJSON *ts = item(root, "training_summary");
+    EXPECT(num(ts, "points") == 3 && num(ts, "points_with_ratio") == 2 &&
+               num(ts, "points_prnn_le_cudnn") == 1 &&
+               num(ts, "points_with_bwd_data_ratio") == 2 &&
+               num(ts, "points_bwd_data_within_target") == 1 &&
+               num(ts, "bwd_data_target") == 1.3,
+           "training_summary counts");
+    EXPECT(fabs(num(ts, "geomean_ratio") - sqrt(0.75)) < 1e-5 &&
+               fabs(num(ts, "geomean_bwd_data_fwd_inference") - sqrt(2.16)) <
+                   1e-5,
+           "training_summary geomeans");
 }
 
 static void test_json(const bench_result *rs, int n, const bench_meta *meta,
@@ -265,11 +565,13 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
                cJSON_GetArrayItem(pts, 2), "ratio")),
            "no ratio: null");
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(root, "summary");
-    EXPECT(cJSON_GetArraySize(sum) == 3, "summary size");
+    EXPECT(cJSON_GetArraySize(sum) == 4, "summary size");
     EXPECT(num(cJSON_GetArrayItem(sum, 0), "geomean_ratio") == 1.0,
            "summary lstm");
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(root, "overall");
-    EXPECT(fabs(num(ov, "geomean_ratio") - cbrt(0.25)) < 1e-5, "overall");
+    EXPECT(fabs(num(ov, "geomean_ratio") - pow(0.1875, 0.2)) < 1e-5,
+           "overall");
+    test_json_training(root);
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "cold_start");
     EXPECT(cJSON_GetArraySize(cs) == 2, "cold_start");
     const cJSON *c0 = cJSON_GetArrayItem(cs, 0);
@@ -282,12 +584,14 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
     cJSON_Delete(root);
     free(buf);
 
-    /* An empty run is valid JSON too. */
+    /* An empty run is valid JSON too, without a training summary. */
     capture_begin(&f, &buf, &len);
     bench_write_json(f, meta, rs, 0, NULL, 0);
     fclose(f);
     root = cJSON_Parse(buf);
     EXPECT(root != NULL, "empty JSON: %s", buf);
+    EXPECT(cJSON_IsNull(item(root, "training_summary")),
+           "empty run: training_summary");
     cJSON_Delete(root);
     free(buf);
 }

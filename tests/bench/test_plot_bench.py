@@ -32,6 +32,18 @@ def main():
         assert "batch [1, 8]" in out, out
         assert "['0.50', '8.00']" in out and "['1.00', '4.00']" in out, out
         assert "['3.00']" in out and "['-']" in out, out
+        # Where a training step goes: prnn's phases, its forward inference
+        # and the ratio, the best cuDNN algorithm's phases.
+        assert "phases lstm f16" in out and "phases tanh f32" in out, out
+        assert ("H=512 B=1      prnn  ['0.60', '0.90', '0.40'] 0.50 1.80"
+                in out), out
+        assert ("cuDNN ['1.50', '1.75', '1.00'] cudnn-persist-static"
+                in out), out
+        assert "H=512 B=16     prnn  ['2.50', '3.00', '2.00'] 2.50 1.20" \
+            in out, out
+        # prnn's step n/a: no phases, its forward inference still there.
+        assert "H=512 B=16     prnn  ['-', '-', '-'] 1.10 -" in out, out
+        assert "phases lstm f32" not in out, out
         # A file that is not prnn-bench JSON is refused with status 2.
         bad = os.path.join(workdir, "bad.json")
         with open(bad, "w") as f:

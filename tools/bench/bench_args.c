@@ -28,11 +28,15 @@ void bench_usage(FILE *f, const char *prog)
 "  --bidirectional    two directions\n"
 "  --pass LIST        inference,training              [inference]\n"
 "  --training         same as --pass training: forward-training, backward-\n"
-"                     data and backward-weights timed as one step\n"
+"                     data and backward-weights timed as one step, then\n"
+"                     each on its own, and prnn's forward inference of the\n"
+"                     same shape (the table adds these columns); the\n"
+"                     default lists above are the training grid too\n"
 "  --quick            small sweep, under a minute on an H100: lstm,gru,tanh x\n"
-"                     hidden 256,1024 x batch 1,8,64 x float,half, 10\n"
-"                     repeats after 2 warm-ups (flags given as well\n"
-"                     override its lists and numbers)\n"
+"                     hidden 256,1024 x batch 1,8,64 x float,half; with a\n"
+"                     training pass lstm,gru x hidden 512,1024 x batch 1,16\n"
+"                     x float,half; 10 repeats after 2 warm-ups (flags given\n"
+"                     as well override its lists and numbers)\n"
 "\n"
 "Measurement:\n"
 "  --repeats N        timed calls per implementation and point   [20]\n"
@@ -52,7 +56,8 @@ void bench_usage(FILE *f, const char *prog)
 "                     each shape in fresh processes\n"
 "\n"
 "Output:\n"
-"  --csv FILE         every number, one row per point\n"
+"  --csv FILE         every number, one row per point (of each training\n"
+"                     phase: the median)\n"
 "  --json FILE        every number, for tools/plot_bench.py\n"
 "  --plot FILE.png    runs tools/plot_bench.py (python3 + matplotlib)\n"
 "  -v, --verbose      say why each algorithm was refused, and progress\n"
@@ -251,50 +256,81 @@ static void set_defaults(bench_args *a)
     a->seed = 1;
 }
 
+/* The lists a sweep takes when none are given. */
+typedef struct {
+    const prnnRNNMode_t *modes;
+    int n_modes;
+    const int *hidden;
+    int n_hidden;
+    const int *batch;
+    int n_batch;
+} default_grid;
+
+#define COUNT(x) (int)(sizeof(x) / sizeof((x)[0]))
+#define LIST(x) (x), COUNT(x)
+
+static const prnnRNNMode_t full_modes[] = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
+static const int full_hidden[] = {256, 512, 1024, 2048};
+static const int full_batch[] = {1, 4, 8, 16, 64};
+/* DESIGN.md section 8's sweep, for both passes: for training it is also
+ * the grid the training-step issue names (T = 256, one layer, float and
+ * half). */
+static const default_grid full_grid = {LIST(full_modes), LIST(full_hidden),
+                                       LIST(full_batch)};
+
+static const prnnRNNMode_t quick_modes[] = {PRNN_LSTM, PRNN_GRU,
+                                            PRNN_RNN_TANH};
+static const int quick_hidden[] = {256, 1024};
+static const int quick_batch[] = {1, 8, 64};
+static const default_grid quick_grid = {LIST(quick_modes),
+                                        LIST(quick_hidden),
+                                        LIST(quick_batch)};
+
+/* A training point costs several inference points (three calls, timed as
+ * a step and again one by one, and prnn's forward inference beside them):
+ * fewer points keep --quick near its minute (16 instead of 36). */
+static const prnnRNNMode_t quick_training_modes[] = {PRNN_LSTM, PRNN_GRU};
+static const int quick_training_hidden[] = {512, 1024};
+static const int quick_training_batch[] = {1, 16};
+static const default_grid quick_training_grid = {
+    LIST(quick_training_modes), LIST(quick_training_hidden),
+    LIST(quick_training_batch)};
+
+static const prnnDataType_t default_dtypes[] = {PRNN_DATA_FLOAT,
+                                                PRNN_DATA_HALF};
+
+int bench_args_has_training(const bench_args *a)
+{
+    for (int i = 0; i < a->n_passes; i++)
+        if (a->passes[i] == BENCH_TRAINING)
+            return 1;
+    return 0;
+}
+
 static void fill_unset_lists(bench_args *a)
 {
-    static const prnnRNNMode_t full_modes[] = {PRNN_RNN_TANH, PRNN_LSTM,
-                                               PRNN_GRU};
-    static const prnnRNNMode_t quick_modes[] = {PRNN_LSTM, PRNN_GRU,
-                                                PRNN_RNN_TANH};
-    static const int full_hidden[] = {256, 512, 1024, 2048};
-    static const int quick_hidden[] = {256, 1024};
-    static const int full_batch[] = {1, 4, 8, 16, 64};
-    static const int quick_batch[] = {1, 8, 64};
-    static const prnnDataType_t dtypes[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF};
-#define FILL(dst, cnt, src)                                                   \
+    if (!a->n_passes) {
+        a->passes[0] = BENCH_INFERENCE;
+        a->n_passes = 1;
+    }
+    const default_grid *g = &full_grid;
+    if (a->quick)
+        g = bench_args_has_training(a) ? &quick_training_grid : &quick_grid;
+#define FILL(dst, cnt, src, src_cnt)                                          \
     do {                                                                      \
-        (cnt) = (int)(sizeof(src) / sizeof((src)[0]));                        \
-        memcpy((dst), (src), sizeof(src));                                    \
+        if (!(cnt)) {                                                         \
+            (cnt) = (src_cnt);                                                \
+            memcpy((dst), (src), (size_t)(src_cnt) * sizeof((dst)[0]));       \
+        }                                                                     \
     } while (0)
-    if (!a->n_modes) {
-        if (a->quick)
-            FILL(a->modes, a->n_modes, quick_modes);
-        else
-            FILL(a->modes, a->n_modes, full_modes);
-    }
-    if (!a->n_hidden) {
-        if (a->quick)
-            FILL(a->hidden, a->n_hidden, quick_hidden);
-        else
-            FILL(a->hidden, a->n_hidden, full_hidden);
-    }
-    if (!a->n_batch) {
-        if (a->quick)
-            FILL(a->batch, a->n_batch, quick_batch);
-        else
-            FILL(a->batch, a->n_batch, full_batch);
-    }
-    if (!a->n_dtypes)
-        FILL(a->dtypes, a->n_dtypes, dtypes);
+    FILL(a->modes, a->n_modes, g->modes, g->n_modes);
+    FILL(a->hidden, a->n_hidden, g->hidden, g->n_hidden);
+    FILL(a->batch, a->n_batch, g->batch, g->n_batch);
+    FILL(a->dtypes, a->n_dtypes, default_dtypes, COUNT(default_dtypes));
 #undef FILL
     if (!a->n_seq) {
         a->seq[0] = 256;
         a->n_seq = 1;
-    }
-    if (!a->n_passes) {
-        a->passes[0] = BENCH_INFERENCE;
-        a->n_passes = 1;
     }
 }
 

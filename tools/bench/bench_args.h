@@ -57,6 +57,9 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
 
 void bench_usage(FILE *f, const char *prog);
 
+/* 1 when the sweep has a training pass. */
+int bench_args_has_training(const bench_args *a);
+
 /* Number of points the sweep will run. */
 long bench_args_num_points(const bench_args *a);
 

@@ -1,10 +1,9 @@
+/* prnn-bench's text on the terminal: preamble, table, footer, cold-start
+ * table. */
 #include "bench_report.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "bench_stats.h"
 
 int bench_display_width(const char *s)
 {
@@ -62,8 +61,22 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  — cuDNN refused the shape (NOT_SUPPORTED); n/a prnn does not support it\n"
 "  (yet); err failed (message on stderr, CSV, JSON); off not run;\n"
 "  * cuDNN refused its first math choice and ran its fallback (float:\n"
-"  DEFAULT_MATH instead of FMA_MATH; half: mathPrec float instead of half);\n"
-"  the CSV/JSON note says which.\n\n");
+"  DEFAULT_MATH instead of FMA_MATH; half: mathPrec float instead of half;\n"
+"  bfloat16: mathPrec bfloat16 instead of float); the CSV/JSON note says\n"
+"  which.\n");
+    if (m->training)
+        fprintf(f,
+"training: the columns above time the whole step. Then each phase is timed\n"
+"  alone, in a loop of its own after the step's (per repeat the three calls\n"
+"  in order, each between two CUDA events from an idle stream, so each\n"
+"  counts its own host-side cost, like an inference call; they add up to a\n"
+"  little more than the step): prnn fwd / bwd-data / bwd-wgts = prnn's\n"
+"  forward-training, backward-data, backward-weights; fwd-inf = prnn's\n"
+"  forward inference of the same shape; bwd-data/inf = the ratio of the\n"
+"  two (target <= %.1f); cuDNN fwd / bwd-data / bwd-wgts = the phases of\n"
+"  the best cuDNN algorithm (best by whole step). µs per timestep.\n",
+                BENCH_BWD_DATA_TARGET);
+    fputc('\n', f);
     fflush(f);
 }
 
@@ -76,10 +89,13 @@ typedef struct {
 enum {
     C_MODE, C_DTYPE, C_PASS, C_H, C_B, C_T, C_PRNN, C_PATH, C_PGRAPH,
     C_STD, C_STATIC, C_DYN, C_SMALL, C_BEST, C_CUBLAS, C_RATIO, C_DIFF,
-    C_COUNT
+    C_COUNT, /* the columns of every table; then the training ones */
+    C_PRNN_FWD = C_COUNT, C_PRNN_BWD_DATA, C_PRNN_BWD_WEIGHTS, C_FWD_INF,
+    C_BWD_RATIO, C_CUDNN_FWD, C_CUDNN_BWD_DATA, C_CUDNN_BWD_WEIGHTS,
+    C_ALL
 };
 
-static const column cols[C_COUNT] = {
+static const column cols[C_ALL] = {
     {"mode", 5, 0},           {"dtype", 5, 0},
     {"pass", 5, 0},           {"H", 5, 1},
     {"B", 5, 1},              {"T", 5, 1},
@@ -89,17 +105,27 @@ static const column cols[C_COUNT] = {
     {"PERSIST_SMALL_H", 16, 1}, {"best cuDNN", 17, 1},
     {"cublasLt-graph", 15, 1}, {"prnn/best", 10, 1},
     {"max rel diff", 13, 1},
+    {"prnn fwd", 8, 1},       {"bwd-data", 8, 1},
+    {"bwd-wgts", 8, 1},       {"fwd-inf", 8, 1},
+    {"bwd-data/inf", 12, 1},  {"cuDNN fwd", 9, 1},
+    {"bwd-data", 8, 1},       {"bwd-wgts", 8, 1},
 };
 
 /* Where the table puts a separator before the column. */
 static int bar_before(int c)
 {
-    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO;
+    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO ||
+           c == C_PRNN_FWD || c == C_CUDNN_FWD;
 }
 
-static void row(FILE *f, char cells[C_COUNT][64])
+static int ncols(int phases)
 {
-    for (int c = 0; c < C_COUNT; c++) {
+    return phases ? C_ALL : C_COUNT;
+}
+
+static void row(FILE *f, char cells[C_ALL][64], int phases)
+{
+    for (int c = 0; c < ncols(phases); c++) {
         if (c)
             fputs(bar_before(c) ? " | " : " ", f);
         cell(f, cells[c], cols[c].width, cols[c].right);
@@ -108,14 +134,14 @@ static void row(FILE *f, char cells[C_COUNT][64])
     fflush(f);
 }
 
-void bench_table_header(FILE *f)
+void bench_table_header(FILE *f, int phases)
 {
-    char cells[C_COUNT][64];
-    for (int c = 0; c < C_COUNT; c++)
+    char cells[C_ALL][64];
+    for (int c = 0; c < C_ALL; c++)
         bench_copy(cells[c], sizeof(cells[c]), cols[c].title);
-    row(f, cells);
+    row(f, cells, phases);
     int total = 0;
-    for (int c = 0; c < C_COUNT; c++)
+    for (int c = 0; c < ncols(phases); c++)
         total += cols[c].width + (c ? (bar_before(c) ? 3 : 1) : 0);
     for (int i = 0; i < total; i++)
         fputc('-', f);
@@ -133,11 +159,17 @@ static const char *short_algo(int impl)
     return "?";
 }
 
-static void fmt_impl(char *buf, size_t n, const bench_impl_result *ir)
+/* One figure of ir (its whole call, a phase): the number, or what became
+ * of the implementation. */
+static void fmt_stats(char *buf, size_t n, const bench_impl_result *ir,
+                      const bench_stats *s)
 {
     switch (ir->state) {
     case BENCH_OK:
-        snprintf(buf, n, "%.2f%s", ir->us.median, ir->fallback ? "*" : "");
+        if (isnan(s->median))
+            snprintf(buf, n, "-");
+        else
+            snprintf(buf, n, "%.2f%s", s->median, ir->fallback ? "*" : "");
         break;
     case BENCH_REFUSED: snprintf(buf, n, "—"); break;
     case BENCH_NA: snprintf(buf, n, "n/a"); break;
@@ -146,17 +178,22 @@ static void fmt_impl(char *buf, size_t n, const bench_impl_result *ir)
     }
 }
 
-static int any_compared(const bench_result *r)
+static void fmt_impl(char *buf, size_t n, const bench_impl_result *ir)
 {
-    int any = 0;
-    for (int i = 0; i < BENCH_NUM_IMPLS; i++)
-        any |= r->impl[i].compared;
-    return any;
+    fmt_stats(buf, n, ir, &ir->us);
+}
+
+static void fmt_ratio(char *buf, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.2f", v);
 }
 
 static void fmt_diff(char *buf, size_t n, const bench_result *r)
 {
-    if (!any_compared(r))
+    if (!bench_result_compared(r))
         snprintf(buf, n, "-");
     else if (isnan(r->max_rel_diff))
         snprintf(buf, n, "NaN!");
@@ -164,10 +201,29 @@ static void fmt_diff(char *buf, size_t n, const bench_result *r)
         snprintf(buf, n, "%.1e", r->max_rel_diff);
 }
 
-void bench_table_row(FILE *f, const bench_result *r)
+/* The training columns of r ("-" on an inference point). */
+static void phase_cells(char c[C_ALL][64], const bench_result *r)
 {
-    char c[C_COUNT][64];
+    for (int k = C_COUNT; k < C_ALL; k++)
+        snprintf(c[k], 64, "-");
+    if (r->pt.pass != BENCH_TRAINING)
+        return;
+    const bench_impl_result *p = &r->impl[BENCH_IMPL_PRNN];
+    const bench_impl_result *best = bench_best_cudnn(r);
+    for (int ph = 0; ph < BENCH_NUM_PHASES; ph++) {
+        fmt_stats(c[C_PRNN_FWD + ph], 64, p, &p->phase[ph]);
+        if (best)
+            fmt_stats(c[C_CUDNN_FWD + ph], 64, best, &best->phase[ph]);
+    }
+    fmt_impl(c[C_FWD_INF], 64, &r->fwd_inference);
+    fmt_ratio(c[C_BWD_RATIO], 64, r->bwd_data_ratio);
+}
+
+void bench_table_row(FILE *f, const bench_result *r, int phases)
+{
+    char c[C_ALL][64];
     const bench_point *pt = &r->pt;
+    const bench_impl_result *best = bench_best_cudnn(r);
     snprintf(c[C_MODE], 64, "%s", bench_mode_name(pt->mode));
     snprintf(c[C_DTYPE], 64, "%s", bench_dtype_short(pt->dtype));
     snprintf(c[C_PASS], 64, "%s", pt->pass == BENCH_TRAINING ? "train" : "inf");
@@ -181,68 +237,52 @@ void bench_table_row(FILE *f, const bench_result *r)
     fmt_impl(c[C_STATIC], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_STATIC]);
     fmt_impl(c[C_DYN], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_DYNAMIC]);
     fmt_impl(c[C_SMALL], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_SMALL_H]);
-    if (r->best_cudnn >= 0)
-        snprintf(c[C_BEST], 64, "%.2f %s", r->impl[r->best_cudnn].us.median,
+    if (best)
+        snprintf(c[C_BEST], 64, "%.2f %s", best->us.median,
                  short_algo(r->best_cudnn));
     else
         snprintf(c[C_BEST], 64, "-");
     fmt_impl(c[C_CUBLAS], 64, &r->impl[BENCH_IMPL_CUBLASLT_GRAPH]);
-    if (isnan(r->ratio))
-        snprintf(c[C_RATIO], 64, "-");
-    else
-        snprintf(c[C_RATIO], 64, "%.2f", r->ratio);
+    fmt_ratio(c[C_RATIO], 64, r->ratio);
     fmt_diff(c[C_DIFF], 64, r);
-    row(f, c);
+    phase_cells(c, r);
+    row(f, c, phases);
 }
 
-int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
-                  double *overall, int *overall_n)
+/* "1.234", or "n/a" without a figure. */
+static const char *fmt_geomean(char *buf, size_t n, double v, int used)
 {
-    int ng = 0;
-    for (int i = 0; i < n; i++) {
-        const bench_point *pt = &rs[i].pt;
-        int g;
-        for (g = 0; g < ng; g++)
-            if (groups[g].pass == pt->pass && groups[g].mode == pt->mode &&
-                groups[g].dtype == pt->dtype)
-                break;
-        if (g == ng) {
-            if (ng == max)
-                continue;
-            memset(&groups[ng], 0, sizeof(groups[ng]));
-            groups[ng].pass = pt->pass;
-            groups[ng].mode = pt->mode;
-            groups[ng].dtype = pt->dtype;
-            ng++;
-        }
-        groups[g].points++;
-    }
-    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-    for (int g = 0; g < ng; g++) {
-        int k = 0;
-        for (int i = 0; v && i < n; i++)
-            if (rs[i].pt.pass == groups[g].pass &&
-                rs[i].pt.mode == groups[g].mode &&
-                rs[i].pt.dtype == groups[g].dtype)
-                v[k++] = rs[i].ratio;
-        groups[g].geomean = v ? bench_geomean(v, k, &groups[g].n) : NAN;
-    }
-    if (overall) {
-        for (int i = 0; v && i < n; i++)
-            v[i] = rs[i].ratio;
-        int used = 0;
-        *overall = v ? bench_geomean(v, n, &used) : NAN;
-        if (overall_n)
-            *overall_n = used;
-    }
-    free(v);
-    return ng;
+    if (used)
+        snprintf(buf, n, "%.3f", v);
+    else
+        snprintf(buf, n, "n/a");
+    return buf;
+}
+
+/* The run's training figures in one line (none without training points). */
+static void training_line(FILE *f, const bench_result *rs, int n)
+{
+    bench_training_summary t;
+    bench_summarize_training(rs, n, &t);
+    if (!t.points)
+        return;
+    char a[32], b[32];
+    fprintf(f,
+            "training: prnn/best-cuDNN whole step geomean %s (%d of %d "
+            "points; prnn <= cuDNN at %d); prnn bwd-data/fwd-inference "
+            "geomean %s (%d of %d points; <= %.1f at %d)\n",
+            fmt_geomean(a, sizeof(a), t.geomean_ratio, t.with_ratio),
+            t.with_ratio, t.points, t.prnn_le_cudnn,
+            fmt_geomean(b, sizeof(b), t.geomean_bwd_ratio, t.with_bwd_ratio),
+            t.with_bwd_ratio, t.points, BENCH_BWD_DATA_TARGET,
+            t.bwd_within_target);
 }
 
 void bench_table_footer(FILE *f, const bench_result *rs, int n)
 {
     int failed = 0, poisoned = 0;
     for (int i = 0; i < n; i++) {
+        failed += rs[i].fwd_inference.state == BENCH_FAILED;
         for (int k = 0; k < BENCH_NUM_IMPLS; k++)
             failed += rs[i].impl[k].state == BENCH_FAILED;
         for (int k = 0; k < BENCH_NUM_IMPLS; k++)
@@ -281,6 +321,7 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
                     bench_mode_name(groups[g].mode),
                     bench_dtype_short(groups[g].dtype), groups[g].points);
     }
+    training_line(f, rs, n);
     if (overall_n)
         fprintf(f, "geomean prnn/best-cuDNN overall            : %6.3f  (%d "
                    "of %d points)\n",
@@ -330,354 +371,5 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n)
                 r->disk.ok ? r->disk.cubin_source : "-", p,
                 r->note[0] ? "  " : "", r->note);
     }
-    fflush(f);
-}
-
-/* ---- CSV ---- */
-
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void csv_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else if (isinf(v))
-        fputs(v > 0 ? "inf" : "-inf", f);
-    /* NaN: empty field */
-}
-
-static const char *const impl_fields[] = {
-    "state", "median_us", "min_us", "q1_us", "q3_us", "max_us", "mean_us",
-    "repeats", "setup_ms", "first_call_ms", "max_rel_diff", "note"};
-
-static void impl_key(char *buf, size_t n, int impl)
-{
-    snprintf(buf, n, "%s", bench_impl_name((bench_impl)impl));
-    for (char *p = buf; *p; p++)
-        if (*p == '-')
-            *p = '_';
-}
-
-void bench_write_csv(FILE *f, const bench_result *rs, int n)
-{
-    fputs("pass,mode,dtype,hidden,input,batch,seq,layers,bidirectional,"
-          "prnn_path,prnn_config_source,prnn_cubin_source,prnn_blocks,"
-          "prnn_threads,prnn_units_per_block,prnn_tensor_cores,"
-          "prnn_resident_fraction,prnn_plan_ms,prnn_compile_ms,"
-          "prnn_prepare_wall_ms,prnn_config",
-          f);
-    for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
-        char key[64];
-        impl_key(key, sizeof(key), i);
-        for (size_t k = 0; k < sizeof(impl_fields) / sizeof(impl_fields[0]);
-             k++)
-            fprintf(f, ",%s_%s", key, impl_fields[k]);
-    }
-    fputs(",best_cudnn,best_cudnn_us,ratio_prnn_best_cudnn,max_rel_diff,"
-          "reference\n",
-          f);
-    for (int r = 0; r < n; r++) {
-        const bench_result *x = &rs[r];
-        const bench_point *pt = &x->pt;
-        const bench_plan *pl = &x->plan;
-        fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,", bench_pass_name(pt->pass),
-                bench_mode_name(pt->mode), bench_dtype_short(pt->dtype),
-                pt->hidden, pt->input, pt->batch, pt->seq, pt->layers,
-                pt->bidirectional);
-        if (pl->valid) {
-            fprintf(f, "%s,%s,%s,%d,%d,%d,%d,", pl->path, pl->config_source,
-                    pl->cubin_source, pl->num_blocks, pl->threads_per_block,
-                    pl->units_per_block, pl->tensor_cores);
-            csv_num(f, pl->resident_fraction);
-            fputc(',', f);
-            csv_num(f, pl->plan_ms);
-            fputc(',', f);
-            csv_num(f, pl->compile_ms);
-            fputc(',', f);
-            csv_num(f, pl->prepare_wall_ms);
-            fputc(',', f);
-            csv_str(f, pl->config);
-        } else {
-            fputs(",,,,,,,,,,,", f);
-        }
-        for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
-            const bench_impl_result *ir = &x->impl[i];
-            fprintf(f, ",%s,", bench_state_name(ir->state));
-            csv_num(f, ir->us.median);
-            fputc(',', f);
-            csv_num(f, ir->us.min);
-            fputc(',', f);
-            csv_num(f, ir->us.q1);
-            fputc(',', f);
-            csv_num(f, ir->us.q3);
-            fputc(',', f);
-            csv_num(f, ir->us.max);
-            fputc(',', f);
-            csv_num(f, ir->us.mean);
-            fputc(',', f);
-            if (ir->state == BENCH_OK)
-                fprintf(f, "%d", ir->us.n);
-            fputc(',', f);
-            csv_num(f, ir->setup_ms);
-            fputc(',', f);
-            csv_num(f, ir->first_call_ms);
-            fputc(',', f);
-            if (ir->compared && isnan(ir->max_rel_diff))
-                fputs("nan", f);
-            else if (ir->compared)
-                csv_num(f, ir->max_rel_diff);
-            fputc(',', f);
-            csv_str(f, ir->note);
-        }
-        fprintf(f, ",%s,",
-                x->best_cudnn >= 0 ? bench_impl_name((bench_impl)x->best_cudnn)
-                                   : "");
-        csv_num(f, x->best_cudnn >= 0 ? x->impl[x->best_cudnn].us.median : NAN);
-        fputc(',', f);
-        csv_num(f, x->ratio);
-        fputc(',', f);
-        if (any_compared(x) && isnan(x->max_rel_diff))
-            fputs("nan", f);
-        else
-            csv_num(f, x->max_rel_diff);
-        fprintf(f, ",%s\n",
-                x->reference >= 0 ? bench_impl_name((bench_impl)x->reference)
-                                  : "");
-    }
-    fflush(f);
-}
-
-/* ---- JSON ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
-{
-    json_str(f, k);
-    fputs(": ", f);
-    json_str(f, v);
-    if (comma)
-        fputs(", ", f);
-}
-
-static void json_kv_num(FILE *f, const char *k, double v, int comma)
-{
-    json_str(f, k);
-    fputs(": ", f);
-    json_num(f, v);
-    if (comma)
-        fputs(", ", f);
-}
-
-static void json_kv_int(FILE *f, const char *k, long v, int comma)
-{
-    json_str(f, k);
-    fprintf(f, ": %ld", v);
-    if (comma)
-        fputs(", ", f);
-}
-
-static void json_cold_phase(FILE *f, const char *k, const bench_cold_phase *p,
-                            int comma)
-{
-    json_str(f, k);
-    fputs(": ", f);
-    if (!p->ok) {
-        fputs("null", f);
-    } else {
-        fputc('{', f);
-        json_kv_num(f, "wall_ms", p->wall_ms, 1);
-        json_kv_num(f, "plan_ms", p->plan_ms, 1);
-        json_kv_num(f, "compile_ms", p->compile_ms, 1);
-        json_kv_str(f, "kernel_from", p->cubin_source, 0);
-        fputc('}', f);
-    }
-    if (comma)
-        fputs(", ", f);
-}
-
-static void json_point_keys(FILE *f, const bench_point *pt)
-{
-    json_kv_str(f, "pass", bench_pass_name(pt->pass), 1);
-    json_kv_str(f, "mode", bench_mode_name(pt->mode), 1);
-    json_kv_str(f, "dtype", bench_dtype_short(pt->dtype), 1);
-    json_kv_int(f, "hidden", pt->hidden, 1);
-    json_kv_int(f, "input", pt->input, 1);
-    json_kv_int(f, "batch", pt->batch, 1);
-    json_kv_int(f, "seq", pt->seq, 1);
-    json_kv_int(f, "layers", pt->layers, 1);
-    json_kv_int(f, "bidirectional", pt->bidirectional, 1);
-}
-
-void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
-                      int n, const bench_cold_result *cold, int ncold)
-{
-    fputs("{\n  \"meta\": {", f);
-    json_kv_str(f, "tool", "prnn-bench", 1);
-    json_kv_str(f, "prnn_version", m->prnn_version, 1);
-    json_kv_str(f, "date", m->date, 1);
-    json_kv_str(f, "device", m->device, 1);
-    json_kv_str(f, "driver", m->driver, 1);
-    json_kv_str(f, "cudnn", m->cudnn, 1);
-    json_kv_str(f, "math", m->math ? m->math : "", 1);
-    json_kv_int(f, "warmup", m->warmup, 1);
-    json_kv_int(f, "repeats", m->repeats, 1);
-    json_kv_str(f, "unit",
-                "microseconds per timestep (median of repeats / seq)", 1);
-    json_kv_str(f, "timing",
-                "one call (whole sequence; training: forward + backward data "
-                "+ backward weights) between two CUDA events on an idle "
-                "stream, after one checked call and the warm-ups; plan, "
-                "compile and setup excluded",
-                1);
-    json_kv_str(f, "max_rel_diff",
-                "largest over output tensors of max|out - ref| / max|ref|", 0);
-    fputs("},\n  \"points\": [", f);
-    for (int r = 0; r < n; r++) {
-        const bench_result *x = &rs[r];
-        const bench_plan *pl = &x->plan;
-        fputs(r ? ",\n    {" : "\n    {", f);
-        json_point_keys(f, &x->pt);
-        fputs("\"prnn_plan\": ", f);
-        if (!pl->valid) {
-            fputs("null, ", f);
-        } else {
-            fputc('{', f);
-            json_kv_str(f, "path", pl->path, 1);
-            json_kv_str(f, "config_source", pl->config_source, 1);
-            json_kv_str(f, "kernel_from", pl->cubin_source, 1);
-            json_kv_int(f, "blocks", pl->num_blocks, 1);
-            json_kv_int(f, "threads_per_block", pl->threads_per_block, 1);
-            json_kv_int(f, "units_per_block", pl->units_per_block, 1);
-            json_kv_int(f, "tensor_cores", pl->tensor_cores, 1);
-            json_kv_num(f, "resident_fraction", pl->resident_fraction, 1);
-            json_kv_num(f, "plan_ms", pl->plan_ms, 1);
-            json_kv_num(f, "compile_ms", pl->compile_ms, 1);
-            json_kv_num(f, "prepare_wall_ms", pl->prepare_wall_ms, 1);
-            json_kv_str(f, "config", pl->config, 0);
-            fputs("}, ", f);
-        }
-        fputs("\"impls\": {", f);
-        for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
-            const bench_impl_result *ir = &x->impl[i];
-            fputs(i ? ",\n      " : "\n      ", f);
-            json_str(f, bench_impl_name((bench_impl)i));
-            fputs(": {", f);
-            json_kv_str(f, "state", bench_state_name(ir->state), 1);
-            json_kv_num(f, "median_us", ir->us.median, 1);
-            json_kv_num(f, "min_us", ir->us.min, 1);
-            json_kv_num(f, "q1_us", ir->us.q1, 1);
-            json_kv_num(f, "q3_us", ir->us.q3, 1);
-            json_kv_num(f, "max_us", ir->us.max, 1);
-            json_kv_num(f, "mean_us", ir->us.mean, 1);
-            json_kv_int(f, "repeats", ir->state == BENCH_OK ? ir->us.n : 0, 1);
-            json_kv_num(f, "setup_ms", ir->setup_ms, 1);
-            json_kv_num(f, "first_call_ms", ir->first_call_ms, 1);
-            json_str(f, "max_rel_diff");
-            fputs(": ", f);
-            if (!ir->compared)
-                fputs("null", f);
-            else if (isnan(ir->max_rel_diff))
-                fputs("\"nan\"", f);
-            else
-                json_num(f, ir->max_rel_diff);
-            fputs(", ", f);
-            json_kv_int(f, "fallback_math", ir->fallback, 1);
-            json_kv_str(f, "note", ir->note, 0);
-            fputc('}', f);
-        }
-        fputs("},\n     ", f);
-        json_kv_str(f, "best_cudnn",
-                    x->best_cudnn >= 0
-                        ? bench_impl_name((bench_impl)x->best_cudnn)
-                        : "",
-                    1);
-        json_kv_num(f, "best_cudnn_us",
-                    x->best_cudnn >= 0 ? x->impl[x->best_cudnn].us.median
-                                       : NAN,
-                    1);
-        json_kv_num(f, "ratio", x->ratio, 1);
-        if (any_compared(x) && isnan(x->max_rel_diff))
-            json_kv_str(f, "max_rel_diff", "nan", 1);
-        else
-            json_kv_num(f, "max_rel_diff", x->max_rel_diff, 1);
-        json_kv_str(f, "reference",
-                    x->reference >= 0
-                        ? bench_impl_name((bench_impl)x->reference)
-                        : "",
-                    0);
-        fputc('}', f);
-    }
-    fputs("\n  ],\n  \"summary\": [", f);
-    bench_group groups[256];
-    double overall;
-    int overall_n;
-    int ng = bench_summary(rs, n, groups, 256, &overall, &overall_n);
-    for (int g = 0; g < ng; g++) {
-        fputs(g ? ",\n    {" : "\n    {", f);
-        json_kv_str(f, "pass", bench_pass_name(groups[g].pass), 1);
-        json_kv_str(f, "mode", bench_mode_name(groups[g].mode), 1);
-        json_kv_str(f, "dtype", bench_dtype_short(groups[g].dtype), 1);
-        json_kv_num(f, "geomean_ratio", groups[g].geomean, 1);
-        json_kv_int(f, "points_with_ratio", groups[g].n, 1);
-        json_kv_int(f, "points", groups[g].points, 0);
-        fputc('}', f);
-    }
-    fputs("\n  ],\n  \"overall\": {", f);
-    json_kv_num(f, "geomean_ratio", overall, 1);
-    json_kv_int(f, "points_with_ratio", overall_n, 1);
-    json_kv_int(f, "points", n, 0);
-    fputs("},\n  \"cold_start\": [", f);
-    for (int i = 0; i < ncold; i++) {
-        const bench_cold_result *c = &cold[i];
-        fputs(i ? ",\n    {" : "\n    {", f);
-        json_point_keys(f, &c->pt);
-        json_cold_phase(f, "empty_cache", &c->cold, 1);
-        json_cold_phase(f, "memory", &c->memory, 1);
-        json_cold_phase(f, "disk_cache", &c->disk, 1);
-        json_kv_num(f, "process_to_plan_ms", c->process_to_plan_ms, 1);
-        json_kv_str(f, "note", c->note, 0);
-        fputc('}', f);
-    }
-    fputs(ncold ? "\n  ]\n}\n" : "]\n}\n", f);
     fflush(f);
 }

@@ -2,49 +2,75 @@
  * The benchmark's outputs: the aligned table on stdout (one row per point as
  * it finishes, geometric means last), the cold-start table, CSV and JSON.
  * Everything writes to a FILE * so that it can be tested on synthetic
- * results.
+ * results. The text goes out from bench_report.c, CSV from bench_csv.c,
+ * JSON from bench_json.c.
  */
 #ifndef PRNN_BENCH_REPORT_H
 #define PRNN_BENCH_REPORT_H
 
 #include <stdio.h>
 
+#include "bench_summary.h"
 #include "bench_types.h"
 
-/* The lines above the table: device, versions, what the numbers mean. */
+/* The lines above the table: device, versions, what the numbers mean (and,
+ * when m->training, what the phase columns mean). */
 void bench_report_preamble(FILE *f, const bench_meta *m);
 
-void bench_table_header(FILE *f);
-void bench_table_row(FILE *f, const bench_result *r);
+/* phases: the table has the training columns (prnn's fwd / bwd-data /
+ * bwd-wgts, its fwd-inf and bwd-data/inf, the best cuDNN algorithm's
+ * phases): pass the same value to the header and every row. Inference rows
+ * show "-" there. */
+void bench_table_header(FILE *f, int phases);
+void bench_table_row(FILE *f, const bench_result *r, int phases);
 
-/* Geometric mean of prnn / best cuDNN over the points of one pass, mode
- * and data type that have both numbers. */
-typedef struct {
-    bench_pass pass;
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    double geomean; /* NaN when n == 0 */
-    int n;          /* points with a ratio */
-    int points;     /* points in the group */
-} bench_group;
-
-/* Fills up to max groups, in order of first appearance; returns how many.
- * *overall / *overall_n: over every point with a ratio. */
-int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
-                  double *overall, int *overall_n);
-
-/* Footnotes, then the geometric-mean lines: per (pass, mode, dtype), then
- * overall (the table's last line). */
+/* Footnotes, then the geometric-mean lines: per (pass, mode, dtype), the
+ * training line when the run has training points, then overall (the
+ * table's last line). */
 void bench_table_footer(FILE *f, const bench_result *rs, int n);
 
 void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
 
-/* Every number: one header line, one line per point (no trailing NaNs:
- * missing numbers are empty fields). */
+/*
+ * Every number: one header line, one line per point (no trailing NaNs:
+ * missing numbers are empty fields). Columns, in this order:
+ *  - the point (pass ... bidirectional) and prnn's plan (prnn_*);
+ *  - per implementation K (prnn, prnn_graph, cublasLt_graph, cudnn_*):
+ *    K_state, K_median_us ... K_note (whole call or whole step);
+ *  - best_cudnn, best_cudnn_us, ratio_prnn_best_cudnn, max_rel_diff,
+ *    reference;
+ *  - appended for the training phases (empty on inference points), so that
+ *    readers of the columns above by position still work: per
+ *    implementation K_fwd_training_us, K_bwd_data_us, K_bwd_weights_us
+ *    (medians of each phase timed alone; empty for the graph replays);
+ *    prnn_fwd_inference_state, prnn_fwd_inference_us,
+ *    prnn_fwd_inference_note (prnn's forward inference of the same shape);
+ *    ratio_bwd_data_fwd_inference (prnn's bwd-data / that);
+ *    best_cudnn_fwd_training_us, best_cudnn_bwd_data_us,
+ *    best_cudnn_bwd_weights_us (the phases of best_cudnn, the algorithm
+ *    with the best whole step).
+ */
 void bench_write_csv(FILE *f, const bench_result *rs, int n);
 
-/* {"meta": ..., "points": [...], "summary": [...], "cold_start": [...]};
- * NaN is written as null. */
+/*
+ * {"meta": ..., "points": [...], "summary": [...], "overall": ...,
+ *  "training_summary": ..., "cold_start": [...]}; NaN is written as null.
+ * A point: its shape, "prnn_plan", "impls" (per implementation: state,
+ * median_us ... note, and "phases": {"fwd_training" | "bwd_data" |
+ * "bwd_weights": {median_us, min_us, q1_us, q3_us, max_us, mean_us,
+ * repeats}} or null where none was timed), best_cudnn, best_cudnn_us,
+ * ratio, max_rel_diff, reference, and then, on every point (null where
+ * they do not apply): "prnn_fwd_inference" ({state, median_us ... repeats,
+ * first_call_ms, note}; null on inference points),
+ * "ratio_bwd_data_fwd_inference", "best_cudnn_fwd_training_us",
+ * "best_cudnn_bwd_data_us", "best_cudnn_bwd_weights_us". meta gains
+ * "training" (0/1) and "phases" (how they were timed). "training_summary"
+ * is null without training points, else {points, points_with_ratio,
+ * geomean_ratio,
+ * points_prnn_le_cudnn, points_with_bwd_data_ratio,
+ * geomean_bwd_data_fwd_inference, bwd_data_target,
+ * points_bwd_data_within_target}.
+ */
 void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
                       int n, const bench_cold_result *cold, int ncold);
 

@@ -37,4 +37,15 @@ int bench_time_calls(const bench_device *d, bench_timer *t, int warmup,
                      int repeats, bench_call_fn fn, void *user,
                      double *samples_ms, char *err, size_t n);
 
+/*
+ * Calls that depend on each other, each timed alone: per repeat, fns[0],
+ * fns[1], ... fns[nfn - 1] in that order, each one a sample as above (the
+ * host waits for a call's stop event before it enqueues the next, so each
+ * starts on an idle stream). samples_ms[k * repeats + i] gets call k of
+ * repeat i. No warm-up: meant to follow bench_time_calls on the same work.
+ */
+int bench_time_sequence(const bench_device *d, bench_timer *t, int repeats,
+                        const bench_call_fn *fns, int nfn, void *user,
+                        double *samples_ms, char *err, size_t n);
+
 #endif

@@ -74,6 +74,17 @@ const char *bench_pass_name(bench_pass p)
     return p == BENCH_TRAINING ? "training" : "inference";
 }
 
+const char *bench_phase_key(bench_phase p)
+{
+    switch (p) {
+    case BENCH_PHASE_FWD_TRAINING: return "fwd_training";
+    case BENCH_PHASE_BWD_DATA: return "bwd_data";
+    case BENCH_PHASE_BWD_WEIGHTS: return "bwd_weights";
+    case BENCH_NUM_PHASES: break;
+    }
+    return "?";
+}
+
 void bench_copy(char *dst, size_t n, const char *src)
 {
     if (!n)
@@ -85,18 +96,31 @@ void bench_copy(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
+static void stats_none(bench_stats *s)
+{
+    s->n = 0;
+    s->median = s->min = s->max = NAN;
+    s->q1 = s->q3 = s->mean = NAN;
+}
+
+static void impl_none(bench_impl_result *ir)
+{
+    ir->state = BENCH_NOT_RUN;
+    stats_none(&ir->us);
+    for (int p = 0; p < BENCH_NUM_PHASES; p++)
+        stats_none(&ir->phase[p]);
+    ir->setup_ms = ir->first_call_ms = NAN;
+    ir->max_rel_diff = NAN;
+}
+
 void bench_result_init(bench_result *r, const bench_point *pt)
 {
     memset(r, 0, sizeof(*r));
     r->pt = *pt;
-    for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
-        bench_impl_result *ir = &r->impl[i];
-        ir->state = BENCH_NOT_RUN;
-        ir->us.median = ir->us.min = ir->us.max = NAN;
-        ir->us.q1 = ir->us.q3 = ir->us.mean = NAN;
-        ir->setup_ms = ir->first_call_ms = NAN;
-        ir->max_rel_diff = NAN;
-    }
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+        impl_none(&r->impl[i]);
+    impl_none(&r->fwd_inference);
+    r->bwd_data_ratio = NAN;
     r->plan.resident_fraction = NAN;
     r->plan.plan_ms = r->plan.compile_ms = r->plan.prepare_wall_ms = NAN;
     r->best_cudnn = -1;
@@ -121,6 +145,13 @@ void bench_result_finish(bench_result *r)
     r->ratio = NAN;
     if (r->best_cudnn >= 0 && p->state == BENCH_OK && p->us.median > 0)
         r->ratio = p->us.median / r->impl[r->best_cudnn].us.median;
+    /* NaN > 0 is false: a phase that was not timed gives no ratio. */
+    const bench_impl_result *inf = &r->fwd_inference;
+    double bwd = p->phase[BENCH_PHASE_BWD_DATA].median;
+    r->bwd_data_ratio = NAN;
+    if (p->state == BENCH_OK && inf->state == BENCH_OK && bwd > 0 &&
+        inf->us.median > 0)
+        r->bwd_data_ratio = bwd / inf->us.median;
 
     /* NaN (an output that held NaN/Inf) must win over any number. */
     r->max_rel_diff = NAN;
@@ -138,4 +169,17 @@ void bench_result_finish(bench_result *r)
     }
     if (any && !poisoned)
         r->max_rel_diff = worst;
+}
+
+const bench_impl_result *bench_best_cudnn(const bench_result *r)
+{
+    return r->best_cudnn >= 0 ? &r->impl[r->best_cudnn] : NULL;
+}
+
+int bench_result_compared(const bench_result *r)
+{
+    int any = 0;
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+        any |= r->impl[i].compared;
+    return any;
 }

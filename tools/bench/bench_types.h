@@ -11,6 +11,20 @@
 
 typedef enum { BENCH_INFERENCE = 0, BENCH_TRAINING = 1 } bench_pass;
 
+/*
+ * The calls of one training step, in the order they run (each needs the
+ * one before it: backward-data reads what forward-training left in the
+ * reserve, backward-weights what backward-data left there). Besides the
+ * whole step, each is timed on its own: see bench_run_phases().
+ */
+typedef enum {
+    BENCH_PHASE_FWD_TRAINING = 0, /* prnnRNNForwardTraining, cudnnRNNForward
+                                     (CUDNN_FWD_MODE_TRAINING) */
+    BENCH_PHASE_BWD_DATA,         /* ...BackwardData(_v8) */
+    BENCH_PHASE_BWD_WEIGHTS,      /* ...BackwardWeights(_v8) */
+    BENCH_NUM_PHASES
+} bench_phase;
+
 /* One configuration of the sweep. */
 typedef struct {
     prnnRNNMode_t mode;
@@ -68,6 +82,10 @@ typedef struct {
     int compared;          /* 1 when max_rel_diff was computed */
     int fallback;          /* cuDNN: ran with its second math choice */
     char note[512];        /* math fallback, error message, reason refused */
+    /* Training points, plain calls (prnn, cuDNN): each phase timed alone,
+     * µs per timestep; n = 0 and NaN where not timed (graph replays,
+     * inference points, state not OK). */
+    bench_stats phase[BENCH_NUM_PHASES];
 } bench_impl_result;
 
 /* prnn's plan, as prnnGetRNNPlanInfo described it. */
@@ -91,6 +109,12 @@ typedef struct {
     double ratio;          /* prnn median / best cuDNN median; NaN when n/a */
     double max_rel_diff;   /* largest over the compared implementations */
     int reference;         /* bench_impl of the reference output, or -1 */
+    /* Training points: prnnRNNForwardInference of the same shape, timed
+     * like an inference point: the yardstick of prnn's backward-data. Its
+     * state is NOT_RUN on inference points and without prnn. */
+    bench_impl_result fwd_inference;
+    /* prnn's backward-data median / fwd_inference median; NaN when n/a. */
+    double bwd_data_ratio;
 } bench_result;
 
 /* Cold-start figures of one shape (see cold_start.h). */
@@ -122,6 +146,8 @@ typedef struct {
     char prnn_version[32];
     const char *math;     /* "strict" or "tf32" */
     int warmup, repeats;
+    int training;         /* the sweep has training points: the table gets
+                             the phase columns, the preamble their notes */
 } bench_meta;
 
 /* Short names: "prnn", "prnn-graph", "cublasLt-graph", "cudnn-standard",
@@ -133,14 +159,23 @@ const char *bench_state_name(bench_state s);
 const char *bench_mode_name(prnnRNNMode_t m);   /* relu, tanh, lstm, gru */
 const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
 const char *bench_pass_name(bench_pass p);       /* inference, training */
+/* CSV/JSON keys: fwd_training, bwd_data, bwd_weights. */
+const char *bench_phase_key(bench_phase p);
 
 /* Copies src into dst (size n >= 1), truncating; always terminated. */
 void bench_copy(char *dst, size_t n, const char *src);
 
 /* A result with every implementation NOT_RUN and every number NaN. */
 void bench_result_init(bench_result *r, const bench_point *pt);
-/* Picks the best cuDNN algorithm and computes the ratio and max_rel_diff
- * from impl[]; call once every implementation has run. */
+/* Picks the best cuDNN algorithm (by its whole-call median) and computes
+ * the ratios and max_rel_diff from impl[]; call once every implementation
+ * has run. */
 void bench_result_finish(bench_result *r);
+
+/* The best cuDNN algorithm's result, or NULL when none ran. */
+const bench_impl_result *bench_best_cudnn(const bench_result *r);
+
+/* 1 when any implementation's outputs were compared with the reference. */
+int bench_result_compared(const bench_result *r);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "bench_stats.h"
 #include "cudnn_lib.h"
+#include "cudnn_math.h"
 
 struct bench_cudnn {
     const bench_cudnn_lib *lib;
@@ -95,56 +96,6 @@ void bench_cudnn_close(bench_cudnn *c)
 static const char *const algo_names[] = {
     "CUDNN_RNN_ALGO_STANDARD", "CUDNN_RNN_ALGO_PERSIST_STATIC",
     "CUDNN_RNN_ALGO_PERSIST_DYNAMIC", "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H"};
-
-typedef struct {
-    cudnnDataType_t math_prec;
-    cudnnMathType_t math_type;
-    const char *note; /* shown in the note column when this choice ran */
-} math_choice;
-
-/* The (mathPrec, mathType) pairs to try, first the one that compares like
- * with like. Returns how many. */
-static int math_choices(prnnDataType_t t, bench_math math, math_choice *c)
-{
-    switch (t) {
-    case PRNN_DATA_FLOAT:
-        if (math == BENCH_MATH_TF32) {
-            c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, ""};
-            return 1;
-        }
-        c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, ""};
-        c[1] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH,
-                             "FMA_MATH refused: ran DEFAULT_MATH (TF32 "
-                             "input GEMM)"};
-        return 2;
-    case PRNN_DATA_HALF:
-        c[0] = (math_choice){CUDNN_DATA_HALF, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec half"};
-        c[1] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec half refused: mathPrec float"};
-        return 2;
-    case PRNN_DATA_BFLOAT16:
-        c[0] = (math_choice){CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec float"};
-        c[1] = (math_choice){CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH,
-                             "mathPrec bfloat16"};
-        return 2;
-    case PRNN_DATA_DOUBLE:
-        c[0] = (math_choice){CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, ""};
-        return 1;
-    }
-    return 0;
-}
-
-static cudnnDataType_t cudnn_dtype(prnnDataType_t t)
-{
-    switch (t) {
-    case PRNN_DATA_HALF: return CUDNN_DATA_HALF;
-    case PRNN_DATA_BFLOAT16: return CUDNN_DATA_BFLOAT16;
-    case PRNN_DATA_DOUBLE: return CUDNN_DATA_DOUBLE;
-    default: return CUDNN_DATA_FLOAT;
-    }
-}
 
 static cudnnRNNMode_t cudnn_mode(prnnRNNMode_t m)
 {
@@ -256,43 +207,62 @@ static int call_forward(attempt *a, cudnnForwardMode_t mode, char *err,
               "cudnnRNNForward", err, n);
 }
 
-static int call_step(void *user, char *err, size_t n)
+/* The calls of a training step, each a bench_call_fn on an attempt. */
+static int call_forward_training(void *user, char *err, size_t n)
+{
+    return call_forward(user, CUDNN_FWD_MODE_TRAINING, err, n);
+}
+
+static int call_backward_data(void *user, char *err, size_t n)
 {
     attempt *a = user;
     const bench_io *io = a->ctx->io;
-    const bench_cudnn_lib *lib = a->c->lib;
+    return ck(a,
+              a->c->lib->cudnnRNNBackwardData_v8(
+                  a->c->handle, a->rnn,
+                  (const int32_t *)bench_ptr(a->seqlens), a->yd,
+                  bench_ptr(io->y), bench_ptr(io->dy), a->xd,
+                  bench_ptr(io->dx), a->hd, bench_ptr(io->hx),
+                  bench_ptr(io->dhy), bench_ptr(io->dhx), a->hd,
+                  bench_ptr(io->cx), bench_ptr(io->dcy), bench_ptr(io->dcx),
+                  a->w_size, bench_ptr(a->w), a->work_size,
+                  bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
+              "cudnnRNNBackwardData_v8", err, n);
+}
+
+static int call_backward_weights(void *user, char *err, size_t n)
+{
+    attempt *a = user;
+    const bench_io *io = a->ctx->io;
+    return ck(a,
+              a->c->lib->cudnnRNNBackwardWeights_v8(
+                  a->c->handle, a->rnn, CUDNN_WGRAD_MODE_ADD,
+                  (const int32_t *)bench_ptr(a->seqlens), a->xd,
+                  bench_ptr(io->x), a->hd, bench_ptr(io->hx), a->yd,
+                  bench_ptr(io->y), a->w_size, bench_ptr(a->dw), a->work_size,
+                  bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
+              "cudnnRNNBackwardWeights_v8", err, n);
+}
+
+static const bench_call_fn training_phases[BENCH_NUM_PHASES] = {
+    call_forward_training, call_backward_data, call_backward_weights};
+
+static int call_step(void *user, char *err, size_t n)
+{
+    attempt *a = user;
     if (a->ctx->model->pt.pass == BENCH_INFERENCE)
         return call_forward(a, CUDNN_FWD_MODE_INFERENCE, err, n);
-    const int32_t *sl = (const int32_t *)bench_ptr(a->seqlens);
-    if (call_forward(a, CUDNN_FWD_MODE_TRAINING, err, n) ||
-        ck(a,
-           lib->cudnnRNNBackwardData_v8(
-               a->c->handle, a->rnn, sl, a->yd, bench_ptr(io->y),
-               bench_ptr(io->dy), a->xd, bench_ptr(io->dx), a->hd,
-               bench_ptr(io->hx), bench_ptr(io->dhy), bench_ptr(io->dhx),
-               a->hd, bench_ptr(io->cx), bench_ptr(io->dcy),
-               bench_ptr(io->dcx), a->w_size, bench_ptr(a->w), a->work_size,
-               bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
-           "cudnnRNNBackwardData_v8", err, n) ||
-        ck(a,
-           lib->cudnnRNNBackwardWeights_v8(
-               a->c->handle, a->rnn, CUDNN_WGRAD_MODE_ADD, sl, a->xd,
-               bench_ptr(io->x), a->hd, bench_ptr(io->hx), a->yd,
-               bench_ptr(io->y), a->w_size, bench_ptr(a->dw), a->work_size,
-               bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
-           "cudnnRNNBackwardWeights_v8", err, n))
-        return -1;
-    return 0;
+    return bench_run_step(training_phases, a, err, n);
 }
 
 /* Descriptors, buffers and weights: everything before the first call. */
-static int setup(attempt *a, int algo, const math_choice *mc, double *setup_ms,
-                 char *err, size_t n)
+static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
+                 double *setup_ms, char *err, size_t n)
 {
     const bench_cudnn_lib *lib = a->c->lib;
     const bench_device *d = a->c->d;
     const bench_point *pt = &a->ctx->model->pt;
-    cudnnDataType_t dt = cudnn_dtype(pt->dtype);
+    cudnnDataType_t dt = bench_cudnn_dtype(pt->dtype);
     int dirs = pt->bidirectional ? 2 : 1;
     int train = pt->pass == BENCH_TRAINING;
 
@@ -388,8 +358,9 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
     memset(sig, 0, sizeof(*sig));
     const bench_device *d = c->d;
     const bench_point *pt = &ctx->model->pt;
-    math_choice choices[4];
-    int nchoices = math_choices(pt->dtype, ctx->math, choices);
+    bench_cudnn_math choices[BENCH_CUDNN_MAX_MATH];
+    int nchoices = bench_cudnn_math_choices(pt->dtype, ctx->math, choices);
+    int train = pt->pass == BENCH_TRAINING;
     char err[BENCH_ERR] = "";
 
     for (int k = 0; k < nchoices; k++) {
@@ -408,13 +379,21 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
                  bench_time_first_call(d, call_step, &a, &first_ms, err,
                                        sizeof(err)) ||
                  bench_sig_capture(d, sig, ctx->io, ctx->model,
-                                   pt->pass == BENCH_TRAINING ? locate : NULL,
-                                   &a, a.dw, err, sizeof(err));
+                                   train ? locate : NULL, &a, a.dw, err,
+                                   sizeof(err));
         }
+        bench_stats us, phase[BENCH_NUM_PHASES];
         if (!rc) {
             rc = bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
                                   call_step, &a, ctx->samples, err,
                                   sizeof(err));
+            /* Before the phases reuse the samples. */
+            if (!rc)
+                bench_stats_compute(ctx->samples, ctx->repeats,
+                                    bench_us_per_step_scale(pt), &us);
+            if (!rc && train)
+                rc = bench_run_phases(ctx, training_phases, &a, phase, err,
+                                      sizeof(err));
             if (rc)
                 bench_sig_free(sig);
         }
@@ -423,8 +402,9 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
             r->state = BENCH_OK;
             r->setup_ms = setup_ms;
             r->first_call_ms = first_ms;
-            bench_stats_compute(ctx->samples, ctx->repeats,
-                                bench_us_per_step_scale(pt), &r->us);
+            r->us = us;
+            if (train)
+                memcpy(r->phase, phase, sizeof(phase));
             r->fallback = k > 0;
             bench_copy(r->note, sizeof(r->note), choices[k].note);
             return;

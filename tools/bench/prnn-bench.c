@@ -55,8 +55,8 @@ static void point_label(char *buf, size_t n, const bench_point *pt)
 
 /* Prints what went wrong with one implementation: failures always,
  * refusals and n/a with --verbose (the first n/a always). */
-static void report_impl(bench_state_t *s, const bench_point *pt, int impl,
-                        const bench_impl_result *r)
+static void report_impl(bench_state_t *s, const bench_point *pt,
+                        const char *name, const bench_impl_result *r)
 {
     int show = r->state == BENCH_FAILED ||
                (s->a->verbose &&
@@ -66,9 +66,8 @@ static void report_impl(bench_state_t *s, const bench_point *pt, int impl,
         return;
     char label[128];
     point_label(label, sizeof(label), pt);
-    fprintf(stderr, "prnn-bench: %s: %s %s: %s\n", label,
-            bench_impl_name((bench_impl)impl), bench_state_name(r->state),
-            r->note);
+    fprintf(stderr, "prnn-bench: %s: %s %s: %s\n", label, name,
+            bench_state_name(r->state), r->note);
     if (r->state == BENCH_NA && !s->said_na && !s->a->verbose)
         fprintf(stderr, "prnn-bench: (further n/a reasons: --verbose)\n");
     if (r->state == BENCH_NA)
@@ -96,18 +95,24 @@ static void consider(bench_result *res, int impl, bench_sig *sig,
     bench_sig_free(sig);
 }
 
+static void fail_one(bench_impl_result *r, const char *why)
+{
+    r->state = BENCH_FAILED;
+    bench_copy(r->note, sizeof(r->note), why);
+}
+
 static void fail_all(bench_result *res, const char *why)
 {
-    for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
-        res->impl[i].state = BENCH_FAILED;
-        bench_copy(res->impl[i].note, sizeof(res->impl[i].note), why);
-    }
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+        fail_one(&res->impl[i], why);
+    if (res->pt.pass == BENCH_TRAINING)
+        fail_one(&res->fwd_inference, why);
 }
 
 /* After a failure: -1 when the device is unusable (the sweep stops). */
 static int check_device(bench_state_t *s, const bench_result *res)
 {
-    int failed = 0;
+    int failed = res->fwd_inference.state == BENCH_FAILED;
     for (int i = 0; i < BENCH_NUM_IMPLS; i++)
         failed |= res->impl[i].state == BENCH_FAILED;
     if (!failed)
@@ -160,20 +165,24 @@ static int run_point(bench_state_t *s, bench_result *res)
     if (s->prnn) {
         bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_AUTO, &res->plan,
                        &res->impl[BENCH_IMPL_PRNN], &sig1,
-                       &res->impl[BENCH_IMPL_PRNN_GRAPH], &sig2);
+                       &res->impl[BENCH_IMPL_PRNN_GRAPH], &sig2,
+                       &res->fwd_inference);
         consider(res, BENCH_IMPL_PRNN, &sig1, &ref);
         consider(res, BENCH_IMPL_PRNN_GRAPH, &sig2, &ref);
-        report_impl(s, pt, BENCH_IMPL_PRNN, &res->impl[BENCH_IMPL_PRNN]);
+        report_impl(s, pt, bench_impl_name(BENCH_IMPL_PRNN),
+                    &res->impl[BENCH_IMPL_PRNN]);
         if (res->impl[BENCH_IMPL_PRNN].state != BENCH_NA)
-            report_impl(s, pt, BENCH_IMPL_PRNN_GRAPH,
+            report_impl(s, pt, bench_impl_name(BENCH_IMPL_PRNN_GRAPH),
                         &res->impl[BENCH_IMPL_PRNN_GRAPH]);
+        report_impl(s, pt, "prnn forward inference", &res->fwd_inference);
         rc = check_device(s, res);
         if (!rc) {
             bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_STANDARD, NULL, NULL,
-                           NULL, &res->impl[BENCH_IMPL_CUBLASLT_GRAPH], &sig1);
+                           NULL, &res->impl[BENCH_IMPL_CUBLASLT_GRAPH], &sig1,
+                           NULL);
             consider(res, BENCH_IMPL_CUBLASLT_GRAPH, &sig1, &ref);
             if (res->impl[BENCH_IMPL_PRNN].state != BENCH_NA)
-                report_impl(s, pt, BENCH_IMPL_CUBLASLT_GRAPH,
+                report_impl(s, pt, bench_impl_name(BENCH_IMPL_CUBLASLT_GRAPH),
                             &res->impl[BENCH_IMPL_CUBLASLT_GRAPH]);
             rc = check_device(s, res);
         }
@@ -184,7 +193,8 @@ static int run_point(bench_state_t *s, bench_result *res)
         int impl = BENCH_FIRST_CUDNN + algo;
         bench_cudnn_run(s->cudnn, &ctx, algo, &res->impl[impl], &sig1);
         consider(res, impl, &sig1, &ref);
-        report_impl(s, pt, impl, &res->impl[impl]);
+        report_impl(s, pt, bench_impl_name((bench_impl)impl),
+                    &res->impl[impl]);
         rc = check_device(s, res);
     }
     bench_sig_free(&ref);
@@ -304,6 +314,7 @@ static void fill_meta(bench_meta *m, const bench_state_t *s,
     m->math = s->a->math == BENCH_MATH_TF32 ? "tf32" : "strict";
     m->warmup = s->a->warmup;
     m->repeats = s->a->repeats;
+    m->training = bench_args_has_training(s->a);
 }
 
 int main(int argc, char **argv)
@@ -384,7 +395,8 @@ int main(int argc, char **argv)
 
     long npoints = bench_args_num_points(&args);
     bench_result *results = calloc((size_t)npoints, sizeof(*results));
-    s.samples = calloc((size_t)args.repeats, sizeof(double));
+    s.samples = calloc((size_t)args.repeats * BENCH_NUM_PHASES,
+                       sizeof(double));
     if (!results || !s.samples ||
         bench_timer_create(&s.dev, &s.timer, args.repeats, err, sizeof(err))) {
         fprintf(stderr, "prnn-bench: %s\n",
@@ -398,7 +410,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    bench_table_header(stdout);
+    bench_table_header(stdout, meta.training);
     int done = 0, broken = 0;
     for (long i = 0; i < npoints; i++) {
         bench_point pt;
@@ -416,7 +428,7 @@ int main(int argc, char **argv)
                     i + 1, npoints, label, free_b / 1073741824.0);
         }
         broken = run_point(&s, &results[i]) != 0;
-        bench_table_row(stdout, &results[i]);
+        bench_table_row(stdout, &results[i], meta.training);
         done++;
         if (broken)
             break;

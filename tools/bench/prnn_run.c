@@ -181,47 +181,76 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
     return 0;
 }
 
+/* The four calls, each a bench_call_fn on a prun. */
+static int call_forward_inference(void *user, char *err, size_t n)
+{
+    prun *r = user;
+    const bench_io *io = r->ctx->io;
+    return pk(r,
+              prnnRNNForwardInference(
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
+                  bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+                  bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
+              "prnnRNNForwardInference", err, n);
+}
+
+static int call_forward_training(void *user, char *err, size_t n)
+{
+    prun *r = user;
+    const bench_io *io = r->ctx->io;
+    return pk(r,
+              prnnRNNForwardTraining(
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
+                  bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+                  bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
+                  bench_ptr(r->reserve), r->reserve_size),
+              "prnnRNNForwardTraining", err, n);
+}
+
+static int call_backward_data(void *user, char *err, size_t n)
+{
+    prun *r = user;
+    const bench_io *io = r->ctx->io;
+    return pk(r,
+              prnnRNNBackwardData(
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->ys,
+                  bench_ptr(io->y), r->ys, bench_ptr(io->dy), r->h1,
+                  bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
+                  bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1,
+                  bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
+                  bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
+                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve),
+                  r->reserve_size),
+              "prnnRNNBackwardData", err, n);
+}
+
+static int call_backward_weights(void *user, char *err, size_t n)
+{
+    prun *r = user;
+    const bench_io *io = r->ctx->io;
+    return pk(r,
+              prnnRNNBackwardWeights(
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
+                  bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
+                  bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
+              "prnnRNNBackwardWeights", err, n);
+}
+
+static const bench_call_fn training_phases[BENCH_NUM_PHASES] = {
+    call_forward_training, call_backward_data, call_backward_weights};
+
+/* The point's call: one forward inference, or the three calls of a
+ * training step. */
 static int call_api(prun *r, char *err, size_t n)
 {
-    const bench_io *io = r->ctx->io;
-    const bench_point *pt = &r->ctx->model->pt;
-    prnnHandle_t h = r->p->handle;
-    int T = pt->seq;
-    if (pt->pass == BENCH_INFERENCE)
-        return pk(r,
-                  prnnRNNForwardInference(
-                      h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1,
-                      bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->wd,
-                      bench_ptr(r->w), r->ys, bench_ptr(io->y), r->h1,
-                      bench_ptr(io->hy), r->h1, bench_ptr(io->cy),
-                      bench_ptr(r->work), r->work_size),
-                  "prnnRNNForwardInference", err, n);
-    if (pk(r,
-           prnnRNNForwardTraining(
-               h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1, bench_ptr(io->hx),
-               r->h1, bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
-               bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-               bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
-               bench_ptr(r->reserve), r->reserve_size),
-           "prnnRNNForwardTraining", err, n) ||
-        pk(r,
-           prnnRNNBackwardData(
-               h, r->rnn, T, r->ys, bench_ptr(io->y), r->ys, bench_ptr(io->dy),
-               r->h1, bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
-               bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1,
-               bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
-               bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
-               bench_ptr(r->work), r->work_size, bench_ptr(r->reserve),
-               r->reserve_size),
-           "prnnRNNBackwardData", err, n) ||
-        pk(r,
-           prnnRNNBackwardWeights(
-               h, r->rnn, T, r->xs, bench_ptr(io->x), r->h1, bench_ptr(io->hx),
-               r->ys, bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
-               bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
-           "prnnRNNBackwardWeights", err, n))
-        return -1;
-    return 0;
+    if (r->ctx->model->pt.pass == BENCH_INFERENCE)
+        return call_forward_inference(r, err, n);
+    return bench_run_step(training_phases, r, err, n);
 }
 
 static int call_step(void *user, char *err, size_t n)
@@ -420,10 +449,63 @@ static int capture(prun *r, char *err, size_t n)
     return 0;
 }
 
+/* The plain call: checked first call, whole-call timing, and for a
+ * training point each phase alone. -1 (res and err set) on failure. */
+static int run_plain(prun *r, double prepare_ms, bench_impl_result *res,
+                     bench_sig *sig, char *err, size_t n)
+{
+    const bench_run_ctx *ctx = r->ctx;
+    const bench_point *pt = &ctx->model->pt;
+    double first = 0;
+    bench_stats us;
+    if (checked_call(r, &first, sig, err, n) ||
+        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats,
+                         call_step, r, ctx->samples, err, n))
+        goto fail;
+    /* Before the phases reuse the samples. */
+    bench_stats_compute(ctx->samples, ctx->repeats,
+                        bench_us_per_step_scale(pt), &us);
+    if (pt->pass == BENCH_TRAINING &&
+        bench_run_phases(ctx, training_phases, r, res->phase, err, n))
+        goto fail;
+    res->state = BENCH_OK;
+    res->us = us;
+    res->setup_ms = prepare_ms;
+    res->first_call_ms = first;
+    return 0;
+fail:
+    bench_sig_free(sig);
+    set_failure(res, r, err);
+    return -1;
+}
+
+/* Training points: ForwardInference on the step's descriptors and buffers
+ * (its workspace size is the same query), timed like an inference point
+ * but not compared (the step's outputs are). */
+static void run_fwd_inference(prun *r, bench_impl_result *res)
+{
+    const bench_run_ctx *ctx = r->ctx;
+    char err[BENCH_ERR] = "";
+    double first = 0;
+    r->last = PRNN_STATUS_SUCCESS;
+    if (bench_time_first_call(r->p->d, call_forward_inference, r, &first, err,
+                              sizeof(err)) ||
+        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats,
+                         call_forward_inference, r, ctx->samples, err,
+                         sizeof(err))) {
+        set_failure(res, r, err);
+        return;
+    }
+    res->state = BENCH_OK;
+    res->first_call_ms = first;
+    bench_stats_compute(ctx->samples, ctx->repeats,
+                        bench_us_per_step_scale(&ctx->model->pt), &res->us);
+}
+
 void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
                     bench_plan *plan, bench_impl_result *plain,
                     bench_sig *sig_plain, bench_impl_result *graph,
-                    bench_sig *sig_graph)
+                    bench_sig *sig_graph, bench_impl_result *fwd_inference)
 {
     const bench_device *d = p->d;
     const bench_point *pt = &ctx->model->pt;
@@ -443,41 +525,35 @@ void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
     if (setup(&r, algo, plan, &prepare_ms, err, sizeof(err))) {
         set_failure(plain, &r, err);
         set_failure(graph, &r, err);
+        set_failure(fwd_inference, &r, err);
         prun_free(&r);
         return;
     }
     if (plan)
         plan->prepare_wall_ms = prepare_ms;
 
-    if (plain) {
-        double first = 0;
-        if (checked_call(&r, &first, sig_plain, err, sizeof(err)) ||
-            bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
-                             call_step, &r, ctx->samples, err, sizeof(err))) {
-            bench_sig_free(sig_plain);
-            set_failure(plain, &r, err);
-            /* The graph would fail the same way. */
-            set_failure(graph, &r, err);
-            prun_free(&r);
-            return;
-        }
-        plain->state = BENCH_OK;
-        plain->setup_ms = prepare_ms;
-        plain->first_call_ms = first;
-        bench_stats_compute(ctx->samples, ctx->repeats, scale, &plain->us);
-    } else if (graph) {
+    if (plain && run_plain(&r, prepare_ms, plain, sig_plain, err,
+                           sizeof(err))) {
+        /* The graph would fail the same way. */
+        set_failure(graph, &r, err);
+        graph = NULL;
+    } else if (!plain && graph) {
         /* One plain call first, so that anything done lazily on the first
          * call happens outside the capture. */
         if (bench_sync(d, err, sizeof(err)) ||
             call_api(&r, err, sizeof(err)) ||
             bench_sync(d, err, sizeof(err))) {
             set_failure(graph, &r, err);
-            prun_free(&r);
-            return;
+            graph = NULL;
         }
     }
+    /* Timed whether or not the step ran: a forward figure beside a step
+     * that prnn cannot run yet still says what the step will be held to. */
+    if (fwd_inference && pt->pass == BENCH_TRAINING)
+        run_fwd_inference(&r, fwd_inference);
 
     if (graph) {
+        r.last = PRNN_STATUS_SUCCESS;
         double t1 = bench_now_ms();
         int rc = capture(&r, err, sizeof(err));
         double capture_ms = bench_now_ms() - t1;

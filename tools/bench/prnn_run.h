@@ -21,10 +21,14 @@ void bench_prnn_close(bench_prnn *p);
  * Runs algo (a prnnRNNAlgo_t) on ctx's point.
  *  plan: when not NULL, filled from prnnGetRNNPlanInfo.
  *  plain: when not NULL, the plain call is timed into it and *sig_plain
- *    gets the outputs of its checked first call.
+ *    gets the outputs of its checked first call; on a training point each
+ *    phase is also timed alone into plain->phase (bench_run_phases).
  *  graph: when not NULL, the call is captured (cuStreamBeginCapture ...
  *    EndCapture), instantiated and the graph's launches timed into it;
- *    *sig_graph gets the outputs of its first launch.
+ *    *sig_graph gets the outputs of its first launch. Whole call only.
+ *  fwd_inference: when not NULL and the point is a training one,
+ *    prnnRNNForwardInference of the same shape is timed into it, whether
+ *    or not the training step ran.
  * A NOT_SUPPORTED answer from prnn (e.g. a training pass before the GPU
  * training path exists) is state NA with prnn's message; other failures are
  * FAILED. Signatures are empty unless their result is OK.
@@ -32,7 +36,7 @@ void bench_prnn_close(bench_prnn *p);
 void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
                     bench_plan *plan, bench_impl_result *plain,
                     bench_sig *sig_plain, bench_impl_result *graph,
-                    bench_sig *sig_graph);
+                    bench_sig *sig_graph, bench_impl_result *fwd_inference);
 
 /* "resident", "streamed", "standard", "cpu". */
 const char *bench_path_name(prnnRNNPath_t p);
