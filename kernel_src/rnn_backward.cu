@@ -17,9 +17,8 @@
 // dhy / dcy; a row whose sequence began at a later step in this walk (the
 // reverse direction) or at t = 0 (the last phase) leaves with dhx / dcx.
 
+#include "rnn_block.cuh"
 #include "rnn_cell.cuh"
-#include "rnn_fma.cuh"
-#include "rnn_mma.cuh"
 
 static_assert(BWD, "rnn_backward.cu runs the backward-data pass");
 typedef Cell<MODE> C;
@@ -42,41 +41,19 @@ struct ItemLoads {
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const prnn_bwd_args args)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int dir = blockIdx.x / (NGRP * NBLK);
-    const int grp = blockIdx.x % (NGRP * NBLK) / NBLK;
-    const int blk = blockIdx.x % NBLK;
-    const int gbase = grp * GSTRIDE;
-    const int pblk = grp * NBLK + blk;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int ks = warp % KSPLIT, rg = warp / KSPLIT;
-    const int lk = lane % LK, lr = lane / LK;
-    (void)lk;
-    (void)lr;
-    const int u0 = blk * UPB;
+    Block k;
+    block_init(k, smem);
+    const int dir = k.dir, tid = k.tid, u0 = k.u0, gbase = k.gbase;
     prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
-    d.counter += grp;
-    const T *R = (const T *)d.R;
+    d.counter += k.grp;
     const int S = args.seq_length;
     const long ycol = (long)dir * H;
-
-    unsigned char *sm_w = smem;
-    unsigned char *sm_hb = smem + SM_W + warp * HB_BYTES;
-    AccT *const red_base = (AccT *)(smem + SM_W + SM_HB);
-    int red_flip = 0;
-
-#if PRNN_MMA
-    u32 areg[KREG > 0 ? KREG : 1][M_RT][4];
-    mma_load_weights(areg, (uint4 *)sm_w, (uint4 *)d.packed, R, u0, ks, rg, lane, tid, pblk);
-#else
-    AccT wreg[KREG > 0 ? KREG : 1][F_RPL];
-    fma_load_weights(wreg, (AccT *)sm_w, (AccT *)d.packed, R, u0, ks, rg, lk, lr, tid, pblk);
-    for (int i = lane; i < HB_ELEMS; i += 32)
-        ((AccT *)sm_hb)[i] = AccT(0);
-#endif
+    RegWeights wr;
+    block_load_weights(k, wr, (const T *)d.R, d.packed);
 
     // What each item carries from one step to the next: LSTM the gradient
     // of c, GRU the part of dh that bypasses R (z dh).
-    AccT carry[NCH][NI][VEC];
+    ChunkState carry;
 #pragma unroll
     for (int c = 0; c < NCH; ++c)
 #pragma unroll
@@ -161,47 +138,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
             }
 
             // dh through R of the rows the previous phase ran: R^T dg.
-#if PRNN_MMA
-            u32 *hb = (u32 *)sm_hb;
-            const MmaWords words = {hb, nullptr, ks * MmaWords::PAIRS, b0, prev_b, prev_b};
-            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
-                         counter_target);
-            __syncwarp();
-            float acc[M_RT][M_NTN][4];
-            mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, pblk);
-            __syncwarp();
-            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
-            if (RED_BUFS == 1)
-                __syncthreads();
-            mma_write_partials(red, acc, ks, rg, lane);
-#else
-            AccT *hb = (AccT *)sm_hb;
-            const FmaWords words = {hb, nullptr, ks * F_KPW, b0, prev_b, prev_b};
-            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
-                         counter_target);
-            __syncwarp();
-            AccT acc[F_RPL][F_BCP];
-            fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, pblk);
-            __syncwarp();
-            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
-            if (RED_BUFS == 1)
-                __syncthreads();
-            fma_write_partials(red, acc, ks, rg, lk, lr);
-#endif
-            __syncthreads();
-            if (RED_BUFS == 2)
-                red_flip ^= 1;
+            const AccT *red = block_product(k, wr, d.exchange, nullptr, d.packed, b0, prev_b, prev_b,
+                                            par_prev, want, d.counter, counter_target);
 
             // ---- the cell backward for this chunk's items ----
-            AccT cry[NI][VEC];
-#pragma unroll
-            for (int cc = 0; cc < NCH; ++cc)
-                if (cc == c)
-#pragma unroll
-                    for (int q = 0; q < NI; ++q)
-#pragma unroll
-                        for (int v = 0; v < VEC; ++v)
-                            cry[q][v] = carry[cc][q][v];
+            ItemState cry;
+            chunk_get(cry, carry, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -275,14 +217,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                                         dgv[0][g]);
 #endif
             }
-#pragma unroll
-            for (int cc = 0; cc < NCH; ++cc)
-                if (cc == c)
-#pragma unroll
-                    for (int q = 0; q < NI; ++q)
-#pragma unroll
-                        for (int v = 0; v < VEC; ++v)
-                            carry[cc][q][v] = cry[q][v];
+            chunk_put(carry, cry, c);
         }
         prev_b = cur_b;
         cur_b = next_b;

@@ -5,9 +5,8 @@
 // rnn_cell.cuh the cell). With PRNN_TRAIN it also keeps what the backward
 // pass needs (the gate activations and LSTM's cell state) in `act`.
 
+#include "rnn_block.cuh"
 #include "rnn_cell.cuh"
-#include "rnn_fma.cuh"
-#include "rnn_mma.cuh"
 
 static_assert(!BWD, "rnn_persistent.cu runs the forward pass");
 constexpr bool SKIP = PRNN_SKIP != 0;
@@ -25,51 +24,23 @@ typedef Cell<MODE> C;
 constexpr bool CHEAP_ACT = NBLK < 128;
 typedef CellAct<CHEAP_ACT, CHEAP_ACT && PRNN_DTYPE >= 2> Act;
 
-struct CellState {
-    AccT c[NCH][NI][VEC]; // LSTM cell state
-    AccT h[NCH][NI][VEC]; // previous output (GRU needs it; rounded to storage)
-};
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int dir = blockIdx.x / (NGRP * NBLK);
-    const int grp = blockIdx.x % (NGRP * NBLK) / NBLK;
-    const int blk = blockIdx.x % NBLK;
-    const int gbase = grp * GSTRIDE; // this group's first batch row
-    const int pblk = grp * NBLK + blk; // this block's share of the packed (streamed) weights
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int ks = warp % KSPLIT, rg = warp / KSPLIT;
-    const int lk = lane % LK, lr = lane / LK;
-    (void)lk; // the MMA engine has no lane split
-    (void)lr;
-    const int u0 = blk * UPB;
+    Block k;
+    block_init(k, smem);
+    const int dir = k.dir, tid = k.tid, u0 = k.u0, gbase = k.gbase;
     prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
-    d.counter += grp; // one step counter per group (hand-off 1)
-    const T *R = (const T *)d.R;
+    d.counter += k.grp; // one step counter per group (hand-off 1)
     const int S = args.seq_length;
-
-    unsigned char *sm_w = smem;
-    unsigned char *sm_hb = smem + SM_W + warp * HB_BYTES;
-    AccT *const red_base = (AccT *)(smem + SM_W + SM_HB);
-    int red_flip = 0; // which partial-sum buffer the next chunk uses
-
-    // ---- weights on-chip, once ----
-#if PRNN_MMA
-    u32 areg[KREG > 0 ? KREG : 1][M_RT][4];
-    mma_load_weights(areg, (uint4 *)sm_w, (uint4 *)d.packed, R, u0, ks, rg, lane, tid, pblk);
-#else
-    AccT wreg[KREG > 0 ? KREG : 1][F_RPL];
-    fma_load_weights(wreg, (AccT *)sm_w, (AccT *)d.packed, R, u0, ks, rg, lk, lr, tid, pblk);
-    // Padding columns of the staging buffer stay zero forever.
-    for (int i = lane; i < HB_ELEMS; i += 32)
-        ((AccT *)sm_hb)[i] = AccT(0);
-#endif
+    RegWeights wr;
+    block_load_weights(k, wr, (const T *)d.R, d.packed);
 
     // ---- per-item constants and state ----
     AccT bias[NI][VEC][G];
     AccT bias_rn[NI][VEC]; // GRU: bR_n stays inside r * (R_n h + bR_n)
-    CellState st;
+    ChunkState st_c, st_h;   // LSTM's cell state; the previous output (GRU; rounded to storage)
 #pragma unroll
     for (int q = 0; q < NI; ++q) {
         int it = tid + THREADS * q;
@@ -95,8 +66,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             for (int c = 0; c < NCH; ++c) {
                 int gb = gbase + c * BC + b;
                 bool ok = uvalid && b < BC && gb < BMAX;
-                st.h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, (long)gb * H + u) : AccT(0);
-                st.c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, (long)gb * H + u) : AccT(0);
+                st_h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, (long)gb * H + u) : AccT(0);
+                st_c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, (long)gb * H + u) : AccT(0);
             }
         }
     }
@@ -149,52 +120,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                 }
             }
 
-#if PRNN_MMA
-            u32 *hb = (u32 *)sm_hb;
-            const MmaWords words = {hb, (const T *)d.hx, ks * MmaWords::PAIRS, b0, prev_b, cur_b};
-            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
-                         counter_target);
-            __syncwarp();
-            float acc[M_RT][M_NTN][4];
-            mma_compute(acc, areg, (const uint4 *)sm_w, (const uint4 *)d.packed, hb, lane, tid, pblk);
-            __syncwarp();
-            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
-            if (RED_BUFS == 1)
-                __syncthreads(); // the previous chunk's cell has read `red`
-            mma_write_partials(red, acc, ks, rg, lane);
-#else
-            AccT *hb = (AccT *)sm_hb;
-            const FmaWords words = {hb, (const T *)d.hx, ks * F_KPW, b0, prev_b, cur_b};
-            handoff_poll(words, d.exchange, par_prev, want, lane, d.counter, prev_b > 0,
-                         counter_target);
-            __syncwarp();
-            AccT acc[F_RPL][F_BCP];
-            fma_compute(acc, wreg, (const AccT *)sm_w, (const AccT *)d.packed, hb, lk, tid, pblk);
-            __syncwarp();
-            AccT *red = red_base + red_flip * (SM_RED1 / (int)sizeof(AccT));
-            if (RED_BUFS == 1)
-                __syncthreads(); // the previous chunk's cell has read `red`
-            fma_write_partials(red, acc, ks, rg, lk, lr);
-#endif
-            __syncthreads(); // partials complete
-            if (RED_BUFS == 2)
-                red_flip ^= 1;
+            const AccT *red = block_product(k, wr, d.exchange, (const T *)d.hx, d.packed, b0, prev_b,
+                                            cur_b, par_prev, want, d.counter, counter_target);
 
             // ---- cell update for this chunk's items ----
-            // The chunk index is not a compile-time constant, so move this
-            // chunk's state into fixed registers and back (predicated moves)
-            // rather than index the state arrays at run time (local memory).
-            AccT cst[NI][VEC], hst[NI][VEC];
-#pragma unroll
-            for (int cc = 0; cc < NCH; ++cc)
-                if (cc == c)
-#pragma unroll
-                    for (int q = 0; q < NI; ++q)
-#pragma unroll
-                        for (int v = 0; v < VEC; ++v) {
-                            cst[q][v] = st.c[cc][q][v];
-                            hst[q][v] = st.h[cc][q][v];
-                        }
+            ItemState cst, hst;
+            chunk_get(cst, st_c, c);
+            chunk_get(hst, st_h, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -249,16 +181,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     handoff_publish(d.exchange, par, ex_fma(u0 + ju, gb), tag, hv[0]);
 #endif
             }
-#pragma unroll
-            for (int cc = 0; cc < NCH; ++cc)
-                if (cc == c)
-#pragma unroll
-                    for (int q = 0; q < NI; ++q)
-#pragma unroll
-                        for (int v = 0; v < VEC; ++v) {
-                            st.c[cc][q][v] = cst[q][v];
-                            st.h[cc][q][v] = hst[q][v];
-                        }
+            chunk_put(st_c, cst, c);
+            chunk_put(st_h, hst, c);
         }
         prev_b = cur_b;
         cur_b = next_b;

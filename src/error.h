@@ -35,6 +35,15 @@ void prnn_log_append(const char *fmt, ...) PRNN_PRINTF(1, 2);
 /* Appends raw text (e.g. an NVRTC log) without formatting. */
 void prnn_log_append_text(const char *text);
 
+/* Returns from the calling function with expr's status unless it is
+ * SUCCESS: the one way the library forwards a failure it cannot handle. */
+#define PRNN_TRY(expr)                                                         \
+    do {                                                                       \
+        prnnStatus_t prnn_try_status_ = (expr);                                \
+        if (prnn_try_status_ != PRNN_STATUS_SUCCESS)                           \
+            return prnn_try_status_;                                           \
+    } while (0)
+
 /* Empties the calling thread's log. */
 void prnn_log_clear(void);
 

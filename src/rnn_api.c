@@ -15,13 +15,6 @@
 #include "rnn_validate.h"
 #include "weights_layout.h"
 
-#define CHECK(expr)                                                            \
-    do {                                                                       \
-        prnnStatus_t check_status_ = (expr);                                   \
-        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
-            return check_status_;                                              \
-    } while (0)
-
 static int is_cpu(const struct prnnContext *h)
 {
     return h->backend == PRNN_BACKEND_CPU_REFERENCE;
@@ -66,12 +59,12 @@ static prnnStatus_t check_scratch(struct prnnContext *h, const prnn_rnn_problem 
                                   size_t reserve_size)
 {
     size_t need;
-    CHECK(workspace_bytes(h, p, &need));
-    CHECK(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
+    PRNN_TRY(workspace_bytes(h, p, &need));
+    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
                                 "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
     if (!with_reserve)
         return PRNN_STATUS_SUCCESS;
-    CHECK(reserve_bytes(h, p, &need));
+    PRNN_TRY(reserve_bytes(h, p, &need));
     return prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
                                  "reserveSpaceSizeInBytes",
                                  "prnnGetRNNTrainingReserveSize");
@@ -87,9 +80,9 @@ prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
 {
     prnn_api_enter("prnnGetRNNWorkspaceSize");
     prnn_rnn_problem p;
-    CHECK(prnn_validate_rnn(handle, rnnDesc));
-    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
     return workspace_bytes(handle, &p, sizeInBytes);
 }
 
@@ -101,9 +94,9 @@ prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle,
 {
     prnn_api_enter("prnnGetRNNTrainingReserveSize");
     prnn_rnn_problem p;
-    CHECK(prnn_validate_rnn(handle, rnnDesc));
-    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
     return reserve_bytes(handle, &p, sizeInBytes);
 }
 
@@ -127,10 +120,10 @@ prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
 {
     prnn_api_enter("prnnGetRNNParamsSize");
     int input_size;
-    CHECK(prnn_validate_rnn(handle, rnnDesc));
-    CHECK(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    CHECK(check_dtype_arg(rnnDesc, dataType));
-    CHECK(prnn_validate_input_desc(rnnDesc, xDesc, "xDesc", &input_size));
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    PRNN_TRY(check_dtype_arg(rnnDesc, dataType));
+    PRNN_TRY(prnn_validate_input_desc(rnnDesc, xDesc, "xDesc", &input_size));
     *sizeInBytes = prnn_weights_bytes(rnnDesc, input_size);
     return PRNN_STATUS_SUCCESS;
 }
@@ -148,16 +141,16 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle,
                                     const char *out_desc_name, void **out_ptr,
                                     const char *out_ptr_name, int *input_size)
 {
-    CHECK(prnn_validate_rnn(handle, rnn));
+    PRNN_TRY(prnn_validate_rnn(handle, rnn));
     int pseudo_layers = rnn->layers * prnn_rnn_dirs(rnn);
     if (pseudo_layer < 0 || pseudo_layer >= pseudo_layers)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "pseudoLayer = %d: must be in [0, numLayers * directions "
                          "= %d)", pseudo_layer, pseudo_layers);
-    CHECK(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
+    PRNN_TRY(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
     prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1};
-    CHECK(prnn_validate_weights(&p, wDesc, "wDesc"));
-    CHECK(prnn_validate_ptr(w, "w"));
+    PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
+    PRNN_TRY(prnn_validate_ptr(w, "w"));
     int ids = 2 * prnn_mode_gates(rnn->mode);
     if (lin_layer_id < 0 || lin_layer_id >= ids)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
@@ -169,7 +162,7 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle,
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "%s is not a live filter descriptor (create it with "
                          "prnnCreateFilterDescriptor)", out_desc_name);
-    CHECK(prnn_validate_ptr(out_ptr, out_ptr_name));
+    PRNN_TRY(prnn_validate_ptr(out_ptr, out_ptr_name));
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -193,7 +186,7 @@ prnnStatus_t prnnGetRNNLinLayerMatrixParams(
 {
     prnn_api_enter("prnnGetRNNLinLayerMatrixParams");
     int input_size;
-    CHECK(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
+    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
                           linLayerID, linLayerMatDesc, "linLayerMatDesc",
                           linLayerMat, "linLayerMat", &input_size));
     size_t offset;
@@ -217,7 +210,7 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(
 {
     prnn_api_enter("prnnGetRNNLinLayerBiasParams");
     int input_size;
-    CHECK(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
+    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
                           linLayerID, linLayerBiasDesc, "linLayerBiasDesc",
                           linLayerBias, "linLayerBias", &input_size));
     size_t offset = prnn_weights_bias(rnnDesc, input_size, pseudoLayer, linLayerID);
@@ -232,8 +225,8 @@ static prnnStatus_t check_plan_args(prnnHandle_t handle,
                                     const struct prnnRNNStruct *rnn,
                                     int mini_batch, prnnDataType_t dataType)
 {
-    CHECK(prnn_validate_rnn(handle, rnn));
-    CHECK(check_dtype_arg(rnn, dataType));
+    PRNN_TRY(prnn_validate_rnn(handle, rnn));
+    PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1",
                          mini_batch);
@@ -244,7 +237,7 @@ prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDe
                             int miniBatch, prnnDataType_t dataType)
 {
     prnn_api_enter("prnnPrepareRNN");
-    CHECK(check_plan_args(handle, rnnDesc, miniBatch, dataType));
+    PRNN_TRY(check_plan_args(handle, rnnDesc, miniBatch, dataType));
     if (is_cpu(handle))
         return PRNN_STATUS_SUCCESS;
     prnn_gpu_call g = gpu_call(handle);
@@ -256,8 +249,8 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
                                 prnnDataType_t dataType, prnnRNNPlanInfo_t *info)
 {
     prnn_api_enter("prnnGetRNNPlanInfo");
-    CHECK(check_plan_args(handle, rnnDesc, miniBatch, dataType));
-    CHECK(prnn_validate_ptr(info, "info"));
+    PRNN_TRY(check_plan_args(handle, rnnDesc, miniBatch, dataType));
+    PRNN_TRY(prnn_validate_ptr(info, "info"));
     if (info->structSize < sizeof(size_t) + sizeof(prnnRNNPath_t))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "info->structSize = %zu: set it to "
@@ -295,22 +288,22 @@ static prnnStatus_t validate_forward(
     size_t workspace_size, int training, void *reserve, size_t reserve_size,
     prnn_rnn_problem *p)
 {
-    CHECK(prnn_validate_rnn(handle, rnn));
-    CHECK(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
+    PRNN_TRY(prnn_validate_rnn(handle, rnn));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
     int lstm = rnn->mode == PRNN_LSTM;
     int out_cols = rnn->hidden * prnn_rnn_dirs(rnn);
-    CHECK(prnn_validate_matching_seq(p, yDesc, "yDesc", out_cols));
-    CHECK(prnn_validate_state(p, hxDesc, "hxDesc"));
-    CHECK(prnn_validate_state(p, hyDesc, "hyDesc"));
+    PRNN_TRY(prnn_validate_matching_seq(p, yDesc, "yDesc", out_cols));
+    PRNN_TRY(prnn_validate_state(p, hxDesc, "hxDesc"));
+    PRNN_TRY(prnn_validate_state(p, hyDesc, "hyDesc"));
     if (lstm) {
-        CHECK(prnn_validate_state(p, cxDesc, "cxDesc"));
-        CHECK(prnn_validate_state(p, cyDesc, "cyDesc"));
+        PRNN_TRY(prnn_validate_state(p, cxDesc, "cxDesc"));
+        PRNN_TRY(prnn_validate_state(p, cyDesc, "cyDesc"));
     }
-    CHECK(prnn_validate_weights(p, wDesc, "wDesc"));
-    CHECK(prnn_validate_ptr(x, "x"));
-    CHECK(prnn_validate_ptr(w, "w"));
-    CHECK(prnn_validate_ptr(y, "y"));
-    CHECK(check_scratch(handle, p, workspace, workspace_size, training, reserve,
+    PRNN_TRY(prnn_validate_weights(p, wDesc, "wDesc"));
+    PRNN_TRY(prnn_validate_ptr(x, "x"));
+    PRNN_TRY(prnn_validate_ptr(w, "w"));
+    PRNN_TRY(prnn_validate_ptr(y, "y"));
+    PRNN_TRY(check_scratch(handle, p, workspace, workspace_size, training, reserve,
                         reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
@@ -352,7 +345,7 @@ prnnStatus_t prnnRNNForwardInference(
 {
     prnn_api_enter("prnnRNNForwardInference");
     prnn_rnn_problem p;
-    CHECK(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
+    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
                            workspace, workSpaceSizeInBytes, 0, NULL, 0, &p));
     int lstm = rnnDesc->mode == PRNN_LSTM;
@@ -375,7 +368,7 @@ prnnStatus_t prnnRNNForwardTraining(
 {
     prnn_api_enter("prnnRNNForwardTraining");
     prnn_rnn_problem p;
-    CHECK(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
+    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
                            workspace, workSpaceSizeInBytes, 1, reserveSpace,
                            reserveSpaceSizeInBytes, &p));
@@ -434,33 +427,33 @@ prnnStatus_t prnnRNNBackwardData(
 {
     prnn_api_enter("prnnRNNBackwardData");
     prnn_rnn_problem p;
-    CHECK(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     /* dx has the input's shape: it defines the batches and the input size. */
-    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, dxDesc, "dxDesc", &p));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, dxDesc, "dxDesc", &p));
     /* The reserve before the other arguments: the registry knows what the
      * forward call saw, so a dxDesc unlike the forward's xDesc is reported as
      * that, not as a yDesc or wDesc that disagrees with dxDesc. */
     uint64_t serial;
-    CHECK(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE,
+    PRNN_TRY(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE,
                         &serial));
     int lstm = rnnDesc->mode == PRNN_LSTM;
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
-    CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
-    CHECK(prnn_validate_matching_seq(&p, dyDesc, "dyDesc", out_cols));
-    CHECK(prnn_validate_state(&p, dhyDesc, "dhyDesc"));
-    CHECK(prnn_validate_state(&p, hxDesc, "hxDesc"));
-    CHECK(prnn_validate_state(&p, dhxDesc, "dhxDesc"));
+    PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
+    PRNN_TRY(prnn_validate_matching_seq(&p, dyDesc, "dyDesc", out_cols));
+    PRNN_TRY(prnn_validate_state(&p, dhyDesc, "dhyDesc"));
+    PRNN_TRY(prnn_validate_state(&p, hxDesc, "hxDesc"));
+    PRNN_TRY(prnn_validate_state(&p, dhxDesc, "dhxDesc"));
     if (lstm) {
-        CHECK(prnn_validate_state(&p, dcyDesc, "dcyDesc"));
-        CHECK(prnn_validate_state(&p, cxDesc, "cxDesc"));
-        CHECK(prnn_validate_state(&p, dcxDesc, "dcxDesc"));
+        PRNN_TRY(prnn_validate_state(&p, dcyDesc, "dcyDesc"));
+        PRNN_TRY(prnn_validate_state(&p, cxDesc, "cxDesc"));
+        PRNN_TRY(prnn_validate_state(&p, dcxDesc, "dcxDesc"));
     }
-    CHECK(prnn_validate_weights(&p, wDesc, "wDesc"));
-    CHECK(prnn_validate_ptr(y, "y"));
-    CHECK(prnn_validate_ptr(dy, "dy"));
-    CHECK(prnn_validate_ptr(w, "w"));
-    CHECK(prnn_validate_ptr(dx, "dx"));
-    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+    PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
+    PRNN_TRY(prnn_validate_ptr(y, "y"));
+    PRNN_TRY(prnn_validate_ptr(dy, "dy"));
+    PRNN_TRY(prnn_validate_ptr(w, "w"));
+    PRNN_TRY(prnn_validate_ptr(dx, "dx"));
+    PRNN_TRY(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
                         reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
@@ -479,7 +472,7 @@ prnnStatus_t prnnRNNBackwardData(
         {"cx", lstm ? cx : NULL, st},
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
-    CHECK(prnn_validate_no_overlap(outs, 4, ins, 8));
+    PRNN_TRY(prnn_validate_no_overlap(outs, 4, ins, 8));
     prnn_backward_data_buffers b = {y, dy, dhy, lstm ? dcy : NULL, w, hx,
                                     lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
                                     workspace, workSpaceSizeInBytes, reserveSpace,
@@ -500,18 +493,18 @@ prnnStatus_t prnnRNNBackwardWeights(
 {
     prnn_api_enter("prnnRNNBackwardWeights");
     prnn_rnn_problem p;
-    CHECK(prnn_validate_rnn(handle, rnnDesc));
-    CHECK(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    CHECK(check_reserve(handle, &p, reserveSpace, "xDesc",
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    PRNN_TRY(check_reserve(handle, &p, reserveSpace, "xDesc",
                         PRNN_RESERVE_BACKWARD_DATA_DONE, NULL));
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
-    CHECK(prnn_validate_state(&p, hxDesc, "hxDesc"));
-    CHECK(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
-    CHECK(prnn_validate_weights(&p, dwDesc, "dwDesc"));
-    CHECK(prnn_validate_ptr(x, "x"));
-    CHECK(prnn_validate_ptr(y, "y"));
-    CHECK(prnn_validate_ptr(dw, "dw"));
-    CHECK(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+    PRNN_TRY(prnn_validate_state(&p, hxDesc, "hxDesc"));
+    PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
+    PRNN_TRY(prnn_validate_weights(&p, dwDesc, "dwDesc"));
+    PRNN_TRY(prnn_validate_ptr(x, "x"));
+    PRNN_TRY(prnn_validate_ptr(y, "y"));
+    PRNN_TRY(prnn_validate_ptr(dw, "dw"));
+    PRNN_TRY(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
                         reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
@@ -524,7 +517,7 @@ prnnStatus_t prnnRNNBackwardWeights(
         {"y", y, prnn_bytes_seq(&p, out_cols)},
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
-    CHECK(prnn_validate_no_overlap(outs, 2, ins, 4));
+    PRNN_TRY(prnn_validate_no_overlap(outs, 2, ins, 4));
     if (is_cpu(handle))
         return prnn_ref_backward_weights(&p, x, hx, y, (void *)workspace, dw,
                                          reserveSpace);

@@ -23,13 +23,6 @@
 #include "tuning/tuning_db.h"
 #include "weights_layout.h"
 
-#define CHECK(expr)                                                            \
-    do {                                                                       \
-        prnnStatus_t check_status_ = (expr);                                   \
-        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
-            return check_status_;                                              \
-    } while (0)
-
 void prnn_autotune_defaults(prnn_autotune_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -163,7 +156,7 @@ static prnnStatus_t ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *h
         cu->cuMemFree(*p);
     *p = 0;
     *have = 0;
-    CHECK(dev_alloc(cu, p, bytes));
+    PRNN_TRY(dev_alloc(cu, p, bytes));
     *have = bytes;
     return PRNN_STATUS_SUCCESS;
 }
@@ -193,12 +186,12 @@ static prnnStatus_t prime_pass(const prnn_gpu_call *h, const prnn_plan *plan, pr
                                const prnn_rnn_problem *p, dev_buffers *d)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
-    CHECK(ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
+    PRNN_TRY(ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
     if (pass == PRNN_PASS_FORWARD)
         return PRNN_STATUS_SUCCESS;
     prnn_reserve_layout r;
     prnn_reserve_layout_compute(p, &r);
-    CHECK(ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
+    PRNN_TRY(ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
     const int lstm = p->rnn->mode == PRNN_LSTM;
     prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
                               lstm ? (const void *)d->cx : NULL, (const void *)d->w, (void *)d->y,
@@ -215,9 +208,9 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
 {
     const prnn_cuda_driver *cu = h->gs->cu;
     CUstream stream = (CUstream)h->stream;
-    CHECK(prime_pass(h, plan, pass, p, d));
+    PRNN_TRY(prime_pass(h, plan, pass, p, d));
     if (!repeats) {
-        CHECK(run_pass(h, plan, pass, p, d));
+        PRNN_TRY(run_pass(h, plan, pass, p, d));
         return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
     CUevent e0 = NULL, e1 = NULL;
@@ -277,8 +270,8 @@ static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < 2; k++) {
             prnn_plan plan;
-            CHECK(candidate_plan(h, rnn, mini_batch, pass, &pair[k]->config, &plan));
-            CHECK(run_candidate(h, &plan, pass, pt, d, repeats, 2, &t[k][r]));
+            PRNN_TRY(candidate_plan(h, rnn, mini_batch, pass, &pair[k]->config, &plan));
+            PRNN_TRY(run_candidate(h, &plan, pass, pt, d, repeats, 2, &t[k][r]));
         }
     for (int k = 0; k < 2; k++) {
         qsort(t[k], ROUNDS, sizeof(double), cmp_double);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_backward.h"
 #include "gpu/gpu_forward.h"
@@ -13,13 +14,6 @@
 #include "gpu/plan_select.h"
 #include "gpu/reserve_layout.h"
 #include "gpu/workspace_layout.h"
-
-#define CHECK(expr)                                                            \
-    do {                                                                       \
-        prnnStatus_t check_status_ = (expr);                                   \
-        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
-            return check_status_;                                              \
-    } while (0)
 
 prnnStatus_t prnn_gpu_backend_create(struct prnn_gpu_state **out)
 {
@@ -39,7 +33,7 @@ prnnStatus_t prnn_gpu_workspace_bytes(const prnn_gpu_call *g, const prnn_rnn_pro
                                       size_t *bytes)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, p->rnn, p->mini_batch, 0, &plan));
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 0, &plan));
     *bytes = prnn_ws_bytes(plan, p);
     return PRNN_STATUS_SUCCESS;
 }
@@ -48,7 +42,7 @@ prnnStatus_t prnn_gpu_reserve_bytes(const prnn_gpu_call *g, const prnn_rnn_probl
                                     size_t *bytes)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
     prnn_reserve_layout r;
     prnn_reserve_layout_compute(p, &r);
     *bytes = r.total;
@@ -72,7 +66,7 @@ prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStru
                                 int mini_batch, prnnRNNPlanInfo_t *info)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, rnn, mini_batch, 0, &plan));
+    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, &plan));
     prnnRNNPlanInfo_t full;
     memset(&full, 0, sizeof(full));
     full.structSize = info->structSize;
@@ -121,7 +115,7 @@ prnnStatus_t prnn_gpu_forward(const prnn_gpu_call *g, const prnn_rnn_problem *p,
                               const prnn_forward_buffers *b)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, p->rnn, p->mini_batch, training, &plan));
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, training, &plan));
     return prnn_gpu_forward_run(g, plan, p, training, b);
 }
 
@@ -129,7 +123,7 @@ prnnStatus_t prnn_gpu_backward_data(const prnn_gpu_call *g, const prnn_rnn_probl
                                     const prnn_backward_data_buffers *b)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
     return prnn_gpu_backward_data_run(g, plan, p, b);
 }
 
@@ -137,6 +131,6 @@ prnnStatus_t prnn_gpu_backward_weights(const prnn_gpu_call *g, const prnn_rnn_pr
                                        const prnn_backward_weights_buffers *b)
 {
     prnn_plan *plan;
-    CHECK(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
     return prnn_gpu_backward_weights_run(g, plan, p, b);
 }

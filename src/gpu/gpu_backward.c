@@ -9,13 +9,6 @@
 #include "gpu/train_ops.h"
 #include "prnn_kernel_abi.h"
 
-#define CHECK(expr)                                                            \
-    do {                                                                       \
-        prnnStatus_t check_status_ = (expr);                                   \
-        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
-            return check_status_;                                              \
-    } while (0)
-
 /* The input-side gate blocks of a dg row: (first dg column, first W row,
  * rows) in units of hidden; GRU's n comes from dg column 3 (PRNN_DG_COLS). */
 typedef struct {
@@ -164,11 +157,11 @@ static prnnStatus_t run_standard_dir(const bwd_ctx *x, int layer, int d)
             key.ldb = H;
             key.ldc = H;
             a.rec = prnn_run_ws(c, c->l.rec);
-            CHECK(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
                                 (void *)a.rec));
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
-        CHECK(prnn_run_launch(c, c->plan->step.cell_backward, (unsigned)((hi_b * H + 255) / 256),
+        PRNN_TRY(prnn_run_launch(c, c->plan->step.cell_backward, (unsigned)((hi_b * H + 255) / 256),
                               1, 256, &a, "prnn_step_cell_backward"));
         prev_b = cur_b;
         prev_row0 = row0;
@@ -210,7 +203,7 @@ static prnnStatus_t input_gradient(const bwd_ctx *x, int layer)
             key.c_storage = bottom;
             key.accumulate = !first;
             first = 0;
-            CHECK(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
                                 (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,
                                 out));
         }
@@ -223,18 +216,18 @@ static prnnStatus_t backward_layers(const bwd_ctx *x)
     const prnn_run_ctx *c = &x->c;
     const int L = c->rnn->layers;
     const int persistent = c->plan->bwd_path != PRNN_PATH_STANDARD;
-    CHECK(prnn_run_setup(c, persistent));
+    PRNN_TRY(prnn_run_setup(c, persistent));
     for (int layer = L - 1; layer >= 0; layer--) {
         if (persistent) {
             unsigned tag_base = (unsigned)(L - 1 - layer) * (unsigned)c->p->seq_length;
-            CHECK(run_persistent_layer(x, layer, tag_base));
+            PRNN_TRY(run_persistent_layer(x, layer, tag_base));
         } else {
             for (int d = 0; d < c->dirs; d++)
-                CHECK(run_standard_dir(x, layer, d));
+                PRNN_TRY(run_standard_dir(x, layer, d));
         }
-        CHECK(input_gradient(x, layer));
+        PRNN_TRY(input_gradient(x, layer));
         if (layer > 0 && prnn_train_dropout_after(c, layer - 1))
-            CHECK(prnn_train_dropout_backward(c, layer - 1, prnn_run_ws(c, c->l.dgrad)));
+            PRNN_TRY(prnn_train_dropout_backward(c, layer - 1, prnn_run_ws(c, c->l.dgrad)));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -248,11 +241,11 @@ prnnStatus_t prnn_gpu_backward_data_run(const prnn_gpu_call *g, const prnn_plan 
     x.b = b;
     if (!plan->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    CHECK(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace,
+    PRNN_TRY(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace,
                          b->workspace_bytes));
     prnn_reserve_layout_compute(p, &x.r);
     x.dg_cols = x.r.dg_cols;
-    CHECK(prnn_gpu_enter(g->gs));
+    PRNN_TRY(prnn_gpu_enter(g->gs));
     prnnStatus_t s = backward_layers(&x);
     prnn_gpu_leave(g->gs);
     return s;
@@ -298,28 +291,28 @@ static prnnStatus_t weights_dir(const wgt_ctx *x, int layer, int d, const void *
     int nruns = input_side_runs(c->rnn->mode, c->G, runs);
     if (w.W) {
         for (int i = 0; i < nruns; i++)
-            CHECK(grad_gemm(x, runs[i].count * H, kin, dg + (size_t)runs[i].dg_col * H * c->es,
+            PRNN_TRY(grad_gemm(x, runs[i].count * H, kin, dg + (size_t)runs[i].dg_col * H * c->es,
                             ld, input, kin,
                             (char *)w.W + (size_t)runs[i].w_row * H * kin * c->es));
     }
     /* input-side bias: GRU skips the recurrent n column block */
     int split = nruns == 2 ? runs[1].w_row * H : (int)c->gh;
-    CHECK(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, (void *)w.bW));
-    CHECK(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, (void *)w.bR));
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, (void *)w.bW));
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, (void *)w.bR));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} of every row gathered first */
     const int L = c->rnn->layers;
     const void *out = layer == L - 1 ? x->b->y
                                      : prnn_reserve_out(&x->r, (void *)x->b->reserve, layer);
     size_t so = (size_t)pseudo * c->state_stride;
     void *hprev = prnn_run_ws(c, c->l.hprev);
-    CHECK(prnn_train_gather_prev(c, d, out, c->dirs * H, prnn_run_offset(x->b->hx, so), hprev));
+    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * H, prnn_run_offset(x->b->hx, so), hprev));
     return grad_gemm(x, (int)c->gh, H, dg, ld, hprev, H, (void *)w.R);
 }
 
 static prnnStatus_t weights_layers(const wgt_ctx *x)
 {
     const prnn_run_ctx *c = &x->c;
-    CHECK(prnn_run_setup(c, 0));
+    PRNN_TRY(prnn_run_setup(c, 0));
     for (int layer = 0; layer < c->rnn->layers; layer++) {
         const void *input = x->b->x;
         int kin = c->p->input_size;
@@ -328,12 +321,12 @@ static prnnStatus_t weights_layers(const wgt_ctx *x)
             kin = c->dirs * c->H;
             if (prnn_train_dropout_after(c, layer - 1)) {
                 void *dropped = prnn_run_ws(c, c->l.dropped);
-                CHECK(prnn_train_dropout_forward(c, layer - 1, input, dropped));
+                PRNN_TRY(prnn_train_dropout_forward(c, layer - 1, input, dropped));
                 input = dropped;
             }
         }
         for (int d = 0; d < c->dirs; d++)
-            CHECK(weights_dir(x, layer, d, input, kin));
+            PRNN_TRY(weights_dir(x, layer, d, input, kin));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -347,10 +340,10 @@ prnnStatus_t prnn_gpu_backward_weights_run(const prnn_gpu_call *g, const prnn_pl
     x.b = b;
     if (!plan->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    CHECK(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace,
+    PRNN_TRY(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace,
                          b->workspace_bytes));
     prnn_reserve_layout_compute(p, &x.r);
-    CHECK(prnn_gpu_enter(g->gs));
+    PRNN_TRY(prnn_gpu_enter(g->gs));
     prnnStatus_t s = weights_layers(&x);
     prnn_gpu_leave(g->gs);
     return s;

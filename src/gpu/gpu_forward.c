@@ -9,13 +9,6 @@
 #include "gpu/train_ops.h"
 #include "prnn_kernel_abi.h"
 
-#define CHECK(expr)                                                            \
-    do {                                                                       \
-        prnnStatus_t check_status_ = (expr);                                   \
-        if (check_status_ != PRNN_STATUS_SUCCESS)                              \
-            return check_status_;                                              \
-    } while (0)
-
 typedef struct {
     prnn_run_ctx c;
     const prnn_forward_buffers *b;
@@ -45,7 +38,7 @@ static prnnStatus_t project_inputs(const fwd_ctx *f, int layer, const void *inpu
         key.lda = k;
         key.ldb = k;
         key.ldc = (int)c->gh;
-        CHECK(prnn_run_gemm(c, &key, input, w.W, xproj_of(f, d)));
+        PRNN_TRY(prnn_run_gemm(c, &key, input, w.W, xproj_of(f, d)));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -113,7 +106,7 @@ static prnnStatus_t run_standard_dir(const fwd_ctx *f, int layer, int d, int ski
     ia.hstate = prnn_run_ws(c, c->l.hstate);
     ia.cstate = c->rnn->mode == PRNN_LSTM ? prnn_run_ws(c, c->l.cstate) : NULL;
     ia.count = B * H;
-    CHECK(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
+    PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
                           "prnn_step_init"));
 
     prnn_step_args a;
@@ -157,8 +150,8 @@ static prnnStatus_t run_standard_dir(const fwd_ctx *f, int layer, int d, int ski
         key.lda = H;
         key.ldb = H;
         key.ldc = (int)c->gh;
-        CHECK(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
-        CHECK(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
+        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
+        PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
                               "prnn_step_cell"));
     }
     return PRNN_STATUS_SUCCESS;
@@ -170,7 +163,7 @@ static prnnStatus_t forward_layers(const fwd_ctx *f)
     const struct prnnRNNStruct *rnn = c->rnn;
     const int L = rnn->layers;
     const int persistent = c->plan->path != PRNN_PATH_STANDARD;
-    CHECK(prnn_run_setup(c, persistent));
+    PRNN_TRY(prnn_run_setup(c, persistent));
     const void *input = f->b->x;
     for (int layer = 0; layer < L; layer++) {
         int skip = layer == 0 && rnn->input_mode == PRNN_SKIP_INPUT;
@@ -179,20 +172,20 @@ static prnnStatus_t forward_layers(const fwd_ctx *f)
          * layer's kernel overwrites the same buffer (inference: stream
          * order; training keeps every layer's output in the reserve). */
         if (!skip)
-            CHECK(project_inputs(f, layer, input, k));
+            PRNN_TRY(project_inputs(f, layer, input, k));
         void *output = layer == L - 1 ? f->b->y
                        : f->training  ? prnn_reserve_out(&f->r, f->b->reserve, layer)
                                       : prnn_run_ws(c, c->l.layer_out);
         if (persistent) {
-            CHECK(run_persistent_layer(f, layer, skip, input, output));
+            PRNN_TRY(run_persistent_layer(f, layer, skip, input, output));
         } else {
             for (int d = 0; d < c->dirs; d++)
-                CHECK(run_standard_dir(f, layer, d, skip, input, output));
+                PRNN_TRY(run_standard_dir(f, layer, d, skip, input, output));
         }
         input = output;
         if (f->training && prnn_train_dropout_after(c, layer)) {
             void *dropped = prnn_run_ws(c, c->l.dropped);
-            CHECK(prnn_train_dropout_forward(c, layer, output, dropped));
+            PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
             input = dropped;
         }
     }
@@ -209,12 +202,12 @@ prnnStatus_t prnn_gpu_forward_run(const prnn_gpu_call *g, const prnn_plan *plan,
     f.training = training;
     if (training && !plan->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    CHECK(prnn_run_begin(&f.c, g, plan, p,
+    PRNN_TRY(prnn_run_begin(&f.c, g, plan, p,
                          training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
                          b->workspace, b->workspace_bytes));
     if (training)
         prnn_reserve_layout_compute(p, &f.r);
-    CHECK(prnn_gpu_enter(g->gs));
+    PRNN_TRY(prnn_gpu_enter(g->gs));
     prnnStatus_t s = forward_layers(&f);
     prnn_gpu_leave(g->gs);
     return s;
