@@ -87,9 +87,11 @@ static const char *gpu_error_name(int r)
     return name;
 }
 
-static int gpu_capture_begin(gc_stream s, int mode)
+static int gpu_capture_begin(gc_stream s, gc_capture_mode mode)
 {
-    return (int)cu->cuStreamBeginCapture(s, (CUstreamCaptureMode)mode);
+    return (int)cu->cuStreamBeginCapture(s, mode == GC_CAPTURE_GLOBAL
+                                                ? CU_STREAM_CAPTURE_MODE_GLOBAL
+                                                : CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 }
 
 static int gpu_capture_end(gc_stream s, void **graph)
@@ -501,8 +503,8 @@ int gc_can_capture(void)
     return gc.dev->capture_begin != NULL;
 }
 
-int gc_capture_replay(gc_stream s, int mode, gc_enqueue_fn fn, void *ctx, int launches,
-                      const char *what, char *err, size_t errsize)
+int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
+                      int launches, const char *what, char *err, size_t errsize)
 {
     void *graph = NULL, *exec = NULL;
     char why[400];
@@ -540,8 +542,9 @@ int gc_run_count(int capture)
     return 2 + (capture && gc_can_capture());
 }
 
-int gc_run(gc_stream s, int run, int mode, gc_enqueue_fn fn, void *ctx, const char *what,
-           int index, const char *desc, const char *config, char *err, size_t errsize)
+int gc_run(gc_stream s, int run, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
+           const char *what, int index, const char *desc, const char *config, char *err,
+           size_t errsize)
 {
     char why[400];
     if (run < 2) {

@@ -34,6 +34,11 @@ typedef unsigned long long gc_ptr;
 /* A CUstream (NULL in the self-test). */
 typedef struct CUstream_st *gc_stream;
 
+/* How a capture treats other threads (cuStreamBeginCapture's mode): GLOBAL
+ * also forbids other threads' unsafe calls while it lasts; THREAD_LOCAL
+ * only this thread's. */
+typedef enum { GC_CAPTURE_GLOBAL, GC_CAPTURE_THREAD_LOCAL } gc_capture_mode;
+
 /* Every int result is a CUresult: 0 is success. */
 typedef struct {
     const char *alloc_name; /* for messages: "cuMemAlloc", "malloc" */
@@ -48,9 +53,8 @@ typedef struct {
     void (*stream_destroy)(gc_stream s);
     int (*stream_sync)(gc_stream s);
     const char *(*error_name)(int r);
-    /* Graph capture; NULL where there is none (the self-test). mode is a
-     * CUstreamCaptureMode. */
-    int (*capture_begin)(gc_stream s, int mode);
+    /* Graph capture; NULL where there is none (the self-test). */
+    int (*capture_begin)(gc_stream s, gc_capture_mode mode);
     int (*capture_end)(gc_stream s, void **graph);
     int (*graph_instantiate)(void **exec, void *graph);
     int (*graph_launch)(void *exec, gc_stream s);
@@ -186,13 +190,12 @@ typedef int (*gc_enqueue_fn)(void *ctx, char *err, size_t errsize);
 int gc_can_capture(void);
 
 /*
- * Captures what fn enqueues on s into a graph (capture mode: a
- * CUstreamCaptureMode), instantiates it and launches it `launches` times
- * back to back (replays must not interfere). 0, or -1 with a message that
- * starts with `what` where fn failed under capture.
+ * Captures what fn enqueues on s into a graph, instantiates it and launches
+ * it `launches` times back to back (replays must not interfere). 0, or -1
+ * with a message that starts with `what` where fn failed under capture.
  */
-int gc_capture_replay(gc_stream s, int mode, gc_enqueue_fn fn, void *ctx, int launches,
-                      const char *what, char *err, size_t errsize);
+int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
+                      int launches, const char *what, char *err, size_t errsize);
 
 /* How many runs a case has: two plain ones (the second must repeat the
  * first's bits), and a graph replay when `capture` and the device can. */
@@ -200,12 +203,13 @@ int gc_run_count(int capture);
 
 /*
  * Run `run` of a case: runs 0 and 1 call fn plainly; run 2 captures it into
- * a graph (capture mode: a CUstreamCaptureMode) launched twice. Then waits
- * for the stream: a fault is fatal (gc_sync_or_die with index, desc,
- * config). 0, or -1 with a message ("gpu <what>: ..." when fn failed).
+ * a graph launched twice. Then waits for the stream: a fault is fatal
+ * (gc_sync_or_die with index, desc, config). 0, or -1 with a message
+ * ("gpu <what>: ..." when fn failed).
  */
-int gc_run(gc_stream s, int run, int mode, gc_enqueue_fn fn, void *ctx, const char *what,
-           int index, const char *desc, const char *config, char *err, size_t errsize);
+int gc_run(gc_stream s, int run, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
+           const char *what, int index, const char *desc, const char *config, char *err,
+           size_t errsize);
 
 /* ---- cases ---- */
 

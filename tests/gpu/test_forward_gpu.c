@@ -14,7 +14,6 @@
  *                 [--filter SUBSTRING] [--verbose] [--repeat N] [--self-test]
  *                 [--list]
  */
-#include <cuda.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +159,7 @@ static void run_case(int index, gc_handles *wh)
         gc_poison(&dhy, stream);
         gc_poison(&dcy, stream);
         gc_poison(&dws, stream);
-        if (gc_run(stream, run, CU_STREAM_CAPTURE_MODE_GLOBAL, enqueue_forward, &f, "forward",
+        if (gc_run(stream, run, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward",
                    index, d, c->r.config, c->r.problem, sizeof(c->r.problem)))
             goto out;
         void *dst = run == 0 ? got : got2;

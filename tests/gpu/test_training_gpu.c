@@ -36,9 +36,7 @@
  * exits 1. Usage: test_training_gpu [--quick|--full] [--seed N] [--threads N]
  *                 [--filter S] [--verbose] [--repeat N] [--self-test] [--list]
  */
-#include <cuda.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -696,7 +694,7 @@ static void run_case(int index, gc_handles *wh)
     /* Thread-local capture: the other workers keep planning (loading
      * modules) while this thread captures. */
     for (int run = 0; run < gc_run_count(c->capture); run++)
-        if (gc_run(stream, run, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, enqueue_step, &st,
+        if (gc_run(stream, run, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st,
                    "training step", index, d, c->r.config, c->r.problem,
                    sizeof(c->r.problem)) ||
             check_run(c, &k, run))
