@@ -2,8 +2,12 @@
 # Runs every GPU check (and optionally the benchmark / autotuner) on a GPU
 # machine, in one call, and prints a short table last.
 #
-#   tests/gpu/run.sh [stage ...]     stages: pipeline forward full sanitize autotool demo bench autotune
-#                                    (default: pipeline forward autotool demo)
+#   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
+#                                    sanitize autotool demo bench autotune
+#                                    (default: pipeline forward training autotool demo)
+#   forward / full: test_forward_gpu --quick / --full; training / training-full:
+#   test_training_gpu --quick / --full; sanitize: compute-sanitizer memcheck and
+#   racecheck of both suites on small filtered cases.
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -18,16 +22,17 @@ ROOT=$PWD
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-$ROOT/gpu-results}
 mkdir -p "$OUT"
-STAGES=${*:-pipeline forward autotool demo}
+STAGES=${*:-pipeline forward training autotool demo}
 # A carried libcjson (device images may lack it).
 if [ -d "$ROOT/.device_carry/lib" ]; then
     export LD_LIBRARY_PATH="$ROOT/.device_carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export PRNN_CACHE_DIR=${PRNN_CACHE_DIR:-/tmp/prnn-cache}
 
-if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ]; then
+if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ] || [ ! -x "$BUILD/tests/gpu/test_training_gpu" ]; then
     echo "== building in $BUILD"
-    (meson setup "$BUILD" --buildtype=release >/dev/null && ninja -C "$BUILD") \
+    ( { [ -d "$BUILD" ] || meson setup "$BUILD" --buildtype=release >/dev/null; } &&
+      ninja -C "$BUILD") \
         > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
 fi
 
@@ -58,12 +63,21 @@ for stage in $STAGES; do
     case $stage in
     pipeline) run_stage pipeline "$BUILD/tests/jit/test_pipeline_gpu" ;;
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
+    training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
+    training-full) run_stage training-full "$BUILD/tests/gpu/test_training_gpu" --full ;;
     sanitize)
         run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
         run_stage racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
-            "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=96" ;;
+            "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=96"
+        # training: the NULL-argument variants (H=48: every mode, dropout,
+        # fp32 / bf16 / fp64) and the SKIP-input cases with the forced
+        # grouped tile (H=96)
+        run_stage memcheck-training compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
+        run_stage racecheck-training compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=96 " ;;
     autotool) run_stage autotool bash tests/gpu/autotune_smoke.sh "$BUILD/tools/autotune/prnn-autotune" ;;
     demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;
     bench)    run_stage bench "$BUILD/tools/bench/prnn-bench" ${BENCH_ARGS:---quick} \
