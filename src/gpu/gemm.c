@@ -1,5 +1,6 @@
 #include "gpu/gemm.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -107,6 +108,14 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     size_t ws = c->workspace_bytes;
     lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                              &ws, sizeof(ws));
+    /* cuBLASLt's first operand is our B, its second our A (see above). */
+    uint32_t align[4] = {(uint32_t)key->align_b, (uint32_t)key->align_a, (uint32_t)key->align_c,
+                         (uint32_t)key->align_c};
+    const cublasLtMatmulPreferenceAttributes_t align_attr[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4; i++)
+        lt->cublasLtMatmulPreferenceSetAttribute(pref, align_attr[i], &align[i], sizeof(align[i]));
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
     cublasStatus_t hs = lt->cublasLtMatmulAlgoGetHeuristic(c->handle, g->op, g->a, g->b, g->c,
@@ -125,9 +134,24 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *key, const void *a,
+/* The largest power of two (up to 256) that divides the address. */
+static int pointer_alignment(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    int align = 256;
+    while (align > 1 && a % (uintptr_t)align)
+        align >>= 1;
+    return align;
+}
+
+prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *call_key, const void *a,
                            const void *b, void *out, void *ws, CUstream stream)
 {
+    prnn_gemm_key aligned = *call_key;
+    aligned.align_a = pointer_alignment(a);
+    aligned.align_b = pointer_alignment(b);
+    aligned.align_c = pointer_alignment(out);
+    const prnn_gemm_key *key = &aligned;
     prnn_gemm *g = NULL, *victim = &c->entries[0];
     for (int i = 0; i < PRNN_GEMM_CACHE; i++) {
         prnn_gemm *e = &c->entries[i];

@@ -33,6 +33,12 @@ typedef struct {
     int c_storage;          /* 1: C in the storage type; 0: the math type */
     int accumulate;         /* 1: C += ...; 0: C = ... */
     int tf32;               /* float data: TF32 tensor cores allowed */
+    /* Alignment in bytes (a power of two, at most 256) of the A, B and C
+     * pointers of the call: filled in by prnn_gemm_run. An algorithm chosen
+     * for 256-byte-aligned operands may refuse a pointer into the middle of
+     * a row (GRU's n block of dg for odd hidden sizes), so the choice is
+     * made for the alignment the call has. */
+    int align_a, align_b, align_c;
 } prnn_gemm_key;
 
 typedef struct {

@@ -201,7 +201,15 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                 t.ksplit = ks ? t.threads / 64 : t.threads / 32;
                 t.lanes_k = mma ? 1 : lanes_opts[li];
                 t.mma = mma;
-                t.handoff = shape->dtype == PRNN_DATA_DOUBLE ? 1 : 0;
+                /* Lamport words, except for fp64 (a value fills the word)
+                 * and backward mma tiles: their G-times-longer vector made
+                 * spinning on every word cost more than one counter wait
+                 * and plain loads (prnn-autotune on the H100, LSTM and GRU
+                 * fp16, H 1024, B 16: 1.49x and 1.31x; bench/NOTES.md v0.6) */
+                t.handoff = shape->dtype == PRNN_DATA_DOUBLE ||
+                                    (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
+                                ? 1
+                                : 0;
                 if (t.ksplit < 1)
                     continue;
                 if (try_tile(shape, dev, &t, &all[n]))

@@ -88,25 +88,11 @@ static prnnStatus_t candidates(const prnn_gpu_call *g, const struct prnnRNNStruc
                 prnn_kernel_geometry_compute(&shape, &found.entry.config, &gs->info, &from_db,
                                              why, sizeof(why)) == 0;
     int exact = in_db && found.exact;
-    prnnConfigSource_t db_source = in_db ? found.source : PRNN_CONFIG_HEURISTIC;
-    /* No backward-data entry for this very key: the forward pass's entry for
-     * it is the better guess (before a nearest backward entry). Both passes
-     * multiply a block's rows by K values each step with the same work per
-     * block (G*UPB rows by H forward, UPB rows by G*H backward) and the same
-     * weight words per thread; they differ in the hand-off's G times larger
-     * vector. */
-    prnn_tuning_key fkey = key;
-    fkey.pass = PRNN_PASS_FORWARD;
-    if (!n && pass == PRNN_PASS_BACKWARD_DATA && !exact &&
-        prnn_tuning_lookup(&fkey, tile_fits, &fc, &found) == 1 && found.exact &&
-        prnn_kernel_geometry_compute(&shape, &found.entry.config, &gs->info, &cand[n], why,
-                                     sizeof(why)) == 0)
-        src[n++] = found.source;
     /* With autotuning on, only an exact entry spares the search: a nearest
      * entry is a guess for another shape. */
     if (in_db && (exact || !may_autotune) && n < max) {
         cand[n] = from_db;
-        src[n++] = db_source;
+        src[n++] = found.source;
         *settled = exact;
     }
     if (!n && may_autotune) {
