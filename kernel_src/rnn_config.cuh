@@ -174,14 +174,34 @@ __device__ __forceinline__ long weight_index(int u0, int r, int k)
     return ((long)g * H + uk) * H + u;
 }
 
+// The forward pass's accessors keep the form of the original kernel (gate,
+// unit, k and an early zero): written through weight_index, they changed
+// the compiler's register allocation for the whole kernel (bench/NOTES.md,
+// v0.6).
 __device__ __forceinline__ AccT weight_value(const T *R, int u0, int r, int k)
 {
+    if (!BWD) {
+        const int g = r / UPB, u = u0 + r % UPB;
+        if (g >= G || u >= H || k >= H)
+            return AccT(0);
+        return ST::load(R, ((long)g * H + u) * H + k);
+    }
     const long i = weight_index(u0, r, k);
     return i < 0 ? AccT(0) : ST::load(R, i);
 }
 
+// Forward: the bits of R[g*H + u][k], zero outside the layer.
+__device__ __forceinline__ unsigned short weight_bits_at(const T *R, int g, int u, int k)
+{
+    if (g >= G || u >= H || k >= H)
+        return 0;
+    return reinterpret_cast<const unsigned short *>(R)[((long)g * H + u) * H + k];
+}
+
 __device__ __forceinline__ unsigned short weight_bits(const T *R, int u0, int r, int k)
 {
+    if (!BWD)
+        return weight_bits_at(R, r / UPB, u0 + r % UPB, k);
     const long i = weight_index(u0, r, k);
     return i < 0 ? (unsigned short)0 : reinterpret_cast<const unsigned short *>(R)[i];
 }

@@ -48,15 +48,28 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
 {
     // Register k-steps: one base pointer per row and a count of valid k, so
     // the unrolled loop is a load and a select per weight (compile time).
+    // The forward pass keeps its own copy of this loop: written through
+    // weight_index (below), its row bases changed the compiler's register
+    // allocation for the whole kernel, and small tiles ran up to 19 % slower
+    // (H100, LSTM fp32 H = 256; bench/NOTES.md v0.6).
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
         int r = fma_row(rg, lr, i);
-        bool rvalid = r < (rg + 1) * F_RPG && r < ROWS;
-        long base = rvalid ? weight_index(u0, r, 0) : -1; // the row's k = 0
         int k0 = ks * F_KPW + lk;
         int kend = min(ks * F_KPW + F_KPW, KD);
-        int jmax = base >= 0 && kend > k0 ? (kend - k0 + LK - 1) / LK : 0;
-        const T *p = R + (base >= 0 ? base : 0) + (long)k0 * W_KSTRIDE;
+        const T *p;
+        bool rvalid;
+        if (!BWD) {
+            int u = u0 + r % UPB;
+            rvalid = r < (rg + 1) * F_RPG && r < ROWS && u < H;
+            p = R + ((long)(r / UPB) * H + u) * H + k0;
+        } else {
+            // R^T: the row is column u of R, k its row index
+            long base = r < (rg + 1) * F_RPG && r < ROWS ? weight_index(u0, r, 0) : -1;
+            rvalid = base >= 0;
+            p = R + (rvalid ? base : 0) + (long)k0 * W_KSTRIDE;
+        }
+        int jmax = rvalid && kend > k0 ? (kend - k0 + LK - 1) / LK : 0;
 #pragma unroll
         for (int j = 0; j < KREG; ++j)
             wreg[j][i] = j < jmax ? ST::load(p, (long)LK * W_KSTRIDE * j) : AccT(0);

@@ -26,8 +26,13 @@ __device__ __forceinline__ void mma_fragment(u32 (&a)[4], const T *R, int u0, in
             int r = rows[rr];
             bool valid = r < (rg + 1) * M_RPG && r < ROWS;
             int k = kc + half * 8;
-            a[half * 2 + rr] = valid ? pack2(weight_bits(R, u0, r, k), weight_bits(R, u0, r, k + 1))
-                                     : 0u;
+            if (!BWD) { // the original kernel's form (see weight_value)
+                int g = valid ? r / UPB : G, u = u0 + r % UPB;
+                a[half * 2 + rr] = pack2(weight_bits_at(R, g, u, k), weight_bits_at(R, g, u, k + 1));
+            } else {
+                a[half * 2 + rr] =
+                    valid ? pack2(weight_bits(R, u0, r, k), weight_bits(R, u0, r, k + 1)) : 0u;
+            }
         }
     }
 }
