@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# prnn-autotune end to end on one small key: it must tune it, write a valid
-# database entry, and on a second run skip the key (resumable). Exit 77
+# prnn-autotune end to end on one small shape and both passes: it must tune
+# the forward and the backward-data key, write a valid database entry for
+# each, and on a second run skip both (resumable). Exit 77
 # (meson: SKIP) only when the tool reports PRNN_STATUS_NO_DEVICE; any other
 # failure with a GPU present is a failure.
 #   autotune_smoke.sh PATH-TO-prnn-autotune
@@ -10,7 +11,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/prnn-autotune-smoke.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 export PRNN_CACHE_DIR=$dir/cache
 args=(--modes gru --hidden 96 --batch 3 --dtype float --candidates 4 --seq 16 --repeats 2
-      --output "$dir/db.json")
+      --pass forward,backward-data --output "$dir/db.json")
 
 "$tool" "${args[@]}" > "$dir/first.log" 2>&1
 rc=$?
@@ -19,18 +20,22 @@ if [ $rc -ne 0 ] && grep -q "PRNN_STATUS_NO_DEVICE" "$dir/first.log"; then
 fi
 cat "$dir/first.log"
 [ $rc -eq 0 ] || { echo "FAIL: prnn-autotune exited $rc"; exit 1; }
-grep -q "^1 tuned, 0 already in the database, 0 failed" "$dir/first.log" ||
-    { echo "FAIL: the key was not tuned"; exit 1; }
+grep -q "^2 tuned, 0 already in the database, 0 failed" "$dir/first.log" ||
+    { echo "FAIL: the two keys were not tuned"; exit 1; }
 python3 - "$dir/db.json" <<'PY' || { echo "FAIL: the database is not what was tuned"; exit 1; }
 import json, sys
 db = json.load(open(sys.argv[1]))
 assert db["schema_version"] == 1, db
-(e,) = db["entries"]
-assert (e["mode"], e["dtype"], e["hidden"], e["batch"], e["directions"]) == ("gru", "float", 96, 3, 1), e
-assert e["us_per_step"] > 0 and e["config"]["blocks"] >= 1, e
+entries = db["entries"]
+assert len(entries) == 2, entries
+for e in entries:
+    assert (e["mode"], e["dtype"], e["hidden"], e["batch"], e["directions"]) == ("gru", "float", 96, 3, 1), e
+    assert e["us_per_step"] > 0 and e["config"]["blocks"] >= 1, e
+# forward entries carry no "pass" (absent means forward); backward ones do
+assert sorted(e.get("pass", "forward") for e in entries) == ["backward-data", "forward"], entries
 PY
 
 "$tool" "${args[@]}" > "$dir/second.log" 2>&1 || { cat "$dir/second.log"; echo "FAIL: second run"; exit 1; }
-grep -q "^0 tuned, 1 already in the database, 0 failed" "$dir/second.log" ||
-    { cat "$dir/second.log"; echo "FAIL: the second run did not skip the stored key"; exit 1; }
+grep -q "^0 tuned, 2 already in the database, 0 failed" "$dir/second.log" ||
+    { cat "$dir/second.log"; echo "FAIL: the second run did not skip the stored keys"; exit 1; }
 echo "PASS"
