@@ -421,7 +421,9 @@ PRNN_API prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc
  */
 
 /* Device (or, for the CPU backend, host) scratch memory that Forward*,
- * BackwardData and BackwardWeights need for this shape. May be 0. */
+ * BackwardData and BackwardWeights need for this shape: one size for all
+ * four calls (the largest of their needs). May be 0. GPU backend: plans the
+ * shape as prnnPrepareRNN does (the size depends on the tiles chosen). */
 PRNN_API prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
                                               const prnnRNNDescriptor_t rnnDesc,
                                               int seqLength,
@@ -432,7 +434,15 @@ PRNN_API prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
  * Memory that ForwardTraining fills and BackwardData / BackwardWeights read:
  * it must be passed unchanged between them. Its contents are private and
  * depend on the backend. The reserve belongs to the caller, like every
- * buffer; what prnn keeps about it is described below.
+ * buffer; what prnn keeps about it is described below. Its size depends on
+ * the problem only (not on the tiles the GPU runs).
+ *
+ * GPU backend: this call also prepares the training kernels (the forward
+ * kernel's training variant, the backward-data kernel, the elementwise and
+ * reduction kernels): compile or load them now, as prnnPrepareRNN does for
+ * inference, so that the first training call pays nothing. It may therefore
+ * take as long as prnnPrepareRNN, and returns COMPILE_FAILED and the other
+ * planning statuses prnnPrepareRNN documents.
  *
  * The training order. prnn records, for the whole process (every handle and
  * thread), which reserves ForwardTraining filled, for which problem, and how
