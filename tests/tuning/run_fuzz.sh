@@ -7,6 +7,9 @@
 #   PRNN_FUZZ_SECONDS  run time in seconds (default 60; 0: only replay the
 #                      seed corpus)
 #   PRNN_FUZZ_CC       compiler (default clang)
+#   PRNN_FUZZ_INCLUDE  folder of the generated prnn.h (default: the build's
+#                      include folder, three levels above WORK_DIR, which
+#                      meson passes as <builddir>/tests/tuning/fuzz)
 # Exit status: 0 no finding; 1 a finding or a build error (the crashing input
 # is saved in WORK_DIR as crash-*, leak-*, timeout-* or oom-*); 77 (meson's
 # SKIP) when clang or its libFuzzer runtime is missing, unless --require.
@@ -19,6 +22,8 @@ work=${2:?usage: run_fuzz.sh SOURCE_ROOT WORK_DIR [--require]}
 require=${3:-}
 seconds=${PRNN_FUZZ_SECONDS:-60}
 cc=${PRNN_FUZZ_CC:-clang}
+# prnn.h is generated from include/prnn.h.in into <builddir>/include.
+include=${PRNN_FUZZ_INCLUDE:-$work/../../../include}
 
 skip() {
     echo "tuning_fuzz: SKIP: $*"
@@ -49,13 +54,17 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$work/probe.c" \
 fi
 
 cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
+if [ ! -f "$include/prnn.h" ]; then
+    echo "tuning_fuzz: FAIL: no generated prnn.h in $include (set PRNN_FUZZ_INCLUDE)"
+    exit 1
+fi
 
 # The parser, search and formatter, and what they use: no file I/O, no
 # embedded files, no CUDA.
 # shellcheck disable=SC2086
 if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -I"$src/include" -I"$src/src" \
+        -I"$include" -I"$src/src" \
         "$src/tests/tuning/fuzz_tuning_db.c" \
         "$src/src/tuning/tuning_db_parse.c" \
         "$src/src/tuning/tuning_db_format.c" \
