@@ -1,4 +1,6 @@
-/* Writes the synthetic result set as prnn-bench JSON (for the plot test). */
+/* Writes the synthetic result set as prnn-bench JSON and, given a second
+ * path, as its CSV: the plot test reads both, through the bench's own
+ * writers. */
 #include <stdio.h>
 
 #include "bench_report.h"
@@ -6,8 +8,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT.json\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s OUT.json [OUT.csv]\n", argv[0]);
         return 2;
     }
     bench_result rs[SYNTH_MAX];
@@ -15,11 +17,18 @@ int main(int argc, char **argv)
     bench_cold_result cold[2];
     int ncold;
     int n = bench_synth(rs, &meta, cold, &ncold);
-    FILE *f = fopen(argv[1], "w");
-    if (!f) {
-        perror(argv[1]);
-        return 1;
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "w");
+        if (!f) {
+            perror(argv[i]);
+            return 1;
+        }
+        if (i == 1)
+            bench_write_json(f, &meta, rs, n, cold, ncold);
+        else
+            bench_write_csv(f, rs, n);
+        if (fclose(f))
+            return 1;
     }
-    bench_write_json(f, &meta, rs, n, cold, ncold);
-    return fclose(f) ? 1 : 0;
+    return 0;
 }

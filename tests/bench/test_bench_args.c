@@ -30,6 +30,13 @@ static void expect_error(const char *contains, int rc, const char *err)
            contains);
 }
 
+static void expect_message(const char *message, int rc, const char *err)
+{
+    EXPECT(rc == -1, "expected the error '%s'", message);
+    EXPECT(strcmp(err, message) == 0, "message '%s', expected '%s'", err,
+           message);
+}
+
 /* The training grid of the issue: {tanh, lstm, gru} x H {256, 512, 1024,
  * 2048} x B {1, 4, 8, 16, 64} x {float, half}, T = 256, one layer, every
  * point a training one. */
@@ -227,31 +234,74 @@ int main(void)
     EXPECT(PARSE(&a, "--help") == 0 && a.help, "--help");
     EXPECT(PARSE(&a, "--no-prnn") == 0 && a.no_prnn, "--no-prnn");
 
-    /* Errors. */
-    expect_error("unknown option '--bogus'", PARSE(&a, "--bogus"), err);
-    expect_error("takes no value", PARSE(&a, "--quick=1"), err);
-    expect_error("--hidden needs a value", PARSE(&a, "--hidden"), err);
-    expect_error("'0' is not a size", PARSE(&a, "--hidden", "0"), err);
-    expect_error("'12x' is not a size", PARSE(&a, "--batch", "1,12x"), err);
-    expect_error("'sru' is not a mode", PARSE(&a, "--modes", "lstm,sru"), err);
-    expect_error("'int8' is not a data type", PARSE(&a, "--dtype", "int8"),
-                 err);
-    expect_error("empty list", PARSE(&a, "--seq", ","), err);
-    expect_error("--repeats", PARSE(&a, "--repeats", "0"), err);
-    expect_error("--warmup", PARSE(&a, "--warmup", "-1"), err);
-    expect_error("--math", PARSE(&a, "--math", "fast"), err);
-    expect_error("not a cuDNN algorithm",
-                 PARSE(&a, "--cudnn-algos", "static,best"), err);
-    expect_error("nothing to time", PARSE(&a, "--no-prnn", "--no-cudnn"), err);
-    expect_error("unexpected argument 'lstm'", PARSE(&a, "lstm"), err);
-    expect_error("--seed", PARSE(&a, "--seed", "-3"), err);
-    expect_error("--csv: empty", PARSE(&a, "--csv="), err);
-    expect_error("more than 64 values",
+    /* Errors: the whole message, in the tools' wording (tool_cli.h). */
+    expect_message("unknown option --bogus", PARSE(&a, "--bogus"), err);
+    expect_message("unknown option --bogus", PARSE(&a, "--bogus=1"), err);
+    expect_message("unknown option -x", PARSE(&a, "-x"), err);
+    expect_message("option --quick takes no value", PARSE(&a, "--quick=1"),
+                   err);
+    expect_message("option --hidden needs a value", PARSE(&a, "--hidden"),
+                   err);
+    expect_message("ambiguous option --no: --no-cudnn or --no-prnn",
+                   PARSE(&a, "--no"), err);
+    expect_message("--hidden \"0\": must be an integer in [1, 65536]",
+                   PARSE(&a, "--hidden", "0"), err);
+    expect_message("--batch \"1,12x\": \"12x\" must be an integer in "
+                   "[1, 65536]",
+                   PARSE(&a, "--batch", "1,12x"), err);
+    expect_message("--modes \"lstm,sru\": \"sru\" must be one of relu, "
+                   "tanh, lstm, gru",
+                   PARSE(&a, "--modes", "lstm,sru"), err);
+    expect_message("--dtype \"int8\": must be one of float, half, bfloat16, "
+                   "double",
+                   PARSE(&a, "--dtype", "int8"), err);
+    expect_message("--seq \",\": must list at least one value",
+                   PARSE(&a, "--seq", ","), err);
+    expect_message("--repeats \"0\": must be an integer in [1, 100000]",
+                   PARSE(&a, "--repeats", "0"), err);
+    expect_message("--warmup \"-1\": must be an integer in [0, 1000]",
+                   PARSE(&a, "--warmup", "-1"), err);
+    expect_message("--math \"fast\": must be strict or tf32",
+                   PARSE(&a, "--math", "fast"), err);
+    expect_message("--cudnn-algos \"static,best\": \"best\" must be one of "
+                   "standard, static, dynamic, small_h",
+                   PARSE(&a, "--cudnn-algos", "static,best"), err);
+    expect_message("--pass \"inference,training,training\": must list at "
+                   "most 2 values",
+                   PARSE(&a, "--pass", "inference,training,training"), err);
+    expect_message("--no-cudnn and --no-prnn together leave nothing to time",
+                   PARSE(&a, "--no-prnn", "--no-cudnn"), err);
+    expect_message("unexpected argument \"lstm\": prnn-bench takes options "
+                   "only",
+                   PARSE(&a, "lstm"), err);
+    expect_message("--seed \"-3\": must be an unsigned integer (decimal, or "
+                   "hexadecimal after 0x)",
+                   PARSE(&a, "--seed", "-3"), err);
+    expect_message("--csv \"\": must not be empty", PARSE(&a, "--csv="), err);
+    expect_error("must list at most 64 values",
                  PARSE(&a, "--batch",
                        "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
                        "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
                        "1,1,1,1,1,1,1,1,1,1,1"),
                  err);
+
+    /* getopt_long's conveniences: a flag's unambiguous prefix, options
+     * after an operand-free command line in any order, "--" ending them,
+     * and --cudnn-algos adding up over several flags. */
+    EXPECT(PARSE(&a, "--hid", "64", "--bidir") == 0 && a.n_hidden == 1 &&
+               a.hidden[0] == 64 && a.bidirectional,
+           "prefixes: %s", err);
+    EXPECT(PARSE(&a, "--cudnn-algos", "static", "--cudnn-algos=standard") ==
+                   0 &&
+               a.cudnn_algos == 3u,
+           "--cudnn-algos twice: %#x", a.cudnn_algos);
+    expect_message("unexpected argument \"--quick\": prnn-bench takes "
+                   "options only",
+                   PARSE(&a, "--", "--quick"), err);
+    /* A parse after a failed one starts afresh (getopt's state is reset). */
+    EXPECT(PARSE(&a, "-v", "--quick") == 0 && a.verbose && a.quick, "%s",
+           err);
+    EXPECT(PARSE(&a, "--version") == 0 && a.version && !a.help, "--version");
 
     /* The usage names every option. */
     char *buf = NULL;
@@ -263,9 +313,21 @@ int main(void)
                           "--seq", "--layers", "--bidirectional",
                           "--training", "--repeats", "--warmup", "--math",
                           "--quick", "--csv", "--json", "--plot",
-                          "--no-cudnn", "--device", "--cold-start", NULL};
+                          "--no-cudnn", "--no-prnn", "--device",
+                          "--cold-start", "--pass", "--input", "--seed",
+                          "--cudnn-algos", "--verbose", "--help",
+                          "--version", NULL};
     for (int i = 0; opts[i]; i++)
         EXPECT(strstr(buf, opts[i]) != NULL, "usage lacks %s", opts[i]);
+    /* ... and ends with the exit statuses, "no GPU" told apart from bad
+     * arguments (tools/main.sh branches on it). */
+    const char *status = strstr(buf, "\nExit status:\n");
+    EXPECT(status && strstr(status, "\n  0  ") &&
+               strstr(status, "\n  1  ") &&
+               strstr(status, "\n  2    bad arguments") &&
+               strstr(status, "\n  3    no GPU") &&
+               !strstr(status, "\n  130"),
+           "exit statuses: %s", status ? status : "(none)");
     EXPECT(strstr(buf, "--cold-child") == NULL, "usage shows the internal "
                                                 "flag");
     free(buf);

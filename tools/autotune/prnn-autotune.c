@@ -28,6 +28,7 @@
 #include "gpu/gpu_state.h"
 #include "handle.h"
 #include "prnn.h"
+#include "tool_cli.h"
 #include "tuning/tuning_db.h"
 
 static volatile sig_atomic_t interrupted;
@@ -37,67 +38,54 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
+/* What the command line asks for. */
 typedef struct {
-    int values[64];
-    int n;
-} int_list;
+    prnnRNNMode_t modes[8];
+    int nmodes;
+    prnnDataType_t dts[8];
+    int ndts;
+    int hidden[64], nhidden;
+    int batch[64], nbatch;
+    int dirs[2], ndirs;
+    prnn_pass passes[PRNN_PASS_COUNT];
+    int npasses;
+    const char *output;
+    int force, verbose, help, version;
+    prnn_autotune_options opts;
+} tune_args;
 
-static int parse_ints(const char *s, int_list *l)
+/* The items of the list options (tool_item_fn): each fills ctx[index]. */
+
+static int item_mode(void *ctx, int index, const char *s, char *rule,
+                     size_t n)
 {
-    l->n = 0;
-    while (*s && l->n < 64) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 65536)
-            return -1;
-        l->values[l->n++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
+    prnnRNNMode_t m;
+    if (prnn_tuning_mode_from_name(s, &m) || m == PRNN_SRU) {
+        snprintf(rule, n, "must be one of relu, tanh, lstm, gru");
+        return -1;
     }
-    return l->n ? 0 : -1;
+    ((prnnRNNMode_t *)ctx)[index] = m;
+    return 0;
 }
 
-static int parse_modes(const char *s, prnnRNNMode_t *modes, int *n)
+static int item_dtype(void *ctx, int index, const char *s, char *rule,
+                      size_t n)
 {
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", s);
-    *n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        prnnRNNMode_t m;
-        if (prnn_tuning_mode_from_name(tok, &m) || m == PRNN_SRU || *n >= 8)
-            return -1;
-        modes[(*n)++] = m;
+    if (prnn_tuning_dtype_from_name(s, &((prnnDataType_t *)ctx)[index])) {
+        snprintf(rule, n, "must be one of float, half, bfloat16, double");
+        return -1;
     }
-    return *n ? 0 : -1;
+    return 0;
 }
 
-static int parse_dtypes(const char *s, prnnDataType_t *dts, int *n)
+static int item_pass(void *ctx, int index, const char *s, char *rule,
+                     size_t n)
 {
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", s);
-    *n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        prnnDataType_t t;
-        if (prnn_tuning_dtype_from_name(tok, &t) || *n >= 8)
-            return -1;
-        dts[(*n)++] = t;
+    if (prnn_pass_from_name(s, &((prnn_pass *)ctx)[index])) {
+        snprintf(rule, n, "must be forward or backward-data");
+        return -1;
     }
-    return *n ? 0 : -1;
-}
-
-static int parse_passes(const char *s, prnn_pass *passes, int *n)
-{
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", s);
-    *n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        prnn_pass p;
-        if (prnn_pass_from_name(tok, &p) || *n >= PRNN_PASS_COUNT)
-            return -1;
-        passes[(*n)++] = p;
-    }
-    return *n ? 0 : -1;
+    return 0;
 }
 
 static void usage(FILE *f)
@@ -116,12 +104,133 @@ static void usage(FILE *f)
             "  --output FILE     database to update (default: the user tuning DB,\n"
             "                    $PRNN_TUNING_DB or <cache dir>/tuning.json)\n"
             "  --force           re-tune keys the database already holds\n"
-            "  --candidates N    tiles tried per key (default 12)\n"
-            "  --seq N           timed sequence length (default 256)\n"
+            "  --candidates N    tiles tried per key (default 12, at most %d)\n"
+            "  --seq N           timed sequence length (default 256, at least 4)\n"
             "  --repeats N       timed runs per candidate, median (default 5)\n"
             "  --budget S        seconds per key before remaining candidates are\n"
             "                    skipped (default 60)\n"
-            "  --verbose         print every candidate\n");
+            "  --verbose         print every candidate\n"
+            "  -h, --help        this text\n"
+            "  --version         prnn-autotune's version (and the loaded library's)\n",
+            PRNN_AUTOTUNE_MAX_CANDIDATES);
+    tool_help_exit_status(
+        f,
+        "every key of the grid is tuned or already in the database",
+        "a key failed (the others are recorded), prnnCreate failed for "
+        "another reason than no GPU, or there is no user tuning DB path",
+        TOOL_USES_GPU | TOOL_HANDLES_SIGINT);
+}
+
+enum {
+    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_DIRS, OPT_PASS,
+    OPT_QUICK, OPT_OUTPUT, OPT_FORCE, OPT_CANDIDATES, OPT_SEQ, OPT_REPEATS,
+    OPT_BUDGET, OPT_VERBOSE, OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"modes", required_argument, NULL, OPT_MODES},
+    {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"directions", required_argument, NULL, OPT_DIRS},
+    {"pass", required_argument, NULL, OPT_PASS},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"candidates", required_argument, NULL, OPT_CANDIDATES},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"repeats", required_argument, NULL, OPT_REPEATS},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option (tool_option_fn). */
+static int apply(void *ctx, int c, const char *name, const char *value,
+                 char *err, size_t n)
+{
+    tune_args *a = ctx;
+    long v;
+    switch (c) {
+    case 'h': a->help = 1; return 0;
+    case OPT_VERSION: a->version = 1; return 0;
+    case OPT_QUICK:
+        a->modes[0] = PRNN_LSTM, a->modes[1] = PRNN_GRU, a->nmodes = 2;
+        a->hidden[0] = 256, a->hidden[1] = 1024, a->nhidden = 2;
+        a->batch[0] = 1, a->batch[1] = 8, a->nbatch = 2;
+        return 0;
+    case OPT_FORCE: a->force = 1; return 0;
+    case OPT_VERBOSE: a->verbose = 1; return 0;
+    case OPT_MODES:
+        return tool_parse_list(name, value, 8, item_mode, a->modes,
+                               &a->nmodes, err, n);
+    case OPT_DTYPE:
+        return tool_parse_list(name, value, 8, item_dtype, a->dts, &a->ndts,
+                               err, n);
+    case OPT_PASS:
+        return tool_parse_list(name, value, PRNN_PASS_COUNT, item_pass,
+                               a->passes, &a->npasses, err, n);
+    case OPT_HIDDEN:
+        return tool_parse_ints(name, value, 1, 65536, a->hidden, 64,
+                               &a->nhidden, err, n);
+    case OPT_BATCH:
+        return tool_parse_ints(name, value, 1, 65536, a->batch, 64,
+                               &a->nbatch, err, n);
+    case OPT_DIRS:
+        return tool_parse_ints(name, value, 1, 2, a->dirs, 2, &a->ndirs, err,
+                               n);
+    case OPT_OUTPUT:
+        a->output = value;
+        return tool_parse_path(name, value, err, n);
+    case OPT_CANDIDATES:
+        if (tool_parse_long(name, value, 1, PRNN_AUTOTUNE_MAX_CANDIDATES, &v,
+                            err, n))
+            return -1;
+        a->opts.max_candidates = (int)v;
+        return 0;
+    case OPT_SEQ:
+        if (tool_parse_long(name, value, 4, 1000000, &v, err, n))
+            return -1;
+        a->opts.seq_length = (int)v;
+        return 0;
+    case OPT_REPEATS:
+        if (tool_parse_long(name, value, 1, 64, &v, err, n))
+            return -1;
+        a->opts.repeats = (int)v;
+        return 0;
+    case OPT_BUDGET:
+        return tool_parse_seconds(name, value, &a->opts.budget_s, err, n);
+    }
+    snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
+    return -1;
+}
+
+/* The grid of the usage's defaults, then argv: 0, or -1 with err. */
+static int parse_args(int argc, char **argv, tune_args *a, char *err,
+                      size_t n)
+{
+    static const tune_args defaults = {
+        .modes = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU},
+        .nmodes = 3,
+        .dts = {PRNN_DATA_FLOAT, PRNN_DATA_HALF},
+        .ndts = 2,
+        .hidden = {256, 512, 1024, 2048},
+        .nhidden = 4,
+        .batch = {1, 4, 8, 16, 64},
+        .nbatch = 5,
+        .dirs = {1},
+        .ndirs = 1,
+        .passes = {PRNN_PASS_FORWARD},
+        .npasses = 1,
+    };
+    *a = defaults;
+    prnn_autotune_defaults(&a->opts);
+    int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
+    if (first < 0)
+        return -1;
+    return tool_no_operands("prnn-autotune", argc, argv, first, err, n);
 }
 
 /* Is the key already in the database at path (exact)? */
@@ -189,115 +298,42 @@ static void on_progress(void *ctx, int done, int total, const char *line)
 
 int main(int argc, char **argv)
 {
-    prnnRNNMode_t modes[8] = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
-    int nmodes = 3;
-    prnnDataType_t dts[8] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF};
-    int ndts = 2;
-    int_list hidden = {{256, 512, 1024, 2048}, 4}, batch = {{1, 4, 8, 16, 64}, 5};
-    int_list dirs = {{1}, 1};
-    const char *output = NULL;
-    int force = 0, verbose = 0;
-    prnn_autotune_options opts;
-    prnn_autotune_defaults(&opts);
-    prnn_pass passes[PRNN_PASS_COUNT] = {PRNN_PASS_FORWARD};
-    int npasses = 1;
-    enum { O_MODES = 256, O_HIDDEN, O_BATCH, O_DTYPE, O_DIRS, O_PASS, O_QUICK, O_OUTPUT, O_FORCE,
-           O_CANDIDATES, O_SEQ, O_REPEATS, O_BUDGET, O_VERBOSE };
-    static const struct option longopts[] = {
-        {"modes", required_argument, NULL, O_MODES},
-        {"hidden", required_argument, NULL, O_HIDDEN},
-        {"batch", required_argument, NULL, O_BATCH},
-        {"dtype", required_argument, NULL, O_DTYPE},
-        {"directions", required_argument, NULL, O_DIRS},
-        {"pass", required_argument, NULL, O_PASS},
-        {"quick", no_argument, NULL, O_QUICK},
-        {"output", required_argument, NULL, O_OUTPUT},
-        {"force", no_argument, NULL, O_FORCE},
-        {"candidates", required_argument, NULL, O_CANDIDATES},
-        {"seq", required_argument, NULL, O_SEQ},
-        {"repeats", required_argument, NULL, O_REPEATS},
-        {"budget", required_argument, NULL, O_BUDGET},
-        {"verbose", no_argument, NULL, O_VERBOSE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
-        int bad = 0;
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return 0;
-        case O_QUICK:
-            modes[0] = PRNN_LSTM, modes[1] = PRNN_GRU, nmodes = 2;
-            hidden = (int_list){{256, 1024}, 2};
-            batch = (int_list){{1, 8}, 2};
-            break;
-        case O_FORCE: force = 1; break;
-        case O_VERBOSE: verbose = 1; break;
-        case O_MODES: bad = parse_modes(optarg, modes, &nmodes); break;
-        case O_DTYPE: bad = parse_dtypes(optarg, dts, &ndts); break;
-        case O_HIDDEN: bad = parse_ints(optarg, &hidden); break;
-        case O_BATCH: bad = parse_ints(optarg, &batch); break;
-        case O_DIRS:
-            bad = parse_ints(optarg, &dirs);
-            for (int k = 0; k < dirs.n; k++)
-                bad |= dirs.values[k] > 2;
-            break;
-        case O_PASS: bad = parse_passes(optarg, passes, &npasses); break;
-        case O_OUTPUT: output = optarg; break;
-        case O_CANDIDATES:
-            opts.max_candidates = atoi(optarg);
-            bad = opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES;
-            break;
-        case O_SEQ:
-            opts.seq_length = atoi(optarg);
-            bad = opts.seq_length < 4;
-            break;
-        case O_REPEATS:
-            opts.repeats = atoi(optarg);
-            bad = opts.repeats < 1 || opts.repeats > 64;
-            break;
-        case O_BUDGET:
-            opts.budget_s = atof(optarg);
-            bad = !(opts.budget_s > 0);
-            break;
-        default:
-            bad = 1; /* getopt_long has said what */
-        }
-        if (bad) {
-            if (c != '?')
-                fprintf(stderr, "prnn-autotune: bad value for --%s: \"%s\"\n",
-                        longopts[c - O_MODES].name, optarg ? optarg : "");
-            usage(stderr);
-            return 2;
-        }
+    tune_args a;
+    char err[512];
+    if (parse_args(argc, argv, &a, err, sizeof(err)))
+        return tool_bad_args("prnn-autotune", err);
+    if (a.help) {
+        usage(stdout);
+        return TOOL_EXIT_OK;
     }
-    if (optind < argc) {
-        fprintf(stderr, "prnn-autotune: unexpected argument \"%s\"\n", argv[optind]);
-        usage(stderr);
-        return 2;
+    if (a.version) {
+        tool_print_version(stdout, "prnn-autotune");
+        return TOOL_EXIT_OK;
     }
+    prnn_autotune_options opts = a.opts;
     prnnHandle_t h;
     prnnStatus_t s = prnnCreate(&h);
     if (s) {
-        fprintf(stderr, "prnn-autotune: no usable GPU (%s): %s\n", prnnGetErrorString(s),
-                prnnGetLastErrorLog());
-        return 2;
+        fprintf(stderr, "prnn-autotune: %s (%s): %s\n",
+                s == PRNN_STATUS_NO_DEVICE ? "no GPU" : "prnnCreate failed",
+                prnnGetErrorString(s), prnnGetLastErrorLog());
+        return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU : TOOL_EXIT_FAILURE;
     }
     char path[4096];
-    if (output)
-        snprintf(path, sizeof(path), "%s", output);
+    if (a.output)
+        snprintf(path, sizeof(path), "%s", a.output);
     else if (prnn_tuning_user_db_path(path, sizeof(path))) {
         fprintf(stderr, "prnn-autotune: no user tuning DB path (set PRNN_TUNING_DB or "
                         "PRNN_CACHE_DIR, or pass --output)\n");
-        return 2;
+        prnnDestroy(h);
+        return TOOL_EXIT_FAILURE;
     }
     opts.output_db = path;
     signal(SIGINT, on_sigint);
-    progress_state ps = {isatty(2), verbose, 0, 0, now_s()};
+    progress_state ps = {isatty(2), a.verbose, 0, 0, now_s()};
     opts.progress = on_progress;
     opts.progress_ctx = &ps;
-    ps.key_total = npasses * nmodes * hidden.n * batch.n * ndts * dirs.n;
+    ps.key_total = a.npasses * a.nmodes * a.nhidden * a.nbatch * a.ndts * a.ndirs;
     const prnn_device_info *dev = &h->gpu->info;
     prnn_gpu_call call = {h->gpu, h->stream, h->autotune};
     printf("prnn-autotune on %s -> %s (%d keys)\n", h->gpu->description, path, ps.key_total);
@@ -305,30 +341,30 @@ int main(int argc, char **argv)
            "B", "dir", "heuristic", "autotuned", "gain", "config");
     int tuned = 0, skipped = 0, failed = 0;
     double log_gain = 0;
-    for (int pi = 0; pi < npasses && !interrupted; pi++)
-    for (int mi = 0; mi < nmodes && !interrupted; mi++)
-        for (int ti = 0; ti < ndts && !interrupted; ti++)
-            for (int hi = 0; hi < hidden.n && !interrupted; hi++)
-                for (int bi = 0; bi < batch.n && !interrupted; bi++)
-                    for (int di = 0; di < dirs.n && !interrupted; di++, ps.key_index++) {
+    for (int pi = 0; pi < a.npasses && !interrupted; pi++)
+    for (int mi = 0; mi < a.nmodes && !interrupted; mi++)
+        for (int ti = 0; ti < a.ndts && !interrupted; ti++)
+            for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
+                for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
+                    for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
                         prnn_tuning_key key = {dev->name, dev->cc_major, dev->cc_minor,
-                                               dev->sm_count, modes[mi], dts[ti],
-                                               hidden.values[hi], dirs.values[di],
-                                               batch.values[bi], passes[pi]};
-                        if (!force && in_db(path, &key)) {
+                                               dev->sm_count, a.modes[mi], a.dts[ti],
+                                               a.hidden[hi], a.dirs[di],
+                                               a.batch[bi], a.passes[pi]};
+                        if (!a.force && in_db(path, &key)) {
                             skipped++;
                             continue;
                         }
                         prnnRNNDescriptor_t rnn;
                         prnnCreateRNNDescriptor(&rnn);
-                        prnnSetRNNDescriptor(rnn, hidden.values[hi], 1, NULL, PRNN_LINEAR_INPUT,
-                                             dirs.values[di] == 2 ? PRNN_BIDIRECTIONAL
+                        prnnSetRNNDescriptor(rnn, a.hidden[hi], 1, NULL, PRNN_LINEAR_INPUT,
+                                             a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL
                                                                   : PRNN_UNIDIRECTIONAL,
-                                             modes[mi], dts[ti]);
+                                             a.modes[mi], a.dts[ti]);
                         prnn_tile_config best;
                         prnn_autotune_report rep;
                         prnn_api_enter("prnn-autotune");
-                        s = prnn_autotune_shape(&call, rnn, batch.values[bi], passes[pi], &opts,
+                        s = prnn_autotune_shape(&call, rnn, a.batch[bi], a.passes[pi], &opts,
                                                 &best, &rep);
                         if (ps.tty)
                             fprintf(stderr, "\r%60s\r", "");
@@ -341,14 +377,14 @@ int main(int argc, char **argv)
                                 log_gain += log(gain);
                             tuned++;
                             printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
-                                   prnn_pass_name(passes[pi]), prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
-                                   hidden.values[hi], batch.values[bi], dirs.values[di],
+                                   prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]), prnn_dtype_name(a.dts[ti]),
+                                   a.hidden[hi], a.batch[bi], a.dirs[di],
                                    rep.heuristic_us, b, gain, cfg);
                         } else {
                             failed++;
                             printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",
-                                   prnn_pass_name(passes[pi]), prnn_mode_name(modes[mi]), prnn_dtype_name(dts[ti]),
-                                   hidden.values[hi], batch.values[bi], dirs.values[di],
+                                   prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]), prnn_dtype_name(a.dts[ti]),
+                                   a.hidden[hi], a.batch[bi], a.dirs[di],
                                    prnnGetLastErrorLog());
                         }
                         fflush(stdout);
@@ -358,5 +394,5 @@ int main(int argc, char **argv)
            "the heuristic %.2fx\n", tuned, skipped, failed,
            interrupted ? ", interrupted" : "", tuned ? exp(log_gain / tuned) : 1.0);
     prnnDestroy(h);
-    return failed ? 1 : interrupted ? 130 : 0;
+    return failed ? TOOL_EXIT_FAILURE : interrupted ? TOOL_EXIT_INTERRUPTED : TOOL_EXIT_OK;
 }

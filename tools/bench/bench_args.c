@@ -1,11 +1,11 @@
 #include "bench_args.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "tool_cli.h"
 
 void bench_usage(FILE *f, const char *prog)
 {
@@ -58,38 +58,20 @@ void bench_usage(FILE *f, const char *prog)
 "Output:\n"
 "  --csv FILE         every number, one row per point (of each training\n"
 "                     phase: the median)\n"
-"  --json FILE        every number, for tools/plot_bench.py\n"
+"  --json FILE        every number, and the run's device and date\n"
+"                     (tools/plot_bench.py --csv or --json plots either)\n"
 "  --plot FILE.png    runs tools/plot_bench.py (python3 + matplotlib)\n"
 "  -v, --verbose      say why each algorithm was refused, and progress\n"
 "  -h, --help         this text\n"
-"\n"
-"Exit status: 0 when the sweep ran (individual failures are shown in the\n"
-"table), 1 when the device failed, 2 for bad arguments or no GPU.\n",
+"  --version          prnn-bench's version (and the loaded library's)\n",
             prog);
-}
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
+    tool_help_exit_status(
+        f,
+        "the sweep ran (an implementation that failed at a point is shown "
+        "in the table; a plot that could not be drawn is reported)",
+        "the device failed (the sweep stopped there), nothing could be "
+        "timed, or --csv or --json could not be written",
+        TOOL_USES_GPU);
 }
 
 int bench_parse_mode(const char *s, prnnRNNMode_t *m)
@@ -140,108 +122,54 @@ static int parse_cudnn_algo(const char *s, unsigned *bit)
     return -1;
 }
 
-typedef int (*item_fn)(const char *item, void *list, int idx, char *err,
-                       size_t n, const char *flag);
+/* The items of the list options (tool_item_fn): each fills ctx[index]. */
 
-/* Splits a comma-separated value and hands each item to fn. */
-static int parse_list(const char *flag, const char *value, item_fn fn,
-                      void *list, int *count, char *err, size_t n)
+static int item_rule(char *rule, size_t n, const char *text)
 {
-    char buf[1024];
-    if (strlen(value) >= sizeof(buf))
-        return fail(err, n, "%s: list too long", flag);
-    strcpy(buf, value);
-    int k = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        while (*tok == ' ')
-            tok++;
-        if (k >= BENCH_MAX_LIST)
-            return fail(err, n, "%s: more than %d values", flag,
-                        BENCH_MAX_LIST);
-        if (fn(tok, list, k, err, n, flag))
-            return -1;
-        k++;
-    }
-    if (k == 0)
-        return fail(err, n, "%s: empty list", flag);
-    *count = k;
+    snprintf(rule, n, "%s", text);
+    return -1;
+}
+
+static int item_mode(void *ctx, int index, const char *s, char *rule,
+                     size_t n)
+{
+    if (bench_parse_mode(s, &((prnnRNNMode_t *)ctx)[index]))
+        return item_rule(rule, n, "must be one of relu, tanh, lstm, gru");
     return 0;
 }
 
-static int item_mode(const char *s, void *list, int idx, char *err, size_t n,
-                     const char *flag)
+static int item_dtype(void *ctx, int index, const char *s, char *rule,
+                      size_t n)
 {
-    prnnRNNMode_t m;
-    if (bench_parse_mode(s, &m))
-        return fail(err, n, "%s: '%s' is not a mode (relu, tanh, lstm, gru)",
-                    flag, s);
-    ((prnnRNNMode_t *)list)[idx] = m;
+    if (bench_parse_dtype(s, &((prnnDataType_t *)ctx)[index]))
+        return item_rule(rule, n,
+                         "must be one of float, half, bfloat16, double");
     return 0;
 }
 
-static int item_dtype(const char *s, void *list, int idx, char *err, size_t n,
-                      const char *flag)
+static int item_pass(void *ctx, int index, const char *s, char *rule,
+                     size_t n)
 {
-    prnnDataType_t t;
-    if (bench_parse_dtype(s, &t))
-        return fail(err, n,
-                    "%s: '%s' is not a data type (float, half, bfloat16, "
-                    "double)",
-                    flag, s);
-    ((prnnDataType_t *)list)[idx] = t;
-    return 0;
-}
-
-static int item_hidden(const char *s, void *list, int idx, char *err,
-                       size_t n, const char *flag)
-{
-    long v;
-    if (parse_long(s, 1, 65536, &v))
-        return fail(err, n, "%s: '%s' is not a size from 1 to 65536", flag, s);
-    ((int *)list)[idx] = (int)v;
-    return 0;
-}
-
-static int item_seq(const char *s, void *list, int idx, char *err, size_t n,
-                    const char *flag)
-{
-    long v;
-    if (parse_long(s, 1, 1000000, &v))
-        return fail(err, n, "%s: '%s' is not a length from 1 to 1000000",
-                    flag, s);
-    ((int *)list)[idx] = (int)v;
-    return 0;
-}
-
-static int item_pass(const char *s, void *list, int idx, char *err, size_t n,
-                     const char *flag)
-{
-    bench_pass p;
+    bench_pass *p = &((bench_pass *)ctx)[index];
     if (strcasecmp(s, "inference") == 0 || strcasecmp(s, "forward") == 0)
-        p = BENCH_INFERENCE;
+        *p = BENCH_INFERENCE;
     else if (strcasecmp(s, "training") == 0)
-        p = BENCH_TRAINING;
+        *p = BENCH_TRAINING;
     else
-        return fail(err, n, "%s: '%s' is not inference or training", flag, s);
-    if (idx >= 2)
-        return fail(err, n, "%s: at most two passes", flag);
-    ((bench_pass *)list)[idx] = p;
+        return item_rule(rule, n, "must be inference or training");
     return 0;
 }
 
-static int item_algo(const char *s, void *list, int idx, char *err, size_t n,
-                     const char *flag)
+/* ctx: the algorithm bit set, each item adds its bit. */
+static int item_algo(void *ctx, int index, const char *s, char *rule,
+                     size_t n)
 {
-    (void)idx;
+    (void)index;
     unsigned bit;
     if (parse_cudnn_algo(s, &bit))
-        return fail(err, n,
-                    "%s: '%s' is not a cuDNN algorithm (standard, static, "
-                    "dynamic, small_h)",
-                    flag, s);
-    *(unsigned *)list |= bit;
+        return item_rule(rule, n,
+                         "must be one of standard, static, dynamic, small_h");
+    *(unsigned *)ctx |= bit;
     return 0;
 }
 
@@ -334,177 +262,187 @@ static void fill_unset_lists(bench_args *a)
     }
 }
 
-/* Options that take a value. */
-static const char *const valued[] = {
-    "--modes", "--mode",  "--hidden", "--batch", "--dtype",  "--dtypes",
-    "--seq",   "--input", "--layers", "--pass",  "--repeats", "--warmup",
-    "--math",  "--csv",   "--json",   "--plot",  "--device", "--seed",
-    "--cudnn-algos", "--cold-child", NULL,
+/* getopt_long's values of the long-only options. */
+enum {
+    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_SEQ, OPT_INPUT,
+    OPT_LAYERS, OPT_BIDIRECTIONAL, OPT_PASS, OPT_TRAINING, OPT_QUICK,
+    OPT_REPEATS, OPT_WARMUP, OPT_MATH, OPT_CUDNN_ALGOS, OPT_NO_CUDNN,
+    OPT_NO_PRNN, OPT_DEVICE, OPT_SEED, OPT_COLD_START, OPT_CSV, OPT_JSON,
+    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD,
 };
 
-static int takes_value(const char *name)
+static const struct option long_options[] = {
+    {"modes", required_argument, NULL, OPT_MODES},
+    {"mode", required_argument, NULL, OPT_MODES},
+    {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"dtypes", required_argument, NULL, OPT_DTYPE},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"bidirectional", no_argument, NULL, OPT_BIDIRECTIONAL},
+    {"pass", required_argument, NULL, OPT_PASS},
+    {"training", no_argument, NULL, OPT_TRAINING},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"repeats", required_argument, NULL, OPT_REPEATS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"math", required_argument, NULL, OPT_MATH},
+    {"cudnn-algos", required_argument, NULL, OPT_CUDNN_ALGOS},
+    {"no-cudnn", no_argument, NULL, OPT_NO_CUDNN},
+    {"no-prnn", no_argument, NULL, OPT_NO_PRNN},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"cold-start", no_argument, NULL, OPT_COLD_START},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"cold-child", required_argument, NULL, OPT_COLD_CHILD},
+    {NULL, 0, NULL, 0},
+};
+
+/* The parse in progress: the arguments, and what the options given say
+ * beyond them: which of the numbers --quick also sets were given, and the
+ * cuDNN algorithms (each --cudnn-algos adds to the set, which then
+ * replaces the default). */
+typedef struct {
+    bench_args *a;
+    int repeats_given, warmup_given;
+    int algos_given;
+    unsigned algos;
+} parse_state;
+
+/* One option (tool_option_fn). */
+static int apply(void *ctx, int c, const char *name, const char *value,
+                 char *err, size_t n)
 {
-    for (const char *const *v = valued; *v; v++)
-        if (strcmp(*v, name) == 0)
-            return 1;
-    return 0;
+    parse_state *ps = ctx;
+    bench_args *a = ps->a;
+    long v;
+    int k;
+    switch (c) {
+    case 'h': a->help = 1; return 0;
+    case OPT_VERSION: a->version = 1; return 0;
+    case 'v': a->verbose = 1; return 0;
+    case OPT_MODES:
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_mode,
+                               a->modes, &a->n_modes, err, n);
+    case OPT_HIDDEN:
+        return tool_parse_ints(name, value, 1, 65536, a->hidden,
+                               BENCH_MAX_LIST, &a->n_hidden, err, n);
+    case OPT_BATCH:
+        return tool_parse_ints(name, value, 1, 65536, a->batch,
+                               BENCH_MAX_LIST, &a->n_batch, err, n);
+    case OPT_DTYPE:
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_dtype,
+                               a->dtypes, &a->n_dtypes, err, n);
+    case OPT_SEQ:
+        return tool_parse_ints(name, value, 1, 1000000, a->seq,
+                               BENCH_MAX_LIST, &a->n_seq, err, n);
+    case OPT_PASS:
+        if (tool_parse_list(name, value, 2, item_pass, a->passes, &k, err, n))
+            return -1;
+        a->n_passes = k == 2 && a->passes[0] == a->passes[1] ? 1 : k;
+        return 0;
+    case OPT_TRAINING:
+        a->passes[0] = BENCH_TRAINING;
+        a->n_passes = 1;
+        return 0;
+    case OPT_INPUT:
+        if (tool_parse_long(name, value, 1, 65536, &v, err, n))
+            return -1;
+        a->input = (int)v;
+        return 0;
+    case OPT_LAYERS:
+        if (tool_parse_long(name, value, 1, 256, &v, err, n))
+            return -1;
+        a->layers = (int)v;
+        return 0;
+    case OPT_BIDIRECTIONAL: a->bidirectional = 1; return 0;
+    case OPT_REPEATS:
+        if (tool_parse_long(name, value, 1, 100000, &v, err, n))
+            return -1;
+        a->repeats = (int)v;
+        ps->repeats_given = 1;
+        return 0;
+    case OPT_WARMUP:
+        if (tool_parse_long(name, value, 0, 1000, &v, err, n))
+            return -1;
+        a->warmup = (int)v;
+        ps->warmup_given = 1;
+        return 0;
+    case OPT_MATH:
+        if (!strcasecmp(value, "strict"))
+            a->math = BENCH_MATH_STRICT;
+        else if (!strcasecmp(value, "tf32"))
+            a->math = BENCH_MATH_TF32;
+        else
+            return tool_bad_value(err, n, name, value,
+                                  "must be strict or tf32");
+        return 0;
+    case OPT_CUDNN_ALGOS:
+        ps->algos_given = 1;
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_algo,
+                               &ps->algos, &k, err, n);
+    case OPT_QUICK: a->quick = 1; return 0;
+    case OPT_NO_CUDNN: a->no_cudnn = 1; return 0;
+    case OPT_NO_PRNN: a->no_prnn = 1; return 0;
+    case OPT_DEVICE:
+        if (tool_parse_long(name, value, 0, 1024, &v, err, n))
+            return -1;
+        a->device = (int)v;
+        return 0;
+    case OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(value, &end, 0);
+        if (errno || !*value || *end || *value == '-')
+            return tool_bad_value(err, n, name, value,
+                                  "must be an unsigned integer (decimal, "
+                                  "or hexadecimal after 0x)");
+        a->seed = s;
+        return 0;
+    }
+    case OPT_COLD_START: a->cold_start = 1; return 0;
+    case OPT_CSV:
+    case OPT_JSON:
+    case OPT_PLOT:
+        if (tool_parse_path(name, value, err, n))
+            return -1;
+        *(c == OPT_CSV ? &a->csv : c == OPT_JSON ? &a->json : &a->plot) =
+            value;
+        return 0;
+    case OPT_COLD_CHILD: a->cold_child = value; return 0;
+    }
+    snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
+    return -1;
 }
 
 int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                      size_t n)
 {
     set_defaults(a);
-    err[0] = '\0';
-    int algos_given = 0, repeats_given = 0, warmup_given = 0;
-    unsigned algos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        char name[64];
-        const char *value = NULL;
-        const char *eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) == 0 && eq) {
-            size_t len = (size_t)(eq - arg);
-            if (len >= sizeof(name))
-                return fail(err, n, "unknown option '%s'", arg);
-            memcpy(name, arg, len);
-            name[len] = '\0';
-            value = eq + 1;
-        } else {
-            bench_copy(name, sizeof(name), arg);
-        }
-        if (takes_value(name)) {
-            if (!value) {
-                if (i + 1 >= argc)
-                    return fail(err, n, "%s needs a value", name);
-                value = argv[++i];
-            }
-        } else if (value) {
-            return fail(err, n, "%s takes no value", name);
-        }
-
-        long v;
-        if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-            a->help = 1;
-        } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
-            a->verbose = 1;
-        } else if (!strcmp(name, "--modes") || !strcmp(name, "--mode")) {
-            if (parse_list(name, value, item_mode, a->modes, &a->n_modes, err,
-                           n))
-                return -1;
-        } else if (!strcmp(name, "--hidden")) {
-            if (parse_list(name, value, item_hidden, a->hidden, &a->n_hidden,
-                           err, n))
-                return -1;
-        } else if (!strcmp(name, "--batch")) {
-            if (parse_list(name, value, item_hidden, a->batch, &a->n_batch,
-                           err, n))
-                return -1;
-        } else if (!strcmp(name, "--dtype") || !strcmp(name, "--dtypes")) {
-            if (parse_list(name, value, item_dtype, a->dtypes, &a->n_dtypes,
-                           err, n))
-                return -1;
-        } else if (!strcmp(name, "--seq")) {
-            if (parse_list(name, value, item_seq, a->seq, &a->n_seq, err, n))
-                return -1;
-        } else if (!strcmp(name, "--pass")) {
-            bench_pass p[BENCH_MAX_LIST];
-            int k = 0;
-            if (parse_list(name, value, item_pass, p, &k, err, n))
-                return -1;
-            if (k == 2 && p[0] == p[1])
-                k = 1;
-            memcpy(a->passes, p, (size_t)k * sizeof(p[0]));
-            a->n_passes = k;
-        } else if (!strcmp(name, "--training")) {
-            a->passes[0] = BENCH_TRAINING;
-            a->n_passes = 1;
-        } else if (!strcmp(name, "--input")) {
-            if (parse_long(value, 1, 65536, &v))
-                return fail(err, n, "--input: '%s' is not a size from 1 to "
-                            "65536", value);
-            a->input = (int)v;
-        } else if (!strcmp(name, "--layers")) {
-            if (parse_long(value, 1, 256, &v))
-                return fail(err, n, "--layers: '%s' is not from 1 to 256",
-                            value);
-            a->layers = (int)v;
-        } else if (!strcmp(name, "--bidirectional")) {
-            a->bidirectional = 1;
-        } else if (!strcmp(name, "--repeats")) {
-            if (parse_long(value, 1, 100000, &v))
-                return fail(err, n, "--repeats: '%s' is not from 1 to 100000",
-                            value);
-            a->repeats = (int)v;
-            repeats_given = 1;
-        } else if (!strcmp(name, "--warmup")) {
-            if (parse_long(value, 0, 1000, &v))
-                return fail(err, n, "--warmup: '%s' is not from 0 to 1000",
-                            value);
-            a->warmup = (int)v;
-            warmup_given = 1;
-        } else if (!strcmp(name, "--math")) {
-            if (!strcasecmp(value, "strict"))
-                a->math = BENCH_MATH_STRICT;
-            else if (!strcasecmp(value, "tf32"))
-                a->math = BENCH_MATH_TF32;
-            else
-                return fail(err, n, "--math: '%s' is not strict or tf32",
-                            value);
-        } else if (!strcmp(name, "--cudnn-algos")) {
-            int k;
-            if (parse_list(name, value, item_algo, &algos, &k, err, n))
-                return -1;
-            algos_given = 1;
-        } else if (!strcmp(name, "--quick")) {
-            a->quick = 1;
-        } else if (!strcmp(name, "--no-cudnn")) {
-            a->no_cudnn = 1;
-        } else if (!strcmp(name, "--no-prnn")) {
-            a->no_prnn = 1;
-        } else if (!strcmp(name, "--device")) {
-            if (parse_long(value, 0, 1024, &v))
-                return fail(err, n, "--device: '%s' is not a device ordinal",
-                            value);
-            a->device = (int)v;
-        } else if (!strcmp(name, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(value, &end, 0);
-            if (errno || !*value || *end || *value == '-')
-                return fail(err, n, "--seed: '%s' is not a number", value);
-            a->seed = s;
-        } else if (!strcmp(name, "--cold-start")) {
-            a->cold_start = 1;
-        } else if (!strcmp(name, "--csv")) {
-            if (!*value)
-                return fail(err, n, "--csv: empty file name");
-            a->csv = value;
-        } else if (!strcmp(name, "--json")) {
-            if (!*value)
-                return fail(err, n, "--json: empty file name");
-            a->json = value;
-        } else if (!strcmp(name, "--plot")) {
-            if (!*value)
-                return fail(err, n, "--plot: empty file name");
-            a->plot = value;
-        } else if (!strcmp(name, "--cold-child")) {
-            a->cold_child = value;
-        } else if (arg[0] == '-') {
-            return fail(err, n, "unknown option '%s'", arg);
-        } else {
-            return fail(err, n, "unexpected argument '%s'", arg);
-        }
-    }
-    if (algos_given)
-        a->cudnn_algos = algos;
+    parse_state ps = {a, 0, 0, 0, 0};
+    int first = tool_getopt(argc, argv, "hv", long_options, apply, &ps, err,
+                            n);
+    if (first < 0 ||
+        tool_no_operands("prnn-bench", argc, argv, first, err, n))
+        return -1;
+    if (ps.algos_given)
+        a->cudnn_algos = ps.algos;
     /* --quick keeps to its minute: fewer repeats unless asked for. */
-    if (a->quick && !repeats_given)
+    if (a->quick && !ps.repeats_given)
         a->repeats = 10;
-    if (a->quick && !warmup_given)
+    if (a->quick && !ps.warmup_given)
         a->warmup = 2;
-    if (a->no_cudnn && a->no_prnn)
-        return fail(err, n, "--no-cudnn and --no-prnn together leave nothing "
-                    "to time");
+    if (a->no_cudnn && a->no_prnn) {
+        snprintf(err, n, "--no-cudnn and --no-prnn together leave nothing "
+                         "to time");
+        return -1;
+    }
     fill_unset_lists(a);
     return 0;
 }

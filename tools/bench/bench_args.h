@@ -41,20 +41,24 @@ typedef struct {
     const char *json;
     const char *plot;
     int help;
+    int version;
     /* Internal: "--cold-child SPEC" runs one cold-start measurement and
      * prints it (see cold_start.h); never shown in the usage. */
     const char *cold_child;
 } bench_args;
 
 /*
- * Parses argv into *a (defaults first: the full sweep, see the usage).
- * Returns 0, or -1 with a one-line message in err (the caller prints it
- * with the usage and exits 2). Lists are comma separated; "--flag value"
- * and "--flag=value" are both accepted.
+ * Parses argv into *a (defaults first: the full sweep, see the usage)
+ * with getopt_long. Returns 0, or -1 with a one-line message in err in the
+ * tools' wording (tool_cli.h; the caller prints it with tool_bad_args()).
+ * Lists are comma separated; "--flag value" and "--flag=value" are both
+ * accepted, and so is an unambiguous prefix of a flag. argv may be
+ * reordered (options before operands), as getopt_long does.
  */
 int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                      size_t err_size);
 
+/* The --help text, ending with the exit statuses. */
 void bench_usage(FILE *f, const char *prog);
 
 /* 1 when the sweep has a training pass. */

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cuda/device_info.h"
+#include "tool_cli.h"
 
 double bench_now_ms(void)
 {
@@ -66,27 +67,28 @@ int bench_device_open(bench_device *d, int ordinal, char *err, size_t n)
     if (s != PRNN_STATUS_SUCCESS) {
         snprintf(err, n, "%s: %s", prnnGetErrorString(s),
                  prnnGetLastErrorLog());
-        return s == PRNN_STATUS_NO_DEVICE ? 2 : 1;
+        return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU
+                                          : TOOL_EXIT_FAILURE;
     }
     d->cu = cu;
     if (ordinal >= cu->device_count) {
         snprintf(err, n, "--device %d: the driver reports %d device(s)",
                  ordinal, cu->device_count);
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
     if (bench_cu(d, cu->cuDeviceGet(&d->dev, ordinal), "cuDeviceGet", err, n))
-        return 1;
+        return TOOL_EXIT_FAILURE;
     if (bench_cu(d, cu->cuDevicePrimaryCtxRetain(&d->ctx, d->dev),
                  "cuDevicePrimaryCtxRetain", err, n)) {
         d->ctx = NULL;
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
     if (bench_cu(d, cu->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", err, n) ||
         bench_cu(d, cu->cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING),
                  "cuStreamCreate", err, n)) {
         d->stream = NULL;
         bench_device_close(d);
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
 
     prnn_device_info info;

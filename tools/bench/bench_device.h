@@ -26,10 +26,11 @@ typedef struct {
 #define BENCH_ERR 512
 
 /*
- * Loads the driver and opens device ordinal. Returns 0; 2 when there is no
- * driver or no device at all (err holds the library's explanation: the
- * caller prints the "no CUDA GPU" message); 1 for other failures (e.g. no
- * device of that ordinal).
+ * Loads the driver and opens device ordinal. Returns the exit status the
+ * tool ends with when it cannot go on: 0 on success; TOOL_EXIT_NO_GPU when
+ * there is no driver or no device at all (err holds the library's
+ * explanation: the caller prints the "no CUDA GPU" message);
+ * TOOL_EXIT_FAILURE for other failures (e.g. no device of that ordinal).
  */
 int bench_device_open(bench_device *d, int ordinal, char *err, size_t n);
 void bench_device_close(bench_device *d);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench_device.h"
+#include "tool_cli.h"
 
 extern char **environ;
 
@@ -135,23 +136,24 @@ int bench_cold_child(const char *spec, int device)
     double spawn_ms;
     if (bench_cold_spec_parse(spec, &pt, &math, &spawn_ms)) {
         printf(LINE_TAG " error bad --cold-child spec '%s'\n", spec);
-        return 2;
+        return TOOL_EXIT_USAGE;
     }
     bench_device d;
     char err[BENCH_ERR];
-    if (bench_device_open(&d, device, err, sizeof(err))) {
+    int rc = bench_device_open(&d, device, err, sizeof(err));
+    if (rc) {
         for (char *c = err; *c; c++)
             if (*c == '\n')
                 *c = ' ';
         printf(LINE_TAG " error %s\n", err);
-        return 2;
+        return rc;
     }
     /* The device's primary context stays retained between the two handles,
      * so the second finds the kernel in the module cache. */
-    int rc = plan_once(&pt, math, "first", spawn_ms) ||
-             plan_once(&pt, math, "second", spawn_ms);
+    rc = plan_once(&pt, math, "first", spawn_ms) ||
+         plan_once(&pt, math, "second", spawn_ms);
     bench_device_close(&d);
-    return rc ? 1 : 0;
+    return rc ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }
 
 /* ---- parent ---- */

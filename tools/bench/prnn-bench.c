@@ -23,6 +23,7 @@
 #include "cold_start.h"
 #include "cudnn_rnn.h"
 #include "prnn_run.h"
+#include "tool_cli.h"
 
 extern char **environ;
 
@@ -225,9 +226,11 @@ static const char *plot_script(void)
     return NULL;
 }
 
-static int write_json_file(const char *path, const bench_meta *m,
-                           const bench_result *rs, int n,
-                           const bench_cold_result *cold, int ncold)
+/* Writes the results as JSON (json) or CSV to path: 0, or -1 after saying
+ * why on stderr. */
+static int write_results(const char *path, int json, const bench_meta *m,
+                         const bench_result *rs, int n,
+                         const bench_cold_result *cold, int ncold)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -235,7 +238,10 @@ static int write_json_file(const char *path, const bench_meta *m,
                 strerror(errno));
         return -1;
     }
-    bench_write_json(f, m, rs, n, cold, ncold);
+    if (json)
+        bench_write_json(f, m, rs, n, cold, ncold);
+    else
+        bench_write_csv(f, rs, n);
     if (fclose(f)) {
         fprintf(stderr, "prnn-bench: writing %s failed: %s\n", path,
                 strerror(errno));
@@ -259,7 +265,7 @@ static void make_plot(const bench_args *a, const bench_meta *m,
             return;
         }
         close(fd);
-        if (write_json_file(tmp, m, rs, n, cold, ncold)) {
+        if (write_results(tmp, 1, m, rs, n, cold, ncold)) {
             unlink(tmp);
             return;
         }
@@ -308,9 +314,8 @@ static void fill_meta(bench_meta *m, const bench_state_t *s,
              s->dev.description);
     bench_copy(m->driver, sizeof(m->driver), s->dev.driver);
     bench_copy(m->cudnn, sizeof(m->cudnn), cudnn_desc);
-    size_t v = prnnGetVersion();
-    snprintf(m->prnn_version, sizeof(m->prnn_version), "%zu.%zu.%zu",
-             v / 10000, (v % 10000) / 100, v % 100);
+    tool_format_version(prnnGetVersion(), m->prnn_version,
+                        sizeof(m->prnn_version));
     m->math = s->a->math == BENCH_MATH_TF32 ? "tf32" : "strict";
     m->warmup = s->a->warmup;
     m->repeats = s->a->repeats;
@@ -322,14 +327,15 @@ int main(int argc, char **argv)
     double t_start = bench_now_ms();
     bench_args args;
     char err[BENCH_ERR * 2];
-    if (bench_args_parse(argc, argv, &args, err, sizeof(err))) {
-        fprintf(stderr, "prnn-bench: %s\n\n", err);
-        bench_usage(stderr, "prnn-bench");
-        return 2;
-    }
+    if (bench_args_parse(argc, argv, &args, err, sizeof(err)))
+        return tool_bad_args("prnn-bench", err);
     if (args.help) {
         bench_usage(stdout, "prnn-bench");
-        return 0;
+        return TOOL_EXIT_OK;
+    }
+    if (args.version) {
+        tool_print_version(stdout, "prnn-bench");
+        return TOOL_EXIT_OK;
     }
     if (args.cold_child)
         return bench_cold_child(args.cold_child, args.device);
@@ -338,19 +344,19 @@ int main(int argc, char **argv)
     memset(&s, 0, sizeof(s));
     s.a = &args;
     int rc = bench_device_open(&s.dev, args.device, err, sizeof(err));
-    if (rc == 2) {
+    if (rc == TOOL_EXIT_NO_GPU) {
         no_gpu(err);
-        return 2;
+        return rc;
     }
     if (rc) {
         fprintf(stderr, "prnn-bench: cannot use device %d: %s\n", args.device,
                 err);
-        return 1;
+        return rc;
     }
     if (!args.no_prnn) {
         rc = bench_prnn_open(&s.prnn, &s.dev, err, sizeof(err));
         if (rc) {
-            if (rc == 2)
+            if (rc == TOOL_EXIT_NO_GPU)
                 no_gpu(err);
             else
                 fprintf(stderr, "prnn-bench: %s\n", err);
@@ -372,7 +378,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "prnn-bench: --no-prnn without cuDNN: nothing to "
                             "time\n");
             bench_device_close(&s.dev);
-            return 1;
+            return TOOL_EXIT_FAILURE;
         }
     }
 
@@ -407,7 +413,7 @@ int main(int argc, char **argv)
         bench_cudnn_close(s.cudnn);
         bench_prnn_close(s.prnn);
         bench_device_close(&s.dev);
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
 
     bench_table_header(stdout, meta.training);
@@ -435,19 +441,15 @@ int main(int argc, char **argv)
     }
     bench_table_footer(stdout, results, done);
 
-    if (args.csv) {
-        FILE *f = fopen(args.csv, "w");
-        if (!f) {
-            fprintf(stderr, "prnn-bench: cannot write %s: %s\n", args.csv,
-                    strerror(errno));
-        } else {
-            bench_write_csv(f, results, done);
-            if (fclose(f))
-                fprintf(stderr, "prnn-bench: writing %s failed\n", args.csv);
-        }
-    }
+    /* A file asked for and not written fails the run: a script reading it
+     * next must not take an old file for this run's. */
+    int unwritten = 0;
+    if (args.csv)
+        unwritten |= write_results(args.csv, 0, &meta, results, done, cold,
+                                   ncold) != 0;
     if (args.json)
-        write_json_file(args.json, &meta, results, done, cold, ncold);
+        unwritten |= write_results(args.json, 1, &meta, results, done, cold,
+                                   ncold) != 0;
     if (args.plot)
         make_plot(&args, &meta, results, done, cold, ncold);
     fprintf(stderr, "prnn-bench: %d point(s) in %.1f s\n", done,
@@ -460,5 +462,5 @@ int main(int argc, char **argv)
     bench_cudnn_close(s.cudnn);
     bench_prnn_close(s.prnn);
     bench_device_close(&s.dev);
-    return broken ? 1 : 0;
+    return broken || unwritten ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 
 #include "bench_stats.h"
 #include "dtype.h"
+#include "tool_cli.h"
 
 struct bench_prnn {
     const bench_device *d;
@@ -53,7 +54,7 @@ int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
     bench_prnn *p = calloc(1, sizeof(*p));
     if (!p) {
         snprintf(err, n, "out of host memory");
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
     p->d = d;
     prnnStatus_t s = prnnCreate(&p->handle);
@@ -61,14 +62,15 @@ int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
         snprintf(err, n, "prnnCreate: %s: %s", prnnGetErrorString(s),
                  prnnGetLastErrorLog());
         free(p);
-        return s == PRNN_STATUS_NO_DEVICE ? 2 : 1;
+        return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU
+                                          : TOOL_EXIT_FAILURE;
     }
     s = prnnSetStream(p->handle, d->stream);
     if (s != PRNN_STATUS_SUCCESS) {
         snprintf(err, n, "prnnSetStream: %s: %s", prnnGetErrorString(s),
                  prnnGetLastErrorLog());
         bench_prnn_close(p);
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
     *out = p;
     return 0;

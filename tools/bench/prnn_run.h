@@ -11,8 +11,9 @@
 
 typedef struct bench_prnn bench_prnn;
 
-/* prnnCreate on d's current context, stream set to d's stream. 0; 2 when
- * prnnCreate says NO_DEVICE; 1 for other failures (message in err). */
+/* prnnCreate on d's current context, stream set to d's stream. 0;
+ * TOOL_EXIT_NO_GPU when prnnCreate says NO_DEVICE; TOOL_EXIT_FAILURE for
+ * other failures (message in err). */
 int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
                     size_t n);
 void bench_prnn_close(bench_prnn *p);

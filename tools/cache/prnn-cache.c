@@ -6,7 +6,7 @@
  *   prnn-cache [--dir DIR] clear    remove entries and stray temporary files
  *
  * Only files named like cache entries are touched: the directory also holds
- * the user tuning database.
+ * the user tuning database. Exit statuses: see usage().
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "jit/cubin_cache.h"
+#include "tool_cli.h"
 #include "tuning/cache_dir.h"
 
 static void usage(FILE *f)
@@ -27,12 +28,19 @@ static void usage(FILE *f)
             "  list    one line per cached kernel: file, kernel, source, arch,\n"
             "          NVRTC version, size, age\n"
             "  verify  re-read every entry and check its header, name and\n"
-            "          payload checksum; exit status 1 if any is bad\n"
+            "          payload checksum\n"
             "  clear   remove every entry and stray temporary file\n"
             "\n"
-            "  --dir DIR  the cache directory (default: $PRNN_CACHE_DIR, else\n"
-            "             $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
-            "  --help     this text\n");
+            "  --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else\n"
+            "               $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
+            "  -h, --help   this text\n"
+            "  --version    prnn-cache's version (and the loaded library's)\n");
+    tool_help_exit_status(
+        f, "done (list also when it shows bad entries)",
+        "verify found a bad entry, the directory could not be read or an "
+        "entry removed, or there is no cache directory (no $HOME and no "
+        "--dir)",
+        0);
 }
 
 static void format_age(long long seconds, char *buf, size_t size)
@@ -93,13 +101,13 @@ static int scan(const char *dir, int verify)
     struct stat sb;
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         printf("cache directory %s does not exist: no entries\n", dir);
-        return 0;
+        return TOOL_EXIT_OK;
     }
     scan_state st = {verify, 0, 0, 0, 0, (long long)time(NULL)};
     prnnStatus_t s = prnn_cubin_cache_scan(dir, verify, print_entry, &st);
     if (s) {
         fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
-        return 1;
+        return TOOL_EXIT_FAILURE;
     }
     printf("%s: %d entr%s, %llu bytes", dir, st.entries,
            st.entries == 1 ? "y" : "ies", st.bytes);
@@ -109,7 +117,7 @@ static int scan(const char *dir, int verify)
         printf(", %d bad", st.bad);
     printf("\n");
     /* list shows bad entries; only verify fails on them. */
-    return verify && st.bad ? 1 : 0;
+    return verify && st.bad ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }
 
 static int clear(const char *dir)
@@ -117,57 +125,104 @@ static int clear(const char *dir)
     struct stat sb;
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         printf("cache directory %s does not exist: nothing to remove\n", dir);
-        return 0;
+        return TOOL_EXIT_OK;
     }
     int removed = 0;
     prnnStatus_t s = prnn_cubin_cache_clear(dir, &removed);
     printf("%s: removed %d file%s\n", dir, removed, removed == 1 ? "" : "s");
     if (s) {
         fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
-        return 1;
+        return TOOL_EXIT_FAILURE;
+    }
+    return TOOL_EXIT_OK;
+}
+
+/* What the command line asked for: 0, or -1 with err. */
+typedef struct {
+    const char *dir;     /* NULL: the default directory */
+    const char *command; /* list, verify or clear */
+    int help, version;
+} cache_args;
+
+enum { OPT_DIR = 256, OPT_VERSION };
+
+static const struct option long_options[] = {
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option (tool_option_fn). */
+static int apply(void *ctx, int c, const char *name, const char *value,
+                 char *err, size_t n)
+{
+    cache_args *a = ctx;
+    switch (c) {
+    case 'h': a->help = 1; return 0;
+    case OPT_VERSION: a->version = 1; return 0;
+    case OPT_DIR:
+        a->dir = value;
+        return tool_parse_path(name, value, err, n);
+    }
+    snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, cache_args *a, char *err,
+                      size_t n)
+{
+    memset(a, 0, sizeof(*a));
+    int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
+    if (first < 0)
+        return -1;
+    if (a->help || a->version)
+        return 0;
+    if (first == argc) {
+        snprintf(err, n, "a command is needed: list, verify or clear");
+        return -1;
+    }
+    a->command = argv[first];
+    if (strcmp(a->command, "list") && strcmp(a->command, "verify") &&
+        strcmp(a->command, "clear")) {
+        snprintf(err, n, "unknown command \"%s\": must be list, verify or "
+                         "clear",
+                 a->command);
+        return -1;
+    }
+    if (first + 1 < argc) {
+        snprintf(err, n, "unexpected argument \"%s\": one command at a time",
+                 argv[first + 1]);
+        return -1;
     }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *command = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strncmp(argv[i], "--dir=", 6) == 0) {
-            dir = argv[i] + 6;
-        } else if (argv[i][0] != '-' && !command) {
-            command = argv[i];
-        } else {
-            fprintf(stderr, "prnn-cache: unexpected argument '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
+    cache_args a;
+    char err[512];
+    if (parse_args(argc, argv, &a, err, sizeof(err)))
+        return tool_bad_args("prnn-cache", err);
+    if (a.help) {
+        usage(stdout);
+        return TOOL_EXIT_OK;
     }
-    if (!command) {
-        usage(stderr);
-        return 2;
+    if (a.version) {
+        tool_print_version(stdout, "prnn-cache");
+        return TOOL_EXIT_OK;
     }
     char buf[PATH_MAX];
+    const char *dir = a.dir;
     if (!dir) {
         if (prnn_cache_dir(buf, sizeof(buf)) != 0) {
             fprintf(stderr, "prnn-cache: no cache directory (set PRNN_CACHE_DIR "
                             "or HOME, or pass --dir)\n");
-            return 2;
+            return TOOL_EXIT_FAILURE;
         }
         dir = buf;
     }
-    if (strcmp(command, "list") == 0)
-        return scan(dir, 0);
-    if (strcmp(command, "verify") == 0)
-        return scan(dir, 1);
-    if (strcmp(command, "clear") == 0)
+    if (strcmp(a.command, "clear") == 0)
         return clear(dir);
-    fprintf(stderr, "prnn-cache: unknown command '%s'\n", command);
-    usage(stderr);
-    return 2;
+    return scan(dir, strcmp(a.command, "verify") == 0);
 }
