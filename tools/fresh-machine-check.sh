@@ -110,16 +110,36 @@ fresh_tree() {
 
 packages() { chroot "$1" dpkg-query -W -f='${Package}\n' | sort; }
 
+# Prefixes each line with the seconds since it started: "[  42] ...".
+stamp() {
+    local line start=$SECONDS
+    while IFS= read -r line; do
+        printf '[%4d] %s\n' $((SECONDS - start)) "$line"
+    done
+}
+
 # Runs a command line in the chroot as root with a clean environment, timed;
-# appends its output to WORK/NAME.log. Sets $took (s) and $rc.
+# appends its output, stamped, to WORK/NAME.log. Sets $took (s) and $rc.
 in_chroot() {
     local root=$1 name=$2 cmd=$3 t0
     t0=$(date +%s.%N)
-    rc=0
+    set +e
     chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        /bin/bash -c "cd /src/prnn && $cmd" >> "$work/$name.log" 2>&1 || rc=$?
+        /bin/bash -c "cd /src/prnn && $cmd" 2>&1 | stamp >> "$work/$name.log"
+    rc=${PIPESTATUS[0]}
+    set -e
     took=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+}
+
+# When the first run's phases ended, from the stamps: "install 40 s, ...".
+phases() {
+    local log=$1
+    sed -n '/--- second run/q;p' "$log" | awk '
+        /setup: installed|setup: everything needed/ { if (!i) i = substr($0, 2, 4) + 0 }
+        b && !d { d = substr($0, 2, 4) + 0 }
+        /setup: building/ { b = 1 }
+        END { printf "apt-get done at %d s, build done at %d s", i, d }'
 }
 
 measure() {
@@ -129,7 +149,7 @@ measure() {
     : > "$work/$name.log"
     packages "$root" > "$work/$name.before"
     in_chroot "$root" "$name" "$cmd"
-    note "$cmd: first run $(printf '%.0f' "$took") s, exit status $rc"
+    note "$cmd: first run $(printf '%.0f' "$took") s, exit status $rc ($(phases "$work/$name.log"))"
     packages "$root" > "$work/$name.after"
     comm -13 "$work/$name.before" "$work/$name.after" > "$work/$name.installed"
     note "  installed $(wc -l < "$work/$name.installed") packages; asked for:" \
