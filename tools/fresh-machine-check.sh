@@ -153,7 +153,7 @@ measure() {
     packages "$root" > "$work/$name.after"
     comm -13 "$work/$name.before" "$work/$name.after" > "$work/$name.installed"
     note "  installed $(wc -l < "$work/$name.installed") packages; asked for:" \
-         "$(sed -n 's/^setup: apt-get install //p' "$work/$name.log" | head -n1)"
+         "$(sed -n 's/^\[[ 0-9]*\] setup: apt-get install //p' "$work/$name.log" | head -n1)"
     note "  all: $(tr '\n' ' ' < "$work/$name.installed")"
     echo "--- second run" >> "$work/$name.log"
     in_chroot "$root" "$name" "$cmd"

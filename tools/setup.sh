@@ -20,12 +20,15 @@
 #          python3 (python3)
 #   tests  c++ (g++: the header-as-C++ test), clang and its libFuzzer runtime
 #          (clang, libclang-rt-N-dev: the tuning-DB fuzzer test)
-#   plot   matplotlib (python3-matplotlib: prnn-bench --plot)
+#   plot   matplotlib (python3-matplotlib: prnn-bench --plot); optional: as
+#          another user than root, or where it still does not import (another
+#          python3 first on PATH), the job goes on without the plot
 # Checks look at what works (a command, a header, a compile), not at dpkg, so
 # tools installed another way count.
 
 prnn_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prnn_packages=()
+prnn_optional=()
 prnn_fuzzer_runtime=0 # clang's libFuzzer runtime is wanted; its name has clang's version
 
 say() { printf '%s\n' "$*"; }
@@ -87,7 +90,11 @@ check_tests() {
 }
 
 check_plot() {
-    python3 -c 'import matplotlib' >/dev/null 2>&1 || prnn_packages+=(python3-matplotlib)
+    # Installed but not for the python3 first on PATH (pyenv, a venv) counts
+    # as done: installing it again would not help.
+    python3 -c 'import matplotlib' >/dev/null 2>&1 ||
+        dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'ok installed' ||
+        prnn_optional+=(python3-matplotlib)
 }
 
 # libclang-rt-N-dev for the clang that is (or will be) installed, when the
@@ -106,18 +113,39 @@ fuzzer_runtime_package() {
     fi
 }
 
+# The hard needs' checks again, after apt-get: what the release's packages
+# cannot give (Ubuntu 22.04's meson is 0.61) stops here, named.
+recheck() {
+    local need
+    prnn_packages=()
+    for need in "$@"; do
+        [ "$need" = plot ] || "check_$need"
+    done
+    if [ ${#prnn_packages[@]} -ne 0 ]; then
+        say "setup: still missing after apt-get: ${prnn_packages[*]}"
+        if ! meson_recent; then
+            say "prnn needs Meson >= 0.63; this release's is older: python3 -m pip install --user meson"
+        fi
+        exit 1
+    fi
+}
+
 prnn_install() {
     local need
     for need in "$@"; do
         "check_$need"
     done
-    if [ ${#prnn_packages[@]} -eq 0 ] && [ $prnn_fuzzer_runtime -eq 0 ]; then
+    if [ ${#prnn_packages[@]} -eq 0 ] && [ $prnn_fuzzer_runtime -eq 0 ] &&
+       [ ${#prnn_optional[@]} -eq 0 ]; then
         say "setup: everything needed is installed"
         return 0
     fi
     if ! have apt-get; then
-        say "setup: missing (Debian's names): ${prnn_packages[*]}" \
-            "$([ $prnn_fuzzer_runtime -eq 1 ] && echo "and clang's libFuzzer runtime")"
+        if [ ${#prnn_packages[@]} -eq 0 ]; then
+            say "setup: optional and missing: ${prnn_optional[*]} (Debian's names)"
+            return 0
+        fi
+        say "setup: missing (Debian's names): ${prnn_packages[*]} ${prnn_optional[*]}"
         say "Install them with the system's package manager, then run this again."
         exit 1
     fi
@@ -125,9 +153,19 @@ prnn_install() {
         if [ $prnn_fuzzer_runtime -eq 1 ]; then
             prnn_packages+=($(fuzzer_runtime_package))
         fi
-        say "setup: missing: ${prnn_packages[*]}"
+        local all=("${prnn_packages[@]}" "${prnn_optional[@]}")
+        if [ ${#all[@]} -eq 0 ]; then
+            say "setup: clang cannot link a libFuzzer target (the fuzzer test will skip)"
+            return 0
+        fi
+        local cmd="sudo apt-get update && sudo apt-get install -y --no-install-recommends ${all[*]}"
+        if [ ${#prnn_packages[@]} -eq 0 ]; then
+            say "setup: optional and missing: ${prnn_optional[*]}; to install: $cmd"
+            return 0
+        fi
+        say "setup: missing: ${all[*]}"
         say "Install them as root, then run this again:"
-        say "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${prnn_packages[*]}"
+        say "  $cmd"
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive
@@ -136,12 +174,14 @@ prnn_install() {
     if [ $prnn_fuzzer_runtime -eq 1 ]; then
         prnn_packages+=($(fuzzer_runtime_package))
     fi
+    prnn_packages+=("${prnn_optional[@]}")
     if [ ${#prnn_packages[@]} -eq 0 ]; then
         say "setup: no package provides clang's libFuzzer runtime here (the fuzzer test will skip)"
         return 0
     fi
     say "setup: apt-get install ${prnn_packages[*]}"
     apt-get install -y -q --no-install-recommends "${prnn_packages[@]}" >/dev/null
+    recheck "$@"
     say "setup: installed"
 }
 
