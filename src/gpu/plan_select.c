@@ -8,6 +8,7 @@
 #include "gpu/autotune.h"
 #include "gpu/gpu_state.h"
 #include "gpu/heuristic.h"
+#include "gpu/plan_log.h"
 #include "jit/nvrtc_compile.h"
 #include "tuning/tuning_db.h"
 
@@ -59,11 +60,11 @@ static int forced_tile(const prnn_kernel_shape *shape, const prnn_device_info *d
 /* A pass's candidate tiles in order of preference: forced, tuning DB (or,
  * with may_autotune and no exact entry, the autotuner's winner), then the
  * heuristic's. *settled: the first is forced or an exact DB entry, which
- * autotuning must not replace. */
+ * autotuning must not replace; *forced: the first is forced. */
 static prnnStatus_t candidates(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                                int mini_batch, prnn_pass pass, int may_autotune,
                                prnn_kernel_geometry *cand, prnnConfigSource_t *src, int max,
-                               int *count, int *settled)
+                               int *count, int *settled, int *forced)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_kernel_shape shape;
@@ -71,10 +72,10 @@ static prnnStatus_t candidates(const prnn_gpu_call *g, const struct prnnRNNStruc
     int use_mma = prnn_plan_use_mma(rnn, &gs->info);
     char why[256];
     int n = 0;
-    *settled = 0;
+    *settled = *forced = 0;
     if (forced_tile(&shape, &gs->info, use_mma, &cand[n])) {
         src[n++] = PRNN_CONFIG_USER_DB;
-        *settled = 1;
+        *settled = *forced = 1;
     }
     prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
                            gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
@@ -110,16 +111,28 @@ static prnnStatus_t candidates(const prnn_gpu_call *g, const struct prnnRNNStruc
     return PRNN_STATUS_SUCCESS;
 }
 
+static prnnRNNPath_t tile_path(const prnn_kernel_geometry *g)
+{
+    return g->kglb ? PRNN_PATH_PERSISTENT_STREAMED : PRNN_PATH_PERSISTENT_RESIDENT;
+}
+
 static size_t scratch_bytes(const prnn_kernel_geometry *g)
 {
     return g->exchange_bytes_per_dir + g->packed_bytes_per_dir;
 }
 
+/* What the planning log says beyond the plan's own fields: whether the
+ * tile that runs was forced (the plan records a forced tile as a user DB
+ * entry). */
+typedef struct {
+    int fwd_forced, bwd_forced;
+} plan_notes;
+
 /* The backward-data candidates: chosen now (they size the workspace),
  * loaded with the training kernels. Later ones are kept only if they need
  * no more workspace than the first. */
 static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                                    prnn_plan *p)
+                                    prnn_plan *p, plan_notes *notes)
 {
     prnn_kernel_geometry cand[PRNN_PLAN_BWD_CANDIDATES];
     prnnConfigSource_t src[PRNN_PLAN_BWD_CANDIDATES];
@@ -128,7 +141,8 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
     if (rnn->algo == PRNN_RNN_ALGO_STANDARD)
         return PRNN_STATUS_SUCCESS;
     prnnStatus_t s = candidates(g, rnn, p->mini_batch, PRNN_PASS_BACKWARD_DATA, 0, cand, src,
-                                PRNN_PLAN_BWD_CANDIDATES, &n, &p->bwd_settled);
+                                PRNN_PLAN_BWD_CANDIDATES, &n, &p->bwd_settled,
+                                &notes->bwd_forced);
     if (s)
         return s;
     for (int i = 0; i < n; i++) {
@@ -137,20 +151,18 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
         p->bwd_cand[p->n_bwd_cand] = cand[i];
         p->bwd_cand_src[p->n_bwd_cand++] = src[i];
     }
-    p->bwd_path = !p->n_bwd_cand       ? PRNN_PATH_STANDARD
-                  : p->bwd_cand[0].kglb ? PRNN_PATH_PERSISTENT_STREAMED
-                                        : PRNN_PATH_PERSISTENT_RESIDENT;
+    p->bwd_path = p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : PRNN_PATH_STANDARD;
     return PRNN_STATUS_SUCCESS;
 }
 
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                              int mini_batch, prnn_plan *p)
+                              int mini_batch, prnn_plan *p, plan_notes *notes)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_plan_init(p, rnn, mini_batch);
     prnnStatus_t s = prnn_plan_load_setup(gs, p);
     if (!s)
-        s = choose_backward(g, rnn, p);
+        s = choose_backward(g, rnn, p, notes);
     if (s)
         return s;
     if (rnn->algo == PRNN_RNN_ALGO_STANDARD) {
@@ -161,16 +173,17 @@ static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct
     enum { MAX_CAND = 4 };
     prnn_kernel_geometry cand[MAX_CAND];
     prnnConfigSource_t src[MAX_CAND];
-    int n = 0, settled;
+    int n = 0, settled, forced;
     s = candidates(g, rnn, mini_batch, PRNN_PASS_FORWARD, g->autotune == PRNN_AUTOTUNE_ON, cand,
-                   src, MAX_CAND, &n, &settled);
+                   src, MAX_CAND, &n, &settled, &forced);
     if (s)
         return s;
     char why[256] = "";
     for (int i = 0; i < n; i++) {
         s = prnn_plan_load_tile(gs, rnn, &cand[i], src[i], 0, p, &p->fwd);
         if (s == PRNN_STATUS_SUCCESS) {
-            p->path = cand[i].kglb ? PRNN_PATH_PERSISTENT_STREAMED : PRNN_PATH_PERSISTENT_RESIDENT;
+            p->path = tile_path(&cand[i]);
+            notes->fwd_forced = forced && i == 0;
             return s;
         }
         if (s != PRNN_STATUS_NOT_SUPPORTED)
@@ -228,6 +241,73 @@ static int same_key(const prnn_plan *p, const struct prnnRNNStruct *rnn, int min
            p->algo == rnn->algo && p->mini_batch == mini_batch;
 }
 
+/* PRNN_LOG_PLANS: an event's shape, device, outcome and time. */
+static void log_event_init(prnn_plan_log_event *e, const char *event,
+                           const struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                           int mini_batch, prnnStatus_t s, double ms)
+{
+    memset(e, 0, sizeof(*e));
+    e->event = event;
+    e->mode = rnn->mode;
+    e->dtype = rnn->dtype;
+    e->hidden = rnn->hidden;
+    e->batch = mini_batch;
+    e->layers = rnn->layers;
+    e->dirs = prnn_rnn_dirs(rnn);
+    e->device = gs->description;
+    e->status = s;
+    e->ms = ms;
+}
+
+/* A new plan: the forward tile that loaded, the backward-data tile chosen. */
+static void log_plan(const struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                     int mini_batch, const prnn_plan *p, const plan_notes *notes,
+                     prnnStatus_t s, double ms)
+{
+    prnn_plan_log_event e;
+    log_event_init(&e, "plan", gs, rnn, mini_batch, s, ms);
+    char bwd[256] = "standard";
+    if (p->n_bwd_cand)
+        prnn_tile_config_format(&p->bwd_cand[0].tile, bwd, sizeof(bwd));
+    e.passes[0] = (prnn_plan_log_pass){"forward", p->path, p->fwd.config, p->fwd.source,
+                                       notes->fwd_forced ? forcing_variable(PRNN_PASS_FORWARD)
+                                                         : NULL};
+    e.passes[1] = (prnn_plan_log_pass){
+        "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : PRNN_PATH_STANDARD, bwd,
+        p->bwd_cand_src[0], notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
+    e.npasses = 2;
+    e.cubin = p->cubin_source;
+    e.compile_ms = p->compile_ms;
+    prnn_plan_log_print(&e);
+}
+
+/* The training kernels loaded: the backward-data tile that runs. Forced
+ * when it is the tile PRNN_TILE_BACKWARD forces now (a plan keeps no note
+ * of it between the two events). */
+static void log_training(const struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                         const prnn_plan *p, prnnStatus_t s, double ms,
+                         prnnCubinSource_t cubin, double compile_ms)
+{
+    prnn_plan_log_event e;
+    log_event_init(&e, "training kernels", gs, rnn, p->mini_batch, s, ms);
+    int forced = 0;
+    prnn_kernel_shape shape;
+    prnn_kernel_geometry f;
+    prnn_plan_shape(rnn, p->mini_batch, 0, PRNN_PASS_BACKWARD_DATA, &shape);
+    if (p->bwd_settled && forced_tile(&shape, &gs->info, prnn_plan_use_mma(rnn, &gs->info), &f)) {
+        char text[256];
+        prnn_tile_config_format(&f.tile, text, sizeof(text));
+        forced = strcmp(text, p->bwd.config) == 0;
+    }
+    e.passes[0] = (prnn_plan_log_pass){"backward-data", p->bwd_path, p->bwd.config,
+                                       p->bwd.source,
+                                       forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
+    e.npasses = 1;
+    e.cubin = cubin;
+    e.compile_ms = compile_ms;
+    prnn_plan_log_print(&e);
+}
+
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                            int mini_batch, int training, prnn_plan **out)
 {
@@ -242,29 +322,42 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
         if (!p)
             return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
         double t0 = prnn_now_ms();
+        plan_notes notes = {0, 0};
         s = prnn_gpu_enter(gs);
         if (!s) {
-            s = make_plan(g, rnn, mini_batch, p);
+            s = make_plan(g, rnn, mini_batch, p, &notes);
             prnn_gpu_leave(gs);
         }
+        double ms = prnn_now_ms() - t0;
+        if (prnn_plan_log_enabled())
+            log_plan(gs, rnn, mini_batch, p, &notes, s, ms);
         if (s) {
             free(p);
             return s;
         }
-        p->plan_ms = prnn_now_ms() - t0;
+        p->plan_ms = ms;
         p->next = gs->plans;
         gs->plans = p;
     }
     if (training && !p->training_loaded) {
-        double t0 = prnn_now_ms();
+        double t0 = prnn_now_ms(), compile0 = p->compile_ms;
+        /* The plan's cubin source is the worst over its life; the log wants
+         * this event's own, so it is gathered apart and merged after. */
+        prnnCubinSource_t cubin0 = p->cubin_source;
+        p->cubin_source = PRNN_CUBIN_NONE;
         s = prnn_gpu_enter(gs);
         if (!s) {
             s = load_training(g, rnn, p);
             prnn_gpu_leave(gs);
         }
+        prnnCubinSource_t cubin = p->cubin_source;
+        p->cubin_source = cubin > cubin0 ? cubin : cubin0;
+        double ms = prnn_now_ms() - t0;
+        if (prnn_plan_log_enabled())
+            log_training(gs, rnn, p, s, ms, cubin, p->compile_ms - compile0);
         if (s)
             return s;
-        p->plan_ms += prnn_now_ms() - t0;
+        p->plan_ms += ms;
     }
     *out = p;
     return PRNN_STATUS_SUCCESS;

@@ -1,31 +1,28 @@
 /*
  * prnn-demo: a 2-layer bidirectional LSTM through the public API: one training
  * step (ForwardTraining, BackwardData, BackwardWeights) on random data, on
- * the CPU reference and, when there is a GPU, on the GPU, which is then
- * checked against the reference (y, hy, cy, dx, dhx, dcx, dw) for a verdict.
- * Without a GPU it says so and runs the CPU reference alone.
+ * the CPU reference, whose gradients are checked against finite differences
+ * (demo_gradcheck.c), and, when there is a GPU, on the GPU, which is then
+ * checked against the reference (y, hy, cy, dx, dhx, dcx, dw). Ends with a
+ * verdict; exit status 1 when a check fails. --probe says what this machine
+ * offers prnn instead (demo_probe.c). Usage: usage() below.
  *
- * usage: prnn-demo [--cpu] [--hidden N] [--batch N] [--seq N] [--input N]
+ * Not an API example (it reaches into the library's CUDA loader to move its
+ * buffers): examples/ has those.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cuda/cuda_driver.h"
-#include "prnn.h"
-
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        prnnStatus_t s_ = (call);                                              \
-        if (s_ != PRNN_STATUS_SUCCESS) {                                       \
-            fprintf(stderr, "prnn-demo: %s failed: %s\n%s\n", #call,           \
-                    prnnGetErrorString(s_), prnnGetLastErrorLog());            \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
+#include "demo.h"
 
 static double now_ms(void)
 {
@@ -44,25 +41,6 @@ static float *random_floats(size_t n, unsigned *state, float scale)
     return p;
 }
 
-static double checksum(const float *p, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += fabs((double)p[i]);
-    return s;
-}
-
-/* The buffers of one training step, host copies: inputs first. */
-enum { B_X, B_W, B_HX, B_CX, B_Y, B_DY, B_HY, B_CY, B_DX, B_DHX, B_DCX, B_DW, N_BUF };
-
-typedef struct {
-    prnnRNNDescriptor_t rnn;
-    int seq;
-    prnnTensorDescriptor_t *xd, *yd, hd;
-    prnnFilterDescriptor_t wd;
-    const size_t *sizes;       /* floats per buffer */
-    const float *const *inputs; /* host data of the inputs, NULL for outputs */
-} problem;
 
 typedef struct {
     double fwd_ms, bwd_data_ms, bwd_weights_ms;
@@ -81,13 +59,13 @@ static double rel_err(const float *got, const float *ref, size_t n)
 /* ForwardTraining, BackwardData and BackwardWeights (dw zeroed first) on h,
  * twice; the second run is timed. cu: the driver for a GPU handle (buffers
  * in device memory, copied back into out), NULL for the CPU backend. */
-static void training_step(const problem *p, prnnHandle_t h, const prnn_cuda_driver *cu,
+static void training_step(const demo_problem *p, prnnHandle_t h, const prnn_cuda_driver *cu,
                           float *const *out, step_times *t)
 {
     void *buf[N_BUF];
     size_t ws, rs;
-    CHECK(prnnGetRNNWorkspaceSize(h, p->rnn, p->seq, p->xd, &ws));
-    CHECK(prnnGetRNNTrainingReserveSize(h, p->rnn, p->seq, p->xd, &rs));
+    DEMO_CHECK(prnnGetRNNWorkspaceSize(h, p->rnn, p->seq, p->xd, &ws));
+    DEMO_CHECK(prnnGetRNNTrainingReserveSize(h, p->rnn, p->seq, p->xd, &rs));
     void *work, *reserve;
     if (cu) {
         CUdevice dev;
@@ -125,20 +103,20 @@ static void training_step(const problem *p, prnnHandle_t h, const prnn_cuda_driv
             memset(buf[B_DW], 0, p->sizes[B_DW] * sizeof(float));
         }
         t0 = now_ms();
-        CHECK(prnnRNNForwardTraining(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], hd,
+        DEMO_CHECK(prnnRNNForwardTraining(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], hd,
                                      buf[B_CX], p->wd, buf[B_W], p->yd, buf[B_Y], hd, buf[B_HY],
                                      hd, buf[B_CY], work, ws, reserve, rs));
         if (cu)
             cu->cuCtxSynchronize();
         t1 = now_ms();
-        CHECK(prnnRNNBackwardData(h, p->rnn, p->seq, p->yd, buf[B_Y], p->yd, buf[B_DY], hd, NULL,
+        DEMO_CHECK(prnnRNNBackwardData(h, p->rnn, p->seq, p->yd, buf[B_Y], p->yd, buf[B_DY], hd, NULL,
                                   hd, NULL, p->wd, buf[B_W], hd, buf[B_HX], hd, buf[B_CX], p->xd,
                                   buf[B_DX], hd, buf[B_DHX], hd, buf[B_DCX], work, ws, reserve,
                                   rs));
         if (cu)
             cu->cuCtxSynchronize();
         t2 = now_ms();
-        CHECK(prnnRNNBackwardWeights(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], p->yd,
+        DEMO_CHECK(prnnRNNBackwardWeights(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], p->yd,
                                      buf[B_Y], work, ws, p->wd, buf[B_DW], reserve, rs));
         if (cu)
             cu->cuCtxSynchronize();
@@ -160,70 +138,206 @@ static void training_step(const problem *p, prnnHandle_t h, const prnn_cuda_driv
     }
 }
 
+typedef struct {
+    int hidden, batch, seq, input;
+    int force_cpu, probe;
+} demo_args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: prnn-demo [--cpu] [--hidden N] [--batch N] [--seq N] [--input N]\n"
+            "       prnn-demo --probe | --help | --version\n"
+            "\n"
+            "One training step (ForwardTraining, BackwardData, BackwardWeights) of a 2-layer\n"
+            "bidirectional fp32 LSTM on random data. The CPU reference runs it and its\n"
+            "gradients are checked against finite differences; on a GPU the same step runs\n"
+            "there too and is compared with the CPU reference. The last line is the\n"
+            "verdict: \"verdict: ok\" or \"verdict: NOT OK\".\n"
+            "\n"
+            "  --cpu        the CPU reference only, even with a GPU\n"
+            "  --hidden N   hidden size (default 256)\n"
+            "  --batch N    batch size (default 8)\n"
+            "  --seq N      timesteps (default 64)\n"
+            "  --input N    input size (default 128)\n"
+            "  --probe      print what this machine offers prnn (GPU and driver, NVRTC,\n"
+            "               cuBLASLt, cuDNN) and exit: 0 when prnn can use the GPU, 3 when not\n"
+            "  --help       this text\n"
+            "  --version    prnn's version\n"
+            "\n"
+            "Exit status: 0 ok; 1 a check failed or a call failed; 2 bad arguments;\n"
+            "3 (--probe only) no usable GPU. Without a GPU the demo itself runs on the CPU\n"
+            "reference and says so.\n");
+}
+
+/* Bad arguments: what and why on stderr, then where the usage is. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "prnn-demo: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nrun 'prnn-demo --help' for the usage\n");
+    va_end(ap);
+    return DEMO_EXIT_USAGE;
+}
+
+/* A size option's value: an integer >= 1 with nothing after it. */
+static int parse_size(const char *opt, const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 1)
+        return usage_error("%s \"%s\": must be an integer >= 1", opt, text);
+    if (errno == ERANGE || v > INT_MAX)
+        return usage_error("%s \"%s\": must be at most %d", opt, text, INT_MAX);
+    *out = (int)v;
+    return 0;
+}
+
+/* -1: go on; otherwise the exit status (--help, --version, bad arguments). */
+static int parse_args(int argc, char **argv, demo_args *a)
+{
+    enum { OPT_CPU = 256, OPT_PROBE, OPT_VERSION, OPT_HIDDEN, OPT_BATCH, OPT_SEQ, OPT_INPUT };
+    static const struct option longopts[] = {
+        {"cpu", no_argument, NULL, OPT_CPU},
+        {"probe", no_argument, NULL, OPT_PROBE},
+        {"hidden", required_argument, NULL, OPT_HIDDEN},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"seq", required_argument, NULL, OPT_SEQ},
+        {"input", required_argument, NULL, OPT_INPUT},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    *a = (demo_args){.hidden = 256, .batch = 8, .seq = 64, .input = 128};
+    opterr = 0; /* our own wording, not getopt's */
+    int c, rc = 0;
+    while (!rc && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_CPU: a->force_cpu = 1; break;
+        case OPT_PROBE: a->probe = 1; break;
+        case OPT_HIDDEN: rc = parse_size("--hidden", optarg, &a->hidden); break;
+        case OPT_BATCH: rc = parse_size("--batch", optarg, &a->batch); break;
+        case OPT_SEQ: rc = parse_size("--seq", optarg, &a->seq); break;
+        case OPT_INPUT: rc = parse_size("--input", optarg, &a->input); break;
+        case 'h': usage(stdout); return DEMO_EXIT_OK;
+        case OPT_VERSION: {
+            char v[32];
+            demo_version_text(prnnGetVersion(), v, sizeof(v));
+            printf("prnn-demo (prnn) %s\n", v);
+            return DEMO_EXIT_OK;
+        }
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("%s: unknown option", argv[optind - 1]);
+        }
+    }
+    if (rc)
+        return rc;
+    if (optind < argc)
+        return usage_error("\"%s\": unexpected argument (every option starts with --)",
+                           argv[optind]);
+    return -1;
+}
+
+/* The GPU handle, or NULL (said in one line) when there is no GPU. */
+static prnnHandle_t open_gpu(void)
+{
+    prnnHandle_t gpu = NULL;
+    prnnStatus_t s = prnnCreate(&gpu);
+    if (s == PRNN_STATUS_NO_DEVICE) {
+        char why[256];
+        demo_short_reason(why, sizeof(why));
+        printf("No GPU (%s): the CPU reference runs alone.\n", why);
+        return NULL;
+    }
+    DEMO_CHECK(s);
+    return gpu;
+}
+
+/* Runs the training step on the GPU and compares it with the CPU's (ref);
+ * returns how many outputs disagree. */
+static int compare_gpu(const demo_problem *pr, prnnHandle_t gpu, float *const *ref,
+                       float *const *got, int batch)
+{
+    const prnn_cuda_driver *cu;
+    DEMO_CHECK(prnn_cuda_driver_get(&cu));
+    step_times gpu_t;
+    training_step(pr, gpu, cu, got, &gpu_t);
+    prnnRNNPlanInfo_t info = {.structSize = sizeof(info)};
+    DEMO_CHECK(prnnGetRNNPlanInfo(gpu, pr->rnn, batch, PRNN_DATA_FLOAT, &info));
+    printf("GPU %s, training step (second run): forward %.3f ms, backward data %.3f ms, "
+           "backward weights %.3f ms (%.2f us/step in all)\n", info.device, gpu_t.fwd_ms,
+           gpu_t.bwd_data_ms, gpu_t.bwd_weights_ms,
+           (gpu_t.fwd_ms + gpu_t.bwd_data_ms + gpu_t.bwd_weights_ms) * 1e3 / pr->seq);
+    printf("  forward: %s, %s\n  backward data: %s, %s\n",
+           info.path == PRNN_PATH_STANDARD ? "standard" : "persistent", info.config,
+           info.backwardPath == PRNN_PATH_STANDARD ? "standard" : "persistent",
+           info.backwardConfig);
+    static const struct {
+        int buf;
+        const char *name;
+        double tol;
+    } checks[] = {{B_Y, "y", 1e-5}, {B_HY, "hy", 1e-5}, {B_CY, "cy", 1e-5},
+                  {B_DX, "dx", 1e-5}, {B_DHX, "dhx", 1e-5}, {B_DCX, "dcx", 1e-5},
+                  {B_DW, "dw", 1e-4}};
+    int failed = 0;
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+        double err = rel_err(got[checks[i].buf], ref[checks[i].buf], pr->sizes[checks[i].buf]);
+        int ok = err <= checks[i].tol;
+        printf("GPU vs CPU reference %-3s: relative error %.2e (%s, tolerance %.0e)\n",
+               checks[i].name, err, ok ? "ok" : "TOO LARGE", checks[i].tol);
+        failed += !ok;
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
-    int hidden = 256, batch = 8, seq = 64, input = 128, force_cpu = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--cpu"))
-            force_cpu = 1;
-        else if (!strcmp(argv[i], "--hidden") && i + 1 < argc)
-            hidden = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
-            batch = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seq") && i + 1 < argc)
-            seq = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--input") && i + 1 < argc)
-            input = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--cpu] [--hidden N] [--batch N] [--seq N] [--input N]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
-    if (hidden < 1 || batch < 1 || seq < 1 || input < 1) {
-        fprintf(stderr, "prnn-demo: sizes must be >= 1\n");
-        return 2;
-    }
+    demo_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (a.probe)
+        return demo_probe(stdout);
+    const int hidden = a.hidden, batch = a.batch, seq = a.seq, input = a.input;
     const int layers = 2, dirs = 2;
-    prnnHandle_t gpu = NULL, cpu = NULL;
-    CHECK(prnnCreateWithBackend(&cpu, PRNN_BACKEND_CPU_REFERENCE));
-    if (!force_cpu) {
-        prnnStatus_t s = prnnCreate(&gpu);
-        if (s == PRNN_STATUS_NO_DEVICE) {
-            printf("No GPU found (%s).\nRunning the CPU reference backend instead.\n",
-                   prnnGetLastErrorLog());
-            gpu = NULL;
-        } else if (s) {
-            CHECK(s);
-        }
-    }
-    printf("prnn %zu: 2-layer bidirectional LSTM, hidden %d, input %d, batch %d, %d steps\n",
-           prnnGetVersion(), hidden, input, batch, seq);
+    prnnHandle_t cpu = NULL;
+    DEMO_CHECK(prnnCreateWithBackend(&cpu, PRNN_BACKEND_CPU_REFERENCE));
+    prnnHandle_t gpu = a.force_cpu ? NULL : open_gpu();
+    char version[32];
+    demo_version_text(prnnGetVersion(), version, sizeof(version));
+    printf("prnn %s: 2-layer bidirectional LSTM, hidden %d, input %d, batch %d, %d steps\n",
+           version, hidden, input, batch, seq);
 
     prnnRNNDescriptor_t rnn;
-    CHECK(prnnCreateRNNDescriptor(&rnn));
-    CHECK(prnnSetRNNDescriptor(rnn, hidden, layers, NULL, PRNN_LINEAR_INPUT,
+    DEMO_CHECK(prnnCreateRNNDescriptor(&rnn));
+    DEMO_CHECK(prnnSetRNNDescriptor(rnn, hidden, layers, NULL, PRNN_LINEAR_INPUT,
                                PRNN_BIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT));
     prnnTensorDescriptor_t *xd = calloc((size_t)seq, sizeof(*xd));
     prnnTensorDescriptor_t *yd = calloc((size_t)seq, sizeof(*yd));
     for (int t = 0; t < seq; t++) {
         int dx[3] = {batch, input, 1}, sx[3] = {input, 1, 1};
         int dy[3] = {batch, hidden * dirs, 1}, sy[3] = {hidden * dirs, 1, 1};
-        CHECK(prnnCreateTensorDescriptor(&xd[t]));
-        CHECK(prnnCreateTensorDescriptor(&yd[t]));
-        CHECK(prnnSetTensorNdDescriptor(xd[t], PRNN_DATA_FLOAT, 3, dx, sx));
-        CHECK(prnnSetTensorNdDescriptor(yd[t], PRNN_DATA_FLOAT, 3, dy, sy));
+        DEMO_CHECK(prnnCreateTensorDescriptor(&xd[t]));
+        DEMO_CHECK(prnnCreateTensorDescriptor(&yd[t]));
+        DEMO_CHECK(prnnSetTensorNdDescriptor(xd[t], PRNN_DATA_FLOAT, 3, dx, sx));
+        DEMO_CHECK(prnnSetTensorNdDescriptor(yd[t], PRNN_DATA_FLOAT, 3, dy, sy));
     }
     prnnTensorDescriptor_t hd;
     int dh[3] = {layers * dirs, batch, hidden}, sh[3] = {batch * hidden, hidden, 1};
-    CHECK(prnnCreateTensorDescriptor(&hd));
-    CHECK(prnnSetTensorNdDescriptor(hd, PRNN_DATA_FLOAT, 3, dh, sh));
+    DEMO_CHECK(prnnCreateTensorDescriptor(&hd));
+    DEMO_CHECK(prnnSetTensorNdDescriptor(hd, PRNN_DATA_FLOAT, 3, dh, sh));
     size_t wbytes;
-    CHECK(prnnGetRNNParamsSize(cpu, rnn, xd[0], &wbytes, PRNN_DATA_FLOAT));
+    DEMO_CHECK(prnnGetRNNParamsSize(cpu, rnn, xd[0], &wbytes, PRNN_DATA_FLOAT));
     prnnFilterDescriptor_t wd;
     int dw[3] = {(int)(wbytes / sizeof(float)), 1, 1};
-    CHECK(prnnCreateFilterDescriptor(&wd));
-    CHECK(prnnSetFilterNdDescriptor(wd, PRNN_DATA_FLOAT, PRNN_TENSOR_NCHW, 3, dw));
+    DEMO_CHECK(prnnCreateFilterDescriptor(&wd));
+    DEMO_CHECK(prnnSetFilterNdDescriptor(wd, PRNN_DATA_FLOAT, PRNN_TENSOR_NCHW, 3, dw));
 
     unsigned state = 12345;
     size_t nx = (size_t)seq * batch * input, ny = (size_t)seq * batch * hidden * dirs;
@@ -235,56 +349,28 @@ int main(int argc, char **argv)
     float *dyv = random_floats(ny, &state, 1.0f);
     const size_t sizes[N_BUF] = {nx, nw, ns, ns, ny, ny, ns, ns, nx, ns, ns, nw};
     const float *inputs[N_BUF] = {x, w, hx, cx, NULL, dyv, NULL, NULL, NULL, NULL, NULL, NULL};
-    /* The training step on the CPU reference: the demo's verdict compares
-     * the GPU against it. */
     float *ref[N_BUF], *got[N_BUF];
     for (int i = 0; i < N_BUF; i++) {
         ref[i] = calloc(sizes[i], sizeof(float));
         got[i] = calloc(sizes[i], sizeof(float));
     }
-    problem pr = {rnn, seq, xd, yd, hd, wd, sizes, inputs};
+    demo_problem pr = {rnn, seq, xd, yd, hd, wd, sizes, inputs};
     step_times cpu_t;
     training_step(&pr, cpu, NULL, ref, &cpu_t);
     printf("CPU reference: forward %.1f ms, backward data %.1f ms, backward weights %.1f ms\n",
            cpu_t.fwd_ms, cpu_t.bwd_data_ms, cpu_t.bwd_weights_ms);
-    printf("checksum y %.6e  hy %.6e  dx %.6e  dw %.6e\n", checksum(ref[B_Y], ny),
-           checksum(ref[B_HY], ns), checksum(ref[B_DX], nx), checksum(ref[B_DW], nw));
-    int status = 0;
-    if (gpu) {
-        const prnn_cuda_driver *cu;
-        CHECK(prnn_cuda_driver_get(&cu));
-        step_times gpu_t;
-        training_step(&pr, gpu, cu, got, &gpu_t);
-        prnnRNNPlanInfo_t info = {.structSize = sizeof(info)};
-        CHECK(prnnGetRNNPlanInfo(gpu, rnn, batch, PRNN_DATA_FLOAT, &info));
-        printf("GPU %s, training step (second run): forward %.3f ms, backward data %.3f ms, "
-               "backward weights %.3f ms (%.2f us/step in all)\n", info.device, gpu_t.fwd_ms,
-               gpu_t.bwd_data_ms, gpu_t.bwd_weights_ms,
-               (gpu_t.fwd_ms + gpu_t.bwd_data_ms + gpu_t.bwd_weights_ms) * 1e3 / seq);
-        printf("  forward: %s, %s\n  backward data: %s, %s\n",
-               info.path == PRNN_PATH_STANDARD ? "standard" : "persistent", info.config,
-               info.backwardPath == PRNN_PATH_STANDARD ? "standard" : "persistent",
-               info.backwardConfig);
-        static const struct {
-            int buf;
-            const char *name;
-            double tol;
-        } checks[] = {{B_Y, "y", 1e-5}, {B_HY, "hy", 1e-5}, {B_CY, "cy", 1e-5},
-                      {B_DX, "dx", 1e-5}, {B_DHX, "dhx", 1e-5}, {B_DCX, "dcx", 1e-5},
-                      {B_DW, "dw", 1e-4}};
-        for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-            double err = rel_err(got[checks[i].buf], ref[checks[i].buf], sizes[checks[i].buf]);
-            int ok = err <= checks[i].tol;
-            printf("GPU vs CPU reference %-3s: relative error %.2e (%s, tolerance %.0e)\n",
-                   checks[i].name, err, ok ? "ok" : "TOO LARGE", checks[i].tol);
-            status |= !ok;
-        }
-        printf("verdict: %s\n", status ? "FAIL: the GPU training step disagrees with the CPU "
-                                         "reference" : "the GPU training step matches the CPU "
-                                         "reference");
-    } else {
-        printf("verdict: the CPU reference ran the whole training step (no GPU to compare)\n");
-    }
+    /* The reference is checked on its own first: the GPU's verdict below
+     * means something only if the reference is right. */
+    int cpu_failed = demo_gradcheck(&pr, cpu, ref);
+    int gpu_failed = gpu ? compare_gpu(&pr, gpu, ref, got, batch) : 0;
+    if (cpu_failed || gpu_failed)
+        printf("verdict: NOT OK (%d gradient check(s) of the CPU reference failed%s)\n",
+               cpu_failed, gpu_failed ? "; the GPU disagrees with the CPU reference" : "");
+    else if (gpu)
+        printf("verdict: ok (the CPU reference's gradients match finite differences, and the "
+               "GPU's training step matches the CPU reference)\n");
+    else
+        printf("verdict: ok (the CPU reference's gradients match finite differences)\n");
     for (int t = 0; t < seq; t++) {
         prnnDestroyTensorDescriptor(xd[t]);
         prnnDestroyTensorDescriptor(yd[t]);
@@ -299,5 +385,5 @@ int main(int argc, char **argv)
         free(got[i]);
     }
     free(xd); free(yd); free(x); free(w); free(hx); free(cx); free(dyv);
-    return status;
+    return cpu_failed || gpu_failed ? DEMO_EXIT_FAILURE : DEMO_EXIT_OK;
 }

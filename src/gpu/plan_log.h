@@ -1,0 +1,58 @@
+/*
+ * PRNN_LOG_PLANS: with it set (to anything but "" or "0"), the library
+ * prints one line on stderr per planning decision, for people asking "why is
+ * this shape slow here" without a debugger:
+ *
+ *   prnn: plan lstm float hidden=256 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB HBM3 sm_90 132SM
+ *     | forward: persistent-resident [blocks=8 threads=256 ...] from shipped-db
+ *     | backward-data: persistent-resident [blocks=8 ...] from heuristic
+ *     | cubin: compiled | 120.3 ms (compile 98.1 ms)
+ *
+ * (one line; wrapped here). Sources: shipped-db, user-db, heuristic,
+ * autotuned, or "PRNN_TILE (forced)". Two events: "plan" when a plan is made (the
+ * forward tile that loaded, and the backward-data tile chosen with it, which
+ * sizes the workspace) and "training kernels" when the training kernels are
+ * loaded (the backward-data tile that loaded). The cubin source is the worst
+ * of the event's modules (compiled > disk > memory); the times are the
+ * event's own. A failed event prints its status instead of the passes.
+ */
+#ifndef PRNN_PLAN_LOG_H
+#define PRNN_PLAN_LOG_H
+
+#include <stddef.h>
+
+#include "prnn.h"
+
+/* One pass's decision. config: the tile's text form, or "standard". */
+typedef struct {
+    const char *pass; /* "forward", "backward-data" */
+    prnnRNNPath_t path;
+    const char *config;
+    prnnConfigSource_t source;
+    const char *forced_by; /* the variable that forced the tile, or NULL */
+} prnn_plan_log_pass;
+
+typedef struct {
+    const char *event; /* "plan", "training kernels" */
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden, batch, layers, dirs;
+    const char *device;
+    prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
+    int npasses;
+    prnn_plan_log_pass passes[2];
+    prnnCubinSource_t cubin;
+    double ms, compile_ms;
+} prnn_plan_log_event;
+
+/* Whether PRNN_LOG_PLANS asks for the log: read once per process. */
+int prnn_plan_log_enabled(void);
+
+/* The event's line, without the newline, into buf (always terminated). */
+void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size);
+
+/* Formats e and writes it to stderr with one write, so that lines from
+ * concurrent threads do not interleave. */
+void prnn_plan_log_print(const prnn_plan_log_event *e);
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The tests on a fresh Debian or Ubuntu machine, in one command: installs
+# what is missing (as root; otherwise prints the apt-get command to run and
+# stops), builds everything and runs every suite (the GPU ones report SKIP
+# without a GPU). What CI runs (.ci/run). Arguments go to meson test, e.g.
+# tools/run-tests.sh --suite api.
+#
+# usage: tools/run-tests.sh [meson test arguments]
+#        build directory: $PRNN_BUILD_DIR, default build
+set -eu
+. "$(dirname "$0")/setup.sh"
+cd "$prnn_root"
+build=${PRNN_BUILD_DIR:-build}
+prnn_install build tests
+prnn_configure "$build" -Dtools=true -Dtests=true
+prnn_build "$build"
+rc=0
+meson test -C "$build" --print-errorlogs "$@" || rc=$?
+# One closing line in the plain form every log reader knows.
+python3 - "$build/meson-logs/testlog.json" <<'PY'
+import json, sys
+counts = {}
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        if line.strip():
+            r = json.loads(line).get("result", "?")
+            counts[r] = counts.get(r, 0) + 1
+passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
+skipped = counts.get("SKIP", 0)
+print(f"{passed} passed, {sum(counts.values()) - passed - skipped} failed, {skipped} skipped")
+PY
+exit $rc
