@@ -18,14 +18,12 @@
     X(cublasLtDestroy)                                                        \
     X(cublasLtGetVersion)                                                     \
     X(cublasLtGetStatusName)                                                  \
-    X(cublasLtGetStatusString)                                                \
     X(cublasLtMatmul)                                                         \
     X(cublasLtMatmulDescCreate)                                               \
     X(cublasLtMatmulDescDestroy)                                              \
     X(cublasLtMatmulDescSetAttribute)                                         \
     X(cublasLtMatrixLayoutCreate)                                             \
     X(cublasLtMatrixLayoutDestroy)                                            \
-    X(cublasLtMatrixLayoutSetAttribute)                                       \
     X(cublasLtMatmulPreferenceCreate)                                         \
     X(cublasLtMatmulPreferenceDestroy)                                        \
     X(cublasLtMatmulPreferenceSetAttribute)                                   \

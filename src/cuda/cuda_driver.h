@@ -30,32 +30,24 @@
     X(cuDeviceTotalMem)                                                       \
     X(cuDevicePrimaryCtxRetain)                                               \
     X(cuDevicePrimaryCtxRelease)                                              \
-    X(cuDevicePrimaryCtxGetState)                                             \
     X(cuCtxGetCurrent)                                                        \
     X(cuCtxSetCurrent)                                                        \
     X(cuCtxGetDevice)                                                         \
     X(cuCtxPushCurrent)                                                       \
     X(cuCtxPopCurrent)                                                        \
     X(cuCtxSynchronize)                                                       \
-    X(cuModuleLoadData)                                                       \
     X(cuModuleLoadDataEx)                                                     \
-    X(cuModuleUnload)                                                         \
     X(cuModuleGetFunction)                                                    \
-    X(cuModuleGetGlobal)                                                      \
     X(cuFuncGetAttribute)                                                     \
     X(cuFuncSetAttribute)                                                     \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                            \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)                   \
     X(cuLaunchKernel)                                                         \
     X(cuLaunchCooperativeKernel)                                              \
     X(cuMemGetInfo)                                                           \
     X(cuMemAlloc)                                                             \
     X(cuMemFree)                                                              \
-    X(cuMemAllocHost)                                                         \
-    X(cuMemFreeHost)                                                          \
     X(cuMemcpyHtoD)                                                           \
     X(cuMemcpyDtoH)                                                           \
-    X(cuMemcpyDtoD)                                                           \
     X(cuMemcpyHtoDAsync)                                                      \
     X(cuMemcpyDtoHAsync)                                                      \
     X(cuMemcpyDtoDAsync)                                                      \
@@ -64,19 +56,13 @@
     X(cuStreamCreate)                                                         \
     X(cuStreamDestroy)                                                        \
     X(cuStreamSynchronize)                                                    \
-    X(cuStreamQuery)                                                          \
-    X(cuStreamWaitEvent)                                                      \
-    X(cuStreamIsCapturing)                                                    \
-    X(cuStreamGetCtx)                                                         \
     X(cuStreamBeginCapture)                                                   \
     X(cuStreamEndCapture)                                                     \
     X(cuEventCreate)                                                          \
     X(cuEventRecord)                                                          \
-    X(cuEventQuery)                                                           \
     X(cuEventSynchronize)                                                     \
     X(cuEventElapsedTime)                                                     \
     X(cuEventDestroy)                                                         \
-    X(cuPointerGetAttribute)                                                  \
     X(cuGraphInstantiate)                                                     \
     X(cuGraphLaunch)                                                          \
     X(cuGraphExecDestroy)                                                     \
@@ -85,9 +71,7 @@
 /* Functions newer drivers have and the library can do without: NULL in the
  * table when the driver lacks them (check before calling). */
 #define PRNN_CUDA_OPTIONAL_FUNCTIONS(X)                                       \
-    X(cuCtxGetId)             /* CUDA 12.0: context identity */               \
-    X(cuLaunchKernelEx)       /* CUDA 12.0: launch attributes */              \
-    X(cuFuncGetName)          /* CUDA 12.3: names in messages */
+    X(cuCtxGetId)             /* CUDA 12.0: context identity */
 
 #define PRNN_CUDA_FIELD(fn) __typeof__(fn) *fn;
 
