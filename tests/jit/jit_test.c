@@ -51,6 +51,8 @@ int jit_test_count_files(const char *dir, const char *substr)
 
 int jit_test_entries(const char *dir, char *buf, size_t size)
 {
+    if (size)
+        buf[0] = '\0';
     DIR *d = opendir(dir);
     if (!d)
         return 0;

@@ -44,7 +44,7 @@ void jit_test_use_cache_dir(const char *dir);
 int jit_test_count_files(const char *dir, const char *substr);
 
 /* The number of "*.cubin" entries in dir; the path of one of them into
- * buf. */
+ * buf ("" when there is none). */
 int jit_test_entries(const char *dir, char *buf, size_t size);
 
 /* 1 if the substring occurs in the calling thread's prnn log. */
