@@ -84,7 +84,8 @@ int main(int argc, char **argv)
     const prnn_cuda_driver *cu;
     if (prnn_cuda_driver_get(&cu) == PRNN_STATUS_SUCCESS) {
         printf("a CUDA driver and device are present: only --help checked\n");
-        return test_done("test_bench_cli");
+        return test_done("tools-bench-cli: prnn-bench's exit codes and "
+                         "messages for bad arguments, --help and no GPU");
     }
 
     r = run(exe, (const char *const[]){"--bogus", NULL});
@@ -130,5 +131,6 @@ int main(int argc, char **argv)
     EXPECT(r.status == 2 && strstr(r.err, "no CUDA GPU found"),
            "no GPU (2): %d %s", r.status, r.err);
     done(&r);
-    return test_done("test_bench_cli");
+    return test_done("tools-bench-cli: prnn-bench's exit codes and messages "
+                     "for bad arguments, --help and no GPU");
 }

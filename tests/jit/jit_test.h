@@ -50,7 +50,8 @@ int jit_test_entries(const char *dir, char *buf, size_t size);
 /* 1 if the substring occurs in the calling thread's prnn log. */
 int jit_test_log_has(const char *substr);
 
-/* Exit status for the end of main: prints a summary. */
-int jit_test_finish(const char *name);
+/* what: the test's name and what it checked, printed with the result
+ * ("jit-sha256: ..."). Returns the exit status. */
+int jit_test_finish(const char *what);
 
 #endif

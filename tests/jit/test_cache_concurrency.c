@@ -199,5 +199,6 @@ int main(void)
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("test_cache_concurrency");
+    return jit_test_finish("jit-cache-concurrency: concurrent planners and "
+                           "readers on one cold cache directory");
 }

@@ -113,5 +113,6 @@ int main(int argc, char **argv)
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("test_cache_tool");
+    return jit_test_finish("tools-cache: prnn-cache list, verify, clear, "
+                           "--dir, --help and usage errors");
 }

@@ -413,5 +413,7 @@ int main(void)
     test_damage("directory in the way", directory_in_the_way, "Is a directory", 0);
     test_unusable_directory();
     test_maintenance();
-    return jit_test_finish("test_cubin_cache");
+    return jit_test_finish("jit-cubin-cache: cold miss, warm hit, damaged "
+                           "and foreign entries, unusable directories, "
+                           "maintenance");
 }

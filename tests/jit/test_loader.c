@@ -205,5 +205,7 @@ int main(void)
     test_driver();
     test_nvrtc();
     test_cublaslt();
-    return jit_test_finish("test_loader");
+    return jit_test_finish("jit-loader: candidate lists, load failure "
+                           "messages, and this machine's driver, NVRTC and "
+                           "cuBLASLt");
 }

@@ -267,5 +267,7 @@ int main(void)
     test_broken_source();
     test_warning_is_a_note();
     test_bad_requests();
-    return jit_test_finish("test_nvrtc_compile");
+    return jit_test_finish("jit-nvrtc-compile: every kernel variant "
+                           "compiled to CUBIN for every architecture, and "
+                           "the failure paths");
 }

@@ -231,5 +231,7 @@ out:
         jit_test_rmtree(dir);
         free(dir);
     }
-    return jit_test_finish(child ? "test_pipeline_gpu (child)" : "test_pipeline_gpu");
+    return jit_test_finish(
+        child ? "gpu-jit-pipeline (child): the disk cache from a fresh process"
+              : "gpu-jit-pipeline: compile, cache, load and launch on the GPU");
 }
