@@ -37,7 +37,7 @@
  * under the prefix prnn_check_ (to compare sizes and layouts), and nothing
  * else is declared.
  *
- * The headers compile as C99 and as C++.
+ * The headers compile alone as C99 and as C++ (decl-headers-c99, -cxx).
  */
 #ifndef PRNN_API_DECL_H
 #define PRNN_API_DECL_H
