@@ -12,9 +12,10 @@ static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
 static char load_message[PRNN_DL_MESSAGE_SIZE];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-#define PRNN_CUBLASLT_SPEC(fn) {PRNN_DL_STR(fn), offsetof(prnn_cublaslt, fn), 1},
+#define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)               \
+    PRNN_DL_SPEC(prnn_cublaslt, name, symbol, required)
 static const prnn_dl_symbol_spec specs[] = {
-    PRNN_CUBLASLT_FUNCTIONS(PRNN_CUBLASLT_SPEC)
+    PRNN_LT_FUNCTIONS(PRNN_CUBLASLT_SPEC)
 };
 
 static prnnStatus_t load(void)

@@ -4,42 +4,20 @@
  *
  * Search order: $PRNN_CUBLASLT_LIBRARY alone if set; else libcublasLt.so.13,
  * libcublasLt.so.12, libcublasLt.so through the dynamic linker, then the same
- * names under PRNN_CUDA_PATH/lib64 and PRNN_CUDA_PATH/lib.
+ * names under PRNN_CUDA_PATH/lib64 and PRNN_CUDA_PATH/lib. Building needs no
+ * cuBLASLt header: cublaslt_api.h declares what is used.
  */
 #ifndef PRNN_CUBLASLT_LIB_H
 #define PRNN_CUBLASLT_LIB_H
 
-#include <cublasLt.h>
-
+#include "cuda/cublaslt_api.h"
 #include "prnn.h"
 
-#define PRNN_CUBLASLT_FUNCTIONS(X)                                            \
-    X(cublasLtCreate)                                                         \
-    X(cublasLtDestroy)                                                        \
-    X(cublasLtGetVersion)                                                     \
-    X(cublasLtGetStatusName)                                                  \
-    X(cublasLtGetStatusString)                                                \
-    X(cublasLtMatmul)                                                         \
-    X(cublasLtMatmulDescCreate)                                               \
-    X(cublasLtMatmulDescDestroy)                                              \
-    X(cublasLtMatmulDescSetAttribute)                                         \
-    X(cublasLtMatrixLayoutCreate)                                             \
-    X(cublasLtMatrixLayoutDestroy)                                            \
-    X(cublasLtMatrixLayoutSetAttribute)                                       \
-    X(cublasLtMatmulPreferenceCreate)                                         \
-    X(cublasLtMatmulPreferenceDestroy)                                        \
-    X(cublasLtMatmulPreferenceSetAttribute)                                   \
-    X(cublasLtMatmulAlgoGetHeuristic)
-
-#define PRNN_CUBLASLT_FIELD(fn) __typeof__(fn) *fn;
-
 typedef struct prnn_cublaslt {
-    PRNN_CUBLASLT_FUNCTIONS(PRNN_CUBLASLT_FIELD)
+    PRNN_LT_FUNCTIONS(PRNN_API_TABLE_FIELD)
     size_t version;           /* cublasLtGetVersion, e.g. 130000 */
     const char *library_path; /* the file that was loaded */
 } prnn_cublaslt;
-
-#undef PRNN_CUBLASLT_FIELD
 
 /*
  * The process-wide cuBLASLt table, loaded on first use (thread-safe).

@@ -15,18 +15,13 @@ static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
 static char load_message[PRNN_DL_MESSAGE_SIZE];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-#define PRNN_CUDA_SPEC_REQUIRED(fn)                                           \
-    {PRNN_DL_STR(fn), offsetof(prnn_cuda_driver, fn), 1},
-#define PRNN_CUDA_SPEC_OPTIONAL(fn)                                           \
-    {PRNN_DL_STR(fn), offsetof(prnn_cuda_driver, fn), 0},
-static const prnn_dl_symbol_spec specs[] = {
-    PRNN_CUDA_REQUIRED_FUNCTIONS(PRNN_CUDA_SPEC_REQUIRED)
-    PRNN_CUDA_OPTIONAL_FUNCTIONS(PRNN_CUDA_SPEC_OPTIONAL)
-};
+#define PRNN_CUDA_SPEC(name, symbol, required, ret, params)                   \
+    PRNN_DL_SPEC(prnn_cuda_driver, name, symbol, required)
+static const prnn_dl_symbol_spec specs[] = {PRNN_CU_FUNCTIONS(PRNN_CUDA_SPEC)};
 
 /*
  * Older symbols with the same prototype, for drivers that predate the version
- * cuda.h now names. Only entries whose ABI is identical belong here (for
+ * cuda_api.h names. Only entries whose ABI is identical belong here (for
  * example cuMemAlloc's v1 took 32-bit sizes and must never be a fallback).
  */
 static const prnn_dl_fallback fallbacks[] = {

@@ -1,105 +1,28 @@
 /*
  * The CUDA driver API, loaded at run time from libcuda.so.1 into a table of
- * function pointers (nothing links against CUDA).
+ * function pointers (nothing links against CUDA; no CUDA header is needed to
+ * build: cuda_api.h declares what is used).
  *
- * Call through the table with cuda.h's names: cu->cuMemAlloc(&p, n). cuda.h
- * #defines many names to their current ABI version (cuMemAlloc ->
- * cuMemAlloc_v2, cuCtxPushCurrent -> cuCtxPushCurrent_v2, cuGraphInstantiate
- * -> cuGraphInstantiateWithFlags, ...); the fields are declared through the
- * same macros, so the field, its prototype and the symbol resolved from
- * libcuda always agree, and this header must be used with the cuda.h it was
- * built against.
+ * Call through the table with cuda.h's names: cu->cuMemAlloc(&p, n). Each
+ * field is resolved by the ABI-versioned symbol that cuda.h's macros map the
+ * name to (cuMemAlloc_v2, cuCtxPushCurrent_v2, cuGraphInstantiateWithFlags,
+ * ...), as listed in cuda_api.h and checked against cuda.h by tests/decl.
  */
 #ifndef PRNN_CUDA_DRIVER_H
 #define PRNN_CUDA_DRIVER_H
 
-#include <cuda.h>
-
+#include "cuda/cuda_api.h"
 #include "prnn.h"
 
-/* Every function the library needs: a driver without one is refused. */
-#define PRNN_CUDA_REQUIRED_FUNCTIONS(X)                                       \
-    X(cuInit)                                                                 \
-    X(cuDriverGetVersion)                                                     \
-    X(cuGetErrorName)                                                         \
-    X(cuGetErrorString)                                                       \
-    X(cuDeviceGetCount)                                                       \
-    X(cuDeviceGet)                                                            \
-    X(cuDeviceGetName)                                                        \
-    X(cuDeviceGetAttribute)                                                   \
-    X(cuDeviceTotalMem)                                                       \
-    X(cuDevicePrimaryCtxRetain)                                               \
-    X(cuDevicePrimaryCtxRelease)                                              \
-    X(cuDevicePrimaryCtxGetState)                                             \
-    X(cuCtxGetCurrent)                                                        \
-    X(cuCtxSetCurrent)                                                        \
-    X(cuCtxGetDevice)                                                         \
-    X(cuCtxPushCurrent)                                                       \
-    X(cuCtxPopCurrent)                                                        \
-    X(cuCtxSynchronize)                                                       \
-    X(cuModuleLoadData)                                                       \
-    X(cuModuleLoadDataEx)                                                     \
-    X(cuModuleUnload)                                                         \
-    X(cuModuleGetFunction)                                                    \
-    X(cuModuleGetGlobal)                                                      \
-    X(cuFuncGetAttribute)                                                     \
-    X(cuFuncSetAttribute)                                                     \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                            \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)                   \
-    X(cuLaunchKernel)                                                         \
-    X(cuLaunchCooperativeKernel)                                              \
-    X(cuMemGetInfo)                                                           \
-    X(cuMemAlloc)                                                             \
-    X(cuMemFree)                                                              \
-    X(cuMemAllocHost)                                                         \
-    X(cuMemFreeHost)                                                          \
-    X(cuMemcpyHtoD)                                                           \
-    X(cuMemcpyDtoH)                                                           \
-    X(cuMemcpyDtoD)                                                           \
-    X(cuMemcpyHtoDAsync)                                                      \
-    X(cuMemcpyDtoHAsync)                                                      \
-    X(cuMemcpyDtoDAsync)                                                      \
-    X(cuMemsetD8Async)                                                        \
-    X(cuMemsetD32Async)                                                       \
-    X(cuStreamCreate)                                                         \
-    X(cuStreamDestroy)                                                        \
-    X(cuStreamSynchronize)                                                    \
-    X(cuStreamQuery)                                                          \
-    X(cuStreamWaitEvent)                                                      \
-    X(cuStreamIsCapturing)                                                    \
-    X(cuStreamGetCtx)                                                         \
-    X(cuStreamBeginCapture)                                                   \
-    X(cuStreamEndCapture)                                                     \
-    X(cuEventCreate)                                                          \
-    X(cuEventRecord)                                                          \
-    X(cuEventQuery)                                                           \
-    X(cuEventSynchronize)                                                     \
-    X(cuEventElapsedTime)                                                     \
-    X(cuEventDestroy)                                                         \
-    X(cuPointerGetAttribute)                                                  \
-    X(cuGraphInstantiate)                                                     \
-    X(cuGraphLaunch)                                                          \
-    X(cuGraphExecDestroy)                                                     \
-    X(cuGraphDestroy)
-
-/* Functions newer drivers have and the library can do without: NULL in the
- * table when the driver lacks them (check before calling). */
-#define PRNN_CUDA_OPTIONAL_FUNCTIONS(X)                                       \
-    X(cuCtxGetId)             /* CUDA 12.0: context identity */               \
-    X(cuLaunchKernelEx)       /* CUDA 12.0: launch attributes */              \
-    X(cuFuncGetName)          /* CUDA 12.3: names in messages */
-
-#define PRNN_CUDA_FIELD(fn) __typeof__(fn) *fn;
-
+/* A driver without a required function of PRNN_CU_FUNCTIONS is refused;
+ * optional ones are NULL in the table when the driver lacks them (check
+ * before calling). */
 typedef struct prnn_cuda_driver {
-    PRNN_CUDA_REQUIRED_FUNCTIONS(PRNN_CUDA_FIELD)
-    PRNN_CUDA_OPTIONAL_FUNCTIONS(PRNN_CUDA_FIELD)
+    PRNN_CU_FUNCTIONS(PRNN_API_TABLE_FIELD)
     int driver_version; /* cuDriverGetVersion, e.g. 13000 */
     int device_count;   /* >= 1 */
     const char *library_path; /* the libcuda that was loaded */
 } prnn_cuda_driver;
-
-#undef PRNN_CUDA_FIELD
 
 /*
  * The process-wide driver table. The first call loads libcuda.so.1, resolves

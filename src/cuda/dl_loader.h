@@ -15,17 +15,18 @@
 #define PRNN_DL_PATH_MAX 512
 #define PRNN_DL_MAX_CANDIDATES 16
 
-/* Two levels, so that the argument is macro-expanded first:
- * PRNN_DL_STR(cuMemAlloc) is "cuMemAlloc_v2", the symbol that cuda.h's
- * prototype belongs to. */
-#define PRNN_DL_STR2(x) #x
-#define PRNN_DL_STR(x) PRNN_DL_STR2(x)
-
 typedef struct {
     const char *name; /* symbol */
     size_t offset;    /* of its function pointer in the table */
     int required;     /* 0: left NULL when the library lacks it */
 } prnn_dl_symbol_spec;
+
+/* The spec of one entry of a function list (api_decl.h) for table type T:
+ *   #define SPEC(name, symbol, required, ret, params) \
+ *       PRNN_DL_SPEC(prnn_nvrtc, name, symbol, required)
+ *   static const prnn_dl_symbol_spec specs[] = {PRNN_NVRTC_FUNCTIONS(SPEC)}; */
+#define PRNN_DL_SPEC(T, name, symbol, required)                               \
+    {#symbol, offsetof(T, name), required},
 
 /* An older symbol with exactly the same prototype, tried when the library
  * predates symbol. Lists end with a NULL symbol. */

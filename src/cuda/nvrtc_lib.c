@@ -14,7 +14,8 @@ static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
 static char load_message[PRNN_DL_MESSAGE_SIZE];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-#define PRNN_NVRTC_SPEC(fn) {PRNN_DL_STR(fn), offsetof(prnn_nvrtc, fn), 1},
+#define PRNN_NVRTC_SPEC(name, symbol, required, ret, params)                  \
+    PRNN_DL_SPEC(prnn_nvrtc, name, symbol, required)
 static const prnn_dl_symbol_spec specs[] = {
     PRNN_NVRTC_FUNCTIONS(PRNN_NVRTC_SPEC)
 };

@@ -3,32 +3,17 @@
  *
  * Search order: $PRNN_NVRTC_LIBRARY alone if set; else libnvrtc.so.13,
  * libnvrtc.so.12, libnvrtc.so through the dynamic linker, then the same
- * names under PRNN_CUDA_PATH/lib64 and PRNN_CUDA_PATH/lib.
+ * names under PRNN_CUDA_PATH/lib64 and PRNN_CUDA_PATH/lib. Building needs no
+ * nvrtc.h: nvrtc_api.h declares what is used.
  */
 #ifndef PRNN_NVRTC_LIB_H
 #define PRNN_NVRTC_LIB_H
 
-#include <nvrtc.h>
-
+#include "cuda/nvrtc_api.h"
 #include "prnn.h"
 
-#define PRNN_NVRTC_FUNCTIONS(X)                                               \
-    X(nvrtcVersion)                                                           \
-    X(nvrtcGetErrorString)                                                    \
-    X(nvrtcCreateProgram)                                                     \
-    X(nvrtcDestroyProgram)                                                    \
-    X(nvrtcCompileProgram)                                                    \
-    X(nvrtcGetProgramLogSize)                                                 \
-    X(nvrtcGetProgramLog)                                                     \
-    X(nvrtcGetCUBINSize)                                                      \
-    X(nvrtcGetCUBIN)                                                          \
-    X(nvrtcGetNumSupportedArchs)                                              \
-    X(nvrtcGetSupportedArchs)
-
-#define PRNN_NVRTC_FIELD(fn) __typeof__(fn) *fn;
-
 typedef struct prnn_nvrtc {
-    PRNN_NVRTC_FUNCTIONS(PRNN_NVRTC_FIELD)
+    PRNN_NVRTC_FUNCTIONS(PRNN_API_TABLE_FIELD)
     int major, minor;         /* nvrtcVersion */
     const char *library_path; /* the file that was loaded */
     /* Size and modification time of that file: part of the cubin cache key,
@@ -37,8 +22,6 @@ typedef struct prnn_nvrtc {
     long long file_size;
     long long file_mtime;
 } prnn_nvrtc;
-
-#undef PRNN_NVRTC_FIELD
 
 /*
  * The process-wide NVRTC table, loaded on first use (thread-safe). Returns

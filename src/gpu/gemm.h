@@ -20,8 +20,6 @@
 
 #include <stddef.h>
 
-#include <cuda.h>
-
 #include "cuda/cublaslt_lib.h"
 #include "prnn.h"
 

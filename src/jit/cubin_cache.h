@@ -47,7 +47,8 @@ typedef struct {
 } prnn_cubin_key;
 
 /* The key of req. Needs NVRTC (its version is part of the key): returns
- * RUNTIME_PREREQUISITE_MISSING without it. */
+ * RUNTIME_PREREQUISITE_MISSING without it. On failure *key is empty (text
+ * NULL, name ""). */
 prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
                                   prnn_cubin_key *key);
 void prnn_cubin_key_free(prnn_cubin_key *key);

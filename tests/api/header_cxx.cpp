@@ -2,6 +2,7 @@
 // link against the shared library.
 #include "prnn.h"
 
+#include <cstdio>
 #include <cstring>
 
 int main()
@@ -11,6 +12,7 @@ int main()
     if (s != PRNN_STATUS_SUCCESS)
         return 1;
     prnnDestroy(handle);
+    std::puts("api-header-cxx: prnn.h alone compiles as C++ and links");
     return std::strcmp(prnnGetErrorString(PRNN_STATUS_BAD_PARAM),
                        "PRNN_STATUS_BAD_PARAM") == 0 ? 0 : 1;
 }

@@ -318,6 +318,8 @@ int main(void)
     test_cpu_backend_tiny(cpu);
     prnnDestroy(cpu);
     test_gpu_handle_without_gpu();
-    printf("%d failures\n", test_failures);
+    printf("api-basic: version and status strings, the error log, descriptor round trips, "
+           "LinLayer weight addressing, plan info, a GPU handle without a GPU: %d failures\n",
+           test_failures);
     return test_failures ? 1 : 0;
 }

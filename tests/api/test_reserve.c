@@ -405,6 +405,7 @@ int main(void)
     test_other_backend();
     test_failing_forward_records_nothing();
     test_eviction();
-    printf("%d failures\n", test_failures);
+    printf("api-reserve: the training order and the reserve registry's rules: %d failures\n",
+           test_failures);
     return test_failures ? 1 : 0;
 }

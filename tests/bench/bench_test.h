@@ -22,13 +22,15 @@ static int test_failures;
     EXPECT(fabs((double)(a) - (double)(b)) <= (tol),                           \
            "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
 
-static inline int test_done(const char *name)
+/* what: the test's name and what it checked, printed with the result
+ * ("tools-bench-stats: ..."). Returns the exit status. */
+static inline int test_done(const char *what)
 {
     if (test_failures) {
-        fprintf(stderr, "%s: %d failure(s)\n", name, test_failures);
+        fprintf(stderr, "%s: %d failure(s)\n", what, test_failures);
         return 1;
     }
-    printf("%s: all checks passed\n", name);
+    printf("%s: all checks passed\n", what);
     return 0;
 }
 

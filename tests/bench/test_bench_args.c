@@ -376,5 +376,6 @@ int main(void)
                                  1) == 0 && !strcmp(r.note, "prnnCreate: no"),
            "error line: '%s'", r.note);
     EXPECT(bench_cold_parse_line("something else", &r, 0) == -1, "foreign");
-    return test_done("test_bench_args");
+    return test_done("tools-bench-args: prnn-bench's defaults, lists, "
+                     "errors, point order and cold-start child lines");
 }

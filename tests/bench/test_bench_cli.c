@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     const prnn_cuda_driver *cu;
     if (prnn_cuda_driver_get(&cu) == PRNN_STATUS_SUCCESS) {
         printf("a CUDA driver and device are present: only --help checked\n");
-        return test_done("test_bench_cli");
+        return test_done("tools-bench-cli: prnn-bench's exit codes and "
+                         "messages for bad arguments, --help and no GPU");
     }
 
     const char *const *sweeps[] = {
@@ -49,8 +50,16 @@ int main(int argc, char **argv)
         EXPECT(r.out[0] == '\0', "stdout: %s", r.out);
         run_result_free(&r);
     }
+    /* The same with --no-cudnn and --cold-start: the GPU check comes
+     * first. */
+    r = run(exe, (const char *const[]){"--no-cudnn", "--cold-start", "--csv",
+                                       "/nonexistent/x.csv", NULL});
+    EXPECT(r.status == 3 && strstr(r.err, "no CUDA GPU found"),
+           "no GPU (3): %d %s", r.status, r.err);
+    run_result_free(&r);
     printf("without a GPU prnn-bench exits 3 with its message, for %zu "
            "command lines\n",
-           sizeof(sweeps) / sizeof(sweeps[0]));
-    return test_done("test_bench_cli");
+           sizeof(sweeps) / sizeof(sweeps[0]) + 1);
+    return test_done("tools-bench-cli: prnn-bench's exit codes and messages "
+                     "for bad arguments, --help and no GPU");
 }

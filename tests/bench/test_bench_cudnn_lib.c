@@ -16,7 +16,8 @@ int main(void)
             return 77;
         }
         EXPECT(0, "cuDNN found but refused: %s", err);
-        return test_done("test_bench_cudnn_lib");
+        return test_done("tools-bench-cudnn-lib: the cuDNN table resolves, "
+                         "version 9.x, error strings and the refusal rule");
     }
     printf("cuDNN %zu from %s\n", lib->version, lib->path);
     EXPECT(lib->version >= 90000 && lib->version < 100000, "version %zu",
@@ -41,5 +42,6 @@ int main(void)
                       sizeof(msg));
     EXPECT(strstr(msg, "cudnnRNNForward: ") && strstr(msg, "NOT_SUPPORTED"),
            "message: %s", msg);
-    return test_done("test_bench_cudnn_lib");
+    return test_done("tools-bench-cudnn-lib: the cuDNN table resolves, "
+                     "version 9.x, error strings and the refusal rule");
 }

@@ -1,6 +1,6 @@
 /*
- * How prnn-bench asks cuDNN to compute each data type (no cuDNN library
- * needed, only its header): bfloat16 runs as CUDNN_DATA_BFLOAT16 data with
+ * How prnn-bench asks cuDNN to compute each data type (no cuDNN library or
+ * header needed): bfloat16 runs as CUDNN_DATA_BFLOAT16 data with
  * tensor cores and float math first (what prnn does with bfloat16), float
  * strict as FMA_MATH, and every fallback says so in its note.
  */
@@ -46,5 +46,6 @@ int main(void)
            "half: %d choices", k);
     k = bench_cudnn_math_choices(PRNN_DATA_DOUBLE, BENCH_MATH_STRICT, c);
     EXPECT(k == 1 && c[0].math_prec == CUDNN_DATA_DOUBLE, "double");
-    return test_done("test_bench_cudnn_math");
+    return test_done("tools-bench-cudnn-math: the cuDNN data type and math "
+                     "choices for each prnn data type");
 }

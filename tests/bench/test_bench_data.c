@@ -135,5 +135,5 @@ int main(void)
 {
     test_layout();
     test_diff();
-    return test_done("test_bench_data");
+    return test_done("tools-bench-data: parameter list, random values in range, output comparison");
 }

@@ -609,5 +609,5 @@ int main(void)
     test_cold(cold, ncold);
     test_csv(rs, n);
     test_json(rs, n, &meta, cold, ncold);
-    return test_done("test_bench_report");
+    return test_done("tools-bench-report: best-cuDNN ratios, geometric means, table, CSV and JSON");
 }

@@ -54,5 +54,5 @@ int main(void)
     EXPECT_NEAR(bench_quantile_sorted(sorted, 3, 1.0), 30, 0);
     EXPECT_NEAR(bench_quantile_sorted(sorted, 3, 0.25), 15, 1e-12);
     EXPECT(isnan(bench_quantile_sorted(sorted, 0, 0.5)), "n = 0");
-    return test_done("test_bench_stats");
+    return test_done("tools-bench-stats: median, quartiles and geometric means");
 }

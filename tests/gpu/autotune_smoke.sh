@@ -2,8 +2,8 @@
 # prnn-autotune end to end on one small shape and both passes: it must tune
 # the forward and the backward-data key, write a valid database entry for
 # each, and on a second run skip both (resumable). Exit 77
-# (meson: SKIP) only when the tool reports PRNN_STATUS_NO_DEVICE; any other
-# failure with a GPU present is a failure.
+# (meson: SKIP) only when the tool reports PRNN_STATUS_NO_DEVICE or cannot
+# load NVRTC or cuBLASLt; any other failure with a GPU present is a failure.
 #   autotune_smoke.sh PATH-TO-prnn-autotune
 set -u
 tool=$1
@@ -17,6 +17,9 @@ args=(--modes gru --hidden 96 --batch 3 --dtype float --candidates 4 --seq 16 --
 rc=$?
 if [ $rc -ne 0 ] && grep -q "PRNN_STATUS_NO_DEVICE" "$dir/first.log"; then
     echo "SKIP: no GPU"; cat "$dir/first.log"; exit 77
+fi
+if [ $rc -ne 0 ] && grep -q "cannot load the \(NVRTC\|cuBLASLt\) library" "$dir/first.log"; then
+    echo "SKIP: a GPU, but no NVRTC or cuBLASLt"; cat "$dir/first.log"; exit 77
 fi
 cat "$dir/first.log"
 [ $rc -eq 0 ] || { echo "FAIL: prnn-autotune exited $rc"; exit 1; }

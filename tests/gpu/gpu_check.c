@@ -11,6 +11,7 @@
 
 #include "cuda/cuda_driver.h"
 #include "dtype.h"
+#include "../needs_libs.h"
 
 gc_options gc = {.repeat = 1};
 pthread_mutex_t gc_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -283,6 +284,9 @@ static int start_gpu(void)
         return 1;
     }
     prnnDestroy(probe);
+    /* A GPU, but nothing to compile or multiply with. */
+    if (needs_nvrtc("the GPU suite") || needs_cublaslt("the GPU suite"))
+        return 77;
     if (prnn_cuda_driver_get(&cu)) {
         printf("FAIL: driver table: %s\n", prnnGetLastErrorLog());
         return 1;

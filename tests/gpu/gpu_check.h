@@ -87,7 +87,9 @@ void gc_parse_args(int argc, char **argv);
  * or host memory under --self-test. Also points $PRNN_TUNING_DB at a
  * scratch file (autotuned winners never reach the user's database).
  * Returns 0 when ready, else the exit status: 77 after a "SKIP: no GPU"
- * line when prnnCreate says PRNN_STATUS_NO_DEVICE, 1 after a "FAIL:" line.
+ * line when prnnCreate says PRNN_STATUS_NO_DEVICE, or a "SKIP: ... needs
+ * NVRTC" (or cuBLASLt) line when that cannot be loaded; 1 after a "FAIL:"
+ * line.
  */
 int gc_start(void);
 

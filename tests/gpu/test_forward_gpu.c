@@ -9,8 +9,8 @@
  * Some cases also replay the call from a captured CUDA graph. The harness is
  * gpu_check.h's, shared with test_training_gpu.
  *
- * Exit 77 when there is no GPU (meson: SKIP); any failure with a GPU present
- * exits 1. Usage: test_forward_gpu [--quick|--full] [--seed N] [--threads N]
+ * Exit 77 when there is no GPU, NVRTC or cuBLASLt (meson: SKIP); any failure
+ * with them present exits 1. Usage: test_forward_gpu [--quick|--full] [--seed N] [--threads N]
  *                 [--filter SUBSTRING] [--verbose] [--repeat N] [--self-test]
  *                 [--list]
  */

@@ -32,8 +32,8 @@
  * derivative jumps at 0 (gpu_check.h, GC_TOL_RELU_GRAD, says why and how
  * much); the summary counts the cases that needed that allowance.
  *
- * Exit 77 when there is no GPU (meson: SKIP); any failure with a GPU present
- * exits 1. Usage: test_training_gpu [--quick|--full] [--seed N] [--threads N]
+ * Exit 77 when there is no GPU, NVRTC or cuBLASLt (meson: SKIP); any failure
+ * with them present exits 1. Usage: test_training_gpu [--quick|--full] [--seed N] [--threads N]
  *                 [--filter S] [--verbose] [--repeat N] [--self-test] [--list]
  */
 #include <math.h>

@@ -51,6 +51,8 @@ int jit_test_count_files(const char *dir, const char *substr)
 
 int jit_test_entries(const char *dir, char *buf, size_t size)
 {
+    if (size)
+        buf[0] = '\0';
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -72,12 +74,12 @@ int jit_test_log_has(const char *substr)
     return strstr(prnnGetLastErrorLog(), substr) != NULL;
 }
 
-int jit_test_finish(const char *name)
+int jit_test_finish(const char *what)
 {
     if (jit_test_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, jit_test_failures);
+        fprintf(stderr, "%s: %d check(s) failed\n", what, jit_test_failures);
         return 1;
     }
-    printf("%s: all checks passed\n", name);
+    printf("%s: all checks passed\n", what);
     return 0;
 }

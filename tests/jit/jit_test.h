@@ -44,13 +44,14 @@ void jit_test_use_cache_dir(const char *dir);
 int jit_test_count_files(const char *dir, const char *substr);
 
 /* The number of "*.cubin" entries in dir; the path of one of them into
- * buf. */
+ * buf ("" when there is none). */
 int jit_test_entries(const char *dir, char *buf, size_t size);
 
 /* 1 if the substring occurs in the calling thread's prnn log. */
 int jit_test_log_has(const char *substr);
 
-/* Exit status for the end of main: prints a summary. */
-int jit_test_finish(const char *name);
+/* what: the test's name and what it checked, printed with the result
+ * ("jit-sha256: ..."). Returns the exit status. */
+int jit_test_finish(const char *what);
 
 #endif

@@ -15,6 +15,7 @@
 #include "jit/cubin_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "jit_test.h"
+#include "../needs_libs.h"
 
 #define WRITERS 8
 #define THREADS 4
@@ -123,6 +124,8 @@ static int reader(int start_fd, const char *done_path)
 
 int main(void)
 {
+    if (needs_nvrtc("jit-cache-concurrency"))
+        return 77;
     char *dir = jit_test_tmpdir("cache-race");
     /* The directory does not exist yet: the writers race to create it. */
     char cache[PATH_MAX], done[PATH_MAX];
@@ -179,9 +182,11 @@ int main(void)
     CHECK(jit_test_entries(cache, path, sizeof(path)) == 1);
     CHECK(jit_test_count_files(cache, "") == 1);
     CHECK(jit_test_count_files(cache, ".tmp.") == 0);
-    prnn_cubin_entry e;
-    prnn_cubin_cache_inspect(cache, strrchr(path, '/') + 1, 1, &e);
-    CHECK(e.valid);
+    if (path[0]) { /* "" when the directory has no entry */
+        prnn_cubin_entry e;
+        prnn_cubin_cache_inspect(cache, strrchr(path, '/') + 1, 1, &e);
+        CHECK(e.valid);
+    }
     unsigned long before = prnn_nvrtc_compile_count();
     void *cubin = NULL;
     size_t size;
@@ -194,5 +199,6 @@ int main(void)
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("test_cache_concurrency");
+    return jit_test_finish("jit-cache-concurrency: concurrent planners and "
+                           "readers on one cold cache directory");
 }

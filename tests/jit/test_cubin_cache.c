@@ -15,6 +15,7 @@
 #include "jit/cubin_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "jit_test.h"
+#include "../needs_libs.h"
 
 static const char *const offset3[] = {"PRNN_PROBE_OFFSET=3"};
 static const char *const offset4[] = {"PRNN_PROBE_OFFSET=4"};
@@ -60,8 +61,11 @@ static void only_entry(const char *dir, char *path, size_t size)
 
 static int entry_valid(const char *dir, const char *path)
 {
+    const char *slash = strrchr(path, '/');
+    if (!slash) /* no entry was found: only_entry said so */
+        return 0;
     prnn_cubin_entry e;
-    prnn_cubin_cache_inspect(dir, strrchr(path, '/') + 1, 1, &e);
+    prnn_cubin_cache_inspect(dir, slash + 1, 1, &e);
     if (!e.valid)
         fprintf(stderr, "%s: %s\n", path, e.problem);
     return e.valid;
@@ -127,12 +131,16 @@ static void test_key(void)
     text.source_text = "extern \"C\" __global__ void prnn_probe() {}\n";
     prnn_compile_request text2 = probe3;
     text2.source_text = "extern \"C\" __global__ void prnn_probe() { }\n";
+    int before = jit_test_failures;
     CHECK_STATUS(prnn_cubin_key_build(&probe3, &k3), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&probe3, &k3b), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&probe4, &k4), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&arch, &k3arch), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&text, &ktext), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&text2, &ktext2), PRNN_STATUS_SUCCESS);
+    /* A failed build leaves an empty key (text NULL): nothing to compare. */
+    if (jit_test_failures != before)
+        return;
     CHECK(strcmp(k3.name, k3b.name) == 0 && strcmp(k3.text, k3b.text) == 0);
     CHECK(strlen(k3.name) == 32);
     CHECK(strcmp(k3.name, k4.name) != 0);
@@ -390,6 +398,8 @@ static void test_maintenance(void)
 
 int main(void)
 {
+    if (needs_nvrtc("jit-cubin-cache"))
+        return 77;
     test_key();
     test_cold_then_warm();
     test_damage("truncated", truncate_half, "truncated", 1);
@@ -403,5 +413,7 @@ int main(void)
     test_damage("directory in the way", directory_in_the_way, "Is a directory", 0);
     test_unusable_directory();
     test_maintenance();
-    return jit_test_finish("test_cubin_cache");
+    return jit_test_finish("jit-cubin-cache: cold miss, warm hit, damaged "
+                           "and foreign entries, unusable directories, "
+                           "maintenance");
 }

@@ -143,6 +143,29 @@ static void test_driver(void)
           info.total_mem > 0 && info.name[0]);
 }
 
+/* After a failed load: the log names what was tried, which is the
+ * override alone when env_override is set (test_missing_libs checks that
+ * rule), else every soname, then the toolkit's copies. */
+static void check_tried(const char *env_override, const char *soname,
+                        const char *older_soname)
+{
+    const char *over = getenv(env_override);
+    char path[PRNN_DL_PATH_MAX + 4];
+    if (over && *over) {
+        snprintf(path, sizeof(path), "%s: ", over);
+        CHECK(jit_test_log_has(path));
+        return;
+    }
+    snprintf(path, sizeof(path), "%s: ", soname);
+    CHECK(jit_test_log_has(path));
+    if (older_soname) {
+        snprintf(path, sizeof(path), "%s: ", older_soname);
+        CHECK(jit_test_log_has(path));
+    }
+    snprintf(path, sizeof(path), PRNN_CUDA_PATH "/lib64/%s", soname);
+    CHECK(jit_test_log_has(path));
+}
+
 static void test_nvrtc(void)
 {
     const prnn_nvrtc *nv;
@@ -150,9 +173,7 @@ static void test_nvrtc(void)
     if (s != PRNN_STATUS_SUCCESS) {
         /* CI images without NVRTC: the failure names what it tried. */
         CHECK(s == PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
-        CHECK(jit_test_log_has("libnvrtc.so.13: "));
-        CHECK(jit_test_log_has("libnvrtc.so.12: "));
-        CHECK(jit_test_log_has(PRNN_CUDA_PATH "/lib64/libnvrtc.so"));
+        check_tried("PRNN_NVRTC_LIBRARY", "libnvrtc.so.13", "libnvrtc.so.12");
         printf("nvrtc: not found\n%s\n", prnnGetLastErrorLog());
         return;
     }
@@ -167,7 +188,7 @@ static void test_cublaslt(void)
     prnnStatus_t s = prnn_cublaslt_get(&lt);
     if (s != PRNN_STATUS_SUCCESS) {
         CHECK(s == PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
-        CHECK(jit_test_log_has("libcublasLt.so.13: "));
+        check_tried("PRNN_CUBLASLT_LIBRARY", "libcublasLt.so.13", NULL);
         printf("cublasLt: not found\n%s\n", prnnGetLastErrorLog());
         return;
     }
@@ -184,5 +205,7 @@ int main(void)
     test_driver();
     test_nvrtc();
     test_cublaslt();
-    return jit_test_finish("test_loader");
+    return jit_test_finish("jit-loader: candidate lists, load failure "
+                           "messages, and this machine's driver, NVRTC and "
+                           "cuBLASLt");
 }

@@ -13,6 +13,7 @@
 #include "jit/nvrtc_compile.h"
 #include "jit_test.h"
 #include "kernel_variants.h"
+#include "../needs_libs.h"
 
 #define MAX_ARCHS 32
 #define MAX_JOBS 4096
@@ -260,9 +261,13 @@ static void test_bad_requests(void)
 
 int main(void)
 {
+    if (needs_nvrtc("jit-nvrtc-compile"))
+        return 77;
     test_variants();
     test_broken_source();
     test_warning_is_a_note();
     test_bad_requests();
-    return jit_test_finish("test_nvrtc_compile");
+    return jit_test_finish("jit-nvrtc-compile: every kernel variant "
+                           "compiled to CUBIN for every architecture, and "
+                           "the failure paths");
 }

@@ -5,8 +5,8 @@
  * hit, threads racing on a new key end with one module, a fresh process
  * finds the cubin on disk.
  *
- * Exit 77 (skip) only when there is no driver or no device; with a GPU
- * present every failure is a failure.
+ * Exit 77 (skip) only when there is no driver, no device or no NVRTC; with
+ * a GPU and NVRTC present every failure is a failure.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -20,6 +20,7 @@
 #include "jit/module_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "jit_test.h"
+#include "../needs_libs.h"
 
 #define N 1000
 #define RACERS 4
@@ -128,6 +129,8 @@ int main(int argc, char **argv)
                prnnGetErrorString(s), prnnGetLastErrorLog());
         return 77;
     }
+    if (needs_nvrtc("gpu-jit-pipeline"))
+        return 77;
     char *dir = NULL;
     if (!child) {
         dir = jit_test_tmpdir("pipeline-gpu");
@@ -228,5 +231,7 @@ out:
         jit_test_rmtree(dir);
         free(dir);
     }
-    return jit_test_finish(child ? "test_pipeline_gpu (child)" : "test_pipeline_gpu");
+    return jit_test_finish(
+        child ? "gpu-jit-pipeline (child): the disk cache from a fresh process"
+              : "gpu-jit-pipeline: compile, cache, load and launch on the GPU");
 }

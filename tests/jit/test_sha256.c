@@ -61,5 +61,6 @@ int main(void)
 
     /* The checksum is the digest's first 8 bytes, big-endian. */
     CHECK(prnn_sha256_u64("abc", 3) == 0xba7816bf8f01cfeaull);
-    return jit_test_finish("test_sha256");
+    return jit_test_finish("jit-sha256: SHA-256 against the FIPS 180-4 / "
+                           "NIST vectors, incremental == one-shot");
 }

@@ -149,8 +149,9 @@ int main(void)
     check_rejects(s, t, "batch_chunk must be >= 1");
 
     if (failures)
-        fprintf(stderr, "test_geometry: %d check(s) failed\n", failures);
+        fprintf(stderr, "plan-geometry: %d check(s) failed\n", failures);
     else
-        printf("test_geometry: all checks passed\n");
+        printf("plan-geometry: tile normalisation, workspace sizes and the tile rules' "
+               "messages: all checks passed\n");
     return failures ? 1 : 0;
 }

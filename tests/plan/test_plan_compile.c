@@ -22,6 +22,7 @@
 #include "gpu/plan.h"
 #include "jit/nvrtc_compile.h"
 #include "plan_test.h"
+#include "../needs_libs.h"
 
 typedef struct {
     prnn_kernel_request req;
@@ -61,6 +62,8 @@ static void *worker(void *arg)
 
 int main(void)
 {
+    if (needs_nvrtc("plan-compile"))
+        return 77;
     static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
     static const prnnDataType_t dts[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF, PRNN_DATA_BFLOAT16,
                                          PRNN_DATA_DOUBLE};

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the tuning-DB parser's libFuzzer target with clang (meson builds the
 # project with gcc, so this compiles the few sources it needs directly) and
-# runs it for a bounded time. Registered as the meson test "tuning_fuzz".
+# runs it for a bounded time. Registered as the meson test "tuning-fuzz".
 #
 # usage: run_fuzz.sh SOURCE_ROOT WORK_DIR [--require]
 #   PRNN_FUZZ_SECONDS  run time in seconds (default 60; 0: only replay the
@@ -26,8 +26,8 @@ cc=${PRNN_FUZZ_CC:-clang}
 include=${PRNN_FUZZ_INCLUDE:-$work/../../../include}
 
 skip() {
-    echo "tuning_fuzz: SKIP: $*"
-    echo "tuning_fuzz: on Debian 12: apt-get install clang libclang-rt-14-dev"
+    echo "tuning-fuzz: SKIP: $*"
+    echo "tuning-fuzz: on Debian 12: apt-get install clang libclang-rt-14-dev"
     if [ "$require" = "--require" ]; then
         exit 1
     fi
@@ -35,7 +35,7 @@ skip() {
 }
 
 case $seconds in
-    ''|*[!0-9]*) echo "tuning_fuzz: PRNN_FUZZ_SECONDS must be a number of seconds"; exit 1 ;;
+    ''|*[!0-9]*) echo "tuning-fuzz: PRNN_FUZZ_SECONDS must be a number of seconds"; exit 1 ;;
 esac
 
 command -v "$cc" >/dev/null 2>&1 || skip "$cc not found"
@@ -75,7 +75,7 @@ if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         "$src/src/dtype.c" \
         "$src/src/rnn_pass.c" \
         $cjson -lm -lpthread -o "$work/fuzz_tuning_db"; then
-    echo "tuning_fuzz: FAIL: the fuzz target does not build"
+    echo "tuning-fuzz: FAIL: the fuzz target does not build"
     exit 1
 fi
 
@@ -84,7 +84,7 @@ if [ "$seconds" -eq 0 ]; then
 else
     set -- -max_total_time="$seconds"
 fi
-echo "tuning_fuzz: fuzzing for ${seconds}s (set PRNN_FUZZ_SECONDS to change)"
+echo "tuning-fuzz: fuzzing for ${seconds}s (set PRNN_FUZZ_SECONDS to change)"
 # libFuzzer exits 77 on a finding by default, which meson would read as SKIP:
 # every finding must be a failure.
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -94,9 +94,9 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$work/corpus" "$src/tests/tuning/corpus"
 rc=$?
 if [ $rc -ne 0 ]; then
-    echo "tuning_fuzz: FAIL (libFuzzer exit status $rc); reproduce with:"
+    echo "tuning-fuzz: FAIL (libFuzzer exit status $rc); reproduce with:"
     echo "  $work/fuzz_tuning_db $work/<crash file>"
     exit 1
 fi
-echo "tuning_fuzz: no finding"
+echo "tuning-fuzz: no finding"
 exit 0

@@ -303,5 +303,7 @@ int main(void)
     test_shipped_files_clean();
     test_lookup_user_db();
     test_concurrent_lookups();
-    return test_finish("test_tuning_env");
+    return test_finish("tuning-env: where the user DB is, re-reading, bad "
+                       "files ignored, shipped files clean, concurrent "
+                       "lookups");
 }

@@ -672,5 +672,6 @@ int main(void)
     test_misc();
     test_format_round_trip();
     test_random_damage();
-    return test_finish("test_tuning_parse");
+    return test_finish("tuning-parse: a valid DB, every malformed case of "
+                       "the schema, the writer's text read back");
 }

@@ -385,5 +385,7 @@ int main(void)
     test_nearest_rules();
     test_passes_apart();
     test_fits();
-    return test_finish("test_tuning_search");
+    return test_finish("tuning-search: user before shipped, exact before "
+                       "nearest, tie-breaks, the fits callback, passes kept "
+                       "apart");
 }

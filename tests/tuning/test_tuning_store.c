@@ -483,5 +483,7 @@ int main(void)
     test_malformed_existing();
     test_failures_reported();
     test_concurrent_writers();
-    return test_finish("test_tuning_store");
+    return test_finish("tuning-store: store then find, replace, sorted "
+                       "output, concurrent writers, malformed files backed "
+                       "up");
 }

@@ -133,12 +133,12 @@ void test_db_of(prnn_tuning_db *db, const prnn_tuning_entry *e, size_t n)
     free(text);
 }
 
-int test_finish(const char *name)
+int test_finish(const char *what)
 {
     if (test_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
+        fprintf(stderr, "%s: %d check(s) failed\n", what, test_failures);
         return 1;
     }
-    printf("%s: all checks passed\n", name);
+    printf("%s: all checks passed\n", what);
     return 0;
 }

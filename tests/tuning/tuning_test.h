@@ -43,7 +43,8 @@ int test_parse(prnn_tuning_db *db, const char *text);
 /* A database holding these entries (through format + parse). */
 void test_db_of(prnn_tuning_db *db, const prnn_tuning_entry *e, size_t n);
 
-/* Prints the summary and returns the exit status. */
-int test_finish(const char *name);
+/* what: the test's name and what it checked, printed with the result
+ * ("tuning-parse: ..."). Returns the exit status. */
+int test_finish(const char *what);
 
 #endif

@@ -12,10 +12,9 @@ static int load_rc = -1;
 static char load_msg[PRNN_DL_MESSAGE_SIZE];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#define SPEC_REQ(fn) {#fn, offsetof(bench_cudnn_lib, fn), 1},
-#define SPEC_OPT(fn) {#fn, offsetof(bench_cudnn_lib, fn), 0},
-static const prnn_dl_symbol_spec specs[] = {
-    BENCH_CUDNN_REQUIRED(SPEC_REQ) BENCH_CUDNN_OPTIONAL(SPEC_OPT)};
+#define SPEC(name, symbol, required, ret, params)                             \
+    PRNN_DL_SPEC(bench_cudnn_lib, name, symbol, required)
+static const prnn_dl_symbol_spec specs[] = {BENCH_CUDNN_FUNCTIONS(SPEC)};
 
 static void load(void)
 {
@@ -80,14 +79,13 @@ void bench_cudnn_error(const bench_cudnn_lib *l, cudnnStatus_t s,
 
 int bench_cudnn_is_refusal(cudnnStatus_t s)
 {
-    int code = (int)s;
-    if (code / 1000 != 3)
+    if ((int)s / 1000 != 3)
         return 0;
-    switch (code) {
-    case 3005: /* INCOMPATIBLE_CUDA_DRIVER */
-    case 3006: /* INCOMPATIBLE_CUDART */
-    case 3008: /* RUNTIME_PREREQUISITE_MISSING */
-    case 3009: /* SUBLIBRARY_UNAVAILABLE */
+    switch (s) {
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
+    case CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING:
+    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE:
         return 0;
     default:
         return 1;

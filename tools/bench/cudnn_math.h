@@ -6,7 +6,7 @@
 #ifndef PRNN_BENCH_CUDNN_MATH_H
 #define PRNN_BENCH_CUDNN_MATH_H
 
-#include <cudnn.h>
+#include "cudnn_api.h"
 
 #include "bench_args.h"
 

@@ -1,0 +1,2 @@
+// headers.c, compiled as C++.
+#include "headers.c"
