@@ -1,12 +1,12 @@
 /*
  * A prnn tool's command line as a user meets it (the conventions of
- * tools/bench/tool_cli.h), none of which needs a GPU: --help and -h print
+ * tools/common/tool_cli.h), none of which needs a GPU: --help and -h print
  * the usage on stdout, ending with the exit statuses, and exit 0;
  * --version prints "<tool> MAJOR.MINOR.PATCH" and exits 0; a bad argument
  * prints exactly "<tool>: <what>" and the pointer to --help on stderr,
  * nothing on stdout, and exits 2. Without a CUDA driver, a tool that needs
  * a GPU exits 3.
- * argv[1]: the tool (prnn-bench, prnn-cache or prnn-autotune).
+ * argv[1]: the tool (prnn-bench, prnn-cache, prnn-autotune or prnn-demo).
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -64,6 +64,19 @@ static const tool_case tools[] = {
        "--pass \"backward\": must be forward or backward-data"},
       {{"--force=yes"}, "option --force takes no value"}},
      {"--quick", "--output", "/nonexistent/tuning.json"}},
+    /* Status 3 is --probe's, which says why on stdout; the demo itself
+     * runs on the CPU reference without a GPU (tools-demo-cpu-verdict). */
+    {"prnn-demo", 1, 0,
+     {{{"--bogus"}, "unknown option --bogus"},
+      {{"--cpu=1"}, "option --cpu takes no value"},
+      {{"--seq"}, "option --seq needs a value"},
+      {{"--hidden", "0"},
+       "--hidden \"0\": must be an integer in [1, 2147483647]"},
+      {{"--batch=8x"},
+       "--batch \"8x\": must be an integer in [1, 2147483647]"},
+      {{"lstm"}, "unexpected argument \"lstm\": prnn-demo takes options "
+                 "only"}},
+     {NULL}},
 };
 
 static void check_help(const tool_case *t, const char *exe, const char *flag)
@@ -154,7 +167,7 @@ int main(int argc, char **argv)
     int nbad = 0;
     for (; nbad < 8 && t->bad[nbad].message; nbad++)
         check_bad(t, exe, &t->bad[nbad]);
-    const char *gpu = "it needs none";
+    const char *gpu = t->uses_gpu ? "no run that needs one" : "it needs none";
     if (t->run[0]) {
         const prnn_cuda_driver *cu;
         if (prnn_cuda_driver_get(&cu) == PRNN_STATUS_SUCCESS) {

@@ -9,10 +9,7 @@
 #include <stdlib.h>
 
 #include "prnn.h"
-
-/* Exit statuses, the tools' convention: 0 ok, 1 failure, 2 bad arguments,
- * 3 no GPU (only --probe uses it: the demo itself falls back to the CPU). */
-enum { DEMO_EXIT_OK = 0, DEMO_EXIT_FAILURE = 1, DEMO_EXIT_USAGE = 2, DEMO_EXIT_NO_GPU = 3 };
+#include "tool_cli.h" /* exit statuses: TOOL_EXIT_NO_GPU only from --probe */
 
 #define DEMO_CHECK(call)                                                       \
     do {                                                                       \
@@ -20,7 +17,7 @@ enum { DEMO_EXIT_OK = 0, DEMO_EXIT_FAILURE = 1, DEMO_EXIT_USAGE = 2, DEMO_EXIT_N
         if (s_ != PRNN_STATUS_SUCCESS) {                                       \
             fprintf(stderr, "prnn-demo: %s failed: %s\n%s\n", #call,           \
                     prnnGetErrorString(s_), prnnGetLastErrorLog());            \
-            exit(DEMO_EXIT_FAILURE);                                           \
+            exit(TOOL_EXIT_FAILURE);                                           \
         }                                                                      \
     } while (0)
 
@@ -47,17 +44,13 @@ int demo_gradcheck(const demo_problem *p, prnnHandle_t cpu, float *const *grad);
 
 /*
  * Prints what this machine offers prnn, a line each: GPU (name, driver),
- * NVRTC, cuBLASLt, cuDNN. Returns DEMO_EXIT_OK when prnn can run on the GPU
- * (a device, NVRTC and cuBLASLt), DEMO_EXIT_NO_GPU otherwise.
+ * NVRTC, cuBLASLt, cuDNN. Returns TOOL_EXIT_OK when prnn can run on the GPU
+ * (a device, NVRTC and cuBLASLt), TOOL_EXIT_NO_GPU otherwise.
  */
 int demo_probe(FILE *out);
 
 /* The first line of the calling thread's log, without the loaders' list of
  * every path tried after "; tried:": the reason in one line. */
 void demo_short_reason(char *buf, size_t n);
-
-/* "0.1.0" for 100: prnnGetVersion's encoding, also cuBLASLt's and cuDNN 9's
- * (major * 10000 + minor * 100 + patch). */
-void demo_version_text(size_t v, char *buf, size_t n);
 
 #endif

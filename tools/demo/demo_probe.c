@@ -14,11 +14,6 @@
 #include "cuda/nvrtc_lib.h"
 #include "demo.h"
 
-void demo_version_text(size_t v, char *buf, size_t n)
-{
-    snprintf(buf, n, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
-}
-
 void demo_short_reason(char *buf, size_t n)
 {
     snprintf(buf, n, "%s", prnnGetLastErrorLog());
@@ -85,7 +80,7 @@ static int probe_cublaslt(FILE *out)
         return 0;
     }
     char v[32];
-    demo_version_text(lt->version, v, sizeof(v));
+    tool_format_version(lt->version, v, sizeof(v));
     fprintf(out, "cuBLASLt:  %s (%s)\n", v, lt->library_path);
     return 1;
 }
@@ -104,7 +99,7 @@ static void probe_cudnn(FILE *out)
         *(void **)&get_version = dlsym(lib, "cudnnGetVersion");
         if (get_version) {
             char v[32];
-            demo_version_text(get_version(), v, sizeof(v));
+            tool_format_version(get_version(), v, sizeof(v));
             fprintf(out, "cuDNN:     %s (%s)\n", v, names[i]);
         } else {
             fprintf(out, "cuDNN:     %s has no cudnnGetVersion (not cuDNN?)\n", names[i]);
@@ -118,11 +113,11 @@ static void probe_cudnn(FILE *out)
 int demo_probe(FILE *out)
 {
     char v[32];
-    demo_version_text(prnnGetVersion(), v, sizeof(v));
+    tool_format_version(prnnGetVersion(), v, sizeof(v));
     fprintf(out, "prnn:      %s\n", v);
     int gpu = probe_gpu(out);
     int nvrtc = probe_nvrtc(out);
     int lt = probe_cublaslt(out);
     probe_cudnn(out);
-    return gpu && nvrtc && lt ? DEMO_EXIT_OK : DEMO_EXIT_NO_GPU;
+    return gpu && nvrtc && lt ? TOOL_EXIT_OK : TOOL_EXIT_NO_GPU;
 }

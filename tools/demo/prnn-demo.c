@@ -11,11 +11,8 @@
  * buffers): examples/ has those.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +137,7 @@ static void training_step(const demo_problem *p, prnnHandle_t h, const prnn_cuda
 
 typedef struct {
     int hidden, batch, seq, input;
-    int force_cpu, probe;
+    int force_cpu, probe, help, version;
 } demo_args;
 
 static void usage(FILE *f)
@@ -162,86 +159,62 @@ static void usage(FILE *f)
             "  --input N    input size (default 128)\n"
             "  --probe      print what this machine offers prnn (GPU and driver, NVRTC,\n"
             "               cuBLASLt, cuDNN) and exit: 0 when prnn can use the GPU, 3 when not\n"
-            "  --help       this text\n"
-            "  --version    prnn's version\n"
-            "\n"
-            "Exit status: 0 ok; 1 a check failed or a call failed; 2 bad arguments;\n"
-            "3 (--probe only) no usable GPU. Without a GPU the demo itself runs on the CPU\n"
-            "reference and says so.\n");
+            "  -h, --help   this text\n"
+            "  --version    prnn-demo's version (and the loaded library's)\n");
+    tool_help_exit_status(
+        f, "verdict ok (--probe: prnn can use the GPU)",
+        "a check failed or a call failed", TOOL_USES_GPU);
+    fprintf(f, "Only --probe exits 3: without a GPU the demo itself runs on the CPU\n"
+               "reference and says so.\n");
 }
 
-/* Bad arguments: what and why on stderr, then where the usage is. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "prnn-demo: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nrun 'prnn-demo --help' for the usage\n");
-    va_end(ap);
-    return DEMO_EXIT_USAGE;
-}
+enum { OPT_CPU = 256, OPT_PROBE, OPT_VERSION, OPT_HIDDEN, OPT_BATCH, OPT_SEQ, OPT_INPUT };
 
-/* A size option's value: an integer >= 1 with nothing after it. */
-static int parse_size(const char *opt, const char *text, int *out)
+static const struct option long_options[] = {
+    {"cpu", no_argument, NULL, OPT_CPU},
+    {"probe", no_argument, NULL, OPT_PROBE},
+    {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option (tool_option_fn). */
+static int apply(void *ctx, int c, const char *name, const char *value, char *err, size_t n)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < 1)
-        return usage_error("%s \"%s\": must be an integer >= 1", opt, text);
-    if (errno == ERANGE || v > INT_MAX)
-        return usage_error("%s \"%s\": must be at most %d", opt, text, INT_MAX);
-    *out = (int)v;
+    demo_args *a = ctx;
+    int *size = NULL;
+    switch (c) {
+    case 'h': a->help = 1; return 0;
+    case OPT_VERSION: a->version = 1; return 0;
+    case OPT_CPU: a->force_cpu = 1; return 0;
+    case OPT_PROBE: a->probe = 1; return 0;
+    case OPT_HIDDEN: size = &a->hidden; break;
+    case OPT_BATCH: size = &a->batch; break;
+    case OPT_SEQ: size = &a->seq; break;
+    case OPT_INPUT: size = &a->input; break;
+    default:
+        snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
+        return -1;
+    }
+    long v;
+    if (tool_parse_long(name, value, 1, INT_MAX, &v, err, n))
+        return -1;
+    *size = (int)v;
     return 0;
 }
 
-/* -1: go on; otherwise the exit status (--help, --version, bad arguments). */
-static int parse_args(int argc, char **argv, demo_args *a)
+/* The usage's defaults, then argv: 0, or -1 with err. */
+static int parse_args(int argc, char **argv, demo_args *a, char *err, size_t n)
 {
-    enum { OPT_CPU = 256, OPT_PROBE, OPT_VERSION, OPT_HIDDEN, OPT_BATCH, OPT_SEQ, OPT_INPUT };
-    static const struct option longopts[] = {
-        {"cpu", no_argument, NULL, OPT_CPU},
-        {"probe", no_argument, NULL, OPT_PROBE},
-        {"hidden", required_argument, NULL, OPT_HIDDEN},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"seq", required_argument, NULL, OPT_SEQ},
-        {"input", required_argument, NULL, OPT_INPUT},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     *a = (demo_args){.hidden = 256, .batch = 8, .seq = 64, .input = 128};
-    opterr = 0; /* our own wording, not getopt's */
-    int c, rc = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_CPU: a->force_cpu = 1; break;
-        case OPT_PROBE: a->probe = 1; break;
-        case OPT_HIDDEN: rc = parse_size("--hidden", optarg, &a->hidden); break;
-        case OPT_BATCH: rc = parse_size("--batch", optarg, &a->batch); break;
-        case OPT_SEQ: rc = parse_size("--seq", optarg, &a->seq); break;
-        case OPT_INPUT: rc = parse_size("--input", optarg, &a->input); break;
-        case 'h': usage(stdout); return DEMO_EXIT_OK;
-        case OPT_VERSION: {
-            char v[32];
-            demo_version_text(prnnGetVersion(), v, sizeof(v));
-            printf("prnn-demo (prnn) %s\n", v);
-            return DEMO_EXIT_OK;
-        }
-        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("%s: unknown option", argv[optind - 1]);
-        }
-    }
-    if (rc)
-        return rc;
-    if (optind < argc)
-        return usage_error("\"%s\": unexpected argument (every option starts with --)",
-                           argv[optind]);
-    return -1;
+    int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
+    if (first < 0)
+        return -1;
+    return tool_no_operands("prnn-demo", argc, argv, first, err, n);
 }
 
 /* The GPU handle, or NULL (said in one line) when there is no GPU. */
@@ -299,9 +272,17 @@ static int compare_gpu(const demo_problem *pr, prnnHandle_t gpu, float *const *r
 int main(int argc, char **argv)
 {
     demo_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc >= 0)
-        return rc;
+    char err[512];
+    if (parse_args(argc, argv, &a, err, sizeof(err)))
+        return tool_bad_args("prnn-demo", err);
+    if (a.help) {
+        usage(stdout);
+        return TOOL_EXIT_OK;
+    }
+    if (a.version) {
+        tool_print_version(stdout, "prnn-demo");
+        return TOOL_EXIT_OK;
+    }
     if (a.probe)
         return demo_probe(stdout);
     const int hidden = a.hidden, batch = a.batch, seq = a.seq, input = a.input;
@@ -310,7 +291,7 @@ int main(int argc, char **argv)
     DEMO_CHECK(prnnCreateWithBackend(&cpu, PRNN_BACKEND_CPU_REFERENCE));
     prnnHandle_t gpu = a.force_cpu ? NULL : open_gpu();
     char version[32];
-    demo_version_text(prnnGetVersion(), version, sizeof(version));
+    tool_format_version(prnnGetVersion(), version, sizeof(version));
     printf("prnn %s: 2-layer bidirectional LSTM, hidden %d, input %d, batch %d, %d steps\n",
            version, hidden, input, batch, seq);
 
@@ -385,5 +366,5 @@ int main(int argc, char **argv)
         free(got[i]);
     }
     free(xd); free(yd); free(x); free(w); free(hx); free(cx); free(dyv);
-    return cpu_failed || gpu_failed ? DEMO_EXIT_FAILURE : DEMO_EXIT_OK;
+    return cpu_failed || gpu_failed ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * The command-line conventions every prnn tool shares (prnn-bench,
- * prnn-cache, prnn-autotune): getopt_long, --help on stdout with exit 0,
+ * prnn-cache, prnn-autotune, prnn-demo): getopt_long, --help on stdout with exit 0,
  * --version, one exit status per kind of outcome, and one wording for bad
  * arguments that names the argument and the rule:
  *
