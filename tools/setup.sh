@@ -20,6 +20,9 @@
 #          python3 (python3)
 #   tests  c++ (g++: the header-as-C++ test), clang and its libFuzzer runtime
 #          (clang, libclang-rt-N-dev: the tuning-DB fuzzer test)
+#   python a virtual environment (python3-venv: tools/run-python-tests.sh
+#          installs PyTorch into one from PyPI); optional: without it the
+#          Python tests say so and do not run
 #   plot   matplotlib (python3-matplotlib: prnn-bench --plot); optional: as
 #          another user than root, or where it still does not import (another
 #          python3 first on PATH), the job goes on without the plot
@@ -89,6 +92,10 @@ check_tests() {
     fuzzer_works || prnn_fuzzer_runtime=1
 }
 
+check_python() {
+    python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || prnn_optional+=(python3-venv)
+}
+
 check_plot() {
     # Installed but not for the python3 first on PATH (pyenv, a venv) counts
     # as done: installing it again would not help.
@@ -119,7 +126,7 @@ recheck() {
     local need
     prnn_packages=()
     for need in "$@"; do
-        [ "$need" = plot ] || "check_$need"
+        case $need in plot|python) ;; *) "check_$need" ;; esac
     done
     if [ ${#prnn_packages[@]} -ne 0 ]; then
         say "setup: still missing after apt-get: ${prnn_packages[*]}"

@@ -3,11 +3,13 @@
 # machine, in one call, and prints a short table last.
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
-#                                    sanitize autotool demo bench autotune
+#                                    sanitize autotool demo python bench torchbench autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; sanitize: compute-sanitizer memcheck and
-#   racecheck of both suites on small filtered cases.
+#   racecheck of both suites on small filtered cases. python: the prnn.torch
+#   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
+#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS).
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -82,6 +84,13 @@ for stage in $STAGES; do
     demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;
     bench)    run_stage bench "$BUILD/tools/bench/prnn-bench" ${BENCH_ARGS:---quick} \
                   --csv "$OUT/bench.csv" --json "$OUT/bench.json" --plot "$OUT/bench.png" ;;
+    python)   run_stage python env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" PRNN_REQUIRE_GPU=1 \
+                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+                  python3 -m pytest -q -p no:cacheprovider "$ROOT/python/tests" ;;
+    torchbench) run_stage torchbench env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" \
+                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+                  python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
+                  --json "$OUT/torchbench.json" ;;
     autotune) run_stage autotune "$BUILD/tools/autotune/prnn-autotune" ${AUTOTUNE_ARGS:-} ;;
     *) echo "unknown stage $stage"; exit 2 ;;
     esac

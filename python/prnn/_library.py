@@ -1,0 +1,73 @@
+"""Finding and loading libprnn, and the CUDA libraries of NVIDIA's pip wheels.
+
+The binding is ctypes over the C API rather than a compiled extension: the
+calls it makes are few and coarse (one per layer and pass, each enqueuing a
+whole sequence), so ctypes' cost of a few microseconds per call is small
+beside the work, and the package then has nothing to compile against a
+particular Python or PyTorch: one wheel serves every CPython 3 and every
+PyTorch version, and the library it loads is the same libprnn the C users
+get. Every function is declared with its exact argument and result types
+(_capi.py, checked against prnn.h by the tests): an undeclared 64-bit
+argument is how a hand-written ctypes shim crashes.
+"""
+
+import ctypes
+import glob
+import os
+import sys
+
+_LIBRARY_NAME = "libprnn.so"
+
+
+def _candidates():
+    override = os.environ.get("PRNN_LIBRARY")
+    if override:
+        # An explicit choice (a build tree, a test): no fallback, so that a
+        # wrong path is an error rather than a different library.
+        return [override]
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(here, _LIBRARY_NAME), "libprnn.so.0"]
+
+
+def _loadable(name):
+    try:
+        ctypes.CDLL(name, mode=ctypes.RTLD_LOCAL)
+        return True
+    except OSError:
+        return False
+
+
+def _point_at_pip_cuda_library(variable, sonames, patterns):
+    """Sets PRNN_NVRTC_LIBRARY / PRNN_CUBLASLT_LIBRARY to a library from
+    NVIDIA's pip wheels (nvidia-cuda-nvrtc, nvidia-cublas: what PyTorch's
+    CUDA wheels install) when the user set nothing and the system's loader
+    finds none of the names libprnn searches. libprnn reads the variable
+    when it first loads the library, after this runs."""
+    if os.environ.get(variable):
+        return
+    if any(_loadable(name) for name in sonames):
+        return
+    for base in sys.path:
+        for pattern in patterns:
+            found = sorted(glob.glob(os.path.join(base, pattern)), reverse=True)
+            if found:
+                os.environ[variable] = found[0]
+                return
+
+
+def load():
+    """Loads libprnn once; raises OSError naming every path tried."""
+    _point_at_pip_cuda_library(
+        "PRNN_NVRTC_LIBRARY", ["libnvrtc.so.13", "libnvrtc.so.12"],
+        ["nvidia/cu13/lib/libnvrtc.so.13", "nvidia/cuda_nvrtc/lib/libnvrtc.so.1[23]"])
+    _point_at_pip_cuda_library(
+        "PRNN_CUBLASLT_LIBRARY", ["libcublasLt.so.13", "libcublasLt.so.12"],
+        ["nvidia/cu13/lib/libcublasLt.so.13", "nvidia/cublas/lib/libcublasLt.so.1[23]"])
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL), path
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise OSError("prnn: cannot load libprnn (set PRNN_LIBRARY to its path): "
+                  + "; ".join(errors))

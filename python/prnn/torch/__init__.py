@@ -1,0 +1,13 @@
+"""Drop-in PyTorch modules on prnn: replace `torch.nn.LSTM` with
+`prnn.torch.LSTM` (and GRU, RNN); `from_torch(module)` converts a layer.
+
+CUDA tensors run on prnn's persistent kernels (work on
+torch.cuda.current_stream(), memory from PyTorch's caching allocator), CPU
+tensors on prnn's CPU reference backend (slow, exact: for tests). The
+layers are torch.library operators (prnn::rnn_forward, prnn::rnn_backward)
+with fake implementations, so torch.compile traces through them.
+"""
+
+from ._modules import GRU, LSTM, RNN, from_torch  # noqa: F401
+
+__all__ = ["LSTM", "GRU", "RNN", "from_torch"]

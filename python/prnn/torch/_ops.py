@@ -1,0 +1,322 @@
+"""prnn's two PyTorch operators, registered with torch.library so that
+torch.compile traces through them (fake implementations give the output
+shapes) and CUDA graphs capture them (they allocate only through PyTorch's
+caching allocator and enqueue on the current stream):
+
+  prnn::rnn_forward   ForwardInference, or ForwardTraining (train=True),
+                      which also returns the reserve for the backward;
+  prnn::rnn_backward  BackwardData then BackwardWeights on that reserve.
+
+The autograd formula of rnn_forward calls rnn_backward. Weights arrive as
+torch.nn's parameter list; the modules keep those parameters as views of
+one buffer in prnn's layout, which the C calls then use as it is (the
+operators check that and pack a copy when it does not hold).
+"""
+
+from typing import List, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from .. import _capi
+from .._capi import call
+from . import _runtime
+
+
+def _ptr(t):
+    return t.data_ptr() if t is not None else None
+
+
+def _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout):
+    if x.dim() == 3:
+        sizes = [x.shape[1]] * x.shape[0]
+    else:
+        sizes = batch_sizes.tolist()
+    return _runtime.problem(x.device, mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1],
+                            hidden, layers, bidirectional, sizes, dropout)
+
+
+def _weight_names(layers, bidirectional, has_bias):
+    names = []
+    for layer in range(layers):
+        for d in range(2 if bidirectional else 1):
+            sfx = f"_l{layer}" + ("_reverse" if d else "")
+            names += ["weight_ih" + sfx, "weight_hh" + sfx]
+            if has_bias:
+                names += ["bias_ih" + sfx, "bias_hh" + sfx]
+    return names
+
+
+def _layout(x, mode, hidden, layers, bidirectional):
+    return _runtime.WeightLayout(mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1], hidden,
+                                 layers, bidirectional)
+
+
+def flat_weights(weights, layout, names, problem):
+    """The flat buffer's address: the weights' own buffer when they are
+    views of one in prnn's layout (the modules keep them so), else a packed
+    copy (returned too, to keep it alive until the call has been enqueued:
+    the caching allocator orders its reuse after this stream's work)."""
+    w0 = weights[0]
+    es = w0.element_size()
+    offsets = layout.offsets(names)
+    base = w0.data_ptr() - offsets[0] * es
+    storage = w0.untyped_storage()
+    in_place = (base >= storage.data_ptr() and
+                base + problem.params_bytes <= storage.data_ptr() + storage.nbytes())
+    if in_place:
+        for w, o in zip(weights, offsets):
+            if (w.data_ptr() != base + o * es or not w.is_contiguous()
+                    or w.untyped_storage().data_ptr() != storage.data_ptr()):
+                in_place = False
+                break
+    if in_place:
+        return base, None
+    flat = torch.zeros(layout.total_elements, dtype=w0.dtype, device=w0.device)
+    with torch.no_grad():
+        for v, w in zip(layout.views(flat, names), weights):
+            v.copy_(w)
+    return flat.data_ptr(), flat
+
+
+def _seed_value(seed):
+    return int(seed.item()) if seed is not None else 0
+
+
+def _current_stream(device):
+    try:    # the raw pointer without building a torch.cuda.Stream object
+        return torch._C._cuda_getCurrentRawStream(device.index)
+    except AttributeError:
+        return torch.cuda.current_stream(device).cuda_stream
+
+
+def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional,
+                 has_bias, dropout, train, problem=None, w_ptr=None):
+    """rnn_forward's work, also called directly by the modules in eager mode
+    (with the Problem and weight address they keep, skipping the
+    dispatcher's cost). Returns y, hy, cy (None unless LSTM) and the
+    training reserve (None unless train): the operator, whose outputs are
+    tensors, makes those empty."""
+    p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+    keep = None
+    if w_ptr is None:
+        w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
+                                   _weight_names(layers, bidirectional, has_bias), p)
+    dirs = 2 if bidirectional else 1
+    lstm = mode == _capi.LSTM
+    y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
+    hy = x.new_empty(layers * dirs, p.mini_batch, hidden)
+    cy = x.new_empty(layers * dirs, p.mini_batch, hidden) if lstm else None
+    workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
+    h = p.handle
+    if x.is_cuda:
+        h.set_stream(_current_stream(x.device))
+    common = (h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(), p.h_desc.ptr, _ptr(hx),
+              p.h_desc.ptr, _ptr(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
+              hy.data_ptr(), p.h_desc.ptr, _ptr(cy), _ptr(workspace),
+              p.workspace_bytes)
+    if train:
+        p.set_seed(_seed_value(seed))
+        reserve = x.new_empty(p.reserve_bytes(), dtype=torch.uint8)
+        call("prnnRNNForwardTraining", *common, reserve.data_ptr(), p.reserve_bytes())
+    else:
+        reserve = None
+        call("prnnRNNForwardInference", *common)
+    del keep
+    return y, hy, cy, reserve
+
+
+@torch.library.custom_op("prnn::rnn_forward", mutates_args=())
+def rnn_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: List[Tensor],
+                batch_sizes: Optional[Tensor], seed: Optional[Tensor], cell: int, hidden: int,
+                layers: int, bidirectional: bool, has_bias: bool, dropout: float,
+                train: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """x: [T, B, I] (padded, time-major) or [rows, I] packed with
+    batch_sizes (CPU int64); dropout is applied only when train. See
+    forward_impl. cell: the prnnRNNMode_t value (not named mode:
+    auto_functionalized takes a keyword of that name)."""
+    y, hy, cy, reserve = forward_impl(x, hx, cx, weights, batch_sizes, seed, cell, hidden,
+                                      layers, bidirectional, has_bias,
+                                      dropout if train else 0.0, train)
+    empty = x.new_empty(0)
+    return (y, hy, empty if cy is None else cy,
+            empty.to(torch.uint8) if reserve is None else reserve)
+
+
+def _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout):
+    if x.dim() == 3 and all(isinstance(s, int) for s in x.shape):
+        return _problem(x, hidden, layers, bidirectional, mode, None, dropout).reserve_bytes()
+    return torch.library.get_ctx().new_dynamic_size()
+
+
+@rnn_forward.register_fake
+def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional, has_bias,
+      dropout, train):
+    mode = cell
+    dirs = 2 if bidirectional else 1
+    if x.dim() == 3:
+        batch = x.shape[1]
+    elif hx is not None:
+        batch = hx.shape[1]
+    else:
+        batch = torch.library.get_ctx().new_dynamic_size()
+    y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
+    hy = x.new_empty(layers * dirs, batch, hidden)
+    cy = x.new_empty(layers * dirs, batch, hidden) if mode == _capi.LSTM else x.new_empty(0)
+    if train:
+        n = _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+    else:
+        n = 0
+    return y, hy, cy, x.new_empty(n, dtype=torch.uint8)
+
+
+def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, mode, hidden,
+                  layers, bidirectional, has_bias, dropout, weight_grads):
+    """BackwardData (dx, dhx, dcx; dcx empty unless LSTM) and, when
+    weight_grads, BackwardWeights into a zeroed flat gradient buffer in
+    prnn's layout (else an empty tensor). reserve is forward_impl's, from
+    the same arguments (the very tensor: prnn checks its address)."""
+    p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+    p.set_seed(_seed_value(seed))
+    layout = _layout(x, mode, hidden, layers, bidirectional)
+    names = _weight_names(layers, bidirectional, has_bias)
+    w, keep = flat_weights(weights, layout, names, p)
+    lstm = mode == _capi.LSTM
+    dx = torch.empty_like(x)
+    dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
+    dcx = torch.empty_like(dhx) if lstm else x.new_empty(0)
+    workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
+    dy = dy.contiguous()
+    dhy = dhy.contiguous() if dhy is not None else None
+    dcy = dcy.contiguous() if (dcy is not None and lstm) else None
+    h = p.handle
+    if x.is_cuda:
+        h.set_stream(_current_stream(x.device))
+    call("prnnRNNBackwardData", h.ptr, p.rnn.ptr, p.seq_length, p.y_descs, y.data_ptr(),
+         p.y_descs, dy.data_ptr(), p.h_desc.ptr, _ptr(dhy), p.h_desc.ptr, _ptr(dcy),
+         p.w_desc.ptr, w, p.h_desc.ptr, _ptr(hx), p.h_desc.ptr, _ptr(cx), p.x_descs,
+         dx.data_ptr(), p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
+         dcx.data_ptr() if lstm else None, _ptr(workspace), p.workspace_bytes,
+         reserve.data_ptr(), reserve.numel())
+    if weight_grads:
+        dw = torch.zeros(layout.total_elements, dtype=x.dtype, device=x.device)
+        call("prnnRNNBackwardWeights", h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(),
+             p.h_desc.ptr, _ptr(hx), p.y_descs, y.data_ptr(), _ptr(workspace),
+             p.workspace_bytes, p.w_desc.ptr, dw.data_ptr(), reserve.data_ptr(), reserve.numel())
+    else:
+        dw = x.new_empty(0)
+    del keep
+    return dx, dhx, dcx, dw
+
+
+# Not declared as mutating the reserve, on purpose. BackwardData writes the
+# gate gradients into a scratch part of the reserve and BackwardWeights reads
+# them back within this one call; what ForwardTraining stored there is left
+# as it was, so the outputs are a function of the inputs alone and repeated
+# backward calls give the same results (prnn.h). Declaring the write would
+# make torch.compile's functionalization hand prnn a copy of the reserve,
+# which prnn's reserve registry (it knows a reserve by its address) rightly
+# rejects as "not filled by prnnRNNForwardTraining", and would bump the
+# saved reserve's version, failing a second backward through the graph.
+@torch.library.custom_op("prnn::rnn_backward", mutates_args=())
+def rnn_backward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: List[Tensor],
+                 y: Tensor, dy: Tensor, dhy: Optional[Tensor], dcy: Optional[Tensor],
+                 reserve: Tensor, batch_sizes: Optional[Tensor], seed: Optional[Tensor],
+                 cell: int, hidden: int, layers: int, bidirectional: bool, has_bias: bool,
+                 dropout: float, weight_grads: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """See backward_impl."""
+    return backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell,
+                         hidden, layers, bidirectional, has_bias, dropout, weight_grads)
+
+
+@rnn_backward.register_fake
+def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hidden, layers,
+      bidirectional, has_bias, dropout, weight_grads):
+    mode = cell
+    dirs = 2 if bidirectional else 1
+    batch = x.shape[1] if x.dim() == 3 else (hx.shape[1] if hx is not None else
+                                             torch.library.get_ctx().new_dynamic_size())
+    dhx = x.new_empty(layers * dirs, batch, hidden)
+    dcx = x.new_empty(layers * dirs, batch, hidden) if mode == _capi.LSTM else x.new_empty(0)
+    n = _layout(x, mode, hidden, layers, bidirectional).total_elements if weight_grads else 0
+    return torch.empty_like(x), dhx, dcx, x.new_empty(n)
+
+
+def _setup_context(ctx, inputs, output):
+    (x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional, has_bias,
+     dropout, train) = inputs
+    y, _, _, reserve = output
+    if not train:
+        ctx.trained = False
+        return
+    ctx.trained = True
+    ctx.config = (mode, hidden, layers, bidirectional, has_bias, dropout)
+    ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
+    ctx.n_weights = len(weights)
+    ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
+
+
+def _backward_formula(saved, config, needs, dy, dhy, dcy, backward):
+    """The gradients of (x, hx, cx, weights) from those of (y, hy, cy):
+    `backward` is rnn_backward (traced by torch.compile) or backward_impl
+    (eager). The weights' gradients are views of one flat buffer in prnn's
+    layout, as the weights are."""
+    mode, hidden, layers, bidirectional, has_bias, dropout = config
+    x, hx, cx, y, reserve, batch_sizes, seed, *weights = saved
+    need_hx, need_cx, need_weights = needs
+    if dy is None:
+        dy = torch.zeros_like(y)
+    dx, dhx, dcx, dw = backward(x, hx, cx, weights, y, dy, dhy,
+                                dcy if mode == _capi.LSTM else None, reserve, batch_sizes, seed,
+                                mode, hidden, layers, bidirectional, has_bias, dropout,
+                                need_weights)
+    if need_weights:
+        dweights = _layout(x, mode, hidden, layers, bidirectional).views(
+            dw, _weight_names(layers, bidirectional, has_bias))
+    else:
+        dweights = [None] * len(weights)
+    return dx, dhx if need_hx else None, dcx if need_cx else None, dweights
+
+
+def _any(flags):
+    return any(flags) if isinstance(flags, (list, tuple)) else bool(flags)
+
+
+def _backward(ctx, dy, dhy, dcy, _dreserve):
+    if not ctx.trained:
+        raise RuntimeError("prnn: backward through a layer run without its training pass "
+                           "(it ran under torch.no_grad() or in inference mode)")
+    needs = (ctx.has_hx, ctx.has_cx, _any(ctx.needs_input_grad[3]))
+    dx, dhx, dcx, dweights = _backward_formula(ctx.saved_tensors, ctx.config, needs, dy, dhy,
+                                               dcy, rnn_backward)
+    return (dx, dhx, dcx, dweights, None, None, None, None, None, None, None, None, None)
+
+
+rnn_forward.register_autograd(_backward, setup_context=_setup_context)
+
+
+class EagerRNN(torch.autograd.Function):
+    """The modules' training call in eager mode: forward_impl and
+    backward_impl with the same formula as rnn_forward's autograd, without
+    the dispatcher's cost per call (tens of microseconds). torch.compile
+    sees the registered operators instead."""
+
+    @staticmethod
+    def forward(ctx, x, hx, cx, batch_sizes, seed, config, problem, w_ptr, *weights):
+        mode, hidden, layers, bidirectional, has_bias, dropout = config
+        y, hy, cy, reserve = forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden,
+                                          layers, bidirectional, has_bias, dropout, True,
+                                          problem, w_ptr)
+        ctx.config = config
+        ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
+        ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
+        ctx.mark_non_differentiable(reserve)
+        return y, hy, cy, reserve
+
+    @staticmethod
+    def backward(ctx, dy, dhy, dcy, _dreserve):
+        needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
+                 any(ctx.needs_input_grad[8:]))
+        dx, dhx, dcx, dweights = _backward_formula(ctx.saved_tensors, ctx.config, needs, dy,
+                                                   dhy, dcy, backward_impl)
+        return (dx, dhx, dcx, None, None, None, None, None, *dweights)

@@ -1,0 +1,158 @@
+"""What the PyTorch layer keeps between calls: prnn handles (one per thread
+and device, each on the stream the call runs on), Problems (descriptor sets
+and sizes, one per shape), and where each torch.nn parameter lives in prnn's
+flat weight buffer.
+
+Everything here is host-side bookkeeping done on the first call of a shape;
+later calls find it in a dict.
+"""
+
+import threading
+
+import torch
+
+from .. import _capi
+from .._descriptors import FilterDesc, Handle, Problem, element_size
+
+MODES = {"LSTM": _capi.LSTM, "GRU": _capi.GRU, "RNN_TANH": _capi.RNN_TANH,
+         "RNN_RELU": _capi.RNN_RELU}
+GATES = {_capi.LSTM: 4, _capi.GRU: 3, _capi.RNN_TANH: 1, _capi.RNN_RELU: 1}
+DTYPES = {torch.float32: _capi.DATA_FLOAT, torch.float64: _capi.DATA_DOUBLE,
+          torch.float16: _capi.DATA_HALF, torch.bfloat16: _capi.DATA_BFLOAT16}
+
+_local = threading.local()
+
+
+def _device_key(device):
+    if device.type == "cpu":
+        return ("cpu", 0)
+    if device.type != "cuda":
+        raise ValueError(f"prnn runs on CUDA devices and the CPU, not on {device}")
+    return ("cuda", device.index if device.index is not None else torch.cuda.current_device())
+
+
+def handle(device):
+    """This thread's prnn handle for `device`. A GPU handle binds to the
+    device current when it is created, so it is made inside
+    torch.cuda.device(index), after PyTorch has initialised that device's
+    primary context (the one prnn's handle uses too)."""
+    handles = getattr(_local, "handles", None)
+    if handles is None:
+        handles = _local.handles = {}
+    key = _device_key(device)
+    h = handles.get(key)
+    if h is None:
+        if key[0] == "cpu":
+            h = Handle(_capi.BACKEND_CPU_REFERENCE)
+        else:
+            with torch.cuda.device(key[1]):
+                torch.cuda.current_stream().synchronize()   # the context exists
+                h = Handle(_capi.BACKEND_GPU)
+        handles[key] = h
+    return h
+
+
+def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
+            dropout):
+    """The Problem for this shape on this thread's handle for `device`."""
+    h = handle(device)
+    problems = getattr(_local, "problems", None)
+    if problems is None:
+        problems = _local.problems = {}
+    key = (_device_key(device), mode, dtype, input_size, hidden, layers, bidirectional,
+           tuple(batch_sizes), dropout)
+    p = problems.get(key)
+    if p is None:
+        p = Problem(h, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
+                    dropout)
+        problems[key] = p
+    return p
+
+
+def torch_dtype_code(dtype):
+    try:
+        return DTYPES[dtype]
+    except KeyError:
+        raise TypeError(f"prnn supports float32, float64, float16 and bfloat16, not {dtype}")
+
+
+class WeightLayout:
+    """Where torch.nn's parameters live in prnn's flat weight buffer, in
+    elements: for pseudo-layer (layer * dirs + direction), weight_ih is the
+    G*hidden x K block starting at linLayerID 0's matrix (prnn stores a
+    layer's gate matrices consecutively, in torch's gate order), weight_hh
+    at linLayerID G's, bias_ih / bias_hh at biases 0 and G. Asked of the C
+    library through the LinLayer calls, with a dummy base address (they do
+    not dereference w), and checked for that contiguity."""
+
+    _cache = {}
+
+    def __new__(cls, mode, dtype, input_size, hidden, layers, bidirectional):
+        key = (mode, dtype, input_size, hidden, layers, bidirectional)
+        layout = cls._cache.get(key)
+        if layout is None:
+            layout = super().__new__(cls)
+            layout._build(*key)
+            cls._cache[key] = layout
+        return layout
+
+    def _build(self, mode, dtype, input_size, hidden, layers, bidirectional):
+        import ctypes
+        cpu = handle(torch.device("cpu"))
+        p = Problem(cpu, mode, dtype, input_size, hidden, layers, bidirectional, [1], 0.0)
+        es = element_size(dtype)
+        g = GATES[mode]
+        base = 1 << 20      # any non-NULL address: w is not dereferenced
+        self.total_elements = p.params_bytes // es
+        dirs = 2 if bidirectional else 1
+        mat, bias = FilterDesc(), FilterDesc()
+        out = ctypes.c_void_p()
+        x_desc = p.x_descs[0]
+
+        def offset(fn, pseudo, lin, desc):
+            _capi.call(fn, cpu.ptr, p.rnn.ptr, pseudo, x_desc, p.w_desc.ptr, base, lin, desc.ptr,
+                       ctypes.byref(out))
+            return (out.value - base) // es
+
+        self.entries = []   # (name, offset, shape)
+        for layer in range(layers):
+            k = input_size if layer == 0 else dirs * hidden
+            for d in range(dirs):
+                pseudo = layer * dirs + d
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                w0 = offset("prnnGetRNNLinLayerMatrixParams", pseudo, 0, mat)
+                r0 = offset("prnnGetRNNLinLayerMatrixParams", pseudo, g, mat)
+                b0 = offset("prnnGetRNNLinLayerBiasParams", pseudo, 0, bias)
+                c0 = offset("prnnGetRNNLinLayerBiasParams", pseudo, g, bias)
+                for gate in range(g):
+                    ok = (offset("prnnGetRNNLinLayerMatrixParams", pseudo, gate, mat)
+                          == w0 + gate * hidden * k and
+                          offset("prnnGetRNNLinLayerMatrixParams", pseudo, g + gate, mat)
+                          == r0 + gate * hidden * hidden and
+                          offset("prnnGetRNNLinLayerBiasParams", pseudo, gate, bias)
+                          == b0 + gate * hidden and
+                          offset("prnnGetRNNLinLayerBiasParams", pseudo, g + gate, bias)
+                          == c0 + gate * hidden)
+                    if not ok:
+                        raise RuntimeError("prnn: this libprnn's weight layout does not keep a "
+                                           "layer's gates consecutive; prnn.torch needs it")
+                self.entries += [("weight_ih" + sfx, w0, (g * hidden, k)),
+                                 ("weight_hh" + sfx, r0, (g * hidden, hidden)),
+                                 ("bias_ih" + sfx, b0, (g * hidden,)),
+                                 ("bias_hh" + sfx, c0, (g * hidden,))]
+
+    def views(self, flat, names):
+        """Views of the flat buffer for the parameters `names`, in order."""
+        by_name = {n: (o, s) for n, o, s in self.entries}
+        out = []
+        for n in names:
+            o, s = by_name[n]
+            numel = 1
+            for x in s:
+                numel *= x
+            out.append(flat.narrow(0, o, numel).view(s))
+        return out
+
+    def offsets(self, names):
+        by_name = {n: o for n, o, _ in self.entries}
+        return [by_name[n] for n in names]

@@ -1,0 +1,66 @@
+"""The C API binding: every function in prnn.h is declared, with the right
+number of arguments, and failures raise PrnnError with the library's log."""
+
+import ctypes
+import os
+import re
+
+import pytest
+
+import prnn
+from prnn import _capi
+from prnn._descriptors import RNNDesc
+
+HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "include", "prnn.h.in")
+
+
+def _header_functions():
+    text = open(HEADER, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    out = {}
+    for m in re.finditer(r"PRNN_API\s+([^;{]*?)\b(prnn\w+)\s*\(([^)]*)\)\s*;", text, re.S):
+        args = [a.strip() for a in m.group(3).split(",")]
+        args = [] if args == ["void"] else args
+        out[m.group(2)] = args
+    return out
+
+
+def test_every_function_is_declared_with_its_arity():
+    header = _header_functions()
+    declared = {name: argtypes for name, _, argtypes in _capi.FUNCTIONS}
+    assert sorted(header) == sorted(declared)
+    for name, args in header.items():
+        assert len(declared[name]) == len(args), name
+        for c_arg, py_type in zip(args, declared[name]):
+            is_pointer = "*" in c_arg or "[]" in c_arg or re.search(
+                r"\bprnn(Handle|TensorDescriptor|FilterDescriptor|DropoutDescriptor|"
+                r"RNNDescriptor)_t\b", c_arg)
+            py_pointer = py_type is ctypes.c_void_p or hasattr(py_type, "_type_") and \
+                issubclass(py_type, ctypes._Pointer)
+            assert bool(is_pointer) == bool(py_pointer), f"{name}: {c_arg} vs {py_type}"
+            if "size_t" in c_arg and "*" not in c_arg:
+                assert py_type is ctypes.c_size_t, f"{name}: {c_arg}"
+            if "unsigned long long" in c_arg and "*" not in c_arg:
+                assert py_type is ctypes.c_ulonglong, f"{name}: {c_arg}"
+
+
+def test_plan_info_matches_the_header():
+    text = open(HEADER, encoding="utf-8").read()
+    body = re.search(r"typedef struct \{(.*?)\} prnnRNNPlanInfo_t;", text, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = re.findall(r"(\w+)(?:\[\d+\])?\s*;", body)
+    assert names == [f[0] for f in _capi.PlanInfo._fields_]
+
+
+def test_version_and_path():
+    v = prnn.library_version()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", v)
+    assert os.path.exists(prnn.library_path()) or prnn.library_path().startswith("libprnn")
+
+
+def test_failure_raises_with_the_log():
+    with pytest.raises(prnn.PrnnError) as e:
+        RNNDesc(0, 1, False, _capi.LSTM, _capi.DATA_FLOAT)
+    assert e.value.status_name == "BAD_PARAM"
+    assert "hiddenSize" in e.value.log
+    assert "hiddenSize" in str(e.value)

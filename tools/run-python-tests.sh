@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The Python package's tests (python/tests: prnn.torch against torch.nn) in
+# a virtual environment under the build directory: PyTorch, pytest and
+# meson-python come from PyPI (the first run downloads PyTorch with its
+# CUDA libraries, about 3 GB; later runs find them), then the package is
+# installed the way a user installs it (pip install of this repository,
+# which builds libprnn through meson-python) and tested from outside the
+# source tree. Run by tools/run-tests.sh after the C suites.
+#
+# Without a way to make the environment or to install PyTorch it says so
+# and exits 0 (the C tests are what ran); a package that fails to build or a
+# failing test exits 1. Without a GPU the GPU cases skip.
+#
+# usage: tools/run-python-tests.sh BUILD_DIR [pytest arguments]
+set -u
+prnn_root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: $0 BUILD_DIR [pytest arguments]}" && pwd)
+shift
+venv=$build/python-venv
+say() { printf 'python tests: %s\n' "$*"; }
+
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    say "not run: python3 cannot make a virtual environment (Debian: apt-get install python3-venv)"
+    exit 0
+fi
+if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv"; then
+    say "not run: python3 -m venv $venv failed (above)"
+    exit 0
+fi
+py=$venv/bin/python
+if ! "$py" -c 'import torch, pytest, mesonpy' >/dev/null 2>&1; then
+    say "installing PyTorch, pytest and meson-python from PyPI into $venv"
+    if ! "$py" -m pip install -q --disable-pip-version-check torch pytest meson-python \
+            'meson>=1.1' ninja; then
+        say "not run: PyTorch could not be installed (pip's message above); the C tests ran"
+        exit 0
+    fi
+fi
+say "pip install $prnn_root (builds libprnn with meson-python)"
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall \
+    --no-deps "$prnn_root" || { say "FAILED: the package did not build or install"; exit 1; }
+# From the build directory, so that `import prnn` finds the installed
+# package, not python/prnn in the source tree.
+cd "$build"
+"$py" -m pytest -q -p no:cacheprovider "$prnn_root/python/tests" "$@"
