@@ -64,3 +64,26 @@ def test_failure_raises_with_the_log():
     assert e.value.status_name == "BAD_PARAM"
     assert "hiddenSize" in e.value.log
     assert "hiddenSize" in str(e.value)
+
+
+def test_cuda_libraries_from_nvidia_pip_wheels(tmp_path, monkeypatch):
+    """Where the system's loader finds no libnvrtc, the one in NVIDIA's pip
+    wheels (what PyTorch installs) is named to libprnn through
+    PRNN_NVRTC_LIBRARY; a user's own setting wins."""
+    from prnn import _library
+    lib = tmp_path / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libnvrtc.so.13").write_bytes(b"")
+    monkeypatch.setattr(_library, "_loadable", lambda name: False)
+    monkeypatch.setattr(_library.sys, "path", [str(tmp_path)])
+    # "" reads as unset, and (unlike delenv) makes monkeypatch restore the
+    # variable as it was: libprnn reads it when it first loads NVRTC, in
+    # later tests
+    monkeypatch.setenv("PRNN_NVRTC_LIBRARY", "")
+    _library._point_at_pip_cuda_library(
+        "PRNN_NVRTC_LIBRARY", ["libnvrtc.so.13"], ["nvidia/cu13/lib/libnvrtc.so.13"])
+    assert os.environ["PRNN_NVRTC_LIBRARY"] == str(lib / "libnvrtc.so.13")
+    monkeypatch.setenv("PRNN_NVRTC_LIBRARY", "/mine/libnvrtc.so")
+    _library._point_at_pip_cuda_library(
+        "PRNN_NVRTC_LIBRARY", ["libnvrtc.so.13"], ["nvidia/cu13/lib/libnvrtc.so.13"])
+    assert os.environ["PRNN_NVRTC_LIBRARY"] == "/mine/libnvrtc.so"

@@ -118,3 +118,17 @@ def test_training_step_in_a_cuda_graph(device):
     torch.testing.assert_close(static_loss, eager_loss, rtol=1e-6, atol=1e-6)
     for a, b in zip(grads[1], [p.grad for p in model.parameters()]):
         torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_compile_with_cuda_graphs(device):
+    """torch.compile's "reduce-overhead" mode records the model, prnn's
+    operator included, in a CUDA graph and replays it."""
+    if device != "cuda":
+        pytest.skip("CUDA graphs need a GPU")
+    model = _model(pt.GRU, device).eval()
+    torch._dynamo.reset()
+    compiled = torch.compile(model, mode="reduce-overhead", fullgraph=True, dynamic=False)
+    with torch.no_grad():
+        for _ in range(4):       # warm-up runs, then recorded, then replayed
+            x = torch.randn(3, 5, 6, device=device)
+            torch.testing.assert_close(compiled(x).clone(), model(x), rtol=1e-5, atol=1e-5)

@@ -215,3 +215,25 @@ def test_gradcheck_double():
                 return y, h
             args = (x, h0, params[0])
         assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-7)
+
+
+def test_deepcopy_and_pickle(device):
+    import copy
+    import io
+    import warnings as w
+    layer = pt.LSTM(3, 5, num_layers=2).to(device)
+    x = torch.randn(4, 2, 3, device=device)
+    y = layer(x)[0]
+    with w.catch_warnings():
+        w.simplefilter("error")             # a copy is flat again: no re-packing warning
+        twin = copy.deepcopy(layer)
+        assert twin._is_flat()
+        torch.testing.assert_close(twin(x)[0], y, rtol=0, atol=0)
+        buf = io.BytesIO()
+        torch.save(layer, buf)
+        buf.seek(0)
+        loaded = torch.load(buf, weights_only=False)
+        torch.testing.assert_close(loaded(x)[0], y, rtol=0, atol=0)
+    with torch.no_grad():
+        twin.weight_hh_l1.add_(1.0)         # the copy owns its weights
+    assert not torch.equal(twin(x)[0], y)

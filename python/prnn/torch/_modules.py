@@ -45,6 +45,7 @@ class _PrnnRNNBase(nn.Module):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         self.mode = self._mode_name
+        self._cell = _runtime.MODES[self._mode_name]   # prnnRNNMode_t
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.num_layers = num_layers
@@ -108,12 +109,9 @@ class _PrnnRNNBase(nn.Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _mode_code(self):
-        return _runtime.MODES[self.mode]
-
     def _layout(self):
         w = self.weight_ih_l0
-        return _runtime.WeightLayout(self._mode_code(), _runtime.torch_dtype_code(w.dtype),
+        return _runtime.WeightLayout(self._cell, _runtime.torch_dtype_code(w.dtype),
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
@@ -174,12 +172,13 @@ class _PrnnRNNBase(nn.Module):
         self.flatten_parameters()   # a copy's parameters are no longer views
 
     def _weights_address(self, weights):
-        """The flat buffer's address, checked against the weights' own
-        addresses; re-packs (with a warning) when a parameter was replaced."""
-        ptrs = tuple(w.data_ptr() for w in weights)
+        """The flat buffer's address and the weights, checked against the
+        weights' own addresses; re-packs (with a warning) when a parameter
+        was replaced."""
+        ptrs = tuple([w.data_ptr() for w in weights])
         known, base = self._checked_weights
         if ptrs == known:
-            return base
+            return base, weights
         self._check_weights(weights)
         if not self._is_flat():
             warnings.warn("prnn.torch: the parameters are no longer views of one flat buffer "
@@ -190,7 +189,7 @@ class _PrnnRNNBase(nn.Module):
         offset = self._layout().offsets(self._flat_weights_names[:1])[0]
         base = ptrs[0] - offset * weights[0].element_size()
         self._checked_weights = (ptrs, base)
-        return base
+        return base, weights
 
     def _problem(self, x, batch_sizes, dropout):
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
@@ -198,7 +197,7 @@ class _PrnnRNNBase(nn.Module):
         p = self._problems.get(key)
         if p is None:
             sizes = [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape)
-            p = _runtime.problem(x.device, self._mode_code(), _runtime.torch_dtype_code(x.dtype),
+            p = _runtime.problem(x.device, self._cell, _runtime.torch_dtype_code(x.dtype),
                                  self.input_size, self.hidden_size, self.num_layers,
                                  self.bidirectional, sizes, dropout)
             self._problems[key] = p
@@ -284,7 +283,7 @@ class _PrnnRNNBase(nn.Module):
         train = needs_grad or dropout > 0
         seed = (torch.randint(0, 2 ** 62, (), dtype=torch.int64)
                 if train and dropout > 0 else None)
-        args = (self._mode_code(), self.hidden_size, self.num_layers, self.bidirectional,
+        args = (self._cell, self.hidden_size, self.num_layers, self.bidirectional,
                 self.bias, dropout)
         if torch.compiler.is_compiling():
             self._check_weights(weights)
@@ -292,8 +291,7 @@ class _PrnnRNNBase(nn.Module):
         else:
             # Eager: the operator's work without the dispatcher, with what
             # this layer keeps (its Problem, the checked weight address).
-            w_ptr = self._weights_address(weights)
-            weights = self._flat_weights
+            w_ptr, weights = self._weights_address(weights)
             problem = self._problem(x, batch_sizes, dropout)
             if needs_grad:
                 y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args, problem,
