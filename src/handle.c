@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "checked_size.h"
 #include "error.h"
 #include "gpu/gpu_backend.h"
 
@@ -20,7 +21,7 @@ prnnStatus_t prnn_check_handle(const struct prnnContext *h)
 int *prnn_handle_batch_scratch(struct prnnContext *h, size_t n)
 {
     if (n > h->batch_scratch_cap) {
-        int *p = realloc(h->batch_scratch, n * sizeof(int));
+        int *p = realloc(h->batch_scratch, prnn_mul_size(n, sizeof(int)));
         if (!p)
             return NULL;
         h->batch_scratch = p;

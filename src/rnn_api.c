@@ -27,26 +27,37 @@ static prnn_gpu_call gpu_call(const struct prnnContext *h)
     return g;
 }
 
+/* The layouts saturate (checked_size.h); a size that does not fit is a
+ * BAD_PARAM naming the shape, never a wrapped small number. *bytes is only
+ * written on success. */
 static prnnStatus_t workspace_bytes(struct prnnContext *h,
                                     const prnn_rnn_problem *p, size_t *bytes)
 {
+    size_t n;
     if (is_cpu(h)) {
-        *bytes = prnn_ref_workspace_bytes(p);
-        return PRNN_STATUS_SUCCESS;
+        n = prnn_ref_workspace_bytes(p);
+    } else {
+        prnn_gpu_call g = gpu_call(h);
+        PRNN_TRY(prnn_gpu_workspace_bytes(&g, p, &n));
     }
-    prnn_gpu_call g = gpu_call(h);
-    return prnn_gpu_workspace_bytes(&g, p, bytes);
+    PRNN_TRY(prnn_validate_size(p, "workspace", n));
+    *bytes = n;
+    return PRNN_STATUS_SUCCESS;
 }
 
 static prnnStatus_t reserve_bytes(struct prnnContext *h,
                                   const prnn_rnn_problem *p, size_t *bytes)
 {
+    size_t n;
     if (is_cpu(h)) {
-        *bytes = prnn_ref_reserve_bytes(p);
-        return PRNN_STATUS_SUCCESS;
+        n = prnn_ref_reserve_bytes(p);
+    } else {
+        prnn_gpu_call g = gpu_call(h);
+        PRNN_TRY(prnn_gpu_reserve_bytes(&g, p, &n));
     }
-    prnn_gpu_call g = gpu_call(h);
-    return prnn_gpu_reserve_bytes(&g, p, bytes);
+    PRNN_TRY(prnn_validate_size(p, "reserve space", n));
+    *bytes = n;
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* The scratch buffers of a compute call: the workspace, and for the training
@@ -124,8 +135,7 @@ prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(check_dtype_arg(rnnDesc, dataType));
     PRNN_TRY(prnn_validate_input_desc(rnnDesc, xDesc, "xDesc", &input_size));
-    *sizeInBytes = prnn_weights_bytes(rnnDesc, input_size);
-    return PRNN_STATUS_SUCCESS;
+    return prnn_validate_params_size(rnnDesc, input_size, sizeInBytes);
 }
 
 /* ---- weights ---- */
