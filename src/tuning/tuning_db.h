@@ -37,6 +37,13 @@
 /* A user DB larger than this is refused (it would be a mistake, not data). */
 #define PRNN_TUNING_MAX_FILE_BYTES (64u << 20)
 
+/* What a file may cost beyond its size (tuning_db_bounds.c): the shipped
+ * DB has 240 entries of about 26 values each, nested 4 deep. A file over
+ * these is reported and ignored. */
+#define PRNN_TUNING_MAX_ENTRIES 32768
+#define PRNN_TUNING_MAX_VALUES (1 << 20)
+#define PRNN_TUNING_MAX_DEPTH 16
+
 /* What a plan asks for. */
 typedef struct {
     const char *gpu_name; /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
@@ -149,6 +156,12 @@ typedef struct {
  */
 int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
                          const char *origin);
+
+/* 0 when text stays within PRNN_TUNING_MAX_VALUES values and
+ * PRNN_TUNING_MAX_DEPTH levels (counted without parsing, in one pass);
+ * otherwise -1 with the bound it breaks in why. The parser calls it first. */
+int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why,
+                                size_t why_size);
 
 /* Frees what db holds and zeroes it. */
 void prnn_tuning_db_free(prnn_tuning_db *db);
