@@ -22,8 +22,14 @@
  * (<name>.cubin.tmp.XXXXXX) in the same directory, fsync it and rename() it
  * over the final name, so a reader sees the old file, the new file or none,
  * never part of one, however many threads and processes share the directory.
+ * The temporary file is flock'ed while it is written (tuning/temp_files.h):
+ * a writer killed half-way leaves an unlocked one, which later stores
+ * remove once it is PRNN_TEMP_STALE_SECONDS old, and prnn-cache clear at
+ * once. An empty directory squatting on an entry's name is replaced; one
+ * with files in it is reported, once per process.
  * A directory that cannot be created or written degrades to no disk caching
- * (the in-memory module cache still works) with a note in the log.
+ * (the in-memory module cache still works) with a note in the log, once per
+ * process.
  */
 #ifndef PRNN_CUBIN_CACHE_H
 #define PRNN_CUBIN_CACHE_H
