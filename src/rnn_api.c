@@ -27,37 +27,40 @@ static prnn_gpu_call gpu_call(const struct prnnContext *h)
     return g;
 }
 
-/* The layouts saturate (checked_size.h); a size that does not fit is a
- * BAD_PARAM naming the shape, never a wrapped small number. *bytes is only
- * written on success. */
-static prnnStatus_t workspace_bytes(struct prnnContext *h,
-                                    const prnn_rnn_problem *p, size_t *bytes)
+/* A scratch size from the handle's backend. The layouts saturate
+ * (checked_size.h); a size that does not fit is a BAD_PARAM naming the
+ * shape, never a wrapped small number. *bytes is only written on success. */
+static prnnStatus_t scratch_bytes(struct prnnContext *h, const prnn_rnn_problem *p,
+                                  size_t (*cpu)(const prnn_rnn_problem *),
+                                  prnnStatus_t (*gpu)(const prnn_gpu_call *,
+                                                      const prnn_rnn_problem *,
+                                                      size_t *),
+                                  const char *what, size_t *bytes)
 {
     size_t n;
     if (is_cpu(h)) {
-        n = prnn_ref_workspace_bytes(p);
+        n = cpu(p);
     } else {
         prnn_gpu_call g = gpu_call(h);
-        PRNN_TRY(prnn_gpu_workspace_bytes(&g, p, &n));
+        PRNN_TRY(gpu(&g, p, &n));
     }
-    PRNN_TRY(prnn_validate_size(p, "workspace", n));
+    PRNN_TRY(prnn_validate_size(p, what, n));
     *bytes = n;
     return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t workspace_bytes(struct prnnContext *h,
+                                    const prnn_rnn_problem *p, size_t *bytes)
+{
+    return scratch_bytes(h, p, prnn_ref_workspace_bytes, prnn_gpu_workspace_bytes,
+                         "workspace", bytes);
 }
 
 static prnnStatus_t reserve_bytes(struct prnnContext *h,
                                   const prnn_rnn_problem *p, size_t *bytes)
 {
-    size_t n;
-    if (is_cpu(h)) {
-        n = prnn_ref_reserve_bytes(p);
-    } else {
-        prnn_gpu_call g = gpu_call(h);
-        PRNN_TRY(prnn_gpu_reserve_bytes(&g, p, &n));
-    }
-    PRNN_TRY(prnn_validate_size(p, "reserve space", n));
-    *bytes = n;
-    return PRNN_STATUS_SUCCESS;
+    return scratch_bytes(h, p, prnn_ref_reserve_bytes, prnn_gpu_reserve_bytes,
+                         "reserve space", bytes);
 }
 
 /* The scratch buffers of a compute call: the workspace, and for the training

@@ -35,6 +35,21 @@ static prnn_cubin_key fake_key(char d)
     return k;
 }
 
+/* Entry d's path, made a directory (with a file in it when full). */
+static void directory_at_entry(const char *dir, char d, int full, char *path,
+                               size_t size)
+{
+    snprintf(path, size, "%s/%s%s", dir, fake_key(d).name, PRNN_CUBIN_SUFFIX);
+    CHECK(mkdir(path, 0755) == 0);
+    if (full) {
+        char inner[PATH_MAX + 8];
+        snprintf(inner, sizeof(inner), "%s/keep", path);
+        int fd = open(inner, O_WRONLY | O_CREAT, 0600);
+        CHECK(fd >= 0);
+        close(fd);
+    }
+}
+
 static void store(const char *dir, char d)
 {
     prnn_cubin_key k = fake_key(d);
@@ -95,9 +110,7 @@ static void test_empty_directory_replaced(void)
 {
     char *dir = jit_test_tmpdir("cache-emptydir");
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s%s", dir, fake_key('e').name,
-             PRNN_CUBIN_SUFFIX);
-    CHECK(mkdir(path, 0755) == 0);
+    directory_at_entry(dir, 'e', 0, path, sizeof(path));
     store(dir, 'e');
     struct stat st;
     CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode));
@@ -112,13 +125,7 @@ static void test_clear_goes_on(void)
     char *dir = jit_test_tmpdir("cache-clear");
     char path[PATH_MAX];
     /* Sorted first, so a clear that stops at it removes nothing. */
-    snprintf(path, sizeof(path), "%s/%s%s", dir, fake_key('0').name,
-             PRNN_CUBIN_SUFFIX);
-    CHECK(mkdir(path, 0755) == 0);
-    snprintf(path + strlen(path), sizeof(path) - strlen(path), "/keep");
-    int fd = open(path, O_WRONLY | O_CREAT, 0600);
-    CHECK(fd >= 0);
-    close(fd);
+    directory_at_entry(dir, '0', 1, path, sizeof(path));
     store(dir, '1');
     store(dir, '2');
     temp_file(dir, '3', "Killed", 0, 0); /* clear takes any age */
