@@ -231,8 +231,12 @@ static int rename_over(const char *tmp, const char *final_path, char *why,
         lstat(final_path, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (rmdir(final_path) == 0 && rename(tmp, final_path) == 0)
             return 0;
-        set_why(why, why_size, "%s is a directory with files in it, not a "
-                "cache entry: remove it", final_path);
+        if (errno == ENOTEMPTY || errno == EEXIST)
+            set_why(why, why_size, "%s is a directory with files in it, not a "
+                    "cache entry: remove it", final_path);
+        else if (why && why_size)
+            snprintf(why, why_size, "%s is a directory that cannot be replaced: "
+                     "%s", final_path, strerror(errno));
         return -1;
     }
     if (why && why_size)
