@@ -5,7 +5,7 @@
  * one pass over the bytes, counting values and depth, refuses it in
  * milliseconds. Parse time and memory are then linear in at most
  * PRNN_TUNING_MAX_VALUES values: about 0.16 s and 80 MB at worst (measured
- * on the CI machine), then refused for its entries if it has too many.
+ * on a 2-core build machine), then refused if it has too many entries.
  */
 #include <stdio.h>
 
