@@ -7,6 +7,7 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "object_pool.h"
 
 int prnn_mode_gates(prnnRNNMode_t mode)
 {
@@ -38,7 +39,7 @@ static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
     if (!out)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "desc: NULL output pointer");
     *out = NULL;
-    uint32_t *d = calloc(1, size);
+    uint32_t *d = prnn_object_alloc(size);
     if (!d)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     *d = magic;
@@ -46,7 +47,7 @@ static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t destroy_desc(void *p, uint32_t magic)
+static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
 {
     if (!p)
         return PRNN_STATUS_SUCCESS;
@@ -55,8 +56,8 @@ static prnnStatus_t destroy_desc(void *p, uint32_t magic)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "desc: not a live descriptor of this kind "
                          "(wrong type, or already destroyed)");
-    *d = PRNN_MAGIC_DEAD;
-    free(d);
+    *d = PRNN_MAGIC_DEAD; /* what later checks read (object_pool.h) */
+    prnn_object_release(d, size);
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -113,7 +114,7 @@ prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
 prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyTensorDescriptor");
-    return destroy_desc(desc, PRNN_MAGIC_TENSOR);
+    return destroy_desc(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc,
@@ -192,7 +193,7 @@ prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
 prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyFilterDescriptor");
-    return destroy_desc(desc, PRNN_MAGIC_FILTER);
+    return destroy_desc(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc,
@@ -270,7 +271,7 @@ prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
 prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyDropoutDescriptor");
-    return destroy_desc(desc, PRNN_MAGIC_DROPOUT);
+    return destroy_desc(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc,
@@ -322,7 +323,7 @@ prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
 prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyRNNDescriptor");
-    return destroy_desc(desc, PRNN_MAGIC_RNN);
+    return destroy_desc(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
 prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,

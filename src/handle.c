@@ -3,7 +3,10 @@
 
 #include <stdlib.h>
 
+#include "checked_size.h"
+#include "descriptors.h"
 #include "error.h"
+#include "object_pool.h"
 #include "gpu/gpu_backend.h"
 
 prnnStatus_t prnn_check_handle(const struct prnnContext *h)
@@ -20,7 +23,7 @@ prnnStatus_t prnn_check_handle(const struct prnnContext *h)
 int *prnn_handle_batch_scratch(struct prnnContext *h, size_t n)
 {
     if (n > h->batch_scratch_cap) {
-        int *p = realloc(h->batch_scratch, n * sizeof(int));
+        int *p = realloc(h->batch_scratch, prnn_mul_size(n, sizeof(int)));
         if (!p)
             return NULL;
         h->batch_scratch = p;
@@ -37,7 +40,7 @@ static prnnStatus_t create_handle(prnnHandle_t *handle, prnnBackend_t backend)
     if (backend != PRNN_BACKEND_GPU && backend != PRNN_BACKEND_CPU_REFERENCE)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "backend = %d: not a prnnBackend_t", (int)backend);
-    struct prnnContext *h = calloc(1, sizeof(*h));
+    struct prnnContext *h = prnn_object_alloc(sizeof(*h));
     if (!h)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     h->magic = PRNN_MAGIC_HANDLE;
@@ -46,8 +49,8 @@ static prnnStatus_t create_handle(prnnHandle_t *handle, prnnBackend_t backend)
     if (backend == PRNN_BACKEND_GPU) {
         prnnStatus_t s = prnn_gpu_backend_create(&h->gpu);
         if (s) {
-            h->magic = 0;
-            free(h);
+            h->magic = PRNN_MAGIC_DEAD;
+            prnn_object_release(h, sizeof(*h));
             return s;
         }
     }
@@ -78,8 +81,11 @@ prnnStatus_t prnnDestroy(prnnHandle_t handle)
     if (handle->gpu)
         prnn_gpu_backend_destroy(handle->gpu);
     free(handle->batch_scratch);
-    handle->magic = 0;
-    free(handle);
+    handle->batch_scratch = NULL;
+    handle->gpu = NULL;
+    /* Kept, marked, for later checks to read (object_pool.h). */
+    handle->magic = PRNN_MAGIC_DEAD;
+    prnn_object_release(handle, sizeof(*handle));
     return PRNN_STATUS_SUCCESS;
 }
 

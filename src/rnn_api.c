@@ -27,26 +27,40 @@ static prnn_gpu_call gpu_call(const struct prnnContext *h)
     return g;
 }
 
+/* A scratch size from the handle's backend. The layouts saturate
+ * (checked_size.h); a size that does not fit is a BAD_PARAM naming the
+ * shape, never a wrapped small number. *bytes is only written on success. */
+static prnnStatus_t scratch_bytes(struct prnnContext *h, const prnn_rnn_problem *p,
+                                  size_t (*cpu)(const prnn_rnn_problem *),
+                                  prnnStatus_t (*gpu)(const prnn_gpu_call *,
+                                                      const prnn_rnn_problem *,
+                                                      size_t *),
+                                  const char *what, size_t *bytes)
+{
+    size_t n;
+    if (is_cpu(h)) {
+        n = cpu(p);
+    } else {
+        prnn_gpu_call g = gpu_call(h);
+        PRNN_TRY(gpu(&g, p, &n));
+    }
+    PRNN_TRY(prnn_validate_size(p, what, n));
+    *bytes = n;
+    return PRNN_STATUS_SUCCESS;
+}
+
 static prnnStatus_t workspace_bytes(struct prnnContext *h,
                                     const prnn_rnn_problem *p, size_t *bytes)
 {
-    if (is_cpu(h)) {
-        *bytes = prnn_ref_workspace_bytes(p);
-        return PRNN_STATUS_SUCCESS;
-    }
-    prnn_gpu_call g = gpu_call(h);
-    return prnn_gpu_workspace_bytes(&g, p, bytes);
+    return scratch_bytes(h, p, prnn_ref_workspace_bytes, prnn_gpu_workspace_bytes,
+                         "workspace", bytes);
 }
 
 static prnnStatus_t reserve_bytes(struct prnnContext *h,
                                   const prnn_rnn_problem *p, size_t *bytes)
 {
-    if (is_cpu(h)) {
-        *bytes = prnn_ref_reserve_bytes(p);
-        return PRNN_STATUS_SUCCESS;
-    }
-    prnn_gpu_call g = gpu_call(h);
-    return prnn_gpu_reserve_bytes(&g, p, bytes);
+    return scratch_bytes(h, p, prnn_ref_reserve_bytes, prnn_gpu_reserve_bytes,
+                         "reserve space", bytes);
 }
 
 /* The scratch buffers of a compute call: the workspace, and for the training
@@ -124,8 +138,7 @@ prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(check_dtype_arg(rnnDesc, dataType));
     PRNN_TRY(prnn_validate_input_desc(rnnDesc, xDesc, "xDesc", &input_size));
-    *sizeInBytes = prnn_weights_bytes(rnnDesc, input_size);
-    return PRNN_STATUS_SUCCESS;
+    return prnn_validate_params_size(rnnDesc, input_size, sizeInBytes);
 }
 
 /* ---- weights ---- */

@@ -1,8 +1,10 @@
 #include "rnn_validate.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "checked_size.h"
 #include "dtype.h"
 #include "error.h"
 #include "weights_layout.h"
@@ -16,10 +18,17 @@ prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle,
     return s;
 }
 
+/* dims[1] * dims[2] in 64 bits: as an int it can overflow (two dimensions
+ * of 2^16), and then no int stride can match it anyway. */
+static long long plane_elems(const struct prnnTensorStruct *d)
+{
+    return (long long)d->dims[1] * d->dims[2];
+}
+
 static int is_packed_3d(const struct prnnTensorStruct *d)
 {
     return d->nb_dims == 3 && d->strides[2] == 1 && d->strides[1] == d->dims[2] &&
-           d->strides[0] == d->dims[1] * d->dims[2];
+           d->strides[0] == plane_elems(d);
 }
 
 /* The shared part of every tensor check: kind, type, 3-d packed. */
@@ -40,9 +49,11 @@ static prnnStatus_t check_rnn_tensor(const struct prnnRNNStruct *rnn,
     if (!is_packed_3d(d))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "%s strides {%d, %d, %d} are not fully packed for dims "
-                         "{%d, %d, %d}: expected {%d, %d, 1}", name, d->strides[0],
+                         "{%d, %d, %d}: expected {%lld, %d, 1}%s", name, d->strides[0],
                          d->strides[1], d->strides[2], d->dims[0], d->dims[1],
-                         d->dims[2], d->dims[1] * d->dims[2], d->dims[2]);
+                         d->dims[2], plane_elems(d), d->dims[2],
+                         plane_elems(d) > INT_MAX ? " (larger than an int stride "
+                         "can hold: the tensor is too large)" : "");
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -119,7 +130,7 @@ prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle,
                                  batch[t - 1]);
         }
         batch[t] = b;
-        rows += (size_t)b;
+        rows = prnn_add_size(rows, (size_t)b);
     }
     p->rnn = rnn;
     p->input_size = input_size;
@@ -186,30 +197,85 @@ prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p,
                          "%s has data type %s but rnnDesc has %s: they must agree",
                          name, prnn_dtype_name(d->dtype),
                          prnn_dtype_name(p->rnn->dtype));
-    size_t elems = 1;
+    size_t need = 0; /* set by the check (gcc cannot tell) */
+    PRNN_TRY(prnn_validate_params_size(p->rnn, p->input_size, &need));
+    size_t have = prnn_dtype_size(d->dtype);
     for (int i = 0; i < d->nb_dims; i++)
-        elems *= (size_t)d->dims[i];
-    size_t need = prnn_weights_bytes(p->rnn, p->input_size);
-    size_t have = elems * prnn_dtype_size(d->dtype);
-    if (have != need)
+        have = prnn_mul_size(have, (size_t)d->dims[i]);
+    if (have != need) {
+        char dims[PRNN_MAX_DIMS * 12 + 1];
+        int n = 0;
+        for (int i = 0; i < d->nb_dims; i++)
+            n += snprintf(dims + n, sizeof(dims) - (size_t)n, "%s%d", i ? ", " : "",
+                          d->dims[i]);
+        char described[64];
+        if (prnn_size_fits(have))
+            snprintf(described, sizeof(described), "%zu bytes", have);
+        else
+            snprintf(described, sizeof(described), "more bytes than size_t holds");
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "%s describes %zu bytes but prnnGetRNNParamsSize gives %zu "
-                         "for inputSize %d: describe the weights as {%zu, 1, 1}",
-                         name, have, need, p->input_size,
+                         "%s dims {%s} describe %s but prnnGetRNNParamsSize gives "
+                         "%zu for inputSize %d: describe the weights as {%zu, 1, 1}",
+                         name, dims, described, need, p->input_size,
                          need / prnn_dtype_size(d->dtype));
+    }
     return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_params_size(const struct prnnRNNStruct *rnn,
+                                       int input_size, size_t *bytes)
+{
+    size_t need = prnn_weights_bytes(rnn, input_size);
+    if (!prnn_size_fits(need))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "the weights of hiddenSize = %d, numLayers = %d, %s, "
+                         "inputSize = %d do not fit in size_t (%zu bytes at most)",
+                         rnn->hidden, rnn->layers, prnn_rnn_dirs(rnn) == 2 ?
+                         "bidirectional" : "unidirectional", input_size,
+                         (size_t)PRNN_SIZE_OVERFLOW - 1);
+    *bytes = need;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_validate_size(const prnn_rnn_problem *p, const char *what,
+                                size_t bytes)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    if (prnn_size_fits(bytes))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                     "the %s of seqLength = %d, %zu rows in all (the sum of "
+                     "xDesc[t]'s batch, miniBatch = %d), inputSize = %d, "
+                     "hiddenSize = %d, numLayers = %d, %s %s does not fit in size_t "
+                     "(%zu bytes at most): use fewer steps, rows or layers",
+                     what, p->seq_length, p->total_rows, p->mini_batch,
+                     p->input_size, rnn->hidden, rnn->layers,
+                     prnn_rnn_dirs(rnn) == 2 ? "bidirectional" : "unidirectional",
+                     prnn_mode_name(rnn->mode), (size_t)PRNN_SIZE_OVERFLOW - 1);
 }
 
 size_t prnn_bytes_seq(const prnn_rnn_problem *p, int vector)
 {
-    return p->total_rows * (size_t)vector * prnn_dtype_size(p->rnn->dtype);
+    return prnn_mul3_size(p->total_rows, (size_t)vector,
+                          prnn_dtype_size(p->rnn->dtype));
 }
 
 size_t prnn_bytes_state(const prnn_rnn_problem *p)
 {
-    return (size_t)p->rnn->layers * (size_t)prnn_rnn_dirs(p->rnn) *
-           (size_t)p->mini_batch * (size_t)p->rnn->hidden *
-           prnn_dtype_size(p->rnn->dtype);
+    return prnn_mul_size(prnn_mul4_size((size_t)p->rnn->layers,
+                                        (size_t)prnn_rnn_dirs(p->rnn),
+                                        (size_t)p->mini_batch, (size_t)p->rnn->hidden),
+                         prnn_dtype_size(p->rnn->dtype));
+}
+
+/* [ptr, ptr + bytes) as addresses; the end saturates, as a caller may pass
+ * any size for its own buffers. */
+static uintptr_t end_of(const prnn_buffer *b)
+{
+    uintptr_t e;
+    if (__builtin_add_overflow((uintptr_t)b->ptr, b->bytes, &e))
+        return UINTPTR_MAX;
+    return e;
 }
 
 static int overlaps(const prnn_buffer *a, const prnn_buffer *b)
@@ -217,7 +283,7 @@ static int overlaps(const prnn_buffer *a, const prnn_buffer *b)
     if (!a->ptr || !b->ptr || !a->bytes || !b->bytes)
         return 0;
     uintptr_t a0 = (uintptr_t)a->ptr, b0 = (uintptr_t)b->ptr;
-    return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+    return a0 < end_of(b) && b0 < end_of(a);
 }
 
 prnnStatus_t prnn_validate_no_overlap(const prnn_buffer *outputs, int n_out,

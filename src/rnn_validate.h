@@ -49,7 +49,19 @@ prnnStatus_t prnn_validate_input_desc(const struct prnnRNNStruct *rnn,
                                       const struct prnnTensorStruct *d,
                                       const char *name, int *input_size);
 
-/* Byte sizes of the buffers of a call. */
+/* The weight buffer's size for this input size, or BAD_PARAM naming the
+ * shape when it does not fit in size_t. */
+prnnStatus_t prnn_validate_params_size(const struct prnnRNNStruct *rnn,
+                                       int input_size, size_t *bytes);
+
+/* SUCCESS when bytes (a layout's saturated total, checked_size.h) fits;
+ * otherwise BAD_PARAM naming what ("workspace", "reserve space") and every
+ * argument of p that goes into it. */
+prnnStatus_t prnn_validate_size(const prnn_rnn_problem *p, const char *what,
+                                size_t bytes);
+
+/* Byte sizes of the buffers of a call (saturated: PRNN_SIZE_OVERFLOW when
+ * too large; the workspace check rejects such shapes first). */
 size_t prnn_bytes_seq(const prnn_rnn_problem *p, int vector);
 size_t prnn_bytes_state(const prnn_rnn_problem *p);
 

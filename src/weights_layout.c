@@ -1,11 +1,11 @@
 #include "weights_layout.h"
 
+#include "checked_size.h"
 #include "dtype.h"
 
 static size_t align_elems(size_t n, size_t elem_size)
 {
-    size_t a = PRNN_WEIGHT_ALIGN / elem_size;
-    return (n + a - 1) / a * a;
+    return prnn_align_size(n, PRNN_WEIGHT_ALIGN / elem_size);
 }
 
 static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size,
@@ -17,7 +17,9 @@ static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size,
 }
 
 /* Walks the pseudo-layers up to p (or all of them when p < 0) and returns
- * the element offset where p starts (or the total). */
+ * the element offset where p starts (or the total). Saturating
+ * (checked_size.h): the total is PRNN_SIZE_OVERFLOW when it does not fit,
+ * and offsets are only asked of shapes whose total fits. */
 static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
                    prnn_pseudo_layer_layout *out)
 {
@@ -31,13 +33,13 @@ static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
         prnn_pseudo_layer_layout l;
         l.w_cols = k;
         l.w_offset = k ? off : (size_t)-1;
-        off = align_elems(off + gh * (size_t)k, es);
+        off = align_elems(prnn_add_size(off, prnn_mul_size(gh, (size_t)k)), es);
         l.r_offset = off;
-        off = align_elems(off + gh * (size_t)rnn->hidden, es);
+        off = align_elems(prnn_add_size(off, prnn_mul_size(gh, (size_t)rnn->hidden)), es);
         l.bw_offset = off;
-        off = align_elems(off + gh, es);
+        off = align_elems(prnn_add_size(off, gh), es);
         l.br_offset = off;
-        off = align_elems(off + gh, es);
+        off = align_elems(prnn_add_size(off, gh), es);
         if (q == p) {
             *out = l;
             return l.w_cols ? l.w_offset : l.r_offset;
@@ -48,7 +50,7 @@ static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
 
 size_t prnn_weights_bytes(const struct prnnRNNStruct *rnn, int input_size)
 {
-    return walk(rnn, input_size, -1, NULL) * prnn_dtype_size(rnn->dtype);
+    return prnn_mul_size(walk(rnn, input_size, -1, NULL), prnn_dtype_size(rnn->dtype));
 }
 
 void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size,

@@ -33,7 +33,8 @@ typedef struct {
     int w_cols; /* K; 0 when W is absent */
 } prnn_pseudo_layer_layout;
 
-/* Total size in bytes of the weight buffer for the given input size. */
+/* Total size in bytes of the weight buffer for the given input size;
+ * PRNN_SIZE_OVERFLOW (checked_size.h) when it does not fit in size_t. */
 size_t prnn_weights_bytes(const struct prnnRNNStruct *rnn, int input_size);
 
 /* Offsets of pseudo-layer p's blocks. p must be valid. */

@@ -47,6 +47,37 @@ const char *prnn_cu_error_name(CUresult r, char *buf, size_t size)
     return buf;
 }
 
+/* What a failing cuInit means and what to check. A stub libcuda (the
+ * toolkit's lib64/stubs, found first through LD_LIBRARY_PATH) cannot name
+ * its own errors, so the common ones are spelled out here. */
+static const char *init_hint(CUresult r)
+{
+    switch ((int)r) {
+    case 34: /* CUDA_ERROR_STUB_LIBRARY */
+        return "CUDA_ERROR_STUB_LIBRARY: the libcuda.so.1 found is the CUDA "
+               "toolkit's stub (lib64/stubs), which only exists for linking and "
+               "cannot run anything; check that the NVIDIA driver is installed "
+               "and that LD_LIBRARY_PATH (or the linker's cache) does not put a "
+               "stubs directory before the driver's libcuda.so.1";
+    case 35: /* CUDA_ERROR_INSUFFICIENT_DRIVER */
+        return "CUDA_ERROR_INSUFFICIENT_DRIVER: the kernel-mode NVIDIA driver is "
+               "older than this libcuda.so.1; update the driver, or check that "
+               "the libcuda.so.1 found belongs to the installed driver";
+    case 100: /* CUDA_ERROR_NO_DEVICE */
+        return "CUDA_ERROR_NO_DEVICE: no CUDA device is visible (check "
+               "CUDA_VISIBLE_DEVICES, and in a container that the GPUs are "
+               "passed in)";
+    case 803: /* CUDA_ERROR_SYSTEM_DRIVER_MISMATCH */
+        return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: libcuda.so.1 and the "
+               "kernel-mode driver are of different versions; reinstall the "
+               "driver or reboot after an update";
+    case 999: /* CUDA_ERROR_UNKNOWN */
+        return "CUDA_ERROR_UNKNOWN: often the driver's kernel module is not "
+               "loaded or /dev/nvidia* is not accessible; check nvidia-smi";
+    }
+    return NULL;
+}
+
 static prnnStatus_t load(void)
 {
     /* libcuda comes with the driver, not the toolkit: only the dynamic
@@ -73,12 +104,20 @@ static prnnStatus_t load(void)
     char num[32];
     CUresult r = driver.cuInit(0);
     if (r != CUDA_SUCCESS) {
-        const char *desc = NULL;
-        driver.cuGetErrorString(r, &desc);
-        snprintf(load_message, sizeof(load_message),
-                 "cuInit: %s: %s (driver library %s)",
-                 prnn_cu_error_name(r, num, sizeof(num)),
-                 desc ? desc : "no description", driver.library_path);
+        const char *desc = NULL, *hint = init_hint(r);
+        if (driver.cuGetErrorString(r, &desc) != CUDA_SUCCESS)
+            desc = NULL;
+        if (hint)
+            snprintf(load_message, sizeof(load_message),
+                     "cuInit: CUDA error %d (%s) (driver library %s)", (int)r,
+                     hint, driver.library_path);
+        else
+            snprintf(load_message, sizeof(load_message),
+                     "cuInit: %s: %s (driver library %s; check that the NVIDIA "
+                     "driver is installed and nvidia-smi works)",
+                     prnn_cu_error_name(r, num, sizeof(num)),
+                     desc ? desc : "the driver gives no description",
+                     driver.library_path);
         return PRNN_STATUS_NO_DEVICE;
     }
     r = driver.cuDriverGetVersion(&driver.driver_version);

@@ -1,6 +1,7 @@
 #include "cuda/dl_loader.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,8 @@ prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
         generic_fn fn = lookup_with_fallback(lib, specs[i].name, fallbacks);
         if (!fn && specs[i].required) {
             snprintf(msg, msg_size,
-                     "%s (%s) has no function %s: the library is too old for "
-                     "this build of prnn",
+                     "%s (%s) has no function %s: it is another library, "
+                     "or a version too old for this build of prnn",
                      what, prnn_dl_origin(lib, specs[0].name), specs[i].name);
             /* Not dlclosed: unloading CUDA libraries is never worth the
              * risk, and a retry would find the same library anyway. */
@@ -101,7 +102,13 @@ const char *prnn_dl_origin(void *lib, const char *symbol)
 {
     Dl_info info;
     void *p = dlsym(lib, symbol);
-    if (p && dladdr(p, &info) && info.dli_fname)
+    if (p && dladdr(p, &info) && info.dli_fname && info.dli_fname[0])
         return info.dli_fname;
-    return "";
+    /* A library without that symbol (not the one it was taken for): its
+     * path from the link map, so that the message can name it. */
+    struct link_map *map = NULL;
+    if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+        map->l_name[0])
+        return map->l_name;
+    return "(path unknown)";
 }

@@ -64,8 +64,9 @@ prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
                           prnnStatus_t not_found_status, char *msg,
                           size_t msg_size, void **lib_out);
 
-/* The file symbol was loaded from (dladdr), or "" when unknown. The string
- * lives as long as the library stays loaded. */
+/* The file symbol was loaded from (dladdr); the library's own path (its
+ * link map) when it has no such symbol; "(path unknown)" when neither is
+ * known. The string lives as long as the library stays loaded. */
 const char *prnn_dl_origin(void *lib, const char *symbol);
 
 #endif

@@ -1,12 +1,13 @@
 #include "gpu/reserve_layout.h"
 
+#include "checked_size.h"
 #include "dtype.h"
 #include "gpu/kernel_request.h"
 #include "prnn_kernel_abi.h"
 
 #define ALIGN 256
 
-static size_t align_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+static size_t align_up(size_t n) { return prnn_align_size(n, ALIGN); }
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r)
 {
@@ -18,11 +19,13 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
     const int mode = prnn_kernel_mode_code(rnn->mode);
     r->act_cols = PRNN_ACT_COLS(mode);
     r->dg_cols = PRNN_DG_COLS(mode);
-    r->out_stride = align_up(rows * dirs * H * es);
-    r->act_stride = align_up(rows * (size_t)r->act_cols * H * acc);
-    r->dg_stride = align_up(rows * (size_t)r->dg_cols * H * es);
+    /* Saturating (checked_size.h): a shape too large gives an overflowed
+     * total, which the API layer reports (rnn_api.c). */
+    r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
+    r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));
+    r->dg_stride = align_up(prnn_mul4_size(rows, (size_t)r->dg_cols, H, es));
     r->out = 0;
-    r->act = r->out + (L - 1) * r->out_stride;
-    r->dg = r->act + L * dirs * r->act_stride;
-    r->total = r->dg + L * dirs * r->dg_stride;
+    r->act = prnn_add_size(r->out, prnn_mul_size(L - 1, r->out_stride));
+    r->dg = prnn_add_size(r->act, prnn_mul3_size(L, dirs, r->act_stride));
+    r->total = prnn_add_size(r->dg, prnn_mul3_size(L, dirs, r->dg_stride));
 }

@@ -23,7 +23,9 @@ typedef struct {
     size_t act, act_stride;
     size_t dg, dg_stride;
     int act_cols, dg_cols;
-    size_t total;
+    size_t total; /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
+                   * does not fit in size_t; the offsets are then
+                   * meaningless */
 } prnn_reserve_layout;
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r);

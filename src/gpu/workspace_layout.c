@@ -1,14 +1,16 @@
 #include "gpu/workspace_layout.h"
 
+#include "checked_size.h"
 #include "dtype.h"
 #include "gpu/gemm.h"
 
 #define ALIGN 256
 
+/* Sizes saturate (checked_size.h): the total says whether it all fits. */
 static size_t take(size_t *cursor, size_t bytes)
 {
-    size_t at = (*cursor + ALIGN - 1) / ALIGN * ALIGN;
-    *cursor = at + bytes;
+    size_t at = prnn_align_size(*cursor, ALIGN);
+    *cursor = prnn_add_size(at, bytes);
     return at;
 }
 
@@ -34,11 +36,11 @@ static void persistent_parts(const prnn_plan *plan, int bwd, size_t dirs, size_t
                 packed = g->packed_bytes_per_dir;
         }
     }
-    l->exchange = take(cursor, dirs * ex);
+    l->exchange = take(cursor, prnn_mul_size(dirs, ex));
     l->counters = *cursor; /* one per direction and batch group */
-    *cursor += dirs * groups * sizeof(unsigned);
+    *cursor = prnn_add_size(*cursor, prnn_mul3_size(dirs, groups, sizeof(unsigned)));
     l->zero_end = *cursor;
-    l->packed = packed ? take(cursor, dirs * packed) : (size_t)-1;
+    l->packed = packed ? take(cursor, prnn_mul_size(dirs, packed)) : (size_t)-1;
 }
 
 void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
@@ -58,8 +60,8 @@ void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
     l->exchange = l->counters = l->zero_end = l->packed = none;
     l->xproj = l->layer_out = l->hstate = l->cstate = l->rec = none;
     l->dropped = l->dgrad = l->carry = l->hprev = l->bias_partial = none;
-    l->batch = take(&c, (size_t)p->seq_length * sizeof(int));
-    l->offset = take(&c, (size_t)p->seq_length * sizeof(int));
+    l->batch = take(&c, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
+    l->offset = take(&c, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     switch (call) {
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
@@ -67,41 +69,41 @@ void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
         if (plan->path != PRNN_PATH_STANDARD) {
             persistent_parts(plan, 0, dirs, &c, l);
         } else {
-            l->hstate = take(&c, B * H * es);
-            l->cstate = take(&c, B * H * acc);
-            l->rec = take(&c, B * gh * acc);
+            l->hstate = take(&c, prnn_mul3_size(B, H, es));
+            l->cstate = take(&c, prnn_mul3_size(B, H, acc));
+            l->rec = take(&c, prnn_mul3_size(B, gh, acc));
         }
-        l->xproj = any_linear ? take(&c, dirs * rows * gh * acc) : none;
+        l->xproj = any_linear ? take(&c, prnn_mul4_size(dirs, rows, gh, acc)) : none;
         if (call == PRNN_CALL_INFERENCE)
-            l->layer_out = deep ? take(&c, rows * dirs * H * es) : none;
+            l->layer_out = deep ? take(&c, prnn_mul4_size(rows, dirs, H, es)) : none;
         else
-            l->dropped = dropout ? take(&c, rows * dirs * H * es) : none;
+            l->dropped = dropout ? take(&c, prnn_mul4_size(rows, dirs, H, es)) : none;
         break;
     }
     case PRNN_CALL_BACKWARD_DATA:
         if (plan->n_bwd_cand)
             persistent_parts(plan, 1, dirs, &c, l);
         /* the standard path is the fallback of every plan */
-        l->rec = take(&c, B * H * acc);
-        l->carry = take(&c, B * H * acc);
-        l->dgrad = deep ? take(&c, rows * dirs * H * acc) : none;
+        l->rec = take(&c, prnn_mul3_size(B, H, acc));
+        l->carry = take(&c, prnn_mul3_size(B, H, acc));
+        l->dgrad = deep ? take(&c, prnn_mul4_size(rows, dirs, H, acc)) : none;
         break;
     case PRNN_CALL_BACKWARD_WEIGHTS: {
-        l->hprev = take(&c, rows * H * es);
-        l->dropped = dropout ? take(&c, rows * dirs * H * es) : none;
+        l->hprev = take(&c, prnn_mul3_size(rows, H, es));
+        l->dropped = dropout ? take(&c, prnn_mul4_size(rows, dirs, H, es)) : none;
         /* Fixed chunks of rows (a function of the shape alone), so that the
          * bias sums always add in the same order. */
-        size_t chunk = (rows + 127) / 128;
+        size_t chunk = rows / 128 + (rows % 128 != 0);
         if (chunk < 32)
             chunk = 32;
         l->bias_chunk_rows = (int)chunk;
-        l->bias_chunks = (int)((rows + chunk - 1) / chunk);
-        l->bias_partial = take(&c, (size_t)l->bias_chunks * gh * acc);
+        l->bias_chunks = (int)(rows / chunk + (rows % chunk != 0)); /* <= 128 */
+        l->bias_partial = take(&c, prnn_mul3_size((size_t)l->bias_chunks, gh, acc));
         break;
     }
     }
     l->gemm_ws = take(&c, PRNN_GEMM_WORKSPACE);
-    l->total = (c + ALIGN - 1) / ALIGN * ALIGN;
+    l->total = prnn_align_size(c, ALIGN);
 }
 
 size_t prnn_ws_bytes(const prnn_plan *plan, const prnn_rnn_problem *p)
@@ -110,7 +112,7 @@ size_t prnn_ws_bytes(const prnn_plan *plan, const prnn_rnn_problem *p)
     for (int k = 0; k < PRNN_CALL_KINDS; k++) {
         prnn_ws_layout l;
         prnn_ws_layout_compute(plan, p, (prnn_call_kind)k, &l);
-        if (l.total > most)
+        if (l.total > most) /* PRNN_SIZE_OVERFLOW is the largest */
             most = l.total;
     }
     return most;

@@ -47,13 +47,16 @@ typedef struct {
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
     int bias_chunks, bias_chunk_rows;
     size_t gemm_ws;    /* cuBLASLt workspace */
-    size_t total;
+    size_t total;      /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
+                        * shape's workspace does not fit in size_t; the
+                        * offsets are then meaningless */
 } prnn_ws_layout;
 
 void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
                             prnn_call_kind call, prnn_ws_layout *l);
 
-/* The workspace every call of this shape can run in: the largest layout. */
+/* The workspace every call of this shape can run in: the largest layout
+ * (PRNN_SIZE_OVERFLOW when one of them does not fit). */
 size_t prnn_ws_bytes(const prnn_plan *plan, const prnn_rnn_problem *p);
 
 #endif

@@ -1,29 +1,20 @@
 /* prnn_cubin_get: the disk cache in front of NVRTC. */
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "error.h"
 #include "jit/cubin_cache.h"
+#include "note_once.h"
 #include "tuning/cache_dir.h"
 
-/* The unusable-directory note is given once per directory and process:
- * every plan would otherwise repeat it. */
-static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
-static char noted_dir[PATH_MAX];
-
+/* Once per directory (and reason) and process: every plan would otherwise
+ * repeat it. */
 static void note_memory_only(const char *dir, const char *why)
 {
-    pthread_mutex_lock(&note_lock);
-    int first = strcmp(noted_dir, dir) != 0;
-    if (first)
-        snprintf(noted_dir, sizeof(noted_dir), "%s", dir);
-    pthread_mutex_unlock(&note_lock);
-    if (first)
-        prnn_log_append("note: cubin cache directory %s is not usable (%s); "
-                        "compiled kernels are cached in memory only",
-                        dir, why);
+    prnn_note_once("note: cubin cache directory %s is not usable (%s); "
+                   "compiled kernels are cached in memory only",
+                   dir, why);
 }
 
 prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
@@ -31,11 +22,13 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
                                   size_t *size, prnnCubinSource_t *source,
                                   double *compile_ms)
 {
-    char dir[PATH_MAX], why[256];
+    char dir[PATH_MAX], why[PATH_MAX + 256];
     int have_dir = prnn_cache_dir(dir, sizeof(dir)) == 0;
-    if (!have_dir)
-        note_memory_only("(none)", "no PRNN_CACHE_DIR, XDG_CACHE_HOME or home "
-                                   "directory");
+    if (!have_dir) {
+        prnn_cache_dir_explain(why, sizeof(why));
+        prnn_note_once("note: no cubin cache directory (%s); compiled kernels "
+                       "are cached in memory only", why);
+    }
     if (have_dir) {
         void *p;
         size_t n;
@@ -49,10 +42,12 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
                 *compile_ms = 0.0;
             return PRNN_STATUS_SUCCESS;
         case PRNN_CUBIN_BAD:
-            prnn_log_append("note: cubin cache entry %s/%s%s (kernel %s, sm_%d) "
-                            "is unusable: %s; recompiling and replacing it",
-                            dir, key->name, PRNN_CUBIN_SUFFIX, req->kernel_name,
-                            req->sm, why);
+            /* Once: an entry that cannot be replaced (a directory with
+             * files in it, say) is met again by every plan. */
+            prnn_note_once("note: cubin cache entry %s/%s%s (kernel %s, sm_%d) "
+                           "is unusable: %s; recompiling and replacing it",
+                           dir, key->name, PRNN_CUBIN_SUFFIX, req->kernel_name,
+                           req->sm, why);
             break;
         case PRNN_CUBIN_ABSENT:
             break;

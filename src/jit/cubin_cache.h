@@ -22,8 +22,14 @@
  * (<name>.cubin.tmp.XXXXXX) in the same directory, fsync it and rename() it
  * over the final name, so a reader sees the old file, the new file or none,
  * never part of one, however many threads and processes share the directory.
+ * The temporary file is flock'ed while it is written (tuning/temp_files.h):
+ * a writer killed half-way leaves an unlocked one, which later stores
+ * remove once it is PRNN_TEMP_STALE_SECONDS old, and prnn-cache clear at
+ * once. An empty directory squatting on an entry's name is replaced; one
+ * with files in it is reported, once per process.
  * A directory that cannot be created or written degrades to no disk caching
- * (the in-memory module cache still works) with a note in the log.
+ * (the in-memory module cache still works) with a note in the log, once per
+ * process.
  */
 #ifndef PRNN_CUBIN_CACHE_H
 #define PRNN_CUBIN_CACHE_H
@@ -33,6 +39,7 @@
 
 #include "jit/nvrtc_compile.h"
 #include "prnn.h"
+#include "tuning/temp_files.h"
 
 #define PRNN_CUBIN_CACHE_FORMAT 1u
 #define PRNN_CUBIN_HEADER_SIZE 32
@@ -125,8 +132,16 @@ typedef int (*prnn_cubin_entry_fn)(const prnn_cubin_entry *e, void *user);
 prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
                                    prnn_cubin_entry_fn fn, void *user);
 
-/* Removes our entries and temporary files from dir; *removed counts them.
- * CACHE_ERROR (with the file) if one cannot be removed. */
-prnnStatus_t prnn_cubin_cache_clear(const char *dir, int *removed);
+/* Removes the temporary files of dir at least min_age seconds old that no
+ * live writer holds (tuning/temp_files.h); stores do it with
+ * PRNN_TEMP_STALE_SECONDS. */
+void prnn_cubin_cache_sweep(const char *dir, long long min_age,
+                            prnn_temp_sweep_result *r);
+
+/* Removes our entries, and the temporary files no live writer holds, from
+ * dir, going on past files it cannot remove: r counts what was removed,
+ * kept (a live writer's) and not removed (with the first reason).
+ * CACHE_ERROR when dir cannot be read or a file could not be removed. */
+prnnStatus_t prnn_cubin_cache_clear(const char *dir, prnn_temp_sweep_result *r);
 
 #endif

@@ -12,6 +12,7 @@
 #include "jit/cubin_file.h"
 #include "jit/sha256.h"
 #include "tuning/cache_dir.h"
+#include "tuning/temp_files.h"
 
 /* Bounds that no real entry comes near; a header claiming more is corrupt,
  * and checking first means a corrupt length never drives an allocation. */
@@ -203,6 +204,46 @@ static int write_all(int fd, const void *data, size_t size)
     return 0;
 }
 
+static int is_cubin_temp(const char *name, void *user)
+{
+    int temp;
+    (void)user;
+    return prnn_cubin_cache_is_ours(name, &temp) && temp;
+}
+
+void prnn_cubin_cache_sweep(const char *dir, long long min_age,
+                            prnn_temp_sweep_result *r)
+{
+    prnn_temp_sweep(dir, is_cubin_temp, NULL, min_age, r);
+}
+
+/* rename(), except that an empty directory squatting on the entry's name is
+ * removed first (rename cannot replace it, so every plan would recompile); a
+ * directory with files in it is reported, never emptied. */
+static int rename_over(const char *tmp, const char *final_path, char *why,
+                       size_t why_size)
+{
+    if (rename(tmp, final_path) == 0)
+        return 0;
+    int err = errno;
+    struct stat st;
+    if ((err == EISDIR || err == ENOTEMPTY || err == EEXIST) &&
+        lstat(final_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (rmdir(final_path) == 0 && rename(tmp, final_path) == 0)
+            return 0;
+        if (errno == ENOTEMPTY || errno == EEXIST)
+            set_why(why, why_size, "%s is a directory with files in it, not a "
+                    "cache entry: remove it", final_path);
+        else if (why && why_size)
+            snprintf(why, why_size, "%s is a directory that cannot be replaced: "
+                     "%s", final_path, strerror(errno));
+        return -1;
+    }
+    if (why && why_size)
+        snprintf(why, why_size, "rename failed: %s", strerror(err));
+    return -1;
+}
+
 int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
                            const void *payload, size_t size, char *why,
                            size_t why_size)
@@ -219,7 +260,8 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
         set_why(why, why_size, "cannot create the directory: %s", strerror(errno));
         return -1;
     }
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    /* Locked while we write: a sweep by another process leaves it alone. */
+    int fd = prnn_temp_create(tmp);
     if (fd < 0) {
         set_why(why, why_size, "cannot create a file in it: %s", strerror(errno));
         return -1;
@@ -245,21 +287,24 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
     else if (fsync(fd) != 0)
         step = "fsync";
     int err = errno;
-    if (close(fd) != 0 && !step) {
-        step = "close";
-        err = errno;
-    }
-    if (!step && rename(tmp, final_path) != 0) {
-        step = "rename";
-        err = errno;
-    }
     if (step) {
         unlink(tmp);
+        close(fd);
         if (why && why_size)
             snprintf(why, why_size, "%s failed: %s", step, strerror(err));
         return -1;
     }
-    return 0;
+    /* Renamed before the close that drops the lock: a sweeper never sees
+     * the file unlocked under its temporary name. */
+    int rc = rename_over(tmp, final_path, why, why_size);
+    if (rc != 0)
+        unlink(tmp);
+    close(fd);
+    /* Killed writers' files, once they are old enough that no writer can be
+     * slow rather than dead (temp_files.h). Best effort. */
+    prnn_temp_sweep_result swept = {0};
+    prnn_cubin_cache_sweep(dir, PRNN_TEMP_STALE_SECONDS, &swept);
+    return rc;
 }
 
 void prnn_cubin_cache_inspect(const char *dir, const char *file,

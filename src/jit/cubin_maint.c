@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -125,27 +126,62 @@ prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_cubin_cache_clear(const char *dir, int *removed)
+/* An entry: unlinked (a directory squatting on an entry's name is removed
+ * when empty, as a store would). A file another process renamed or removed
+ * meanwhile is gone either way. */
+static void remove_entry(const char *path, prnn_temp_sweep_result *r)
+{
+    if (unlink(path) == 0) {
+        r->removed++;
+        return;
+    }
+    int err = errno;
+    if (err == ENOENT)
+        return;
+    if (err == EISDIR || err == EPERM) {
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (rmdir(path) == 0)
+                r->removed++;
+            else
+                prnn_temp_note_failure(r, path, errno == ENOTEMPTY || errno == EEXIST
+                                       ? "a directory with files in it, not a "
+                                         "cache entry: remove it yourself"
+                                       : strerror(errno));
+            return;
+        }
+    }
+    /* EPERM in a sticky directory: another user's file. */
+    prnn_temp_note_failure(r, path, err == EPERM || err == EACCES
+                           ? "permission denied (another user's file in a "
+                             "shared directory?)" : strerror(err));
+}
+
+prnnStatus_t prnn_cubin_cache_clear(const char *dir, prnn_temp_sweep_result *r)
 {
     char **names = NULL;
     size_t n = 0;
-    *removed = 0;
+    memset(r, 0, sizeof(*r));
     prnnStatus_t s = list_ours(dir, &names, &n);
     if (s)
         return s;
-    for (size_t i = 0; i < n && !s; i++) {
+    /* Goes on past what it cannot remove: one stuck file must not keep the
+     * rest of the cache forever. */
+    for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX];
+        int temp;
+        prnn_cubin_cache_is_ours(names[i], &temp);
         if (prnn_cubin_path(path, sizeof(path), dir, names[i], "") != 0)
-            continue;
-        /* A file another process renamed or removed meanwhile is gone
-         * either way. A temporary file a writer still holds is removed too;
-         * that writer's rename then fails and it degrades to no caching. */
-        if (unlink(path) == 0)
-            (*removed)++;
-        else if (errno != ENOENT)
-            s = prnn_fail(PRNN_STATUS_CACHE_ERROR, "cannot remove %s: %s", path,
-                          strerror(errno));
+            prnn_temp_note_failure(r, names[i], "path too long");
+        else if (temp) /* a live writer's is left to it */
+            prnn_temp_remove_abandoned(path, 0, r);
+        else
+            remove_entry(path, r);
     }
     free_names(names, n);
-    return s;
+    if (r->failed)
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; "
+                         "the first: %s", r->failed, r->failed == 1 ? "" : "s",
+                         r->why);
+    return PRNN_STATUS_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "checked_size.h"
 #include "descriptors.h"
 #include "ref/philox.h"
 #include "ref/ref_internal.h"
@@ -39,7 +40,10 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
 }
 
 /* A bump allocator over a caller's buffer. With base NULL it only measures,
- * so sizes and layouts come from the same code and cannot disagree. */
+ * so sizes and layouts come from the same code and cannot disagree. Sizes
+ * saturate (checked_size.h): a shape too large for size_t measures as
+ * PRNN_SIZE_OVERFLOW, which the API layer turns into BAD_PARAM before any
+ * buffer is mapped. */
 typedef struct {
     char *base;
     size_t used;
@@ -57,25 +61,28 @@ static void arena_init(arena *a, void *base)
 
 static void *take(arena *a, size_t bytes)
 {
-    size_t at = (a->used + REF_ALIGN - 1) / REF_ALIGN * REF_ALIGN;
-    a->used = at + bytes;
+    size_t at = prnn_align_size(a->used, REF_ALIGN);
+    a->used = prnn_add_size(at, bytes);
     return a->base ? a->base + at : NULL;
 }
 
 static double *take_d(arena *a, size_t count)
 {
-    return take(a, count * sizeof(double));
+    return take(a, prnn_mul_size(count, sizeof(double)));
 }
 
 /* The slack pays for aligning the caller's base pointer. */
-static size_t arena_size(const arena *a) { return a->used + REF_ALIGN; }
+static size_t arena_size(const arena *a)
+{
+    return prnn_add_size(a->used, REF_ALIGN);
+}
 
 static void map_reserve(const prnn_ref_dims *g, arena *a, prnn_ref_reserve *r)
 {
-    size_t pls = g->layers * g->dirs;
-    r->out = take_d(a, g->layers * g->rows * g->dh);
-    r->act = take_d(a, pls * g->rows * g->act_cols * g->hidden);
-    r->dg = take_d(a, pls * g->rows * g->dg_cols * g->hidden);
+    size_t pls = prnn_mul_size(g->layers, g->dirs);
+    r->out = take_d(a, prnn_mul3_size(g->layers, g->rows, g->dh));
+    r->act = take_d(a, prnn_mul4_size(pls, g->rows, g->act_cols, g->hidden));
+    r->dg = take_d(a, prnn_mul4_size(pls, g->rows, g->dg_cols, g->hidden));
 }
 
 void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base,
@@ -98,7 +105,7 @@ size_t prnn_ref_reserve_size(const prnn_ref_dims *g)
 static void map_common(const prnn_ref_dims *g, arena *a, size_t **off,
                        double **pack)
 {
-    *off = take(a, (g->steps + 1) * sizeof(size_t));
+    *off = take(a, prnn_mul_size(g->steps + 1, sizeof(size_t)));
     *pack = take_d(a, PRNN_REF_GEMM_PACK);
 }
 
@@ -106,28 +113,28 @@ static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
 {
     size_t n = g->rows, b = g->batch0;
     map_common(g, a, &w->off, &w->pack);
-    w->in = take_d(a, n * g->kmax);
-    w->out[0] = take_d(a, n * g->dh);
-    w->out[1] = g->layers > 1 ? take_d(a, n * g->dh) : w->out[0];
-    w->wt = take_d(a, g->kmax * g->gh);
-    w->rt = take_d(a, g->hidden * g->gh);
+    w->in = take_d(a, prnn_mul_size(n, g->kmax));
+    w->out[0] = take_d(a, prnn_mul_size(n, g->dh));
+    w->out[1] = g->layers > 1 ? take_d(a, prnn_mul_size(n, g->dh)) : w->out[0];
+    w->wt = take_d(a, prnn_mul_size(g->kmax, g->gh));
+    w->rt = take_d(a, prnn_mul_size(g->hidden, g->gh));
     w->bw = take_d(a, g->gh);
     w->br = take_d(a, g->gh);
-    w->proj = take_d(a, n * g->gh);
-    w->rec = take_d(a, b * g->gh);
-    w->h = take_d(a, b * g->hidden);
-    w->c = take_d(a, b * g->hidden);
+    w->proj = take_d(a, prnn_mul_size(n, g->gh));
+    w->rec = take_d(a, prnn_mul_size(b, g->gh));
+    w->h = take_d(a, prnn_mul_size(b, g->hidden));
+    w->c = take_d(a, prnn_mul_size(b, g->hidden));
 }
 
 static void map_bwd_data(const prnn_ref_dims *g, arena *a,
                          prnn_ref_bwd_data_ws *w)
 {
-    size_t n = g->rows, bh = g->batch0 * g->hidden;
+    size_t n = g->rows, bh = prnn_mul_size(g->batch0, g->hidden);
     map_common(g, a, &w->off, &w->pack);
-    w->dout = take_d(a, n * g->dh);
-    w->din = take_d(a, n * g->kmax);
-    w->w = take_d(a, g->gh * g->kmax);
-    w->r = take_d(a, g->gh * g->hidden);
+    w->dout = take_d(a, prnn_mul_size(n, g->dh));
+    w->din = take_d(a, prnn_mul_size(n, g->kmax));
+    w->w = take_d(a, prnn_mul_size(g->gh, g->kmax));
+    w->r = take_d(a, prnn_mul_size(g->gh, g->hidden));
     w->h0 = take_d(a, bh);
     w->c0 = take_d(a, bh);
     w->hprev = take_d(a, bh);
@@ -141,10 +148,10 @@ static void map_bwd_weights(const prnn_ref_dims *g, arena *a,
 {
     size_t k = g->kmax > g->hidden ? g->kmax : g->hidden;
     map_common(g, a, &w->off, &w->pack);
-    w->in = take_d(a, g->rows * g->kmax);
-    w->hprev = take_d(a, g->rows * g->hidden);
-    w->h0 = take_d(a, g->batch0 * g->hidden);
-    w->dmat = take_d(a, g->gh * k);
+    w->in = take_d(a, prnn_mul_size(g->rows, g->kmax));
+    w->hprev = take_d(a, prnn_mul_size(g->rows, g->hidden));
+    w->h0 = take_d(a, prnn_mul_size(g->batch0, g->hidden));
+    w->dmat = take_d(a, prnn_mul_size(g->gh, k));
     w->dbias = take_d(a, g->gh);
 }
 

@@ -38,10 +38,12 @@
 #include "prnn.h"
 #include "rnn_problem.h"
 
-/* Scratch the reference needs for any of its calls on this problem. */
+/* Scratch the reference needs for any of its calls on this problem;
+ * PRNN_SIZE_OVERFLOW (checked_size.h) when it does not fit in size_t. */
 size_t prnn_ref_workspace_bytes(const prnn_rnn_problem *p);
 
-/* Reserve space ForwardTraining fills for the backward calls. */
+/* Reserve space ForwardTraining fills for the backward calls;
+ * PRNN_SIZE_OVERFLOW when it does not fit in size_t. */
 size_t prnn_ref_reserve_bytes(const prnn_rnn_problem *p);
 
 /* training: 0 = inference (no dropout, reserve unused and may be NULL),

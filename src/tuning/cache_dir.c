@@ -1,6 +1,7 @@
 #include "cache_dir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,28 +23,60 @@ static int join(char *buf, size_t size, const char *a, const char *b)
     return (n < 0 || (size_t)n >= size) ? -1 : 0;
 }
 
+/* The rule: where the directory comes from (the name of the variable, for
+ * messages) and its two parts; NULL when nothing gives one. pwbuf holds the
+ * password database's answer. */
+static const char *choose(const char **base, const char **suffix, char *pwbuf,
+                          size_t pwsize)
+{
+    *suffix = "/prnn";
+    if ((*base = env_nonempty("PRNN_CACHE_DIR")) != NULL) {
+        *suffix = "";
+        return "PRNN_CACHE_DIR";
+    }
+    *base = env_nonempty("XDG_CACHE_HOME");
+    if (*base && (*base)[0] == '/')
+        return "XDG_CACHE_HOME";
+    *suffix = "/.cache/prnn";
+    *base = env_nonempty("HOME");
+    if (*base && (*base)[0] == '/')
+        return "HOME";
+    /* No HOME (daemons, some containers): ask the password database. */
+    struct passwd pw, *res = NULL;
+    if (getpwuid_r(getuid(), &pw, pwbuf, pwsize, &res) == 0 && res &&
+        res->pw_dir && res->pw_dir[0] == '/') {
+        *base = res->pw_dir;
+        return "the home directory of the password database";
+    }
+    return NULL;
+}
+
 int prnn_cache_dir(char *buf, size_t size)
 {
     if (!buf || !size)
         return -1;
     buf[0] = '\0';
-    const char *v = env_nonempty("PRNN_CACHE_DIR");
-    if (v)
-        return join(buf, size, v, "");
-    v = env_nonempty("XDG_CACHE_HOME");
-    if (v && v[0] == '/')
-        return join(buf, size, v, "/prnn");
-    v = env_nonempty("HOME");
-    if (v && v[0] == '/')
-        return join(buf, size, v, "/.cache/prnn");
-    /* No HOME (daemons, some containers): ask the password database. */
-    struct passwd pw, *res = NULL;
+    const char *base, *suffix;
     char pwbuf[4096];
-    if (getpwuid_r(getuid(), &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res &&
-        res->pw_dir && res->pw_dir[0] == '/')
-        return join(buf, size, res->pw_dir, "/.cache/prnn");
+    if (!choose(&base, &suffix, pwbuf, sizeof(pwbuf)))
+        return -1;
+    if (join(buf, size, base, suffix) == 0)
+        return 0;
     buf[0] = '\0';
     return -1;
+}
+
+void prnn_cache_dir_explain(char *why, size_t size)
+{
+    const char *base, *suffix;
+    char pwbuf[4096];
+    const char *from = choose(&base, &suffix, pwbuf, sizeof(pwbuf));
+    if (!from)
+        snprintf(why, size, "no PRNN_CACHE_DIR, XDG_CACHE_HOME or home directory");
+    else
+        snprintf(why, size, "the directory from %s is %zu characters long, more "
+                 "than a path may have (PATH_MAX %d)", from,
+                 strlen(base) + strlen(suffix), PATH_MAX);
 }
 
 static int mkdir_one(const char *path)

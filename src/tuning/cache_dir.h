@@ -17,6 +17,10 @@
  */
 int prnn_cache_dir(char *buf, size_t size);
 
+/* Why prnn_cache_dir fails, for a message: no variable and no home, or the
+ * chosen one is too long (naming the variable). */
+void prnn_cache_dir_explain(char *why, size_t size);
+
 /*
  * Creates path and its missing parents (mode 0700: the cache holds code that
  * will be loaded, so other users must not write to it; existing directories

@@ -19,6 +19,7 @@
 
 #include "prnn.h"
 #include "rnn_pass.h"
+#include "temp_files.h"
 #include "tile_config.h"
 
 /* The one schema this library reads and writes. */
@@ -35,6 +36,13 @@
 
 /* A user DB larger than this is refused (it would be a mistake, not data). */
 #define PRNN_TUNING_MAX_FILE_BYTES (64u << 20)
+
+/* What a file may cost beyond its size (tuning_db_bounds.c): the shipped
+ * DB has 240 entries of about 26 values each, nested 4 deep. A file over
+ * these is reported and ignored. */
+#define PRNN_TUNING_MAX_ENTRIES 32768
+#define PRNN_TUNING_MAX_VALUES (1 << 20)
+#define PRNN_TUNING_MAX_DEPTH 16
 
 /* What a plan asks for. */
 typedef struct {
@@ -149,6 +157,12 @@ typedef struct {
 int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
                          const char *origin);
 
+/* 0 when text stays within PRNN_TUNING_MAX_VALUES values and
+ * PRNN_TUNING_MAX_DEPTH levels (counted without parsing, in one pass);
+ * otherwise -1 with the bound it breaks in why. The parser calls it first. */
+int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why,
+                                size_t why_size);
+
 /* Frees what db holds and zeroes it. */
 void prnn_tuning_db_free(prnn_tuning_db *db);
 
@@ -245,7 +259,12 @@ char *prnn_tuning_db_format(const prnn_tuning_entry *entries, size_t count);
  * readers see the old file or the new one, never a part. Creates missing
  * directories. An existing file that is malformed (or has entries this
  * library cannot read) is kept as "<path>.bad-<UTC time>" and a note is
- * logged; its readable entries are carried over.
+ * logged; its readable entries are carried over. A path that is a symbolic
+ * link is followed to the regular file it names, which is replaced; a link
+ * to anything else (/dev/null, a directory, nothing) and a path that is not
+ * a regular file are refused (TUNING_DB_ERROR, with the target). After the
+ * store, temporary files of killed writers of this database older than
+ * PRNN_TEMP_STALE_SECONDS are removed (temp_files.h).
  * Returns SUCCESS; BAD_PARAM for an entry that breaks
  * prnn_tuning_entry_check; TUNING_DB_ERROR (log: path and errno text) when
  * the file cannot be read, locked or written; ALLOC_FAILED.
@@ -255,5 +274,10 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
                                        size_t count);
 prnnStatus_t prnn_tuning_db_store(const char *path,
                                   const prnn_tuning_entry *entry);
+
+/* Removes the temporary files of the database at path ("<path>.tmp-XXXXXX"
+ * beside it) at least min_age seconds old that no live writer holds. */
+void prnn_tuning_db_sweep(const char *path, long long min_age,
+                          prnn_temp_sweep_result *r);
 
 #endif

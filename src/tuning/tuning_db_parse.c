@@ -394,6 +394,11 @@ static const cJSON *check_file(const cJSON *root, const char *origin)
                         type_name(v));
         return NULL;
     }
+    if (cJSON_GetArraySize(v) > PRNN_TUNING_MAX_ENTRIES) {
+        prnn_log_append("%s: ignored: more than %d entries", origin,
+                        PRNN_TUNING_MAX_ENTRIES);
+        return NULL;
+    }
     return v;
 }
 
@@ -401,6 +406,11 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin)
 {
     if (len == 0) {
         prnn_log_append("%s: ignored: the file is empty", origin);
+        return NULL;
+    }
+    char why[160];
+    if (prnn_tuning_db_check_bounds(text, len, why, sizeof(why))) {
+        prnn_log_append("%s: ignored: %s", origin, why);
         return NULL;
     }
     /* cJSON gets its own NUL-terminated copy: the caller's text need not be

@@ -3,7 +3,14 @@
  * rename. Writers are serialized by flock on a lock file beside the database
  * (never on the database itself, which rename replaces), so two autotuning
  * processes cannot lose each other's entries; readers need no lock because a
- * rename is atomic.
+ * rename is atomic. The temporary file is locked too (temp_files.h), so
+ * that later stores and prnn-cache can reclaim those of killed writers.
+ *
+ * A database path that is a symbolic link is followed to where it points
+ * (say, into a dotfiles repository) and that file is replaced; a link to
+ * anything but an existing regular file (/dev/null, a directory, nothing: a
+ * dangling link) is refused with a message, before any lock file is made
+ * beside its target, and so is a path that is itself not a regular file.
  */
 #include "tuning_db.h"
 
@@ -20,6 +27,7 @@
 
 #include "cache_dir.h"
 #include "error.h"
+#include "temp_files.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -184,7 +192,7 @@ static int replace_file(const char *path, const char *dir, const char *text,
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    int fd = prnn_temp_create(tmp);
     if (fd < 0) {
         *what = "cannot create a temporary file";
         return -1;
@@ -201,18 +209,21 @@ static int replace_file(const char *path, const char *dir, const char *text,
         rc = -1;
     }
     int err = errno;
-    if (close(fd) != 0 && rc == 0) {
-        *what = "cannot close the temporary file";
-        err = errno;
-        rc = -1;
-    }
+    /* Renamed before the close that drops the temporary file's lock: a
+     * sweeper never finds it unlocked under its temporary name. */
     if (rc == 0 && rename(tmp, path) != 0) {
         *what = "cannot rename the temporary file into place";
         err = errno;
         rc = -1;
     }
-    if (rc != 0) {
+    if (rc != 0)
         unlink(tmp);
+    if (close(fd) != 0 && rc == 0) {
+        *what = "cannot close the temporary file";
+        err = errno;
+        rc = -1;
+    }
+    if (rc != 0) {
         errno = err;
         return -1;
     }
@@ -230,6 +241,56 @@ static prnnStatus_t fail_errno(const char *path, const char *what)
 {
     return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path,
                      what, strerror(errno));
+}
+
+static int base_matches(const char *name, void *base)
+{
+    return prnn_temp_is_tuning_db(name, base);
+}
+
+void prnn_tuning_db_sweep(const char *path, long long min_age,
+                          prnn_temp_sweep_result *r)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    dir_of(path, dir, sizeof(dir));
+    prnn_temp_sweep(dir, base_matches, (void *)(slash ? slash + 1 : path), min_age, r);
+}
+
+/* The file a store replaces: path (existing or not), or where the symbolic
+ * link path points (into real, PATH_MAX bytes). Refused, with a message,
+ * when that is not an existing regular file. */
+static prnnStatus_t resolve_target(const char *path, char *real,
+                                   const char **target)
+{
+    struct stat st;
+    *target = path;
+    if (lstat(path, &st) != 0)
+        return PRNN_STATUS_SUCCESS; /* a new database */
+    if (S_ISLNK(st.st_mode)) {
+        char link[PATH_MAX];
+        ssize_t n = readlink(path, link, sizeof(link) - 1);
+        link[n > 0 ? n : 0] = '\0';
+        if (!realpath(path, real))
+            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                             "tuning DB %s is a symbolic link to %s, which %s%s: "
+                             "make it point to a regular file (or remove the "
+                             "link)", path, link, errno == ENOENT
+                             ? "does not exist" : "cannot be resolved: ",
+                             errno == ENOENT ? "" : strerror(errno));
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                             "tuning DB %s is a symbolic link to %s, which is "
+                             "not a regular file: make it point to one (or "
+                             "remove the link)", path, real);
+        *target = real;
+        return PRNN_STATUS_SUCCESS;
+    }
+    if (!S_ISREG(st.st_mode))
+        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                         "tuning DB %s is not a regular file: give the path of "
+                         "a file (or of one to create)", path);
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* Under the lock: read, check, back up if needed, merge, write. */
@@ -299,12 +360,10 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
     }
     if (!path[0])
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "tuning DB path is empty");
-    /* A database that is a symlink (say, into a dotfiles repository) is
-     * updated where it points; rename would otherwise replace the link. */
+    /* A database that is a symlink is updated where it points; rename would
+     * otherwise replace the link (see the top of this file). */
     char real[PATH_MAX];
-    struct stat lst;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real))
-        path = real;
+    PRNN_TRY(resolve_target(path, real, &path));
     if (!entries && count)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "entries is NULL");
     for (size_t i = 0; i < count; i++) {
@@ -339,6 +398,9 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
     }
     prnnStatus_t st = store_locked(path, dir, entries, count);
     close(lfd); /* releases the lock */
+    /* Killed writers' temporary files, old enough (temp_files.h). */
+    prnn_temp_sweep_result swept = {0};
+    prnn_tuning_db_sweep(path, PRNN_TEMP_STALE_SECONDS, &swept);
     return st;
 }
 

@@ -7,6 +7,10 @@
  * A parsed user DB is reference-counted: a lookup holds it while it runs the
  * planner's fits callback, outside the mutex, so a concurrent reload never
  * frees entries under it and a slow callback never blocks other threads.
+ * The file is read and parsed outside the mutex too (its cost is bounded,
+ * tuning_db_bounds.c, but a planning thread must not wait on another's
+ * read): two threads that meet a new file at once may both parse it, and
+ * the first to finish installs it.
  */
 #include "tuning_db.h"
 
@@ -23,6 +27,7 @@
 #include "cache_dir.h"
 #include "embedded.h"
 #include "error.h"
+#include "note_once.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -156,14 +161,47 @@ static int same_id(const file_id *a, const file_id *b)
            a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
+/* Why there is no user DB path: a value too long for a path, or nothing to
+ * make one from (then silence: no DB is the normal case). Once per
+ * process. */
+static void note_no_path(void)
+{
+    const char *v = getenv("PRNN_TUNING_DB");
+    if (v && v[0])
+        prnn_note_once("user tuning DB: ignored: PRNN_TUNING_DB is %zu "
+                       "characters long, more than a path may have (PATH_MAX "
+                       "%d)", strlen(v), PATH_MAX);
+    else if (getenv("PRNN_CACHE_DIR") || getenv("XDG_CACHE_HOME") ||
+             getenv("HOME")) {
+        char why[PATH_MAX];
+        prnn_cache_dir_explain(why, sizeof(why));
+        prnn_note_once("user tuning DB: none: %s", why);
+    }
+}
+
+/* A path that is a symbolic link to nothing: the user meant a DB there. */
+static void note_if_dangling(const char *path)
+{
+    struct stat st;
+    char target[PATH_MAX];
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return;
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    target[n > 0 ? n : 0] = '\0';
+    prnn_note_once("user tuning DB %s: ignored: it is a symbolic link to %s, "
+                   "which does not exist", path, target);
+}
+
 /* The current user DB with a reference for the caller, or NULL when there is
  * none. The identity comes from fstat of the descriptor that is read, so the
  * cached text and the identity always belong to the same file. */
 static shared_db *acquire_user(void)
 {
     char path[PATH_MAX];
-    if (prnn_tuning_user_db_path(path, sizeof(path)))
+    if (prnn_tuning_user_db_path(path, sizeof(path))) {
+        note_no_path();
         return NULL;
+    }
     /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     int open_errno = errno;
@@ -183,11 +221,14 @@ static shared_db *acquire_user(void)
         release(old);
         return NULL;
     }
-    if (fd < 0)
-        return NULL; /* no user DB: the normal case before any tuning run */
+    if (fd < 0) {
+        /* no user DB: the normal case before any tuning run */
+        if (open_errno == ENOENT)
+            note_if_dangling(path);
+        return NULL;
+    }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        prnn_log_append("user tuning DB %s: ignored: not a regular file",
-                        path);
+        prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
         close(fd);
         return NULL;
     }
@@ -203,12 +244,21 @@ static shared_db *acquire_user(void)
         close(fd);
         return s;
     }
-    /* Parsed under the mutex: two threads planning at once read the file
-     * once, and its problems are logged once. */
+    pthread_mutex_unlock(&user_mutex);
+    /* Read and parsed outside the mutex (see the top of this file). */
     s = load_user(fd, path);
     close(fd);
+    if (!s)
+        return NULL;
     shared_db *old = NULL;
-    if (s) {
+    pthread_mutex_lock(&user_mutex);
+    if (user_cached && strcmp(user_cached_path, path) == 0 &&
+        same_id(&user_cached_id, &id)) {
+        /* another thread installed this file meanwhile: use its copy */
+        old = s;
+        s = user_cached;
+        s->refs++;
+    } else {
         old = user_cached;
         user_cached = s;
         s->refs++; /* the cache's reference and the caller's */

@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "error.h"
@@ -103,6 +104,32 @@ int main(int argc, char **argv)
     CHECK(jit_test_count_files(dir, "tuning.json") == 1);
     snprintf(args, sizeof(args), "--dir '%s' verify", dir);
     CHECK(run(args, out, sizeof(out)) == 0);
+
+    /* A killed tuning-DB writer's temporary file is listed and cleared with
+     * the cache's files; a file clear cannot remove (a directory with files
+     * in it, named like an entry, sorted first) does not stop it: it goes
+     * on, counts, says why and fails. */
+    unsetenv("PRNN_TUNING_DB");
+    make_entry("PRNN_PROBE_OFFSET=1");
+    snprintf(path, sizeof(path), "%s/tuning.json.tmp-Kild42", dir);
+    f = fopen(path, "w");
+    fputs("{\"schema_", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/00000000000000000000000000000000.cubin", dir);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof(path), "%s/00000000000000000000000000000000.cubin/x", dir);
+    fclose(fopen(path, "w"));
+    snprintf(args, sizeof(args), "--dir '%s' list", dir);
+    CHECK(run(args, out, sizeof(out)) == 0);
+    CHECK(strstr(out, "tuning.json.tmp-Kild42  tuning DB temporary file") != NULL);
+    snprintf(args, sizeof(args), "--dir '%s' clear", dir);
+    CHECK(run(args, out, sizeof(out)) == 1);
+    CHECK(strstr(out, "removed 2 files, could not remove 1") != NULL);
+    CHECK(strstr(out, "a directory with files in it") != NULL);
+    CHECK(jit_test_count_files(dir, "tmp") == 0);
+    CHECK(jit_test_count_files(dir, "") == 2); /* tuning.json, the directory */
+    snprintf(path, sizeof(path), "%s/00000000000000000000000000000000.cubin", dir);
+    jit_test_rmtree(path);
 
     /* A directory that does not exist is an empty cache. */
     snprintf(args, sizeof(args), "--dir '%s/nope' list", dir);

@@ -385,9 +385,9 @@ static void test_maintenance(void)
     write_all(path, "partial", 7);
     CHECK(jit_test_count_files(dir, "") == 4);
 
-    int removed = 0;
-    CHECK_STATUS(prnn_cubin_cache_clear(dir, &removed), PRNN_STATUS_SUCCESS);
-    CHECK(removed == 3);
+    prnn_temp_sweep_result r;
+    CHECK_STATUS(prnn_cubin_cache_clear(dir, &r), PRNN_STATUS_SUCCESS);
+    CHECK(r.removed == 3 && r.kept == 0 && r.failed == 0);
     /* Only ours: the tuning database stays. */
     CHECK(jit_test_count_files(dir, "") == 1);
     CHECK(jit_test_count_files(dir, "tuning.json") == 1);

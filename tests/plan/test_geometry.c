@@ -10,17 +10,9 @@
 #include <string.h>
 
 #include "gpu/kernel_geometry.h"
+#include "plan_check.h"
 #include "plan_test.h"
 
-static int failures;
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                    \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
 
 /* An H100's limits: 132 SMs, 227 KB of shared memory per block. */
 static prnn_device_info h100(void) { return plan_test_device(90, 132, 232448); }

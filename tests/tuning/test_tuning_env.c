@@ -5,10 +5,12 @@
  * that concurrent lookups and writes do not crash.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "embedded.h"
@@ -244,6 +246,86 @@ static void test_lookup_user_db(void)
     free(dir);
 }
 
+/* Issue #15: what was silent is said, and what repeated on every lookup is
+ * said once per process; a file over the bounds is reported and ignored in
+ * well under a second (63 MB of ",0" took 12 s and 2.6 GB). */
+static void test_lookup_notes(void)
+{
+    char *dir = test_mkdtemp();
+    char path[4096], msg[4300];
+    prnn_tuning_result r;
+    clear_env();
+
+    /* a dangling symlink */
+    snprintf(path, sizeof(path), "%s/dangling.json", dir);
+    CHECK(symlink("gone.json", path) == 0);
+    setenv("PRNN_TUNING_DB", path, 1);
+    prnn_log_clear();
+    CHECK(lookup_blocks(1024, 8, &r) == 0);
+    snprintf(msg, sizeof(msg), "user tuning DB %s: ignored: it is a symbolic "
+             "link to gone.json, which does not exist", path);
+    CHECK_LOG(msg);
+
+    /* too long for a path */
+    char *longer = malloc(PATH_MAX + 100);
+    memset(longer, 'x', PATH_MAX + 99);
+    longer[0] = '/';
+    longer[PATH_MAX + 99] = '\0';
+    setenv("PRNN_TUNING_DB", longer, 1);
+    prnn_log_clear();
+    CHECK(lookup_blocks(1024, 8, &r) == 0);
+    snprintf(msg, sizeof(msg), "PRNN_TUNING_DB is %d characters long, more "
+             "than a path may have", PATH_MAX + 99);
+    CHECK_LOG(msg);
+    /* and PRNN_CACHE_DIR too long names itself, not "(none)" */
+    unsetenv("PRNN_TUNING_DB");
+    setenv("PRNN_CACHE_DIR", longer, 1);
+    prnn_cache_dir_explain(msg, sizeof(msg));
+    CHECK(strstr(msg, "the directory from PRNN_CACHE_DIR is") != NULL);
+    unsetenv("PRNN_CACHE_DIR");
+    free(longer);
+
+    /* not a regular file: once per process */
+    snprintf(path, sizeof(path), "%s/isdir.json", dir);
+    CHECK(mkdir(path, 0700) == 0);
+    setenv("PRNN_TUNING_DB", path, 1);
+    prnn_log_clear();
+    CHECK(lookup_blocks(1024, 8, &r) == 0);
+    CHECK_LOG("isdir.json: ignored: not a regular file");
+    prnn_log_clear();
+    CHECK(lookup_blocks(1024, 8, &r) == 0);
+    CHECK(prnn_log_get()[0] == '\0');
+
+    /* 60 MB of ",0": refused before cJSON sees it */
+    snprintf(path, sizeof(path), "%s/huge.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("{\"schema_version\": 1, \"entries\": [0", f);
+        static char chunk[1 << 16];
+        for (size_t i = 0; i < sizeof(chunk); i += 2)
+            memcpy(chunk + i, ",0", 2);
+        for (int i = 0; i < 60 * 16; i++)
+            fwrite(chunk, 1, sizeof(chunk), f);
+        fputs("]}", f);
+        fclose(f);
+    }
+    setenv("PRNN_TUNING_DB", path, 1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    prnn_log_clear();
+    CHECK(lookup_blocks(1024, 8, &r) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK_LOG("huge.json: ignored: more than 1048576 JSON values");
+    printf("60 MB of \",0\" rejected in %.3f s\n", s);
+    CHECK(s < 2.0);
+
+    clear_env();
+    test_rm_rf(dir);
+    free(dir);
+}
+
 typedef struct {
     int stop;
     int lookups;
@@ -302,6 +384,7 @@ int main(void)
     test_mkdir_p();
     test_shipped_files_clean();
     test_lookup_user_db();
+    test_lookup_notes();
     test_concurrent_lookups();
     return test_finish("tuning-env: where the user DB is, re-reading, bad "
                        "files ignored, shipped files clean, concurrent "

@@ -659,9 +659,48 @@ static void test_random_damage(void)
     free(buf);
 }
 
+/* What a file may cost (issue #15): nesting, values and entries past the
+ * bounds are reported and the file ignored; the bounds count what is
+ * inside strings as text. */
+static void test_bounds(void)
+{
+    prnn_tuning_db db;
+    char text[256], why[160];
+    int n = 0;
+    n += snprintf(text + n, sizeof(text) - (size_t)n,
+                  "{\"schema_version\": 1, \"entries\": [");
+    for (int i = 0; i < PRNN_TUNING_MAX_DEPTH; i++)
+        text[n++] = '[';
+    text[n] = '\0';
+    prnn_log_clear();
+    CHECK(test_parse(&db, text) != 0);
+    CHECK_LOG("ignored: nested deeper than 16 levels");
+    prnn_tuning_db_free(&db);
+    /* brackets and commas inside a string are not structure */
+    const char *quoted = "{\"k\": \"[[[[[[[[[[[[[[[[[[[[,,,,\\\"[[[[\"}";
+    CHECK(prnn_tuning_db_check_bounds(quoted, strlen(quoted), why,
+                                      sizeof(why)) == 0);
+
+    /* entries: more than the bound, each a value the bound counts */
+    size_t cap = (size_t)PRNN_TUNING_MAX_ENTRIES * 3 + 64;
+    char *many = malloc(cap);
+    n = snprintf(many, cap, "{\"schema_version\": 1, \"entries\": [0");
+    for (int i = 0; i < PRNN_TUNING_MAX_ENTRIES; i++) {
+        many[n++] = ',';
+        many[n++] = '0';
+    }
+    memcpy(many + n, "]}", 3);
+    prnn_log_clear();
+    CHECK(test_parse(&db, many) != 0);
+    CHECK_LOG("ignored: more than 32768 entries");
+    prnn_tuning_db_free(&db);
+    free(many);
+}
+
 int main(void)
 {
     test_valid_file();
+    test_bounds();
     test_file_level();
     test_truncated();
     test_missing_fields();

@@ -4,11 +4,13 @@
  * files backed up, and failures reported with the path and the reason,
  * never a partial file.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -390,14 +392,15 @@ static void test_failures_reported(void)
     CHECK(mkdir(path, 0700) == 0);
     prnn_log_clear();
     CHECK(prnn_tuning_db_store(path, &e) == PRNN_STATUS_TUNING_DB_ERROR);
-    CHECK_LOG("cannot read the existing file: ");
+    CHECK_LOG("isdir is not a regular file");
 
     /* a symlink loop where the database should be */
     snprintf(path, sizeof(path), "%s/loop.json", dir);
     CHECK(symlink(path, path) == 0);
     prnn_log_clear();
     CHECK(prnn_tuning_db_store(path, &e) == PRNN_STATUS_TUNING_DB_ERROR);
-    CHECK_LOG("loop.json: cannot read the existing file: Too many levels");
+    CHECK_LOG("loop.json is a symbolic link to");
+    CHECK_LOG("cannot be resolved: Too many levels");
 
     /* a directory we may not write to (meaningless for root) */
     if (geteuid() != 0) {
@@ -427,6 +430,66 @@ static void test_failures_reported(void)
     free(home);
 
     CHECK(test_count_files(dir, "isdir.tmp") == 0);
+    test_rm_rf(dir);
+    free(dir);
+}
+
+/* A symlinked database is followed to a regular file (test_round_trip);
+ * anything else is refused before a lock file is made beside its target
+ * (issue #15: a link to /dev/null made the writer create /dev/null.lock, a
+ * dangling link was silently replaced by a regular file). */
+static void test_symlinks(void)
+{
+    char *dir = test_mkdtemp();
+    char link[4096], lock[4200], msg[4200];
+    prnn_tuning_entry e;
+    test_entry(&e, 512, 2, 3);
+    struct stat st;
+    int had_lock = lstat("/dev/null.lock", &st) == 0;
+
+    snprintf(link, sizeof(link), "%s/null.json", dir);
+    CHECK(symlink("/dev/null", link) == 0);
+    prnn_log_clear();
+    CHECK(prnn_tuning_db_store(link, &e) == PRNN_STATUS_TUNING_DB_ERROR);
+    CHECK_LOG("is a symbolic link to /dev/null, which is not a regular file");
+    if (!had_lock)
+        CHECK(lstat("/dev/null.lock", &st) != 0);
+
+    snprintf(link, sizeof(link), "%s/dangling.json", dir);
+    CHECK(symlink("nowhere/db.json", link) == 0);
+    prnn_log_clear();
+    CHECK(prnn_tuning_db_store(link, &e) == PRNN_STATUS_TUNING_DB_ERROR);
+    snprintf(msg, sizeof(msg), "%s is a symbolic link to nowhere/db.json, which "
+             "does not exist", link);
+    CHECK_LOG(msg);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode)); /* not replaced */
+    snprintf(lock, sizeof(lock), "%s.lock", link);
+    CHECK(lstat(lock, &st) != 0);
+    test_rm_rf(dir);
+    free(dir);
+}
+
+/* A killed writer's temporary file is removed by a later store once it is
+ * older than PRNN_TEMP_STALE_SECONDS; a young one is left alone. */
+static void test_stale_temp_files(void)
+{
+    char *dir = test_mkdtemp();
+    char path[4096], killed[4096], young[4096];
+    snprintf(path, sizeof(path), "%s/db.json", dir);
+    snprintf(killed, sizeof(killed), "%s/db.json.tmp-Kild42", dir);
+    snprintf(young, sizeof(young), "%s/db.json.tmp-Yung42", dir);
+    CHECK(test_write_file(killed, "{\"schema") == 0);
+    CHECK(test_write_file(young, "{\"schema") == 0);
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= PRNN_TEMP_STALE_SECONDS + 60;
+    t[1] = t[0];
+    CHECK(utimensat(AT_FDCWD, killed, t, 0) == 0);
+    prnn_tuning_entry e;
+    test_entry(&e, 512, 2, 3);
+    CHECK(prnn_tuning_db_store(path, &e) == PRNN_STATUS_SUCCESS);
+    CHECK(test_count_files(dir, "db.json.tmp-Kild42") == 0);
+    CHECK(test_count_files(dir, "db.json.tmp-Yung42") == 1);
     test_rm_rf(dir);
     free(dir);
 }
@@ -482,8 +545,10 @@ int main(void)
     test_compare_passes();
     test_malformed_existing();
     test_failures_reported();
+    test_symlinks();
+    test_stale_temp_files();
     test_concurrent_writers();
     return test_finish("tuning-store: store then find, replace, sorted "
                        "output, concurrent writers, malformed files backed "
-                       "up");
+                       "up, symlinks, stale temporary files");
 }

@@ -6,11 +6,14 @@
  *   prnn-cache [--dir DIR] clear    remove entries and stray temporary files
  *
  * Only files named like cache entries are touched: the directory also holds
- * the user tuning database. Exit statuses: see usage().
+ * the user tuning database, of which only the temporary files of killed
+ * writers are listed and removed. Exit statuses: see usage().
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,6 +22,8 @@
 #include "jit/cubin_cache.h"
 #include "tool_cli.h"
 #include "tuning/cache_dir.h"
+#include "tuning/temp_files.h"
+#include "tuning/tuning_db.h"
 
 static void usage(FILE *f)
 {
@@ -29,7 +34,14 @@ static void usage(FILE *f)
             "          NVRTC version, size, age\n"
             "  verify  re-read every entry and check its header, name and\n"
             "          payload checksum\n"
-            "  clear   remove every entry and stray temporary file\n"
+            "  clear   remove every entry, and every temporary file (of the\n"
+            "          cache or of the user tuning DB) that no running writer\n"
+            "          holds; it goes on past files it cannot remove and says\n"
+            "          why\n"
+            "\n"
+            "  The user tuning DB ($PRNN_TUNING_DB, else DIR/tuning.json) is\n"
+            "  never touched; its writers' temporary files are listed and\n"
+            "  cleared with the cache's.\n"
             "\n"
             "  --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else\n"
             "               $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
@@ -37,9 +49,9 @@ static void usage(FILE *f)
             "  --version    prnn-cache's version (and the loaded library's)\n");
     tool_help_exit_status(
         f, "done (list also when it shows bad entries)",
-        "verify found a bad entry, the directory could not be read or an "
-        "entry removed, or there is no cache directory (no $HOME and no "
-        "--dir)",
+        "verify found a bad entry, the directory could not be read or a "
+        "file could not be removed, or there is no cache directory (no $HOME "
+        "and no --dir)",
         0);
 }
 
@@ -96,14 +108,44 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
     return 0;
 }
 
-static int scan(const char *dir, int verify)
+/* Lists the tuning DB's temporary files; counts them in st. */
+static void list_db_temps(const char *db, scan_state *st)
+{
+    const char *slash = strrchr(db, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - db) : 1,
+             slash ? db : ".");
+    const char *base = slash ? slash + 1 : db;
+    DIR *d = opendir(dir[0] ? dir : "/");
+    if (!d)
+        return;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        if (!prnn_temp_is_tuning_db(ent->d_name, base))
+            continue;
+        char path[PATH_MAX * 2], age[32];
+        struct stat sb;
+        snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
+        if (lstat(path, &sb) != 0)
+            continue;
+        format_age(st->now - (long long)sb.st_mtime, age, sizeof(age));
+        st->temps++;
+        printf("%-38s  tuning DB temporary file (%lld bytes, %s old)\n", path,
+               (long long)sb.st_size, age);
+    }
+    closedir(d);
+}
+
+static int scan(const char *dir, const char *db, int verify)
 {
     struct stat sb;
+    scan_state st = {verify, 0, 0, 0, 0, (long long)time(NULL)};
+    if (db)
+        list_db_temps(db, &st);
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         printf("cache directory %s does not exist: no entries\n", dir);
         return TOOL_EXIT_OK;
     }
-    scan_state st = {verify, 0, 0, 0, 0, (long long)time(NULL)};
     prnnStatus_t s = prnn_cubin_cache_scan(dir, verify, print_entry, &st);
     if (s) {
         fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
@@ -120,18 +162,35 @@ static int scan(const char *dir, int verify)
     return verify && st.bad ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }
 
-static int clear(const char *dir)
+static int clear(const char *dir, const char *db)
 {
     struct stat sb;
-    if (stat(dir, &sb) != 0 && errno == ENOENT) {
-        printf("cache directory %s does not exist: nothing to remove\n", dir);
-        return TOOL_EXIT_OK;
-    }
-    int removed = 0;
-    prnnStatus_t s = prnn_cubin_cache_clear(dir, &removed);
-    printf("%s: removed %d file%s\n", dir, removed, removed == 1 ? "" : "s");
-    if (s) {
-        fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
+    prnn_temp_sweep_result r = {0}, t = {0};
+    prnnStatus_t s = PRNN_STATUS_SUCCESS;
+    if (stat(dir, &sb) != 0 && errno == ENOENT)
+        printf("cache directory %s does not exist: no entries to remove\n", dir);
+    else
+        s = prnn_cubin_cache_clear(dir, &r);
+    if (s && !r.failed) /* the directory itself could not be read */
+        prnn_temp_note_failure(&r, dir, prnn_log_get());
+    /* Any age: a writer that holds its file is alive and keeps it. */
+    if (db)
+        prnn_tuning_db_sweep(db, 0, &t);
+    r.removed += t.removed;
+    r.kept += t.kept;
+    if (t.failed && !r.failed)
+        snprintf(r.why, sizeof(r.why), "%s", t.why);
+    r.failed += t.failed;
+    printf("%s: removed %d file%s", dir, r.removed, r.removed == 1 ? "" : "s");
+    if (r.kept)
+        printf(", left %d temporary file%s that a running writer holds", r.kept,
+               r.kept == 1 ? "" : "s");
+    if (r.failed)
+        printf(", could not remove %d", r.failed);
+    printf("\n");
+    if (r.failed) {
+        fprintf(stderr, "prnn-cache: could not remove %d file%s; the first: %s\n",
+                r.failed, r.failed == 1 ? "" : "s", r.why);
         return TOOL_EXIT_FAILURE;
     }
     return TOOL_EXIT_OK;
@@ -222,7 +281,14 @@ int main(int argc, char **argv)
         }
         dir = buf;
     }
+    /* The user tuning DB that goes with this directory. */
+    char db[PATH_MAX + 16];
+    const char *env_db = getenv("PRNN_TUNING_DB");
+    if (env_db && env_db[0])
+        snprintf(db, sizeof(db), "%s", env_db);
+    else
+        snprintf(db, sizeof(db), "%s/tuning.json", dir);
     if (strcmp(a.command, "clear") == 0)
-        return clear(dir);
-    return scan(dir, strcmp(a.command, "verify") == 0);
+        return clear(dir, db);
+    return scan(dir, db, strcmp(a.command, "verify") == 0);
 }
