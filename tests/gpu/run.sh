@@ -3,13 +3,14 @@
 # machine, in one call, and prints a short table last.
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
-#                                    sanitize autotool demo python bench torchbench autotune
+#                                    sanitize autotool demo python bench torchbench ddp autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; sanitize: compute-sanitizer memcheck and
 #   racecheck of both suites on small filtered cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
-#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS).
+#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS). ddp:
+#   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh).
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -91,6 +92,8 @@ for stage in $STAGES; do
                   PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
                   python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
                   --json "$OUT/torchbench.json" ;;
+    ddp)      run_stage ddp env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" \
+                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" bash tests/gpu/ddp.sh ;;
     autotune) run_stage autotune "$BUILD/tools/autotune/prnn-autotune" ${AUTOTUNE_ARGS:-} ;;
     *) echo "unknown stage $stage"; exit 2 ;;
     esac
