@@ -115,19 +115,15 @@ class _PrnnRNNBase(nn.Module):
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
-    def _is_flat(self):
-        weights = self._flat_weights
+    def _flat_base(self):
+        """The flat buffer's address, or None when the parameters are no
+        longer views of one buffer in prnn's layout."""
         layout = self._layout()
-        offsets = layout.offsets(self._flat_weights_names)
-        es = weights[0].element_size()
-        base = weights[0].data_ptr() - offsets[0] * es
-        storage = weights[0].untyped_storage()
-        if base < storage.data_ptr() or \
-                storage.nbytes() < base - storage.data_ptr() + layout.total_elements * es:
-            return False
-        return all(w.data_ptr() == base + o * es and w.is_contiguous() and
-                   w.untyped_storage().data_ptr() == storage.data_ptr()
-                   for w, o in zip(weights, offsets))
+        return _runtime.flat_base(self._flat_weights, layout.offsets(self._flat_weights_names),
+                                  layout.total_elements)
+
+    def _is_flat(self):
+        return self._flat_base() is not None
 
     def flatten_parameters(self):
         """Makes the parameters views of one buffer in prnn's layout (a copy
@@ -180,14 +176,14 @@ class _PrnnRNNBase(nn.Module):
         if ptrs == known:
             return base, weights
         self._check_weights(weights)
-        if not self._is_flat():
+        base = self._flat_base()
+        if base is None:
             warnings.warn("prnn.torch: the parameters are no longer views of one flat buffer "
                           "(a Parameter was replaced?); re-packing them", stacklevel=3)
             self.flatten_parameters()
             weights = self._flat_weights
             ptrs = tuple(w.data_ptr() for w in weights)
-        offset = self._layout().offsets(self._flat_weights_names[:1])[0]
-        base = ptrs[0] - offset * weights[0].element_size()
+            base = self._flat_base()
         self._checked_weights = (ptrs, base)
         return base, weights
 

@@ -52,26 +52,15 @@ def _layout(x, mode, hidden, layers, bidirectional):
                                  layers, bidirectional)
 
 
-def flat_weights(weights, layout, names, problem):
+def flat_weights(weights, layout, names):
     """The flat buffer's address: the weights' own buffer when they are
     views of one in prnn's layout (the modules keep them so), else a packed
     copy (returned too, to keep it alive until the call has been enqueued:
     the caching allocator orders its reuse after this stream's work)."""
-    w0 = weights[0]
-    es = w0.element_size()
-    offsets = layout.offsets(names)
-    base = w0.data_ptr() - offsets[0] * es
-    storage = w0.untyped_storage()
-    in_place = (base >= storage.data_ptr() and
-                base + problem.params_bytes <= storage.data_ptr() + storage.nbytes())
-    if in_place:
-        for w, o in zip(weights, offsets):
-            if (w.data_ptr() != base + o * es or not w.is_contiguous()
-                    or w.untyped_storage().data_ptr() != storage.data_ptr()):
-                in_place = False
-                break
-    if in_place:
+    base = _runtime.flat_base(weights, layout.offsets(names), layout.total_elements)
+    if base is not None:
         return base, None
+    w0 = weights[0]
     flat = torch.zeros(layout.total_elements, dtype=w0.dtype, device=w0.device)
     with torch.no_grad():
         for v, w in zip(layout.views(flat, names), weights):
@@ -101,7 +90,7 @@ def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bi
     keep = None
     if w_ptr is None:
         w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
-                                   _weight_names(layers, bidirectional, has_bias), p)
+                                   _weight_names(layers, bidirectional, has_bias))
     dirs = 2 if bidirectional else 1
     lstm = mode == _capi.LSTM
     y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
@@ -180,7 +169,7 @@ def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, see
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
     names = _weight_names(layers, bidirectional, has_bias)
-    w, keep = flat_weights(weights, layout, names, p)
+    w, keep = flat_weights(weights, layout, names)
     lstm = mode == _capi.LSTM
     dx = torch.empty_like(x)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)

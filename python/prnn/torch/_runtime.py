@@ -76,6 +76,24 @@ def torch_dtype_code(dtype):
         raise TypeError(f"prnn supports float32, float64, float16 and bfloat16, not {dtype}")
 
 
+def flat_base(weights, offsets, total_elements):
+    """The address of the flat buffer that `weights` are views of, when each
+    weight is contiguous at its element offset in one storage that holds
+    the whole buffer (total_elements); None otherwise."""
+    w0 = weights[0]
+    es = w0.element_size()
+    base = w0.data_ptr() - offsets[0] * es
+    storage = w0.untyped_storage()
+    start = storage.data_ptr()
+    if base < start or base + total_elements * es > start + storage.nbytes():
+        return None
+    for w, o in zip(weights, offsets):
+        if (w.data_ptr() != base + o * es or not w.is_contiguous()
+                or w.untyped_storage().data_ptr() != start):
+            return None
+    return base
+
+
 class WeightLayout:
     """Where torch.nn's parameters live in prnn's flat weight buffer, in
     elements: for pseudo-layer (layer * dirs + direction), weight_ih is the
