@@ -313,6 +313,10 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_plan *p = NULL;
+    if (rnn->mode == PRNN_SRU)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "rnnDesc mode PRNN_SRU: not on the GPU backend yet "
+                         "(the CPU reference backend runs it)");
     for (prnn_plan *q = gs->plans; q && !p; q = q->next)
         if (same_key(q, rnn, mini_batch))
             p = q;
