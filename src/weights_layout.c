@@ -33,18 +33,11 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
 {
     size_t es = prnn_dtype_size(rnn->dtype);
     size_t h = (size_t)rnn->hidden;
-    int sru = rnn->mode == PRNN_SRU;
-    size_t rows = (size_t)(sru ? prnn_sru_matrices(rnn, k)
-                               : prnn_mode_gates(rnn->mode)) * h;
+    size_t rows = (size_t)prnn_mode_gates(rnn->mode) * h;
     l->w_cols = k;
     l->w_rows = k ? (int)rows : 0;
     l->w_offset = k ? off : (size_t)-1;
     off = align_elems(off + rows * (size_t)k, es);
-    if (sru) {
-        l->r_offset = l->bw_offset = l->br_offset = (size_t)-1;
-        l->v_offset = off;
-        return align_elems(off + PRNN_SRU_VECTORS * h, es);
-    }
     l->v_offset = (size_t)-1;
     l->r_offset = off;
     off = align_elems(off + rows * h, es);
@@ -54,8 +47,27 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
     return align_elems(off + rows, es);
 }
 
+/* SRU places a layer at a time: the W of both directions back to back, then
+ * their V blocks, so that one GEMM projects the input for both directions
+ * and one scan launch finds both directions' vectors. Pseudo-layer q of the
+ * layer starting at off; returns the offset after the whole layer. */
+static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir,
+                        size_t off, prnn_pseudo_layer_layout *l)
+{
+    size_t es = prnn_dtype_size(rnn->dtype);
+    size_t h = (size_t)rnn->hidden, dirs = (size_t)prnn_rnn_dirs(rnn);
+    size_t rows = (size_t)prnn_sru_matrices(rnn, k) * h;
+    l->w_cols = k;
+    l->w_rows = k ? (int)rows : 0;
+    l->w_offset = k ? off + (size_t)dir * rows * (size_t)k : (size_t)-1;
+    off = align_elems(off + dirs * rows * (size_t)k, es);
+    l->r_offset = l->bw_offset = l->br_offset = (size_t)-1;
+    l->v_offset = off + (size_t)dir * PRNN_SRU_VECTORS * h;
+    return align_elems(off + dirs * PRNN_SRU_VECTORS * h, es);
+}
+
 /* Walks the pseudo-layers up to p (or all of them when p < 0) and returns
- * the element offset where p starts (or the total). */
+ * the element offset where p's layer starts (or the total). */
 static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
                    prnn_pseudo_layer_layout *out)
 {
@@ -65,7 +77,18 @@ static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
     for (int q = 0; q < total; q++) {
         prnn_pseudo_layer_layout l;
         size_t start = off;
-        off = place(rnn, layer_input_cols(rnn, input_size, q / dirs), off, &l);
+        int k = layer_input_cols(rnn, input_size, q / dirs);
+        if (rnn->mode != PRNN_SRU) {
+            off = place(rnn, k, off, &l);
+        } else {
+            if (q % dirs)
+                continue; /* placed with direction 0 */
+            off = place_sru(rnn, k, 0, start, &l);
+            if (p == q + 1 && dirs == 2) {
+                place_sru(rnn, k, 1, start, out);
+                return start;
+            }
+        }
         if (q == p) {
             *out = l;
             return start;

@@ -15,14 +15,16 @@
  * the input projection of all gates be one GEMM and lets the recurrent kernel
  * read its rows of R directly.
  *
- * SRU has no recurrent matrix and no bias pairs. For each pseudo-layer, two
- * blocks, each aligned as above:
- *   W  [M * hidden][K]          row-major: the matrices of u0 (candidate),
+ * SRU has no recurrent matrix and no bias pairs. For each layer, two blocks,
+ * each aligned as above, each holding both directions back to back (so that
+ * one GEMM projects the input for both, and one scan launch reads both
+ * directions' vectors):
+ *   W  [dirs][M * hidden][K]    row-major: the matrices of u0 (candidate),
  *                               u1 (forget gate f), u2 (reset gate r) and,
  *                               when K != hidden, u3 (the projection x' of
  *                               the input onto the highway): M = 3 or 4.
  *                               Absent for layer 0 with SKIP_INPUT.
- *   V  [4 * hidden]             b_f, b_r, v_f, v_r: the elementwise
+ *   V  [dirs][4 * hidden]       b_f, b_r, v_f, v_r: the elementwise
  *                               parameters of the scan, contiguous so that
  *                               a scan thread reads its four from one place.
  */
