@@ -189,10 +189,43 @@ static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t
     return s;
 }
 
+prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                int threads, int upt, prnn_plan *p)
+{
+    prnn_kernel_request d;
+    CUmodule mod;
+    prnnStatus_t s = prnn_request_sru(rnn->dtype, rnn->hidden, threads, upt, gs->info.sm, &d);
+    if (!s)
+        s = load_module(gs, &d, p, &mod);
+    struct {
+        const char *name;
+        CUfunction *fn;
+    } fns[] = {
+        {"prnn_sru_forward", &p->sru.forward},
+        {"prnn_sru_backward", &p->sru.backward},
+        {"prnn_sru_vgrad", &p->sru.vgrad},
+        {"prnn_sru_input_grad", &p->sru.input_grad},
+    };
+    for (size_t i = 0; !s && i < sizeof(fns) / sizeof(fns[0]); i++)
+        s = get_function(gs, mod, fns[i].name, fns[i].fn);
+    if (!s) {
+        p->sru.threads = threads;
+        p->sru.upt = upt;
+    }
+    return s;
+}
+
 prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                                      prnn_plan *p)
 {
     prnnStatus_t s;
+    if (p->path == PRNN_PATH_SRU_SCAN) {
+        /* the scan's kernels serve training as they are: only dropout */
+        s = load_train_kernels(gs, rnn->dtype, p);
+        if (!s)
+            p->training_loaded = 1;
+        return s;
+    }
     if (p->path != PRNN_PATH_STANDARD) {
         s = prnn_plan_load_tile(gs, rnn, &p->fwd.geom, p->fwd.source, 1, p, &p->fwd_train);
         if (s)

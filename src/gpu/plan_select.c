@@ -155,12 +155,63 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
     return PRNN_STATUS_SUCCESS;
 }
 
+/*
+ * SRU's scan: block size and hidden units per thread. The scan is a stream
+ * over U with dirs * miniBatch * hidden independent lanes: one unit per
+ * thread while that leaves fewer threads than the device holds at once (it
+ * needs them all in flight to hide the loads), more units per thread (more
+ * loads in flight each) once there are twice as many. PRNN_SRU_TILE
+ * ("threads=T upt=U") forces a choice: experiments and the autotuner.
+ */
+static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
+                       const prnn_device_info *dev, int *threads, int *upt,
+                       prnnConfigSource_t *src)
+{
+    long long lanes = (long long)prnn_rnn_dirs(rnn) * mini_batch * rnn->hidden;
+    long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;
+    *threads = 128;
+    *upt = 1;
+    *src = PRNN_CONFIG_HEURISTIC;
+    while (*upt < 4 && lanes / (2 * *upt) >= resident)
+        *upt *= 2;
+    const char *text = getenv("PRNN_SRU_TILE");
+    int t, u;
+    if (text && text[0]) {
+        if (sscanf(text, "threads=%d upt=%d", &t, &u) == 2 && t >= 32 && t <= 1024 &&
+            t % 32 == 0 && u >= 1 && u <= 8) {
+            *threads = t;
+            *upt = u;
+            *src = PRNN_CONFIG_USER_DB;
+        } else {
+            prnn_log_append("note: PRNN_SRU_TILE ignored: \"%s\" is not \"threads=T upt=U\" "
+                            "with T a multiple of 32 up to 1024 and U from 1 to 8", text);
+        }
+    }
+}
+
+/* SRU has no tiles and no per-step path: its GEMMs and scan run whatever
+ * the algorithm. */
+static prnnStatus_t make_sru_plan(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                  int mini_batch, prnn_plan *p)
+{
+    int threads, upt;
+    prnnConfigSource_t src;
+    sru_choice(rnn, mini_batch, &gs->info, &threads, &upt, &src);
+    p->path = p->bwd_path = PRNN_PATH_SRU_SCAN;
+    p->fwd.source = p->bwd.source = src;
+    snprintf(p->fwd.config, sizeof(p->fwd.config), "sru-scan threads=%d upt=%d", threads, upt);
+    snprintf(p->bwd.config, sizeof(p->bwd.config), "%s", p->fwd.config);
+    return prnn_plan_load_sru(gs, rnn, threads, upt, p);
+}
+
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_plan *p, plan_notes *notes)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_plan_init(p, rnn, mini_batch);
     prnnStatus_t s = prnn_plan_load_setup(gs, p);
+    if (!s && rnn->mode == PRNN_SRU)
+        return make_sru_plan(gs, rnn, mini_batch, p);
     if (!s)
         s = choose_backward(g, rnn, p, notes);
     if (s)
@@ -269,12 +320,14 @@ static void log_plan(const struct prnn_gpu_state *gs, const struct prnnRNNStruct
     char bwd[256] = "standard";
     if (p->n_bwd_cand)
         prnn_tile_config_format(&p->bwd_cand[0].tile, bwd, sizeof(bwd));
+    else if (p->bwd_path == PRNN_PATH_SRU_SCAN)
+        snprintf(bwd, sizeof(bwd), "%s", p->bwd.config);
     e.passes[0] = (prnn_plan_log_pass){"forward", p->path, p->fwd.config, p->fwd.source,
                                        notes->fwd_forced ? forcing_variable(PRNN_PASS_FORWARD)
                                                          : NULL};
     e.passes[1] = (prnn_plan_log_pass){
-        "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : PRNN_PATH_STANDARD, bwd,
-        p->bwd_cand_src[0], notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
+        "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : p->bwd_path, bwd,
+        p->n_bwd_cand ? p->bwd_cand_src[0] : p->bwd.source, notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
     e.npasses = 2;
     e.cubin = p->cubin_source;
     e.compile_ms = p->compile_ms;
@@ -313,10 +366,6 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_plan *p = NULL;
-    if (rnn->mode == PRNN_SRU)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "rnnDesc mode PRNN_SRU: not on the GPU backend yet "
-                         "(the CPU reference backend runs it)");
     for (prnn_plan *q = gs->plans; q && !p; q = q->next)
         if (same_key(q, rnn, mini_batch))
             p = q;
