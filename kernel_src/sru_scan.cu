@@ -61,6 +61,26 @@ static __device__ __forceinline__ AccT load_opt(const void *p, long long i)
     return p ? ST::load((const T *)p, i) : AccT(0);
 }
 
+// b_f, b_r, v_f, v_r of a thread's units (zeros past the hidden size).
+struct sru_vecs {
+    AccT bf[UPT], br[UPT], vf[UPT], vr[UPT];
+};
+
+static __device__ __forceinline__ void sru_load_vecs(const prnn_sru_args &a, int d, int jt,
+                                                     sru_vecs &p)
+{
+    const T *v = (const T *)a.v + (long long)d * 4 * H_;
+#pragma unroll
+    for (int k = 0; k < UPT; ++k) {
+        const int j = jt + k * JT;
+        const bool in = j < H_;
+        p.bf[k] = in ? ST::load(v, j) : AccT(0);
+        p.br[k] = in ? ST::load(v, H_ + j) : AccT(0);
+        p.vf[k] = in ? ST::load(v, 2 * H_ + j) : AccT(0);
+        p.vr[k] = in ? ST::load(v, 3 * H_ + j) : AccT(0);
+    }
+}
+
 // u0, u1, u2 and x' of one unit of one row (see prnn_sru_args for U's
 // columns). fwd_x: x' of an m = 3 layer from the input (forward), else from
 // U's x' columns (backward, where the forward scan left it).
@@ -95,25 +115,20 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_forward(
     int d, b, jt;
     if (!sru_thread(a, d, b, jt))
         return;
-    const T *v = (const T *)a.v + (long long)d * 4 * H_;
     const long long sb = ((long long)d * a.mini_batch + b) * H_;
-    AccT c[UPT], h[UPT], bf[UPT], br[UPT], vf[UPT], vr[UPT];
+    sru_vecs pv;
+    sru_load_vecs(a, d, jt, pv);
+    AccT c[UPT], h[UPT];
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
         const int j = jt + k * JT;
-        c[k] = h[k] = bf[k] = br[k] = vf[k] = vr[k] = AccT(0);
-        if (j < H_) {
-            bf[k] = ST::load(v, j);
-            br[k] = ST::load(v, H_ + j);
-            vf[k] = ST::load(v, 2 * H_ + j);
-            vr[k] = ST::load(v, 3 * H_ + j);
-            c[k] = load_opt(a.cx, sb + j);
-        }
+        h[k] = AccT(0);
+        c[k] = j < H_ ? load_opt(a.cx, sb + j) : AccT(0);
     }
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
     // The next step's inputs load while this step computes: the loads do
     // not depend on c, so the scan's critical path is the arithmetic alone.
-    sru_in cur[UPT], nxt[UPT];
+    sru_in cur[UPT] = {}, nxt[UPT] = {}; // (zeros past the last step)
     long long row = len ? a.offset[d ? len - 1 : 0] + b : 0;
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
@@ -138,8 +153,8 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_forward(
             if (j >= H_)
                 continue;
             const sru_in in = cur[k];
-            const AccT f = prnn_sigmoid(in.u1 + vf[k] * c[k] + bf[k]);
-            const AccT r = prnn_sigmoid(in.u2 + vr[k] * c[k] + br[k]);
+            const AccT f = prnn_sigmoid(in.u1 + pv.vf[k] * c[k] + pv.bf[k]);
+            const AccT r = prnn_sigmoid(in.u2 + pv.vr[k] * c[k] + pv.br[k]);
             const AccT cn = f * c[k] + (AccT(1) - f) * in.u0;
             const AccT hv = r * prnn_tanh(cn) + (AccT(1) - r) * in.xp;
             ST::store((T *)a.y, row * y_cols + d * H_ + j, hv);
@@ -177,24 +192,19 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
     int d, b, jt;
     if (!sru_thread(a, d, b, jt))
         return;
-    const T *v = (const T *)a.v + (long long)d * 4 * H_;
     const long long sb = ((long long)d * a.mini_batch + b) * H_;
-    AccT bf[UPT], br[UPT], vf[UPT], vr[UPT], c0[UPT], dh[UPT], dc[UPT];
-    AccT gbf[UPT], gbr[UPT], gvf[UPT], gvr[UPT];
+    sru_vecs pv;
+    sru_load_vecs(a, d, jt, pv);
+    AccT c0[UPT], dh[UPT], dc[UPT];
+    AccT gbf[UPT], gbr[UPT], gvf[UPT], gvr[UPT]; // this row's sums for the V block
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
         const int j = jt + k * JT;
-        bf[k] = br[k] = vf[k] = vr[k] = c0[k] = dh[k] = dc[k] = AccT(0);
+        const bool in = j < H_;
+        c0[k] = in ? load_opt(a.cx, sb + j) : AccT(0);
+        dh[k] = in ? load_opt(a.dhy, sb + j) : AccT(0);
+        dc[k] = in ? load_opt(a.dcy, sb + j) : AccT(0);
         gbf[k] = gbr[k] = gvf[k] = gvr[k] = AccT(0);
-        if (j < H_) {
-            bf[k] = ST::load(v, j);
-            br[k] = ST::load(v, H_ + j);
-            vf[k] = ST::load(v, 2 * H_ + j);
-            vr[k] = ST::load(v, 3 * H_ + j);
-            c0[k] = load_opt(a.cx, sb + j);
-            dh[k] = load_opt(a.dhy, sb + j);
-            dc[k] = load_opt(a.dcy, sb + j);
-        }
     }
     const AccT *ck = (const AccT *)a.ckeep + (long long)d * a.rows * H_;
     const int len = sru_length(a.batch, a.seq_length, b);
@@ -203,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
     // sequence's last step first); c_{t-1} is step i-1's c, or c0 at i = 0.
     // As forward, step i-1's inputs load while step i computes.
 #define SRU_ROW(i) (a.offset[d ? len - 1 - (i) : (i)] + b)
-    sru_bwd_in cur[UPT], nxt[UPT];
+    sru_bwd_in cur[UPT] = {}, nxt[UPT] = {};
     long long row = len ? SRU_ROW(len - 1) : 0;
     long long prow = len > 1 ? SRU_ROW(len - 2) : 0;
 #pragma unroll
@@ -244,8 +254,8 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
                 continue;
             const sru_bwd_in in = cur[k];
             const AccT cp = in.cp;
-            const AccT f = prnn_sigmoid(in.u.u1 + vf[k] * cp + bf[k]);
-            const AccT r = prnn_sigmoid(in.u.u2 + vr[k] * cp + br[k]);
+            const AccT f = prnn_sigmoid(in.u.u1 + pv.vf[k] * cp + pv.bf[k]);
+            const AccT r = prnn_sigmoid(in.u.u2 + pv.vr[k] * cp + pv.br[k]);
             const AccT dhv = dh[k] + in.dy;
             dh[k] = AccT(0);
             const AccT tc = prnn_tanh(in.cn);
@@ -264,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
             gbr[k] += dr;
             gvf[k] += df * cp;
             gvr[k] += dr * cp;
-            dc[k] = dcv * f + df * vf[k] + dr * vr[k];
+            dc[k] = dcv * f + df * pv.vf[k] + dr * pv.vr[k];
             cur[k] = nxt[k];
         }
         row = next_row;

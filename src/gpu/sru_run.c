@@ -64,6 +64,28 @@ static const void *state_of(const prnn_run_ctx *c, const void *base, int layer)
     return prnn_run_offset(base, (size_t)layer * c->dirs * c->state_stride);
 }
 
+/* The body of a call, between entering the context and leaving it. */
+typedef prnnStatus_t (*call_body)(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                  const void *buffers, int training);
+
+/* What the three calls share: the call's context and the reserve's layout,
+ * the context held while the body enqueues. */
+static prnnStatus_t run_call(const prnn_gpu_call *g, const prnn_plan *plan,
+                             const prnn_rnn_problem *p, prnn_call_kind kind, void *ws,
+                             size_t ws_bytes, call_body body, const void *buffers)
+{
+    prnn_run_ctx c;
+    prnn_reserve_layout r;
+    if (kind != PRNN_CALL_INFERENCE && !plan->training_loaded)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
+    PRNN_TRY(prnn_run_begin(&c, g, plan, p, kind, ws, ws_bytes));
+    prnn_reserve_layout_compute(p, &r);
+    PRNN_TRY(prnn_gpu_enter(g->gs));
+    prnnStatus_t s = body(&c, &r, buffers, kind == PRNN_CALL_FORWARD_TRAINING);
+    prnn_gpu_leave(g->gs);
+    return s;
+}
+
 /* ---- forward ---- */
 
 /* U[rows][dirs*m*hidden] (rows dirs*4*hidden apart) = input W^T: every step,
@@ -83,9 +105,10 @@ static prnnStatus_t project(const prnn_run_ctx *c, const sru_layer *s, const voi
     return prnn_run_gemm(c, &key, input, s->W, u);
 }
 
-static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_forward_buffers *b,
-                                   int training, const prnn_reserve_layout *r)
+static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                   const void *buffers, int training)
 {
+    const prnn_forward_buffers *b = buffers;
     const int L = c->rnn->layers;
     PRNN_TRY(prnn_run_setup(c, 0));
     const void *input = b->x;
@@ -129,18 +152,8 @@ prnnStatus_t prnn_sru_forward_run(const prnn_gpu_call *g, const prnn_plan *plan,
                                   const prnn_rnn_problem *p, int training,
                                   const prnn_forward_buffers *b)
 {
-    prnn_run_ctx c;
-    prnn_reserve_layout r;
-    if (training && !plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&c, g, plan, p,
-                         training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
-                         b->workspace, b->workspace_bytes));
-    prnn_reserve_layout_compute(p, &r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = forward_layers(&c, b, training, &r);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return run_call(g, plan, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
+                    b->workspace, b->workspace_bytes, forward_layers, b);
 }
 
 /* ---- backward data ---- */
@@ -185,9 +198,11 @@ static prnnStatus_t input_gradient(const prnn_run_ctx *c, const prnn_backward_da
     return prnn_run_gemm(c, &key, du, s->W, din);
 }
 
-static prnnStatus_t backward_layers(const prnn_run_ctx *c, const prnn_backward_data_buffers *b,
-                                    const prnn_reserve_layout *r)
+static prnnStatus_t backward_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                    const void *buffers, int training)
 {
+    const prnn_backward_data_buffers *b = buffers;
+    (void)training;
     const int L = c->rnn->layers;
     PRNN_TRY(prnn_run_setup(c, 0));
     for (int layer = L - 1; layer >= 0; layer--) {
@@ -221,24 +236,17 @@ prnnStatus_t prnn_sru_backward_data_run(const prnn_gpu_call *g, const prnn_plan 
                                         const prnn_rnn_problem *p,
                                         const prnn_backward_data_buffers *b)
 {
-    prnn_run_ctx c;
-    prnn_reserve_layout r;
-    if (!plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&c, g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace,
-                         b->workspace_bytes));
-    prnn_reserve_layout_compute(p, &r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = backward_layers(&c, b, &r);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return run_call(g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace, b->workspace_bytes,
+                    backward_layers, b);
 }
 
 /* ---- backward weights ---- */
 
-static prnnStatus_t weights_layers(const prnn_run_ctx *c, const prnn_backward_weights_buffers *b,
-                                   const prnn_reserve_layout *r)
+static prnnStatus_t weights_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                   const void *buffers, int training)
 {
+    const prnn_backward_weights_buffers *b = buffers;
+    (void)training;
     void *reserve = (void *)b->reserve; /* only read */
     for (int layer = 0; layer < c->rnn->layers; layer++) {
         sru_layer s;
@@ -286,15 +294,6 @@ prnnStatus_t prnn_sru_backward_weights_run(const prnn_gpu_call *g, const prnn_pl
                                            const prnn_rnn_problem *p,
                                            const prnn_backward_weights_buffers *b)
 {
-    prnn_run_ctx c;
-    prnn_reserve_layout r;
-    if (!plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&c, g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace,
-                         b->workspace_bytes));
-    prnn_reserve_layout_compute(p, &r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = weights_layers(&c, b, &r);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return run_call(g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace, b->workspace_bytes,
+                    weights_layers, b);
 }
