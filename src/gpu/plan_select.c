@@ -161,7 +161,9 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
  * thread while that leaves fewer threads than the device holds at once (it
  * needs them all in flight to hide the loads), more units per thread (more
  * loads in flight each) once there are twice as many. PRNN_SRU_TILE
- * ("threads=T upt=U") forces a choice: experiments and the autotuner.
+ * ("threads=T upt=U") forces a choice, recorded as a user DB entry like a
+ * forced PRNN_TILE: for experiments (prnn-bench under each candidate); the
+ * tuning DB has no SRU entries.
  */
 static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
                        const prnn_device_info *dev, int *threads, int *upt,
@@ -327,7 +329,8 @@ static void log_plan(const struct prnn_gpu_state *gs, const struct prnnRNNStruct
                                                          : NULL};
     e.passes[1] = (prnn_plan_log_pass){
         "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : p->bwd_path, bwd,
-        p->n_bwd_cand ? p->bwd_cand_src[0] : p->bwd.source, notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
+        p->n_bwd_cand ? p->bwd_cand_src[0] : p->bwd.source,
+        notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
     e.npasses = 2;
     e.cubin = p->cubin_source;
     e.compile_ms = p->compile_ms;
