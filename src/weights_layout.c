@@ -49,8 +49,8 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
 
 /* SRU places a layer at a time: the W of both directions back to back, then
  * their V blocks, so that one GEMM projects the input for both directions
- * and one scan launch finds both directions' vectors. Pseudo-layer q of the
- * layer starting at off; returns the offset after the whole layer. */
+ * and one scan launch finds both directions' vectors. Direction dir's blocks
+ * of the layer that starts at off; returns the offset after the whole layer. */
 static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir,
                         size_t off, prnn_pseudo_layer_layout *l)
 {
@@ -67,7 +67,8 @@ static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir,
 }
 
 /* Walks the pseudo-layers up to p (or all of them when p < 0) and returns
- * the element offset where p's layer starts (or the total). */
+ * the element offset where p starts (SRU: where p's layer starts), or the
+ * total. */
 static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
                    prnn_pseudo_layer_layout *out)
 {
