@@ -9,23 +9,32 @@
 //
 // Units of a thread are ceil(H / UPT) apart, so that the threads of a warp
 // read consecutive columns of U and y (coalesced); more units per thread
-// give each thread more independent loads in flight. Each thread loads the
-// next step's inputs before computing the current one.
+// give each thread more independent work. Each thread keeps the loads of
+// the next PRNN_SRU_DEPTH steps in flight (a ring of registers), which is
+// what keeps enough bytes in flight on the device to run at its bandwidth
+// (a step's loads do not depend on c).
 //
-// Defines: PRNN_DTYPE, PRNN_H, PRNN_SRU_THREADS (block size), PRNN_SRU_UPT.
+// Defines: PRNN_DTYPE, PRNN_H, PRNN_SRU_THREADS (block size), PRNN_SRU_UPT
+// (units per thread), PRNN_SRU_DEPTH (steps in flight).
 
 #include "prnn_kernel_abi.h"
 #include "rnn_types.cuh"
 
-#if !defined(PRNN_H) || !defined(PRNN_SRU_THREADS) || !defined(PRNN_SRU_UPT)
-#error "sru_scan.cu needs PRNN_H, PRNN_SRU_THREADS and PRNN_SRU_UPT"
+#if !defined(PRNN_H) || !defined(PRNN_SRU_THREADS) || !defined(PRNN_SRU_UPT) || \
+    !defined(PRNN_SRU_DEPTH)
+#error "sru_scan.cu needs PRNN_H, PRNN_SRU_THREADS, PRNN_SRU_UPT and PRNN_SRU_DEPTH"
 #endif
 static_assert(PRNN_H >= 1, "hidden size");
 static_assert(PRNN_SRU_THREADS % 32 == 0 && PRNN_SRU_THREADS <= 1024, "block size");
 static_assert(PRNN_SRU_UPT >= 1 && PRNN_SRU_UPT <= 8, "units per thread");
+static_assert(PRNN_SRU_DEPTH >= 1 && PRNN_SRU_DEPTH <= 8, "steps in flight");
+// Every (step in flight, unit) is registers, and a fully unrolled ring: more
+// would spill and take NVRTC tens of seconds.
+static_assert(PRNN_SRU_UPT * PRNN_SRU_DEPTH <= 16, "units per thread x steps in flight");
 
 #define H_ PRNN_H
 #define UPT PRNN_SRU_UPT
+#define DEPTH PRNN_SRU_DEPTH
 // threads per (direction, row)
 #define JT ((H_ + UPT - 1) / UPT)
 
@@ -110,6 +119,9 @@ static __device__ __forceinline__ sru_in sru_load(const prnn_sru_args &a, long l
     return in;
 }
 
+// The row of forward-walk step i (0 .. len-1) of this thread's sequence.
+#define SRU_ROW(i) ((long long)a.offset[d ? len - 1 - (i) : (i)] + b)
+
 extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_forward(const prnn_sru_args a)
 {
     int d, b, jt;
@@ -126,48 +138,49 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_forward(
         c[k] = j < H_ ? load_opt(a.cx, sb + j) : AccT(0);
     }
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
-    // The next step's inputs load while this step computes: the loads do
-    // not depend on c, so the scan's critical path is the arithmetic alone.
-    sru_in cur[UPT] = {}, nxt[UPT] = {}; // (zeros past the last step)
-    long long row = len ? a.offset[d ? len - 1 : 0] + b : 0;
+    // The loads of the next DEPTH steps are in flight while a step computes:
+    // they do not depend on c, so the critical path is the arithmetic, and
+    // the loads in flight over the device cover the memory's latency. Slot
+    // q of the ring holds step i0 + q (a compile-time index: registers).
+    sru_in ring[DEPTH][UPT] = {};
 #pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        if (len && j < H_)
-            cur[k] = sru_load(a, row, d, j, true);
-    }
-    for (int i = 0; i < len; ++i) {
-        long long next_row = 0;
-        if (i + 1 < len) {
-            next_row = a.offset[d ? len - 2 - i : i + 1] + b;
-#pragma unroll
-            for (int k = 0; k < UPT; ++k) {
-                const int j = jt + k * JT;
-                if (j < H_)
-                    nxt[k] = sru_load(a, next_row, d, j, true);
-            }
-        }
+    for (int q = 0; q < DEPTH; ++q)
 #pragma unroll
         for (int k = 0; k < UPT; ++k) {
             const int j = jt + k * JT;
-            if (j >= H_)
-                continue;
-            const sru_in in = cur[k];
-            const AccT f = prnn_sigmoid(in.u1 + pv.vf[k] * c[k] + pv.bf[k]);
-            const AccT r = prnn_sigmoid(in.u2 + pv.vr[k] * c[k] + pv.br[k]);
-            const AccT cn = f * c[k] + (AccT(1) - f) * in.u0;
-            const AccT hv = r * prnn_tanh(cn) + (AccT(1) - r) * in.xp;
-            ST::store((T *)a.y, row * y_cols + d * H_ + j, hv);
-            if (a.ckeep) {
-                ((AccT *)a.ckeep)[((long long)d * a.rows + row) * H_ + j] = cn;
-                if (a.keep_xp) // U is the reserve's here: BackwardData reads x' back
-                    ((AccT *)a.u)[row * a.u_cols + a.dirs * 3 * H_ + d * H_ + j] = in.xp;
-            }
-            c[k] = cn;
-            h[k] = hv;
-            cur[k] = nxt[k];
+            if (q < len && j < H_)
+                ring[q][k] = sru_load(a, SRU_ROW(q), d, j, true);
         }
-        row = next_row;
+    for (int i0 = 0; i0 < len; i0 += DEPTH) {
+#pragma unroll
+        for (int q = 0; q < DEPTH; ++q) {
+            const int i = i0 + q;
+            if (i >= len)
+                break;
+            const long long row = SRU_ROW(i);
+            const long long ahead = i + DEPTH < len ? SRU_ROW(i + DEPTH) : -1;
+#pragma unroll
+            for (int k = 0; k < UPT; ++k) {
+                const int j = jt + k * JT;
+                if (j >= H_)
+                    continue;
+                const sru_in in = ring[q][k];
+                if (ahead >= 0) // refill the slot before computing: overlap
+                    ring[q][k] = sru_load(a, ahead, d, j, true);
+                const AccT f = prnn_sigmoid(in.u1 + pv.vf[k] * c[k] + pv.bf[k]);
+                const AccT r = prnn_sigmoid(in.u2 + pv.vr[k] * c[k] + pv.br[k]);
+                const AccT cn = f * c[k] + (AccT(1) - f) * in.u0;
+                const AccT hv = r * prnn_tanh(cn) + (AccT(1) - r) * in.xp;
+                ST::store((T *)a.y, row * y_cols + d * H_ + j, hv);
+                if (a.ckeep) {
+                    ((AccT *)a.ckeep)[((long long)d * a.rows + row) * H_ + j] = cn;
+                    if (a.keep_xp) // U is the reserve's here: BackwardData reads x' back
+                        ((AccT *)a.u)[row * a.u_cols + a.dirs * 3 * H_ + d * H_ + j] = in.xp;
+                }
+                c[k] = cn;
+                h[k] = hv;
+            }
+        }
     }
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
@@ -186,6 +199,21 @@ struct sru_bwd_in {
     sru_in u;
     AccT cp, cn, dy;
 };
+
+// Forward-walk step i's inputs of unit j: c_{t-1} is step i-1's c, or c0.
+static __device__ __forceinline__ sru_bwd_in sru_bwd_load(const prnn_sru_args &a,
+                                                          const AccT *ck, int d, int b,
+                                                          int len, int i, int j, AccT c0)
+{
+    sru_bwd_in in;
+    const long long row = SRU_ROW(i);
+    in.u = sru_load(a, row, d, j, false);
+    in.cn = ck[row * H_ + j];
+    in.cp = i > 0 ? ck[SRU_ROW(i - 1) * H_ + j] : c0;
+    const long long yi = row * (a.dirs * H_) + d * H_ + j;
+    in.dy = a.dy_storage ? ST::load((const T *)a.dy, yi) : ((const AccT *)a.dy)[yi];
+    return in;
+}
 
 extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward(const prnn_sru_args a)
 {
@@ -207,79 +235,61 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
         gbf[k] = gbr[k] = gvf[k] = gvr[k] = AccT(0);
     }
     const AccT *ck = (const AccT *)a.ckeep + (long long)d * a.rows * H_;
-    const int len = sru_length(a.batch, a.seq_length, b);
-    const int y_cols = a.dirs * H_, du_cols = a.dirs * a.m * H_;
-    // The forward walk's steps i = len-1 down to 0 (so dhy and dcy meet the
-    // sequence's last step first); c_{t-1} is step i-1's c, or c0 at i = 0.
-    // As forward, step i-1's inputs load while step i computes.
-#define SRU_ROW(i) (a.offset[d ? len - 1 - (i) : (i)] + b)
-    sru_bwd_in cur[UPT] = {}, nxt[UPT] = {};
-    long long row = len ? SRU_ROW(len - 1) : 0;
-    long long prow = len > 1 ? SRU_ROW(len - 2) : 0;
+    const int len = sru_length(a.batch, a.seq_length, b), du_cols = a.dirs * a.m * H_;
+    // The forward walk's steps backwards, i = len-1 down to 0 (so dhy and
+    // dcy meet the sequence's last step first); walk step p is i = len-1-p,
+    // with the forward scan's ring of DEPTH steps in flight.
+    sru_bwd_in ring[DEPTH][UPT] = {};
 #pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        if (!len || j >= H_)
-            continue;
-        cur[k].u = sru_load(a, row, d, j, false);
-        cur[k].cn = ck[row * H_ + j];
-        cur[k].cp = len > 1 ? ck[prow * H_ + j] : c0[k];
-        const long long yi = row * y_cols + d * H_ + j;
-        cur[k].dy = a.dy_storage ? ST::load((const T *)a.dy, yi) : ((const AccT *)a.dy)[yi];
-    }
-    for (int i = len - 1; i >= 0; --i) {
-        long long next_row = 0;
-        if (i > 0) {
-            next_row = prow;
-            const long long pprow = i > 1 ? SRU_ROW(i - 2) : 0;
+    for (int q = 0; q < DEPTH; ++q)
+#pragma unroll
+        for (int k = 0; k < UPT; ++k) {
+            const int j = jt + k * JT;
+            if (q < len && j < H_)
+                ring[q][k] = sru_bwd_load(a, ck, d, b, len, len - 1 - q, j, c0[k]);
+        }
+    for (int p0 = 0; p0 < len; p0 += DEPTH) {
+#pragma unroll
+        for (int q = 0; q < DEPTH; ++q) {
+            const int p = p0 + q;
+            if (p >= len)
+                break;
+            const int i = len - 1 - p;
+            const long long row = SRU_ROW(i);
+            T *du = (T *)a.du + row * du_cols + d * a.m * H_;
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
                 const int j = jt + k * JT;
                 if (j >= H_)
                     continue;
-                nxt[k].u = sru_load(a, next_row, d, j, false);
-                nxt[k].cn = ck[next_row * H_ + j];
-                nxt[k].cp = i > 1 ? ck[pprow * H_ + j] : c0[k];
-                const long long yi = next_row * y_cols + d * H_ + j;
-                nxt[k].dy = a.dy_storage ? ST::load((const T *)a.dy, yi)
-                                         : ((const AccT *)a.dy)[yi];
+                const sru_bwd_in in = ring[q][k];
+                if (p + DEPTH < len)
+                    ring[q][k] = sru_bwd_load(a, ck, d, b, len, i - DEPTH, j, c0[k]);
+                const AccT cp = in.cp;
+                const AccT f = prnn_sigmoid(in.u.u1 + pv.vf[k] * cp + pv.bf[k]);
+                const AccT r = prnn_sigmoid(in.u.u2 + pv.vr[k] * cp + pv.br[k]);
+                const AccT dhv = dh[k] + in.dy;
+                dh[k] = AccT(0);
+                const AccT tc = prnn_tanh(in.cn);
+                const AccT dr = dhv * (tc - in.u.xp) * r * (AccT(1) - r);
+                const AccT dcv = dc[k] + dhv * r * (AccT(1) - tc * tc);
+                const AccT df = dcv * (cp - in.u.u0) * f * (AccT(1) - f);
+                const AccT dxp = dhv * (AccT(1) - r);
+                ST::store(du, j, dcv * (AccT(1) - f));
+                ST::store(du, H_ + j, df);
+                ST::store(du, 2 * H_ + j, dr);
+                if (a.m == 4)
+                    ST::store(du, 3 * H_ + j, dxp);
+                else
+                    ((AccT *)a.dxp)[(row * a.dirs + d) * H_ + j] = dxp;
+                gbf[k] += df;
+                gbr[k] += dr;
+                gvf[k] += df * cp;
+                gvr[k] += dr * cp;
+                dc[k] = dcv * f + df * pv.vf[k] + dr * pv.vr[k];
             }
-            prow = pprow;
         }
-        T *du = (T *)a.du + row * du_cols + d * a.m * H_;
-#pragma unroll
-        for (int k = 0; k < UPT; ++k) {
-            const int j = jt + k * JT;
-            if (j >= H_)
-                continue;
-            const sru_bwd_in in = cur[k];
-            const AccT cp = in.cp;
-            const AccT f = prnn_sigmoid(in.u.u1 + pv.vf[k] * cp + pv.bf[k]);
-            const AccT r = prnn_sigmoid(in.u.u2 + pv.vr[k] * cp + pv.br[k]);
-            const AccT dhv = dh[k] + in.dy;
-            dh[k] = AccT(0);
-            const AccT tc = prnn_tanh(in.cn);
-            const AccT dr = dhv * (tc - in.u.xp) * r * (AccT(1) - r);
-            const AccT dcv = dc[k] + dhv * r * (AccT(1) - tc * tc);
-            const AccT df = dcv * (cp - in.u.u0) * f * (AccT(1) - f);
-            const AccT dxp = dhv * (AccT(1) - r);
-            ST::store(du, j, dcv * (AccT(1) - f));
-            ST::store(du, H_ + j, df);
-            ST::store(du, 2 * H_ + j, dr);
-            if (a.m == 4)
-                ST::store(du, 3 * H_ + j, dxp);
-            else
-                ((AccT *)a.dxp)[(row * a.dirs + d) * H_ + j] = dxp;
-            gbf[k] += df;
-            gbr[k] += dr;
-            gvf[k] += df * cp;
-            gvr[k] += dr * cp;
-            dc[k] = dcv * f + df * pv.vf[k] + dr * pv.vr[k];
-            cur[k] = nxt[k];
-        }
-        row = next_row;
     }
-#undef SRU_ROW
     AccT *vp = (AccT *)a.vpart + ((long long)d * a.mini_batch + b) * 4 * H_;
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
@@ -296,6 +306,7 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
         vp[3 * H_ + j] = gvr[k];
     }
 }
+#undef SRU_ROW
 
 // One thread per (direction, vector, unit), the batch rows added in order.
 extern "C" __global__ void prnn_sru_vgrad(const prnn_sru_vgrad_args a)

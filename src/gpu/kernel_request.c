@@ -113,14 +113,15 @@ prnnStatus_t prnn_request_setup(int sm, prnn_kernel_request *r)
     return finish(r);
 }
 
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int sm,
-                              prnn_kernel_request *r)
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
+                              int depth, int sm, prnn_kernel_request *r)
 {
     start(r, "sru_scan.cu", "prnn_sru_kernels", sm);
     add_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(dtype));
     add_define(r, "PRNN_H", hidden);
     add_define(r, "PRNN_SRU_THREADS", threads);
     add_define(r, "PRNN_SRU_UPT", upt);
+    add_define(r, "PRNN_SRU_DEPTH", depth);
     return finish(r);
 }
 

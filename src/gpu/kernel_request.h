@@ -41,10 +41,10 @@ prnnStatus_t prnn_request_setup(int sm, prnn_kernel_request *r);
 prnnStatus_t prnn_request_train(prnnDataType_t dtype, int sm, prnn_kernel_request *r);
 
 /* SRU's scan kernels (sru_scan.cu: forward, backward, V-block reduction,
- * input gradient) for one data type, hidden size, block size and units per
- * thread. */
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int sm,
-                              prnn_kernel_request *r);
+ * input gradient) for one data type, hidden size, block size, units per
+ * thread and steps in flight. */
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
+                              int depth, int sm, prnn_kernel_request *r);
 
 /* The kernels' own mode code (PRNN_KMODE_*; -1 for SRU, which has its own
  * kernels). */

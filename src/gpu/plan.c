@@ -202,23 +202,20 @@ static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t
 }
 
 prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
-                                int threads, int upt, prnn_plan *p)
+                                const prnn_sru_kernels *want, prnn_plan *p)
 {
     prnn_kernel_request d;
+    p->sru = *want;
     const named_fn fns[] = {
         {"prnn_sru_forward", &p->sru.forward},
         {"prnn_sru_backward", &p->sru.backward},
         {"prnn_sru_vgrad", &p->sru.vgrad},
         {"prnn_sru_input_grad", &p->sru.input_grad},
     };
-    prnnStatus_t s = load_functions(
-        gs, prnn_request_sru(rnn->dtype, rnn->hidden, threads, upt, gs->info.sm, &d), &d, p,
-        fns, sizeof(fns) / sizeof(fns[0]));
-    if (!s) {
-        p->sru.threads = threads;
-        p->sru.upt = upt;
-    }
-    return s;
+    return load_functions(gs,
+                          prnn_request_sru(rnn->dtype, rnn->hidden, want->threads, want->upt,
+                                           want->depth, gs->info.sm, &d),
+                          &d, p, fns, sizeof(fns) / sizeof(fns[0]));
 }
 
 prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,

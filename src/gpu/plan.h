@@ -46,6 +46,7 @@ typedef struct {
     CUfunction forward, backward, vgrad, input_grad;
     int threads; /* block size */
     int upt;     /* hidden units per thread */
+    int depth;   /* steps whose loads each thread keeps in flight */
 } prnn_sru_kernels;
 
 /* Backward tiles kept in order of preference: the first sizes the
@@ -112,10 +113,10 @@ prnnStatus_t prnn_plan_load_standard(struct prnn_gpu_state *gs, const struct prn
                                      prnn_plan *p);
 prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p);
 
-/* SRU's scan kernels for threads x upt (sets p->sru); every SRU pass runs
- * them. */
+/* SRU's scan kernels for the launch shape in want (threads, upt, depth; the
+ * functions are filled in): sets p->sru. Every SRU pass runs them. */
 prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
-                                int threads, int upt, prnn_plan *p);
+                                const prnn_sru_kernels *want, prnn_plan *p);
 
 /* Training: the forward tile's training variant, the backward-data kernel
  * (the first of bwd_cand that loads, else the standard path), and

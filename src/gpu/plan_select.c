@@ -156,37 +156,45 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
 }
 
 /*
- * SRU's scan: block size and hidden units per thread. The scan is a stream
- * over U with dirs * miniBatch * hidden independent lanes: one unit per
- * thread while that leaves fewer threads than the device holds at once (it
- * needs them all in flight to hide the loads), more units per thread (more
- * loads in flight each) once there are twice as many. PRNN_SRU_TILE
- * ("threads=T upt=U") forces a choice, recorded as a user DB entry like a
- * forced PRNN_TILE: for experiments (prnn-bench under each candidate); the
- * tuning DB has no SRU entries.
+ * SRU's scan: block size, hidden units per thread and steps in flight. The
+ * scan streams U through dirs * miniBatch * hidden independent lanes, and
+ * what decides its speed is how many bytes are in flight over the device
+ * (a lane's loads of the next `depth` steps, about 16 bytes each): enough to
+ * cover the memory's latency at its bandwidth, a few MB. So four steps in
+ * flight, two once the lanes alone hold more than that; one unit per
+ * thread while there are fewer lanes than the device holds threads, more
+ * (independent work per thread) once there are twice as many.
+ * PRNN_SRU_TILE ("threads=T upt=U depth=D") forces a choice, recorded as a
+ * user DB entry like a forced PRNN_TILE: for experiments (prnn-bench under
+ * each candidate); the tuning DB has no SRU entries.
  */
 static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
-                       const prnn_device_info *dev, int *threads, int *upt,
+                       const prnn_device_info *dev, prnn_sru_kernels *k,
                        prnnConfigSource_t *src)
 {
     long long lanes = (long long)prnn_rnn_dirs(rnn) * mini_batch * rnn->hidden;
     long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;
-    *threads = 128;
-    *upt = 1;
+    memset(k, 0, sizeof(*k));
+    k->threads = 128;
+    k->upt = 1;
+    k->depth = lanes * 16 > (8ll << 20) ? 2 : 4;
     *src = PRNN_CONFIG_HEURISTIC;
-    while (*upt < 4 && lanes / (2 * *upt) >= resident)
-        *upt *= 2;
+    while (k->upt < 4 && lanes / (2 * k->upt) >= resident)
+        k->upt *= 2;
     const char *text = getenv("PRNN_SRU_TILE");
-    int t, u;
+    int t, u, dp;
     if (text && text[0]) {
-        if (sscanf(text, "threads=%d upt=%d", &t, &u) == 2 && t >= 32 && t <= 1024 &&
-            t % 32 == 0 && u >= 1 && u <= 8) {
-            *threads = t;
-            *upt = u;
+        if (sscanf(text, "threads=%d upt=%d depth=%d", &t, &u, &dp) == 3 && t >= 32 &&
+            t <= 1024 && t % 32 == 0 && u >= 1 && u <= 8 && dp >= 1 && dp <= 8 &&
+            u * dp <= 16) {
+            k->threads = t;
+            k->upt = u;
+            k->depth = dp;
             *src = PRNN_CONFIG_USER_DB;
         } else {
-            prnn_log_append("note: PRNN_SRU_TILE ignored: \"%s\" is not \"threads=T upt=U\" "
-                            "with T a multiple of 32 up to 1024 and U from 1 to 8", text);
+            prnn_log_append("note: PRNN_SRU_TILE ignored: \"%s\" is not \"threads=T upt=U "
+                            "depth=D\" with T a multiple of 32 up to 1024, U and D from 1 "
+                            "to 8, U x D at most 16", text);
         }
     }
 }
@@ -196,14 +204,15 @@ static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
 static prnnStatus_t make_sru_plan(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                                   int mini_batch, prnn_plan *p)
 {
-    int threads, upt;
+    prnn_sru_kernels want;
     prnnConfigSource_t src;
-    sru_choice(rnn, mini_batch, &gs->info, &threads, &upt, &src);
+    sru_choice(rnn, mini_batch, &gs->info, &want, &src);
     p->path = p->bwd_path = PRNN_PATH_SRU_SCAN;
     p->fwd.source = p->bwd.source = src;
-    snprintf(p->fwd.config, sizeof(p->fwd.config), "sru-scan threads=%d upt=%d", threads, upt);
+    snprintf(p->fwd.config, sizeof(p->fwd.config), "sru-scan threads=%d upt=%d depth=%d",
+             want.threads, want.upt, want.depth);
     snprintf(p->bwd.config, sizeof(p->bwd.config), "%s", p->fwd.config);
-    return prnn_plan_load_sru(gs, rnn, threads, upt, p);
+    return prnn_plan_load_sru(gs, rnn, &want, p);
 }
 
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,

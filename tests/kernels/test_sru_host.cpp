@@ -11,8 +11,8 @@
  * What it does not check: the GPU's own arithmetic and 16-bit types, the
  * cuBLASLt calls, launches (tests/gpu does, on a device).
  *
- * Built per (data type, hidden size, block size, units per thread) by
- * tests/kernels/meson.build.
+ * Built per (data type, hidden size, block size, units per thread, steps in
+ * flight) by tests/kernels/meson.build.
  */
 #include <math.h>
 #include <stdio.h>
@@ -307,8 +307,8 @@ int main(void)
     /* one step */
     run_case(2, 2, 0, 3, 1, varying);
     cases++;
-    printf("kernels-sru-host (%s, H=%d, %d threads, %d units per thread): %d cases, %d "
-           "failures\n", PRNN_DTYPE == 1 ? "double" : "float", H, PRNN_SRU_THREADS, UPT, cases,
-           failures);
+    printf("kernels-sru-host (%s, H=%d, %d threads, %d units per thread, %d steps in "
+           "flight): %d cases, %d failures\n", PRNN_DTYPE == 1 ? "double" : "float", H,
+           PRNN_SRU_THREADS, UPT, DEPTH, cases, failures);
     return failures ? 1 : 0;
 }
