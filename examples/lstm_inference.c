@@ -37,6 +37,7 @@ static const char *path_name(prnnRNNPath_t path)
     case PRNN_PATH_PERSISTENT_RESIDENT: return "persistent, weights on-chip";
     case PRNN_PATH_PERSISTENT_STREAMED: return "persistent, weights streamed";
     case PRNN_PATH_STANDARD: return "standard (one GEMM per step)";
+    case PRNN_PATH_SRU_SCAN: return "SRU scan"; /* PRNN_SRU only */
     }
     return "unknown";
 }

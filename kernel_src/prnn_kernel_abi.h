@@ -142,6 +142,63 @@ typedef struct {
     int hidden, dirs, dg_cols, gates;
 } prnn_skip_dx_args;
 
+/*
+ * SRU (sru_scan.cu): one launch runs a layer's scan for both directions, one
+ * thread per (direction, batch row, PRNN_SRU_UPT units), looping over time.
+ * Column blocks of a U row (u_cols = dirs * 4 * hidden, math type): where the
+ * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
+ * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
+ * dirs*3*hidden + d*hidden (the forward-training scan keeps it there, since
+ * BackwardData has no x). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
+ * x, read from xin (forward) or from the x' columns (backward).
+ */
+typedef struct {
+    const void *u;      /* [rows][u_cols] math type, or NULL (SKIP layer 0, forward) */
+    const void *xin;    /* forward, m = 3: the layer input [rows][x_cols] storage type */
+    const void *v;      /* [dirs][4][hidden] storage type: b_f b_r v_f v_r */
+    const void *cx;     /* [dirs][miniBatch][hidden] storage type (this layer's slice), or NULL */
+    const void *dhy, *dcy; /* backward: likewise, or NULL (zeros) */
+    void *hy, *cy;      /* forward: likewise, or NULL (not wanted) */
+    void *dhx, *dcx;    /* backward: likewise, or NULL */
+    void *y;            /* forward: [rows][dirs*hidden] storage type */
+    const void *dy;     /* backward: gradient of y, rows dirs*hidden apart;
+                         * storage type when dy_storage, else math type */
+    void *ckeep;        /* [dirs][rows][hidden] math type: c_t of every row
+                         * (forward training writes, backward reads), or NULL */
+    void *du;           /* backward: [rows][dirs*m*hidden] storage type */
+    void *dxp;          /* backward, m = 3: [rows][dirs][hidden] math type, dx' */
+    void *vpart;        /* backward: [dirs][miniBatch][4][hidden] math type,
+                         * each row's sums for b_f b_r v_f v_r */
+    const int *batch;   /* the setup kernel's step tables */
+    const int *offset;
+    long long rows;
+    int seq_length, mini_batch, dirs, m;
+    int skip, u_cols, x_cols, dy_storage;
+    int keep_xp;        /* forward training, m = 3: write x' into U */
+    int reserved;
+} prnn_sru_args;
+
+/* SRU's V-block gradient: dw[d][q][j] += sum over b (in order) of
+ * vpart[d][b][q][j]. Deterministic. */
+typedef struct {
+    const void *vpart;  /* [dirs][miniBatch][4][hidden] math type */
+    void *dv;           /* [dirs][4][hidden] storage type, in dw */
+    int dirs, mini_batch;
+} prnn_sru_vgrad_args;
+
+/* SRU's part of a layer's input gradient that no GEMM gives: din[r][j] =
+ * sum over directions of dx' (m = 3), plus du0 + du1 + du2 for SKIP's layer 0
+ * (storage type when din_storage, else math type); din is [rows][hidden]. A
+ * GEMM din += dU W follows where the layer has W. */
+typedef struct {
+    const void *du;     /* [rows][dirs*3*hidden] storage type */
+    const void *dxp;    /* [rows][dirs][hidden] math type */
+    void *din;
+    long long rows;
+    int dirs, skip, din_storage;
+    int reserved;
+} prnn_sru_input_grad_args;
+
 /* The per-call setup kernel: expands batch runs into per-step batch sizes and
  * first rows, and zeroes the hand-off area so step tags start afresh. */
 #define PRNN_SETUP_MAX_RUNS 200

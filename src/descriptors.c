@@ -363,9 +363,6 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,
     if (prnn_mode_gates(mode) == 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t",
                          (int)mode);
-    if (mode == PRNN_SRU)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "mode = PRNN_SRU: not implemented yet");
     if (!prnn_dtype_valid(dataType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "dataType = %d: not a prnnDataType_t", (int)dataType);

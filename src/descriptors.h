@@ -64,9 +64,15 @@ struct prnnRNNStruct {
     prnnRNNAlgo_t algo;
 };
 
-/* Gates per mode: 1 (RELU, TANH), 4 (LSTM), 3 (GRU); 0 if invalid. */
+/* Gates per mode: 1 (RELU, TANH), 4 (LSTM), 3 (GRU, SRU: f, r and the
+ * candidate); 0 if invalid. */
 int prnn_mode_gates(prnnRNNMode_t mode);
 const char *prnn_mode_name(prnnRNNMode_t mode);
+/* Modes with a cell state, whose cx, cy, dcx and dcy the calls use. */
+static inline int prnn_mode_has_cell(prnnRNNMode_t mode)
+{
+    return mode == PRNN_LSTM || mode == PRNN_SRU;
+}
 static inline int prnn_rnn_dirs(const struct prnnRNNStruct *r)
 {
     return r->direction == PRNN_BIDIRECTIONAL ? 2 : 1;

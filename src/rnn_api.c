@@ -164,7 +164,7 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle,
     prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1};
     PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
-    int ids = 2 * prnn_mode_gates(rnn->mode);
+    int ids = prnn_weights_lin_layer_ids(rnn);
     if (lin_layer_id < 0 || lin_layer_id >= ids)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "linLayerID = %d: must be in [0, %d) for mode %s", lin_layer_id,
@@ -303,12 +303,12 @@ static prnnStatus_t validate_forward(
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
-    int lstm = rnn->mode == PRNN_LSTM;
+    int cell = prnn_mode_has_cell(rnn->mode); /* cx, cy used */
     int out_cols = rnn->hidden * prnn_rnn_dirs(rnn);
     PRNN_TRY(prnn_validate_matching_seq(p, yDesc, "yDesc", out_cols));
     PRNN_TRY(prnn_validate_state(p, hxDesc, "hxDesc"));
     PRNN_TRY(prnn_validate_state(p, hyDesc, "hyDesc"));
-    if (lstm) {
+    if (cell) {
         PRNN_TRY(prnn_validate_state(p, cxDesc, "cxDesc"));
         PRNN_TRY(prnn_validate_state(p, cyDesc, "cyDesc"));
     }
@@ -322,14 +322,14 @@ static prnnStatus_t validate_forward(
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
         {"hy", hy, st},
-        {"cy", lstm ? cy : NULL, st},
+        {"cy", cell ? cy : NULL, st},
         {"workspace", workspace, workspace_size},
         {"reserveSpace", training ? reserve : NULL, reserve_size},
     };
     prnn_buffer ins[] = {
         {"x", x, prnn_bytes_seq(p, p->input_size)},
         {"hx", hx, st},
-        {"cx", lstm ? cx : NULL, st},
+        {"cx", cell ? cx : NULL, st},
         {"w", w, prnn_weights_bytes(rnn, p->input_size)},
     };
     return prnn_validate_no_overlap(outs, 5, ins, 4);
@@ -361,8 +361,8 @@ prnnStatus_t prnnRNNForwardInference(
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
                            workspace, workSpaceSizeInBytes, 0, NULL, 0, &p));
-    int lstm = rnnDesc->mode == PRNN_LSTM;
-    prnn_forward_buffers b = {x, hx, lstm ? cx : NULL, w, y, hy, lstm ? cy : NULL,
+    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
+    prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
                               workspace, workSpaceSizeInBytes, NULL, 0};
     return run_forward(handle, &p, 0, &b);
 }
@@ -385,8 +385,8 @@ prnnStatus_t prnnRNNForwardTraining(
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
                            workspace, workSpaceSizeInBytes, 1, reserveSpace,
                            reserveSpaceSizeInBytes, &p));
-    int lstm = rnnDesc->mode == PRNN_LSTM;
-    prnn_forward_buffers b = {x, hx, lstm ? cx : NULL, w, y, hy, lstm ? cy : NULL,
+    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
+    prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
                               workspace, workSpaceSizeInBytes, reserveSpace,
                               reserveSpaceSizeInBytes};
     prnnStatus_t s = run_forward(handle, &p, 1, &b);
@@ -449,14 +449,14 @@ prnnStatus_t prnnRNNBackwardData(
     uint64_t serial;
     PRNN_TRY(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE,
                         &serial));
-    int lstm = rnnDesc->mode == PRNN_LSTM;
+    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
     PRNN_TRY(prnn_validate_matching_seq(&p, dyDesc, "dyDesc", out_cols));
     PRNN_TRY(prnn_validate_state(&p, dhyDesc, "dhyDesc"));
     PRNN_TRY(prnn_validate_state(&p, hxDesc, "hxDesc"));
     PRNN_TRY(prnn_validate_state(&p, dhxDesc, "dhxDesc"));
-    if (lstm) {
+    if (cell) {
         PRNN_TRY(prnn_validate_state(&p, dcyDesc, "dcyDesc"));
         PRNN_TRY(prnn_validate_state(&p, cxDesc, "cxDesc"));
         PRNN_TRY(prnn_validate_state(&p, dcxDesc, "dcxDesc"));
@@ -472,22 +472,22 @@ prnnStatus_t prnnRNNBackwardData(
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
         {"dhx", dhx, st},
-        {"dcx", lstm ? dcx : NULL, st},
+        {"dcx", cell ? dcx : NULL, st},
         {"workspace", workspace, workSpaceSizeInBytes},
     };
     prnn_buffer ins[] = {
         {"y", y, prnn_bytes_seq(&p, out_cols)},
         {"dy", dy, prnn_bytes_seq(&p, out_cols)},
         {"dhy", dhy, st},
-        {"dcy", lstm ? dcy : NULL, st},
+        {"dcy", cell ? dcy : NULL, st},
         {"w", w, prnn_weights_bytes(rnnDesc, p.input_size)},
         {"hx", hx, st},
-        {"cx", lstm ? cx : NULL, st},
+        {"cx", cell ? cx : NULL, st},
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
     PRNN_TRY(prnn_validate_no_overlap(outs, 4, ins, 8));
-    prnn_backward_data_buffers b = {y, dy, dhy, lstm ? dcy : NULL, w, hx,
-                                    lstm ? cx : NULL, dx, dhx, lstm ? dcx : NULL,
+    prnn_backward_data_buffers b = {y, dy, dhy, cell ? dcy : NULL, w, hx,
+                                    cell ? cx : NULL, dx, dhx, cell ? dcx : NULL,
                                     workspace, workSpaceSizeInBytes, reserveSpace,
                                     reserveSpaceSizeInBytes};
     prnnStatus_t s = run_backward_data(handle, &p, &b);

@@ -32,7 +32,7 @@ typedef struct {
 } prnn_forward_buffers;
 
 /* The buffers of BackwardData. dhy, dcy may be NULL (zeros); dhx, dcx may be
- * NULL (not wanted); cx, dcy, dcx are NULL unless LSTM. */
+ * NULL (not wanted); cx, dcy, dcx are NULL unless LSTM or SRU. */
 typedef struct {
     const void *y, *dy, *dhy, *dcy, *w, *hx, *cx;
     void *dx, *dhx, *dcx;

@@ -16,33 +16,85 @@ static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size,
     return prnn_rnn_dirs(rnn) * rnn->hidden;
 }
 
+int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k)
+{
+    return k && k != rnn->hidden ? 4 : 3;
+}
+
+int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
+{
+    return rnn->mode == PRNN_SRU ? 4 : 2 * prnn_mode_gates(rnn->mode);
+}
+
+/* One pseudo-layer's blocks from element offset off; returns the offset
+ * after them. */
+static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
+                    prnn_pseudo_layer_layout *l)
+{
+    size_t es = prnn_dtype_size(rnn->dtype);
+    size_t h = (size_t)rnn->hidden;
+    size_t rows = (size_t)prnn_mode_gates(rnn->mode) * h;
+    l->w_cols = k;
+    l->w_rows = k ? (int)rows : 0;
+    l->w_offset = k ? off : (size_t)-1;
+    off = align_elems(prnn_add_size(off, prnn_mul_size(rows, (size_t)k)), es);
+    l->v_offset = (size_t)-1;
+    l->r_offset = off;
+    off = align_elems(prnn_add_size(off, prnn_mul_size(rows, h)), es);
+    l->bw_offset = off;
+    off = align_elems(prnn_add_size(off, rows), es);
+    l->br_offset = off;
+    return align_elems(prnn_add_size(off, rows), es);
+}
+
+/* SRU places a layer at a time: the W of both directions back to back, then
+ * their V blocks, so that one GEMM projects the input for both directions
+ * and one scan launch finds both directions' vectors. Direction dir's blocks
+ * of the layer that starts at off; returns the offset after the whole layer. */
+static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir,
+                        size_t off, prnn_pseudo_layer_layout *l)
+{
+    size_t es = prnn_dtype_size(rnn->dtype);
+    size_t h = (size_t)rnn->hidden, dirs = (size_t)prnn_rnn_dirs(rnn);
+    size_t rows = (size_t)prnn_sru_matrices(rnn, k) * h;
+    l->w_cols = k;
+    l->w_rows = k ? (int)rows : 0;
+    l->w_offset = k ? prnn_add_size(off, prnn_mul3_size((size_t)dir, rows, (size_t)k))
+                    : (size_t)-1;
+    off = align_elems(prnn_add_size(off, prnn_mul3_size(dirs, rows, (size_t)k)), es);
+    l->r_offset = l->bw_offset = l->br_offset = (size_t)-1;
+    l->v_offset = prnn_add_size(off, prnn_mul3_size((size_t)dir, PRNN_SRU_VECTORS, h));
+    return align_elems(prnn_add_size(off, prnn_mul3_size(dirs, PRNN_SRU_VECTORS, h)), es);
+}
+
 /* Walks the pseudo-layers up to p (or all of them when p < 0) and returns
- * the element offset where p starts (or the total). Saturating
- * (checked_size.h): the total is PRNN_SIZE_OVERFLOW when it does not fit,
- * and offsets are only asked of shapes whose total fits. */
+ * the element offset where p starts (SRU: where p's layer starts), or the
+ * total. Saturating (checked_size.h): the total is PRNN_SIZE_OVERFLOW when
+ * it does not fit, and offsets are only asked of shapes whose total fits. */
 static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
                    prnn_pseudo_layer_layout *out)
 {
-    size_t es = prnn_dtype_size(rnn->dtype);
-    size_t gh = (size_t)prnn_mode_gates(rnn->mode) * (size_t)rnn->hidden;
     int dirs = prnn_rnn_dirs(rnn);
     int total = rnn->layers * dirs;
     size_t off = 0;
     for (int q = 0; q < total; q++) {
-        int k = layer_input_cols(rnn, input_size, q / dirs);
         prnn_pseudo_layer_layout l;
-        l.w_cols = k;
-        l.w_offset = k ? off : (size_t)-1;
-        off = align_elems(prnn_add_size(off, prnn_mul_size(gh, (size_t)k)), es);
-        l.r_offset = off;
-        off = align_elems(prnn_add_size(off, prnn_mul_size(gh, (size_t)rnn->hidden)), es);
-        l.bw_offset = off;
-        off = align_elems(prnn_add_size(off, gh), es);
-        l.br_offset = off;
-        off = align_elems(prnn_add_size(off, gh), es);
+        size_t start = off;
+        int k = layer_input_cols(rnn, input_size, q / dirs);
+        if (rnn->mode != PRNN_SRU) {
+            off = place(rnn, k, off, &l);
+        } else {
+            if (q % dirs)
+                continue; /* placed with direction 0 */
+            off = place_sru(rnn, k, 0, start, &l);
+            if (p == q + 1 && dirs == 2) {
+                place_sru(rnn, k, 1, start, out);
+                return start;
+            }
+        }
         if (q == p) {
             *out = l;
-            return l.w_cols ? l.w_offset : l.r_offset;
+            return start;
         }
     }
     return off;
@@ -63,13 +115,15 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size,
                         int pseudo_layer, int lin_layer_id, size_t *offset,
                         int *rows, int *cols)
 {
-    int g = prnn_mode_gates(rnn->mode);
+    /* SRU has W matrices only: ids 0..3 are its u0..u3 */
+    int g = rnn->mode == PRNN_SRU ? PRNN_SRU_VECTORS : prnn_mode_gates(rnn->mode);
     size_t h = (size_t)rnn->hidden;
     prnn_pseudo_layer_layout l;
     walk(rnn, input_size, pseudo_layer, &l);
     *rows = rnn->hidden;
     if (lin_layer_id < g) {
-        if (!l.w_cols) {
+        if ((size_t)lin_layer_id * h >= (size_t)l.w_rows) {
+            /* SKIP layer 0's W, or SRU's u3 where x' = x */
             *offset = (size_t)-1;
             *cols = 0;
             return 0;
@@ -90,6 +144,8 @@ size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size,
     size_t h = (size_t)rnn->hidden;
     prnn_pseudo_layer_layout l;
     walk(rnn, input_size, pseudo_layer, &l);
+    if (rnn->mode == PRNN_SRU)
+        return l.v_offset + (size_t)lin_layer_id * h;
     if (lin_layer_id < g)
         return l.bw_offset + (size_t)lin_layer_id * h;
     return l.br_offset + (size_t)(lin_layer_id - g) * h;

@@ -14,6 +14,19 @@
  * Gate order: LSTM i, f, g, o; GRU r, z, n. Keeping each block contiguous lets
  * the input projection of all gates be one GEMM and lets the recurrent kernel
  * read its rows of R directly.
+ *
+ * SRU has no recurrent matrix and no bias pairs. For each layer, two blocks,
+ * each aligned as above, each holding both directions back to back (so that
+ * one GEMM projects the input for both, and one scan launch reads both
+ * directions' vectors):
+ *   W  [dirs][M * hidden][K]    row-major: the matrices of u0 (candidate),
+ *                               u1 (forget gate f), u2 (reset gate r) and,
+ *                               when K != hidden, u3 (the projection x' of
+ *                               the input onto the highway): M = 3 or 4.
+ *                               Absent for layer 0 with SKIP_INPUT.
+ *   V  [dirs][4 * hidden]       b_f, b_r, v_f, v_r: the elementwise
+ *                               parameters of the scan, contiguous so that
+ *                               a scan thread reads its four from one place.
  */
 #ifndef PRNN_WEIGHTS_LAYOUT_H
 #define PRNN_WEIGHTS_LAYOUT_H
@@ -31,7 +44,24 @@ typedef struct {
     size_t bw_offset;
     size_t br_offset;
     int w_cols; /* K; 0 when W is absent */
+    int w_rows; /* rows of W: gates * hidden, for SRU M * hidden (0 when
+                 * absent) */
+    /* SRU: r_offset, bw_offset and br_offset are (size_t)-1, and v_offset
+     * is the V block; (size_t)-1 for the other modes. */
+    size_t v_offset;
 } prnn_pseudo_layer_layout;
+
+/* SRU: matrices in W for a layer whose input has k columns (0: none, SKIP
+ * layer 0): 3, or 4 when k != hidden and x' must be projected. */
+int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k);
+
+/* The parameter vectors of an SRU V block, in order (bias linLayerIDs). */
+enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3,
+       PRNN_SRU_VECTORS = 4 };
+
+/* Number of linLayerIDs each LinLayer call accepts for the mode: 2 * gates,
+ * for SRU 4 (matrices 0..3, vectors 0..3). */
+int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn);
 
 /* Total size in bytes of the weight buffer for the given input size;
  * PRNN_SIZE_OVERFLOW (checked_size.h) when it does not fit in size_t. */
@@ -50,7 +80,8 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size,
                         int pseudo_layer, int lin_layer_id, size_t *offset,
                         int *rows, int *cols);
 
-/* Element offset of the bias of linLayerID (hidden values). */
+/* Element offset of the bias of linLayerID (hidden values); for SRU, of
+ * vector linLayerID of the V block. */
 size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size,
                          int pseudo_layer, int lin_layer_id);
 

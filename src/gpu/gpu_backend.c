@@ -13,6 +13,7 @@
 #include "gpu/gpu_state.h"
 #include "gpu/plan_select.h"
 #include "gpu/reserve_layout.h"
+#include "gpu/sru_run.h"
 #include "gpu/workspace_layout.h"
 
 prnnStatus_t prnn_gpu_backend_create(struct prnn_gpu_state **out)
@@ -73,7 +74,14 @@ prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStru
     full.path = plan->path;
     full.configSource = plan->fwd.source;
     full.cubinSource = plan->cubin_source;
-    if (plan->path != PRNN_PATH_STANDARD) {
+    if (plan->path == PRNN_PATH_SRU_SCAN) {
+        const prnn_sru_kernels *k = &plan->sru;
+        int per_row = (rnn->hidden + k->upt - 1) / k->upt;
+        long long threads = (long long)prnn_rnn_dirs(rnn) * mini_batch * per_row;
+        full.numBlocks = (int)((threads + k->threads - 1) / k->threads);
+        full.threadsPerBlock = k->threads;
+        full.unitsPerBlock = k->threads * k->upt;
+    } else if (plan->path != PRNN_PATH_STANDARD) {
         full.numBlocks = tile_blocks(&plan->fwd.geom);
         full.threadsPerBlock = plan->fwd.geom.tile.threads;
         full.unitsPerBlock = plan->fwd.geom.units_per_block;
@@ -87,6 +95,15 @@ prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStru
     /* The backward-data pass: what runs once training is prepared, else the
      * tile chosen for it. */
     full.trainingPrepared = plan->training_loaded;
+    if (plan->path == PRNN_PATH_SRU_SCAN) {
+        full.backwardPath = PRNN_PATH_SRU_SCAN;
+        full.backwardConfigSource = plan->bwd.source;
+        full.backwardNumBlocks = full.numBlocks;
+        snprintf(full.backwardConfig, sizeof(full.backwardConfig), "%s", plan->bwd.config);
+        size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
+        memcpy(info, &full, n);
+        return PRNN_STATUS_SUCCESS;
+    }
     const prnn_kernel_geometry *bg = NULL;
     prnnConfigSource_t bsrc = PRNN_CONFIG_HEURISTIC;
     if (plan->training_loaded && plan->bwd_path != PRNN_PATH_STANDARD) {
@@ -116,6 +133,8 @@ prnnStatus_t prnn_gpu_forward(const prnn_gpu_call *g, const prnn_rnn_problem *p,
 {
     prnn_plan *plan;
     PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, training, &plan));
+    if (plan->path == PRNN_PATH_SRU_SCAN)
+        return prnn_sru_forward_run(g, plan, p, training, b);
     return prnn_gpu_forward_run(g, plan, p, training, b);
 }
 
@@ -124,6 +143,8 @@ prnnStatus_t prnn_gpu_backward_data(const prnn_gpu_call *g, const prnn_rnn_probl
 {
     prnn_plan *plan;
     PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
+    if (plan->path == PRNN_PATH_SRU_SCAN)
+        return prnn_sru_backward_data_run(g, plan, p, b);
     return prnn_gpu_backward_data_run(g, plan, p, b);
 }
 
@@ -132,5 +153,7 @@ prnnStatus_t prnn_gpu_backward_weights(const prnn_gpu_call *g, const prnn_rnn_pr
 {
     prnn_plan *plan;
     PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, 1, &plan));
+    if (plan->path == PRNN_PATH_SRU_SCAN)
+        return prnn_sru_backward_weights_run(g, plan, p, b);
     return prnn_gpu_backward_weights_run(g, plan, p, b);
 }

@@ -113,6 +113,18 @@ prnnStatus_t prnn_request_setup(int sm, prnn_kernel_request *r)
     return finish(r);
 }
 
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
+                              int depth, int sm, prnn_kernel_request *r)
+{
+    start(r, "sru_scan.cu", "prnn_sru_kernels", sm);
+    add_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(dtype));
+    add_define(r, "PRNN_H", hidden);
+    add_define(r, "PRNN_SRU_THREADS", threads);
+    add_define(r, "PRNN_SRU_UPT", upt);
+    add_define(r, "PRNN_SRU_DEPTH", depth);
+    return finish(r);
+}
+
 prnnStatus_t prnn_request_train(prnnDataType_t dtype, int sm, prnn_kernel_request *r)
 {
     start(r, "rnn_train.cu", "prnn_train_kernels", sm);

@@ -40,7 +40,14 @@ prnnStatus_t prnn_request_setup(int sm, prnn_kernel_request *r);
 /* The training path's elementwise and reduction kernels. */
 prnnStatus_t prnn_request_train(prnnDataType_t dtype, int sm, prnn_kernel_request *r);
 
-/* The kernels' own mode code (PRNN_KMODE_*). */
+/* SRU's scan kernels (sru_scan.cu: forward, backward, V-block reduction,
+ * input gradient) for one data type, hidden size, block size, units per
+ * thread and steps in flight. */
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
+                              int depth, int sm, prnn_kernel_request *r);
+
+/* The kernels' own mode code (PRNN_KMODE_*; -1 for SRU, which has its own
+ * kernels). */
 int prnn_kernel_mode_code(prnnRNNMode_t mode);
 
 #endif

@@ -165,18 +165,31 @@ prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p)
     return s;
 }
 
+/* A module of several kernels: the request (if it was made), the module,
+ * then each named function. */
+typedef struct {
+    const char *name;
+    CUfunction *fn;
+} named_fn;
+
+static prnnStatus_t load_functions(struct prnn_gpu_state *gs, prnnStatus_t requested,
+                                   const prnn_kernel_request *d, prnn_plan *p,
+                                   const named_fn *fns, size_t n)
+{
+    CUmodule mod;
+    prnnStatus_t s = requested;
+    if (!s)
+        s = load_module(gs, d, p, &mod);
+    for (size_t i = 0; !s && i < n; i++)
+        s = get_function(gs, mod, fns[i].name, fns[i].fn);
+    return s;
+}
+
 static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t dtype,
                                        prnn_plan *p)
 {
     prnn_kernel_request d;
-    CUmodule mod;
-    prnnStatus_t s = prnn_request_train(dtype, gs->info.sm, &d);
-    if (!s)
-        s = load_module(gs, &d, p, &mod);
-    struct {
-        const char *name;
-        CUfunction *fn;
-    } fns[] = {
+    const named_fn fns[] = {
         {"prnn_dropout_forward", &p->train.dropout_forward},
         {"prnn_dropout_backward", &p->train.dropout_backward},
         {"prnn_gather_prev", &p->train.gather_prev},
@@ -184,15 +197,38 @@ static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t
         {"prnn_bias_finish", &p->train.bias_finish},
         {"prnn_skip_dx", &p->train.skip_dx},
     };
-    for (size_t i = 0; !s && i < sizeof(fns) / sizeof(fns[0]); i++)
-        s = get_function(gs, mod, fns[i].name, fns[i].fn);
-    return s;
+    return load_functions(gs, prnn_request_train(dtype, gs->info.sm, &d), &d, p, fns,
+                          sizeof(fns) / sizeof(fns[0]));
+}
+
+prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                const prnn_sru_kernels *want, prnn_plan *p)
+{
+    prnn_kernel_request d;
+    p->sru = *want;
+    const named_fn fns[] = {
+        {"prnn_sru_forward", &p->sru.forward},
+        {"prnn_sru_backward", &p->sru.backward},
+        {"prnn_sru_vgrad", &p->sru.vgrad},
+        {"prnn_sru_input_grad", &p->sru.input_grad},
+    };
+    return load_functions(gs,
+                          prnn_request_sru(rnn->dtype, rnn->hidden, want->threads, want->upt,
+                                           want->depth, gs->info.sm, &d),
+                          &d, p, fns, sizeof(fns) / sizeof(fns[0]));
 }
 
 prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                                      prnn_plan *p)
 {
     prnnStatus_t s;
+    if (p->path == PRNN_PATH_SRU_SCAN) {
+        /* the scan's kernels serve training as they are: only dropout */
+        s = load_train_kernels(gs, rnn->dtype, p);
+        if (!s)
+            p->training_loaded = 1;
+        return s;
+    }
     if (p->path != PRNN_PATH_STANDARD) {
         s = prnn_plan_load_tile(gs, rnn, &p->fwd.geom, p->fwd.source, 1, p, &p->fwd_train);
         if (s)

@@ -40,6 +40,15 @@ typedef struct {
         skip_dx;
 } prnn_train_kernels;
 
+/* SRU's scan (sru_scan.cu): its kernels and the launch shape they were
+ * compiled for. */
+typedef struct {
+    CUfunction forward, backward, vgrad, input_grad;
+    int threads; /* block size */
+    int upt;     /* hidden units per thread */
+    int depth;   /* steps whose loads each thread keeps in flight */
+} prnn_sru_kernels;
+
 /* Backward tiles kept in order of preference: the first sizes the
  * workspace, the others fit in it (tried when the first cannot load). */
 #define PRNN_PLAN_BWD_CANDIDATES 4
@@ -69,6 +78,8 @@ typedef struct prnn_plan {
     int bwd_settled;             /* bwd_cand[0] is forced or an exact DB entry */
     int training_loaded;
     prnn_train_kernels train;
+    /* SRU: path and bwd_path are PRNN_PATH_SRU_SCAN, no tiles */
+    prnn_sru_kernels sru;
     /* where the kernels came from, and what planning cost */
     prnnCubinSource_t cubin_source;
     double compile_ms;
@@ -102,9 +113,14 @@ prnnStatus_t prnn_plan_load_standard(struct prnn_gpu_state *gs, const struct prn
                                      prnn_plan *p);
 prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p);
 
+/* SRU's scan kernels for the launch shape in want (threads, upt, depth; the
+ * functions are filled in): sets p->sru. Every SRU pass runs them. */
+prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                const prnn_sru_kernels *want, prnn_plan *p);
+
 /* Training: the forward tile's training variant, the backward-data kernel
  * (the first of bwd_cand that loads, else the standard path), and
- * rnn_train.cu. Sets training_loaded. */
+ * rnn_train.cu (SRU: rnn_train.cu only). Sets training_loaded. */
 prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                                      prnn_plan *p);
 

@@ -34,7 +34,7 @@ static const char *name_of(const char *const *names, size_t count, int value)
 #define NAME_OF(names, value) name_of(names, sizeof(names) / sizeof(names[0]), (int)(value))
 
 static const char *const path_names[] = {"cpu-reference", "persistent-resident",
-                                         "persistent-streamed", "standard"};
+                                         "persistent-streamed", "standard", "sru-scan"};
 static const char *const config_names[] = {"none", "shipped-db", "user-db", "heuristic",
                                            "autotuned"};
 static const char *const cubin_names[] = {"none", "memory", "disk", "compiled"};

@@ -155,12 +155,74 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
     return PRNN_STATUS_SUCCESS;
 }
 
+/*
+ * SRU's scan: block size, hidden units per thread and steps in flight. The
+ * scan streams U through dirs * miniBatch * hidden independent lanes, and
+ * what decides its speed is how many bytes are in flight over the device
+ * (a lane's loads of the next `depth` steps, about 16 bytes each): enough to
+ * cover the memory's latency at its bandwidth, a few MB. So four steps in
+ * flight, two once the lanes alone hold more than that; one unit per
+ * thread while there are fewer lanes than the device holds threads, more
+ * (independent work per thread) once there are twice as many.
+ * PRNN_SRU_TILE ("threads=T upt=U depth=D") forces a choice, recorded as a
+ * user DB entry like a forced PRNN_TILE: for experiments (prnn-bench under
+ * each candidate); the tuning DB has no SRU entries.
+ */
+static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
+                       const prnn_device_info *dev, prnn_sru_kernels *k,
+                       prnnConfigSource_t *src)
+{
+    long long lanes = (long long)prnn_rnn_dirs(rnn) * mini_batch * rnn->hidden;
+    long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;
+    memset(k, 0, sizeof(*k));
+    k->threads = 128;
+    k->upt = 1;
+    k->depth = lanes * 16 > (8ll << 20) ? 2 : 4;
+    *src = PRNN_CONFIG_HEURISTIC;
+    while (k->upt < 4 && lanes / (2 * k->upt) >= resident)
+        k->upt *= 2;
+    const char *text = getenv("PRNN_SRU_TILE");
+    int t, u, dp;
+    if (text && text[0]) {
+        if (sscanf(text, "threads=%d upt=%d depth=%d", &t, &u, &dp) == 3 && t >= 32 &&
+            t <= 1024 && t % 32 == 0 && u >= 1 && u <= 8 && dp >= 1 && dp <= 8 &&
+            u * dp <= 16) {
+            k->threads = t;
+            k->upt = u;
+            k->depth = dp;
+            *src = PRNN_CONFIG_USER_DB;
+        } else {
+            prnn_log_append("note: PRNN_SRU_TILE ignored: \"%s\" is not \"threads=T upt=U "
+                            "depth=D\" with T a multiple of 32 up to 1024, U and D from 1 "
+                            "to 8, U x D at most 16", text);
+        }
+    }
+}
+
+/* SRU has no tiles and no per-step path: its GEMMs and scan run whatever
+ * the algorithm. */
+static prnnStatus_t make_sru_plan(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                                  int mini_batch, prnn_plan *p)
+{
+    prnn_sru_kernels want;
+    prnnConfigSource_t src;
+    sru_choice(rnn, mini_batch, &gs->info, &want, &src);
+    p->path = p->bwd_path = PRNN_PATH_SRU_SCAN;
+    p->fwd.source = p->bwd.source = src;
+    snprintf(p->fwd.config, sizeof(p->fwd.config), "sru-scan threads=%d upt=%d depth=%d",
+             want.threads, want.upt, want.depth);
+    snprintf(p->bwd.config, sizeof(p->bwd.config), "%s", p->fwd.config);
+    return prnn_plan_load_sru(gs, rnn, &want, p);
+}
+
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_plan *p, plan_notes *notes)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_plan_init(p, rnn, mini_batch);
     prnnStatus_t s = prnn_plan_load_setup(gs, p);
+    if (!s && rnn->mode == PRNN_SRU)
+        return make_sru_plan(gs, rnn, mini_batch, p);
     if (!s)
         s = choose_backward(g, rnn, p, notes);
     if (s)
@@ -269,12 +331,15 @@ static void log_plan(const struct prnn_gpu_state *gs, const struct prnnRNNStruct
     char bwd[256] = "standard";
     if (p->n_bwd_cand)
         prnn_tile_config_format(&p->bwd_cand[0].tile, bwd, sizeof(bwd));
+    else if (p->bwd_path == PRNN_PATH_SRU_SCAN)
+        snprintf(bwd, sizeof(bwd), "%s", p->bwd.config);
     e.passes[0] = (prnn_plan_log_pass){"forward", p->path, p->fwd.config, p->fwd.source,
                                        notes->fwd_forced ? forcing_variable(PRNN_PASS_FORWARD)
                                                          : NULL};
     e.passes[1] = (prnn_plan_log_pass){
-        "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : PRNN_PATH_STANDARD, bwd,
-        p->bwd_cand_src[0], notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
+        "backward-data", p->n_bwd_cand ? tile_path(&p->bwd_cand[0]) : p->bwd_path, bwd,
+        p->n_bwd_cand ? p->bwd_cand_src[0] : p->bwd.source,
+        notes->bwd_forced ? forcing_variable(PRNN_PASS_BACKWARD_DATA) : NULL};
     e.npasses = 2;
     e.cubin = p->cubin_source;
     e.compile_ms = p->compile_ms;

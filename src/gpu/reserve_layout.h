@@ -10,6 +10,15 @@
  *           RELU/TANH);
  *   dg[pl]  [rows][DG_COLS][hidden] storage type: the gate gradients,
  *           written by BackwardData for dx, dW, dR and the biases.
+ * SRU keeps, instead of act and dg, per layer l (prnn_kernel_abi.h,
+ * prnn_sru_args, says what the columns are):
+ *   sru_u[l]  [rows][dirs*4*hidden] math type: U, and x' where the layer
+ *             does not project it;
+ *   sru_c[l]  [dirs][rows][hidden] math type: c_t of every row;
+ *   sru_du[l] [rows][dirs*m*hidden] storage type: dU (BackwardData writes,
+ *             BackwardWeights reads);
+ *   sru_v[l]  [dirs][miniBatch][4][hidden] math type: each batch row's sums
+ *             for the V block's gradient.
  */
 #ifndef PRNN_RESERVE_LAYOUT_H
 #define PRNN_RESERVE_LAYOUT_H
@@ -23,6 +32,7 @@ typedef struct {
     size_t act, act_stride;
     size_t dg, dg_stride;
     int act_cols, dg_cols;
+    size_t sru[4], sru_stride[4]; /* SRU: layer 0's part, and per layer */
     size_t total; /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
                    * does not fit in size_t; the offsets are then
                    * meaningless */
@@ -42,6 +52,15 @@ static inline char *prnn_reserve_act(const prnn_reserve_layout *r, void *base, i
 static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, int pseudo)
 {
     return (char *)base + r->dg + (size_t)pseudo * r->dg_stride;
+}
+
+/* SRU's parts, in reserve order. */
+typedef enum { PRNN_SRU_U = 0, PRNN_SRU_C = 1, PRNN_SRU_DU = 2, PRNN_SRU_V = 3 } prnn_sru_part;
+
+static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base,
+                                     prnn_sru_part part, int layer)
+{
+    return (char *)base + r->sru[part] + (size_t)layer * r->sru_stride[part];
 }
 
 #endif

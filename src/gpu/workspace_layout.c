@@ -43,6 +43,38 @@ static void persistent_parts(const prnn_plan *plan, int bwd, size_t dirs, size_t
     l->packed = packed ? take(cursor, prnn_mul_size(dirs, packed)) : (size_t)-1;
 }
 
+/* SRU: the projection (inference; training writes U to the reserve), the
+ * layer outputs, dropout, the gradient between layers and dx'. No hand-off:
+ * the scan's threads never talk to each other. */
+static void sru_parts(const prnn_rnn_problem *p, prnn_call_kind call, size_t *cursor,
+                      prnn_ws_layout *l)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const size_t rows = p->total_rows;
+    /* every SRU buffer is rows x dirs x H elements (the projection 4 of
+     * them), of the data type or the accumulation type */
+    const size_t row_units = prnn_mul3_size(rows, dirs, H);
+    const int deep = rnn->layers > 1;
+    const int dropout = deep && rnn->dropout > 0.0f;
+    switch (call) {
+    case PRNN_CALL_INFERENCE:
+        l->xproj = take(cursor, prnn_mul3_size(row_units, 4, acc));
+        l->layer_out = deep ? take(cursor, prnn_mul_size(row_units, es)) : (size_t)-1;
+        break;
+    case PRNN_CALL_FORWARD_TRAINING:
+    case PRNN_CALL_BACKWARD_WEIGHTS:
+        l->dropped = dropout ? take(cursor, prnn_mul_size(row_units, es)) : (size_t)-1;
+        break;
+    case PRNN_CALL_BACKWARD_DATA:
+        l->dgrad = deep ? take(cursor, prnn_mul_size(row_units, acc)) : (size_t)-1;
+        l->sru_dxp = take(cursor, prnn_mul_size(row_units, acc));
+        break;
+    }
+}
+
 void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
                             prnn_call_kind call, prnn_ws_layout *l)
 {
@@ -59,10 +91,12 @@ void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
     *l = (prnn_ws_layout){0};
     l->exchange = l->counters = l->zero_end = l->packed = none;
     l->xproj = l->layer_out = l->hstate = l->cstate = l->rec = none;
-    l->dropped = l->dgrad = l->carry = l->hprev = l->bias_partial = none;
+    l->dropped = l->dgrad = l->carry = l->hprev = l->bias_partial = l->sru_dxp = none;
     l->batch = take(&c, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     l->offset = take(&c, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
-    switch (call) {
+    if (rnn->mode == PRNN_SRU)
+        sru_parts(p, call, &c, l);
+    else switch (call) {
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
         const int any_linear = rnn->input_mode == PRNN_LINEAR_INPUT || deep;

@@ -45,6 +45,8 @@ typedef struct {
     size_t hprev;      /* backward weights: h_{t-1} of every row, rows *
                         * hidden, storage type */
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
+    size_t sru_dxp;    /* SRU backward data: dx' of a layer without x'
+                        * projection, rows * dirs * hidden, math type */
     int bias_chunks, bias_chunk_rows;
     size_t gemm_ws;    /* cuBLASLt workspace */
     size_t total;      /* PRNN_SIZE_OVERFLOW (checked_size.h) when the

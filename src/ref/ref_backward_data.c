@@ -130,8 +130,13 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y,
     for (size_t l = g.layers; l-- > 0;) {
         size_t kin = prnn_ref_layer_input(&g, l);
         memset(ws.din, 0, g.rows * kin * sizeof(double));
-        for (size_t d = 0; d < g.dirs; d++)
-            backward_dir(&c, l, d, ws.din);
+        for (size_t d = 0; d < g.dirs; d++) {
+            if (g.mode == PRNN_SRU)
+                prnn_ref_sru_backward_dir(&g, &ws, &res, w, dhy, dcy, dhx, dcx,
+                                          l, d, ws.din);
+            else
+                backward_dir(&c, l, d, ws.din);
+        }
         if (l == 0)
             prnn_ref_store(dx, g.dtype, 0, g.rows * g.input, ws.din);
         else if (g.drop_threshold)

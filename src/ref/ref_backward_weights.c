@@ -86,8 +86,12 @@ prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p,
         } else {
             in = prnn_ref_res_out(&g, &res, l - 1);
         }
-        for (size_t d = 0; d < g.dirs; d++)
-            weights_dir(&g, &ws, &res, l, d, in, hx, dw);
+        for (size_t d = 0; d < g.dirs; d++) {
+            if (g.mode == PRNN_SRU)
+                prnn_ref_sru_weights_dir(&g, &ws, &res, l, d, in, dw);
+            else
+                weights_dir(&g, &ws, &res, l, d, in, hx, dw);
+        }
     }
     return PRNN_STATUS_SUCCESS;
 }

@@ -4,7 +4,7 @@
  * (proj, rec), so this file holds all of the nonlinear math and nothing else.
  *
  * Gate blocks inside a row are H apart in the weight layout's order:
- * LSTM i f g o, GRU r z n.
+ * LSTM i f g o, GRU r z n, SRU u0 u1(f) u2(r) u3(x').
  */
 #include <math.h>
 
@@ -68,7 +68,7 @@ void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
             }
             break;
         case PRNN_SRU:
-            break; /* rejected by the API layer */
+            break; /* prnn_ref_sru_cell_forward: its inputs differ */
         }
         for (size_t j = 0; j < H; j++)
             o[j] = hb[j];
@@ -128,7 +128,75 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
             }
             break;
         case PRNN_SRU:
-            break;
+            break; /* prnn_ref_sru_cell_backward */
+        }
+    }
+}
+
+/*
+ * SRU (Lei et al. 2018, the scan of asappresearch/sru with tanh output and
+ * highway scale 1):
+ *   f = sigmoid(u1 + v_f c' + b_f), r = sigmoid(u2 + v_r c' + b_r),
+ *   c = f c' + (1 - f) u0, h = r tanh(c) + (1 - r) x'.
+ * Its own functions because nothing in it multiplies a matrix: c' arrives
+ * through the cell state, not through R h.
+ */
+void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
+                               const double *u, const double *xp, size_t ldx,
+                               const double *vec, double *c, double *h,
+                               double *out, size_t ldo, double *act)
+{
+    size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
+    const double *bf = vec, *br = vec + H, *vf = vec + 2 * H, *vr = vec + 3 * H;
+    for (size_t b = 0; b < nb; b++) {
+        const double *p = u + b * gh, *x = xp + b * ldx;
+        double *cb = c + b * H, *hb = h + b * H, *o = out + b * ldo;
+        double *a = act ? act + b * sh : NULL;
+        for (size_t j = 0; j < H; j++) {
+            double cp = cb[j];
+            double f = sigmoid(p[H + j] + vf[j] * cp + bf[j]);
+            double r = sigmoid(p[2 * H + j] + vr[j] * cp + br[j]);
+            double cn = f * cp + (1.0 - f) * p[j];
+            double hv = r * tanh(cn) + (1.0 - r) * x[j];
+            cb[j] = cn;
+            hb[j] = hv;
+            o[j] = hv;
+            if (a) {
+                a[j] = f;
+                a[H + j] = r;
+                a[2 * H + j] = cp;
+                a[3 * H + j] = cn;
+                a[4 * H + j] = p[j];
+                a[5 * H + j] = x[j];
+            }
+        }
+    }
+}
+
+void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb,
+                                const double *act, const double *dout,
+                                size_t ldo, const double *vec, double *dh,
+                                double *dc, double *dg)
+{
+    size_t H = g->hidden, sh = g->act_cols * H, eh = g->dg_cols * H;
+    const double *vf = vec + 2 * H, *vr = vec + 3 * H;
+    for (size_t b = 0; b < nb; b++) {
+        const double *a = act + b * sh, *dy = dout + b * ldo;
+        double *dhb = dh + b * H, *dcb = dc + b * H, *d = dg + b * eh;
+        for (size_t j = 0; j < H; j++) {
+            double f = a[j], r = a[H + j], cp = a[2 * H + j];
+            double tc = tanh(a[3 * H + j]), u0 = a[4 * H + j];
+            double xp = a[5 * H + j];
+            double dhv = dhb[j] + dy[j];
+            double dr = dhv * (tc - xp) * r * (1.0 - r);
+            double dcv = dcb[j] + dhv * r * (1.0 - tc * tc);
+            double df = dcv * (cp - u0) * f * (1.0 - f);
+            d[j] = dcv * (1.0 - f);
+            d[H + j] = df;
+            d[2 * H + j] = dr;
+            d[3 * H + j] = dhv * (1.0 - r);
+            dcb[j] = dcv * f + df * vf[j] + dr * vr[j];
+            dhb[j] = 0.0;
         }
     }
 }

@@ -109,10 +109,15 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training,
         /* training keeps every layer's output for the backward calls;
          * inference only needs the previous one */
         out = training ? prnn_ref_res_out(&g, &res, l) : ws.out[l % 2];
-        for (size_t d = 0; d < g.dirs; d++)
-            forward_dir(&f, l, d, in, out,
-                        training ? prnn_ref_res_act(&g, &res, l * g.dirs + d)
-                                 : NULL);
+        for (size_t d = 0; d < g.dirs; d++) {
+            double *act =
+                training ? prnn_ref_res_act(&g, &res, l * g.dirs + d) : NULL;
+            if (g.mode == PRNN_SRU)
+                prnn_ref_sru_forward_dir(&g, &ws, w, cx, hy, cy, l, d, in, out,
+                                         act);
+            else
+                forward_dir(&f, l, d, in, out, act);
+        }
         if (training && g.drop_threshold && l + 1 < g.layers) {
             prnn_ref_dropout(&g, l, out, ws.in);
             in = ws.in;

@@ -27,7 +27,7 @@ typedef struct {
     prnnDataType_t dtype;
     int skip;      /* SKIP_INPUT: layer 0 has no W */
     size_t hidden; /* H */
-    size_t gates;  /* G */
+    size_t gates;  /* G; SRU 4 (u0..u3, the widest projection) */
     size_t dirs;   /* D */
     size_t layers; /* L */
     size_t steps;  /* T */
@@ -37,12 +37,15 @@ typedef struct {
     size_t gh;     /* G * H: one row of the input projection */
     size_t dh;     /* D * H: one row of a layer's output */
     /* doubles per row kept for the backward pass per pseudo-layer:
-     * LSTM i f g o c, GRU r z n m (m = R_n h + bR_n), none for RELU/TANH
-     * (their derivative follows from h, which the layer output holds). */
+     * LSTM i f g o c, GRU r z n m (m = R_n h + bR_n), SRU f r c' c u0 x'
+     * (c' = c_{t-1}: backward weights has no cx to rebuild it from), none
+     * for RELU/TANH (their derivative follows from h, which the layer output
+     * holds). */
     size_t act_cols;
     /* doubles per row of gate gradients: the gradients of the pre-activations
      * (G*H), plus for GRU the input-side gradient of n, which differs from
-     * the recurrent side (r * dn) because the reset multiplies R_n h only. */
+     * the recurrent side (r * dn) because the reset multiplies R_n h only.
+     * SRU: du0, the pre-activation gradients of f and r, and dx' (4*H). */
     size_t dg_cols;
     size_t kmax;   /* widest layer input: max(X, D*H) */
     const int *batch;
@@ -118,6 +121,7 @@ typedef struct {
                       * operands along rows */
     double *rt;      /* [H][G*H] R transposed */
     double *bw, *br; /* [G*H] */
+    double *vec;     /* [4*H] SRU's b_f b_r v_f v_r */
     double *proj;    /* [N][G*H] W x + bW of every row */
     double *rec;     /* [B][G*H] R h + bR of the current step */
     double *h, *c;   /* [B][H] running state */
@@ -130,6 +134,7 @@ typedef struct {
     double *din;     /* [N][kmax] gradient of the current layer's input */
     double *w;       /* [G*H][kmax] W as stored (row-major, not transposed) */
     double *r;       /* [G*H][H] */
+    double *vec;     /* [4*H] SRU's b_f b_r v_f v_r */
     double *h0, *c0; /* [B][H] initial state */
     double *hprev, *cprev; /* [B][H] previous state of the current step */
     double *dh, *dc; /* [B][H] running gradient of the state */
@@ -262,5 +267,49 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
                             const double *dout, size_t ldo,
                             const double *hprev, const double *cprev,
                             double *dh, double *dc, double *dg);
+
+/* ---- SRU (src/ref/ref_sru.c): one direction of one layer ---- */
+
+/*
+ * Forward: U = in W^T for every row, then the scan. in: the layer input
+ * [N][kin] (x' where no projection); out, act as for the other modes; c0: the
+ * pseudo-layer's slice of cx or NULL; hy, cy: where h_T, c_T go or NULL.
+ */
+void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
+                              const void *w, const void *cx, void *hy, void *cy,
+                              size_t l, size_t d, const double *in, double *out,
+                              double *act);
+/* Backward data: dout (ws) to din [N][kin] (added), dcx, and the gate
+ * gradients dg left in the reserve; dhx is written as zeros (h has no
+ * recurrent role). */
+void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
+                               const prnn_ref_reserve *res, const void *w,
+                               const void *dhy, const void *dcy, void *dhx,
+                               void *dcx, size_t l, size_t d, double *din);
+/* Backward weights: dW from dg and the layer input, and the V block's
+ * gradients (b_f, b_r, v_f, v_r) from dg and c_{t-1}, added to dw. */
+void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
+                              const prnn_ref_reserve *res, size_t l, size_t d,
+                              const double *in, void *dw);
+
+/*
+ * The SRU cell of one step (src/ref/ref_cells.c): u: rows of u0 u1 u2 (u3)
+ * (G*H apart); xp: rows of x' (ldx apart); vec: b_f b_r v_f v_r; c: [nb][H]
+ * c_{t-1} in, c_t out; h: [nb][H] h_t out; out: rows ldo apart; act: 6*H
+ * per row (see act_cols) or NULL.
+ */
+void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
+                               const double *u, const double *xp, size_t ldx,
+                               const double *vec, double *c, double *h,
+                               double *out, size_t ldo, double *act);
+/*
+ * Its reverse: dout: gradient of h_t (rows ldo apart), plus dh [nb][H] (dhy
+ * at a sequence's last step, then zeros); dc [nb][H]: gradient of c_t in, of
+ * c_{t-1} out; dg: 4*H per row (see dg_cols).
+ */
+void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb,
+                                const double *act, const double *dout,
+                                size_t ldo, const double *vec, double *dh,
+                                double *dc, double *dg);
 
 #endif

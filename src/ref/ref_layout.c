@@ -10,6 +10,7 @@
 #include "ref/philox.h"
 #include "ref/ref_internal.h"
 #include "ref/ref_rnn.h"
+#include "weights_layout.h"
 
 #define REF_ALIGN 64
 
@@ -21,7 +22,8 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->dtype = rnn->dtype;
     g->skip = rnn->input_mode == PRNN_SKIP_INPUT;
     g->hidden = (size_t)rnn->hidden;
-    g->gates = (size_t)prnn_mode_gates(rnn->mode);
+    /* SRU: the widest projection, u0..u3 (layers without x' use 3) */
+    g->gates = rnn->mode == PRNN_SRU ? 4 : (size_t)prnn_mode_gates(rnn->mode);
     g->dirs = (size_t)prnn_rnn_dirs(rnn);
     g->layers = (size_t)rnn->layers;
     g->steps = (size_t)p->seq_length;
@@ -30,7 +32,9 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->rows = p->total_rows;
     g->gh = g->gates * g->hidden;
     g->dh = g->dirs * g->hidden;
-    g->act_cols = rnn->mode == PRNN_LSTM ? 5 : rnn->mode == PRNN_GRU ? 4 : 0;
+    g->act_cols = rnn->mode == PRNN_LSTM ? 5
+                  : rnn->mode == PRNN_GRU ? 4
+                  : rnn->mode == PRNN_SRU ? 6 : 0;
     g->dg_cols = rnn->mode == PRNN_GRU ? 4 : g->gates;
     g->kmax = g->input > g->dh ? g->input : g->dh;
     g->batch = p->batch;
@@ -120,6 +124,7 @@ static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
     w->rt = take_d(a, prnn_mul_size(g->hidden, g->gh));
     w->bw = take_d(a, g->gh);
     w->br = take_d(a, g->gh);
+    w->vec = take_d(a, prnn_mul_size(PRNN_SRU_VECTORS, g->hidden));
     w->proj = take_d(a, prnn_mul_size(n, g->gh));
     w->rec = take_d(a, prnn_mul_size(b, g->gh));
     w->h = take_d(a, prnn_mul_size(b, g->hidden));
@@ -135,6 +140,7 @@ static void map_bwd_data(const prnn_ref_dims *g, arena *a,
     w->din = take_d(a, prnn_mul_size(n, g->kmax));
     w->w = take_d(a, prnn_mul_size(g->gh, g->kmax));
     w->r = take_d(a, prnn_mul_size(g->gh, g->hidden));
+    w->vec = take_d(a, prnn_mul_size(PRNN_SRU_VECTORS, g->hidden));
     w->h0 = take_d(a, bh);
     w->c0 = take_d(a, bh);
     w->hprev = take_d(a, bh);

@@ -17,6 +17,11 @@
  *         g = tanh(W_g x + R_g h' + bW_g + bR_g), c = f c' + i g, h = o tanh(c)
  *   GRU   r = sigmoid(W_r x + R_r h' + bW_r + bR_r), z likewise,
  *         n = tanh(W_n x + bW_n + r (R_n h' + bR_n)), h = (1 - z) n + z h'
+ *   SRU   U = W in for u0, u1, u2 (and u3 when the layer's input width
+ *         differs from H), f = sigmoid(u1 + v_f c' + b_f),
+ *         r = sigmoid(u2 + v_r c' + b_r), c = f c' + (1 - f) u0,
+ *         h = r tanh(c) + (1 - r) x', x' = u3 or the layer input; hx is
+ *         not used (dhx is zeros), cx/cy are c_0/c_T.
  *   SKIP_INPUT (layer 0): W_* x replaced by x for every gate.
  * Layer l > 0 takes layer l-1's output (both directions concatenated) as
  * input; in training, that input is dropout(output) as prnn_dropout_keep
@@ -48,7 +53,7 @@ size_t prnn_ref_reserve_bytes(const prnn_rnn_problem *p);
 
 /* training: 0 = inference (no dropout, reserve unused and may be NULL),
  * 1 = training (dropout, fills reserve). hx, cx may be NULL (zeros); hy, cy
- * may be NULL (not written). cx, cy are ignored unless LSTM. */
+ * may be NULL (not written). cx, cy are ignored unless LSTM or SRU. */
 prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training,
                               const void *x, const void *hx, const void *cx,
                               const void *w, void *y, void *hy, void *cy,

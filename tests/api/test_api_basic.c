@@ -128,6 +128,8 @@ static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
 {
     size_t es = dt == PRNN_DATA_DOUBLE ? 8 : dt == PRNN_DATA_FLOAT ? 4 : 2;
     int gates = mode == PRNN_LSTM ? 4 : mode == PRNN_GRU ? 3 : 1;
+    /* SRU: matrices 0..3 (u0, f, r, x'), vectors 0..3 (b_f, b_r, v_f, v_r) */
+    int sru = mode == PRNN_SRU, ids = sru ? 4 : 2 * gates;
     int dirs = dirmode == PRNN_BIDIRECTIONAL ? 2 : 1;
     prnnRNNDescriptor_t r;
     prnnCreateRNNDescriptor(&r);
@@ -148,7 +150,7 @@ static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
     size_t expected_params = 0;
     for (int pl = 0; pl < layers * dirs; pl++) {
         int layer = pl / dirs;
-        for (int id = 0; id < 2 * gates; id++) {
+        for (int id = 0; id < ids; id++) {
             for (int bias = 0; bias < 2; bias++) {
                 void *ptr = (void *)1;
                 prnnStatus_t s = bias
@@ -159,12 +161,15 @@ static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
                 int nb, d[3];
                 prnnDataType_t gdt;
                 prnnGetFilterNdDescriptor(md, 3, &gdt, NULL, &nb, d);
-                int cols_expected = id >= gates ? hidden
+                int cols_expected = !sru && id >= gates ? hidden
                                     : layer == 0 ? input : dirs * hidden;
-                int absent = !bias && id < gates && layer == 0 && im == PRNN_SKIP_INPUT;
+                int absent = !bias && (sru || id < gates) && layer == 0 &&
+                             im == PRNN_SKIP_INPUT;
+                /* SRU's x' projection exists only where the widths differ */
+                absent |= sru && !bias && id == 3 && cols_expected == hidden;
                 if (absent) {
                     EXPECT(ptr == NULL && d[0] == 0 && d[1] == 0 && d[2] == 0,
-                           "SKIP layer-0 W must be absent");
+                           "SKIP layer-0 W (or SRU's u3 where x' = x) must be absent");
                     continue;
                 }
                 size_t n = bias ? (size_t)hidden : (size_t)hidden * (size_t)cols_expected;
@@ -204,6 +209,12 @@ static void test_layouts(prnnHandle_t handle)
                  PRNN_DATA_DOUBLE);
     check_layout(handle, PRNN_RNN_RELU, 2, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 7,
                  1, PRNN_DATA_BFLOAT16);
+    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_LINEAR_INPUT, 5, 3,
+                 PRNN_DATA_FLOAT);
+    check_layout(handle, PRNN_SRU, 3, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 4, 4,
+                 PRNN_DATA_HALF);
+    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_SKIP_INPUT, 3, 3,
+                 PRNN_DATA_DOUBLE);
 }
 
 /* One TANH unit, weights placed through the LinLayer calls, two steps:
@@ -277,6 +288,94 @@ static void test_cpu_backend_tiny(prnnHandle_t handle)
     prnnDestroyRNNDescriptor(r);
 }
 
+/* SRU through the public API: one unit, two steps, x' = x. The formula
+ * written out here; hx must not matter, hy is h_T, cx / cy are c_0 / c_T,
+ * BackwardData writes zeros to dhx and d(loss)/d(c_0) to dcx (checked by a
+ * central difference of the formula). */
+static const double sru_wv[3] = {0.7, -0.4, 0.9}, sru_vec[4] = {0.15, -0.25, 0.8, -0.6};
+static double sru_forward(const double *x, double c, double *y, double *c_out)
+{
+    double h = 0;
+    for (int t = 0; t < 2; t++) {
+        double f = 1 / (1 + exp(-(sru_wv[1] * x[t] + sru_vec[2] * c + sru_vec[0])));
+        double r = 1 / (1 + exp(-(sru_wv[2] * x[t] + sru_vec[3] * c + sru_vec[1])));
+        c = f * c + (1 - f) * sru_wv[0] * x[t];
+        h = r * tanh(c) + (1 - r) * x[t];
+        if (y)
+            y[t] = h;
+    }
+    *c_out = c;
+    return h;
+}
+
+static void test_cpu_backend_sru(prnnHandle_t handle)
+{
+    const prnnDataType_t dt = PRNN_DATA_DOUBLE;
+    prnnRNNDescriptor_t r;
+    prnnCreateRNNDescriptor(&r);
+    EXPECT_OK(prnnSetRNNDescriptor(r, 1, 1, NULL, PRNN_LINEAR_INPUT,
+                                   PRNN_UNIDIRECTIONAL, PRNN_SRU, dt));
+    prnnTensorDescriptor_t xd[2], hd;
+    for (int t = 0; t < 2; t++) {
+        prnnCreateTensorDescriptor(&xd[t]);
+        set_tensor3(xd[t], dt, 1, 1, 1);
+    }
+    prnnCreateTensorDescriptor(&hd);
+    set_tensor3(hd, dt, 1, 1, 1);
+    size_t bytes, ws_bytes, rs_bytes;
+    EXPECT_OK(prnnGetRNNParamsSize(handle, r, xd[0], &bytes, dt));
+    double *w = calloc(bytes / 8, sizeof(double));
+    prnnFilterDescriptor_t wd, md;
+    prnnCreateFilterDescriptor(&wd);
+    prnnCreateFilterDescriptor(&md);
+    int wdims[3] = {(int)(bytes / 8), 1, 1};
+    prnnSetFilterNdDescriptor(wd, dt, PRNN_TENSOR_NCHW, 3, wdims);
+    double *p;
+    for (int id = 0; id < 3; id++) {
+        EXPECT_OK(prnnGetRNNLinLayerMatrixParams(handle, r, 0, xd[0], wd, w, id, md, (void **)&p));
+        *p = sru_wv[id];
+    }
+    EXPECT_OK(prnnGetRNNLinLayerMatrixParams(handle, r, 0, xd[0], wd, w, 3, md, (void **)&p));
+    EXPECT(p == NULL, "SRU u3 must be absent when inputSize == hiddenSize");
+    for (int id = 0; id < 4; id++) {
+        EXPECT_OK(prnnGetRNNLinLayerBiasParams(handle, r, 0, xd[0], wd, w, id, md, (void **)&p));
+        *p = sru_vec[id];
+    }
+    EXPECT_OK(prnnGetRNNWorkspaceSize(handle, r, 2, xd, &ws_bytes));
+    EXPECT_OK(prnnGetRNNTrainingReserveSize(handle, r, 2, xd, &rs_bytes));
+    void *ws = malloc(ws_bytes), *rs = malloc(rs_bytes);
+    double x[2] = {0.3, -0.9}, y[2], hx = 5.0, cx = 0.4, hy = NAN, cy = NAN;
+    EXPECT_OK(prnnRNNForwardTraining(handle, r, 2, xd, x, hd, &hx, hd, &cx, wd, w,
+                                     xd, y, hd, &hy, hd, &cy, ws, ws_bytes, rs, rs_bytes));
+    double want_y[2], want_c;
+    double want_h = sru_forward(x, cx, want_y, &want_c);
+    EXPECT(fabs(y[0] - want_y[0]) < 1e-14 && fabs(y[1] - want_y[1]) < 1e-14 &&
+               fabs(hy - want_h) < 1e-14 && fabs(cy - want_c) < 1e-14,
+           "sru: got y %.17g %.17g hy %.17g cy %.17g, want %.17g %.17g %.17g %.17g",
+           y[0], y[1], hy, cy, want_y[0], want_y[1], want_h, want_c);
+    /* loss = dy . y + dcy cy */
+    double dy[2] = {0.5, -1.25}, dcy = 0.75, dx[2], dhx = NAN, dcx = NAN;
+    EXPECT_OK(prnnRNNBackwardData(handle, r, 2, xd, y, xd, dy, hd, NULL, hd, &dcy, wd,
+                                  w, hd, &hx, hd, &cx, xd, dx, hd, &dhx, hd, &dcx, ws,
+                                  ws_bytes, rs, rs_bytes));
+    double yp[2], ym[2], cp, cm, e = 1e-6;
+    sru_forward(x, cx + e, yp, &cp);
+    sru_forward(x, cx - e, ym, &cm);
+    double fd = (dy[0] * (yp[0] - ym[0]) + dy[1] * (yp[1] - ym[1]) + dcy * (cp - cm)) /
+                (2 * e);
+    EXPECT(dhx == 0.0, "sru: dhx = %g, must be 0 (hx plays no part)", dhx);
+    EXPECT(fabs(dcx - fd) < 1e-8, "sru: dcx %.12g, central difference %.12g", dcx, fd);
+    free(ws);
+    free(rs);
+    free(w);
+    for (int t = 0; t < 2; t++)
+        prnnDestroyTensorDescriptor(xd[t]);
+    prnnDestroyTensorDescriptor(hd);
+    prnnDestroyFilterDescriptor(wd);
+    prnnDestroyFilterDescriptor(md);
+    prnnDestroyRNNDescriptor(r);
+}
+
 static void test_gpu_handle_without_gpu(void)
 {
     prnnHandle_t h = (prnnHandle_t)1;
@@ -316,10 +415,11 @@ int main(void)
     EXPECT(am == PRNN_AUTOTUNE_OFF, "autotune default");
     test_layouts(cpu);
     test_cpu_backend_tiny(cpu);
+    test_cpu_backend_sru(cpu);
     prnnDestroy(cpu);
     test_gpu_handle_without_gpu();
     printf("api-basic: version and status strings, the error log, descriptor round trips, "
-           "LinLayer weight addressing, plan info, a GPU handle without a GPU: %d failures\n",
+           "LinLayer weight addressing, plan info, SRU by hand, a GPU handle without a GPU: %d failures\n",
            test_failures);
     return test_failures ? 1 : 0;
 }

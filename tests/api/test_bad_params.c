@@ -1,6 +1,7 @@
 /*
  * The bad-input table: every case breaks exactly one argument of an
- * otherwise valid call (CPU backend, 2-layer bidirectional LSTM) and must get
+ * otherwise valid call (CPU backend, 2-layer bidirectional LSTM; the SRU
+ * cases the same shape in SRU mode) and must get
  * the documented status and a log message naming the argument. None may
  * crash. A final check runs the unbroken fixture through every call, so a
  * fixture that is itself invalid cannot make the cases pass vacuously.
@@ -75,8 +76,6 @@ static prnnStatus_t c_rnn_layers0(fixture *f)
 { return prnnSetRNNDescriptor(f->rnn, 4, 0, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT); }
 static prnnStatus_t c_rnn_mode(fixture *f)
 { return prnnSetRNNDescriptor(f->rnn, 4, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL, (prnnRNNMode_t)17, PRNN_DATA_FLOAT); }
-static prnnStatus_t c_rnn_sru(fixture *f)
-{ return prnnSetRNNDescriptor(f->rnn, 4, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL, PRNN_SRU, PRNN_DATA_FLOAT); }
 static prnnStatus_t c_rnn_direction(fixture *f)
 { return prnnSetRNNDescriptor(f->rnn, 4, 1, NULL, PRNN_LINEAR_INPUT, (prnnDirectionMode_t)5, PRNN_LSTM, PRNN_DATA_FLOAT); }
 static prnnStatus_t c_rnn_input_mode(fixture *f)
@@ -205,6 +204,68 @@ static prnnStatus_t c_lin_id_neg(fixture *f) { return lin_matrix(f, 0, -1, 0); }
 static prnnStatus_t c_lin_out_null(fixture *f) { return lin_matrix(f, 0, 1, 1); }
 static prnnStatus_t c_lin_bias_desc_null(fixture *f)
 { void *p; return prnnGetRNNLinLayerBiasParams(f->handle, f->rnn, 0, f->xd[0], f->wd, f->w, 0, NULL, &p); }
+/* ---- SRU: the same shape in SRU mode, its own rules ---- */
+static const rnn_shape sru_shape = {
+    .mode = PRNN_SRU, .hidden = HIDDEN, .layers = LAYERS,
+    .direction = PRNN_BIDIRECTIONAL, .input = INPUT, .seq = T_STEPS,
+    .batch = {MINI, 2, 2},
+};
+/* fn on a fresh SRU fixture, through BackwardData like setup(). */
+static prnnStatus_t on_sru(prnnStatus_t (*fn)(fixture *))
+{
+    fixture s;
+    fixture_setup(&s, &sru_shape);
+    EXPECT_OK(fwd_training(&s));
+    EXPECT_OK(bwd_data(&s));
+    prnnStatus_t st = fn(&s);
+    fixture_teardown(&s);
+    return st;
+}
+static prnnStatus_t sru_matrix_id4(fixture *f) { return lin_matrix(f, 0, 4, 0); }
+static prnnStatus_t sru_bias_id4(fixture *f)
+{
+    prnnFilterDescriptor_t md;
+    prnnCreateFilterDescriptor(&md);
+    void *p;
+    prnnStatus_t s = prnnGetRNNLinLayerBiasParams(f->handle, f->rnn, 0, f->xd[0],
+                                                  f->wd, f->w, 4, md, &p);
+    prnnDestroyFilterDescriptor(md);
+    return s;
+}
+static prnnStatus_t sru_cx_desc_null(fixture *f)
+{ prnnTensorDescriptor_t k = f->cxd; f->cxd = NULL; prnnStatus_t s = fwd_training(f); f->cxd = k; return s; }
+static prnnStatus_t sru_cy_shape(fixture *f)
+{ set_tensor3(f->cyd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI + 1, HIDDEN); return fwd_inference(f); }
+static prnnStatus_t sru_dcx_hidden(fixture *f)
+{ set_tensor3(f->dcxd, PRNN_DATA_FLOAT, LAYERS * DIRS, MINI, HIDDEN - 1); return bwd_data(f); }
+static prnnStatus_t sru_hx_shape(fixture *f)
+{ set_tensor3(f->hxd, PRNN_DATA_FLOAT, LAYERS, MINI, HIDDEN); return fwd_inference(f); }
+static prnnStatus_t c_sru_matrix_id4(fixture *f) { (void)f; return on_sru(sru_matrix_id4); }
+static prnnStatus_t c_sru_bias_id4(fixture *f) { (void)f; return on_sru(sru_bias_id4); }
+static prnnStatus_t c_sru_cx_null(fixture *f) { (void)f; return on_sru(sru_cx_desc_null); }
+static prnnStatus_t c_sru_cy_shape(fixture *f) { (void)f; return on_sru(sru_cy_shape); }
+static prnnStatus_t c_sru_dcx_hidden(fixture *f) { (void)f; return on_sru(sru_dcx_hidden); }
+static prnnStatus_t c_sru_hx_shape(fixture *f) { (void)f; return on_sru(sru_hx_shape); }
+static prnnStatus_t c_sru_skip_input(fixture *f)
+{
+    (void)f;
+    prnnRNNDescriptor_t r;
+    prnnTensorDescriptor_t x;
+    size_t bytes;
+    prnnHandle_t h;
+    prnnCreateWithBackend(&h, PRNN_BACKEND_CPU_REFERENCE);
+    prnnCreateRNNDescriptor(&r);
+    prnnCreateTensorDescriptor(&x);
+    prnnSetRNNDescriptor(r, HIDDEN, 1, NULL, PRNN_SKIP_INPUT, PRNN_UNIDIRECTIONAL,
+                         PRNN_SRU, PRNN_DATA_FLOAT);
+    set_tensor3(x, PRNN_DATA_FLOAT, 2, HIDDEN + 1, 1);
+    prnnStatus_t s = prnnGetRNNParamsSize(h, r, x, &bytes, PRNN_DATA_FLOAT);
+    prnnDestroyTensorDescriptor(x);
+    prnnDestroyRNNDescriptor(r);
+    prnnDestroy(h);
+    return s;
+}
+
 static prnnStatus_t c_bwd_dy_null(fixture *f) { float *k = f->dy; f->dy = NULL; prnnStatus_t s = bwd_data(f); f->dy = k; return s; }
 static prnnStatus_t c_bwd_dx_batch(fixture *f)
 { set_tensor3(f->dxd[2], PRNN_DATA_FLOAT, 3, INPUT, 1); return bwd_data(f); }
@@ -276,7 +337,6 @@ static const bad_case cases[] = {
     {"hiddenSize negative", c_rnn_hidden_neg, BAD, "hiddenSize"},
     {"numLayers 0", c_rnn_layers0, BAD, "numLayers"},
     {"mode invalid", c_rnn_mode, BAD, "mode"},
-    {"mode SRU", c_rnn_sru, PRNN_STATUS_NOT_SUPPORTED, "PRNN_SRU"},
     {"direction invalid", c_rnn_direction, BAD, "direction"},
     {"inputMode invalid", c_rnn_input_mode, BAD, "inputMode"},
     {"rnn dataType invalid", c_rnn_dtype, BAD, "dataType"},
@@ -344,6 +404,13 @@ static const bad_case cases[] = {
     {"backward weights dw NULL", c_bww_dw_null, BAD, "dw is NULL"},
     {"backward weights dw size", c_bww_dw_size, BAD, "dwDesc"},
     {"backward weights reserve small", c_bww_rs_small, BAD, "reserveSpaceSizeInBytes"},
+    {"SRU matrix linLayerID 4", c_sru_matrix_id4, BAD, "must be in [0, 4) for mode sru"},
+    {"SRU bias linLayerID 4", c_sru_bias_id4, BAD, "must be in [0, 4) for mode sru"},
+    {"SRU forward cxDesc NULL", c_sru_cx_null, BAD, "cxDesc"},
+    {"SRU forward cyDesc batch", c_sru_cy_shape, BAD, "cyDesc"},
+    {"SRU backward dcxDesc hidden", c_sru_dcx_hidden, BAD, "dcxDesc"},
+    {"SRU forward hxDesc layers", c_sru_hx_shape, BAD, "hxDesc"},
+    {"SRU SKIP with inputSize != hidden", c_sru_skip_input, BAD, "SKIP_INPUT"},
     {"prepare miniBatch 0", c_prepare_minibatch, BAD, "miniBatch"},
     {"plan info structSize 0", c_planinfo_struct_size, BAD, "structSize"},
     {"plan info NULL", c_planinfo_null, BAD, "info"},
@@ -373,6 +440,12 @@ int main(void)
      * could be failing for a reason other than the one they test. */
     fixture f;
     setup(&f);
+    EXPECT_OK(fwd_inference(&f));
+    EXPECT_OK(fwd_training(&f));
+    EXPECT_OK(bwd_data(&f));
+    EXPECT_OK(bwd_weights(&f));
+    fixture_teardown(&f);
+    fixture_setup(&f, &sru_shape);
     EXPECT_OK(fwd_inference(&f));
     EXPECT_OK(fwd_training(&f));
     EXPECT_OK(bwd_data(&f));

@@ -249,9 +249,12 @@ int main(void)
     expect_message("--batch \"1,12x\": \"12x\" must be an integer in "
                    "[1, 65536]",
                    PARSE(&a, "--batch", "1,12x"), err);
-    expect_message("--modes \"lstm,sru\": \"sru\" must be one of relu, "
-                   "tanh, lstm, gru",
-                   PARSE(&a, "--modes", "lstm,sru"), err);
+    expect_message("--modes \"lstm,qrnn\": \"qrnn\" must be one of relu, "
+                   "tanh, lstm, gru, sru",
+                   PARSE(&a, "--modes", "lstm,qrnn"), err);
+    EXPECT(PARSE(&a, "--modes", "sru,lstm") == 0 && a.n_modes == 2 &&
+               a.modes[0] == PRNN_SRU,
+           "--modes sru,lstm: %s", err);
     expect_message("--dtype \"int8\": must be one of float, half, bfloat16, "
                    "double",
                    PARSE(&a, "--dtype", "int8"), err);

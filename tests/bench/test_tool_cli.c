@@ -37,8 +37,8 @@ static const tool_case tools[] = {
       {{"--quick=1"}, "option --quick takes no value"},
       {{"--repeats"}, "option --repeats needs a value"},
       {{"--hidden", "0"}, "--hidden \"0\": must be an integer in [1, 65536]"},
-      {{"--modes=lstm,sru"},
-       "--modes \"lstm,sru\": \"sru\" must be one of relu, tanh, lstm, gru"},
+      {{"--modes=lstm,qrnn"},
+       "--modes \"lstm,qrnn\": \"qrnn\" must be one of relu, tanh, lstm, gru, sru"},
       {{"lstm"}, "unexpected argument \"lstm\": prnn-bench takes options "
                  "only"}},
      {"--quick", "--no-cudnn"}},

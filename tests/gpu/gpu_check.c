@@ -567,7 +567,12 @@ int gc_run(gc_stream s, int run, gc_capture_mode mode, gc_enqueue_fn fn, void *c
 
 int gc_mode_gates(prnnRNNMode_t m)
 {
-    return m == PRNN_LSTM ? 4 : m == PRNN_GRU ? 3 : 1;
+    return m == PRNN_LSTM ? 4 : m == PRNN_GRU || m == PRNN_SRU ? 3 : 1;
+}
+
+int gc_mode_has_cell(prnnRNNMode_t m)
+{
+    return m == PRNN_LSTM || m == PRNN_SRU;
 }
 
 const char *gc_mode_name(prnnRNNMode_t m)
@@ -841,6 +846,7 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
              info.path == PRNN_PATH_PERSISTENT_RESIDENT   ? "resident"
              : info.path == PRNN_PATH_PERSISTENT_STREAMED ? "streamed"
              : info.path == PRNN_PATH_STANDARD            ? "standard"
+             : info.path == PRNN_PATH_SRU_SCAN            ? "sru-scan"
              : info.path == PRNN_PATH_CPU_REFERENCE       ? "cpu"
                                                           : "?");
     snprintf(r->config, sizeof(r->config), "%s", info.config);

@@ -236,8 +236,10 @@ typedef struct {
                        * after the others, on fresh handles */
 } gc_shape;
 
-/* Gates per hidden unit: 1, 4 (LSTM), 3 (GRU). */
+/* Gates per hidden unit: 1, 4 (LSTM), 3 (GRU; SRU: its u0, f, r). */
 int gc_mode_gates(prnnRNNMode_t m);
+/* 1 for the modes with a cell state (cx, cy, dcx, dcy): LSTM, SRU. */
+int gc_mode_has_cell(prnnRNNMode_t m);
 const char *gc_mode_name(prnnRNNMode_t m);
 
 /*

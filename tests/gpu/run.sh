@@ -3,10 +3,12 @@
 # machine, in one call, and prints a short table last.
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
-#                                    sanitize autotool demo python bench torchbench ddp autotune
+#                                    sru sanitize autotool demo python bench torchbench
+#                                    ddp autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
-#   test_training_gpu --quick / --full; sanitize: compute-sanitizer memcheck and
+#   test_training_gpu --quick / --full; sru: both, SRU cases only, and memcheck
+#   on the small SRU cases; sanitize: compute-sanitizer memcheck and
 #   racecheck of both suites on small filtered cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
 #   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS). ddp:
@@ -68,6 +70,13 @@ for stage in $STAGES; do
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
     training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
+    # SRU alone: both suites' SRU cases (quick grid and extras), then the
+    # memory checker on the small ones
+    sru)
+        run_stage sru-forward "$BUILD/tests/gpu/test_forward_gpu" --quick --filter "sru "
+        run_stage sru-training "$BUILD/tests/gpu/test_training_gpu" --quick --filter "sru "
+        run_stage sru-memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "sru float H=48 |sru double H=48 |sru float H=96 " ;;
     training-full) run_stage training-full "$BUILD/tests/gpu/test_training_gpu" --full ;;
     sanitize)
         run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \

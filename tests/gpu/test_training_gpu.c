@@ -108,30 +108,30 @@ static size_t out_bytes(const gc_problem *pb, int o)
 }
 
 /* Which arguments a case passes as NULL: the flag that drops each one, and
- * those only LSTM has (cx, dcy; cy, dcx). */
+ * those only the modes with a cell state have (cx, dcy; cy, dcx). */
 enum { KEEP, NULL_HX, NULL_HY, NULL_DHY, NULL_DHX };
 static const unsigned char in_drop[NIN] = {KEEP, NULL_HX, NULL_HX, KEEP,
                                            KEEP, NULL_DHY, NULL_DHY, KEEP};
-static const unsigned char in_lstm[NIN] = {0, 0, 1, 0, 0, 0, 1, 0};
+static const unsigned char in_cell[NIN] = {0, 0, 1, 0, 0, 0, 1, 0};
 static const unsigned char out_drop[NOUT] = {KEEP, NULL_HY, NULL_HY, KEEP,
                                              NULL_DHX, NULL_DHX, KEEP};
-static const unsigned char out_lstm[NOUT] = {0, 0, 1, 0, 0, 1, 0};
+static const unsigned char out_cell[NOUT] = {0, 0, 1, 0, 0, 1, 0};
 
-static int passed(const tcase *c, int drop, int lstm_only)
+static int passed(const tcase *c, int drop, int cell_only)
 {
     const int flag[] = {0, c->null_hx, c->null_hy, c->null_dhy, c->null_dhx};
-    return !flag[drop] && (!lstm_only || c->s.mode == PRNN_LSTM);
+    return !flag[drop] && (!cell_only || gc_mode_has_cell(c->s.mode));
 }
 
 static int in_used(const tcase *c, int i)
 {
-    return passed(c, in_drop[i], in_lstm[i]);
+    return passed(c, in_drop[i], in_cell[i]);
 }
 
 /* The outputs asked for, and compared. */
 static int out_used(const tcase *c, int o)
 {
-    return passed(c, out_drop[o], out_lstm[o]);
+    return passed(c, out_drop[o], out_cell[o]);
 }
 
 /* The arguments of the three calls: b with what the case leaves out NULL. */
@@ -211,6 +211,14 @@ static void part_name(const tcase *c, int pseudo, int id, int bias, char *buf, s
 {
     int gates = gc_mode_gates(c->s.mode);
     const char *letters = c->s.mode == PRNN_LSTM ? "ifgo" : c->s.mode == PRNN_GRU ? "rzn" : "";
+    if (c->s.mode == PRNN_SRU) {
+        /* matrices u0 f r x'; vectors b_f b_r v_f v_r */
+        static const char *const mats[] = {"W[u0]", "W[f]", "W[r]", "W[x']"};
+        static const char *const vecs[] = {"b_f", "b_r", "v_f", "v_r"};
+        snprintf(buf, n, "dw L%d dir%d %s", pseudo / c->s.dirs, pseudo % c->s.dirs,
+                 bias ? vecs[id & 3] : mats[id & 3]);
+        return;
+    }
     char gate[4] = "";
     if (gates > 1)
         snprintf(gate, sizeof(gate), "[%c]", letters[id % gates]);
@@ -227,7 +235,9 @@ static void part_name(const tcase *c, int pseudo, int id, int bias, char *buf, s
 static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, const void *base,
                       dw_parts *p, char *err, size_t errsize)
 {
-    const int ids = 2 * gc_mode_gates(c->s.mode), pseudo = c->s.layers * c->s.dirs;
+    /* SRU: linLayerID 0..3 in both calls */
+    const int ids = c->s.mode == PRNN_SRU ? 4 : 2 * gc_mode_gates(c->s.mode);
+    const int pseudo = c->s.layers * c->s.dirs;
     const size_t total = pb->wbytes / pb->es, most = (size_t)ids * 2 * pseudo;
     prnnFilterDescriptor_t fd = NULL;
     memset(p, 0, sizeof(*p));
@@ -257,7 +267,7 @@ static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, cons
                     return -1;
                 }
                 if (!ptr)
-                    continue; /* W of layer 0 with SKIP_INPUT */
+                    continue; /* W of layer 0 with SKIP_INPUT; SRU's W[x'] where x' = x */
                 int nd = 0, dims[3] = {0, 0, 0};
                 prnnGetFilterNdDescriptor(fd, 3, NULL, NULL, &nd, dims);
                 dw_range *r = &p->r[p->nr++];
@@ -720,7 +730,8 @@ out:
  * points. */
 static void add_grid(int full)
 {
-    static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
+    static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
+                                          PRNN_SRU};
     static const int hs_quick[] = {32, 37, 100, 512, 1024};
     static const int hs_full[] = {32, 37, 100, 256, 512, 1024};
     static const int bs_quick[] = {1, 3, 8, 64};
@@ -729,7 +740,7 @@ static void add_grid(int full)
     const int *hs = full ? hs_full : hs_quick, *bs = full ? bs_full : bs_quick;
     const int nh = full ? 6 : 5, nb = full ? 8 : 4;
     int point = 0;
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < 5; m++)
         for (int hi = 0; hi < nh; hi++)
             for (int bi = 0; bi < nb; bi++)
                 for (int di = 0; di < 3; di++, point++)
@@ -818,9 +829,11 @@ static void with_dropout(void *p)
 
 static void build_sweep(int full)
 {
-    static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
+    static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
+                                          PRNN_SRU};
     add_grid(full);
-    for (int m = 0; m < 4; m++)
+    /* SRU's "standard" cases check that it ignores the algorithm */
+    for (int m = 0; m < 5; m++)
         add_mode_extras(modes[m]);
     /* Some of the forward suite's forced tiles, for the forward and the
      * backward-data kernels alike (two layers: with dropout). */

@@ -77,19 +77,25 @@ static inline size_t rt_weight_elems(const rt_problem *q)
 }
 
 /* Element offsets of the real (non-padding) weights, in a fixed order (per
- * pseudo-layer: W, R, bW, bR) that does not depend on the storage type,
- * although the offsets do (blocks are aligned in bytes). idx must hold
- * rt_weight_elems(q) entries; returns how many were written. */
+ * pseudo-layer: W, R, bW, bR; SRU: W, then b_f b_r v_f v_r) that does not
+ * depend on the storage type, although the offsets do (blocks are aligned
+ * in bytes). idx must hold rt_weight_elems(q) entries; returns how many
+ * were written. */
 static inline size_t rt_weight_indices(const rt_problem *q, size_t *idx)
 {
-    size_t n = 0, gh = (size_t)prnn_mode_gates(q->rnn.mode) * q->rnn.hidden;
+    size_t n = 0, h = (size_t)q->rnn.hidden;
+    size_t gh = (size_t)prnn_mode_gates(q->rnn.mode) * h;
     for (int pl = 0; pl < q->rnn.layers * rt_dirs(q); pl++) {
         prnn_pseudo_layer_layout l;
         prnn_weights_pseudo_layer(&q->rnn, q->p.input_size, pl, &l);
-        if (l.w_cols)
-            for (size_t i = 0; i < gh * (size_t)l.w_cols; i++)
-                idx[n++] = l.w_offset + i;
-        for (size_t i = 0; i < gh * (size_t)q->rnn.hidden; i++)
+        for (size_t i = 0; i < (size_t)l.w_rows * (size_t)l.w_cols; i++)
+            idx[n++] = l.w_offset + i;
+        if (q->rnn.mode == PRNN_SRU) {
+            for (size_t i = 0; i < PRNN_SRU_VECTORS * h; i++)
+                idx[n++] = l.v_offset + i;
+            continue;
+        }
+        for (size_t i = 0; i < gh * h; i++)
             idx[n++] = l.r_offset + i;
         for (size_t i = 0; i < gh; i++)
             idx[n++] = l.bw_offset + i;

@@ -3,13 +3,16 @@
  * pass, in double, over every mode x {1, 2 layers} x {uni, bi} x {LINEAR,
  * SKIP} x {equal, variable lengths} x {with, without hx/cx/hy/cy}, plus
  * training with dropout between two layers; and, on a random sample of
- * elements, two mid-size problems whose products cross every blocking
+ * elements, three mid-size problems whose products cross every blocking
  * boundary of the reference's GEMM (the tiny ones never leave one block).
+ * SRU's cases also cover x' = x (SKIP, and a unidirectional second layer)
+ * and x' = u3 (an input of another width, a bidirectional second layer);
+ * its dhx must be zero, as hx plays no part.
  *
  * Loss = sum(dy * y) + sum(dhy * hy) + sum(dcy * cy) with random dy, dhy, dcy,
  * so its gradient is exactly what backward data / weights compute for those
  * incoming gradients. Checked: dx, dhx, dcx and every element of every W, R,
- * bW, bR. Also checked: backward weights adds to dw (twice on a nonzero dw
+ * bW, bR (SRU: W and b_f, b_r, v_f, v_r). Also checked: backward weights adds to dw (twice on a nonzero dw
  * gives dw + 2 g) and leaves the layout's padding alone, forward inference
  * equals forward training bit for bit without dropout, backward data can be
  * repeated, and no call writes outside its buffers.
@@ -44,10 +47,10 @@ typedef struct {
 static double loss(gc_ctx *g)
 {
     const gc_case *c = g->c;
-    int lstm = c->mode == PRNN_LSTM;
+    int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
     prnn_ref_forward(&g->q.p, c->dropout > 0, g->x, c->state ? g->hx : NULL,
-                     c->state && lstm ? g->cx : NULL, g->w, g->y,
-                     c->state ? g->hy : NULL, c->state && lstm ? g->cy : NULL,
+                     c->state && cell ? g->cx : NULL, g->w, g->y,
+                     c->state ? g->hy : NULL, c->state && cell ? g->cy : NULL,
                      g->ws, g->rs);
     /* compensated sums: at the mid-size shapes, plain rounding of the
      * thousands of terms would swamp the finite differences */
@@ -58,7 +61,7 @@ static double loss(gc_ctx *g)
             v = g->dy[i] * g->y[i];
         else
             v = g->dhy[i - g->n_y] * g->hy[i - g->n_y] +
-                (lstm ? g->dcy[i - g->n_y] * g->cy[i - g->n_y] : 0.0);
+                (cell ? g->dcy[i - g->n_y] * g->cy[i - g->n_y] : 0.0);
         double t = l + (v - comp);
         comp = (t - l) - (v - comp);
         l = t;
@@ -104,7 +107,7 @@ static int run_case(const gc_case *c)
 {
     int hidden = c->hidden ? c->hidden : 3;
     int input = c->hidden ? c->input : c->skip ? 3 : 2;
-    int lstm = c->mode == PRNN_LSTM;
+    int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
     const int *batch = c->hidden ? large_batch : c->var ? tiny_var : tiny_eq;
     /* keep pre-activations O(1) whatever the fan-in */
     double wscale = c->hidden ? 1.5 / sqrt((double)(input + hidden)) : 0.6;
@@ -176,13 +179,13 @@ static int run_case(const gc_case *c)
 
     /* analytic gradients */
     prnn_ref_forward(&g.q.p, 1, g.x, c->state ? g.hx : NULL,
-                     c->state && lstm ? g.cx : NULL, g.w, g.y,
-                     c->state ? g.hy : NULL, c->state && lstm ? g.cy : NULL,
+                     c->state && cell ? g.cx : NULL, g.w, g.y,
+                     c->state ? g.hy : NULL, c->state && cell ? g.cy : NULL,
                      g.ws, g.rs);
     if (c->dropout == 0) {
         double *y_inf = malloc(g.n_y * sizeof(double));
         prnn_ref_forward(&g.q.p, 0, g.x, c->state ? g.hx : NULL,
-                         c->state && lstm ? g.cx : NULL, g.w, y_inf, NULL, NULL,
+                         c->state && cell ? g.cx : NULL, g.w, y_inf, NULL, NULL,
                          g.ws, NULL);
         if (memcmp(y_inf, g.y, g.n_y * sizeof(double)) != 0) {
             printf("  %s: inference and training outputs differ\n", name);
@@ -193,10 +196,10 @@ static int run_case(const gc_case *c)
     for (size_t i = 0; i < g.n_x; i++)
         dx[i] = 555.0;
     prnn_ref_backward_data(&g.q.p, g.y, g.dy, c->state ? g.dhy : NULL,
-                           c->state && lstm ? g.dcy : NULL, g.w,
-                           c->state ? g.hx : NULL, c->state && lstm ? g.cx : NULL,
+                           c->state && cell ? g.dcy : NULL, g.w,
+                           c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL,
                            dx, c->state ? dhx : NULL,
-                           c->state && lstm ? dcx : NULL, g.ws, g.rs);
+                           c->state && cell ? dcx : NULL, g.ws, g.rs);
     memset(dw, 0, g.n_w * sizeof(double));
     prnn_ref_backward_weights(&g.q.p, g.x, c->state ? g.hx : NULL, g.y, g.ws,
                               dw, g.rs);
@@ -207,10 +210,10 @@ static int run_case(const gc_case *c)
     double *dx2 = malloc(g.n_x * sizeof(double));
     memcpy(dx2, dx, g.n_x * sizeof(double));
     prnn_ref_backward_data(&g.q.p, g.y, g.dy, c->state ? g.dhy : NULL,
-                           c->state && lstm ? g.dcy : NULL, g.w,
-                           c->state ? g.hx : NULL, c->state && lstm ? g.cx : NULL,
+                           c->state && cell ? g.dcy : NULL, g.w,
+                           c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL,
                            dx, c->state ? dhx : NULL,
-                           c->state && lstm ? dcx : NULL, g.ws, g.rs);
+                           c->state && cell ? dcx : NULL, g.ws, g.rs);
     if (memcmp(dx, dx2, g.n_x * sizeof(double)) != 0) {
         printf("  %s: a second backward data gives another dx\n", name);
         fails++;
@@ -243,7 +246,7 @@ static int run_case(const gc_case *c)
     double e_hx = 0, e_cx = 0;
     if (c->state) {
         e_hx = check_grad(&g, g.hx, NULL, g.n_s, dhx, "dhx", &fails);
-        if (lstm)
+        if (cell)
             e_cx = check_grad(&g, g.cx, NULL, g.n_s, dcx, "dcx", &fails);
     }
     double e_w = check_grad(&g, g.w, widx, nw, gw, "dw", &fails);
@@ -267,13 +270,13 @@ static int run_case(const gc_case *c)
 
 int main(void)
 {
-    static const prnnRNNMode_t modes[4] = {PRNN_RNN_RELU, PRNN_RNN_TANH,
-                                           PRNN_LSTM, PRNN_GRU};
+    static const prnnRNNMode_t modes[5] = {PRNN_RNN_RELU, PRNN_RNN_TANH,
+                                           PRNN_LSTM, PRNN_GRU, PRNN_SRU};
     int total = 0, failed = 0;
     rt_seed(20240611);
     printf("max relative error against central differences (eps %g, "
            "tolerance %g)\n", EPS, TOL);
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < 5; m++)
         for (int layers = 1; layers <= 2; layers++)
             for (int bidir = 0; bidir <= 1; bidir++)
                 for (int skip = 0; skip <= 1; skip++)
@@ -284,7 +287,7 @@ int main(void)
                             total++;
                             failed += !run_case(&c);
                         }
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < 5; m++)
         for (int bidir = 0; bidir <= 1; bidir++) {
             gc_case c = {modes[m], 2, bidir, 0, 1, 1, 0.3f, 0, 0, 0};
             total++;
@@ -298,6 +301,13 @@ int main(void)
     }
     {
         gc_case c = {PRNN_GRU, 2, 1, 0, 1, 1, 0.0f, 70, 260, 40};
+        total++;
+        failed += !run_case(&c);
+    }
+    /* SRU: 4 * 70 = 280 projection rows > NC, input 260 > KB (x' from u3),
+     * and a second layer of input 140 != 70 (u3 again) */
+    {
+        gc_case c = {PRNN_SRU, 2, 1, 0, 1, 1, 0.3f, 70, 260, 40};
         total++;
         failed += !run_case(&c);
     }

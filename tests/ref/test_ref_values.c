@@ -11,7 +11,11 @@
  *    sequence starts from hx at that sequence's own last step, and hy (and
  *    cy) of a short sequence is its state after its own last step;
  *  - a second layer reads [forward | reverse] of the first;
- *  - dropout between layers in training only, with the Philox mask.
+ *  - dropout between layers in training only, with the Philox mask;
+ *  - SRU: which linLayerID is which matrix and vector, c' in both gates
+ *    through v_f and v_r, the highway from x (inputSize == hiddenSize, SKIP)
+ *    or from u3 (inputSize != hiddenSize), cx / cy as c_0 / c_T, hx
+ *    ignored, and variable lengths in both directions.
  * The expected values use only the scalar helpers below, never the
  * reference.
  */
@@ -434,6 +438,107 @@ static void case_dropout(void)
     bufs_free(&b);
 }
 
+/* ---- SRU: one unit (hidden size 1), inputs of up to 2 columns ---- */
+
+typedef struct {
+    double w[4][2]; /* matrix of u0, u1 (f), u2 (r), u3 (x'); per column */
+    double bf, br, vf, vr;
+} sru_params;
+
+static void sru_step(const sru_params *p, const double *x, int k, double c,
+                     double *h_out, double *c_out)
+{
+    double u[4] = {0, 0, 0, 0};
+    for (int q = 0; q < 4; q++)
+        for (int i = 0; i < k; i++)
+            u[q] += p->w[q][i] * x[i];
+    double f = sig(u[1] + p->vf * c + p->bf);
+    double r = sig(u[2] + p->vr * c + p->br);
+    *c_out = f * c + (1 - f) * u[0];
+    /* x' = x for a one-column input, else the projection u3 */
+    *h_out = r * tanh(*c_out) + (1 - r) * (k == 1 ? x[0] : u[3]);
+}
+
+static void set_sru(const rt_problem *q, double *w, int pl, const sru_params *p)
+{
+    const double v[4] = {p->bf, p->br, p->vf, p->vr};
+    for (int id = 0; id < 4; id++) {
+        set_matrix(q, w, pl, id, p->w[id]); /* u3 only where it exists */
+        set_bias(q, w, pl, id, &v[id]);
+    }
+}
+
+static const sru_params sru_a = {{{0.6, -0.3}, {-0.4, 0.2}, {0.9, 0.5}, {0.7, -0.8}},
+                                 0.15, -0.25, 0.8, -0.6};
+static const sru_params sru_b = {{{-0.5, 0.4}, {0.3, -0.7}, {-0.2, 0.6}, {-0.9, 0.35}},
+                                 -0.1, 0.2, -0.45, 0.7};
+
+/* input: 1 (x' = x), 2 (x' = u3); skip: u0 = u1 = u2 = x' = x. */
+static void case_sru(int input, int skip)
+{
+    static const int batch[2] = {1, 1};
+    const double x[4] = {0.6, -0.9, 0.3, 0.75}, cx[1] = {0.45};
+    const double hx_a[1] = {0.3}, hx_b[1] = {-2.0};
+    sru_params p = sru_a;
+    run_bufs b;
+    bufs_init(&b, PRNN_SRU, 1, 1, 0, skip, input, 2, batch, 0, 0);
+    set_sru(&b.q, b.w, 0, &p);
+    bufs_run(&b, 0, x, hx_a, cx);
+    const double y0 = b.y[0], y1 = b.y[1];
+    bufs_run(&b, 0, x, hx_b, cx); /* hx plays no part */
+    if (skip)
+        for (int q = 0; q < 3; q++)
+            p.w[q][0] = 1.0;
+    double h1, c1, h2, c2;
+    sru_step(&p, x, input, cx[0], &h1, &c1);
+    sru_step(&p, x + input, input, c1, &h2, &c2);
+    char name[40];
+    snprintf(name, sizeof name, "sru%s input %d", skip ? " SKIP" : "", input);
+    printf("SRU%s input %d: y %.6f %.6f cy %.6f\n", skip ? " SKIP" : "", input,
+           b.y[0], b.y[1], b.cy[0]);
+    expect(name, 0, y0, h1);
+    expect(name, 1, y1, h2);
+    expect(name, 2, b.y[0], h1);
+    expect(name, 3, b.y[1], h2);
+    expect(name, 4, b.hy[0], h2);
+    expect(name, 5, b.cy[0], c2);
+    bufs_free(&b);
+}
+
+/* Lengths {2, 1}, both directions: each direction's c starts from cx at the
+ * sequence's own first step in that direction, and hy / cy hold the state
+ * after its own last one. Rows: (t0,s0) (t0,s1) (t1,s0). */
+static void case_sru_bidir_varlen(void)
+{
+    static const int batch[2] = {2, 1};
+    const double x[3] = {0.5, -0.6, 0.9};
+    const double cx[4] = {0.6, -0.5, 0.4, 0.2};
+    run_bufs b;
+    bufs_init(&b, PRNN_SRU, 1, 1, 1, 0, 1, 2, batch, 0, 0);
+    set_sru(&b.q, b.w, 0, &sru_a);
+    set_sru(&b.q, b.w, 1, &sru_b);
+    bufs_run(&b, 0, x, NULL, cx);
+    double f00, f01, f10, g00, g01, g10, cf0, cf1, cf2, cg0, cg1, cg2;
+    sru_step(&sru_a, &x[0], 1, cx[0], &f00, &cf0);
+    sru_step(&sru_a, &x[2], 1, cf0, &f01, &cf1);
+    sru_step(&sru_a, &x[1], 1, cx[1], &f10, &cf2);
+    sru_step(&sru_b, &x[2], 1, cx[2], &g01, &cg1);
+    sru_step(&sru_b, &x[0], 1, cg1, &g00, &cg0);
+    sru_step(&sru_b, &x[1], 1, cx[3], &g10, &cg2);
+    const double want_y[6] = {f00, g00, f10, g10, f01, g01};
+    const double want_hy[4] = {f01, f10, g00, g10};
+    const double want_cy[4] = {cf1, cf2, cg0, cg2};
+    printf("SRU bidir lengths {2,1}: cy %.6f %.6f %.6f %.6f\n", b.cy[0],
+           b.cy[1], b.cy[2], b.cy[3]);
+    for (size_t i = 0; i < 6; i++)
+        expect("sru bidir y", i, b.y[i], want_y[i]);
+    for (size_t i = 0; i < 4; i++) {
+        expect("sru bidir hy", i, b.hy[i], want_hy[i]);
+        expect("sru bidir cy", i, b.cy[i], want_cy[i]);
+    }
+    bufs_free(&b);
+}
+
 int main(void)
 {
     case_tanh_matrix();
@@ -447,6 +552,10 @@ int main(void)
     case_bidir_varlen(PRNN_LSTM);
     case_two_layers_bidir();
     case_dropout();
+    case_sru(1, 0);
+    case_sru(2, 0);
+    case_sru(1, 1);
+    case_sru_bidir_varlen();
     printf(failures ? "%d values wrong\n" : "all values match\n", failures);
     return failures ? 1 : 0;
 }

@@ -60,8 +60,14 @@ static int item_mode(void *ctx, int index, const char *s, char *rule,
                      size_t n)
 {
     prnnRNNMode_t m;
-    if (prnn_tuning_mode_from_name(s, &m) || m == PRNN_SRU) {
+    if (prnn_tuning_mode_from_name(s, &m)) {
         snprintf(rule, n, "must be one of relu, tanh, lstm, gru");
+        return -1;
+    }
+    if (m == PRNN_SRU) {
+        /* no persistent tile: its scan's two choices are PRNN_SRU_TILE's */
+        snprintf(rule, n, "has no tile to tune (set its scan's block size and units per "
+                          "thread with PRNN_SRU_TILE); must be one of relu, tanh, lstm, gru");
         return -1;
     }
     ((prnnRNNMode_t *)ctx)[index] = m;

@@ -18,7 +18,10 @@ void bench_usage(FILE *f, const char *prog)
 "geometric mean of prnn / best cuDNN per mode and data type.\n"
 "\n"
 "Sweep (comma-separated lists):\n"
-"  --modes LIST       relu,tanh,lstm,gru              [tanh,lstm,gru]\n"
+"  --modes LIST       relu,tanh,lstm,gru,sru          [tanh,lstm,gru]\n"
+"                     (cuDNN has no SRU: at an sru point its columns time\n"
+"                     cuDNN's LSTM of the same shape, and prnn's per-step\n"
+"                     cuBLASLt baseline is not run)\n"
 "  --hidden LIST      hidden sizes                    [256,512,1024,2048]\n"
 "  --batch LIST       batch sizes                     [1,4,8,16,64]\n"
 "  --dtype LIST       float,half,bfloat16,double      [float,half]\n"
@@ -79,6 +82,7 @@ int bench_parse_mode(const char *s, prnnRNNMode_t *m)
     static const struct { const char *name; prnnRNNMode_t mode; } t[] = {
         {"relu", PRNN_RNN_RELU}, {"tanh", PRNN_RNN_TANH},
         {"lstm", PRNN_LSTM},     {"gru", PRNN_GRU},
+        {"sru", PRNN_SRU},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcasecmp(s, t[i].name) == 0) {
@@ -134,7 +138,7 @@ static int item_mode(void *ctx, int index, const char *s, char *rule,
                      size_t n)
 {
     if (bench_parse_mode(s, &((prnnRNNMode_t *)ctx)[index]))
-        return item_rule(rule, n, "must be one of relu, tanh, lstm, gru");
+        return item_rule(rule, n, "must be one of relu, tanh, lstm, gru, sru");
     return 0;
 }
 

@@ -68,8 +68,33 @@ static int nlin_of(prnnRNNMode_t m)
     switch (m) {
     case PRNN_LSTM: return 8;
     case PRNN_GRU: return 6;
+    case PRNN_SRU: return 4; /* in each LinLayer call */
     default: return 2;
     }
+}
+
+/* SRU's parameters (prnn.h): matrices 0..2, and 3 (the x' projection)
+ * where the layer's input width differs from hidden; vectors 0..3. */
+static int sru_params(bench_model *m, const bench_point *pt, size_t *off)
+{
+    size_t H = (size_t)pt->hidden;
+    int k = 0;
+    for (int pl = 0; pl < pt->layers * m->dirs; pl++) {
+        size_t K = pl / m->dirs == 0 ? (size_t)pt->input : H * (size_t)m->dirs;
+        for (int bias = 0; bias < 2; bias++)
+            for (int id = 0; id < 4; id++) {
+                if (!bias && id == 3 && K == H)
+                    continue;
+                bench_param *p = &m->params[k++];
+                p->pseudo_layer = pl;
+                p->lin_id = id;
+                p->is_bias = bias;
+                p->count = bias ? H : H * K;
+                p->offset = *off;
+                *off += p->count * m->elem;
+            }
+    }
+    return k;
 }
 
 int bench_model_create(bench_model *m, const bench_point *pt,
@@ -89,7 +114,9 @@ int bench_model_create(bench_model *m, const bench_point *pt,
     }
     size_t H = (size_t)pt->hidden, off = 0;
     int k = 0;
-    for (int pl = 0; pl < pseudo; pl++) {
+    if (pt->mode == PRNN_SRU)
+        m->n_params = sru_params(m, pt, &off);
+    for (int pl = 0; pt->mode != PRNN_SRU && pl < pseudo; pl++) {
         int layer = pl / m->dirs;
         for (int id = 0; id < m->nlin; id++) {
             int is_w = id < m->nlin / 2;
@@ -204,7 +231,7 @@ int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
     io->x_bytes = x_n * e;
     io->y_bytes = y_n * e;
     io->h_bytes = h_n * e;
-    int lstm = pt->mode == PRNN_LSTM;
+    int lstm = pt->mode == PRNN_LSTM || pt->mode == PRNN_SRU; /* cx, cy */
     int train = pt->pass == BENCH_TRAINING;
     if (bench_alloc(d, &io->x, io->x_bytes, "x", err, n) ||
         bench_alloc(d, &io->hx, io->h_bytes, "hx", err, n) ||
@@ -352,7 +379,7 @@ int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io,
     const bench_point *pt = &m->pt;
     prnnDataType_t t = pt->dtype;
     size_t e = m->elem;
-    int lstm = pt->mode == PRNN_LSTM;
+    int lstm = pt->mode == PRNN_LSTM || pt->mode == PRNN_SRU; /* cy, dcx */
     int rc;
     if (pt->pass == BENCH_INFERENCE) {
         rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||

@@ -28,7 +28,7 @@ typedef struct {
 typedef struct {
     bench_point pt;
     int dirs;         /* 1 or 2 */
-    int nlin;         /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU) */
+    int nlin;         /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU), 4 (SRU: per call) */
     size_t elem;      /* bytes per element of pt.dtype */
     bench_param *params;
     int n_params;

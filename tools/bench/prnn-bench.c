@@ -177,7 +177,8 @@ static int run_point(bench_state_t *s, bench_result *res)
                         &res->impl[BENCH_IMPL_PRNN_GRAPH]);
         report_impl(s, pt, "prnn forward inference", &res->fwd_inference);
         rc = check_device(s, res);
-        if (!rc) {
+        /* SRU has one path whatever the algorithm: no per-step baseline */
+        if (!rc && pt->mode != PRNN_SRU) {
             bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_STANDARD, NULL, NULL,
                            NULL, &res->impl[BENCH_IMPL_CUBLASLT_GRAPH], &sig1,
                            NULL);
@@ -188,15 +189,48 @@ static int run_point(bench_state_t *s, bench_result *res)
             rc = check_device(s, res);
         }
     }
+    /* cuDNN has no SRU: an sru point times cuDNN's LSTM of the same shape
+     * (the yardstick SRU is meant to beat), whose outputs are not
+     * comparable with prnn's */
+    bench_model lstm_model;
+    bench_io lstm_io;
+    int twin = 0;
+    const bench_run_ctx *cctx = &ctx;
+    bench_run_ctx lstm_ctx = ctx;
+    if (!rc && s->cudnn && pt->mode == PRNN_SRU) {
+        bench_point lp = *pt;
+        lp.mode = PRNN_LSTM;
+        if (bench_model_create(&lstm_model, &lp, a->seed, err, sizeof(err)) == 0) {
+            if (bench_io_create(&s->dev, &lstm_io, &lp, a->seed, err, sizeof(err)) == 0) {
+                twin = 1;
+                lstm_ctx.model = &lstm_model;
+                lstm_ctx.io = &lstm_io;
+                cctx = &lstm_ctx;
+            } else {
+                bench_model_destroy(&lstm_model);
+            }
+        }
+        if (!twin)
+            fprintf(stderr, "prnn-bench: cuDNN's LSTM twin of an sru point: %s\n", err);
+    }
     for (int algo = 0; !rc && s->cudnn && algo < BENCH_NUM_CUDNN; algo++) {
         if (!(a->cudnn_algos & (1u << algo)))
             continue;
+        if (pt->mode == PRNN_SRU && !twin)
+            break;
         int impl = BENCH_FIRST_CUDNN + algo;
-        bench_cudnn_run(s->cudnn, &ctx, algo, &res->impl[impl], &sig1);
-        consider(res, impl, &sig1, &ref);
+        bench_cudnn_run(s->cudnn, cctx, algo, &res->impl[impl], &sig1);
+        if (!twin)
+            consider(res, impl, &sig1, &ref);
+        else
+            bench_sig_free(&sig1);
         report_impl(s, pt, bench_impl_name((bench_impl)impl),
                     &res->impl[impl]);
         rc = check_device(s, res);
+    }
+    if (twin) {
+        bench_io_destroy(&s->dev, &lstm_io);
+        bench_model_destroy(&lstm_model);
     }
     bench_sig_free(&ref);
     bench_io_destroy(&s->dev, &io);

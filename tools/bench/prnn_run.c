@@ -20,6 +20,7 @@ const char *bench_path_name(prnnRNNPath_t p)
     case PRNN_PATH_PERSISTENT_RESIDENT: return "resident";
     case PRNN_PATH_PERSISTENT_STREAMED: return "streamed";
     case PRNN_PATH_STANDARD: return "standard";
+    case PRNN_PATH_SRU_SCAN: return "sru-scan";
     }
     return "?";
 }

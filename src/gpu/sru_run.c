@@ -1,0 +1,299 @@
+#include "gpu/sru_run.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "gpu/gpu_run.h"
+#include "gpu/gpu_state.h"
+#include "gpu/reserve_layout.h"
+#include "gpu/train_ops.h"
+#include "prnn_kernel_abi.h"
+#include "weights_layout.h"
+
+/* One layer's parameters inside w (or dw): both directions' W back to back,
+ * then both V blocks (weights_layout.h). */
+typedef struct {
+    char *W;   /* [dirs * m * hidden][k]; NULL for SKIP_INPUT's layer 0 */
+    char *V;   /* [dirs][4][hidden] */
+    int k;     /* the layer's input width */
+    int m;     /* matrices per direction: 3, or 4 with the x' projection */
+    int skip;
+} sru_layer;
+
+static void layer_of(const prnn_run_ctx *c, const void *w, int layer, sru_layer *s)
+{
+    prnn_pseudo_layer_layout pl;
+    prnn_weights_pseudo_layer(c->rnn, c->p->input_size, layer * c->dirs, &pl);
+    s->k = layer == 0 ? c->p->input_size : c->dirs * c->H;
+    s->skip = pl.w_cols == 0;
+    s->m = prnn_sru_matrices(c->rnn, pl.w_cols);
+    s->W = s->skip ? NULL : (char *)w + pl.w_offset * c->es;
+    s->V = (char *)w + pl.v_offset * c->es;
+}
+
+/* The arguments every scan launch of a layer shares. */
+static void scan_args(const prnn_run_ctx *c, const sru_layer *s, prnn_sru_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->v = s->V;
+    a->batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a->offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a->rows = (long long)c->p->total_rows;
+    a->seq_length = c->p->seq_length;
+    a->mini_batch = c->p->mini_batch;
+    a->dirs = c->dirs;
+    a->m = s->m;
+    a->skip = s->skip;
+    a->u_cols = c->dirs * 4 * c->H;
+    a->x_cols = s->k;
+}
+
+static prnnStatus_t launch_scan(const prnn_run_ctx *c, CUfunction fn, prnn_sru_args *a,
+                                const char *name)
+{
+    const prnn_sru_kernels *k = &c->plan->sru;
+    const unsigned long long per_row = (unsigned long long)((c->H + k->upt - 1) / k->upt);
+    const unsigned long long threads = (unsigned long long)c->dirs * c->p->mini_batch * per_row;
+    const unsigned grid = (unsigned)((threads + k->threads - 1) / k->threads);
+    return prnn_run_launch(c, fn, grid, 1, (unsigned)k->threads, a, name);
+}
+
+/* A layer's slice of hx-shaped state (both directions), or NULL. */
+static const void *state_of(const prnn_run_ctx *c, const void *base, int layer)
+{
+    return prnn_run_offset(base, (size_t)layer * c->dirs * c->state_stride);
+}
+
+/* The body of a call, between entering the context and leaving it. */
+typedef prnnStatus_t (*call_body)(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                  const void *buffers, int training);
+
+/* What the three calls share: the call's context and the reserve's layout,
+ * the context held while the body enqueues. */
+static prnnStatus_t run_call(const prnn_gpu_call *g, const prnn_plan *plan,
+                             const prnn_rnn_problem *p, prnn_call_kind kind, void *ws,
+                             size_t ws_bytes, call_body body, const void *buffers)
+{
+    prnn_run_ctx c;
+    prnn_reserve_layout r;
+    if (kind != PRNN_CALL_INFERENCE && !plan->training_loaded)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
+    PRNN_TRY(prnn_run_begin(&c, g, plan, p, kind, ws, ws_bytes));
+    prnn_reserve_layout_compute(p, &r);
+    PRNN_TRY(prnn_gpu_enter(g->gs));
+    prnnStatus_t s = body(&c, &r, buffers, kind == PRNN_CALL_FORWARD_TRAINING);
+    prnn_gpu_leave(g->gs);
+    return s;
+}
+
+/* ---- forward ---- */
+
+/* U[rows][dirs*m*hidden] (rows dirs*4*hidden apart) = input W^T: every step,
+ * both directions, one GEMM. */
+static prnnStatus_t project(const prnn_run_ctx *c, const sru_layer *s, const void *input,
+                            void *u)
+{
+    prnn_gemm_key key;
+    prnn_run_gemm_key(c, &key);
+    key.m = (int)c->p->total_rows;
+    key.n = c->dirs * s->m * c->H;
+    key.k = s->k;
+    key.trans_b = 1;
+    key.lda = s->k;
+    key.ldb = s->k;
+    key.ldc = c->dirs * 4 * c->H;
+    return prnn_run_gemm(c, &key, input, s->W, u);
+}
+
+static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                   const void *buffers, int training)
+{
+    const prnn_forward_buffers *b = buffers;
+    const int L = c->rnn->layers;
+    PRNN_TRY(prnn_run_setup(c, 0));
+    const void *input = b->x;
+    for (int layer = 0; layer < L; layer++) {
+        sru_layer s;
+        layer_of(c, b->w, layer, &s);
+        void *u = training ? prnn_reserve_sru(r, b->reserve, PRNN_SRU_U, layer)
+                           : prnn_run_ws(c, c->l.xproj);
+        if (!s.skip)
+            PRNN_TRY(project(c, &s, input, u));
+        /* Inference runs every layer into one buffer: a scan thread reads
+         * x' (its own column of the input, m = 3 only: one direction) before
+         * writing the same element of the output. */
+        void *output = layer == L - 1 ? b->y
+                       : training     ? prnn_reserve_out(r, b->reserve, layer)
+                                      : prnn_run_ws(c, c->l.layer_out);
+        prnn_sru_args a;
+        scan_args(c, &s, &a);
+        a.u = s.skip && !training ? NULL : u;
+        a.xin = input;
+        a.cx = state_of(c, b->cx, layer);
+        a.hy = (void *)state_of(c, b->hy, layer);
+        a.cy = (void *)state_of(c, b->cy, layer);
+        a.y = output;
+        if (training) {
+            a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
+            a.keep_xp = s.m == 3;
+        }
+        PRNN_TRY(launch_scan(c, c->plan->sru.forward, &a, "prnn_sru_forward"));
+        input = output;
+        if (training && prnn_train_dropout_after(c, layer)) {
+            void *dropped = prnn_run_ws(c, c->l.dropped);
+            PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
+            input = dropped;
+        }
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_sru_forward_run(const prnn_gpu_call *g, const prnn_plan *plan,
+                                  const prnn_rnn_problem *p, int training,
+                                  const prnn_forward_buffers *b)
+{
+    return run_call(g, plan, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
+                    b->workspace, b->workspace_bytes, forward_layers, b);
+}
+
+/* ---- backward data ---- */
+
+/* The gradient of layer l's input: dx (layer 0, storage type) or the
+ * workspace's dgrad (math type) for the layer below. dx' (where x' is the
+ * input) and SKIP's u0..u2 go straight to it; the rest is dU W. */
+static prnnStatus_t input_gradient(const prnn_run_ctx *c, const prnn_backward_data_buffers *b,
+                                   const sru_layer *s, int layer, const void *du)
+{
+    const int bottom = layer == 0;
+    void *din = bottom ? b->dx : prnn_run_ws(c, c->l.dgrad);
+    int direct = s->m == 3;
+    if (direct) {
+        prnn_sru_input_grad_args a;
+        memset(&a, 0, sizeof(a));
+        a.du = du;
+        a.dxp = prnn_run_ws(c, c->l.sru_dxp);
+        a.din = din;
+        a.rows = (long long)c->p->total_rows;
+        a.dirs = c->dirs;
+        a.skip = s->skip;
+        a.din_storage = bottom;
+        PRNN_TRY(prnn_run_launch(c, c->plan->sru.input_grad,
+                              prnn_run_grid((unsigned long long)a.rows * c->H, 256), 1, 256, &a,
+                              "prnn_sru_input_grad"));
+    }
+    if (s->skip)
+        return PRNN_STATUS_SUCCESS;
+    /* din[rows][k] (+)= dU[rows][dirs*m*hidden] W[dirs*m*hidden][k]: both
+     * directions in one product */
+    prnn_gemm_key key;
+    prnn_run_gemm_key(c, &key);
+    key.m = (int)c->p->total_rows;
+    key.n = s->k;
+    key.k = c->dirs * s->m * c->H;
+    key.lda = key.k;
+    key.ldb = s->k;
+    key.ldc = s->k;
+    key.c_storage = bottom;
+    key.accumulate = direct;
+    return prnn_run_gemm(c, &key, du, s->W, din);
+}
+
+static prnnStatus_t backward_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                    const void *buffers, int training)
+{
+    const prnn_backward_data_buffers *b = buffers;
+    (void)training;
+    const int L = c->rnn->layers;
+    PRNN_TRY(prnn_run_setup(c, 0));
+    for (int layer = L - 1; layer >= 0; layer--) {
+        sru_layer s;
+        layer_of(c, b->w, layer, &s);
+        void *du = prnn_reserve_sru(r, b->reserve, PRNN_SRU_DU, layer);
+        prnn_sru_args a;
+        scan_args(c, &s, &a);
+        a.u = prnn_reserve_sru(r, b->reserve, PRNN_SRU_U, layer);
+        a.cx = state_of(c, b->cx, layer);
+        a.dhy = state_of(c, b->dhy, layer);
+        a.dcy = state_of(c, b->dcy, layer);
+        a.dhx = (void *)state_of(c, b->dhx, layer);
+        a.dcx = (void *)state_of(c, b->dcx, layer);
+        a.dy_storage = layer == L - 1;
+        a.dy = a.dy_storage ? b->dy : prnn_run_ws(c, c->l.dgrad);
+        a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
+        a.du = du;
+        a.dxp = prnn_run_ws(c, c->l.sru_dxp);
+        a.vpart = prnn_reserve_sru(r, b->reserve, PRNN_SRU_V, layer);
+        PRNN_TRY(launch_scan(c, c->plan->sru.backward, &a, "prnn_sru_backward"));
+        /* the scan has read dgrad (stream order) before this overwrites it */
+        PRNN_TRY(input_gradient(c, b, &s, layer, du));
+        if (layer > 0 && prnn_train_dropout_after(c, layer - 1))
+            PRNN_TRY(prnn_train_dropout_backward(c, layer - 1, prnn_run_ws(c, c->l.dgrad)));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_sru_backward_data_run(const prnn_gpu_call *g, const prnn_plan *plan,
+                                        const prnn_rnn_problem *p,
+                                        const prnn_backward_data_buffers *b)
+{
+    return run_call(g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace, b->workspace_bytes,
+                    backward_layers, b);
+}
+
+/* ---- backward weights ---- */
+
+static prnnStatus_t weights_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                   const void *buffers, int training)
+{
+    const prnn_backward_weights_buffers *b = buffers;
+    (void)training;
+    void *reserve = (void *)b->reserve; /* only read */
+    for (int layer = 0; layer < c->rnn->layers; layer++) {
+        sru_layer s;
+        layer_of(c, b->dw, layer, &s);
+        const void *du = prnn_reserve_sru(r, reserve, PRNN_SRU_DU, layer);
+        if (!s.skip) {
+            /* the input exactly as the forward pass saw it */
+            const void *input = b->x;
+            if (layer > 0) {
+                input = prnn_reserve_out(r, reserve, layer - 1);
+                if (prnn_train_dropout_after(c, layer - 1)) {
+                    void *dropped = prnn_run_ws(c, c->l.dropped);
+                    PRNN_TRY(prnn_train_dropout_forward(c, layer - 1, input, dropped));
+                    input = dropped;
+                }
+            }
+            /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
+            prnn_gemm_key key;
+            prnn_run_gemm_key(c, &key);
+            key.m = c->dirs * s.m * c->H;
+            key.n = s.k;
+            key.k = (int)c->p->total_rows;
+            key.trans_a = 1;
+            key.lda = key.m;
+            key.ldb = s.k;
+            key.ldc = s.k;
+            key.c_storage = 1;
+            key.accumulate = 1;
+            PRNN_TRY(prnn_run_gemm(c, &key, du, input, s.W));
+        }
+        prnn_sru_vgrad_args a;
+        memset(&a, 0, sizeof(a));
+        a.vpart = prnn_reserve_sru(r, reserve, PRNN_SRU_V, layer);
+        a.dv = s.V;
+        a.dirs = c->dirs;
+        a.mini_batch = c->p->mini_batch;
+        unsigned n = (unsigned)(c->dirs * 4 * c->H);
+        PRNN_TRY(prnn_run_launch(c, c->plan->sru.vgrad, (n + 255) / 256, 1, 256, &a,
+                              "prnn_sru_vgrad"));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_sru_backward_weights_run(const prnn_gpu_call *g, const prnn_plan *plan,
+                                           const prnn_rnn_problem *p,
+                                           const prnn_backward_weights_buffers *b)
+{
+    return run_call(g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace, b->workspace_bytes,
+                    weights_layers, b);
+}

@@ -1,0 +1,314 @@
+/*
+ * kernel_src/sru_scan.cu's kernels on the host, thread by thread, with the
+ * data flow of src/gpu/sru_run.c (U = x W^T over both directions, the
+ * forward scan keeping c and x', the backward scan, the input gradient as
+ * the direct part plus dU W, dW = dU^T x, the V-block reduction), against
+ * the CPU reference: every output and gradient of a training step, over
+ * layers, directions, SKIP input, input size != hidden (x' projected or
+ * not), equal and variable lengths. Buffers the kernels should write start
+ * as NaN, so an element never written shows.
+ *
+ * What it does not check: the GPU's own arithmetic and 16-bit types, the
+ * cuBLASLt calls, launches (tests/gpu does, on a device).
+ *
+ * Built per (data type, hidden size, block size, units per thread, steps in
+ * flight) by tests/kernels/meson.build.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+extern "C" {
+#include "descriptors.h"
+#include "ref/ref_rnn.h"
+#include "rnn_problem.h"
+#include "weights_layout.h"
+}
+
+/* The CUDA built-ins the kernels use, as host globals. */
+struct host_dim3 {
+    unsigned x, y, z;
+};
+static host_dim3 blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+
+#undef PRNN_H /* prnn.h's include guard: the kernel's hidden size from here on */
+#define PRNN_H SRU_HIDDEN
+#include "sru_scan_host.cu"
+
+static const int H = PRNN_H;
+
+/* Every thread of a grid, one after the other: the kernels' threads never
+ * talk to each other. */
+template <typename Args>
+static void launch(void (*fn)(const Args), const Args &a, unsigned long long threads,
+                   unsigned block)
+{
+    blockDim.x = block;
+    gridDim.x = (unsigned)((threads + block - 1) / block);
+    for (unsigned bx = 0; bx < gridDim.x; bx++)
+        for (unsigned tx = 0; tx < block; tx++) {
+            blockIdx.x = bx;
+            threadIdx.x = tx;
+            fn(a);
+        }
+}
+
+static void launch_scan(void (*fn)(const prnn_sru_args), const prnn_sru_args &a)
+{
+    launch(fn, a, (unsigned long long)a.dirs * a.mini_batch * ((H + UPT - 1) / UPT),
+           PRNN_SRU_THREADS);
+}
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+static double rnd(void) /* uniform in [-1, 1) */
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (double)((rng * 0x2545f4914f6cdd1dull) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static int failures;
+
+/* ||got - want|| / ||want||; unwritten (NaN) elements fail. */
+static void compare(const char *name, const char *what, const T *got, const double *want,
+                    size_t n)
+{
+    double num = 0, den = 0;
+    size_t nan = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan((double)got[i]))
+            nan++;
+        double d = (double)got[i] - want[i];
+        num += d * d;
+        den += want[i] * want[i];
+    }
+    double e = den > 0 ? sqrt(num / den) : sqrt(num);
+    double tol = PRNN_DTYPE == 1 ? 1e-12 : 1e-5;
+    if (nan || !(e <= tol)) {
+        printf("  %s: %s relative error %.2e (tolerance %.0e), %zu of %zu unwritten\n", name,
+               what, e, tol, nan, n);
+        failures++;
+    }
+}
+
+/* One layer's weights, as sru_run.c finds them. */
+struct layer_info {
+    prnn_pseudo_layer_layout pl;
+    int k, m, skip;
+};
+
+static layer_info layer_of(const struct prnnRNNStruct *rnn, int input, int layer)
+{
+    layer_info li;
+    int dirs = prnn_rnn_dirs(rnn);
+    prnn_weights_pseudo_layer(rnn, input, layer * dirs, &li.pl);
+    li.k = layer == 0 ? input : dirs * H;
+    li.skip = li.pl.w_cols == 0;
+    li.m = prnn_sru_matrices(rnn, li.pl.w_cols);
+    return li;
+}
+
+static void run_case(int layers, int dirs, int skip, int input, int steps, const int *batch)
+{
+    char name[96];
+    snprintf(name, sizeof name, "L%d %s %s in=%d lengths %s", layers, dirs == 2 ? "bi" : "uni",
+             skip ? "SKIP" : "LINEAR", input, batch[0] == batch[steps - 1] ? "equal" : "varying");
+    struct prnnRNNStruct rnn;
+    memset(&rnn, 0, sizeof rnn);
+    rnn.magic = PRNN_MAGIC_RNN;
+    rnn.is_set = 1;
+    rnn.hidden = H;
+    rnn.layers = layers;
+    rnn.input_mode = skip ? PRNN_SKIP_INPUT : PRNN_LINEAR_INPUT;
+    rnn.direction = dirs == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL;
+    rnn.mode = PRNN_SRU;
+    rnn.dtype = PRNN_DATA_DOUBLE;
+    size_t rows = 0;
+    for (int t = 0; t < steps; t++)
+        rows += (size_t)batch[t];
+    prnn_rnn_problem p = {&rnn, input, steps, batch, batch[0], rows};
+    const int B = batch[0];
+    const size_t nw = prnn_weights_bytes(&rnn, input) / sizeof(double);
+    const size_t ns = (size_t)layers * dirs * B * H, ny = rows * dirs * H, nx = rows * input;
+
+    /* the reference, in double */
+    std::vector<double> w(nw), x(nx), cx(ns), dy(ny), dhy(ns), dcy(ns);
+    for (double &v : w)
+        v = 0.5 * rnd();
+    for (std::vector<double> *b : {&x, &cx, &dy, &dhy, &dcy})
+        for (double &v : *b)
+            v = rnd();
+    std::vector<double> y(ny), hy(ns), cy(ns), dx(nx), dhx(ns), dcx(ns), dw(nw, 0.0);
+    std::vector<char> ws(prnn_ref_workspace_bytes(&p)), rs(prnn_ref_reserve_bytes(&p));
+    prnn_ref_forward(&p, 1, x.data(), NULL, cx.data(), w.data(), y.data(), hy.data(), cy.data(),
+                     ws.data(), rs.data());
+    prnn_ref_backward_data(&p, y.data(), dy.data(), dhy.data(), dcy.data(), w.data(), NULL,
+                           cx.data(), dx.data(), dhx.data(), dcx.data(), ws.data(), rs.data());
+    prnn_ref_backward_weights(&p, x.data(), NULL, y.data(), ws.data(), dw.data(), rs.data());
+
+    /* the kernels, in T, with sru_run.c's buffers */
+    const T nan_t = (T)NAN;
+    auto typed = [](const std::vector<double> &v) {
+        return std::vector<T>(v.begin(), v.end());
+    };
+    std::vector<T> gw = typed(w), gx = typed(x), gcx = typed(cx), gdy = typed(dy);
+    std::vector<T> gdhy = typed(dhy), gdcy = typed(dcy);
+    std::vector<int> steps_b(batch, batch + steps), offset(steps);
+    for (int t = 0, r = 0; t < steps; r += batch[t], t++)
+        offset[t] = r;
+    const size_t u_cols = (size_t)dirs * 4 * H, state = (size_t)B * H * dirs;
+    std::vector<std::vector<T>> out(layers, std::vector<T>(ny, nan_t));
+    std::vector<std::vector<AccT>> U(layers, std::vector<AccT>(rows * u_cols, nan_t));
+    std::vector<std::vector<AccT>> C(layers, std::vector<AccT>(dirs * rows * H, nan_t));
+    std::vector<std::vector<T>> dU(layers, std::vector<T>(rows * u_cols, nan_t));
+    std::vector<std::vector<AccT>> vpart(layers, std::vector<AccT>(dirs * B * 4 * H, nan_t));
+    std::vector<T> ghy(ns, nan_t), gcy(ns, nan_t);
+    auto scan_args = [&](const layer_info &li, int layer) {
+        prnn_sru_args a;
+        memset(&a, 0, sizeof a);
+        a.v = gw.data() + li.pl.v_offset;
+        a.batch = steps_b.data();
+        a.offset = offset.data();
+        a.rows = (long long)rows;
+        a.seq_length = steps;
+        a.mini_batch = B;
+        a.dirs = dirs;
+        a.m = li.m;
+        a.skip = li.skip;
+        a.u_cols = (int)u_cols;
+        a.x_cols = li.k;
+        a.u = U[layer].data();
+        a.cx = gcx.data() + layer * state;
+        a.ckeep = C[layer].data();
+        return a;
+    };
+
+    const T *in = gx.data();
+    for (int l = 0; l < layers; l++) {
+        layer_info li = layer_of(&rnn, input, l);
+        if (!li.skip) { /* U = in W^T, both directions */
+            const T *W = gw.data() + li.pl.w_offset;
+            for (size_t r = 0; r < rows; r++)
+                for (int n = 0; n < dirs * li.m * H; n++) {
+                    AccT s = 0;
+                    for (int k = 0; k < li.k; k++)
+                        s += in[r * li.k + k] * W[(size_t)n * li.k + k];
+                    U[l][r * u_cols + n] = s;
+                }
+        }
+        prnn_sru_args a = scan_args(li, l);
+        a.xin = in;
+        a.hy = ghy.data() + l * state;
+        a.cy = gcy.data() + l * state;
+        a.y = out[l].data();
+        a.keep_xp = li.m == 3;
+        launch_scan(prnn_sru_forward, a);
+        in = out[l].data();
+    }
+    compare(name, "y", out[layers - 1].data(), y.data(), ny);
+    compare(name, "hy", ghy.data(), hy.data(), ns);
+    compare(name, "cy", gcy.data(), cy.data(), ns);
+
+    std::vector<AccT> dgrad(rows * dirs * H, nan_t), dxp(rows * dirs * H, nan_t);
+    std::vector<T> gdx(nx, nan_t), gdhx(ns, nan_t), gdcx(ns, nan_t), gdw(nw, (T)0);
+    for (int l = layers - 1; l >= 0; l--) {
+        layer_info li = layer_of(&rnn, input, l);
+        prnn_sru_args a = scan_args(li, l);
+        a.dhy = gdhy.data() + l * state;
+        a.dcy = gdcy.data() + l * state;
+        a.dhx = gdhx.data() + l * state;
+        a.dcx = gdcx.data() + l * state;
+        a.dy_storage = l == layers - 1;
+        a.dy = a.dy_storage ? (const void *)gdy.data() : (const void *)dgrad.data();
+        a.du = dU[l].data();
+        a.dxp = dxp.data();
+        a.vpart = vpart[l].data();
+        launch_scan(prnn_sru_backward, a);
+        const int bottom = l == 0, direct = li.m == 3;
+        if (direct) {
+            prnn_sru_input_grad_args g;
+            memset(&g, 0, sizeof g);
+            g.du = dU[l].data();
+            g.dxp = dxp.data();
+            g.din = bottom ? (void *)gdx.data() : (void *)dgrad.data();
+            g.rows = (long long)rows;
+            g.dirs = dirs;
+            g.skip = li.skip;
+            g.din_storage = bottom;
+            launch(prnn_sru_input_grad, g, rows * H, 256);
+        }
+        if (!li.skip) { /* din (+)= dU W, both directions */
+            const T *W = gw.data() + li.pl.w_offset;
+            const int kk = dirs * li.m * H;
+            for (size_t r = 0; r < rows; r++)
+                for (int n = 0; n < li.k; n++) {
+                    AccT s = 0;
+                    for (int i = 0; i < kk; i++)
+                        s += dU[l][r * kk + i] * W[(size_t)i * li.k + n];
+                    if (bottom)
+                        gdx[r * li.k + n] = direct ? gdx[r * li.k + n] + s : s;
+                    else
+                        dgrad[r * li.k + n] = direct ? dgrad[r * li.k + n] + s : s;
+                }
+        }
+    }
+    compare(name, "dx", gdx.data(), dx.data(), nx);
+    compare(name, "dhx", gdhx.data(), dhx.data(), ns);
+    compare(name, "dcx", gdcx.data(), dcx.data(), ns);
+
+    for (int l = 0; l < layers; l++) {
+        layer_info li = layer_of(&rnn, input, l);
+        const T *inp = l == 0 ? gx.data() : out[l - 1].data();
+        if (!li.skip) { /* dW += dU^T in */
+            T *dW = gdw.data() + li.pl.w_offset;
+            const int mm = dirs * li.m * H;
+            for (int i = 0; i < mm; i++)
+                for (int n = 0; n < li.k; n++) {
+                    AccT s = 0;
+                    for (size_t r = 0; r < rows; r++)
+                        s += dU[l][r * mm + i] * inp[r * li.k + n];
+                    dW[(size_t)i * li.k + n] += s;
+                }
+        }
+        prnn_sru_vgrad_args g;
+        memset(&g, 0, sizeof g);
+        g.vpart = vpart[l].data();
+        g.dv = gdw.data() + li.pl.v_offset;
+        g.dirs = dirs;
+        g.mini_batch = B;
+        launch(prnn_sru_vgrad, g, (unsigned long long)dirs * 4 * H, 256);
+    }
+    compare(name, "dw", gdw.data(), dw.data(), nw);
+}
+
+int main(void)
+{
+    static const int varying[5] = {4, 3, 3, 2, 1}, equal[5] = {3, 3, 3, 3, 3};
+    int cases = 0;
+    for (int layers = 1; layers <= 2; layers++)
+        for (int dirs = 1; dirs <= 2; dirs++)
+            for (int skip = 0; skip <= 1; skip++)
+                for (int var = 0; var <= 1; var++) {
+                    /* SKIP: input = hidden (x' = x, no W at layer 0) */
+                    run_case(layers, dirs, skip, skip ? H : 5, 5, var ? varying : equal);
+                    cases++;
+                }
+    /* LINEAR with input = hidden: three matrices at layer 0, x' = x */
+    for (int dirs = 1; dirs <= 2; dirs++, cases++)
+        run_case(2, dirs, 0, H, 5, varying);
+    /* one step */
+    run_case(2, 2, 0, 3, 1, varying);
+    cases++;
+    printf("kernels-sru-host (%s, H=%d, %d threads, %d units per thread, %d steps in "
+           "flight): %d cases, %d failures\n", PRNN_DTYPE == 1 ? "double" : "float", H,
+           PRNN_SRU_THREADS, UPT, DEPTH, cases, failures);
+    return failures ? 1 : 0;
+}
