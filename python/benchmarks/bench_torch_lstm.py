@@ -81,7 +81,7 @@ def python_overhead(hidden=256, batch=1, dtype=torch.float32, calls=2000):
         ours(x)
     p = _runtime.problem(x.device, _runtime.MODES["LSTM"], _runtime.torch_dtype_code(dtype),
                          hidden, hidden, 1, False, [batch], 0.0)
-    names = _ops._weight_names(1, False, True)
+    names = _runtime.weight_names(_runtime.MODES["LSTM"], 1, False, True)
     w, _ = _ops.flat_weights(ours._flat_weights, ours._layout(), names)
     p.handle.set_stream(torch.cuda.current_stream().cuda_stream)
     y = torch.empty(1, batch, hidden, device="cuda", dtype=dtype)

@@ -26,7 +26,7 @@ def _model(cls, device):
     return Tagger(cls(6, 8, num_layers=2, bidirectional=True, batch_first=True)).to(device)
 
 
-@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU, pt.RNN])
+@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU, pt.RNN, pt.SRU])
 def test_no_graph_break(cls, device):
     model = _model(cls, device)
     x = torch.randn(3, 5, 6, device=device, requires_grad=True)
@@ -35,7 +35,7 @@ def test_no_graph_break(cls, device):
     assert explanation.graph_count == 1
 
 
-@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU])
+@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU, pt.SRU])
 def test_compiled_equals_eager(cls, device):
     model = _model(cls, device)
     x = torch.randn(3, 5, 6, device=device)

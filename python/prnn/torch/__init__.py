@@ -1,5 +1,6 @@
 """Drop-in PyTorch modules on prnn: replace `torch.nn.LSTM` with
-`prnn.torch.LSTM` (and GRU, RNN); `from_torch(module)` converts a layer.
+`prnn.torch.LSTM` (and GRU, RNN); `SRU` is prnn's Simple Recurrent Unit in the same
+conventions; `from_torch(module)` converts a layer.
 
 CUDA tensors run on prnn's persistent kernels (work on
 torch.cuda.current_stream(), memory from PyTorch's caching allocator), CPU
@@ -8,6 +9,6 @@ layers are torch.library operators (prnn::rnn_forward, prnn::rnn_backward)
 with fake implementations, so torch.compile traces through them.
 """
 
-from ._modules import GRU, LSTM, RNN, from_torch  # noqa: F401
+from ._modules import GRU, LSTM, RNN, SRU, from_torch  # noqa: F401
 
-__all__ = ["LSTM", "GRU", "RNN", "from_torch"]
+__all__ = ["LSTM", "GRU", "RNN", "SRU", "from_torch"]

@@ -54,24 +54,27 @@ class _PrnnRNNBase(nn.Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = 0
-        gates = _runtime.GATES[_runtime.MODES[self._mode_name]]
-        dirs = 2 if bidirectional else 1
         factory = {"device": device, "dtype": dtype}
-        self._flat_weights_names = []
+        self._flat_weights_names = _runtime.weight_names(self._cell, num_layers, bidirectional,
+                                                         bias)
         self._reset_call_cache()
-        for layer in range(num_layers):
-            k = input_size if layer == 0 else dirs * hidden_size
-            for d in range(dirs):
-                sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih" + sfx, (gates * hidden_size, k)),
-                          ("weight_hh" + sfx, (gates * hidden_size, hidden_size))]
-                if bias:
-                    shapes += [("bias_ih" + sfx, (gates * hidden_size,)),
-                               ("bias_hh" + sfx, (gates * hidden_size,))]
-                for name, shape in shapes:
-                    setattr(self, name, nn.Parameter(torch.empty(shape, **factory)))
-                    self._flat_weights_names.append(name)
+        for name in self._flat_weights_names:
+            setattr(self, name, nn.Parameter(torch.empty(self._parameter_shape(name), **factory)))
         self.reset_parameters()
+
+    def _parameter_shape(self, name):
+        """torch.nn's shape of parameter `name` (SRU: its M stacked matrices,
+        and 2 * hidden for bias and weight_c)."""
+        layer = int(name.split("_l")[-1].split("_")[0])
+        h = self.hidden_size
+        k = self.input_size if layer == 0 else (2 if self.bidirectional else 1) * h
+        kind = name.split("_l")[0]
+        if self._cell == _capi.SRU:
+            return {"weight_ih": (_runtime.sru_matrices(k, h) * h, k), "bias": (2 * h,),
+                    "weight_c": (2 * h,)}[kind]
+        gh = _runtime.GATES[self._cell] * h
+        return {"weight_ih": (gh, k), "weight_hh": (gh, h), "bias_ih": (gh,),
+                "bias_hh": (gh,)}[kind]
 
     # -- torch.nn's conventions -------------------------------------------------
 
@@ -91,7 +94,8 @@ class _PrnnRNNBase(nn.Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = len(self._flat_weights_names) // (self.num_layers *
+                                                (2 if self.bidirectional else 1))
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
@@ -222,7 +226,8 @@ class _PrnnRNNBase(nn.Module):
                                 f"{w.dtype} on {w.device})")
 
     def forward(self, input, hx=None):
-        lstm = self.mode == "LSTM"
+        lstm = self._cell == _capi.LSTM
+        sru = self._cell == _capi.SRU
         dirs = 2 if self.bidirectional else 1
         packed = isinstance(input, PackedSequence)
         batch_sizes = sorted_indices = unsorted_indices = None
@@ -271,6 +276,8 @@ class _PrnnRNNBase(nn.Module):
                 states[i] = s.contiguous().to(x.dtype)
             h0 = states[0]
             c0 = states[1] if lstm else None
+            if sru:     # SRU's state is the cell state only: hx is c_0
+                h0, c0 = None, h0
 
         dropout = self.dropout if self.training else 0.0
         needs_grad = torch.is_grad_enabled() and (
@@ -295,6 +302,8 @@ class _PrnnRNNBase(nn.Module):
             else:
                 y, hy, cy, _ = _ops.forward_impl(x, h0, c0, weights, batch_sizes, seed, *args,
                                                  train, problem, w_ptr)
+        if sru:
+            hy = cy     # returned: c_n
         if unsorted_indices is not None:
             hy = hy.index_select(1, unsorted_indices)
             if lstm:
@@ -334,6 +343,21 @@ class RNN(_PrnnRNNBase):
     def extra_repr(self):
         s = super().extra_repr()
         return s + (", nonlinearity='relu'" if self.nonlinearity == "relu" else "")
+
+
+class SRU(_PrnnRNNBase):
+    """Simple Recurrent Unit (Lei et al. 2018) on prnn, with torch.nn's
+    conventions: the constructor takes nn.LSTM's arguments (no proj_size);
+    forward(input, c_0=None) returns (output, c_n), c_0 and c_n shaped
+    (num_layers * num_directions, batch, hidden_size) like nn.LSTM's c. Per
+    layer and direction: weight_ih (3 * hidden_size, K) stacks the matrices
+    of u0 (the candidate), f and r, and a fourth, the highway projection,
+    where the layer's input width K differs from hidden_size; bias holds b_f
+    and b_r (absent with bias=False), weight_c the peepholes v_f and v_r.
+    The math (prnn.h, PRNN_SRU): f = sigmoid(u1 + v_f c + b_f),
+    r = sigmoid(u2 + v_r c + b_r), c' = f c + (1 - f) u0,
+    h = r tanh(c') + (1 - r) x', with x' the layer's input or u3."""
+    _mode_name = "SRU"
 
 
 _CLASSES = {nn.LSTM: LSTM, nn.GRU: GRU, nn.RNN: RNN}

@@ -36,17 +36,6 @@ def _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout):
                             hidden, layers, bidirectional, sizes, dropout)
 
 
-def _weight_names(layers, bidirectional, has_bias):
-    names = []
-    for layer in range(layers):
-        for d in range(2 if bidirectional else 1):
-            sfx = f"_l{layer}" + ("_reverse" if d else "")
-            names += ["weight_ih" + sfx, "weight_hh" + sfx]
-            if has_bias:
-                names += ["bias_ih" + sfx, "bias_hh" + sfx]
-    return names
-
-
 def _layout(x, mode, hidden, layers, bidirectional):
     return _runtime.WeightLayout(mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1], hidden,
                                  layers, bidirectional)
@@ -83,19 +72,19 @@ def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bi
                  has_bias, dropout, train, problem=None, w_ptr=None):
     """rnn_forward's work, also called directly by the modules in eager mode
     (with the Problem and weight address they keep, skipping the
-    dispatcher's cost). Returns y, hy, cy (None unless LSTM) and the
+    dispatcher's cost). Returns y, hy, cy (None unless LSTM or SRU) and the
     training reserve (None unless train): the operator, whose outputs are
     tensors, makes those empty."""
     p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
     keep = None
     if w_ptr is None:
         w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
-                                   _weight_names(layers, bidirectional, has_bias))
+                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
     dirs = 2 if bidirectional else 1
-    lstm = mode == _capi.LSTM
+    cell = mode in _runtime.WITH_CELL
     y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
     hy = x.new_empty(layers * dirs, p.mini_batch, hidden)
-    cy = x.new_empty(layers * dirs, p.mini_batch, hidden) if lstm else None
+    cy = x.new_empty(layers * dirs, p.mini_batch, hidden) if cell else None
     workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
     h = p.handle
     if x.is_cuda:
@@ -151,7 +140,8 @@ def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional
         batch = torch.library.get_ctx().new_dynamic_size()
     y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
     hy = x.new_empty(layers * dirs, batch, hidden)
-    cy = x.new_empty(layers * dirs, batch, hidden) if mode == _capi.LSTM else x.new_empty(0)
+    cy = (x.new_empty(layers * dirs, batch, hidden) if mode in _runtime.WITH_CELL
+          else x.new_empty(0))
     if train:
         n = _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
     else:
@@ -161,23 +151,23 @@ def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional
 
 def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, mode, hidden,
                   layers, bidirectional, has_bias, dropout, weight_grads):
-    """BackwardData (dx, dhx, dcx; dcx empty unless LSTM) and, when
+    """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU) and, when
     weight_grads, BackwardWeights into a zeroed flat gradient buffer in
     prnn's layout (else an empty tensor). reserve is forward_impl's, from
     the same arguments (the very tensor: prnn checks its address)."""
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
-    names = _weight_names(layers, bidirectional, has_bias)
+    names = _runtime.weight_names(mode, layers, bidirectional, has_bias)
     w, keep = flat_weights(weights, layout, names)
-    lstm = mode == _capi.LSTM
+    cell = mode in _runtime.WITH_CELL
     dx = torch.empty_like(x)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
-    dcx = torch.empty_like(dhx) if lstm else x.new_empty(0)
+    dcx = torch.empty_like(dhx) if cell else x.new_empty(0)
     workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
     dy = dy.contiguous()
     dhy = dhy.contiguous() if dhy is not None else None
-    dcy = dcy.contiguous() if (dcy is not None and lstm) else None
+    dcy = dcy.contiguous() if (dcy is not None and cell) else None
     h = p.handle
     if x.is_cuda:
         h.set_stream(_current_stream(x.device))
@@ -185,7 +175,7 @@ def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, see
          p.y_descs, dy.data_ptr(), p.h_desc.ptr, _ptr(dhy), p.h_desc.ptr, _ptr(dcy),
          p.w_desc.ptr, w, p.h_desc.ptr, _ptr(hx), p.h_desc.ptr, _ptr(cx), p.x_descs,
          dx.data_ptr(), p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
-         dcx.data_ptr() if lstm else None, _ptr(workspace), p.workspace_bytes,
+         dcx.data_ptr() if cell else None, _ptr(workspace), p.workspace_bytes,
          reserve.data_ptr(), reserve.numel())
     if weight_grads:
         dw = torch.zeros(layout.total_elements, dtype=x.dtype, device=x.device)
@@ -226,7 +216,8 @@ def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hid
     batch = x.shape[1] if x.dim() == 3 else (hx.shape[1] if hx is not None else
                                              torch.library.get_ctx().new_dynamic_size())
     dhx = x.new_empty(layers * dirs, batch, hidden)
-    dcx = x.new_empty(layers * dirs, batch, hidden) if mode == _capi.LSTM else x.new_empty(0)
+    dcx = (x.new_empty(layers * dirs, batch, hidden) if mode in _runtime.WITH_CELL
+           else x.new_empty(0))
     n = _layout(x, mode, hidden, layers, bidirectional).total_elements if weight_grads else 0
     return torch.empty_like(x), dhx, dcx, x.new_empty(n)
 
@@ -256,12 +247,13 @@ def _backward_formula(saved, config, needs, dy, dhy, dcy, backward):
     if dy is None:
         dy = torch.zeros_like(y)
     dx, dhx, dcx, dw = backward(x, hx, cx, weights, y, dy, dhy,
-                                dcy if mode == _capi.LSTM else None, reserve, batch_sizes, seed,
+                                dcy if mode in _runtime.WITH_CELL else None, reserve,
+                                batch_sizes, seed,
                                 mode, hidden, layers, bidirectional, has_bias, dropout,
                                 need_weights)
     if need_weights:
         dweights = _layout(x, mode, hidden, layers, bidirectional).views(
-            dw, _weight_names(layers, bidirectional, has_bias))
+            dw, _runtime.weight_names(mode, layers, bidirectional, has_bias))
     else:
         dweights = [None] * len(weights)
     return dx, dhx if need_hx else None, dcx if need_cx else None, dweights

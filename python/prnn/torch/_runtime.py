@@ -15,8 +15,35 @@ from .. import _capi
 from .._descriptors import FilterDesc, Handle, Problem, element_size
 
 MODES = {"LSTM": _capi.LSTM, "GRU": _capi.GRU, "RNN_TANH": _capi.RNN_TANH,
-         "RNN_RELU": _capi.RNN_RELU}
+         "RNN_RELU": _capi.RNN_RELU, "SRU": _capi.SRU}
 GATES = {_capi.LSTM: 4, _capi.GRU: 3, _capi.RNN_TANH: 1, _capi.RNN_RELU: 1}
+# the modes with a cell state (cx / cy)
+WITH_CELL = (_capi.LSTM, _capi.SRU)
+
+
+def sru_matrices(k, hidden):
+    """SRU's matrices in a layer whose input is k wide: u0, f, r, and the
+    highway projection u3 where k differs from hidden (prnn.h, PRNN_SRU)."""
+    return 4 if k != hidden else 3
+
+
+def weight_names(mode, layers, bidirectional, has_bias):
+    """The module's parameter names, in the order the operators take them:
+    per layer and direction, torch.nn's weight_ih, weight_hh, bias_ih,
+    bias_hh; for SRU weight_ih (its M stacked matrices), bias (b_f, b_r) and
+    weight_c (v_f, v_r)."""
+    names = []
+    for layer in range(layers):
+        for d in range(2 if bidirectional else 1):
+            sfx = f"_l{layer}" + ("_reverse" if d else "")
+            if mode == _capi.SRU:
+                names += ["weight_ih" + sfx] + (["bias" + sfx] if has_bias else []) + \
+                    ["weight_c" + sfx]
+            else:
+                names += ["weight_ih" + sfx, "weight_hh" + sfx]
+                if has_bias:
+                    names += ["bias_ih" + sfx, "bias_hh" + sfx]
+    return names
 DTYPES = {torch.float32: _capi.DATA_FLOAT, torch.float64: _capi.DATA_DOUBLE,
           torch.float16: _capi.DATA_HALF, torch.bfloat16: _capi.DATA_BFLOAT16}
 
@@ -99,9 +126,11 @@ class WeightLayout:
     elements: for pseudo-layer (layer * dirs + direction), weight_ih is the
     G*hidden x K block starting at linLayerID 0's matrix (prnn stores a
     layer's gate matrices consecutively, in torch's gate order), weight_hh
-    at linLayerID G's, bias_ih / bias_hh at biases 0 and G. Asked of the C
-    library through the LinLayer calls, with a dummy base address (they do
-    not dereference w), and checked for that contiguity."""
+    at linLayerID G's, bias_ih / bias_hh at biases 0 and G. SRU: weight_ih
+    the M*hidden x K block of matrices 0..M-1, bias (b_f, b_r) at vector 0,
+    weight_c (v_f, v_r) at vector 2. Asked of the C library through the
+    LinLayer calls, with a dummy base address (they do not dereference w),
+    and checked for that contiguity."""
 
     _cache = {}
 
@@ -119,7 +148,7 @@ class WeightLayout:
         cpu = handle(torch.device("cpu"))
         p = Problem(cpu, mode, dtype, input_size, hidden, layers, bidirectional, [1], 0.0)
         es = element_size(dtype)
-        g = GATES[mode]
+        g = GATES.get(mode, 0)
         base = 1 << 20      # any non-NULL address: w is not dereferenced
         self.total_elements = p.params_bytes // es
         dirs = 2 if bidirectional else 1
@@ -130,34 +159,42 @@ class WeightLayout:
         def offset(fn, pseudo, lin, desc):
             _capi.call(fn, cpu.ptr, p.rnn.ptr, pseudo, x_desc, p.w_desc.ptr, base, lin, desc.ptr,
                        ctypes.byref(out))
-            return (out.value - base) // es
+            return None if out.value is None else (out.value - base) // es
 
+        def consecutive(fn, pseudo, first, count, desc, stride):
+            start = offset(fn, pseudo, first, desc)
+            for i in range(1, count):
+                if offset(fn, pseudo, first + i, desc) != start + i * stride:
+                    raise RuntimeError("prnn: this libprnn's weight layout does not keep a "
+                                       "layer's matrices consecutive; prnn.torch needs it")
+            return start
+
+        matrix, vector = "prnnGetRNNLinLayerMatrixParams", "prnnGetRNNLinLayerBiasParams"
         self.entries = []   # (name, offset, shape)
         for layer in range(layers):
             k = input_size if layer == 0 else dirs * hidden
             for d in range(dirs):
                 pseudo = layer * dirs + d
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                w0 = offset("prnnGetRNNLinLayerMatrixParams", pseudo, 0, mat)
-                r0 = offset("prnnGetRNNLinLayerMatrixParams", pseudo, g, mat)
-                b0 = offset("prnnGetRNNLinLayerBiasParams", pseudo, 0, bias)
-                c0 = offset("prnnGetRNNLinLayerBiasParams", pseudo, g, bias)
-                for gate in range(g):
-                    ok = (offset("prnnGetRNNLinLayerMatrixParams", pseudo, gate, mat)
-                          == w0 + gate * hidden * k and
-                          offset("prnnGetRNNLinLayerMatrixParams", pseudo, g + gate, mat)
-                          == r0 + gate * hidden * hidden and
-                          offset("prnnGetRNNLinLayerBiasParams", pseudo, gate, bias)
-                          == b0 + gate * hidden and
-                          offset("prnnGetRNNLinLayerBiasParams", pseudo, g + gate, bias)
-                          == c0 + gate * hidden)
-                    if not ok:
-                        raise RuntimeError("prnn: this libprnn's weight layout does not keep a "
-                                           "layer's gates consecutive; prnn.torch needs it")
-                self.entries += [("weight_ih" + sfx, w0, (g * hidden, k)),
-                                 ("weight_hh" + sfx, r0, (g * hidden, hidden)),
-                                 ("bias_ih" + sfx, b0, (g * hidden,)),
-                                 ("bias_hh" + sfx, c0, (g * hidden,))]
+                if mode == _capi.SRU:
+                    m = sru_matrices(k, hidden)
+                    self.entries += [
+                        ("weight_ih" + sfx, consecutive(matrix, pseudo, 0, m, mat, hidden * k),
+                         (m * hidden, k)),
+                        ("bias" + sfx, consecutive(vector, pseudo, 0, 2, bias, hidden),
+                         (2 * hidden,)),
+                        ("weight_c" + sfx, consecutive(vector, pseudo, 2, 2, bias, hidden),
+                         (2 * hidden,))]
+                    continue
+                self.entries += [
+                    ("weight_ih" + sfx, consecutive(matrix, pseudo, 0, g, mat, hidden * k),
+                     (g * hidden, k)),
+                    ("weight_hh" + sfx, consecutive(matrix, pseudo, g, g, mat, hidden * hidden),
+                     (g * hidden, hidden)),
+                    ("bias_ih" + sfx, consecutive(vector, pseudo, 0, g, bias, hidden),
+                     (g * hidden,)),
+                    ("bias_hh" + sfx, consecutive(vector, pseudo, g, g, bias, hidden),
+                     (g * hidden,))]
 
     def views(self, flat, names):
         """Views of the flat buffer for the parameters `names`, in order."""
