@@ -17,26 +17,28 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     const size_t rows = p->total_rows, L = (size_t)rnn->layers;
     const int mode = prnn_kernel_mode_code(rnn->mode);
+    /* Saturating (checked_size.h): a shape too large gives an overflowed
+     * total, which the API layer reports (rnn_api.c). */
     if (rnn->mode == PRNN_SRU) {
         const size_t B = (size_t)p->mini_batch;
+        const size_t row_units = prnn_mul3_size(rows, dirs, H); /* rows x dirs x H */
         *r = (prnn_reserve_layout){0};
-        r->out_stride = align_up(rows * dirs * H * es);
-        r->sru_stride[PRNN_SRU_U] = align_up(rows * dirs * 4 * H * acc);
-        r->sru_stride[PRNN_SRU_C] = align_up(dirs * rows * H * acc);
-        r->sru_stride[PRNN_SRU_DU] = align_up(rows * dirs * 4 * H * es); /* m = 4 at most */
-        r->sru_stride[PRNN_SRU_V] = align_up(dirs * B * 4 * H * acc);
-        size_t at = (L - 1) * r->out_stride; /* after out[] */
+        r->out_stride = align_up(prnn_mul_size(row_units, es));
+        r->sru_stride[PRNN_SRU_U] = align_up(prnn_mul3_size(row_units, 4, acc));
+        r->sru_stride[PRNN_SRU_C] = align_up(prnn_mul_size(row_units, acc));
+        /* m = 4 at most */
+        r->sru_stride[PRNN_SRU_DU] = align_up(prnn_mul3_size(row_units, 4, es));
+        r->sru_stride[PRNN_SRU_V] = align_up(prnn_mul4_size(dirs, B, 4 * H, acc));
+        size_t at = prnn_mul_size(L - 1, r->out_stride); /* after out[] */
         for (int i = 0; i < 4; i++) {
             r->sru[i] = at;
-            at += L * r->sru_stride[i];
+            at = prnn_add_size(at, prnn_mul_size(L, r->sru_stride[i]));
         }
         r->total = at;
         return;
     }
     r->act_cols = PRNN_ACT_COLS(mode);
     r->dg_cols = PRNN_DG_COLS(mode);
-    /* Saturating (checked_size.h): a shape too large gives an overflowed
-     * total, which the API layer reports (rnn_api.c). */
     r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
     r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));
     r->dg_stride = align_up(prnn_mul4_size(rows, (size_t)r->dg_cols, H, es));

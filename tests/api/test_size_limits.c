@@ -63,6 +63,19 @@ static void reserve_wraps(void)
     prnnDestroyRNNDescriptor(rnn);
 }
 
+/* SRU's reserve and workspace have their own layouts (ref_layout.c). */
+static void sru_sizes_wrap(void)
+{
+    prnnRNNDescriptor_t rnn = make_rnn(65536, 256, PRNN_BIDIRECTIONAL, PRNN_SRU);
+    expect_too_large("SRU reserve 2^20 x 2^20", prnnGetRNNTrainingReserveSize, rnn,
+                     1 << 20, 1 << 20, 1, "reserve space");
+    prnnDestroyRNNDescriptor(rnn);
+    rnn = make_rnn(65536, 1, PRNN_BIDIRECTIONAL, PRNN_SRU);
+    expect_too_large("SRU workspace 2^21 x (2^31-1)", prnnGetRNNWorkspaceSize, rnn,
+                     1 << 21, INT32_MAX, 1, "workspace");
+    prnnDestroyRNNDescriptor(rnn);
+}
+
 static void workspace_wraps(void)
 {
     prnnRNNDescriptor_t rnn = make_rnn(65536, 1, PRNN_BIDIRECTIONAL, PRNN_LSTM);
@@ -142,6 +155,7 @@ int main(void)
 {
     reserve_wraps();
     workspace_wraps();
+    sru_sizes_wrap();
     large_shape_fits();
     filter_wraps();
     stride_product_wraps();

@@ -56,8 +56,23 @@ int main(void)
     prnn_ws_layout_compute(&plan, &p, PRNN_CALL_INFERENCE, &l);
     CHECK(l.total == PRNN_SIZE_OVERFLOW);
 
+    /* SRU's layouts (reserve_layout.c, workspace_layout.c's sru_parts) */
+    p = problem(&rnn, 65536, 256, PRNN_BIDIRECTIONAL, b20, b20, &b20);
+    rnn.mode = PRNN_SRU;
+    prnn_reserve_layout_compute(&p, &r);
+    CHECK(r.total == PRNN_SIZE_OVERFLOW);
+    p = problem(&rnn, 65536, 1, PRNN_BIDIRECTIONAL, 1 << 21, bmax, &bmax);
+    rnn.mode = PRNN_SRU;
+    /* (one layer, no dropout: forward training and backward weights need
+     * only the step tables, which fit) */
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_INFERENCE, &l);
+    CHECK(l.total == PRNN_SIZE_OVERFLOW);
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_DATA, &l);
+    CHECK(l.total == PRNN_SIZE_OVERFLOW);
+
     /* a shape that fits keeps its exact size */
     const int one = 1;
+    rnn.mode = PRNN_LSTM;
     p = problem(&rnn, 256, 2, PRNN_UNIDIRECTIONAL, 4, 1, &one);
     prnn_reserve_layout_compute(&p, &r);
     CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 &&
