@@ -157,7 +157,7 @@ def main():
 
     # Each rank's layer planned on its own device: prnn kept one Problem per
     # (thread, device, ...) it ran on, and the plan names the device.
-    devices = {key[1] for key in model.rnn._problems}
+    devices = model.rnn._problems.devices()
     assert devices == {device}, f"rank {rank}: prnn ran on {devices}, expected {device}"
     if cuda:
         for problem in model.rnn._problems.values():

@@ -237,3 +237,12 @@ def test_deepcopy_and_pickle(device):
     with torch.no_grad():
         twin.weight_hh_l1.add_(1.0)         # the copy owns its weights
     assert not torch.equal(twin(x)[0], y)
+
+
+def test_many_sequence_lengths_keep_a_bounded_cache(device):
+    layer = pt.GRU(3, 4).to(device)
+    for t in range(1, 100):
+        layer(torch.randn(t, 2, 3, device=device))
+    assert len(layer._problems.entries) <= layer._problems.capacity
+    y = layer(torch.randn(1, 2, 3, device=device))[0]     # an evicted shape works again
+    assert y.shape == (1, 2, 4)

@@ -158,12 +158,12 @@ class _PrnnRNNBase(nn.Module):
         # Problem of each (thread, device, dtype, shape): prnn handles are
         # per thread (_runtime), so a layer shared by threads keeps one each.
         self._checked_weights = (None, None)
-        self._problems = {}
+        self._problems = _runtime.ShapeCache()
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_checked_weights"] = (None, None)
-        state["_problems"] = {}
+        state["_problems"] = None     # made anew by __setstate__
         return state
 
     def __setstate__(self, state):
@@ -200,7 +200,7 @@ class _PrnnRNNBase(nn.Module):
             p = _runtime.problem(x.device, self._cell, _runtime.torch_dtype_code(x.dtype),
                                  self.input_size, self.hidden_size, self.num_layers,
                                  self.bidirectional, sizes, dropout)
-            self._problems[key] = p
+            self._problems.put(key, p)
         return p
 
     # -- forward ------------------------------------------------------------------

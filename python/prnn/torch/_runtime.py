@@ -8,6 +8,7 @@ later calls find it in a dict.
 """
 
 import threading
+from collections import OrderedDict
 
 import torch
 
@@ -79,20 +80,49 @@ def handle(device):
     return h
 
 
+class ShapeCache:
+    """The most recently used Problems, by key: a training loop over
+    sequences of varying length (packed batches, bucketed lengths) meets a
+    new shape at almost every step, and each Problem holds descriptors.
+    Forgetting one costs only its re-creation (prnn's plans are per batch
+    size, kept by the handle)."""
+
+    def __init__(self, capacity=64):
+        self.capacity = capacity
+        self.entries = OrderedDict()
+
+    def get(self, key):
+        p = self.entries.get(key)
+        if p is not None:
+            self.entries.move_to_end(key)
+        return p
+
+    def put(self, key, p):
+        self.entries[key] = p
+        if len(self.entries) > self.capacity:
+            self.entries.popitem(last=False)
+
+    def devices(self):
+        return {key[1] for key in self.entries}
+
+    def values(self):
+        return self.entries.values()
+
+
 def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
             dropout):
     """The Problem for this shape on this thread's handle for `device`."""
     h = handle(device)
     problems = getattr(_local, "problems", None)
     if problems is None:
-        problems = _local.problems = {}
+        problems = _local.problems = ShapeCache()
     key = (_device_key(device), mode, dtype, input_size, hidden, layers, bidirectional,
            tuple(batch_sizes), dropout)
     p = problems.get(key)
     if p is None:
         p = Problem(h, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
                     dropout)
-        problems[key] = p
+        problems.put(key, p)
     return p
 
 
