@@ -132,3 +132,23 @@ def test_compile_with_cuda_graphs(device):
         for _ in range(4):       # warm-up runs, then recorded, then replayed
             x = torch.randn(3, 5, 6, device=device)
             torch.testing.assert_close(compiled(x).clone(), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_packed_input_compiles_with_a_graph_break(device):
+    """PackedSequence input: the layer's output sizes depend on batch_sizes'
+    values, so torch.compile breaks the graph there (said in the README);
+    the result is still eager mode's."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+    torch.manual_seed(0)
+    layer = pt.LSTM(3, 4, num_layers=2).to(device)
+
+    def f(x, lengths):
+        y, (h, c) = layer(pack_padded_sequence(x, lengths, enforce_sorted=False))
+        return h, c
+
+    x = torch.randn(5, 3, 3, device=device)
+    lengths = torch.tensor([5, 2, 4])
+    torch._dynamo.reset()
+    got = torch.compile(f, backend="aot_eager")(x, lengths)
+    for a, b in zip(got, f(x, lengths)):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
