@@ -15,7 +15,6 @@ wall time per call in a loop and as host time alone.
 """
 
 import argparse
-import ctypes
 import json
 import statistics
 import time

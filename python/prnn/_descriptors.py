@@ -38,7 +38,6 @@ class Handle(_Owned):
     def __init__(self, backend):
         self.ptr = c_void_p()
         call("prnnCreateWithBackend", byref(self.ptr), backend)
-        self.backend = backend
         self._stream = None
 
     def set_stream(self, stream):
@@ -68,12 +67,6 @@ class FilterDesc(_Owned):
         if dims is not None:
             call("prnnSetFilterNdDescriptor", self.ptr, dtype, _capi.TENSOR_NCHW, len(dims),
                  (c_int * len(dims))(*dims))
-
-    def dims(self):
-        n = c_int()
-        d = (c_int * 8)()
-        call("prnnGetFilterNdDescriptor", self.ptr, 8, None, None, byref(n), d)
-        return list(d[:n.value])
 
 
 class DropoutDesc(_Owned):
@@ -138,7 +131,7 @@ class Problem:
         call("prnnGetRNNParamsSize", handle.ptr, self.rnn.ptr, by_batch[self.mini_batch][0].ptr,
              byref(size), dtype)
         self.params_bytes = size.value
-        self.w_desc = FilterDesc(dtype, [size.value // _element_size(dtype), 1, 1])
+        self.w_desc = FilterDesc(dtype, [size.value // element_size(dtype), 1, 1])
         call("prnnGetRNNWorkspaceSize", handle.ptr, self.rnn.ptr, self.seq_length,
              self.x_descs, byref(size))
         self.workspace_bytes = size.value
@@ -166,9 +159,7 @@ class Problem:
         return info
 
 
-def _element_size(dtype):
+def element_size(dtype):
     return {_capi.DATA_FLOAT: 4, _capi.DATA_DOUBLE: 8, _capi.DATA_HALF: 2,
             _capi.DATA_BFLOAT16: 2}[dtype]
 
-
-element_size = _element_size

@@ -1,16 +1,14 @@
 """prnn.torch layers against torch.nn: outputs and every gradient, on the
 CPU backend and (when present) the GPU."""
 
-import itertools
 
 import pytest
 import torch
 from torch import nn
 
-import prnn
 import prnn.torch as pt
 
-from _oracle import TOLERANCE, compare, make_pair, run
+from _oracle import compare, make_pair, run
 
 MODES = ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"]
 

@@ -33,6 +33,9 @@ if [ -d "$ROOT/.device_carry/lib" ]; then
     export LD_LIBRARY_PATH="$ROOT/.device_carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export PRNN_CACHE_DIR=${PRNN_CACHE_DIR:-/tmp/prnn-cache}
+# The Python stages use this tree's package and the library built here.
+PY_ENV=(env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so"
+        PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}")
 
 if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ] || [ ! -x "$BUILD/tests/gpu/test_training_gpu" ]; then
     echo "== building in $BUILD"
@@ -94,15 +97,12 @@ for stage in $STAGES; do
     demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;
     bench)    run_stage bench "$BUILD/tools/bench/prnn-bench" ${BENCH_ARGS:---quick} \
                   --csv "$OUT/bench.csv" --json "$OUT/bench.json" --plot "$OUT/bench.png" ;;
-    python)   run_stage python env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" PRNN_REQUIRE_GPU=1 \
-                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+    python)   run_stage python "${PY_ENV[@]}" PRNN_REQUIRE_GPU=1 \
                   python3 -m pytest -q -p no:cacheprovider "$ROOT/python/tests" ;;
-    torchbench) run_stage torchbench env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" \
-                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+    torchbench) run_stage torchbench "${PY_ENV[@]}" \
                   python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
                   --json "$OUT/torchbench.json" ;;
-    ddp)      run_stage ddp env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so" \
-                  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" bash tests/gpu/ddp.sh ;;
+    ddp)      run_stage ddp "${PY_ENV[@]}" bash tests/gpu/ddp.sh ;;
     autotune) run_stage autotune "$BUILD/tools/autotune/prnn-autotune" ${AUTOTUNE_ARGS:-} ;;
     *) echo "unknown stage $stage"; exit 2 ;;
     esac

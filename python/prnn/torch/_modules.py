@@ -139,12 +139,9 @@ class _PrnnRNNBase(nn.Module):
             return      # forward reports the mismatch
         if dtype not in _runtime.DTYPES or device.type not in ("cpu", "cuda"):
             return
-        layout = self._layout()
-        flat = torch.zeros(layout.total_elements, dtype=dtype, device=device)
-        with torch.no_grad():
-            for w, v in zip(weights, layout.views(flat, self._flat_weights_names)):
-                v.copy_(w)
-                w.data = v
+        _, views = self._layout().pack(weights, self._flat_weights_names)
+        for w, v in zip(weights, views):
+            w.data = v
 
     def _apply(self, fn, *args, **kwargs):
         result = super()._apply(fn, *args, **kwargs)

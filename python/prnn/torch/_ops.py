@@ -18,7 +18,6 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from .. import _capi
 from .._capi import call
 from . import _runtime
 
@@ -49,11 +48,7 @@ def flat_weights(weights, layout, names):
     base = _runtime.flat_base(weights, layout.offsets(names), layout.total_elements)
     if base is not None:
         return base, None
-    w0 = weights[0]
-    flat = torch.zeros(layout.total_elements, dtype=w0.dtype, device=w0.device)
-    with torch.no_grad():
-        for v, w in zip(layout.views(flat, names), weights):
-            v.copy_(w)
+    flat, _ = layout.pack(weights, names)
     return flat.data_ptr(), flat
 
 

@@ -226,6 +226,18 @@ class WeightLayout:
                     ("bias_hh" + sfx, consecutive(vector, pseudo, g, g, bias, hidden),
                      (g * hidden,))]
 
+    def pack(self, weights, names):
+        """A new flat buffer in prnn's layout holding `weights` (those named
+        `names`), zero where no parameter lives (the biases of a module
+        without them), and its views for `names`."""
+        w0 = weights[0]
+        flat = torch.zeros(self.total_elements, dtype=w0.dtype, device=w0.device)
+        views = self.views(flat, names)
+        with torch.no_grad():
+            for v, w in zip(views, weights):
+                v.copy_(w)
+        return flat, views
+
     def views(self, flat, names):
         """Views of the flat buffer for the parameters `names`, in order."""
         by_name = {n: (o, s) for n, o, s in self.entries}
