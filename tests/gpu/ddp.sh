@@ -14,8 +14,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 run() { python3 -m torch.distributed.run --standalone --nproc_per_node="$@"; }
 rc=0
+# With several GPUs, one process on this same machine too: the scaling
+# figure compares like with like (the 1-GPU figures of another card don't).
+procs=("$ngpu"); [ "$ngpu" -ge 2 ] && procs=(1 "$ngpu")
 for dtype in float32 float16; do
-    run "$ngpu" "$script" --dtype "$dtype" --steps 30 --profile 2>&1 | tr '\r' '\n' | grep -v '^\[' || rc=1
+    for n in "${procs[@]}"; do
+        echo "== $n process(es), $dtype"
+        run "$n" "$script" --dtype "$dtype" --steps 30 --profile 2>&1 | tr '\r' '\n' | grep -v '^\[' || rc=1
+    done
 done
 small=(--steps 10 --hidden 256 --seq 64)
 run "$ngpu" "$script" "${small[@]}" --save "$tmp/a.pt" >/dev/null 2>&1 || rc=1
