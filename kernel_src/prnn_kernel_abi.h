@@ -144,7 +144,8 @@ typedef struct {
 
 /*
  * SRU (sru_scan.cu): one launch runs a layer's scan for both directions, one
- * thread per (direction, batch row, PRNN_SRU_UPT units), looping over time.
+ * thread per (direction, batch row, PRNN_SRU_UPT adjacent units), looping
+ * over time; one kernel per layer kind (prnn_sru_variant).
  * Column blocks of a U row (u_cols = dirs * 4 * hidden, math type): where the
  * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
  * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
@@ -172,11 +173,19 @@ typedef struct {
     const int *batch;   /* the setup kernel's step tables */
     const int *offset;
     long long rows;
-    int seq_length, mini_batch, dirs, m;
-    int skip, u_cols, x_cols, dy_storage;
-    int keep_xp;        /* forward training, m = 3: write x' into U */
+    int seq_length, mini_batch, dirs;
+    int u_cols, x_cols, dy_storage;
+    int vec;            /* u, ckeep and dxp are aligned to PRNN_SRU_UPT math-type
+                         * values: the kernel may move a thread's units as one
+                         * vector (it also needs hidden % PRNN_SRU_UPT == 0) */
     int reserved;
 } prnn_sru_args;
+
+/* The layer kinds of the SRU scan, one kernel each (prnn_sru_forward_m3 ...,
+ * prnn_sru_backward_m3 ...): x' projected (m = 4), x' = x (m = 3), and
+ * SKIP_INPUT's layer 0 (no W: u0 = u1 = u2 = x' = x). */
+enum { PRNN_SRU_VARIANT_M3 = 0, PRNN_SRU_VARIANT_M4 = 1, PRNN_SRU_VARIANT_SKIP = 2,
+       PRNN_SRU_VARIANTS = 3 };
 
 /* SRU's V-block gradient: dw[d][q][j] += sum over b (in order) of
  * vpart[d][b][q][j]. Deterministic. */

@@ -1,18 +1,18 @@
 // SRU's recurrence (DESIGN.md section 4; prnn.h at PRNN_SRU): everything but
 // the projection U = x W, which cuBLASLt has done for every step at once.
 // What is left is elementwise along time, so one thread owns PRNN_SRU_UPT
-// hidden units of one (direction, batch row) and walks the sequence with c
-// in registers: no hand-off, no barrier, one launch for both directions.
-// The backward scan walks time the other way, recomputing f and r from U and
-// the kept c, and leaves dU for the GEMMs (dx, dW) and per-row sums for the
-// V block, which prnn_sru_vgrad adds up in a fixed order.
+// adjacent hidden units of one (direction, batch row) and walks the sequence
+// with c in registers: no hand-off, no barrier, one launch for both
+// directions. The backward scan walks time the other way, recomputing f and
+// r from U and the kept c, and leaves dU for the GEMMs (dx, dW) and per-row
+// sums for the V block, which prnn_sru_vgrad adds up in a fixed order.
 //
-// Units of a thread are ceil(H / UPT) apart, so that the threads of a warp
-// read consecutive columns of U and y (coalesced); more units per thread
-// give each thread more independent work. Each thread keeps the loads of
-// the next PRNN_SRU_DEPTH steps in flight (a ring of registers), which is
-// what keeps enough bytes in flight on the device to run at its bandwidth
-// (a step's loads do not depend on c).
+// A warp's threads hold consecutive units, so its accesses to U, c and y are
+// contiguous; with several units per thread, U, c and dx' move as 8- or
+// 16-byte vectors where the host found them aligned. Each thread keeps the
+// loads of the next PRNN_SRU_DEPTH steps in flight (a ring of registers): a
+// step's loads do not depend on c. One kernel per layer kind (x' projected,
+// x' = x, SKIP's layer 0) and pass keeps the step loop free of branches on it.
 //
 // Defines: PRNN_DTYPE, PRNN_H, PRNN_SRU_THREADS (block size), PRNN_SRU_UPT
 // (units per thread), PRNN_SRU_DEPTH (steps in flight).
@@ -37,12 +37,45 @@ static_assert(PRNN_SRU_UPT * PRNN_SRU_DEPTH <= 16, "units per thread x steps in 
 #define DEPTH PRNN_SRU_DEPTH
 // threads per (direction, row)
 #define JT ((H_ + UPT - 1) / UPT)
+// U, c and dx' of a thread's units can move as one vector (host-checked
+// alignment: prnn_sru_args.vec) when every thread has UPT whole units.
+#define SRU_VEC_POSSIBLE ((UPT == 2 || UPT == 4 || UPT == 8) && H_ % UPT == 0)
 
-// This thread's direction, batch row and first unit; false past the end.
-static __device__ __forceinline__ bool sru_thread(const prnn_sru_args &a, int &d, int &b, int &jt)
+// The layer's kind, fixed per kernel so that the step loop carries no
+// branch on it (prnn_kernel_abi.h: prnn_sru_variant).
+enum { SRU_M3 = PRNN_SRU_VARIANT_M3, SRU_M4 = PRNN_SRU_VARIANT_M4, SRU_SKIP = PRNN_SRU_VARIANT_SKIP };
+
+// Activations. fp32: 1/(1+e^-x) with the accurate expf but a division
+// without IEEE rounding and its slow-path branch (__fdividef, 2 ulp; it
+// gives 0 for a denominator beyond 2^126, the limit anyway); the accurate
+// tanhf. 16-bit data: the hardware tanh for both, as the recurrent cells do
+// (rnn_cell.cuh). fp64: exact. The step's instructions, not its bytes,
+// were what held the scan below the memory's bandwidth (bench/NOTES.md).
+static __device__ __forceinline__ AccT sru_sigmoid(AccT x)
+{
+#if PRNN_DTYPE == 0
+    return __fdividef(1.0f, 1.0f + expf(-x));
+#elif PRNN_DTYPE == 1
+    return prnn_sigmoid(x);
+#else
+    return 0.5f + 0.5f * prnn_tanh_approx(0.5f * x);
+#endif
+}
+static __device__ __forceinline__ AccT sru_tanh(AccT x)
+{
+#if PRNN_DTYPE == 2 || PRNN_DTYPE == 3
+    return prnn_tanh_approx(x);
+#else
+    return prnn_tanh(x);
+#endif
+}
+
+// This thread's direction, batch row and first unit (units j0 .. j0+UPT-1,
+// contiguous); false past the end.
+static __device__ __forceinline__ bool sru_thread(const prnn_sru_args &a, int &d, int &b, int &j0)
 {
     const long long tid = (long long)blockIdx.x * PRNN_SRU_THREADS + threadIdx.x;
-    jt = (int)(tid % JT);
+    j0 = (int)(tid % JT) * UPT;
     const long long rest = tid / JT;
     b = (int)(rest % a.mini_batch);
     d = (int)(rest / a.mini_batch);
@@ -70,184 +103,263 @@ static __device__ __forceinline__ AccT load_opt(const void *p, long long i)
     return p ? ST::load((const T *)p, i) : AccT(0);
 }
 
+// A thread's UPT math-type values at p (its units j0..): 16-byte (or, for
+// two floats, 8-byte) accesses when VEC, else one per unit inside the
+// hidden size.
+template <bool VEC>
+static __device__ __forceinline__ void units_load(const AccT *p, int j0, AccT (&v)[UPT])
+{
+    if constexpr (VEC) {
+#if PRNN_DTYPE == 1
+#pragma unroll
+        for (int q = 0; q < UPT / 2; ++q) {
+            const double2 t = ((const double2 *)p)[q];
+            v[2 * q] = t.x;
+            v[2 * q + 1] = t.y;
+        }
+#else
+        if constexpr (UPT == 2) {
+            const float2 t = *(const float2 *)p;
+            v[0] = t.x;
+            v[1] = t.y;
+        } else {
+#pragma unroll
+            for (int q = 0; q < UPT / 4; ++q) {
+                const float4 t = ((const float4 *)p)[q];
+                v[4 * q] = t.x;
+                v[4 * q + 1] = t.y;
+                v[4 * q + 2] = t.z;
+                v[4 * q + 3] = t.w;
+            }
+        }
+#endif
+    } else {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            v[k] = j0 + k < H_ ? p[k] : AccT(0);
+    }
+}
+
+template <bool VEC>
+static __device__ __forceinline__ void units_store(AccT *p, int j0, const AccT (&v)[UPT])
+{
+    if constexpr (VEC) {
+#if PRNN_DTYPE == 1
+#pragma unroll
+        for (int q = 0; q < UPT / 2; ++q)
+            ((double2 *)p)[q] = make_double2(v[2 * q], v[2 * q + 1]);
+#else
+        if constexpr (UPT == 2) {
+            *(float2 *)p = make_float2(v[0], v[1]);
+        } else {
+#pragma unroll
+            for (int q = 0; q < UPT / 4; ++q)
+                ((float4 *)p)[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+        }
+#endif
+    } else {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            if (j0 + k < H_)
+                p[k] = v[k];
+    }
+}
+
+// Storage-type values: one access per unit.
+static __device__ __forceinline__ void units_load_t(const T *p, int j0, AccT (&v)[UPT])
+{
+#pragma unroll
+    for (int k = 0; k < UPT; ++k)
+        v[k] = j0 + k < H_ ? ST::load(p, k) : AccT(0);
+}
+
+static __device__ __forceinline__ void units_store_t(T *p, int j0, const AccT (&v)[UPT])
+{
+#pragma unroll
+    for (int k = 0; k < UPT; ++k)
+        if (j0 + k < H_)
+            ST::store(p, k, v[k]);
+}
+
 // b_f, b_r, v_f, v_r of a thread's units (zeros past the hidden size).
 struct sru_vecs {
     AccT bf[UPT], br[UPT], vf[UPT], vr[UPT];
 };
 
-static __device__ __forceinline__ void sru_load_vecs(const prnn_sru_args &a, int d, int jt,
+static __device__ __forceinline__ void sru_load_vecs(const prnn_sru_args &a, int d, int j0,
                                                      sru_vecs &p)
 {
-    const T *v = (const T *)a.v + (long long)d * 4 * H_;
-#pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        const bool in = j < H_;
-        p.bf[k] = in ? ST::load(v, j) : AccT(0);
-        p.br[k] = in ? ST::load(v, H_ + j) : AccT(0);
-        p.vf[k] = in ? ST::load(v, 2 * H_ + j) : AccT(0);
-        p.vr[k] = in ? ST::load(v, 3 * H_ + j) : AccT(0);
-    }
+    const T *v = (const T *)a.v + (long long)d * 4 * H_ + j0;
+    units_load_t(v, j0, p.bf);
+    units_load_t(v + H_, j0, p.br);
+    units_load_t(v + 2 * H_, j0, p.vf);
+    units_load_t(v + 3 * H_, j0, p.vr);
 }
 
-// u0, u1, u2 and x' of one unit of one row (see prnn_sru_args for U's
-// columns). fwd_x: x' of an m = 3 layer from the input (forward), else from
-// U's x' columns (backward, where the forward scan left it).
+// One step's u0, u1, u2 and x' of a thread's units, and the step's row. See
+// prnn_sru_args for U's columns. FWD: x' of an m = 3 layer comes from the
+// input (forward), else from U's x' columns (backward, where the forward
+// scan left it).
 struct sru_in {
-    AccT u0, u1, u2, xp;
+    long long row;
+    AccT u0[UPT], u1[UPT], u2[UPT], xp[UPT];
 };
 
-static __device__ __forceinline__ sru_in sru_load(const prnn_sru_args &a, long long row, int d,
-                                                  int j, bool fwd_x)
+template <int V, bool FWD, bool VEC>
+static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long long row, int d,
+                                                int j0, sru_in &in)
 {
-    sru_in in;
-    const AccT *ur = a.u ? (const AccT *)a.u + row * a.u_cols : nullptr;
-    const int xcol = a.dirs * 3 * H_ + d * H_;
-    if (a.skip) {
-        in.xp = fwd_x ? ST::load((const T *)a.xin, row * a.x_cols + j) : ur[xcol + j];
-        in.u0 = in.u1 = in.u2 = in.xp;
-        return in;
+    in.row = row;
+    const AccT *ur = (const AccT *)a.u + row * a.u_cols;
+    if constexpr (V == SRU_M4) {
+        const AccT *u = ur + d * 4 * H_ + j0;
+        units_load<VEC>(u, j0, in.u0);
+        units_load<VEC>(u + H_, j0, in.u1);
+        units_load<VEC>(u + 2 * H_, j0, in.u2);
+        units_load<VEC>(u + 3 * H_, j0, in.xp);
+        return;
     }
-    const int ucol = d * a.m * H_;
-    in.u0 = ur[ucol + j];
-    in.u1 = ur[ucol + H_ + j];
-    in.u2 = ur[ucol + 2 * H_ + j];
-    if (a.m == 4)
-        in.xp = ur[ucol + 3 * H_ + j];
+    if constexpr (FWD)
+        units_load_t((const T *)a.xin + row * a.x_cols + j0, j0, in.xp);
     else
-        in.xp = fwd_x ? ST::load((const T *)a.xin, row * a.x_cols + j) : ur[xcol + j];
-    return in;
+        units_load<VEC>(ur + a.dirs * 3 * H_ + d * H_ + j0, j0, in.xp);
+    if constexpr (V == SRU_SKIP) {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            in.u0[k] = in.u1[k] = in.u2[k] = in.xp[k];
+    } else {
+        const AccT *u = ur + d * 3 * H_ + j0;
+        units_load<VEC>(u, j0, in.u0);
+        units_load<VEC>(u + H_, j0, in.u1);
+        units_load<VEC>(u + 2 * H_, j0, in.u2);
+    }
 }
 
 // The row of forward-walk step i (0 .. len-1) of this thread's sequence.
 #define SRU_ROW(i) ((long long)a.offset[d ? len - 1 - (i) : (i)] + b)
 
-extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_forward(const prnn_sru_args a)
+template <int V, bool VEC>
+static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, int d, int b,
+                                                        int j0)
 {
-    int d, b, jt;
-    if (!sru_thread(a, d, b, jt))
-        return;
-    const long long sb = ((long long)d * a.mini_batch + b) * H_;
+    const long long sb = ((long long)d * a.mini_batch + b) * H_ + j0;
     sru_vecs pv;
-    sru_load_vecs(a, d, jt, pv);
+    sru_load_vecs(a, d, j0, pv);
     AccT c[UPT], h[UPT];
+    if (a.cx)
+        units_load_t((const T *)a.cx + sb, j0, c);
+    else
 #pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
+        for (int k = 0; k < UPT; ++k)
+            c[k] = AccT(0);
+#pragma unroll
+    for (int k = 0; k < UPT; ++k)
         h[k] = AccT(0);
-        c[k] = j < H_ ? load_opt(a.cx, sb + j) : AccT(0);
-    }
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
+    const bool train = a.ckeep != nullptr;
     // The loads of the next DEPTH steps are in flight while a step computes:
-    // they do not depend on c, so the critical path is the arithmetic, and
-    // the loads in flight over the device cover the memory's latency. Slot
-    // q of the ring holds step i0 + q (a compile-time index: registers).
-    sru_in ring[DEPTH][UPT] = {};
+    // they do not depend on c. Slot q of the ring holds step i0 + q (a
+    // compile-time index: registers).
+    sru_in ring[DEPTH];
 #pragma unroll
     for (int q = 0; q < DEPTH; ++q)
-#pragma unroll
-        for (int k = 0; k < UPT; ++k) {
-            const int j = jt + k * JT;
-            if (q < len && j < H_)
-                ring[q][k] = sru_load(a, SRU_ROW(q), d, j, true);
-        }
+        if (q < len)
+            sru_load<V, true, VEC>(a, SRU_ROW(q), d, j0, ring[q]);
     for (int i0 = 0; i0 < len; i0 += DEPTH) {
 #pragma unroll
         for (int q = 0; q < DEPTH; ++q) {
             const int i = i0 + q;
             if (i >= len)
                 break;
-            const long long row = SRU_ROW(i);
-            const long long ahead = i + DEPTH < len ? SRU_ROW(i + DEPTH) : -1;
+            const sru_in in = ring[q];
+            if (i + DEPTH < len) // refill the slot before computing: overlap
+                sru_load<V, true, VEC>(a, SRU_ROW(i + DEPTH), d, j0, ring[q]);
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
-                const int j = jt + k * JT;
-                if (j >= H_)
-                    continue;
-                const sru_in in = ring[q][k];
-                if (ahead >= 0) // refill the slot before computing: overlap
-                    ring[q][k] = sru_load(a, ahead, d, j, true);
-                const AccT f = prnn_sigmoid(in.u1 + pv.vf[k] * c[k] + pv.bf[k]);
-                const AccT r = prnn_sigmoid(in.u2 + pv.vr[k] * c[k] + pv.br[k]);
-                const AccT cn = f * c[k] + (AccT(1) - f) * in.u0;
-                const AccT hv = r * prnn_tanh(cn) + (AccT(1) - r) * in.xp;
-                ST::store((T *)a.y, row * y_cols + d * H_ + j, hv);
-                if (a.ckeep) {
-                    ((AccT *)a.ckeep)[((long long)d * a.rows + row) * H_ + j] = cn;
-                    if (a.keep_xp) // U is the reserve's here: BackwardData reads x' back
-                        ((AccT *)a.u)[row * a.u_cols + a.dirs * 3 * H_ + d * H_ + j] = in.xp;
-                }
-                c[k] = cn;
-                h[k] = hv;
+                const AccT f = sru_sigmoid(in.u1[k] + pv.vf[k] * c[k] + pv.bf[k]);
+                const AccT r = sru_sigmoid(in.u2[k] + pv.vr[k] * c[k] + pv.br[k]);
+                c[k] = f * c[k] + (AccT(1) - f) * in.u0[k];
+                h[k] = r * sru_tanh(c[k]) + (AccT(1) - r) * in.xp[k];
+            }
+            units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
+            if (train) {
+                units_store<VEC>((AccT *)a.ckeep + ((long long)d * a.rows + in.row) * H_ + j0,
+                                 j0, c);
+                if constexpr (V != SRU_M4) // BackwardData reads x' back from U's x' columns
+                    units_store<VEC>((AccT *)a.u + in.row * a.u_cols + a.dirs * 3 * H_ + d * H_ +
+                                         j0,
+                                     j0, in.xp);
             }
         }
     }
-#pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        if (j >= H_)
-            continue;
-        if (a.hy)
-            ST::store((T *)a.hy, sb + j, h[k]);
-        if (a.cy)
-            ST::store((T *)a.cy, sb + j, c[k]);
-    }
+    if (a.hy)
+        units_store_t((T *)a.hy + sb, j0, h);
+    if (a.cy)
+        units_store_t((T *)a.cy + sb, j0, c);
 }
 
-// What the backward step of one unit reads besides the running gradients.
+// What the backward step of one walk step reads besides the running
+// gradients: U's values, c_{t-1} (c_t is the previous walk step's c_{t-1})
+// and dy.
 struct sru_bwd_in {
     sru_in u;
-    AccT cp, cn, dy;
+    AccT cp[UPT], dy[UPT];
 };
 
-// Forward-walk step i's inputs of unit j: c_{t-1} is step i-1's c, or c0.
-static __device__ __forceinline__ sru_bwd_in sru_bwd_load(const prnn_sru_args &a,
-                                                          const AccT *ck, int d, int b,
-                                                          int len, int i, int j, AccT c0)
+// Forward-walk step i's inputs of a thread's units: c_{t-1} is step i-1's
+// c, or c0.
+template <int V, bool VEC>
+static __device__ __forceinline__ void sru_bwd_load(const prnn_sru_args &a, const AccT *ck, int d,
+                                                    int b, int len, int i, int j0,
+                                                    const AccT (&c0)[UPT], sru_bwd_in &in)
 {
-    sru_bwd_in in;
-    const long long row = SRU_ROW(i);
-    in.u = sru_load(a, row, d, j, false);
-    in.cn = ck[row * H_ + j];
-    in.cp = i > 0 ? ck[SRU_ROW(i - 1) * H_ + j] : c0;
-    const long long yi = row * (a.dirs * H_) + d * H_ + j;
-    in.dy = a.dy_storage ? ST::load((const T *)a.dy, yi) : ((const AccT *)a.dy)[yi];
-    return in;
+    sru_load<V, false, VEC>(a, SRU_ROW(i), d, j0, in.u);
+    if (i > 0) {
+        units_load<VEC>(ck + SRU_ROW(i - 1) * H_ + j0, j0, in.cp);
+    } else {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            in.cp[k] = c0[k];
+    }
+    const long long yi = in.u.row * (a.dirs * H_) + d * H_ + j0;
+    if (a.dy_storage)
+        units_load_t((const T *)a.dy + yi, j0, in.dy);
+    else
+        units_load<false>((const AccT *)a.dy + yi, j0, in.dy);
 }
 
-extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward(const prnn_sru_args a)
+template <int V, bool VEC>
+static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a, int d, int b,
+                                                         int j0)
 {
-    int d, b, jt;
-    if (!sru_thread(a, d, b, jt))
-        return;
-    const long long sb = ((long long)d * a.mini_batch + b) * H_;
+    constexpr int M = V == SRU_M4 ? 4 : 3;
+    const long long sb = ((long long)d * a.mini_batch + b) * H_ + j0;
     sru_vecs pv;
-    sru_load_vecs(a, d, jt, pv);
-    AccT c0[UPT], dh[UPT], dc[UPT];
+    sru_load_vecs(a, d, j0, pv);
+    AccT c0[UPT], dh[UPT], dc[UPT], cn[UPT];
     AccT gbf[UPT], gbr[UPT], gvf[UPT], gvr[UPT]; // this row's sums for the V block
 #pragma unroll
     for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        const bool in = j < H_;
-        c0[k] = in ? load_opt(a.cx, sb + j) : AccT(0);
-        dh[k] = in ? load_opt(a.dhy, sb + j) : AccT(0);
-        dc[k] = in ? load_opt(a.dcy, sb + j) : AccT(0);
+        const bool in = j0 + k < H_;
+        c0[k] = in ? load_opt(a.cx, sb + k) : AccT(0);
+        dh[k] = in ? load_opt(a.dhy, sb + k) : AccT(0);
+        dc[k] = in ? load_opt(a.dcy, sb + k) : AccT(0);
         gbf[k] = gbr[k] = gvf[k] = gvr[k] = AccT(0);
     }
     const AccT *ck = (const AccT *)a.ckeep + (long long)d * a.rows * H_;
-    const int len = sru_length(a.batch, a.seq_length, b), du_cols = a.dirs * a.m * H_;
+    const int len = sru_length(a.batch, a.seq_length, b), du_cols = a.dirs * M * H_;
+    // c_t of the first walk step (the sequence's last); each later walk
+    // step's c_t is the c_{t-1} its predecessor read.
+    if (len > 0)
+        units_load<VEC>(ck + SRU_ROW(len - 1) * H_ + j0, j0, cn);
     // The forward walk's steps backwards, i = len-1 down to 0 (so dhy and
     // dcy meet the sequence's last step first); walk step p is i = len-1-p,
     // with the forward scan's ring of DEPTH steps in flight.
-    sru_bwd_in ring[DEPTH][UPT] = {};
+    sru_bwd_in ring[DEPTH];
 #pragma unroll
     for (int q = 0; q < DEPTH; ++q)
-#pragma unroll
-        for (int k = 0; k < UPT; ++k) {
-            const int j = jt + k * JT;
-            if (q < len && j < H_)
-                ring[q][k] = sru_bwd_load(a, ck, d, b, len, len - 1 - q, j, c0[k]);
-        }
+        if (q < len)
+            sru_bwd_load<V, VEC>(a, ck, d, b, len, len - 1 - q, j0, c0, ring[q]);
     for (int p0 = 0; p0 < len; p0 += DEPTH) {
 #pragma unroll
         for (int q = 0; q < DEPTH; ++q) {
@@ -255,58 +367,76 @@ extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) prnn_sru_backward
             if (p >= len)
                 break;
             const int i = len - 1 - p;
-            const long long row = SRU_ROW(i);
-            T *du = (T *)a.du + row * du_cols + d * a.m * H_;
+            const sru_bwd_in in = ring[q];
+            if (p + DEPTH < len)
+                sru_bwd_load<V, VEC>(a, ck, d, b, len, i - DEPTH, j0, c0, ring[q]);
+            AccT du0[UPT], df[UPT], dr[UPT], dxp[UPT];
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
-                const int j = jt + k * JT;
-                if (j >= H_)
-                    continue;
-                const sru_bwd_in in = ring[q][k];
-                if (p + DEPTH < len)
-                    ring[q][k] = sru_bwd_load(a, ck, d, b, len, i - DEPTH, j, c0[k]);
-                const AccT cp = in.cp;
-                const AccT f = prnn_sigmoid(in.u.u1 + pv.vf[k] * cp + pv.bf[k]);
-                const AccT r = prnn_sigmoid(in.u.u2 + pv.vr[k] * cp + pv.br[k]);
-                const AccT dhv = dh[k] + in.dy;
+                const AccT cp = in.cp[k];
+                const AccT f = sru_sigmoid(in.u.u1[k] + pv.vf[k] * cp + pv.bf[k]);
+                const AccT r = sru_sigmoid(in.u.u2[k] + pv.vr[k] * cp + pv.br[k]);
+                const AccT dhv = dh[k] + in.dy[k];
                 dh[k] = AccT(0);
-                const AccT tc = prnn_tanh(in.cn);
-                const AccT dr = dhv * (tc - in.u.xp) * r * (AccT(1) - r);
+                const AccT tc = sru_tanh(cn[k]);
+                dr[k] = dhv * (tc - in.u.xp[k]) * r * (AccT(1) - r);
                 const AccT dcv = dc[k] + dhv * r * (AccT(1) - tc * tc);
-                const AccT df = dcv * (cp - in.u.u0) * f * (AccT(1) - f);
-                const AccT dxp = dhv * (AccT(1) - r);
-                ST::store(du, j, dcv * (AccT(1) - f));
-                ST::store(du, H_ + j, df);
-                ST::store(du, 2 * H_ + j, dr);
-                if (a.m == 4)
-                    ST::store(du, 3 * H_ + j, dxp);
-                else
-                    ((AccT *)a.dxp)[(row * a.dirs + d) * H_ + j] = dxp;
-                gbf[k] += df;
-                gbr[k] += dr;
-                gvf[k] += df * cp;
-                gvr[k] += dr * cp;
-                dc[k] = dcv * f + df * pv.vf[k] + dr * pv.vr[k];
+                df[k] = dcv * (cp - in.u.u0[k]) * f * (AccT(1) - f);
+                dxp[k] = dhv * (AccT(1) - r);
+                du0[k] = dcv * (AccT(1) - f);
+                gbf[k] += df[k];
+                gbr[k] += dr[k];
+                gvf[k] += df[k] * cp;
+                gvr[k] += dr[k] * cp;
+                dc[k] = dcv * f + df[k] * pv.vf[k] + dr[k] * pv.vr[k];
+                cn[k] = cp;
             }
+            T *du = (T *)a.du + in.u.row * du_cols + d * M * H_ + j0;
+            units_store_t(du, j0, du0);
+            units_store_t(du + H_, j0, df);
+            units_store_t(du + 2 * H_, j0, dr);
+            if constexpr (M == 4)
+                units_store_t(du + 3 * H_, j0, dxp);
+            else
+                units_store<VEC>((AccT *)a.dxp + (in.u.row * a.dirs + d) * H_ + j0, j0, dxp);
         }
     }
-    AccT *vp = (AccT *)a.vpart + ((long long)d * a.mini_batch + b) * 4 * H_;
+    if (a.dhx) { // h_{t-1} plays no part in SRU
+        AccT zero[UPT];
 #pragma unroll
-    for (int k = 0; k < UPT; ++k) {
-        const int j = jt + k * JT;
-        if (j >= H_)
-            continue;
-        if (a.dhx) // h_{t-1} plays no part in SRU
-            ST::store((T *)a.dhx, sb + j, AccT(0));
-        if (a.dcx)
-            ST::store((T *)a.dcx, sb + j, dc[k]);
-        vp[j] = gbf[k];
-        vp[H_ + j] = gbr[k];
-        vp[2 * H_ + j] = gvf[k];
-        vp[3 * H_ + j] = gvr[k];
+        for (int k = 0; k < UPT; ++k)
+            zero[k] = AccT(0);
+        units_store_t((T *)a.dhx + sb, j0, zero);
     }
+    if (a.dcx)
+        units_store_t((T *)a.dcx + sb, j0, dc);
+    AccT *vp = (AccT *)a.vpart + ((long long)d * a.mini_batch + b) * 4 * H_ + j0;
+    units_store<false>(vp, j0, gbf);
+    units_store<false>(vp + H_, j0, gbr);
+    units_store<false>(vp + 2 * H_, j0, gvf);
+    units_store<false>(vp + 3 * H_, j0, gvr);
 }
 #undef SRU_ROW
+
+// The entry points: one per layer kind and pass (prnn_sru_variant order).
+#define SRU_ENTRY(name, body, V)                                                        \
+    extern "C" __global__ void __launch_bounds__(PRNN_SRU_THREADS) name(const prnn_sru_args a) \
+    {                                                                                   \
+        int d, b, j0;                                                                   \
+        if (!sru_thread(a, d, b, j0))                                                   \
+            return;                                                                     \
+        if (SRU_VEC_POSSIBLE && a.vec)                                                  \
+            body<V, SRU_VEC_POSSIBLE>(a, d, b, j0);                                     \
+        else                                                                            \
+            body<V, false>(a, d, b, j0);                                                \
+    }
+SRU_ENTRY(prnn_sru_forward_m3, sru_forward_body, SRU_M3)
+SRU_ENTRY(prnn_sru_forward_m4, sru_forward_body, SRU_M4)
+SRU_ENTRY(prnn_sru_forward_skip, sru_forward_body, SRU_SKIP)
+SRU_ENTRY(prnn_sru_backward_m3, sru_backward_body, SRU_M3)
+SRU_ENTRY(prnn_sru_backward_m4, sru_backward_body, SRU_M4)
+SRU_ENTRY(prnn_sru_backward_skip, sru_backward_body, SRU_SKIP)
+#undef SRU_ENTRY
 
 // One thread per (direction, vector, unit), the batch rows added in order.
 extern "C" __global__ void prnn_sru_vgrad(const prnn_sru_vgrad_args a)

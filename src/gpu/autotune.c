@@ -10,6 +10,7 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "gpu/autotune_common.h"
 #include "gpu/gpu_backward.h"
 #include "gpu/gpu_forward.h"
 #include "gpu/gpu_state.h"
@@ -34,137 +35,10 @@ void prnn_autotune_defaults(prnn_autotune_options *o)
     o->compile_threads = n > 0 ? (int)n : 4;
 }
 
-/* ---- parallel compilation into the disk cache ---- */
-
-typedef struct {
-    prnn_kernel_request *reqs;
-    int count;
-    int next;
-    pthread_mutex_t lock;
-} compile_queue;
-
-static void *compile_worker(void *arg)
-{
-    compile_queue *q = arg;
-    for (;;) {
-        pthread_mutex_lock(&q->lock);
-        int i = q->next++;
-        pthread_mutex_unlock(&q->lock);
-        if (i >= q->count)
-            return NULL;
-        void *cubin = NULL;
-        size_t size;
-        prnnCubinSource_t src;
-        double ms;
-        /* A failure here shows again, with its log, when the candidate is
-         * loaded; this pass only fills the cache. */
-        if (prnn_cubin_get(&q->reqs[i].req, &cubin, &size, &src, &ms) == PRNN_STATUS_SUCCESS)
-            free(cubin);
-    }
-}
-
-static void precompile(prnn_kernel_request *reqs, int count, int threads)
-{
-    compile_queue q = {reqs, count, 0, PTHREAD_MUTEX_INITIALIZER};
-    if (threads > count)
-        threads = count;
-    if (threads < 1)
-        threads = 1;
-    pthread_t tid[64];
-    if (threads > 64)
-        threads = 64;
-    int started = 0;
-    for (int i = 0; i < threads; i++)
-        if (pthread_create(&tid[i], NULL, compile_worker, &q) == 0)
-            started++;
-    if (!started)
-        compile_worker(&q);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-}
-
-/* ---- test data ---- */
-
-static double rnd(unsigned long long *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return (double)(*state >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-}
-
-static void fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long long *state)
-{
-    for (size_t i = 0; i < n; i++)
-        prnn_store_from_double(buf, t, i, scale * rnd(state));
-}
-
-typedef struct {
-    CUdeviceptr x, hx, cx, w, y, dy, dx, ws, reserve;
-    size_t ws_bytes, reserve_bytes;
-} dev_buffers;
-
-static void free_buffers(const prnn_cuda_driver *cu, dev_buffers *d)
-{
-    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->dy, &d->dx, &d->ws,
-                          &d->reserve};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-        if (*all[i])
-            cu->cuMemFree(*all[i]);
-        *all[i] = 0;
-    }
-}
-
-static prnnStatus_t dev_alloc(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t bytes)
-{
-    return prnn_cu_check(cu->cuMemAlloc(p, bytes ? bytes : 256), "cuMemAlloc");
-}
-
-/* Problem with `steps` steps of mini_batch rows, input size = hidden. */
-static void make_problem(const struct prnnRNNStruct *rnn, int steps, int mini_batch,
-                         int *batch, prnn_rnn_problem *p)
-{
-    for (int t = 0; t < steps; t++)
-        batch[t] = mini_batch;
-    p->rnn = rnn;
-    p->input_size = rnn->hidden;
-    p->seq_length = steps;
-    p->batch = batch;
-    p->mini_batch = mini_batch;
-    p->total_rows = (size_t)steps * (size_t)mini_batch;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Grows a device buffer to at least bytes. */
-static prnnStatus_t ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *have, size_t bytes)
-{
-    if (bytes <= *have)
-        return PRNN_STATUS_SUCCESS;
-    if (*p)
-        cu->cuMemFree(*p);
-    *p = 0;
-    *have = 0;
-    PRNN_TRY(dev_alloc(cu, p, bytes));
-    *have = bytes;
-    return PRNN_STATUS_SUCCESS;
-}
-
 /* The pass's call on the device buffers: a forward (inference) call, or a
  * BackwardData call on the reserve the last ForwardTraining filled. */
 static prnnStatus_t run_pass(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
-                             const prnn_rnn_problem *p, dev_buffers *d)
+                             const prnn_rnn_problem *p, prnn_autotune_buffers *d)
 {
     const int lstm = p->rnn->mode == PRNN_LSTM;
     if (pass == PRNN_PASS_FORWARD) {
@@ -183,15 +57,15 @@ static prnnStatus_t run_pass(const prnn_gpu_call *h, const prnn_plan *plan, prnn
 
 /* Before timing backward data: ForwardTraining fills the reserve (and y). */
 static prnnStatus_t prime_pass(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
-                               const prnn_rnn_problem *p, dev_buffers *d)
+                               const prnn_rnn_problem *p, prnn_autotune_buffers *d)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
-    PRNN_TRY(ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
+    PRNN_TRY(prnn_autotune_ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
     if (pass == PRNN_PASS_FORWARD)
         return PRNN_STATUS_SUCCESS;
     prnn_reserve_layout r;
     prnn_reserve_layout_compute(p, &r);
-    PRNN_TRY(ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
+    PRNN_TRY(prnn_autotune_ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
     const int lstm = p->rnn->mode == PRNN_LSTM;
     prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx,
                               lstm ? (const void *)d->cx : NULL, (const void *)d->w, (void *)d->y,
@@ -203,7 +77,7 @@ static prnnStatus_t prime_pass(const prnn_gpu_call *h, const prnn_plan *plan, pr
 /* Runs the pass once (repeats = 0, then synchronises), or times `repeats`
  * runs after `warmups` and gives their median per step. */
 static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
-                                  const prnn_rnn_problem *p, dev_buffers *d, int repeats,
+                                  const prnn_rnn_problem *p, prnn_autotune_buffers *d, int repeats,
                                   int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
@@ -239,7 +113,7 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
         cu->cuEventDestroy(e1);
     if (s)
         return s;
-    qsort(times, (size_t)n, sizeof(double), cmp_double);
+    qsort(times, (size_t)n, sizeof(double), prnn_autotune_cmp_double);
     *us_per_step = times[n / 2];
     return PRNN_STATUS_SUCCESS;
 }
@@ -262,7 +136,7 @@ static prnnStatus_t candidate_plan(const prnn_gpu_call *h, const struct prnnRNNS
  * never slower than what the library would have chosen without it. */
 static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_pass pass, const prnn_rnn_problem *pt,
-                              dev_buffers *d, int repeats, prnn_autotune_report *report)
+                              prnn_autotune_buffers *d, int repeats, prnn_autotune_report *report)
 {
     enum { ROUNDS = 3 };
     prnn_autotune_candidate *pair[2] = {&report->cand[0], &report->cand[report->best]};
@@ -274,7 +148,7 @@ static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct
             PRNN_TRY(run_candidate(h, &plan, pass, pt, d, repeats, 2, &t[k][r]));
         }
     for (int k = 0; k < 2; k++) {
-        qsort(t[k], ROUNDS, sizeof(double), cmp_double);
+        qsort(t[k], ROUNDS, sizeof(double), prnn_autotune_cmp_double);
         pair[k]->us_per_step = t[k][ROUNDS / 2];
     }
     report->heuristic_us = pair[0]->us_per_step;
@@ -353,7 +227,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     prnn_autotune_report local, *report = report_out ? report_out : &local;
     memset(report, 0, sizeof(*report));
     report->best = -1;
-    double t_start = now_s();
+    double t_start = prnn_autotune_now_s();
 
     /* Candidates: the heuristic's first choice, then the model's ranking
      * taken in turn from each family (engine x batch groups), each family's
@@ -423,7 +297,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         if (prnn_request_persistent(&chosen[i], 0, 0, gs->info.sm, &reqs[nreq]) ==
             PRNN_STATUS_SUCCESS)
             nreq++;
-    precompile(reqs, nreq, opts.compile_threads);
+    prnn_autotune_precompile(reqs, nreq, opts.compile_threads);
     free(reqs);
 
     /* One reference run (CPU) for every candidate's check. */
@@ -433,8 +307,8 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     if (!batch_time)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     prnn_rnn_problem pc, pt;
-    make_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
-    make_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
+    prnn_autotune_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
+    prnn_autotune_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
     size_t es = prnn_dtype_size(rnn->dtype);
     int dirs = prnn_rnn_dirs(rnn);
     size_t wbytes = prnn_weights_bytes(rnn, rnn->hidden);
@@ -447,28 +321,28 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     void *hw = malloc(wbytes), *hxv = malloc(xcount * es), *hhx = malloc(scount * es);
     void *hcx = malloc(scount * es), *hdy = malloc(ycount * es);
     void *href = malloc(ccount * es), *hgot = malloc(ccount * es);
-    dev_buffers d;
+    prnn_autotune_buffers d;
     memset(&d, 0, sizeof(d));
     prnnStatus_t s = PRNN_STATUS_SUCCESS;
     if (!hw || !hxv || !hhx || !hcx || !hdy || !href || !hgot)
         s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     if (!s) {
         unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
-        fill(hw, rnn->dtype, wbytes / es, 1.0 / sqrt((double)rnn->hidden), &seed);
-        fill(hxv, rnn->dtype, xcount, 1.0, &seed);
-        fill(hhx, rnn->dtype, scount, 0.5, &seed);
-        fill(hcx, rnn->dtype, scount, 0.5, &seed);
-        fill(hdy, rnn->dtype, ycount, 1.0, &seed);
+        prnn_autotune_fill(hw, rnn->dtype, wbytes / es, 1.0 / sqrt((double)rnn->hidden), &seed);
+        prnn_autotune_fill(hxv, rnn->dtype, xcount, 1.0, &seed);
+        prnn_autotune_fill(hhx, rnn->dtype, scount, 0.5, &seed);
+        prnn_autotune_fill(hcx, rnn->dtype, scount, 0.5, &seed);
+        prnn_autotune_fill(hdy, rnn->dtype, ycount, 1.0, &seed);
         s = reference(&pc, pass, hxv, hhx, hcx, hw, hdy, href);
     }
     if (!s) {
-        s = dev_alloc(cu, &d.x, xcount * es);
-        if (!s) s = dev_alloc(cu, &d.hx, scount * es);
-        if (!s) s = dev_alloc(cu, &d.cx, scount * es);
-        if (!s) s = dev_alloc(cu, &d.w, wbytes);
-        if (!s) s = dev_alloc(cu, &d.y, ycount * es);
-        if (!s) s = dev_alloc(cu, &d.dy, ycount * es);
-        if (!s) s = dev_alloc(cu, &d.dx, xcount * es);
+        s = prnn_autotune_alloc(cu, &d.x, xcount * es);
+        if (!s) s = prnn_autotune_alloc(cu, &d.hx, scount * es);
+        if (!s) s = prnn_autotune_alloc(cu, &d.cx, scount * es);
+        if (!s) s = prnn_autotune_alloc(cu, &d.w, wbytes);
+        if (!s) s = prnn_autotune_alloc(cu, &d.y, ycount * es);
+        if (!s) s = prnn_autotune_alloc(cu, &d.dy, ycount * es);
+        if (!s) s = prnn_autotune_alloc(cu, &d.dx, xcount * es);
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.x, hxv, xcount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.hx, hhx, scount * es), "cuMemcpyHtoD");
         if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.cx, hcx, scount * es), "cuMemcpyHtoD");
@@ -486,7 +360,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         c->config = chosen[i].tile;
         char text[256];
         prnn_tile_config_format(&c->config, text, sizeof(text));
-        if (i > 0 && now_s() - t_start > opts.budget_s) {
+        if (i > 0 && prnn_autotune_now_s() - t_start > opts.budget_s) {
             snprintf(c->note, sizeof(c->note), "skipped: time budget spent");
             continue;
         }
@@ -548,7 +422,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     }
     if (!s && report->best > 0 && report->cand[0].ok)
         s = remeasure(h, rnn, mini_batch, pass, &pt, &d, opts.repeats, report);
-    free_buffers(cu, &d);
+    prnn_autotune_free_buffers(cu, &d);
     free(hw);
     free(hxv);
     free(hhx);
@@ -557,7 +431,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     free(href);
     free(hgot);
     free(batch_time);
-    report->seconds = now_s() - t_start;
+    report->seconds = prnn_autotune_now_s() - t_start;
     if (s)
         return s;
     if (report->best < 0)
@@ -566,8 +440,6 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                          "correctly", m, prnn_pass_name(pass), prnn_mode_name(rnn->mode),
                          rnn->hidden, mini_batch);
     *best = report->cand[report->best].config;
-    if (opts.output_db && !opts.output_db[0])
-        return PRNN_STATUS_SUCCESS;
     prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
                            gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden, dirs,
                            mini_batch, pass};
@@ -575,15 +447,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     prnn_tuning_entry_from_key(&e, &key);
     e.config = *best;
     e.us_per_step = report->cand[report->best].us_per_step;
-    time_t now = time(NULL);
-    struct tm tmv;
-    gmtime_r(&now, &tmv);
-    char date[32];
-    strftime(date, sizeof(date), "%Y-%m-%d", &tmv);
-    snprintf(e.source, sizeof(e.source), "prnn-autotune %d.%d.%d %s, T=%d, heuristic %.3f us",
-             PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR, PRNN_VERSION_PATCH, date,
-             opts.seq_length, report->heuristic_us);
-    return prnn_tuning_db_store(opts.output_db, &e);
+    return prnn_autotune_store(opts.output_db, &e, opts.seq_length, report->heuristic_us);
 }
 
 prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,

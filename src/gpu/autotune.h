@@ -64,4 +64,36 @@ prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStr
                                  const prnn_autotune_options *opts, prnn_tile_config *best,
                                  prnn_autotune_report *report);
 
+/* The SRU scan's search (one configuration compiles both scans): */
+typedef struct {
+    prnn_sru_config config;
+    double us_per_step; /* ForwardTraining + BackwardData, per step; 0 when not timed */
+    double rel_error;   /* the worse of y and dx against the CPU reference */
+    int ok;
+    char note[160];
+} prnn_autotune_sru_candidate;
+
+typedef struct {
+    int count;
+    prnn_autotune_sru_candidate cand[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int best;            /* index into cand, -1 when none survived */
+    double heuristic_us; /* the heuristic's own choice (cand[0]) */
+    double seconds;
+} prnn_autotune_sru_report;
+
+/*
+ * Tunes SRU's scan for (data type, hidden size, directions, layers) at batch
+ * mini_batch: candidates (the heuristic's first, then block sizes 128 and
+ * 256 with units per thread 1, 2, 4, 8 and steps in flight 2, 4, 8) are
+ * each checked on a short sequence (y of ForwardTraining and dx of
+ * BackwardData against the CPU reference) and timed on a training step's
+ * two scan-bearing calls (ForwardTraining + BackwardData; the GEMMs around
+ * the scans are the same for every candidate); the heuristic and the winner
+ * are timed again in alternation, and the winner kept only if faster. The
+ * winner is stored with pass forward as opts->output_db says.
+ */
+prnnStatus_t prnn_autotune_sru(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
+                               int mini_batch, const prnn_autotune_options *opts,
+                               prnn_sru_config *best, prnn_autotune_sru_report *report);
+
 #endif

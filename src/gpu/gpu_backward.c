@@ -211,8 +211,11 @@ static prnnStatus_t input_gradient(const bwd_ctx *x, int layer)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t backward_layers(const bwd_ctx *x)
+/* prnn_run_enqueue's body: x is the call's bwd_ctx. */
+static prnnStatus_t backward_layers(void *arg)
 {
+    bwd_ctx *x = arg;
+    x->dg_cols = x->r.dg_cols;
     const prnn_run_ctx *c = &x->c;
     const int L = c->rnn->layers;
     const int persistent = c->plan->bwd_path != PRNN_PATH_STANDARD;
@@ -239,16 +242,8 @@ prnnStatus_t prnn_gpu_backward_data_run(const prnn_gpu_call *g, const prnn_plan 
     bwd_ctx x;
     memset(&x, 0, sizeof(x));
     x.b = b;
-    if (!plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace,
-                         b->workspace_bytes));
-    prnn_reserve_layout_compute(p, &x.r);
-    x.dg_cols = x.r.dg_cols;
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = backward_layers(&x);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return prnn_run_enqueue(g, plan, p, PRNN_CALL_BACKWARD_DATA, b->workspace,
+                            b->workspace_bytes, &x.c, &x.r, backward_layers, &x);
 }
 
 /* ---- backward weights ---- */
@@ -309,8 +304,10 @@ static prnnStatus_t weights_dir(const wgt_ctx *x, int layer, int d, const void *
     return grad_gemm(x, (int)c->gh, H, dg, ld, hprev, H, (void *)w.R);
 }
 
-static prnnStatus_t weights_layers(const wgt_ctx *x)
+/* prnn_run_enqueue's body: x is the call's wgt_ctx. */
+static prnnStatus_t weights_layers(void *arg)
 {
+    const wgt_ctx *x = arg;
     const prnn_run_ctx *c = &x->c;
     PRNN_TRY(prnn_run_setup(c, 0));
     for (int layer = 0; layer < c->rnn->layers; layer++) {
@@ -338,13 +335,6 @@ prnnStatus_t prnn_gpu_backward_weights_run(const prnn_gpu_call *g, const prnn_pl
     wgt_ctx x;
     memset(&x, 0, sizeof(x));
     x.b = b;
-    if (!plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&x.c, g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace,
-                         b->workspace_bytes));
-    prnn_reserve_layout_compute(p, &x.r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = weights_layers(&x);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return prnn_run_enqueue(g, plan, p, PRNN_CALL_BACKWARD_WEIGHTS, b->workspace,
+                            b->workspace_bytes, &x.c, &x.r, weights_layers, &x);
 }

@@ -157,8 +157,10 @@ static prnnStatus_t run_standard_dir(const fwd_ctx *f, int layer, int d, int ski
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t forward_layers(const fwd_ctx *f)
+/* prnn_run_enqueue's body: f is the call's fwd_ctx. */
+static prnnStatus_t forward_layers(void *arg)
 {
+    const fwd_ctx *f = arg;
     const prnn_run_ctx *c = &f->c;
     const struct prnnRNNStruct *rnn = c->rnn;
     const int L = rnn->layers;
@@ -200,15 +202,7 @@ prnnStatus_t prnn_gpu_forward_run(const prnn_gpu_call *g, const prnn_plan *plan,
     memset(&f, 0, sizeof(f));
     f.b = b;
     f.training = training;
-    if (training && !plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&f.c, g, plan, p,
-                         training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
-                         b->workspace, b->workspace_bytes));
-    if (training)
-        prnn_reserve_layout_compute(p, &f.r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = forward_layers(&f);
-    prnn_gpu_leave(g->gs);
-    return s;
+    return prnn_run_enqueue(g, plan, p,
+                            training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
+                            b->workspace, b->workspace_bytes, &f.c, &f.r, forward_layers, &f);
 }

@@ -35,6 +35,24 @@ prnnStatus_t prnn_run_begin(prnn_run_ctx *c, const prnn_gpu_call *g, const prnn_
     return PRNN_STATUS_SUCCESS;
 }
 
+prnnStatus_t prnn_run_enqueue(const prnn_gpu_call *g, const prnn_plan *plan,
+                              const prnn_rnn_problem *p, prnn_call_kind call, void *ws,
+                              size_t ws_bytes, prnn_run_ctx *c, prnn_reserve_layout *r,
+                              prnnStatus_t (*body)(void *arg), void *arg)
+{
+    const int training = call != PRNN_CALL_INFERENCE;
+    if (training && !plan->training_loaded)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
+    PRNN_TRY(prnn_run_begin(c, g, plan, p, call, ws, ws_bytes));
+    memset(r, 0, sizeof(*r));
+    if (training)
+        prnn_reserve_layout_compute(p, r);
+    PRNN_TRY(prnn_gpu_enter(g->gs));
+    prnnStatus_t s = body(arg);
+    prnn_gpu_leave(g->gs);
+    return s;
+}
+
 void *prnn_run_ws(const prnn_run_ctx *c, size_t offset)
 {
     return offset == (size_t)-1 ? NULL : c->ws + offset;

@@ -10,6 +10,7 @@
 #include "gpu/gemm.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/plan.h"
+#include "gpu/reserve_layout.h"
 #include "gpu/workspace_layout.h"
 
 typedef struct {
@@ -38,6 +39,15 @@ typedef struct {
 prnnStatus_t prnn_run_begin(prnn_run_ctx *c, const prnn_gpu_call *g, const prnn_plan *plan,
                             const prnn_rnn_problem *p, prnn_call_kind call, void *ws,
                             size_t ws_bytes);
+
+/* What every runner does around its enqueueing: refuses a training call
+ * whose kernels were not loaded, fills c (prnn_run_begin) and, for any call
+ * but inference, r (the reserve's layout; zeroed for inference), then runs
+ * body(arg) holding the device's context. c and r live in arg's struct. */
+prnnStatus_t prnn_run_enqueue(const prnn_gpu_call *g, const prnn_plan *plan,
+                              const prnn_rnn_problem *p, prnn_call_kind call, void *ws,
+                              size_t ws_bytes, prnn_run_ctx *c, prnn_reserve_layout *r,
+                              prnnStatus_t (*body)(void *arg), void *arg);
 
 /* Address of a workspace part, NULL for (size_t)-1. */
 void *prnn_run_ws(const prnn_run_ctx *c, size_t offset);

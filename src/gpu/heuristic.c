@@ -255,3 +255,24 @@ int prnn_heuristic_choose(const prnn_kernel_shape *shape,
              prnn_mode_name(shape->mode), shape->hidden, shape->max_batch);
     return -1;
 }
+
+void prnn_heuristic_sru(const struct prnnRNNStruct *rnn, int mini_batch,
+                        const prnn_device_info *dev, prnn_sru_config *out)
+{
+    const long long lanes = (long long)prnn_rnn_dirs(rnn) * mini_batch * rnn->hidden;
+    const long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;
+    out->threads = 128;
+    out->units_per_thread = 1;
+    out->steps_in_flight = 4;
+    const int half = rnn->dtype == PRNN_DATA_HALF || rnn->dtype == PRNN_DATA_BFLOAT16;
+    if (lanes >= resident / 2 && rnn->hidden % 4 == 0) {
+        out->threads = 256;
+        out->units_per_thread = 4;
+        out->steps_in_flight = 2;
+    } else if (half && rnn->hidden % 2 == 0) {
+        out->units_per_thread = 2;
+        out->steps_in_flight = 8;
+    } else if (lanes >= resident / 4 && rnn->hidden % 2 == 0) {
+        out->units_per_thread = 2;
+    }
+}

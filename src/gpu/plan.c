@@ -201,21 +201,38 @@ static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t
                           sizeof(fns) / sizeof(fns[0]));
 }
 
-prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
-                                const prnn_sru_kernels *want, prnn_plan *p)
+prnnStatus_t prnn_plan_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                           int mini_batch, const prnn_sru_config *cfg,
+                           prnnConfigSource_t source, int training, prnn_plan *out)
 {
+    prnn_plan_init(out, rnn, mini_batch);
+    PRNN_TRY(prnn_plan_load_setup(gs, out));
+    out->path = out->bwd_path = PRNN_PATH_SRU_SCAN;
+    out->fwd.source = out->bwd.source = source;
+    char text[96];
+    prnn_config_format(prnn_sru_fields, cfg, text, sizeof(text));
+    snprintf(out->fwd.config, sizeof(out->fwd.config), "sru-scan %s", text);
+    snprintf(out->bwd.config, sizeof(out->bwd.config), "%s", out->fwd.config);
+    out->sru.threads = cfg->threads;
+    out->sru.upt = cfg->units_per_thread;
+    out->sru.depth = cfg->steps_in_flight;
     prnn_kernel_request d;
-    p->sru = *want;
     const named_fn fns[] = {
-        {"prnn_sru_forward", &p->sru.forward},
-        {"prnn_sru_backward", &p->sru.backward},
-        {"prnn_sru_vgrad", &p->sru.vgrad},
-        {"prnn_sru_input_grad", &p->sru.input_grad},
+        {"prnn_sru_forward_m3", &out->sru.forward[PRNN_SRU_VARIANT_M3]},
+        {"prnn_sru_forward_m4", &out->sru.forward[PRNN_SRU_VARIANT_M4]},
+        {"prnn_sru_forward_skip", &out->sru.forward[PRNN_SRU_VARIANT_SKIP]},
+        {"prnn_sru_backward_m3", &out->sru.backward[PRNN_SRU_VARIANT_M3]},
+        {"prnn_sru_backward_m4", &out->sru.backward[PRNN_SRU_VARIANT_M4]},
+        {"prnn_sru_backward_skip", &out->sru.backward[PRNN_SRU_VARIANT_SKIP]},
+        {"prnn_sru_vgrad", &out->sru.vgrad},
+        {"prnn_sru_input_grad", &out->sru.input_grad},
     };
-    return load_functions(gs,
-                          prnn_request_sru(rnn->dtype, rnn->hidden, want->threads, want->upt,
-                                           want->depth, gs->info.sm, &d),
-                          &d, p, fns, sizeof(fns) / sizeof(fns[0]));
+    PRNN_TRY(load_functions(gs,
+                            prnn_request_sru(rnn->dtype, rnn->hidden, cfg->threads,
+                                             cfg->units_per_thread, cfg->steps_in_flight,
+                                             gs->info.sm, &d),
+                            &d, out, fns, sizeof(fns) / sizeof(fns[0])));
+    return training ? prnn_plan_load_training(gs, rnn, out) : PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,

@@ -16,6 +16,8 @@
 #include "cuda/cuda_driver.h"
 #include "descriptors.h"
 #include "gpu/kernel_geometry.h"
+#include "prnn_kernel_abi.h"
+#include "tuning/tile_config.h"
 #include "rnn_pass.h"
 
 struct prnn_gpu_state;
@@ -43,7 +45,9 @@ typedef struct {
 /* SRU's scan (sru_scan.cu): its kernels and the launch shape they were
  * compiled for. */
 typedef struct {
-    CUfunction forward, backward, vgrad, input_grad;
+    /* the scans, one per layer kind (prnn_sru_variant) */
+    CUfunction forward[PRNN_SRU_VARIANTS], backward[PRNN_SRU_VARIANTS];
+    CUfunction vgrad, input_grad;
     int threads; /* block size */
     int upt;     /* hidden units per thread */
     int depth;   /* steps whose loads each thread keeps in flight */
@@ -113,10 +117,15 @@ prnnStatus_t prnn_plan_load_standard(struct prnn_gpu_state *gs, const struct prn
                                      prnn_plan *p);
 prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p);
 
-/* SRU's scan kernels for the launch shape in want (threads, upt, depth; the
- * functions are filled in): sets p->sru. Every SRU pass runs them. */
-prnnStatus_t prnn_plan_load_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
-                                const prnn_sru_kernels *want, prnn_plan *p);
+/*
+ * A plan running SRU's scan with configuration cfg (source: where it came
+ * from; the plan's config text says it), its kernels loaded, and with
+ * training the training kernels too. Every SRU pass runs them. The caller
+ * holds the context.
+ */
+prnnStatus_t prnn_plan_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+                           int mini_batch, const prnn_sru_config *cfg,
+                           prnnConfigSource_t source, int training, prnn_plan *out);
 
 /* Training: the forward tile's training variant, the backward-data kernel
  * (the first of bwd_cand that loads, else the standard path), and

@@ -155,74 +155,71 @@ static prnnStatus_t choose_backward(const prnn_gpu_call *g, const struct prnnRNN
     return PRNN_STATUS_SUCCESS;
 }
 
-/*
- * SRU's scan: block size, hidden units per thread and steps in flight. The
- * scan streams U through dirs * miniBatch * hidden independent lanes, and
- * what decides its speed is how many bytes are in flight over the device
- * (a lane's loads of the next `depth` steps, about 16 bytes each): enough to
- * cover the memory's latency at its bandwidth, a few MB. So four steps in
- * flight, two once the lanes alone hold more than that; one unit per
- * thread while there are fewer lanes than the device holds threads, more
- * (independent work per thread) once there are twice as many.
- * PRNN_SRU_TILE ("threads=T upt=U depth=D") forces a choice, recorded as a
- * user DB entry like a forced PRNN_TILE: for experiments (prnn-bench under
- * each candidate); the tuning DB has no SRU entries.
- */
-static void sru_choice(const struct prnnRNNStruct *rnn, int mini_batch,
-                       const prnn_device_info *dev, prnn_sru_kernels *k,
-                       prnnConfigSource_t *src)
+/* The SRU configuration PRNN_SRU_TILE forces, if any and valid: 1, else 0
+ * (a bad one is reported in the log and ignored). */
+static int forced_sru(prnn_sru_config *out)
 {
-    long long lanes = (long long)prnn_rnn_dirs(rnn) * mini_batch * rnn->hidden;
-    long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;
-    memset(k, 0, sizeof(*k));
-    k->threads = 128;
-    k->upt = 1;
-    k->depth = lanes * 16 > (8ll << 20) ? 2 : 4;
-    *src = PRNN_CONFIG_HEURISTIC;
-    while (k->upt < 4 && lanes / (2 * k->upt) >= resident)
-        k->upt *= 2;
     const char *text = getenv("PRNN_SRU_TILE");
-    int t, u, dp;
-    if (text && text[0]) {
-        if (sscanf(text, "threads=%d upt=%d depth=%d", &t, &u, &dp) == 3 && t >= 32 &&
-            t <= 1024 && t % 32 == 0 && u >= 1 && u <= 8 && dp >= 1 && dp <= 8 &&
-            u * dp <= 16) {
-            k->threads = t;
-            k->upt = u;
-            k->depth = dp;
-            *src = PRNN_CONFIG_USER_DB;
-        } else {
-            prnn_log_append("note: PRNN_SRU_TILE ignored: \"%s\" is not \"threads=T upt=U "
-                            "depth=D\" with T a multiple of 32 up to 1024, U and D from 1 "
-                            "to 8, U x D at most 16", text);
-        }
+    if (!text || !text[0])
+        return 0;
+    char err[200];
+    if (prnn_config_parse(prnn_sru_fields, text, out, sizeof(*out), err, sizeof(err)) ||
+        prnn_sru_config_check(out, err, sizeof(err))) {
+        prnn_log_append("note: PRNN_SRU_TILE ignored: %s (\"threads=T units_per_thread=U "
+                        "steps_in_flight=D\")", err);
+        return 0;
     }
+    return 1;
 }
 
-/* SRU has no tiles and no per-step path: its GEMMs and scan run whatever
- * the algorithm. */
-static prnnStatus_t make_sru_plan(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
+/*
+ * SRU's scan configuration, in order of preference like a pass's tile:
+ * PRNN_SRU_TILE (experiments; recorded as a user DB entry, like a forced
+ * PRNN_TILE), the tuning databases' entry (mode sru, pass forward: one
+ * configuration compiles both scans), the autotuner's winner when the call
+ * autotunes and no exact entry exists, else the heuristic's
+ * (prnn_heuristic_sru). SRU has no per-step path: its GEMMs and scan run
+ * whatever the configuration.
+ */
+static prnnStatus_t make_sru_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                                   int mini_batch, prnn_plan *p)
 {
-    prnn_sru_kernels want;
-    prnnConfigSource_t src;
-    sru_choice(rnn, mini_batch, &gs->info, &want, &src);
-    p->path = p->bwd_path = PRNN_PATH_SRU_SCAN;
-    p->fwd.source = p->bwd.source = src;
-    snprintf(p->fwd.config, sizeof(p->fwd.config), "sru-scan threads=%d upt=%d depth=%d",
-             want.threads, want.upt, want.depth);
-    snprintf(p->bwd.config, sizeof(p->bwd.config), "%s", p->fwd.config);
-    return prnn_plan_load_sru(gs, rnn, &want, p);
+    struct prnn_gpu_state *gs = g->gs;
+    prnn_sru_config cfg;
+    prnnConfigSource_t src = PRNN_CONFIG_USER_DB;
+    int chosen = forced_sru(&cfg);
+    if (!chosen) {
+        prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
+                               gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
+                               prnn_rnn_dirs(rnn), mini_batch, PRNN_PASS_FORWARD};
+        prnn_tuning_result found;
+        if (prnn_tuning_lookup(&key, NULL, NULL, &found) == 1 &&
+            (found.exact || g->autotune != PRNN_AUTOTUNE_ON)) {
+            cfg = found.entry.sru;
+            src = found.source;
+            chosen = 1;
+        }
+    }
+    if (!chosen && g->autotune == PRNN_AUTOTUNE_ON) {
+        PRNN_TRY(prnn_autotune_sru(g, rnn, mini_batch, NULL, &cfg, NULL));
+        src = PRNN_CONFIG_AUTOTUNED;
+        chosen = 1;
+    }
+    if (!chosen) {
+        prnn_heuristic_sru(rnn, mini_batch, &gs->info, &cfg);
+        src = PRNN_CONFIG_HEURISTIC;
+    }
+    return prnn_plan_sru(gs, rnn, mini_batch, &cfg, src, 0, p);
 }
 
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_plan *p, plan_notes *notes)
 {
     struct prnn_gpu_state *gs = g->gs;
+    if (rnn->mode == PRNN_SRU)
+        return make_sru_plan(g, rnn, mini_batch, p);
     prnn_plan_init(p, rnn, mini_batch);
     prnnStatus_t s = prnn_plan_load_setup(gs, p);
-    if (!s && rnn->mode == PRNN_SRU)
-        return make_sru_plan(gs, rnn, mini_batch, p);
     if (!s)
         s = choose_backward(g, rnn, p, notes);
     if (s)

@@ -1,10 +1,10 @@
 #include "gpu/sru_run.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
 #include "gpu/gpu_run.h"
-#include "gpu/gpu_state.h"
 #include "gpu/reserve_layout.h"
 #include "gpu/train_ops.h"
 #include "prnn_kernel_abi.h"
@@ -31,6 +31,12 @@ static void layer_of(const prnn_run_ctx *c, const void *w, int layer, sru_layer 
     s->V = (char *)w + pl.v_offset * c->es;
 }
 
+/* The layer's scan kernel (prnn_sru_variant). */
+static int variant_of(const sru_layer *s)
+{
+    return s->skip ? PRNN_SRU_VARIANT_SKIP : s->m == 4 ? PRNN_SRU_VARIANT_M4 : PRNN_SRU_VARIANT_M3;
+}
+
 /* The arguments every scan launch of a layer shares. */
 static void scan_args(const prnn_run_ctx *c, const sru_layer *s, prnn_sru_args *a)
 {
@@ -42,20 +48,32 @@ static void scan_args(const prnn_run_ctx *c, const sru_layer *s, prnn_sru_args *
     a->seq_length = c->p->seq_length;
     a->mini_batch = c->p->mini_batch;
     a->dirs = c->dirs;
-    a->m = s->m;
-    a->skip = s->skip;
     a->u_cols = c->dirs * 4 * c->H;
     a->x_cols = s->k;
 }
 
-static prnnStatus_t launch_scan(const prnn_run_ctx *c, CUfunction fn, prnn_sru_args *a,
-                                const char *name)
+/* The workspace's and reserve's parts are 256-byte aligned, but the reserve
+ * is the caller's pointer: a thread's units move as one vector only where
+ * every math-type buffer the scan touches starts on that vector's size. */
+static int vector_aligned(const prnn_run_ctx *c, const prnn_sru_args *a)
+{
+    const uintptr_t size = (uintptr_t)c->plan->sru.upt * c->acc;
+    const void *const bufs[] = {a->u, a->ckeep, a->dxp};
+    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+        if ((uintptr_t)bufs[i] % size != 0)
+            return 0;
+    return 1;
+}
+
+static prnnStatus_t launch_scan(const prnn_run_ctx *c, const CUfunction *fns, const sru_layer *s,
+                                prnn_sru_args *a, const char *name)
 {
     const prnn_sru_kernels *k = &c->plan->sru;
     const unsigned long long per_row = (unsigned long long)((c->H + k->upt - 1) / k->upt);
     const unsigned long long threads = (unsigned long long)c->dirs * c->p->mini_batch * per_row;
     const unsigned grid = (unsigned)((threads + k->threads - 1) / k->threads);
-    return prnn_run_launch(c, fn, grid, 1, (unsigned)k->threads, a, name);
+    a->vec = vector_aligned(c, a);
+    return prnn_run_launch(c, fns[variant_of(s)], grid, 1, (unsigned)k->threads, a, name);
 }
 
 /* A layer's slice of hx-shaped state (both directions), or NULL. */
@@ -68,22 +86,31 @@ static const void *state_of(const prnn_run_ctx *c, const void *base, int layer)
 typedef prnnStatus_t (*call_body)(const prnn_run_ctx *c, const prnn_reserve_layout *r,
                                   const void *buffers, int training);
 
-/* What the three calls share: the call's context and the reserve's layout,
- * the context held while the body enqueues. */
+typedef struct {
+    prnn_run_ctx c;
+    prnn_reserve_layout r;
+    call_body body;
+    const void *buffers;
+    int training;
+} sru_call;
+
+static prnnStatus_t run_body(void *arg)
+{
+    const sru_call *x = arg;
+    return x->body(&x->c, &x->r, x->buffers, x->training);
+}
+
+/* What the three calls share: prnn_run_enqueue around their body. */
 static prnnStatus_t run_call(const prnn_gpu_call *g, const prnn_plan *plan,
                              const prnn_rnn_problem *p, prnn_call_kind kind, void *ws,
                              size_t ws_bytes, call_body body, const void *buffers)
 {
-    prnn_run_ctx c;
-    prnn_reserve_layout r;
-    if (kind != PRNN_CALL_INFERENCE && !plan->training_loaded)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
-    PRNN_TRY(prnn_run_begin(&c, g, plan, p, kind, ws, ws_bytes));
-    prnn_reserve_layout_compute(p, &r);
-    PRNN_TRY(prnn_gpu_enter(g->gs));
-    prnnStatus_t s = body(&c, &r, buffers, kind == PRNN_CALL_FORWARD_TRAINING);
-    prnn_gpu_leave(g->gs);
-    return s;
+    sru_call x;
+    memset(&x, 0, sizeof(x));
+    x.body = body;
+    x.buffers = buffers;
+    x.training = kind == PRNN_CALL_FORWARD_TRAINING;
+    return prnn_run_enqueue(g, plan, p, kind, ws, ws_bytes, &x.c, &x.r, run_body, &x);
 }
 
 /* ---- forward ---- */
@@ -133,11 +160,9 @@ static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_lay
         a.hy = (void *)state_of(c, b->hy, layer);
         a.cy = (void *)state_of(c, b->cy, layer);
         a.y = output;
-        if (training) {
+        if (training) /* the scan also keeps x' in U's x' columns where m = 3 */
             a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
-            a.keep_xp = s.m == 3;
-        }
-        PRNN_TRY(launch_scan(c, c->plan->sru.forward, &a, "prnn_sru_forward"));
+        PRNN_TRY(launch_scan(c, c->plan->sru.forward, &s, &a, "prnn_sru_forward"));
         input = output;
         if (training && prnn_train_dropout_after(c, layer)) {
             void *dropped = prnn_run_ws(c, c->l.dropped);
@@ -223,7 +248,7 @@ static prnnStatus_t backward_layers(const prnn_run_ctx *c, const prnn_reserve_la
         a.du = du;
         a.dxp = prnn_run_ws(c, c->l.sru_dxp);
         a.vpart = prnn_reserve_sru(r, b->reserve, PRNN_SRU_V, layer);
-        PRNN_TRY(launch_scan(c, c->plan->sru.backward, &a, "prnn_sru_backward"));
+        PRNN_TRY(launch_scan(c, c->plan->sru.backward, &s, &a, "prnn_sru_backward"));
         /* the scan has read dgrad (stream order) before this overwrites it */
         PRNN_TRY(input_gradient(c, b, &s, layer, du));
         if (layer > 0 && prnn_train_dropout_after(c, layer - 1))

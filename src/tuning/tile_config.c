@@ -22,31 +22,83 @@ const prnn_tile_field prnn_tile_fields[] = {
 #undef FIELD
 #undef OPTIONAL_FIELD
 
-int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
+#define SRU_FIELD(n, lo, hi) {#n, offsetof(prnn_sru_config, n), lo, hi, 0, 0}
+const prnn_tile_field prnn_sru_fields[] = {
+    SRU_FIELD(threads, 32, 1024),
+    SRU_FIELD(units_per_thread, 1, 8),
+    SRU_FIELD(steps_in_flight, 1, 8),
+    {NULL, 0, 0, 0, 0, 0},
+};
+#undef SRU_FIELD
+
+int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
+{
+    for (const prnn_tile_field *f = prnn_sru_fields; f->name; f++) {
+        int v = *prnn_config_field_ptr((prnn_sru_config *)c, f);
+        if (v < f->min_value || v > f->max_value) {
+            snprintf(err, err_size, "%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
+                     f->max_value);
+            return -1;
+        }
+    }
+    if (c->threads % 32) {
+        snprintf(err, err_size, "threads = %d: must be a multiple of 32", c->threads);
+        return -1;
+    }
+    if (c->units_per_thread * c->steps_in_flight > 16) {
+        snprintf(err, err_size, "units_per_thread x steps_in_flight = %d x %d: must be at most 16",
+                 c->units_per_thread, c->steps_in_flight);
+        return -1;
+    }
+    return 0;
+}
+
+int *prnn_config_field_ptr(void *c, const prnn_tile_field *f)
 {
     return (int *)((char *)c + f->offset);
 }
 
-const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen)
+int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
+{
+    return prnn_config_field_ptr(c, f);
+}
+
+const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
+                                            unsigned long long seen)
 {
     unsigned long long bit = 1;
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++, bit <<= 1) {
+    for (const prnn_tile_field *f = fields; f->name; f++, bit <<= 1) {
         if (seen & bit)
             continue;
         if (!f->optional)
             return f;
-        *prnn_tile_field_ptr(c, f) = f->default_value;
+        *prnn_config_field_ptr(c, f) = f->default_value;
     }
     return NULL;
 }
 
+const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen)
+{
+    return prnn_config_complete(prnn_tile_fields, c, seen);
+}
+
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
+{
+    prnn_config_format(prnn_tile_fields, c, buf, size);
+}
+
+int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err, size_t err_size)
+{
+    return prnn_config_parse(prnn_tile_fields, text, c, sizeof(*c), err, err_size);
+}
+
+void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf, size_t size)
 {
     size_t used = 0;
     if (size)
         buf[0] = '\0';
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
-        int v = *prnn_tile_field_ptr((prnn_tile_config *)c, f);
+    for (const prnn_tile_field *f = fields; f->name; f++) {
+        int v = *prnn_config_field_ptr((void *)c, f);
         int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d",
                          used ? " " : "", f->name, v);
         if (n < 0 || (size_t)n >= size - used)
@@ -55,12 +107,12 @@ void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
     }
 }
 
-int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
-                           size_t err_size)
+int prnn_config_parse(const prnn_tile_field *fields, const char *text, void *c, size_t c_size,
+                      char *err, size_t err_size)
 {
     unsigned seen = 0;
     const char *p = text;
-    memset(c, 0, sizeof(*c));
+    memset(c, 0, c_size);
     while (*p) {
         while (*p == ' ')
             p++;
@@ -72,7 +124,7 @@ int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
             return -1;
         }
         size_t len = (size_t)(eq - p);
-        const prnn_tile_field *f = prnn_tile_fields;
+        const prnn_tile_field *f = fields;
         unsigned bit = 1;
         for (; f->name; f++, bit <<= 1)
             if (strlen(f->name) == len && strncmp(f->name, p, len) == 0)
@@ -96,11 +148,11 @@ int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
                      f->name, v, f->min_value, f->max_value);
             return -1;
         }
-        *prnn_tile_field_ptr(c, f) = (int)v;
+        *prnn_config_field_ptr(c, f) = (int)v;
         seen |= bit;
         p = end;
     }
-    const prnn_tile_field *missing = prnn_tile_config_complete(c, seen);
+    const prnn_tile_field *missing = prnn_config_complete(fields, c, seen);
     if (missing) {
         snprintf(err, err_size, "field \"%s\" missing", missing->name);
         return -1;

@@ -53,6 +53,39 @@ typedef struct {
 /* The fields, in canonical order; ends with a NULL name. */
 extern const prnn_tile_field prnn_tile_fields[];
 
+/*
+ * SRU's scan (kernel_src/sru_scan.cu) has no tile: one thread walks time for
+ * `units_per_thread` adjacent hidden units of one (direction, batch row),
+ * keeping the loads of the next `steps_in_flight` steps in registers. One
+ * configuration compiles both the forward and the backward scan. Text form
+ * "threads=128 units_per_thread=1 steps_in_flight=4" (PRNN_SRU_TILE, plan
+ * info); the same fields make a tuning DB entry's config for mode "sru".
+ */
+typedef struct {
+    int threads;          /* block size, a multiple of 32, 32..1024 */
+    int units_per_thread; /* 1..8 */
+    int steps_in_flight;  /* 1..8; units_per_thread x steps_in_flight <= 16
+                           * (registers, and the unrolled ring's compile time) */
+} prnn_sru_config;
+
+extern const prnn_tile_field prnn_sru_fields[];
+
+/* The rules beyond each field's range (threads a multiple of 32, the
+ * product bound): 0, or -1 with the first broken rule in err. */
+int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
+
+/* The same forms over any field table (fields) and its struct of ints (c):
+ * prnn_tile_fields with prnn_tile_config, prnn_sru_fields with
+ * prnn_sru_config. The prnn_tile_config functions below are these with
+ * prnn_tile_fields. */
+int *prnn_config_field_ptr(void *c, const prnn_tile_field *f);
+const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
+                                            unsigned long long seen);
+void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf, size_t size);
+/* Clears c_size bytes of c first; every required field exactly once. */
+int prnn_config_parse(const prnn_tile_field *fields, const char *text, void *c, size_t c_size,
+                      char *err, size_t err_size);
+
 /* Canonical text form into buf (always NUL-terminated). */
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size);
 

@@ -75,7 +75,10 @@ typedef struct {
     int batch_min;
     int batch_max;
     prnn_pass pass; /* the kernel the tile was tuned for */
-    prnn_tile_config config;
+    prnn_tile_config config; /* every mode but SRU */
+    prnn_sru_config sru;     /* mode SRU: its scan's configuration (config unused);
+                              * pass is forward: one configuration compiles both
+                              * of SRU's scans */
     double us_per_step; /* measured on the entry's own shape, > 0 */
     char source[PRNN_TUNING_SOURCE_MAX]; /* free text, may be "" */
 } prnn_tuning_entry;

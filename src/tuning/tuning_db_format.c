@@ -125,9 +125,12 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
         putf(b, ", \"pass\": \"%s\"", pass ? pass : "?");
     }
     puts_(b, ",\n      \"config\": {");
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++)
-        putf(b, "%s\"%s\": %d", f == prnn_tile_fields ? "" : ", ", f->name,
-             *prnn_tile_field_ptr((prnn_tile_config *)&e->config, f));
+    const int sru = e->mode == PRNN_SRU;
+    const prnn_tile_field *fields = sru ? prnn_sru_fields : prnn_tile_fields;
+    const void *c = sru ? (const void *)&e->sru : (const void *)&e->config;
+    for (const prnn_tile_field *f = fields; f->name; f++)
+        putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
+             *prnn_config_field_ptr((void *)c, f));
     puts_(b, "},\n      \"us_per_step\": ");
     put_double(b, e->us_per_step);
     if (e->source[0]) {

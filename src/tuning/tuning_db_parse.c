@@ -207,20 +207,23 @@ static int parse_pass(const cJSON *v, prnn_pass *pass, errbuf *eb)
     return 0;
 }
 
-/* The config object must hold the fields of prnn_tile_fields (an optional
- * one may be absent and takes its default): an unknown name is refused
- * rather than ignored because it would mean the file describes a kernel this
- * library does not build. */
-static int parse_config(const cJSON *cfg, prnn_tile_config *c, errbuf *eb)
+/* The config object must hold the fields of the mode's table (an optional
+ * one may be absent and takes its default): prnn_sru_fields into e->sru for
+ * SRU, prnn_tile_fields into e->config for the others. An unknown name is
+ * refused rather than ignored because it would mean the file describes a
+ * kernel this library does not build. */
+static int parse_config(const cJSON *cfg, prnn_tuning_entry *e, errbuf *eb)
 {
     char tmp[64];
     if (!cJSON_IsObject(cfg))
         return FAIL(eb, "\"config\" is %s, not an object", type_name(cfg));
-    memset(c, 0, sizeof(*c));
+    const int sru = e->mode == PRNN_SRU;
+    const prnn_tile_field *fields = sru ? prnn_sru_fields : prnn_tile_fields;
+    void *c = sru ? (void *)&e->sru : (void *)&e->config;
     uint64_t seen = 0;
     for (const cJSON *m = cfg->child; m; m = m->next) {
         unsigned i = 0;
-        const prnn_tile_field *f = prnn_tile_fields;
+        const prnn_tile_field *f = fields;
         for (; f->name; f++, i++)
             if (m->string && strcmp(m->string, f->name) == 0)
                 break;
@@ -231,10 +234,10 @@ static int parse_config(const cJSON *cfg, prnn_tile_config *c, errbuf *eb)
             return FAIL(eb, "field \"config.%s\" given twice", f->name);
         seen |= (uint64_t)1 << i;
         if (int_value(m, "config.", f->name, f->min_value, f->max_value,
-                      prnn_tile_field_ptr(c, f), eb))
+                      prnn_config_field_ptr(c, f), eb))
             return -1;
     }
-    const prnn_tile_field *missing = prnn_tile_config_complete(c, seen);
+    const prnn_tile_field *missing = prnn_config_complete(fields, c, seen);
     if (missing)
         return FAIL(eb, "missing field \"config.%s\"", missing->name);
     return 0;
@@ -269,7 +272,7 @@ static int parse_entry(const cJSON *j, prnn_tuning_entry *e, errbuf *eb)
         return -1;
     if (member(j, "pass", &v, "", eb) || parse_pass(v, &e->pass, eb))
         return -1;
-    if (required(j, "config", &v, "", eb) || parse_config(v, &e->config, eb))
+    if (required(j, "config", &v, "", eb) || parse_config(v, e, eb))
         return -1;
     if (required(j, "us_per_step", &v, "", eb))
         return -1;

@@ -161,6 +161,19 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
         snprintf(err, err_size, "source is not terminated");
         return -1;
     }
+    if (e->mode == PRNN_SRU) {
+        if (e->pass != PRNN_PASS_FORWARD) {
+            snprintf(err, err_size, "pass %s: an SRU entry has pass forward (one scan "
+                     "configuration serves both passes)", prnn_pass_name(e->pass));
+            return -1;
+        }
+        char why[160];
+        if (prnn_sru_config_check(&e->sru, why, sizeof(why))) {
+            snprintf(err, err_size, "config.%s", why);
+            return -1;
+        }
+        return 0;
+    }
     return check_config(&e->config, e->dtype, err, err_size);
 }
 

@@ -4,7 +4,7 @@
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
 #                                    sru sanitize autotool demo python bench torchbench
-#                                    ddp autotune
+#                                    ddp sruprofile autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; sru: both, SRU cases only, and memcheck
@@ -103,6 +103,10 @@ for stage in $STAGES; do
                   python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
                   --json "$OUT/torchbench.json" ;;
     ddp)      run_stage ddp "${PY_ENV[@]}" bash tests/gpu/ddp.sh ;;
+    # the scan kernels alone under ncu: duration and DRAM bandwidth
+    # (SRU_TILES, SRU_PROFILE_SHAPES "H,B,dtype ..."; bench/sru-scan-profile.sh)
+    sruprofile) run_stage sruprofile env OUT="$OUT" bash bench/sru-scan-profile.sh \
+                  "$BUILD/tools/bench/prnn-bench" ${SRU_PROFILE_SHAPES:-1024,32,float 1024,32,half} ;;
     autotune) run_stage autotune "$BUILD/tools/autotune/prnn-autotune" ${AUTOTUNE_ARGS:-} ;;
     *) echo "unknown stage $stage"; exit 2 ;;
     esac

@@ -102,7 +102,9 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"rnn_train.cu", "train bf16", {"PRNN_DTYPE=3", NULL}, 0},
 
     /* sru_scan.cu: every data type once, odd H and H not a multiple of the
-     * units per thread, one and several units per thread. */
+     * units per thread, one and several units per thread; the vector path
+     * (H a multiple of the units per thread) with float2, float4, double2
+     * and two double2. */
     {"sru_scan.cu", "sru f32 upt 1 depth 4",
      {"PRNN_DTYPE=0", "PRNN_H=256", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=1",
       "PRNN_SRU_DEPTH=4", NULL}, 0},
@@ -115,6 +117,15 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"sru_scan.cu", "sru bf16 upt 2 depth 8",
      {"PRNN_DTYPE=3", "PRNN_H=512", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=2",
       "PRNN_SRU_DEPTH=8", NULL}, 0},
+    {"sru_scan.cu", "sru f32 vector upt 4 depth 2",
+     {"PRNN_DTYPE=0", "PRNN_H=256", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=4",
+      "PRNN_SRU_DEPTH=2", NULL}, 0},
+    {"sru_scan.cu", "sru f64 vector upt 2 depth 4",
+     {"PRNN_DTYPE=1", "PRNN_H=64", "PRNN_SRU_THREADS=64", "PRNN_SRU_UPT=2",
+      "PRNN_SRU_DEPTH=4", NULL}, 0},
+    {"sru_scan.cu", "sru f64 vector upt 4 depth 1",
+     {"PRNN_DTYPE=1", "PRNN_H=64", "PRNN_SRU_THREADS=32", "PRNN_SRU_UPT=4",
+      "PRNN_SRU_DEPTH=1", NULL}, 0},
 
     /* rnn_step.cu: every mode and every data type once. */
     {"rnn_step.cu", "step relu f32 skip",

@@ -20,6 +20,21 @@ struct ST {
     static void store(T *p, long i, AccT v) { p[i] = v; }
 };
 
+/* CUDA's vector types and fast division, for the scan's vector path */
+struct float2 {
+    float x, y;
+};
+struct float4 {
+    float x, y, z, w;
+};
+struct double2 {
+    double x, y;
+};
+static inline float2 make_float2(float x, float y) { return {x, y}; }
+static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+static inline double2 make_double2(double x, double y) { return {x, y}; }
+static inline float __fdividef(float a, float b) { return a / b; }
+
 static inline float prnn_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 static inline double prnn_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static inline float prnn_tanh(float x) { return tanhf(x); }

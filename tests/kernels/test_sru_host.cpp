@@ -15,6 +15,7 @@
  * flight) by tests/kernels/meson.build.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,19 @@ static void launch(void (*fn)(const Args), const Args &a, unsigned long long thr
         }
 }
 
-static void launch_scan(void (*fn)(const prnn_sru_args), const prnn_sru_args &a)
+typedef void (*scan_kernel)(const prnn_sru_args);
+static const scan_kernel forward_kernels[PRNN_SRU_VARIANTS] = {
+    prnn_sru_forward_m3, prnn_sru_forward_m4, prnn_sru_forward_skip};
+static const scan_kernel backward_kernels[PRNN_SRU_VARIANTS] = {
+    prnn_sru_backward_m3, prnn_sru_backward_m4, prnn_sru_backward_skip};
+
+/* As sru_run.c: the vector path where U, c and dx' start on a vector's
+ * size (std::vector's storage does, for these sizes). */
+static void launch_scan(scan_kernel fn, prnn_sru_args a)
 {
+    const uintptr_t size = (uintptr_t)UPT * sizeof(AccT);
+    a.vec = (uintptr_t)a.u % size == 0 && (uintptr_t)a.ckeep % size == 0 &&
+            (uintptr_t)a.dxp % size == 0;
     launch(fn, a, (unsigned long long)a.dirs * a.mini_batch * ((H + UPT - 1) / UPT),
            PRNN_SRU_THREADS);
 }
@@ -114,6 +126,12 @@ static layer_info layer_of(const struct prnnRNNStruct *rnn, int input, int layer
     li.skip = li.pl.w_cols == 0;
     li.m = prnn_sru_matrices(rnn, li.pl.w_cols);
     return li;
+}
+
+/* The layer's scan kernel, as sru_run.c picks it. */
+static int variant(const layer_info &li)
+{
+    return li.skip ? PRNN_SRU_VARIANT_SKIP : li.m == 4 ? PRNN_SRU_VARIANT_M4 : PRNN_SRU_VARIANT_M3;
 }
 
 static void run_case(int layers, int dirs, int skip, int input, int steps, const int *batch)
@@ -181,8 +199,6 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
         a.seq_length = steps;
         a.mini_batch = B;
         a.dirs = dirs;
-        a.m = li.m;
-        a.skip = li.skip;
         a.u_cols = (int)u_cols;
         a.x_cols = li.k;
         a.u = U[layer].data();
@@ -209,8 +225,7 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
         a.hy = ghy.data() + l * state;
         a.cy = gcy.data() + l * state;
         a.y = out[l].data();
-        a.keep_xp = li.m == 3;
-        launch_scan(prnn_sru_forward, a);
+        launch_scan(forward_kernels[variant(li)], a);
         in = out[l].data();
     }
     compare(name, "y", out[layers - 1].data(), y.data(), ny);
@@ -231,7 +246,7 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
         a.du = dU[l].data();
         a.dxp = dxp.data();
         a.vpart = vpart[l].data();
-        launch_scan(prnn_sru_backward, a);
+        launch_scan(backward_kernels[variant(li)], a);
         const int bottom = l == 0, direct = li.m == 3;
         if (direct) {
             prnn_sru_input_grad_args g;

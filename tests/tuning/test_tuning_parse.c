@@ -391,6 +391,90 @@ static void test_text_form(void)
     }
 }
 
+/* SRU entries: their config holds the scan's fields, not a tile's. */
+static const char *const sru_entry =
+    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"9.0\", \"sm_count\": 132},"
+    " \"mode\": \"sru\", \"dtype\": \"float\", \"hidden\": 1024,"
+    " \"directions\": 2, \"batch\": 32,"
+    " \"config\": {\"threads\": 256, \"units_per_thread\": 4, \"steps_in_flight\": 2},"
+    " \"us_per_step\": 31.5, \"source\": \"unit test\"}";
+
+static void test_sru_entries(void)
+{
+    char text[2048];
+    prnn_tuning_db db;
+    snprintf(text, sizeof(text), "{\"schema_version\": 1, \"entries\": [%s, %s]}", sru_entry,
+             entry_template);
+    prnn_log_clear();
+    CHECK(test_parse(&db, text) == 0 && db.count == 2 && db.entries_skipped == 0);
+    if (db.count == 2) {
+        const prnn_tuning_entry *e = &db.items[0].entry;
+        CHECK(e->mode == PRNN_SRU && e->pass == PRNN_PASS_FORWARD);
+        CHECK(e->sru.threads == 256 && e->sru.units_per_thread == 4 &&
+              e->sru.steps_in_flight == 2);
+        /* the writer's text reads back the same, with the scan's fields */
+        char *out = prnn_tuning_db_format(e, 1);
+        CHECK(out && strstr(out, "\"config\": {\"threads\": 256, \"units_per_thread\": 4, "
+                                 "\"steps_in_flight\": 2}"));
+        prnn_tuning_db back;
+        CHECK(out && test_parse(&back, out) == 0 && back.count == 1);
+        if (back.count == 1)
+            CHECK(memcmp(&back.items[0].entry.sru, &e->sru, sizeof(e->sru)) == 0);
+        prnn_tuning_db_free(&back);
+        free(out);
+    }
+    prnn_tuning_db_free(&db);
+
+    static const struct {
+        const char *from, *to, *message;
+    } bad[] = {
+        {"\"steps_in_flight\": 2", "\"steps_in_flight\": 2, \"blocks\": 4",
+         "unknown field \"config.blocks\""},
+        {", \"steps_in_flight\": 2", "", "missing field \"config.steps_in_flight\""},
+        {"\"threads\": 256", "\"threads\": 48", "config.threads = 48: must be a multiple of 32"},
+        {"\"steps_in_flight\": 2", "\"steps_in_flight\": 8",
+         "units_per_thread x steps_in_flight = 4 x 8: must be at most 16"},
+        {"\"units_per_thread\": 4", "\"units_per_thread\": 9",
+         "\"config.units_per_thread\" = 9: must be in [1, 8]"},
+        {"\"batch\": 32", "\"batch\": 32, \"pass\": \"backward-data\"",
+         "an SRU entry has pass forward"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char entry[1024];
+        const char *at = strstr(sru_entry, bad[i].from);
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        snprintf(entry, sizeof(entry), "%.*s%s%s", (int)(at - sru_entry), sru_entry, bad[i].to,
+                 at + strlen(bad[i].from));
+        snprintf(text, sizeof(text), "{\"schema_version\": 1, \"entries\": [%s, %s]}", entry,
+                 entry_template);
+        prnn_log_clear();
+        CHECK(test_parse(&db, text) == 0 && db.count == 1 && db.entries_skipped == 1);
+        CHECK_LOG("test DB: entries[0] skipped: ");
+        CHECK_LOG(bad[i].message);
+        prnn_tuning_db_free(&db);
+    }
+
+    /* the text form (PRNN_SRU_TILE, plan info) */
+    prnn_sru_config c, back;
+    char err[160], line[128];
+    CHECK(prnn_config_parse(prnn_sru_fields, "threads=128 units_per_thread=2 steps_in_flight=4",
+                            &c, sizeof(c), err, sizeof(err)) == 0);
+    CHECK(c.threads == 128 && c.units_per_thread == 2 && c.steps_in_flight == 4);
+    CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == 0);
+    prnn_config_format(prnn_sru_fields, &c, line, sizeof(line));
+    CHECK(strcmp(line, "threads=128 units_per_thread=2 steps_in_flight=4") == 0);
+    CHECK(prnn_config_parse(prnn_sru_fields, line, &back, sizeof(back), err, sizeof(err)) == 0 &&
+          memcmp(&c, &back, sizeof(c)) == 0);
+    CHECK(prnn_config_parse(prnn_sru_fields, "threads=128 upt=2 depth=4", &c, sizeof(c), err,
+                            sizeof(err)) == -1 &&
+          strstr(err, "unknown field \"upt\""));
+    c.units_per_thread = 8;
+    c.steps_in_flight = 4;
+    CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == -1 && strstr(err, "at most 16"));
+}
+
 static void test_bad_values(void)
 {
     static const entry_case cases[] = {
@@ -707,6 +791,7 @@ int main(void)
     test_optional_fields();
     test_pass_field();
     test_text_form();
+    test_sru_entries();
     test_bad_values();
     test_misc();
     test_format_round_trip();

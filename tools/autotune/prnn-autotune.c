@@ -1,7 +1,8 @@
 /*
- * prnn-autotune: finds the fastest persistent-kernel tile for each shape on
- * this GPU and records it in a tuning database (the user DB by default, or
- * --output FILE, e.g. tuning_db/<gpu>.json to ship one).
+ * prnn-autotune: finds the fastest persistent-kernel tile (or, for SRU, scan
+ * configuration) for each shape on this GPU and records it in a tuning
+ * database (the user DB by default, or --output FILE, e.g.
+ * tuning_db/<gpu>.json to ship one).
  *
  * For every key (mode x hidden x batch x data type x directions): candidate
  * tiles are compiled in parallel, each is checked against the CPU reference
@@ -47,6 +48,7 @@ typedef struct {
     int hidden[64], nhidden;
     int batch[64], nbatch;
     int dirs[2], ndirs;
+    int layers;
     prnn_pass passes[PRNN_PASS_COUNT];
     int npasses;
     const char *output;
@@ -61,13 +63,7 @@ static int item_mode(void *ctx, int index, const char *s, char *rule,
 {
     prnnRNNMode_t m;
     if (prnn_tuning_mode_from_name(s, &m)) {
-        snprintf(rule, n, "must be one of relu, tanh, lstm, gru");
-        return -1;
-    }
-    if (m == PRNN_SRU) {
-        /* no persistent tile: its scan's two choices are PRNN_SRU_TILE's */
-        snprintf(rule, n, "has no tile to tune (set its scan's block size and units per "
-                          "thread with PRNN_SRU_TILE); must be one of relu, tanh, lstm, gru");
+        snprintf(rule, n, "must be one of relu, tanh, lstm, gru, sru");
         return -1;
     }
     ((prnnRNNMode_t *)ctx)[index] = m;
@@ -98,11 +94,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: prnn-autotune [options]\n"
-            "  --modes LIST      tanh,lstm,gru (default; relu also accepted)\n"
+            "  --modes LIST      tanh,lstm,gru (default; relu and sru also accepted;\n"
+            "                    sru tunes its scan: block size, units per thread,\n"
+            "                    steps in flight, timed on ForwardTraining +\n"
+            "                    BackwardData, one entry with pass forward)\n"
             "  --hidden LIST     256,512,1024,2048 (default)\n"
             "  --batch LIST      1,4,8,16,64 (default)\n"
             "  --dtype LIST      float,half (default; bfloat16, double)\n"
             "  --directions LIST 1 (default; 1,2)\n"
+            "  --layers N        layers of the tuned descriptor (default 1; with sru\n"
+            "                    and 2 directions, 2 also times the scan of a layer\n"
+            "                    whose input is 2 x hidden)\n"
             "  --pass LIST       forward (default), backward-data: which persistent\n"
             "                    kernel to tune (backward-data candidates are timed on\n"
             "                    BackwardData calls after one ForwardTraining)\n"
@@ -128,7 +130,7 @@ static void usage(FILE *f)
 }
 
 enum {
-    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_DIRS, OPT_PASS,
+    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_DIRS, OPT_LAYERS, OPT_PASS,
     OPT_QUICK, OPT_OUTPUT, OPT_FORCE, OPT_CANDIDATES, OPT_SEQ, OPT_REPEATS,
     OPT_BUDGET, OPT_VERBOSE, OPT_VERSION,
 };
@@ -139,6 +141,7 @@ static const struct option long_options[] = {
     {"batch", required_argument, NULL, OPT_BATCH},
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"directions", required_argument, NULL, OPT_DIRS},
+    {"layers", required_argument, NULL, OPT_LAYERS},
     {"pass", required_argument, NULL, OPT_PASS},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"output", required_argument, NULL, OPT_OUTPUT},
@@ -187,6 +190,11 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_DIRS:
         return tool_parse_ints(name, value, 1, 2, a->dirs, 2, &a->ndirs, err,
                                n);
+    case OPT_LAYERS:
+        if (tool_parse_long(name, value, 1, 64, &v, err, n))
+            return -1;
+        a->layers = (int)v;
+        return 0;
     case OPT_OUTPUT:
         a->output = value;
         return tool_parse_path(name, value, err, n);
@@ -228,6 +236,7 @@ static int parse_args(int argc, char **argv, tune_args *a, char *err,
         .nbatch = 5,
         .dirs = {1},
         .ndirs = 1,
+        .layers = 1,
         .passes = {PRNN_PASS_FORWARD},
         .npasses = 1,
     };
@@ -357,35 +366,57 @@ int main(int argc, char **argv)
                                                dev->sm_count, a.modes[mi], a.dts[ti],
                                                a.hidden[hi], a.dirs[di],
                                                a.batch[bi], a.passes[pi]};
+                        const int sru = a.modes[mi] == PRNN_SRU;
+                        if (sru && a.passes[pi] != PRNN_PASS_FORWARD) {
+                            /* one scan configuration serves both passes */
+                            skipped++;
+                            continue;
+                        }
                         if (!a.force && in_db(path, &key)) {
                             skipped++;
                             continue;
                         }
                         prnnRNNDescriptor_t rnn;
                         prnnCreateRNNDescriptor(&rnn);
-                        prnnSetRNNDescriptor(rnn, a.hidden[hi], 1, NULL, PRNN_LINEAR_INPUT,
+                        prnnSetRNNDescriptor(rnn, a.hidden[hi], a.layers, NULL,
+                                             PRNN_LINEAR_INPUT,
                                              a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL
                                                                   : PRNN_UNIDIRECTIONAL,
                                              a.modes[mi], a.dts[ti]);
-                        prnn_tile_config best;
-                        prnn_autotune_report rep;
+                        char cfg[256] = "";
+                        double heuristic_us = 0, best_us = 0;
                         prnn_api_enter("prnn-autotune");
-                        s = prnn_autotune_shape(&call, rnn, a.batch[bi], a.passes[pi], &opts,
-                                                &best, &rep);
+                        if (sru) {
+                            prnn_sru_config best;
+                            prnn_autotune_sru_report rep;
+                            s = prnn_autotune_sru(&call, rnn, a.batch[bi], &opts, &best, &rep);
+                            if (s == PRNN_STATUS_SUCCESS) {
+                                prnn_config_format(prnn_sru_fields, &best, cfg, sizeof(cfg));
+                                heuristic_us = rep.heuristic_us;
+                                best_us = rep.cand[rep.best].us_per_step;
+                            }
+                        } else {
+                            prnn_tile_config best;
+                            prnn_autotune_report rep;
+                            s = prnn_autotune_shape(&call, rnn, a.batch[bi], a.passes[pi], &opts,
+                                                    &best, &rep);
+                            if (s == PRNN_STATUS_SUCCESS) {
+                                prnn_tile_config_format(&best, cfg, sizeof(cfg));
+                                heuristic_us = rep.heuristic_us;
+                                best_us = rep.cand[rep.best].us_per_step;
+                            }
+                        }
                         if (ps.tty)
                             fprintf(stderr, "\r%60s\r", "");
-                        char cfg[256] = "";
                         if (s == PRNN_STATUS_SUCCESS) {
-                            prnn_tile_config_format(&best, cfg, sizeof(cfg));
-                            double b = rep.cand[rep.best].us_per_step;
-                            double gain = rep.heuristic_us > 0 ? rep.heuristic_us / b : 0;
+                            double gain = heuristic_us > 0 ? heuristic_us / best_us : 0;
                             if (gain > 0)
                                 log_gain += log(gain);
                             tuned++;
                             printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
                                    prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]), prnn_dtype_name(a.dts[ti]),
                                    a.hidden[hi], a.batch[bi], a.dirs[di],
-                                   rep.heuristic_us, b, gain, cfg);
+                                   heuristic_us, best_us, gain, cfg);
                         } else {
                             failed++;
                             printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",

@@ -1,0 +1,384 @@
+/*
+ * The autotuner for SRU's scan (autotune.h: prnn_autotune_sru). SRU has no
+ * persistent tile: its choices are the scan's block size, units per thread
+ * and steps in flight (tile_config.h: prnn_sru_config), and one choice
+ * compiles both the forward and the backward scan, so a candidate is timed
+ * on the two calls that run them (ForwardTraining + BackwardData).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "gpu/autotune_common.h"
+#include "gpu/gpu_state.h"
+#include "gpu/heuristic.h"
+#include "gpu/plan.h"
+#include "gpu/reserve_layout.h"
+#include "gpu/sru_run.h"
+#include "gpu/workspace_layout.h"
+#include "ref/ref_rnn.h"
+#include "weights_layout.h"
+
+/* After the heuristic's choice, in this order (the ones bench/NOTES.md found
+ * to matter first). */
+static const prnn_sru_config grid[] = {
+    {128, 1, 4}, {128, 1, 8}, {128, 2, 4}, {256, 4, 2}, {128, 1, 2}, {128, 2, 8},
+    {128, 4, 2}, {256, 1, 4}, {256, 2, 4}, {128, 4, 4}, {256, 1, 8}, {128, 2, 2},
+    {128, 8, 2}, {256, 4, 4}, {256, 8, 2}, {64, 1, 4},
+};
+
+static int same_config(const prnn_sru_config *a, const prnn_sru_config *b)
+{
+    return a->threads == b->threads && a->units_per_thread == b->units_per_thread &&
+           a->steps_in_flight == b->steps_in_flight;
+}
+
+/* The two scan-bearing calls of a training step on d's buffers: y, the
+ * reserve and dx are written. */
+static prnnStatus_t training_step(const prnn_gpu_call *h, const prnn_plan *plan,
+                                  const prnn_rnn_problem *p, prnn_autotune_buffers *d)
+{
+    prnn_forward_buffers f = {(const void *)d->x, (const void *)d->hx, (const void *)d->cx,
+                              (const void *)d->w, (void *)d->y, NULL, NULL, (void *)d->ws,
+                              d->ws_bytes, (void *)d->reserve, d->reserve_bytes};
+    PRNN_TRY(prnn_sru_forward_run(h, plan, p, 1, &f));
+    prnn_backward_data_buffers b = {(const void *)d->y, (const void *)d->dy, NULL, NULL,
+                                    (const void *)d->w, (const void *)d->hx,
+                                    (const void *)d->cx, (void *)d->dx, NULL, NULL,
+                                    (void *)d->ws, d->ws_bytes, (void *)d->reserve,
+                                    d->reserve_bytes};
+    return prnn_sru_backward_data_run(h, plan, p, &b);
+}
+
+/* Sizes d's workspace and reserve for p, then runs the step once and waits
+ * (repeats = 0), or times `repeats` steps after `warmups` and gives their
+ * median per timestep. */
+static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
+                                  const prnn_rnn_problem *p, prnn_autotune_buffers *d,
+                                  int repeats, int warmups, double *us_per_step)
+{
+    const prnn_cuda_driver *cu = h->gs->cu;
+    CUstream stream = (CUstream)h->stream;
+    prnn_reserve_layout r;
+    prnn_reserve_layout_compute(p, &r);
+    PRNN_TRY(prnn_autotune_ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
+    PRNN_TRY(prnn_autotune_ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
+    if (!repeats) {
+        PRNN_TRY(training_step(h, plan, p, d));
+        return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+    }
+    CUevent e0 = NULL, e1 = NULL;
+    double times[64];
+    int n = repeats > 64 ? 64 : repeats;
+    prnnStatus_t s = prnn_cu_check(cu->cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
+    if (!s)
+        s = prnn_cu_check(cu->cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (int i = -warmups; i < n && !s; i++) {
+        s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
+        if (!s)
+            s = training_step(h, plan, p, d);
+        if (!s)
+            s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
+        if (!s)
+            s = prnn_cu_check(cu->cuEventSynchronize(e1), "cuEventSynchronize");
+        float ms = 0;
+        if (!s)
+            s = prnn_cu_check(cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+        if (!s && i >= 0)
+            times[i] = ms * 1000.0 / p->seq_length;
+    }
+    if (e0)
+        cu->cuEventDestroy(e0);
+    if (e1)
+        cu->cuEventDestroy(e1);
+    if (s)
+        return s;
+    qsort(times, (size_t)n, sizeof(double), prnn_autotune_cmp_double);
+    *us_per_step = times[n / 2];
+    return PRNN_STATUS_SUCCESS;
+}
+
+static double rel_error(const void *got, const void *want, prnnDataType_t t, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t k = 0; k < n; k++) {
+        double a = prnn_load_as_double(got, t, k), r = prnn_load_as_double(want, t, k);
+        num += (a - r) * (a - r);
+        den += r * r;
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The host side of a search: inputs, the CPU reference's y and dx of the
+ * short check problem, and room for the device's. */
+typedef struct {
+    void *w, *x, *hx, *cx, *dy, *yref, *dxref, *ygot, *dxgot;
+    size_t wbytes, xcount, ycount, scount, check_y, check_x;
+} host_data;
+
+static void free_host(host_data *hd)
+{
+    void *all[] = {hd->w, hd->x, hd->hx, hd->cx, hd->dy, hd->yref, hd->dxref, hd->ygot, hd->dxgot};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        free(all[i]);
+}
+
+static prnnStatus_t make_host(const struct prnnRNNStruct *rnn, const prnn_rnn_problem *pc,
+                              const prnn_rnn_problem *pt, host_data *hd)
+{
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const int dirs = prnn_rnn_dirs(rnn);
+    hd->wbytes = prnn_weights_bytes(rnn, rnn->hidden);
+    hd->xcount = pt->total_rows * (size_t)rnn->hidden;
+    hd->ycount = hd->xcount * dirs;
+    hd->scount = (size_t)rnn->layers * dirs * pt->mini_batch * rnn->hidden;
+    hd->check_x = pc->total_rows * (size_t)rnn->hidden;
+    hd->check_y = hd->check_x * dirs;
+    hd->w = malloc(hd->wbytes);
+    hd->x = malloc(hd->xcount * es);
+    hd->hx = malloc(hd->scount * es);
+    hd->cx = malloc(hd->scount * es);
+    hd->dy = malloc(hd->ycount * es);
+    hd->yref = malloc(hd->check_y * es);
+    hd->ygot = malloc(hd->check_y * es);
+    hd->dxref = malloc(hd->check_x * es);
+    hd->dxgot = malloc(hd->check_x * es);
+    size_t wsb = prnn_ref_workspace_bytes(pc), rsb = prnn_ref_reserve_bytes(pc);
+    void *ws = malloc(wsb ? wsb : 1), *res = malloc(rsb ? rsb : 1);
+    prnnStatus_t s = PRNN_STATUS_SUCCESS;
+    if (!hd->w || !hd->x || !hd->hx || !hd->cx || !hd->dy || !hd->yref || !hd->ygot ||
+        !hd->dxref || !hd->dxgot || !ws || !res)
+        s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    if (!s) {
+        unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
+        prnn_autotune_fill(hd->w, rnn->dtype, hd->wbytes / es, 1.0 / sqrt((double)rnn->hidden),
+                           &seed);
+        prnn_autotune_fill(hd->x, rnn->dtype, hd->xcount, 1.0, &seed);
+        prnn_autotune_fill(hd->hx, rnn->dtype, hd->scount, 0.5, &seed);
+        prnn_autotune_fill(hd->cx, rnn->dtype, hd->scount, 0.5, &seed);
+        prnn_autotune_fill(hd->dy, rnn->dtype, hd->ycount, 1.0, &seed);
+        s = prnn_ref_forward(pc, 1, hd->x, hd->hx, hd->cx, hd->w, hd->yref, NULL, NULL, ws, res);
+        if (!s)
+            s = prnn_ref_backward_data(pc, hd->yref, hd->dy, NULL, NULL, hd->w, hd->hx, hd->cx,
+                                       hd->dxref, NULL, NULL, ws, res);
+    }
+    free(ws);
+    free(res);
+    return s;
+}
+
+static prnnStatus_t upload(const prnn_cuda_driver *cu, const host_data *hd, size_t es,
+                           prnn_autotune_buffers *d)
+{
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->x, hd->xcount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->hx, hd->scount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->cx, hd->scount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->w, hd->wbytes));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->y, hd->ycount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->dy, hd->ycount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->dx, hd->xcount * es));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->x, hd->x, hd->xcount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->hx, hd->hx, hd->scount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->cx, hd->cx, hd->scount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->w, hd->w, hd->wbytes), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->dy, hd->dy, hd->ycount * es), "cuMemcpyHtoD"));
+    /* a pageable upload may still be in flight, and the handle's stream may
+     * not wait for the legacy stream */
+    return prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+/* Checks one candidate on the short problem (y and dx poisoned first); 0
+ * with c->rel_error set, or a failing status (EXECUTION_FAILED with a note
+ * when the results are wrong). */
+static prnnStatus_t check(const prnn_gpu_call *h, const prnn_plan *plan,
+                          const prnn_rnn_problem *pc, const host_data *hd,
+                          prnn_autotune_buffers *d, prnn_autotune_sru_candidate *c)
+{
+    const prnn_cuda_driver *cu = h->gs->cu;
+    const prnnDataType_t t = pc->rnn->dtype;
+    const size_t es = prnn_dtype_size(t);
+    CUstream stream = (CUstream)h->stream;
+    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->y, 0xff, hd->check_y * es, stream),
+                           "cuMemsetD8Async"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->dx, 0xff, hd->check_x * es, stream),
+                           "cuMemsetD8Async"));
+    PRNN_TRY(run_candidate(h, plan, pc, d, 0, 0, NULL));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(hd->ygot, d->y, hd->check_y * es), "cuMemcpyDtoH"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(hd->dxgot, d->dx, hd->check_x * es), "cuMemcpyDtoH"));
+    const double ey = rel_error(hd->ygot, hd->yref, t, hd->check_y);
+    const double ex = rel_error(hd->dxgot, hd->dxref, t, hd->check_x);
+    c->rel_error = ey > ex || isnan(ey) ? ey : ex;
+    const double tol = t == PRNN_DATA_FLOAT || t == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
+    if (!(c->rel_error <= tol)) {
+        snprintf(c->note, sizeof(c->note), "rejected: relative error %.3g > %.0e (y %.3g, dx %.3g)",
+                 c->rel_error, tol, ey, ex);
+        return PRNN_STATUS_EXECUTION_FAILED;
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The heuristic's choice (cand[0]) and the winner timed again in
+ * alternation; the winner must beat the heuristic here too. */
+static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
+                              int mini_batch, const prnn_rnn_problem *pt,
+                              prnn_autotune_buffers *d, int repeats,
+                              prnn_autotune_sru_report *report)
+{
+    enum { ROUNDS = 3 };
+    prnn_autotune_sru_candidate *pair[2] = {&report->cand[0], &report->cand[report->best]};
+    double t[2][ROUNDS];
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++) {
+            prnn_plan plan;
+            PRNN_TRY(prnn_plan_sru(h->gs, rnn, mini_batch, &pair[k]->config,
+                                   PRNN_CONFIG_AUTOTUNED, 1, &plan));
+            PRNN_TRY(run_candidate(h, &plan, pt, d, repeats, 2, &t[k][r]));
+        }
+    for (int k = 0; k < 2; k++) {
+        qsort(t[k], ROUNDS, sizeof(double), prnn_autotune_cmp_double);
+        pair[k]->us_per_step = t[k][ROUNDS / 2];
+    }
+    report->heuristic_us = pair[0]->us_per_step;
+    if (pair[1]->us_per_step >= pair[0]->us_per_step)
+        report->best = 0;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
+                           int mini_batch, const prnn_autotune_options *opts_in,
+                           prnn_sru_config *best, prnn_autotune_sru_report *report)
+{
+    struct prnn_gpu_state *gs = h->gs;
+    const prnn_cuda_driver *cu = gs->cu;
+    prnn_autotune_options opts;
+    if (opts_in)
+        opts = *opts_in;
+    else
+        prnn_autotune_defaults(&opts);
+    if (opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
+        opts.max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
+    if (opts.seq_length < 4)
+        opts.seq_length = 4;
+    if (opts.repeats < 1)
+        opts.repeats = 1;
+    memset(report, 0, sizeof(*report));
+    report->best = -1;
+    const double t_start = prnn_autotune_now_s();
+
+    prnn_sru_config chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int m = 0;
+    prnn_heuristic_sru(rnn, mini_batch, &gs->info, &chosen[m++]);
+    for (size_t i = 0; i < sizeof(grid) / sizeof(grid[0]) && m < opts.max_candidates; i++)
+        if (!same_config(&grid[i], &chosen[0]))
+            chosen[m++] = grid[i];
+
+    /* Fill the disk cache in parallel; loading below then reads it. */
+    prnn_kernel_request reqs[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int nreq = 0;
+    for (int i = 0; i < m; i++)
+        if (prnn_request_sru(rnn->dtype, rnn->hidden, chosen[i].threads,
+                             chosen[i].units_per_thread, chosen[i].steps_in_flight,
+                             gs->info.sm, &reqs[nreq]) == PRNN_STATUS_SUCCESS)
+            nreq++;
+    prnn_autotune_precompile(reqs, nreq, opts.compile_threads);
+
+    enum { CHECK_STEPS = 3 };
+    int batch_check[CHECK_STEPS];
+    int *batch_time = malloc(sizeof(int) * (size_t)opts.seq_length);
+    if (!batch_time)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    prnn_rnn_problem pc, pt;
+    prnn_autotune_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
+    prnn_autotune_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
+    host_data hd;
+    memset(&hd, 0, sizeof(hd));
+    prnn_autotune_buffers d;
+    memset(&d, 0, sizeof(d));
+    prnnStatus_t s = make_host(rnn, &pc, &pt, &hd);
+    if (!s)
+        s = upload(cu, &hd, prnn_dtype_size(rnn->dtype), &d);
+
+    for (int i = 0; i < m && !s; i++) {
+        prnn_autotune_sru_candidate *c = &report->cand[report->count++];
+        c->config = chosen[i];
+        char text[96];
+        prnn_config_format(prnn_sru_fields, &c->config, text, sizeof(text));
+        if (i > 0 && prnn_autotune_now_s() - t_start > opts.budget_s) {
+            snprintf(c->note, sizeof(c->note), "skipped: time budget spent");
+            continue;
+        }
+        prnn_plan plan;
+        prnnStatus_t cs =
+            prnn_plan_sru(gs, rnn, mini_batch, &c->config, PRNN_CONFIG_AUTOTUNED, 1, &plan);
+        const int ran = cs == PRNN_STATUS_SUCCESS;
+        if (ran)
+            cs = check(h, &plan, &pc, &hd, &d, c);
+        const int rejected = ran && cs == PRNN_STATUS_EXECUTION_FAILED && c->note[0];
+        if (!cs)
+            /* the first timing also brings the clocks up from idle */
+            cs = run_candidate(h, &plan, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
+                               &c->us_per_step);
+        if (!cs) {
+            c->ok = 1;
+            if (report->best < 0 || c->us_per_step < report->cand[report->best].us_per_step)
+                report->best = report->count - 1;
+        } else if (!c->note[0]) {
+            snprintf(c->note, sizeof(c->note), "failed: %.150s", prnn_log_get());
+        }
+        if (i == 0)
+            report->heuristic_us = c->ok ? c->us_per_step : 0;
+        if (opts.progress) {
+            char line[512];
+            if (c->ok)
+                snprintf(line, sizeof(line), "%8.3f us/step  err %.1e  %s", c->us_per_step,
+                         c->rel_error, text);
+            else
+                snprintf(line, sizeof(line), "   --- %s  %s", c->note, text);
+            opts.progress(opts.progress_ctx, i + 1, m, line);
+        }
+        /* A fault on the device leaves the context unusable: stop rather
+         * than time garbage (a wrong result only rejects the candidate). */
+        if (cs == PRNN_STATUS_EXECUTION_FAILED && !rejected)
+            s = cs;
+    }
+    if (!s && report->best > 0 && report->cand[0].ok)
+        s = remeasure(h, rnn, mini_batch, &pt, &d, opts.repeats, report);
+    prnn_autotune_free_buffers(cu, &d);
+    free_host(&hd);
+    free(batch_time);
+    report->seconds = prnn_autotune_now_s() - t_start;
+    if (s)
+        return s;
+    if (report->best < 0)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "autotune: none of %d SRU scan configurations for hidden %d batch %d "
+                         "ran correctly", m, rnn->hidden, mini_batch);
+    *best = report->cand[report->best].config;
+    prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
+                           gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
+                           prnn_rnn_dirs(rnn), mini_batch, PRNN_PASS_FORWARD};
+    prnn_tuning_entry e;
+    prnn_tuning_entry_from_key(&e, &key);
+    e.sru = *best;
+    e.us_per_step = report->cand[report->best].us_per_step;
+    return prnn_autotune_store(opts.output_db, &e, opts.seq_length, report->heuristic_us);
+}
+
+prnnStatus_t prnn_autotune_sru(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
+                               int mini_batch, const prnn_autotune_options *opts,
+                               prnn_sru_config *best, prnn_autotune_sru_report *report)
+{
+    if (rnn->mode != PRNN_SRU)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "autotune: prnn_autotune_sru needs an SRU "
+                         "descriptor, not %s", prnn_mode_name(rnn->mode));
+    prnn_autotune_sru_report local;
+    prnnStatus_t s = prnn_gpu_enter(h->gs);
+    if (s)
+        return s;
+    s = search(h, rnn, mini_batch, opts, best, report ? report : &local);
+    prnn_gpu_leave(h->gs);
+    return s;
+}
