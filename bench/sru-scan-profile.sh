@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The SRU scan kernels alone, under Nsight Compute: for each shape and each
-# scan choice (PRNN_SRU_TILE), every prnn_sru_forward / prnn_sru_backward
+# scan choice (PRNN_SRU_TILE), every prnn_sru_forward_* / prnn_sru_backward_*
 # launch of one training step (2 layers), its duration and the DRAM
 # throughput as a fraction of the device's peak. Issue #14's "fraction of
 # memory bandwidth". ncu flushes the caches before each profiled launch
 # (--cache-control all), so U comes from DRAM as in a cold pass.
 #   bench/sru-scan-profile.sh PRNN_BENCH [hidden,batch,dtype ...]
 # Environment: SRU_TILES (";"-separated PRNN_SRU_TILE values; "" = the
-# planner's own choice), OUT (where the CSVs go).
+# planner's own choice: tuning DB or heuristic, labelled "planner"), OUT
+# (where the CSVs go, removed once read).
 set -u
 bench=${1:?prnn-bench}; shift
 shapes=("${@:-1024,32,float}")
 IFS=';' read -r -a tiles <<< "${SRU_TILES:-}"
 [ ${#tiles[@]} -eq 0 ] && tiles=("")
 out=${OUT:-/tmp}
+mkdir -p "$out"
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
 # where the warps wait (per active warp, %): memory results, memory queue,
 # store drain, fixed latency, math pipe
@@ -32,7 +34,7 @@ for shape in "${shapes[@]}"; do
             "$bench" --modes sru --layers 2 --bidirectional --batch "$B" --seq 128 \
             --hidden "$H" --dtype "$dt" --training --no-cudnn --repeats 1 --warmup 1 \
             >"$csv" 2>"$out/sru-scan-$n.err" || { echo "ncu failed: $shape $tile"; tail -3 "$out/sru-scan-$n.err"; continue; }
-        python3 - "$csv" "H=$H B=$B $dt ${tile:-heuristic}" <<'PY'
+        python3 - "$csv" "H=$H B=$B $dt ${tile:-planner}" <<'PY'
 import csv, sys
 num = lambda s: float(s.replace(",", ""))  # ncu groups thousands with commas
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))]

@@ -7,7 +7,8 @@
  * The kernel static_asserts the host's shared-memory size, k-steps and words
  * per k-step, so any drift between src/gpu/kernel_geometry.c and
  * kernel_src/rnn_persistent.cu fails here, on the CPU, not on a GPU.
- * Also checks the heuristic's invariants (blocks cover H, fits the device).
+ * Also checks the heuristic's invariants (blocks cover H, fits the device),
+ * and compiles SRU's scan with the heuristic's configurations.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -120,6 +121,45 @@ int main(void)
                                  shape.hidden,
                                  shape.max_batch, shape.dirs, cfg);
                     }
+    /* SRU's scan: the heuristic's configuration for every data type over
+     * lane counts from a few warps to several times the device, each valid
+     * (prnn_sru_config_check) and compiled with the planner's defines. */
+    static const int sru_h[] = {37, 256, 1024, 2048};
+    static const int sru_b[] = {1, 32, 128, 512};
+    for (int di = 0; di < 3; di++)
+        for (int t = 0; t < 4; t++)
+            for (int hi = 0; hi < 4; hi++)
+                for (int bi = 0; bi < 4; bi++, k++) {
+                    if (k % 5 != 0)
+                        continue;
+                    struct prnnRNNStruct rnn;
+                    memset(&rnn, 0, sizeof(rnn));
+                    rnn.mode = PRNN_SRU;
+                    rnn.dtype = dts[t];
+                    rnn.hidden = sru_h[hi];
+                    rnn.layers = 2;
+                    rnn.direction = k % 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL;
+                    prnn_sru_config c;
+                    char why[160], cfg[96];
+                    prnn_heuristic_sru(&rnn, sru_b[bi], &devs[di], &c);
+                    prnn_config_format(prnn_sru_fields, &c, cfg, sizeof(cfg));
+                    if (prnn_sru_config_check(&c, why, sizeof(why))) {
+                        printf("FAIL SRU heuristic H=%d B=%d: %s: %s\n", rnn.hidden, sru_b[bi],
+                               cfg, why);
+                        failures++;
+                        continue;
+                    }
+                    job *j = &jobs[njobs++];
+                    if (prnn_request_sru(rnn.dtype, rnn.hidden, c.threads, c.units_per_thread,
+                                         c.steps_in_flight, devs[di].sm, &j->req)) {
+                        printf("FAIL request: %s\n", prnn_log_get());
+                        failures++;
+                        njobs--;
+                        continue;
+                    }
+                    snprintf(j->label, sizeof(j->label), "sm_%d sru dt%d H=%d B=%d dirs=%d: %s",
+                             devs[di].sm, t, rnn.hidden, sru_b[bi], prnn_rnn_dirs(&rnn), cfg);
+                }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = ncpu > 1 ? (int)ncpu : 1;
     pthread_t tid[64];
