@@ -43,7 +43,11 @@ static_assert(PRNN_SRU_UPT * PRNN_SRU_DEPTH <= 16, "units per thread x steps in 
 
 // The layer's kind, fixed per kernel so that the step loop carries no
 // branch on it (prnn_kernel_abi.h: prnn_sru_variant).
-enum { SRU_M3 = PRNN_SRU_VARIANT_M3, SRU_M4 = PRNN_SRU_VARIANT_M4, SRU_SKIP = PRNN_SRU_VARIANT_SKIP };
+enum {
+    SRU_M3 = PRNN_SRU_VARIANT_M3,
+    SRU_M4 = PRNN_SRU_VARIANT_M4,
+    SRU_SKIP = PRNN_SRU_VARIANT_SKIP
+};
 
 // Activations. fp32: 1/(1+e^-x) with the accurate expf but a division
 // without IEEE rounding and its slow-path branch (__fdividef, 2 ulp; it

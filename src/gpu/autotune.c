@@ -74,6 +74,20 @@ static prnnStatus_t prime_pass(const prnn_gpu_call *h, const prnn_plan *plan, pr
     return prnn_gpu_forward_run(h, plan, p, 1, &b);
 }
 
+typedef struct {
+    const prnn_gpu_call *h;
+    const prnn_plan *plan;
+    prnn_pass pass;
+    const prnn_rnn_problem *p;
+    prnn_autotune_buffers *d;
+} pass_call;
+
+static prnnStatus_t run_pass_fn(void *ctx)
+{
+    const pass_call *c = ctx;
+    return run_pass(c->h, c->plan, c->pass, c->p, c->d);
+}
+
 /* Runs the pass once (repeats = 0, then synchronises), or times `repeats`
  * runs after `warmups` and gives their median per step. */
 static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan, prnn_pass pass,
@@ -81,41 +95,14 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
                                   int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
-    CUstream stream = (CUstream)h->stream;
     PRNN_TRY(prime_pass(h, plan, pass, p, d));
     if (!repeats) {
         PRNN_TRY(run_pass(h, plan, pass, p, d));
-        return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+        return prnn_cu_check(cu->cuStreamSynchronize((CUstream)h->stream),
+                             "cuStreamSynchronize");
     }
-    CUevent e0 = NULL, e1 = NULL;
-    double times[64];
-    int n = repeats > 64 ? 64 : repeats;
-    prnnStatus_t s = prnn_cu_check(cu->cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
-    if (!s)
-        s = prnn_cu_check(cu->cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
-    for (int i = -warmups; i < n && !s; i++) {
-        s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
-        if (!s)
-            s = run_pass(h, plan, pass, p, d);
-        if (!s)
-            s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
-        if (!s)
-            s = prnn_cu_check(cu->cuEventSynchronize(e1), "cuEventSynchronize");
-        float ms = 0;
-        if (!s)
-            s = prnn_cu_check(cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
-        if (!s && i >= 0)
-            times[i] = ms * 1000.0 / p->seq_length;
-    }
-    if (e0)
-        cu->cuEventDestroy(e0);
-    if (e1)
-        cu->cuEventDestroy(e1);
-    if (s)
-        return s;
-    qsort(times, (size_t)n, sizeof(double), prnn_autotune_cmp_double);
-    *us_per_step = times[n / 2];
-    return PRNN_STATUS_SUCCESS;
+    pass_call c = {h, plan, pass, p, d};
+    return prnn_autotune_time(h, run_pass_fn, &c, p->seq_length, repeats, warmups, us_per_step);
 }
 
 /* A plan running one candidate of the pass (the forward pass of a
@@ -129,30 +116,41 @@ static prnnStatus_t candidate_plan(const prnn_gpu_call *h, const struct prnnRNNS
                : prnn_plan_with_tiles(h->gs, rnn, mini_batch, NULL, tile, plan);
 }
 
+typedef struct {
+    const prnn_gpu_call *h;
+    const struct prnnRNNStruct *rnn;
+    int mini_batch;
+    prnn_pass pass;
+    const prnn_rnn_problem *pt;
+    prnn_autotune_buffers *d;
+    int repeats;
+    const prnn_tile_config *tiles[2];
+} alternation;
+
+static prnnStatus_t time_one(void *ctx, int k, double *us)
+{
+    const alternation *a = ctx;
+    prnn_plan plan;
+    PRNN_TRY(candidate_plan(a->h, a->rnn, a->mini_batch, a->pass, a->tiles[k], &plan));
+    return run_candidate(a->h, &plan, a->pass, a->pt, a->d, a->repeats, 2, us);
+}
+
 /* The heuristic's tile (cand[0]) and the winner, timed again in alternation
- * so that clock and thermal drift over the search cannot favour either; the
- * report and the decision use these figures. The winner must beat the
- * heuristic here too, or the heuristic's tile is kept: an autotuned entry is
- * never slower than what the library would have chosen without it. */
+ * (prnn_autotune_alternate); the report and the decision use these figures.
+ * The winner must beat the heuristic here too, or the heuristic's tile is
+ * kept: an autotuned entry is never slower than what the library would have
+ * chosen without it. */
 static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct *rnn,
                               int mini_batch, prnn_pass pass, const prnn_rnn_problem *pt,
                               prnn_autotune_buffers *d, int repeats, prnn_autotune_report *report)
 {
-    enum { ROUNDS = 3 };
     prnn_autotune_candidate *pair[2] = {&report->cand[0], &report->cand[report->best]};
-    double t[2][ROUNDS];
-    for (int r = 0; r < ROUNDS; r++)
-        for (int k = 0; k < 2; k++) {
-            prnn_plan plan;
-            PRNN_TRY(candidate_plan(h, rnn, mini_batch, pass, &pair[k]->config, &plan));
-            PRNN_TRY(run_candidate(h, &plan, pass, pt, d, repeats, 2, &t[k][r]));
-        }
-    for (int k = 0; k < 2; k++) {
-        qsort(t[k], ROUNDS, sizeof(double), prnn_autotune_cmp_double);
-        pair[k]->us_per_step = t[k][ROUNDS / 2];
-    }
-    report->heuristic_us = pair[0]->us_per_step;
-    if (pair[1]->us_per_step >= pair[0]->us_per_step)
+    alternation a = {h, rnn, mini_batch, pass, pt, d, repeats,
+                     {&pair[0]->config, &pair[1]->config}};
+    double us[2];
+    PRNN_TRY(prnn_autotune_alternate(time_one, &a, us));
+    report->heuristic_us = us[0];
+    if (!prnn_autotune_settle(us, &pair[0]->out, &pair[1]->out))
         report->best = 0;
     return PRNN_STATUS_SUCCESS;
 }
@@ -214,16 +212,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     struct prnn_gpu_state *gs = h->gs;
     const prnn_cuda_driver *cu = gs->cu;
     prnn_autotune_options opts;
-    if (opts_in)
-        opts = *opts_in;
-    else
-        prnn_autotune_defaults(&opts);
-    if (opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
-        opts.max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
-    if (opts.seq_length < 4)
-        opts.seq_length = 4;
-    if (opts.repeats < 1)
-        opts.repeats = 1;
+    prnn_autotune_resolve(opts_in, &opts);
     prnn_autotune_report local, *report = report_out ? report_out : &local;
     memset(report, 0, sizeof(*report));
     report->best = -1;
@@ -361,7 +350,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
         char text[256];
         prnn_tile_config_format(&c->config, text, sizeof(text));
         if (i > 0 && prnn_autotune_now_s() - t_start > opts.budget_s) {
-            snprintf(c->note, sizeof(c->note), "skipped: time budget spent");
+            snprintf(c->out.note, sizeof(c->out.note), "skipped: time budget spent");
             continue;
         }
         prnn_plan plan;
@@ -383,10 +372,10 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                     num += (a - r) * (a - r);
                     den += r * r;
                 }
-                c->rel_error = den > 0 ? sqrt(num / den) : sqrt(num);
-                if (!(c->rel_error <= tol)) {
-                    snprintf(c->note, sizeof(c->note), "rejected: relative error %.3g > %.0e",
-                             c->rel_error, tol);
+                c->out.rel_error = den > 0 ? sqrt(num / den) : sqrt(num);
+                if (!(c->out.rel_error <= tol)) {
+                    snprintf(c->out.note, sizeof(c->out.note),
+                             "rejected: relative error %.3g > %.0e", c->out.rel_error, tol);
                     cs = PRNN_STATUS_EXECUTION_FAILED;
                     rejected = 1;
                 }
@@ -395,32 +384,16 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                 /* The first timing of a key also brings the clocks up
                  * from idle (a few ms of work). */
                 cs = run_candidate(h, &plan, pass, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
-                                   &c->us_per_step);
+                                   &c->out.us_per_step);
         }
-        if (cs == PRNN_STATUS_SUCCESS) {
-            c->ok = 1;
-            if (report->best < 0 || c->us_per_step < report->cand[report->best].us_per_step)
-                report->best = report->count - 1;
-        } else if (!c->note[0]) {
-            snprintf(c->note, sizeof(c->note), "failed: %.150s", prnn_log_get());
-        }
-        if (i == 0)
-            report->heuristic_us = c->ok ? c->us_per_step : 0;
-        if (opts.progress) {
-            char line[512];
-            if (c->ok)
-                snprintf(line, sizeof(line), "%8.3f us/step  err %.1e  %s", c->us_per_step,
-                         c->rel_error, text);
-            else
-                snprintf(line, sizeof(line), "   --- %s  %s", c->note, text);
-            opts.progress(opts.progress_ctx, i + 1, m, line);
-        }
-        /* A fault on the device leaves the context unusable: stop rather
-         * than time garbage (a wrong result only rejects the candidate). */
-        if (cs == PRNN_STATUS_EXECUTION_FAILED && !rejected)
-            s = cs;
+        int now_best;
+        s = prnn_autotune_finish(&opts, i, m, cs, rejected, text, &c->out,
+                                 report->best < 0 ? NULL : &report->cand[report->best].out,
+                                 &now_best, &report->heuristic_us);
+        if (now_best)
+            report->best = report->count - 1;
     }
-    if (!s && report->best > 0 && report->cand[0].ok)
+    if (!s && report->best > 0 && report->cand[0].out.ok)
         s = remeasure(h, rnn, mini_batch, pass, &pt, &d, opts.repeats, report);
     prnn_autotune_free_buffers(cu, &d);
     free(hw);
@@ -446,7 +419,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
     e.config = *best;
-    e.us_per_step = report->cand[report->best].us_per_step;
+    e.us_per_step = report->cand[report->best].out.us_per_step;
     return prnn_autotune_store(opts.output_db, &e, opts.seq_length, report->heuristic_us);
 }
 

@@ -32,12 +32,17 @@ typedef struct {
 
 enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
 
+/* What a search learnt of one candidate, whatever it configures. */
 typedef struct {
-    prnn_tile_config config;
     double us_per_step; /* 0 when not timed */
     double rel_error;   /* against the CPU reference */
     int ok;             /* 1: correct and timed */
     char note[160];     /* why rejected or failed */
+} prnn_autotune_outcome;
+
+typedef struct {
+    prnn_tile_config config;
+    prnn_autotune_outcome out;
 } prnn_autotune_candidate;
 
 typedef struct {
@@ -64,13 +69,12 @@ prnnStatus_t prnn_autotune_shape(const prnn_gpu_call *h, const struct prnnRNNStr
                                  const prnn_autotune_options *opts, prnn_tile_config *best,
                                  prnn_autotune_report *report);
 
-/* The SRU scan's search (one configuration compiles both scans): */
+/* The SRU scan's search (one configuration compiles both scans); its
+ * outcomes' times are of ForwardTraining + BackwardData, per step, and
+ * their errors the worse of y and dx. */
 typedef struct {
     prnn_sru_config config;
-    double us_per_step; /* ForwardTraining + BackwardData, per step; 0 when not timed */
-    double rel_error;   /* the worse of y and dx against the CPU reference */
-    int ok;
-    char note[160];
+    prnn_autotune_outcome out;
 } prnn_autotune_sru_candidate;
 
 typedef struct {

@@ -8,8 +8,23 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "gpu/gpu_state.h"
 #include "jit/cubin_cache.h"
 #include "prnn.h"
+
+void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts)
+{
+    if (opts_in)
+        *opts = *opts_in;
+    else
+        prnn_autotune_defaults(opts);
+    if (opts->max_candidates < 1 || opts->max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
+        opts->max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
+    if (opts->seq_length < 4)
+        opts->seq_length = 4;
+    if (opts->repeats < 1)
+        opts->repeats = 1;
+}
 
 /* ---- parallel compilation into the disk cache ---- */
 
@@ -70,7 +85,8 @@ static double rnd(unsigned long long *state)
     return (double)(*state >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
 }
 
-void prnn_autotune_fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long long *state)
+void prnn_autotune_fill(void *buf, prnnDataType_t t, size_t n, double scale,
+                        unsigned long long *state)
 {
     for (size_t i = 0; i < n; i++)
         prnn_store_from_double(buf, t, i, scale * rnd(state));
@@ -119,7 +135,8 @@ int prnn_autotune_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *have, size_t bytes)
+prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *have,
+                                  size_t bytes)
 {
     if (bytes <= *have)
         return PRNN_STATUS_SUCCESS;
@@ -132,6 +149,90 @@ prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, si
     return PRNN_STATUS_SUCCESS;
 }
 
+
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+                                int seq_length, int repeats, int warmups, double *us_per_step)
+{
+    const prnn_cuda_driver *cu = h->gs->cu;
+    CUstream stream = (CUstream)h->stream;
+    CUevent e0 = NULL, e1 = NULL;
+    double times[64];
+    int n = repeats > 64 ? 64 : repeats < 1 ? 1 : repeats;
+    prnnStatus_t s = prnn_cu_check(cu->cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
+    if (!s)
+        s = prnn_cu_check(cu->cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (int i = -warmups; i < n && !s; i++) {
+        s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
+        if (!s)
+            s = run(ctx);
+        if (!s)
+            s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
+        if (!s)
+            s = prnn_cu_check(cu->cuEventSynchronize(e1), "cuEventSynchronize");
+        float ms = 0;
+        if (!s)
+            s = prnn_cu_check(cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+        if (!s && i >= 0)
+            times[i] = ms * 1000.0 / seq_length;
+    }
+    if (e0)
+        cu->cuEventDestroy(e0);
+    if (e1)
+        cu->cuEventDestroy(e1);
+    if (s)
+        return s;
+    qsort(times, (size_t)n, sizeof(double), prnn_autotune_cmp_double);
+    *us_per_step = times[n / 2];
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_autotune_alternate(prnn_autotune_time_fn time, void *ctx, double us[2])
+{
+    enum { ROUNDS = 3 };
+    double t[2][ROUNDS];
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++)
+            PRNN_TRY(time(ctx, k, &t[k][r]));
+    for (int k = 0; k < 2; k++) {
+        qsort(t[k], ROUNDS, sizeof(double), prnn_autotune_cmp_double);
+        us[k] = t[k][ROUNDS / 2];
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m,
+                                  prnnStatus_t cs, int rejected, const char *config_text,
+                                  prnn_autotune_outcome *o, const prnn_autotune_outcome *best,
+                                  int *now_best, double *heuristic_us)
+{
+    *now_best = 0;
+    if (cs == PRNN_STATUS_SUCCESS) {
+        o->ok = 1;
+        *now_best = !best || o->us_per_step < best->us_per_step;
+    } else if (!o->note[0]) {
+        snprintf(o->note, sizeof(o->note), "failed: %.150s", prnn_log_get());
+    }
+    if (i == 0)
+        *heuristic_us = o->ok ? o->us_per_step : 0;
+    if (opts->progress) {
+        char line[512];
+        if (o->ok)
+            snprintf(line, sizeof(line), "%8.3f us/step  err %.1e  %s", o->us_per_step,
+                     o->rel_error, config_text);
+        else
+            snprintf(line, sizeof(line), "   --- %s  %s", o->note, config_text);
+        opts->progress(opts->progress_ctx, i + 1, m, line);
+    }
+    return cs == PRNN_STATUS_EXECUTION_FAILED && !rejected ? cs : PRNN_STATUS_SUCCESS;
+}
+
+int prnn_autotune_settle(const double us[2], prnn_autotune_outcome *heuristic,
+                         prnn_autotune_outcome *winner)
+{
+    heuristic->us_per_step = us[0];
+    winner->us_per_step = us[1];
+    return us[1] < us[0];
+}
 
 prnnStatus_t prnn_autotune_store(const char *output_db, prnn_tuning_entry *e, int seq_length,
                                  double heuristic_us)

@@ -14,6 +14,9 @@
 #include "rnn_problem.h"
 #include "tuning/tuning_db.h"
 
+/* opts_in (NULL: the defaults) with its numbers brought into range. */
+void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts);
+
 /* Compiles the requests into the disk cache on `threads` threads (a
  * failure shows again when the candidate is loaded). */
 void prnn_autotune_precompile(prnn_kernel_request *reqs, int count, int threads);
@@ -42,6 +45,44 @@ void prnn_autotune_problem(const struct prnnRNNStruct *rnn, int steps, int mini_
 
 double prnn_autotune_now_s(void);
 int prnn_autotune_cmp_double(const void *a, const void *b);
+
+/* One candidate's pass (or pair of calls) on the handle's stream. */
+typedef prnnStatus_t (*prnn_autotune_run_fn)(void *ctx);
+
+/* Times `repeats` runs of run(ctx) (at most 64) after `warmups`, each
+ * between two events on h's stream; *us_per_step is their median divided by
+ * seq_length. */
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+                                int seq_length, int repeats, int warmups, double *us_per_step);
+
+/* Times candidate k (0 or 1) once: builds its plan and times it. */
+typedef prnnStatus_t (*prnn_autotune_time_fn)(void *ctx, int k, double *us_per_step);
+
+/* The heuristic's choice (k = 0) and the winner (k = 1) timed again in
+ * alternation, three rounds, so that clock and thermal drift over the
+ * search cannot favour either; us[k] is each one's median. */
+prnnStatus_t prnn_autotune_alternate(prnn_autotune_time_fn time, void *ctx, double us[2]);
+
+/*
+ * The end of candidate i (of m) in a search. cs: how its plan, check and
+ * timing went; rejected: its results were wrong (o->note says how). Marks o
+ * ok or notes the failure, sets *now_best when it is faster than best (NULL:
+ * none yet), takes the heuristic's time from candidate 0, and reports the
+ * progress line (config_text names the candidate). Returns the status the
+ * search goes on with: a fault on the device leaves the context unusable and
+ * stops it; a rejected or failing candidate does not.
+ */
+prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m,
+                                  prnnStatus_t cs, int rejected, const char *config_text,
+                                  prnn_autotune_outcome *o, const prnn_autotune_outcome *best,
+                                  int *now_best, double *heuristic_us);
+
+/* After prnn_autotune_alternate: the two times become the heuristic's and
+ * the winner's; 1 when the winner is still the faster, else 0 (the
+ * heuristic's choice is kept: an autotuned entry is never slower than what
+ * the library would choose without it). */
+int prnn_autotune_settle(const double us[2], prnn_autotune_outcome *heuristic,
+                         prnn_autotune_outcome *winner);
 
 /* Stores e (its key, config and us_per_step filled) where output_db says
  * (NULL: the user DB; "": nowhere), its source naming this tool's version,

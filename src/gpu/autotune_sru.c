@@ -53,6 +53,19 @@ static prnnStatus_t training_step(const prnn_gpu_call *h, const prnn_plan *plan,
     return prnn_sru_backward_data_run(h, plan, p, &b);
 }
 
+typedef struct {
+    const prnn_gpu_call *h;
+    const prnn_plan *plan;
+    const prnn_rnn_problem *p;
+    prnn_autotune_buffers *d;
+} step_call;
+
+static prnnStatus_t training_step_fn(void *ctx)
+{
+    const step_call *c = ctx;
+    return training_step(c->h, c->plan, c->p, c->d);
+}
+
 /* Sizes d's workspace and reserve for p, then runs the step once and waits
  * (repeats = 0), or times `repeats` steps after `warmups` and gives their
  * median per timestep. */
@@ -61,44 +74,18 @@ static prnnStatus_t run_candidate(const prnn_gpu_call *h, const prnn_plan *plan,
                                   int repeats, int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
-    CUstream stream = (CUstream)h->stream;
     prnn_reserve_layout r;
     prnn_reserve_layout_compute(p, &r);
     PRNN_TRY(prnn_autotune_ensure(cu, &d->ws, &d->ws_bytes, prnn_ws_bytes(plan, p)));
     PRNN_TRY(prnn_autotune_ensure(cu, &d->reserve, &d->reserve_bytes, r.total));
     if (!repeats) {
         PRNN_TRY(training_step(h, plan, p, d));
-        return prnn_cu_check(cu->cuStreamSynchronize(stream), "cuStreamSynchronize");
+        return prnn_cu_check(cu->cuStreamSynchronize((CUstream)h->stream),
+                             "cuStreamSynchronize");
     }
-    CUevent e0 = NULL, e1 = NULL;
-    double times[64];
-    int n = repeats > 64 ? 64 : repeats;
-    prnnStatus_t s = prnn_cu_check(cu->cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
-    if (!s)
-        s = prnn_cu_check(cu->cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
-    for (int i = -warmups; i < n && !s; i++) {
-        s = prnn_cu_check(cu->cuEventRecord(e0, stream), "cuEventRecord");
-        if (!s)
-            s = training_step(h, plan, p, d);
-        if (!s)
-            s = prnn_cu_check(cu->cuEventRecord(e1, stream), "cuEventRecord");
-        if (!s)
-            s = prnn_cu_check(cu->cuEventSynchronize(e1), "cuEventSynchronize");
-        float ms = 0;
-        if (!s)
-            s = prnn_cu_check(cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
-        if (!s && i >= 0)
-            times[i] = ms * 1000.0 / p->seq_length;
-    }
-    if (e0)
-        cu->cuEventDestroy(e0);
-    if (e1)
-        cu->cuEventDestroy(e1);
-    if (s)
-        return s;
-    qsort(times, (size_t)n, sizeof(double), prnn_autotune_cmp_double);
-    *us_per_step = times[n / 2];
-    return PRNN_STATUS_SUCCESS;
+    step_call c = {h, plan, p, d};
+    return prnn_autotune_time(h, training_step_fn, &c, p->seq_length, repeats, warmups,
+                              us_per_step);
 }
 
 static double rel_error(const void *got, const void *want, prnnDataType_t t, size_t n)
@@ -191,7 +178,7 @@ static prnnStatus_t upload(const prnn_cuda_driver *cu, const host_data *hd, size
 }
 
 /* Checks one candidate on the short problem (y and dx poisoned first); 0
- * with c->rel_error set, or a failing status (EXECUTION_FAILED with a note
+ * with c->out.rel_error set, or a failing status (EXECUTION_FAILED with a note
  * when the results are wrong). */
 static prnnStatus_t check(const prnn_gpu_call *h, const prnn_plan *plan,
                           const prnn_rnn_problem *pc, const host_data *hd,
@@ -210,14 +197,34 @@ static prnnStatus_t check(const prnn_gpu_call *h, const prnn_plan *plan,
     PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(hd->dxgot, d->dx, hd->check_x * es), "cuMemcpyDtoH"));
     const double ey = rel_error(hd->ygot, hd->yref, t, hd->check_y);
     const double ex = rel_error(hd->dxgot, hd->dxref, t, hd->check_x);
-    c->rel_error = ey > ex || isnan(ey) ? ey : ex;
+    c->out.rel_error = ey > ex || isnan(ey) ? ey : ex;
     const double tol = t == PRNN_DATA_FLOAT || t == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
-    if (!(c->rel_error <= tol)) {
-        snprintf(c->note, sizeof(c->note), "rejected: relative error %.3g > %.0e (y %.3g, dx %.3g)",
-                 c->rel_error, tol, ey, ex);
+    if (!(c->out.rel_error <= tol)) {
+        snprintf(c->out.note, sizeof(c->out.note),
+                 "rejected: relative error %.3g > %.0e (y %.3g, dx %.3g)", c->out.rel_error, tol,
+                 ey, ex);
         return PRNN_STATUS_EXECUTION_FAILED;
     }
     return PRNN_STATUS_SUCCESS;
+}
+
+typedef struct {
+    const prnn_gpu_call *h;
+    const struct prnnRNNStruct *rnn;
+    int mini_batch;
+    const prnn_rnn_problem *pt;
+    prnn_autotune_buffers *d;
+    int repeats;
+    const prnn_sru_config *configs[2];
+} alternation;
+
+static prnnStatus_t time_one(void *ctx, int k, double *us)
+{
+    const alternation *a = ctx;
+    prnn_plan plan;
+    PRNN_TRY(prnn_plan_sru(a->h->gs, a->rnn, a->mini_batch, a->configs[k],
+                           PRNN_CONFIG_AUTOTUNED, 1, &plan));
+    return run_candidate(a->h, &plan, a->pt, a->d, a->repeats, 2, us);
 }
 
 /* The heuristic's choice (cand[0]) and the winner timed again in
@@ -227,22 +234,12 @@ static prnnStatus_t remeasure(const prnn_gpu_call *h, const struct prnnRNNStruct
                               prnn_autotune_buffers *d, int repeats,
                               prnn_autotune_sru_report *report)
 {
-    enum { ROUNDS = 3 };
     prnn_autotune_sru_candidate *pair[2] = {&report->cand[0], &report->cand[report->best]};
-    double t[2][ROUNDS];
-    for (int r = 0; r < ROUNDS; r++)
-        for (int k = 0; k < 2; k++) {
-            prnn_plan plan;
-            PRNN_TRY(prnn_plan_sru(h->gs, rnn, mini_batch, &pair[k]->config,
-                                   PRNN_CONFIG_AUTOTUNED, 1, &plan));
-            PRNN_TRY(run_candidate(h, &plan, pt, d, repeats, 2, &t[k][r]));
-        }
-    for (int k = 0; k < 2; k++) {
-        qsort(t[k], ROUNDS, sizeof(double), prnn_autotune_cmp_double);
-        pair[k]->us_per_step = t[k][ROUNDS / 2];
-    }
-    report->heuristic_us = pair[0]->us_per_step;
-    if (pair[1]->us_per_step >= pair[0]->us_per_step)
+    alternation a = {h, rnn, mini_batch, pt, d, repeats, {&pair[0]->config, &pair[1]->config}};
+    double us[2];
+    PRNN_TRY(prnn_autotune_alternate(time_one, &a, us));
+    report->heuristic_us = us[0];
+    if (!prnn_autotune_settle(us, &pair[0]->out, &pair[1]->out))
         report->best = 0;
     return PRNN_STATUS_SUCCESS;
 }
@@ -254,16 +251,7 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
     struct prnn_gpu_state *gs = h->gs;
     const prnn_cuda_driver *cu = gs->cu;
     prnn_autotune_options opts;
-    if (opts_in)
-        opts = *opts_in;
-    else
-        prnn_autotune_defaults(&opts);
-    if (opts.max_candidates < 1 || opts.max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
-        opts.max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
-    if (opts.seq_length < 4)
-        opts.seq_length = 4;
-    if (opts.repeats < 1)
-        opts.repeats = 1;
+    prnn_autotune_resolve(opts_in, &opts);
     memset(report, 0, sizeof(*report));
     report->best = -1;
     const double t_start = prnn_autotune_now_s();
@@ -307,7 +295,7 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
         char text[96];
         prnn_config_format(prnn_sru_fields, &c->config, text, sizeof(text));
         if (i > 0 && prnn_autotune_now_s() - t_start > opts.budget_s) {
-            snprintf(c->note, sizeof(c->note), "skipped: time budget spent");
+            snprintf(c->out.note, sizeof(c->out.note), "skipped: time budget spent");
             continue;
         }
         prnn_plan plan;
@@ -316,35 +304,19 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
         const int ran = cs == PRNN_STATUS_SUCCESS;
         if (ran)
             cs = check(h, &plan, &pc, &hd, &d, c);
-        const int rejected = ran && cs == PRNN_STATUS_EXECUTION_FAILED && c->note[0];
+        const int rejected = ran && cs == PRNN_STATUS_EXECUTION_FAILED && c->out.note[0];
         if (!cs)
             /* the first timing also brings the clocks up from idle */
             cs = run_candidate(h, &plan, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
-                               &c->us_per_step);
-        if (!cs) {
-            c->ok = 1;
-            if (report->best < 0 || c->us_per_step < report->cand[report->best].us_per_step)
-                report->best = report->count - 1;
-        } else if (!c->note[0]) {
-            snprintf(c->note, sizeof(c->note), "failed: %.150s", prnn_log_get());
-        }
-        if (i == 0)
-            report->heuristic_us = c->ok ? c->us_per_step : 0;
-        if (opts.progress) {
-            char line[512];
-            if (c->ok)
-                snprintf(line, sizeof(line), "%8.3f us/step  err %.1e  %s", c->us_per_step,
-                         c->rel_error, text);
-            else
-                snprintf(line, sizeof(line), "   --- %s  %s", c->note, text);
-            opts.progress(opts.progress_ctx, i + 1, m, line);
-        }
-        /* A fault on the device leaves the context unusable: stop rather
-         * than time garbage (a wrong result only rejects the candidate). */
-        if (cs == PRNN_STATUS_EXECUTION_FAILED && !rejected)
-            s = cs;
+                               &c->out.us_per_step);
+        int now_best;
+        s = prnn_autotune_finish(&opts, i, m, cs, rejected, text, &c->out,
+                                 report->best < 0 ? NULL : &report->cand[report->best].out,
+                                 &now_best, &report->heuristic_us);
+        if (now_best)
+            report->best = report->count - 1;
     }
-    if (!s && report->best > 0 && report->cand[0].ok)
+    if (!s && report->best > 0 && report->cand[0].out.ok)
         s = remeasure(h, rnn, mini_batch, &pt, &d, opts.repeats, report);
     prnn_autotune_free_buffers(cu, &d);
     free_host(&hd);
@@ -363,7 +335,7 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
     e.sru = *best;
-    e.us_per_step = report->cand[report->best].us_per_step;
+    e.us_per_step = report->cand[report->best].out.us_per_step;
     return prnn_autotune_store(opts.output_db, &e, opts.seq_length, report->heuristic_us);
 }
 

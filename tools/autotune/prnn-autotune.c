@@ -393,7 +393,7 @@ int main(int argc, char **argv)
                             if (s == PRNN_STATUS_SUCCESS) {
                                 prnn_config_format(prnn_sru_fields, &best, cfg, sizeof(cfg));
                                 heuristic_us = rep.heuristic_us;
-                                best_us = rep.cand[rep.best].us_per_step;
+                                best_us = rep.cand[rep.best].out.us_per_step;
                             }
                         } else {
                             prnn_tile_config best;
@@ -403,7 +403,7 @@ int main(int argc, char **argv)
                             if (s == PRNN_STATUS_SUCCESS) {
                                 prnn_tile_config_format(&best, cfg, sizeof(cfg));
                                 heuristic_us = rep.heuristic_us;
-                                best_us = rep.cand[rep.best].us_per_step;
+                                best_us = rep.cand[rep.best].out.us_per_step;
                             }
                         }
                         if (ps.tty)
