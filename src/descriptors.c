@@ -9,30 +9,6 @@
 #include "error.h"
 #include "object_pool.h"
 
-int prnn_mode_gates(prnnRNNMode_t mode)
-{
-    switch (mode) {
-    case PRNN_RNN_RELU:
-    case PRNN_RNN_TANH: return 1;
-    case PRNN_LSTM: return 4;
-    case PRNN_GRU: return 3;
-    case PRNN_SRU: return 3;
-    }
-    return 0;
-}
-
-const char *prnn_mode_name(prnnRNNMode_t mode)
-{
-    switch (mode) {
-    case PRNN_RNN_RELU: return "relu";
-    case PRNN_RNN_TANH: return "tanh";
-    case PRNN_LSTM: return "lstm";
-    case PRNN_GRU: return "gru";
-    case PRNN_SRU: return "sru";
-    }
-    return "invalid";
-}
-
 /* Shared shape of the four Create/Destroy pairs. */
 static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
 {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "prnn.h"
+#include "rnn_mode.h"
 
 #define PRNN_MAX_DIMS 8
 #define PRNN_MAX_HIDDEN 65536
@@ -64,15 +65,6 @@ struct prnnRNNStruct {
     prnnRNNAlgo_t algo;
 };
 
-/* Gates per mode: 1 (RELU, TANH), 4 (LSTM), 3 (GRU, SRU: f, r and the
- * candidate); 0 if invalid. */
-int prnn_mode_gates(prnnRNNMode_t mode);
-const char *prnn_mode_name(prnnRNNMode_t mode);
-/* Modes with a cell state, whose cx, cy, dcx and dcy the calls use. */
-static inline int prnn_mode_has_cell(prnnRNNMode_t mode)
-{
-    return mode == PRNN_LSTM || mode == PRNN_SRU;
-}
 static inline int prnn_rnn_dirs(const struct prnnRNNStruct *r)
 {
     return r->direction == PRNN_BIDIRECTIONAL ? 2 : 1;

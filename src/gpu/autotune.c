@@ -1,11 +1,9 @@
 #include "gpu/autotune.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dtype.h"
@@ -19,7 +17,6 @@
 #include "gpu/plan.h"
 #include "gpu/reserve_layout.h"
 #include "gpu/workspace_layout.h"
-#include "jit/cubin_cache.h"
 #include "ref/ref_rnn.h"
 #include "tuning/tuning_db.h"
 #include "weights_layout.h"

@@ -6,24 +6,16 @@
 #include <string.h>
 
 #include "dtype.h"
-
-static const char *const mode_names[] = {"relu", "tanh", "lstm", "gru", "sru"};
-#define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
+#include "rnn_mode.h"
 
 const char *prnn_tuning_mode_name(prnnRNNMode_t mode)
 {
-    return ((unsigned)mode < N_MODES) ? mode_names[mode] : NULL;
+    return prnn_mode_gates(mode) ? prnn_mode_name(mode) : NULL;
 }
 
 int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode)
 {
-    for (unsigned i = 0; name && i < N_MODES; i++) {
-        if (strcmp(name, mode_names[i]) == 0) {
-            *mode = (prnnRNNMode_t)i;
-            return 0;
-        }
-    }
-    return -1;
+    return prnn_mode_from_name(name, mode);
 }
 
 int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype)

@@ -9,16 +9,7 @@
 #include "prnn.h"
 
 static int test_failures;
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            test_failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fprintf(stderr, "\n");                                             \
-        }                                                                      \
-    } while (0)
+#include "../test_check.h"
 
 #define EXPECT_OK(call)                                                        \
     do {                                                                       \

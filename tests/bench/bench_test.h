@@ -1,4 +1,5 @@
-/* EXPECT for the prnn-bench tests. */
+/* The prnn-bench tests' failure count, EXPECT_NEAR and test_done (CHECK and EXPECT:
+ * ../test_check.h). */
 #ifndef PRNN_TEST_BENCH_TEST_H
 #define PRNN_TEST_BENCH_TEST_H
 
@@ -7,16 +8,7 @@
 #include <string.h>
 
 static int test_failures;
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            test_failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fprintf(stderr, "\n");                                             \
-        }                                                                      \
-    } while (0)
+#include "../test_check.h"
 
 #define EXPECT_NEAR(a, b, tol)                                                 \
     EXPECT(fabs((double)(a) - (double)(b)) <= (tol),                           \

@@ -565,25 +565,9 @@ int gc_run(gc_stream s, int run, gc_capture_mode mode, gc_enqueue_fn fn, void *c
 
 /* ---- cases ---- */
 
-int gc_mode_gates(prnnRNNMode_t m)
-{
-    return m == PRNN_LSTM ? 4 : m == PRNN_GRU || m == PRNN_SRU ? 3 : 1;
-}
-
-int gc_mode_has_cell(prnnRNNMode_t m)
-{
-    return m == PRNN_LSTM || m == PRNN_SRU;
-}
-
-const char *gc_mode_name(prnnRNNMode_t m)
-{
-    static const char *n[] = {"relu", "tanh", "lstm", "gru", "sru"};
-    return (unsigned)m < 5 ? n[m] : "?";
-}
-
 void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s", gc_mode_name(s->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s", prnn_mode_name(s->mode),
              prnn_dtype_name(s->dtype), s->hidden, s->batch, s->layers,
              s->dirs == 2 ? "bi" : "uni", s->steps, s->input, s->varlen ? " varlen" : "",
              s->skip ? " skip" : "", mid, s->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "",
@@ -592,7 +576,7 @@ void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf
 
 int gc_default_steps(const gc_shape *s, double budget)
 {
-    double work = (double)gc_mode_gates(s->mode) * s->hidden * (double)s->hidden * s->batch *
+    double work = (double)prnn_mode_gates(s->mode) * s->hidden * (double)s->hidden * s->batch *
                   s->layers * s->dirs;
     int t = (int)(budget / work);
     return t < 3 ? 3 : t > 24 ? 24 : t;

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "descriptors.h"
 #include "prnn.h"
 
 /* ---- the device operations ---- */
@@ -235,12 +236,6 @@ typedef struct {
     const char *tile; /* forced tile (normalised text form): run alone,
                        * after the others, on fresh handles */
 } gc_shape;
-
-/* Gates per hidden unit: 1, 4 (LSTM), 3 (GRU; SRU: its u0, f, r). */
-int gc_mode_gates(prnnRNNMode_t m);
-/* 1 for the modes with a cell state (cx, cy, dcx, dcy): LSTM, SRU. */
-int gc_mode_has_cell(prnnRNNMode_t m);
-const char *gc_mode_name(prnnRNNMode_t m);
 
 /*
  * "<mode> <dtype> H= B= L= uni|bi T= in=" then " varlen", " skip", mid,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int jit_test_failures;
+int test_failures;
 
 char *jit_test_tmpdir(const char *tag)
 {
@@ -76,8 +76,8 @@ int jit_test_log_has(const char *substr)
 
 int jit_test_finish(const char *what)
 {
-    if (jit_test_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", what, jit_test_failures);
+    if (test_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", what, test_failures);
         return 1;
     }
     printf("%s: all checks passed\n", what);

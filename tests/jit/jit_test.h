@@ -7,17 +7,8 @@
 
 #include "prnn.h"
 
-extern int jit_test_failures;
-
-/* Records a failure and goes on (so one run reports every problem). */
-#define CHECK(cond)                                                           \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,  \
-                    #cond);                                                   \
-            jit_test_failures++;                                              \
-        }                                                                     \
-    } while (0)
+extern int test_failures;
+#include "../test_check.h"
 
 /* Checks a status; on mismatch prints both and the thread's log. */
 #define CHECK_STATUS(expr, expected)                                          \
@@ -27,7 +18,7 @@ extern int jit_test_failures;
             fprintf(stderr, "%s:%d: %s returned %s, expected %s\nlog: %s\n",  \
                     __FILE__, __LINE__, #expr, prnnGetErrorString(s_),        \
                     prnnGetErrorString(expected), prnnGetLastErrorLog());     \
-            jit_test_failures++;                                              \
+            test_failures++;                                              \
         }                                                                     \
     } while (0)
 

@@ -131,7 +131,7 @@ static void test_key(void)
     text.source_text = "extern \"C\" __global__ void prnn_probe() {}\n";
     prnn_compile_request text2 = probe3;
     text2.source_text = "extern \"C\" __global__ void prnn_probe() { }\n";
-    int before = jit_test_failures;
+    int before = test_failures;
     CHECK_STATUS(prnn_cubin_key_build(&probe3, &k3), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&probe3, &k3b), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&probe4, &k4), PRNN_STATUS_SUCCESS);
@@ -139,7 +139,7 @@ static void test_key(void)
     CHECK_STATUS(prnn_cubin_key_build(&text, &ktext), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&text2, &ktext2), PRNN_STATUS_SUCCESS);
     /* A failed build leaves an empty key (text NULL): nothing to compare. */
-    if (jit_test_failures != before)
+    if (test_failures != before)
         return;
     CHECK(strcmp(k3.name, k3b.name) == 0 && strcmp(k3.text, k3b.text) == 0);
     CHECK(strlen(k3.name) == 32);

@@ -163,7 +163,7 @@ static void test_variants(void)
         if (j->status) {
             fprintf(stderr, "%s for sm_%d failed:\n%s\n", j->v->kernel, j->sm,
                     j->log ? j->log : "");
-            jit_test_failures++;
+            test_failures++;
             continue;
         }
         CHECK(j->elf_ok);

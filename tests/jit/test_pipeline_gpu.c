@@ -42,7 +42,7 @@ static prnn_compile_request probe_request(const char *const *define)
             prnn_cu_check(r_, #call);                                         \
             fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                \
                     prnnGetLastErrorLog());                                   \
-            jit_test_failures++;                                              \
+            test_failures++;                                              \
             goto out;                                                         \
         }                                                                     \
     } while (0)

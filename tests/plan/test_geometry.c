@@ -45,7 +45,7 @@ static void check_groups(int batch, int groups, int chunk, int want_groups, int 
     char why[256];
     if (prnn_kernel_geometry_compute(&shape, &t, &dev, &g, why, sizeof(why))) {
         fprintf(stderr, "B=%d groups=%d chunk=%d: %s\n", batch, groups, chunk, why);
-        failures++;
+        test_failures++;
         return;
     }
     if (g.tile.batch_groups != want_groups || g.tile.batch_chunk != want_chunk ||
@@ -53,7 +53,7 @@ static void check_groups(int batch, int groups, int chunk, int want_groups, int 
         fprintf(stderr, "B=%d groups=%d chunk=%d -> groups %d chunk %d chunks %d stride %d\n",
                 batch, groups, chunk, g.tile.batch_groups, g.tile.batch_chunk, g.chunks,
                 g.group_stride);
-        failures++;
+        test_failures++;
     }
     /* every row in exactly one group, no empty group */
     CHECK(g.group_stride * g.tile.batch_groups >= batch);
@@ -70,7 +70,7 @@ static void check_rejects(prnn_kernel_shape shape, prnn_tile_config t, const cha
     CHECK(prnn_kernel_geometry_compute(&shape, &t, &dev, &g, why, sizeof(why)) == -1);
     if (!strstr(why, message)) {
         fprintf(stderr, "expected \"%s\", got \"%s\"\n", message, why);
-        failures++;
+        test_failures++;
     }
 }
 
@@ -140,10 +140,10 @@ int main(void)
     t = tile(16, 0, 1, 0);
     check_rejects(s, t, "batch_chunk must be >= 1");
 
-    if (failures)
-        fprintf(stderr, "plan-geometry: %d check(s) failed\n", failures);
+    if (test_failures)
+        fprintf(stderr, "plan-geometry: %d check(s) failed\n", test_failures);
     else
         printf("plan-geometry: tile normalisation, workspace sizes and the tile rules' "
                "messages: all checks passed\n");
-    return failures ? 1 : 0;
+    return test_failures ? 1 : 0;
 }

@@ -85,6 +85,6 @@ int main(void)
     CHECK(prnn_add_size(SIZE_MAX - 1, 1) == PRNN_SIZE_OVERFLOW);
     CHECK(prnn_align_size(SIZE_MAX - 3, 256) == PRNN_SIZE_OVERFLOW);
     CHECK(prnn_align_size(257, 256) == 512);
-    printf("%d failures\n", failures);
-    return failures ? 1 : 0;
+    printf("%d test_failures\n", test_failures);
+    return test_failures ? 1 : 0;
 }

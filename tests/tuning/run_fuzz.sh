@@ -74,6 +74,7 @@ if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         "$src/src/tuning/tile_config.c" \
         "$src/src/error.c" \
         "$src/src/dtype.c" \
+        "$src/src/rnn_mode.c" \
         "$src/src/rnn_pass.c" \
         $cjson -lm -lpthread -o "$work/fuzz_tuning_db"; then
     echo "tuning-fuzz: FAIL: the fuzz target does not build"

@@ -9,15 +9,7 @@
 #include "tuning/tuning_db.h"
 
 extern int test_failures;
-
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                  \
-            test_failures++;                                                 \
-        }                                                                    \
-    } while (0)
+#include "../test_check.h"
 
 /* Checks that the thread's prnn log contains needle; prints the log if not. */
 #define CHECK_LOG(needle) test_check_log(__FILE__, __LINE__, (needle))

@@ -1,10 +1,12 @@
 #include "bench_args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "rnn_mode.h"
 #include "tool_cli.h"
 
 void bench_usage(FILE *f, const char *prog)
@@ -79,17 +81,14 @@ void bench_usage(FILE *f, const char *prog)
 
 int bench_parse_mode(const char *s, prnnRNNMode_t *m)
 {
-    static const struct { const char *name; prnnRNNMode_t mode; } t[] = {
-        {"relu", PRNN_RNN_RELU}, {"tanh", PRNN_RNN_TANH},
-        {"lstm", PRNN_LSTM},     {"gru", PRNN_GRU},
-        {"sru", PRNN_SRU},
-    };
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        if (strcasecmp(s, t[i].name) == 0) {
-            *m = t[i].mode;
-            return 0;
-        }
-    return -1;
+    /* the library's names, in any case ("LSTM" too) */
+    char lower[16];
+    size_t n = strlen(s);
+    if (n >= sizeof(lower))
+        return -1;
+    for (size_t i = 0; i <= n; i++)
+        lower[i] = (char)tolower((unsigned char)s[i]);
+    return prnn_mode_from_name(lower, m);
 }
 
 int bench_parse_dtype(const char *s, prnnDataType_t *d)

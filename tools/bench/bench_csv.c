@@ -136,7 +136,7 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
         const bench_point *pt = &x->pt;
         const bench_impl_result *best = bench_best_cudnn(x);
         fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,", bench_pass_name(pt->pass),
-                bench_mode_name(pt->mode), bench_dtype_short(pt->dtype),
+                prnn_mode_name(pt->mode), bench_dtype_short(pt->dtype),
                 pt->hidden, pt->input, pt->batch, pt->seq, pt->layers,
                 pt->bidirectional);
         write_plan(f, &x->plan);

@@ -123,7 +123,7 @@ static void json_cold_phase(FILE *f, const char *k, const bench_cold_phase *p,
 static void json_point_keys(FILE *f, const bench_point *pt)
 {
     json_kv_str(f, "pass", bench_pass_name(pt->pass), 1);
-    json_kv_str(f, "mode", bench_mode_name(pt->mode), 1);
+    json_kv_str(f, "mode", prnn_mode_name(pt->mode), 1);
     json_kv_str(f, "dtype", bench_dtype_short(pt->dtype), 1);
     json_kv_int(f, "hidden", pt->hidden, 1);
     json_kv_int(f, "input", pt->input, 1);
@@ -289,7 +289,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
     for (int g = 0; g < ng; g++) {
         fputs(g ? ",\n    {" : "\n    {", f);
         json_kv_str(f, "pass", bench_pass_name(groups[g].pass), 1);
-        json_kv_str(f, "mode", bench_mode_name(groups[g].mode), 1);
+        json_kv_str(f, "mode", prnn_mode_name(groups[g].mode), 1);
         json_kv_str(f, "dtype", bench_dtype_short(groups[g].dtype), 1);
         json_kv_num(f, "geomean_ratio", groups[g].geomean, 1);
         json_kv_int(f, "points_with_ratio", groups[g].n, 1);

@@ -224,7 +224,7 @@ void bench_table_row(FILE *f, const bench_result *r, int phases)
     char c[C_ALL][64];
     const bench_point *pt = &r->pt;
     const bench_impl_result *best = bench_best_cudnn(r);
-    snprintf(c[C_MODE], 64, "%s", bench_mode_name(pt->mode));
+    snprintf(c[C_MODE], 64, "%s", prnn_mode_name(pt->mode));
     snprintf(c[C_DTYPE], 64, "%s", bench_dtype_short(pt->dtype));
     snprintf(c[C_PASS], 64, "%s", pt->pass == BENCH_TRAINING ? "train" : "inf");
     snprintf(c[C_H], 64, "%d", pt->hidden);
@@ -310,7 +310,7 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
                     "geomean prnn/best-cuDNN %-9s %-4s %-4s: %6.3f  (%d of %d "
                     "points)\n",
                     bench_pass_name(groups[g].pass),
-                    bench_mode_name(groups[g].mode),
+                    prnn_mode_name(groups[g].mode),
                     bench_dtype_short(groups[g].dtype), groups[g].geomean,
                     groups[g].n, groups[g].points);
         else
@@ -318,7 +318,7 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
                     "geomean prnn/best-cuDNN %-9s %-4s %-4s:    n/a  (0 of %d "
                     "points have both)\n",
                     bench_pass_name(groups[g].pass),
-                    bench_mode_name(groups[g].mode),
+                    prnn_mode_name(groups[g].mode),
                     bench_dtype_short(groups[g].dtype), groups[g].points);
     }
     training_line(f, rs, n);
@@ -364,7 +364,7 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n)
         fmt_ms(p, sizeof(p), r->process_to_plan_ms);
         fprintf(f, "%-5s %-5s %5d %5d | %8s %8s %8s %-9s | %8s %-9s | %8s "
                    "%-9s | %8s%s%s\n",
-                bench_mode_name(r->pt.mode), bench_dtype_short(r->pt.dtype),
+                prnn_mode_name(r->pt.mode), bench_dtype_short(r->pt.dtype),
                 r->pt.hidden, r->pt.batch, a[0], a[1], a[2],
                 r->cold.ok ? r->cold.cubin_source : "-", a[3],
                 r->memory.ok ? r->memory.cubin_source : "-", a[4],

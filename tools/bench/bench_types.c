@@ -46,18 +46,6 @@ const char *bench_state_name(bench_state s)
     return "?";
 }
 
-const char *bench_mode_name(prnnRNNMode_t m)
-{
-    switch (m) {
-    case PRNN_RNN_RELU: return "relu";
-    case PRNN_RNN_TANH: return "tanh";
-    case PRNN_LSTM: return "lstm";
-    case PRNN_GRU: return "gru";
-    case PRNN_SRU: return "sru";
-    }
-    return "?";
-}
-
 const char *bench_dtype_short(prnnDataType_t t)
 {
     switch (t) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "prnn.h"
+#include "rnn_mode.h"
 
 typedef enum { BENCH_INFERENCE = 0, BENCH_TRAINING = 1 } bench_pass;
 
@@ -156,7 +157,6 @@ const char *bench_impl_name(bench_impl i);
 /* Table titles: "STANDARD", "PERSIST_STATIC", ... for the cuDNN ones. */
 const char *bench_impl_title(bench_impl i);
 const char *bench_state_name(bench_state s);
-const char *bench_mode_name(prnnRNNMode_t m);   /* relu, tanh, lstm, gru */
 const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
 const char *bench_pass_name(bench_pass p);       /* inference, training */
 /* CSV/JSON keys: fwd_training, bwd_data, bwd_weights. */

@@ -20,7 +20,7 @@ extern char **environ;
 void bench_cold_spec_format(char *buf, size_t n, const bench_point *pt,
                             bench_math math, double spawn_ms)
 {
-    snprintf(buf, n, "%s,%s,%d,%d,%d,%d,%d,%s,%.3f", bench_mode_name(pt->mode),
+    snprintf(buf, n, "%s,%s,%d,%d,%d,%d,%d,%s,%.3f", prnn_mode_name(pt->mode),
              bench_dtype_short(pt->dtype), pt->hidden, pt->input, pt->batch,
              pt->layers, pt->bidirectional,
              math == BENCH_MATH_TF32 ? "tf32" : "strict", spawn_ms);
@@ -318,7 +318,7 @@ int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout,
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         if (a->verbose)
             fprintf(stderr, "prnn-bench: cold start %s %s H=%d B=%d done%s%s\n",
-                    bench_mode_name(pt.mode), bench_dtype_short(pt.dtype),
+                    prnn_mode_name(pt.mode), bench_dtype_short(pt.dtype),
                     pt.hidden, pt.batch, r->note[0] ? ": " : "", r->note);
     }
     *out = res;

@@ -47,7 +47,7 @@ static void no_gpu(const char *why)
 
 static void point_label(char *buf, size_t n, const bench_point *pt)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d T=%d%s%s%s", bench_mode_name(pt->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d T=%d%s%s%s", prnn_mode_name(pt->mode),
              bench_dtype_short(pt->dtype), pt->hidden, pt->batch, pt->seq,
              pt->input != pt->hidden ? " (input size differs)" : "",
              pt->bidirectional ? " bidirectional" : "",
