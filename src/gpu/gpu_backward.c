@@ -314,13 +314,10 @@ static prnnStatus_t weights_layers(void *arg)
         const void *input = x->b->x;
         int kin = c->p->input_size;
         if (layer > 0) {
-            input = prnn_reserve_out(&x->r, (void *)x->b->reserve, layer - 1);
             kin = c->dirs * c->H;
-            if (prnn_train_dropout_after(c, layer - 1)) {
-                void *dropped = prnn_run_ws(c, c->l.dropped);
-                PRNN_TRY(prnn_train_dropout_forward(c, layer - 1, input, dropped));
-                input = dropped;
-            }
+            PRNN_TRY(prnn_train_next_input(
+                c, layer - 1, 1, prnn_reserve_out(&x->r, (void *)x->b->reserve, layer - 1),
+                &input));
         }
         for (int d = 0; d < c->dirs; d++)
             PRNN_TRY(weights_dir(x, layer, d, input, kin));

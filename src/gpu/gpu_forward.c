@@ -184,12 +184,7 @@ static prnnStatus_t forward_layers(void *arg)
             for (int d = 0; d < c->dirs; d++)
                 PRNN_TRY(run_standard_dir(f, layer, d, skip, input, output));
         }
-        input = output;
-        if (f->training && prnn_train_dropout_after(c, layer)) {
-            void *dropped = prnn_run_ws(c, c->l.dropped);
-            PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
-            input = dropped;
-        }
+        PRNN_TRY(prnn_train_next_input(c, layer, f->training, output, &input));
     }
     return PRNN_STATUS_SUCCESS;
 }

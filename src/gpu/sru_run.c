@@ -163,12 +163,7 @@ static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_lay
         if (training) /* the scan also keeps x' in U's x' columns where m = 3 */
             a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
         PRNN_TRY(launch_scan(c, c->plan->sru.forward, &s, &a, "prnn_sru_forward"));
-        input = output;
-        if (training && prnn_train_dropout_after(c, layer)) {
-            void *dropped = prnn_run_ws(c, c->l.dropped);
-            PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
-            input = dropped;
-        }
+        PRNN_TRY(prnn_train_next_input(c, layer, training, output, &input));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -280,14 +275,9 @@ static prnnStatus_t weights_layers(const prnn_run_ctx *c, const prnn_reserve_lay
         if (!s.skip) {
             /* the input exactly as the forward pass saw it */
             const void *input = b->x;
-            if (layer > 0) {
-                input = prnn_reserve_out(r, reserve, layer - 1);
-                if (prnn_train_dropout_after(c, layer - 1)) {
-                    void *dropped = prnn_run_ws(c, c->l.dropped);
-                    PRNN_TRY(prnn_train_dropout_forward(c, layer - 1, input, dropped));
-                    input = dropped;
-                }
-            }
+            if (layer > 0)
+                PRNN_TRY(prnn_train_next_input(c, layer - 1, 1,
+                                               prnn_reserve_out(r, reserve, layer - 1), &input));
             /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
             prnn_gemm_key key;
             prnn_run_gemm_key(c, &key);

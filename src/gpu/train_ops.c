@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "error.h"
 #include "gpu/kernel_request.h"
 #include "prnn_kernel_abi.h"
 #include "ref/philox.h"
@@ -62,6 +63,18 @@ prnnStatus_t prnn_train_gather_prev(const prnn_run_ctx *c, int dir, const void *
     if (gx > 64)
         gx = 64;
     return prnn_run_launch(c, c->plan->train.gather_prev, gx, gy, 256, &a, "prnn_gather_prev");
+}
+
+prnnStatus_t prnn_train_next_input(const prnn_run_ctx *c, int layer, int training,
+                                   const void *output, const void **input)
+{
+    *input = output;
+    if (!training || !prnn_train_dropout_after(c, layer))
+        return PRNN_STATUS_SUCCESS;
+    void *dropped = prnn_run_ws(c, c->l.dropped);
+    PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
+    *input = dropped;
+    return PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnn_train_bias_grad(const prnn_run_ctx *c, const void *dg, int ld, int cols,

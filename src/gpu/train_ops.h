@@ -15,6 +15,13 @@ int prnn_train_dropout_after(const prnn_run_ctx *c, int layer);
 prnnStatus_t prnn_train_dropout_forward(const prnn_run_ctx *c, int layer, const void *src,
                                         void *dst);
 
+/* What layer + 1 reads of layer `layer`'s output (storage type): output
+ * itself, or, in training with dropout after the layer, its dropped copy in
+ * the workspace's `dropped` part (the same Philox bits every time it is
+ * made, so BackwardWeights sees what the forward pass saw). */
+prnnStatus_t prnn_train_next_input(const prnn_run_ctx *c, int layer, int training,
+                                   const void *output, const void **input);
+
 /* The gradient of layer `layer`'s output through its dropout, in place
  * (math type). */
 prnnStatus_t prnn_train_dropout_backward(const prnn_run_ctx *c, int layer, void *grad);
