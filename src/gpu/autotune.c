@@ -19,7 +19,6 @@
 #include "gpu/workspace_layout.h"
 #include "ref/ref_rnn.h"
 #include "tuning/tuning_db.h"
-#include "weights_layout.h"
 
 void prnn_autotune_defaults(prnn_autotune_options *o)
 {
@@ -287,57 +286,23 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
     free(reqs);
 
     /* One reference run (CPU) for every candidate's check. */
-    enum { CHECK_STEPS = 3 };
-    int batch_check[CHECK_STEPS];
-    int *batch_time = malloc(sizeof(int) * (size_t)opts.seq_length);
-    if (!batch_time)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    prnn_rnn_problem pc, pt;
-    prnn_autotune_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
-    prnn_autotune_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
+    prnn_autotune_inputs in;
+    prnnStatus_t s = prnn_autotune_inputs_make(rnn, mini_batch, opts.seq_length, &in);
+    const prnn_rnn_problem *pc = &in.check, *pt = &in.timed;
     size_t es = prnn_dtype_size(rnn->dtype);
     int dirs = prnn_rnn_dirs(rnn);
-    size_t wbytes = prnn_weights_bytes(rnn, rnn->hidden);
-    size_t xcount = pt.total_rows * (size_t)rnn->hidden;
-    size_t ycount = pt.total_rows * (size_t)rnn->hidden * dirs;
-    size_t scount = (size_t)rnn->layers * dirs * mini_batch * rnn->hidden;
-    /* what the check compares: y (forward) or dx (backward), 3 steps */
-    size_t ccount = pass == PRNN_PASS_FORWARD ? pc.total_rows * (size_t)rnn->hidden * dirs
-                                              : pc.total_rows * (size_t)rnn->hidden;
-    void *hw = malloc(wbytes), *hxv = malloc(xcount * es), *hhx = malloc(scount * es);
-    void *hcx = malloc(scount * es), *hdy = malloc(ycount * es);
+    /* what the check compares: y (forward) or dx (backward) of the check problem */
+    size_t ccount = pass == PRNN_PASS_FORWARD ? pc->total_rows * (size_t)rnn->hidden * dirs
+                                              : pc->total_rows * (size_t)rnn->hidden;
     void *href = malloc(ccount * es), *hgot = malloc(ccount * es);
     prnn_autotune_buffers d;
     memset(&d, 0, sizeof(d));
-    prnnStatus_t s = PRNN_STATUS_SUCCESS;
-    if (!hw || !hxv || !hhx || !hcx || !hdy || !href || !hgot)
+    if (!s && (!href || !hgot))
         s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    if (!s) {
-        unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
-        prnn_autotune_fill(hw, rnn->dtype, wbytes / es, 1.0 / sqrt((double)rnn->hidden), &seed);
-        prnn_autotune_fill(hxv, rnn->dtype, xcount, 1.0, &seed);
-        prnn_autotune_fill(hhx, rnn->dtype, scount, 0.5, &seed);
-        prnn_autotune_fill(hcx, rnn->dtype, scount, 0.5, &seed);
-        prnn_autotune_fill(hdy, rnn->dtype, ycount, 1.0, &seed);
-        s = reference(&pc, pass, hxv, hhx, hcx, hw, hdy, href);
-    }
-    if (!s) {
-        s = prnn_autotune_alloc(cu, &d.x, xcount * es);
-        if (!s) s = prnn_autotune_alloc(cu, &d.hx, scount * es);
-        if (!s) s = prnn_autotune_alloc(cu, &d.cx, scount * es);
-        if (!s) s = prnn_autotune_alloc(cu, &d.w, wbytes);
-        if (!s) s = prnn_autotune_alloc(cu, &d.y, ycount * es);
-        if (!s) s = prnn_autotune_alloc(cu, &d.dy, ycount * es);
-        if (!s) s = prnn_autotune_alloc(cu, &d.dx, xcount * es);
-        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.x, hxv, xcount * es), "cuMemcpyHtoD");
-        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.hx, hhx, scount * es), "cuMemcpyHtoD");
-        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.cx, hcx, scount * es), "cuMemcpyHtoD");
-        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.w, hw, wbytes), "cuMemcpyHtoD");
-        if (!s) s = prnn_cu_check(cu->cuMemcpyHtoD(d.dy, hdy, ycount * es), "cuMemcpyHtoD");
-        /* A pageable upload may still be in flight when cuMemcpyHtoD returns,
-         * and the handle's stream may not wait for the legacy stream. */
-        if (!s) s = prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
-    }
+    if (!s)
+        s = reference(pc, pass, in.x, in.hx, in.cx, in.w, in.dy, href);
+    if (!s)
+        s = prnn_autotune_inputs_upload(cu, &in, rnn->dtype, &d);
     double tol = rnn->dtype == PRNN_DATA_FLOAT || rnn->dtype == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
     CUdeviceptr checked = pass == PRNN_PASS_FORWARD ? d.y : d.dx;
 
@@ -358,7 +323,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
             cs = prnn_cu_check(cu->cuMemsetD8Async(checked, 0xff, ccount * es, (CUstream)h->stream),
                                "cuMemsetD8Async");
             if (!cs)
-                cs = run_candidate(h, &plan, pass, &pc, &d, 0, 0, NULL);
+                cs = run_candidate(h, &plan, pass, pc, &d, 0, 0, NULL);
             if (!cs)
                 cs = prnn_cu_check(cu->cuMemcpyDtoH(hgot, checked, ccount * es), "cuMemcpyDtoH");
             if (!cs) {
@@ -380,7 +345,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
             if (!cs)
                 /* The first timing of a key also brings the clocks up
                  * from idle (a few ms of work). */
-                cs = run_candidate(h, &plan, pass, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
+                cs = run_candidate(h, &plan, pass, pt, &d, opts.repeats, i == 0 ? 40 : 2,
                                    &c->out.us_per_step);
         }
         int now_best;
@@ -391,16 +356,11 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
             report->best = report->count - 1;
     }
     if (!s && report->best > 0 && report->cand[0].out.ok)
-        s = remeasure(h, rnn, mini_batch, pass, &pt, &d, opts.repeats, report);
+        s = remeasure(h, rnn, mini_batch, pass, pt, &d, opts.repeats, report);
     prnn_autotune_free_buffers(cu, &d);
-    free(hw);
-    free(hxv);
-    free(hhx);
-    free(hcx);
-    free(hdy);
+    prnn_autotune_inputs_free(&in);
     free(href);
     free(hgot);
-    free(batch_time);
     report->seconds = prnn_autotune_now_s() - t_start;
     if (s)
         return s;
@@ -410,9 +370,7 @@ static prnnStatus_t autotune_in_context(const prnn_gpu_call *h,
                          "correctly", m, prnn_pass_name(pass), prnn_mode_name(rnn->mode),
                          rnn->hidden, mini_batch);
     *best = report->cand[report->best].config;
-    prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
-                           gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden, dirs,
-                           mini_batch, pass};
+    prnn_tuning_key key = prnn_plan_tuning_key(&gs->info, rnn, mini_batch, pass);
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
     e.config = *best;

@@ -1,5 +1,6 @@
 #include "gpu/autotune_common.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "gpu/gpu_state.h"
 #include "jit/cubin_cache.h"
 #include "prnn.h"
+#include "weights_layout.h"
 
 void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts)
 {
@@ -85,8 +87,8 @@ static double rnd(unsigned long long *state)
     return (double)(*state >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
 }
 
-void prnn_autotune_fill(void *buf, prnnDataType_t t, size_t n, double scale,
-                        unsigned long long *state)
+static void fill(void *buf, prnnDataType_t t, size_t n, double scale,
+                 unsigned long long *state)
 {
     for (size_t i = 0; i < n; i++)
         prnn_store_from_double(buf, t, i, scale * rnd(state));
@@ -109,8 +111,8 @@ prnnStatus_t prnn_autotune_alloc(const prnn_cuda_driver *cu, CUdeviceptr *p, siz
     return prnn_cu_check(cu->cuMemAlloc(p, bytes ? bytes : 256), "cuMemAlloc");
 }
 
-void prnn_autotune_problem(const struct prnnRNNStruct *rnn, int steps, int mini_batch,
-                         int *batch, prnn_rnn_problem *p)
+static void make_problem(const struct prnnRNNStruct *rnn, int steps, int mini_batch, int *batch,
+                         prnn_rnn_problem *p)
 {
     for (int t = 0; t < steps; t++)
         batch[t] = mini_batch;
@@ -120,6 +122,67 @@ void prnn_autotune_problem(const struct prnnRNNStruct *rnn, int steps, int mini_
     p->batch = batch;
     p->mini_batch = mini_batch;
     p->total_rows = (size_t)steps * (size_t)mini_batch;
+}
+
+prnnStatus_t prnn_autotune_inputs_make(const struct prnnRNNStruct *rnn, int mini_batch,
+                                       int seq_length, prnn_autotune_inputs *in)
+{
+    memset(in, 0, sizeof(*in));
+    in->timed_batch = malloc(sizeof(int) * (size_t)seq_length);
+    if (!in->timed_batch)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    make_problem(rnn, PRNN_AUTOTUNE_CHECK_STEPS, mini_batch, in->check_batch, &in->check);
+    make_problem(rnn, seq_length, mini_batch, in->timed_batch, &in->timed);
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const int dirs = prnn_rnn_dirs(rnn);
+    in->wbytes = prnn_weights_bytes(rnn, rnn->hidden);
+    in->xcount = in->timed.total_rows * (size_t)rnn->hidden;
+    in->ycount = in->xcount * dirs;
+    in->scount = (size_t)rnn->layers * dirs * mini_batch * rnn->hidden;
+    in->w = malloc(in->wbytes);
+    in->x = malloc(in->xcount * es);
+    in->hx = malloc(in->scount * es);
+    in->cx = malloc(in->scount * es);
+    in->dy = malloc(in->ycount * es);
+    if (!in->w || !in->x || !in->hx || !in->cx || !in->dy)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
+    fill(in->w, rnn->dtype, in->wbytes / es, 1.0 / sqrt((double)rnn->hidden), &seed);
+    fill(in->x, rnn->dtype, in->xcount, 1.0, &seed);
+    fill(in->hx, rnn->dtype, in->scount, 0.5, &seed);
+    fill(in->cx, rnn->dtype, in->scount, 0.5, &seed);
+    fill(in->dy, rnn->dtype, in->ycount, 1.0, &seed);
+    return PRNN_STATUS_SUCCESS;
+}
+
+void prnn_autotune_inputs_free(prnn_autotune_inputs *in)
+{
+    void *all[] = {in->timed_batch, in->w, in->x, in->hx, in->cx, in->dy};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        free(all[i]);
+    memset(in, 0, sizeof(*in));
+}
+
+prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu,
+                                         const prnn_autotune_inputs *in, prnnDataType_t t,
+                                         prnn_autotune_buffers *d)
+{
+    const size_t es = prnn_dtype_size(t);
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->x, in->xcount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->hx, in->scount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->cx, in->scount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->w, in->wbytes));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->y, in->ycount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->dy, in->ycount * es));
+    PRNN_TRY(prnn_autotune_alloc(cu, &d->dx, in->xcount * es));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->x, in->x, in->xcount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->hx, in->hx, in->scount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->cx, in->cx, in->scount * es), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->w, in->w, in->wbytes), "cuMemcpyHtoD"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->dy, in->dy, in->ycount * es), "cuMemcpyHtoD"));
+    /* A pageable upload may still be in flight when cuMemcpyHtoD returns,
+     * and the handle's stream may not wait for the legacy stream. */
+    return prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 double prnn_autotune_now_s(void)

@@ -21,10 +21,6 @@ void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_o
  * failure shows again when the candidate is loaded). */
 void prnn_autotune_precompile(prnn_kernel_request *reqs, int count, int threads);
 
-/* n values uniform in [-scale, scale) of type t, from a xorshift state. */
-void prnn_autotune_fill(void *buf, prnnDataType_t t, size_t n, double scale,
-                        unsigned long long *state);
-
 /* The device buffers of a search; zero-initialise, free with
  * prnn_autotune_free_buffers. */
 typedef struct {
@@ -38,10 +34,30 @@ prnnStatus_t prnn_autotune_alloc(const prnn_cuda_driver *cu, CUdeviceptr *p, siz
 prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, size_t *have,
                                   size_t bytes);
 
-/* Problem with `steps` steps of mini_batch rows, input size = hidden
- * (batch: steps ints, filled here). */
-void prnn_autotune_problem(const struct prnnRNNStruct *rnn, int steps, int mini_batch,
-                           int *batch, prnn_rnn_problem *p);
+/* A search's two problems (input size = hidden, every step mini_batch rows):
+ * `check`, CHECK_STEPS steps, on which every candidate is compared with the
+ * CPU reference, and `timed`, seq_length steps; and the seeded inputs of the
+ * timed one on the host (the check problem reads their first rows). */
+enum { PRNN_AUTOTUNE_CHECK_STEPS = 3 };
+typedef struct {
+    prnn_rnn_problem check, timed;
+    int check_batch[PRNN_AUTOTUNE_CHECK_STEPS];
+    int *timed_batch;
+    void *w, *x, *hx, *cx, *dy;
+    size_t wbytes;                 /* bytes of w */
+    size_t xcount, ycount, scount; /* elements of x (and dx), y and dy, hx and cx */
+} prnn_autotune_inputs;
+
+/* Fills in (zeroed first; it must stay where it is: the problems point into
+ * it). Free with prnn_autotune_inputs_free, also after a failure. */
+prnnStatus_t prnn_autotune_inputs_make(const struct prnnRNNStruct *rnn, int mini_batch,
+                                       int seq_length, prnn_autotune_inputs *in);
+void prnn_autotune_inputs_free(prnn_autotune_inputs *in);
+/* d's x, hx, cx, w, y, dy and dx for the timed problem, the inputs copied
+ * in; returns once the copies are done. */
+prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu,
+                                         const prnn_autotune_inputs *in, prnnDataType_t t,
+                                         prnn_autotune_buffers *d);
 
 double prnn_autotune_now_s(void);
 int prnn_autotune_cmp_double(const void *a, const void *b);

@@ -20,7 +20,6 @@
 #include "gpu/sru_run.h"
 #include "gpu/workspace_layout.h"
 #include "ref/ref_rnn.h"
-#include "weights_layout.h"
 
 /* After the heuristic's choice, in this order (the ones bench/NOTES.md found
  * to matter first). */
@@ -99,104 +98,66 @@ static double rel_error(const void *got, const void *want, prnnDataType_t t, siz
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-/* The host side of a search: inputs, the CPU reference's y and dx of the
- * short check problem, and room for the device's. */
+/* The CPU reference's y and dx of the check problem, and room for the
+ * device's. */
 typedef struct {
-    void *w, *x, *hx, *cx, *dy, *yref, *dxref, *ygot, *dxgot;
-    size_t wbytes, xcount, ycount, scount, check_y, check_x;
-} host_data;
+    void *yref, *dxref, *ygot, *dxgot;
+    size_t check_y, check_x; /* elements */
+} check_data;
 
-static void free_host(host_data *hd)
+static void free_check(check_data *cd)
 {
-    void *all[] = {hd->w, hd->x, hd->hx, hd->cx, hd->dy, hd->yref, hd->dxref, hd->ygot, hd->dxgot};
+    void *all[] = {cd->yref, cd->dxref, cd->ygot, cd->dxgot};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         free(all[i]);
 }
 
-static prnnStatus_t make_host(const struct prnnRNNStruct *rnn, const prnn_rnn_problem *pc,
-                              const prnn_rnn_problem *pt, host_data *hd)
+static prnnStatus_t make_check(const struct prnnRNNStruct *rnn, const prnn_autotune_inputs *in,
+                               check_data *cd)
 {
+    const prnn_rnn_problem *pc = &in->check;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const int dirs = prnn_rnn_dirs(rnn);
-    hd->wbytes = prnn_weights_bytes(rnn, rnn->hidden);
-    hd->xcount = pt->total_rows * (size_t)rnn->hidden;
-    hd->ycount = hd->xcount * dirs;
-    hd->scount = (size_t)rnn->layers * dirs * pt->mini_batch * rnn->hidden;
-    hd->check_x = pc->total_rows * (size_t)rnn->hidden;
-    hd->check_y = hd->check_x * dirs;
-    hd->w = malloc(hd->wbytes);
-    hd->x = malloc(hd->xcount * es);
-    hd->hx = malloc(hd->scount * es);
-    hd->cx = malloc(hd->scount * es);
-    hd->dy = malloc(hd->ycount * es);
-    hd->yref = malloc(hd->check_y * es);
-    hd->ygot = malloc(hd->check_y * es);
-    hd->dxref = malloc(hd->check_x * es);
-    hd->dxgot = malloc(hd->check_x * es);
+    cd->check_x = pc->total_rows * (size_t)rnn->hidden;
+    cd->check_y = cd->check_x * prnn_rnn_dirs(rnn);
+    cd->yref = malloc(cd->check_y * es);
+    cd->ygot = malloc(cd->check_y * es);
+    cd->dxref = malloc(cd->check_x * es);
+    cd->dxgot = malloc(cd->check_x * es);
     size_t wsb = prnn_ref_workspace_bytes(pc), rsb = prnn_ref_reserve_bytes(pc);
     void *ws = malloc(wsb ? wsb : 1), *res = malloc(rsb ? rsb : 1);
     prnnStatus_t s = PRNN_STATUS_SUCCESS;
-    if (!hd->w || !hd->x || !hd->hx || !hd->cx || !hd->dy || !hd->yref || !hd->ygot ||
-        !hd->dxref || !hd->dxgot || !ws || !res)
+    if (!cd->yref || !cd->ygot || !cd->dxref || !cd->dxgot || !ws || !res)
         s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    if (!s) {
-        unsigned long long seed = 0x9e3779b97f4a7c15ull ^ (unsigned long long)rnn->hidden;
-        prnn_autotune_fill(hd->w, rnn->dtype, hd->wbytes / es, 1.0 / sqrt((double)rnn->hidden),
-                           &seed);
-        prnn_autotune_fill(hd->x, rnn->dtype, hd->xcount, 1.0, &seed);
-        prnn_autotune_fill(hd->hx, rnn->dtype, hd->scount, 0.5, &seed);
-        prnn_autotune_fill(hd->cx, rnn->dtype, hd->scount, 0.5, &seed);
-        prnn_autotune_fill(hd->dy, rnn->dtype, hd->ycount, 1.0, &seed);
-        s = prnn_ref_forward(pc, 1, hd->x, hd->hx, hd->cx, hd->w, hd->yref, NULL, NULL, ws, res);
-        if (!s)
-            s = prnn_ref_backward_data(pc, hd->yref, hd->dy, NULL, NULL, hd->w, hd->hx, hd->cx,
-                                       hd->dxref, NULL, NULL, ws, res);
-    }
+    if (!s)
+        s = prnn_ref_forward(pc, 1, in->x, in->hx, in->cx, in->w, cd->yref, NULL, NULL, ws, res);
+    if (!s)
+        s = prnn_ref_backward_data(pc, cd->yref, in->dy, NULL, NULL, in->w, in->hx, in->cx,
+                                   cd->dxref, NULL, NULL, ws, res);
     free(ws);
     free(res);
     return s;
-}
-
-static prnnStatus_t upload(const prnn_cuda_driver *cu, const host_data *hd, size_t es,
-                           prnn_autotune_buffers *d)
-{
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->x, hd->xcount * es));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->hx, hd->scount * es));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->cx, hd->scount * es));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->w, hd->wbytes));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->y, hd->ycount * es));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->dy, hd->ycount * es));
-    PRNN_TRY(prnn_autotune_alloc(cu, &d->dx, hd->xcount * es));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->x, hd->x, hd->xcount * es), "cuMemcpyHtoD"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->hx, hd->hx, hd->scount * es), "cuMemcpyHtoD"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->cx, hd->cx, hd->scount * es), "cuMemcpyHtoD"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->w, hd->w, hd->wbytes), "cuMemcpyHtoD"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyHtoD(d->dy, hd->dy, hd->ycount * es), "cuMemcpyHtoD"));
-    /* a pageable upload may still be in flight, and the handle's stream may
-     * not wait for the legacy stream */
-    return prnn_cu_check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 /* Checks one candidate on the short problem (y and dx poisoned first); 0
  * with c->out.rel_error set, or a failing status (EXECUTION_FAILED with a note
  * when the results are wrong). */
 static prnnStatus_t check(const prnn_gpu_call *h, const prnn_plan *plan,
-                          const prnn_rnn_problem *pc, const host_data *hd,
+                          const prnn_rnn_problem *pc, const check_data *cd,
                           prnn_autotune_buffers *d, prnn_autotune_sru_candidate *c)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
     const prnnDataType_t t = pc->rnn->dtype;
     const size_t es = prnn_dtype_size(t);
     CUstream stream = (CUstream)h->stream;
-    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->y, 0xff, hd->check_y * es, stream),
+    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->y, 0xff, cd->check_y * es, stream),
                            "cuMemsetD8Async"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->dx, 0xff, hd->check_x * es, stream),
+    PRNN_TRY(prnn_cu_check(cu->cuMemsetD8Async(d->dx, 0xff, cd->check_x * es, stream),
                            "cuMemsetD8Async"));
     PRNN_TRY(run_candidate(h, plan, pc, d, 0, 0, NULL));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(hd->ygot, d->y, hd->check_y * es), "cuMemcpyDtoH"));
-    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(hd->dxgot, d->dx, hd->check_x * es), "cuMemcpyDtoH"));
-    const double ey = rel_error(hd->ygot, hd->yref, t, hd->check_y);
-    const double ex = rel_error(hd->dxgot, hd->dxref, t, hd->check_x);
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(cd->ygot, d->y, cd->check_y * es), "cuMemcpyDtoH"));
+    PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(cd->dxgot, d->dx, cd->check_x * es), "cuMemcpyDtoH"));
+    const double ey = rel_error(cd->ygot, cd->yref, t, cd->check_y);
+    const double ex = rel_error(cd->dxgot, cd->dxref, t, cd->check_x);
     c->out.rel_error = ey > ex || isnan(ey) ? ey : ex;
     const double tol = t == PRNN_DATA_FLOAT || t == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
     if (!(c->out.rel_error <= tol)) {
@@ -273,21 +234,17 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
             nreq++;
     prnn_autotune_precompile(reqs, nreq, opts.compile_threads);
 
-    enum { CHECK_STEPS = 3 };
-    int batch_check[CHECK_STEPS];
-    int *batch_time = malloc(sizeof(int) * (size_t)opts.seq_length);
-    if (!batch_time)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    prnn_rnn_problem pc, pt;
-    prnn_autotune_problem(rnn, CHECK_STEPS, mini_batch, batch_check, &pc);
-    prnn_autotune_problem(rnn, opts.seq_length, mini_batch, batch_time, &pt);
-    host_data hd;
-    memset(&hd, 0, sizeof(hd));
+    prnn_autotune_inputs in;
+    check_data cd;
+    memset(&cd, 0, sizeof(cd));
     prnn_autotune_buffers d;
     memset(&d, 0, sizeof(d));
-    prnnStatus_t s = make_host(rnn, &pc, &pt, &hd);
+    prnnStatus_t s = prnn_autotune_inputs_make(rnn, mini_batch, opts.seq_length, &in);
+    const prnn_rnn_problem *pc = &in.check, *pt = &in.timed;
     if (!s)
-        s = upload(cu, &hd, prnn_dtype_size(rnn->dtype), &d);
+        s = make_check(rnn, &in, &cd);
+    if (!s)
+        s = prnn_autotune_inputs_upload(cu, &in, rnn->dtype, &d);
 
     for (int i = 0; i < m && !s; i++) {
         prnn_autotune_sru_candidate *c = &report->cand[report->count++];
@@ -303,11 +260,11 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
             prnn_plan_sru(gs, rnn, mini_batch, &c->config, PRNN_CONFIG_AUTOTUNED, 1, &plan);
         const int ran = cs == PRNN_STATUS_SUCCESS;
         if (ran)
-            cs = check(h, &plan, &pc, &hd, &d, c);
+            cs = check(h, &plan, pc, &cd, &d, c);
         const int rejected = ran && cs == PRNN_STATUS_EXECUTION_FAILED && c->out.note[0];
         if (!cs)
             /* the first timing also brings the clocks up from idle */
-            cs = run_candidate(h, &plan, &pt, &d, opts.repeats, i == 0 ? 40 : 2,
+            cs = run_candidate(h, &plan, pt, &d, opts.repeats, i == 0 ? 40 : 2,
                                &c->out.us_per_step);
         int now_best;
         s = prnn_autotune_finish(&opts, i, m, cs, rejected, text, &c->out,
@@ -317,10 +274,10 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
             report->best = report->count - 1;
     }
     if (!s && report->best > 0 && report->cand[0].out.ok)
-        s = remeasure(h, rnn, mini_batch, &pt, &d, opts.repeats, report);
+        s = remeasure(h, rnn, mini_batch, pt, &d, opts.repeats, report);
     prnn_autotune_free_buffers(cu, &d);
-    free_host(&hd);
-    free(batch_time);
+    prnn_autotune_inputs_free(&in);
+    free_check(&cd);
     report->seconds = prnn_autotune_now_s() - t_start;
     if (s)
         return s;
@@ -329,9 +286,7 @@ static prnnStatus_t search(const prnn_gpu_call *h, const struct prnnRNNStruct *r
                          "autotune: none of %d SRU scan configurations for hidden %d batch %d "
                          "ran correctly", m, rnn->hidden, mini_batch);
     *best = report->cand[report->best].config;
-    prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
-                           gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
-                           prnn_rnn_dirs(rnn), mini_batch, PRNN_PASS_FORWARD};
+    prnn_tuning_key key = prnn_plan_tuning_key(&gs->info, rnn, mini_batch, PRNN_PASS_FORWARD);
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
     e.sru = *best;

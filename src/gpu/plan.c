@@ -201,6 +201,16 @@ static prnnStatus_t load_train_kernels(struct prnn_gpu_state *gs, prnnDataType_t
                           sizeof(fns) / sizeof(fns[0]));
 }
 
+prnn_tuning_key prnn_plan_tuning_key(const prnn_device_info *dev,
+                                     const struct prnnRNNStruct *rnn, int mini_batch,
+                                     prnn_pass pass)
+{
+    prnn_tuning_key key = {dev->name, dev->cc_major, dev->cc_minor, dev->sm_count,
+                           rnn->mode, rnn->dtype, rnn->hidden, prnn_rnn_dirs(rnn),
+                           mini_batch, pass};
+    return key;
+}
+
 prnnStatus_t prnn_plan_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                            int mini_batch, const prnn_sru_config *cfg,
                            prnnConfigSource_t source, int training, prnn_plan *out)

@@ -18,6 +18,7 @@
 #include "gpu/kernel_geometry.h"
 #include "prnn_kernel_abi.h"
 #include "tuning/tile_config.h"
+#include "tuning/tuning_db.h"
 #include "rnn_pass.h"
 
 struct prnn_gpu_state;
@@ -116,6 +117,11 @@ prnnStatus_t prnn_plan_load_tile(struct prnn_gpu_state *gs, const struct prnnRNN
 prnnStatus_t prnn_plan_load_standard(struct prnn_gpu_state *gs, const struct prnnRNNStruct *rnn,
                                      prnn_plan *p);
 prnnStatus_t prnn_plan_load_setup(struct prnn_gpu_state *gs, prnn_plan *p);
+
+/* The tuning database's key for (rnn, mini_batch, pass) on device dev. */
+prnn_tuning_key prnn_plan_tuning_key(const prnn_device_info *dev,
+                                     const struct prnnRNNStruct *rnn, int mini_batch,
+                                     prnn_pass pass);
 
 /*
  * A plan running SRU's scan with configuration cfg (source: where it came

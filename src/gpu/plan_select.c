@@ -77,9 +77,7 @@ static prnnStatus_t candidates(const prnn_gpu_call *g, const struct prnnRNNStruc
         src[n++] = PRNN_CONFIG_USER_DB;
         *settled = *forced = 1;
     }
-    prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
-                           gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
-                           prnn_rnn_dirs(rnn), mini_batch, pass};
+    prnn_tuning_key key = prnn_plan_tuning_key(&gs->info, rnn, mini_batch, pass);
     fits_ctx fc = {&shape, &gs->info, use_mma};
     /* A forced tile replaces the lookup (and the autotuner); the heuristic's
      * candidates still follow it. */
@@ -189,9 +187,8 @@ static prnnStatus_t make_sru_plan(const prnn_gpu_call *g, const struct prnnRNNSt
     prnnConfigSource_t src = PRNN_CONFIG_USER_DB;
     int chosen = forced_sru(&cfg);
     if (!chosen) {
-        prnn_tuning_key key = {gs->info.name, gs->info.cc_major, gs->info.cc_minor,
-                               gs->info.sm_count, rnn->mode, rnn->dtype, rnn->hidden,
-                               prnn_rnn_dirs(rnn), mini_batch, PRNN_PASS_FORWARD};
+        prnn_tuning_key key =
+            prnn_plan_tuning_key(&gs->info, rnn, mini_batch, PRNN_PASS_FORWARD);
         /* A nearest entry only within 2x in batch or hidden size (cost 1):
          * the scan's best configuration follows its lane count, and on the
          * H100 a batch-32 entry ran batch 128's scans 1.16x slower than the
