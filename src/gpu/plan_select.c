@@ -174,7 +174,8 @@ static int forced_sru(prnn_sru_config *out)
  * SRU's scan configuration, in order of preference like a pass's tile:
  * PRNN_SRU_TILE (experiments; recorded as a user DB entry, like a forced
  * PRNN_TILE), the tuning databases' entry (mode sru, pass forward: one
- * configuration compiles both scans; a nearest one only within cost 1), the
+ * configuration compiles both scans; a nearest one only within
+ * PRNN_TUNING_NEAREST_MAX_COST_SRU), the
  * autotuner's winner when the call autotunes and no exact entry exists,
  * else the heuristic's (prnn_heuristic_sru). SRU has no per-step path: its
  * GEMMs and scan run whatever the configuration.
@@ -189,13 +190,9 @@ static prnnStatus_t make_sru_plan(const prnn_gpu_call *g, const struct prnnRNNSt
     if (!chosen) {
         prnn_tuning_key key =
             prnn_plan_tuning_key(&gs->info, rnn, mini_batch, PRNN_PASS_FORWARD);
-        /* A nearest entry only within 2x in batch or hidden size (cost 1):
-         * the scan's best configuration follows its lane count, and on the
-         * H100 a batch-32 entry ran batch 128's scans 1.16x slower than the
-         * heuristic's choice (bench/NOTES.md, v0.8). */
         prnn_tuning_result found;
         if (prnn_tuning_lookup(&key, NULL, NULL, &found) == 1 &&
-            (found.exact || (g->autotune != PRNN_AUTOTUNE_ON && found.cost <= 1.0))) {
+            (found.exact || g->autotune != PRNN_AUTOTUNE_ON)) {
             cfg = found.entry.sru;
             src = found.source;
             chosen = 1;

@@ -193,8 +193,12 @@ typedef struct {
 
 /* Entries farther than this (see prnn_tuning_distance) are not used: a
  * configuration tuned for a shape that different is no better a guess than
- * the heuristic. */
+ * the heuristic. SRU's scan has its own, tighter bound: its best
+ * configuration follows its lane count (dirs x batch x hidden), and on the
+ * H100 a batch-32 entry ran batch 128's scans 1.16x slower than the
+ * heuristic's choice (bench/NOTES.md, v0.8). */
 #define PRNN_TUNING_NEAREST_MAX_COST 4.0
+#define PRNN_TUNING_NEAREST_MAX_COST_SRU 1.0
 
 /*
  * Distance used to rank entries of the same GPU, mode, dtype, directions and
@@ -215,7 +219,8 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
  * the entries of the key's pass only:
  *   1. user exact, 2. shipped exact (within each, the narrowest batch range
  *   first, then file order), 3. the nearest entry of either database with
- *   cost <= PRNN_TUNING_NEAREST_MAX_COST, by cost, ties going to the user DB,
+ *   cost <= PRNN_TUNING_NEAREST_MAX_COST (_SRU for mode SRU), by cost, ties
+ *   going to the user DB,
  *   then the larger hidden size, then the larger batch, then file order.
  * Each candidate is offered to fits (NULL accepts everything); a rejected one
  * is reported in the log and the search goes on. Returns 1 with *result set,

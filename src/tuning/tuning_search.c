@@ -156,7 +156,9 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
         if (!same_gpu_and_kind(e, key) || is_exact(e, key))
             continue;
         double cost = prnn_tuning_distance(e, key);
-        if (!(cost <= PRNN_TUNING_NEAREST_MAX_COST + COST_EPS))
+        const double max_cost = key->mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
+                                                      : PRNN_TUNING_NEAREST_MAX_COST;
+        if (!(cost <= max_cost + COST_EPS))
             continue;
         candidate c = {&db->items[i], db, source, cost, *order};
         out[n++] = c;

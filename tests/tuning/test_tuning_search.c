@@ -227,6 +227,34 @@ static void test_nearest_rules(void)
     }
 }
 
+/* SRU's scan: a nearest entry only within cost 1 (2x in batch or hidden). */
+static void test_nearest_sru(void)
+{
+    prnn_tuning_entry e;
+    test_entry(&e, 1024, 32, 1);
+    e.mode = PRNN_SRU;
+    memset(&e.config, 0, sizeof(e.config));
+    e.sru.threads = 128;
+    e.sru.units_per_thread = 2;
+    e.sru.steps_in_flight = 8;
+    prnn_tuning_db a;
+    test_db_of(&a, &e, 1);
+    CHECK(a.count == 1);
+    prnn_tuning_result r;
+    prnn_tuning_key k = test_key(1024, 64); /* cost 1: used */
+    k.mode = PRNN_SRU;
+    CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 1 && r.cost == 1.0 &&
+          r.entry.sru.units_per_thread == 2);
+    k.batch = 16; /* cost 1 the other way */
+    CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 1);
+    k.batch = 128; /* cost 2: a tile's entry would be used, an SRU one is not */
+    CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
+    k.batch = 32;
+    k.hidden = 4096; /* the entry 4x smaller: cost 4 */
+    CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
+    prnn_tuning_db_free(&a);
+}
+
 static int found_pass(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
                       prnn_pass pass, int hidden, int batch,
                       prnn_tuning_result *r)
@@ -383,6 +411,7 @@ int main(void)
     test_same_gpu_only();
     test_distance();
     test_nearest_rules();
+    test_nearest_sru();
     test_passes_apart();
     test_fits();
     return test_finish("tuning-search: user before shipped, exact before "
