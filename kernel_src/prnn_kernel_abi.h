@@ -149,8 +149,8 @@ typedef struct {
  * Column blocks of a U row (u_cols = dirs * 4 * hidden, math type): where the
  * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
  * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
- * dirs*3*hidden + d*hidden (the forward-training scan keeps it there, since
- * BackwardData has no x). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
+ * dirs*3*hidden (the forward-training scan keeps it there, since
+ * BackwardData has no x; one copy: both directions' x' is the input). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
  * x, read from xin (forward) or from the x' columns (backward).
  */
 typedef struct {

@@ -37,9 +37,13 @@ static_assert(PRNN_SRU_UPT * PRNN_SRU_DEPTH <= 16, "units per thread x steps in 
 #define DEPTH PRNN_SRU_DEPTH
 // threads per (direction, row)
 #define JT ((H_ + UPT - 1) / UPT)
-// U, c and dx' of a thread's units can move as one vector (host-checked
-// alignment: prnn_sru_args.vec) when every thread has UPT whole units.
+// U, c and dx' (and for float and double data x and y) of a thread's units
+// can move as one vector (host-checked alignment: prnn_sru_args.vec) when
+// every thread has UPT whole units.
 #define SRU_VEC_POSSIBLE ((UPT == 2 || UPT == 4 || UPT == 8) && H_ % UPT == 0)
+// float and double data: x and y move as vectors too (the host also checks
+// their alignment then).
+#define SRU_STORAGE_IS_MATH (sizeof(T) == sizeof(AccT))
 
 // The layer's kind, fixed per kernel so that the step loop carries no
 // branch on it (prnn_kernel_abi.h: prnn_sru_variant).
@@ -223,10 +227,12 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
         units_load<VEC>(u + 3 * H_, j0, in.xp);
         return;
     }
-    if constexpr (FWD)
+    if constexpr (FWD && SRU_STORAGE_IS_MATH) // x_cols = hidden here: rows stay aligned
+        units_load<VEC>((const AccT *)a.xin + row * a.x_cols + j0, j0, in.xp);
+    else if constexpr (FWD)
         units_load_t((const T *)a.xin + row * a.x_cols + j0, j0, in.xp);
     else
-        units_load<VEC>(ur + a.dirs * 3 * H_ + d * H_ + j0, j0, in.xp);
+        units_load<VEC>(ur + a.dirs * 3 * H_ + j0, j0, in.xp);
     if constexpr (V == SRU_SKIP) {
 #pragma unroll
         for (int k = 0; k < UPT; ++k)
@@ -239,8 +245,13 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
     }
 }
 
-// The row of forward-walk step i (0 .. len-1) of this thread's sequence.
-#define SRU_ROW(i) ((long long)a.offset[d ? len - 1 - (i) : (i)] + b)
+// The row of forward-walk step i (0 .. len-1) of this thread's sequence:
+// the step's first row in the setup kernel's table, plus b. Inside the walk
+// the table is read DEPTH steps before the ring's loads need the row: read
+// when needed, its latency stood between every step and its loads
+// (bench/NOTES.md, v0.9).
+#define SRU_FIRST_ROW(i) (a.offset[d ? len - 1 - (i) : (i)])
+#define SRU_ROW(i) ((long long)SRU_FIRST_ROW(i) + b)
 
 template <int V, bool VEC>
 static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, int d, int b,
@@ -263,12 +274,16 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
     const bool train = a.ckeep != nullptr;
     // The loads of the next DEPTH steps are in flight while a step computes:
     // they do not depend on c. Slot q of the ring holds step i0 + q (a
-    // compile-time index: registers).
+    // compile-time index: registers); next[q] the table row of the step it
+    // loads next (see SRU_FIRST_ROW).
     sru_in ring[DEPTH];
+    int next[DEPTH];
 #pragma unroll
-    for (int q = 0; q < DEPTH; ++q)
+    for (int q = 0; q < DEPTH; ++q) {
         if (q < len)
             sru_load<V, true, VEC>(a, SRU_ROW(q), d, j0, ring[q]);
+        next[q] = q + DEPTH < len ? SRU_FIRST_ROW(q + DEPTH) : 0;
+    }
     for (int i0 = 0; i0 < len; i0 += DEPTH) {
 #pragma unroll
         for (int q = 0; q < DEPTH; ++q) {
@@ -276,8 +291,12 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
             if (i >= len)
                 break;
             const sru_in in = ring[q];
-            if (i + DEPTH < len) // refill the slot before computing: overlap
-                sru_load<V, true, VEC>(a, SRU_ROW(i + DEPTH), d, j0, ring[q]);
+            if (i + DEPTH < len) { // refill the slot before computing: overlap
+                const long long row = (long long)next[q] + b;
+                if (i + 2 * DEPTH < len)
+                    next[q] = SRU_FIRST_ROW(i + 2 * DEPTH);
+                sru_load<V, true, VEC>(a, row, d, j0, ring[q]);
+            }
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
                 const AccT f = sru_sigmoid(in.u1[k] + pv.vf[k] * c[k] + pv.bf[k]);
@@ -285,14 +304,18 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
                 c[k] = f * c[k] + (AccT(1) - f) * in.u0[k];
                 h[k] = r * sru_tanh(c[k]) + (AccT(1) - r) * in.xp[k];
             }
-            units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
+            if constexpr (SRU_STORAGE_IS_MATH)
+                units_store<VEC>((AccT *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
+            else
+                units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
             if (train) {
                 units_store<VEC>((AccT *)a.ckeep + ((long long)d * a.rows + in.row) * H_ + j0,
                                  j0, c);
-                if constexpr (V != SRU_M4) // BackwardData reads x' back from U's x' columns
-                    units_store<VEC>((AccT *)a.u + in.row * a.u_cols + a.dirs * 3 * H_ + d * H_ +
-                                         j0,
-                                     j0, in.xp);
+                // BackwardData reads x' back from U's x' columns: one copy,
+                // written by direction 0 (both directions' x' is the input)
+                if (V != SRU_M4 && d == 0)
+                    units_store<VEC>((AccT *)a.u + in.row * a.u_cols + a.dirs * 3 * H_ + j0, j0,
+                                     in.xp);
             }
         }
     }
@@ -421,6 +444,7 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
     units_store<false>(vp + 3 * H_, j0, gvr);
 }
 #undef SRU_ROW
+#undef SRU_FIRST_ROW
 
 // The entry points: one per layer kind and pass (prnn_sru_variant order).
 #define SRU_ENTRY(name, body, V)                                                        \

@@ -54,11 +54,15 @@ static void scan_args(const prnn_run_ctx *c, const sru_layer *s, prnn_sru_args *
 
 /* The workspace's and reserve's parts are 256-byte aligned, but the reserve
  * is the caller's pointer: a thread's units move as one vector only where
- * every math-type buffer the scan touches starts on that vector's size. */
+ * every math-type buffer the scan touches starts on that vector's size (for
+ * float and double data, whose storage type is the math type, x and y
+ * too). */
 static int vector_aligned(const prnn_run_ctx *c, const prnn_sru_args *a)
 {
     const uintptr_t size = (uintptr_t)c->plan->sru.upt * c->acc;
-    const void *const bufs[] = {a->u, a->ckeep, a->dxp};
+    const int storage_is_math = c->es == c->acc;
+    const void *const bufs[] = {a->u, a->ckeep, a->dxp, storage_is_math ? a->xin : NULL,
+                                storage_is_math ? a->y : NULL};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         if ((uintptr_t)bufs[i] % size != 0)
             return 0;

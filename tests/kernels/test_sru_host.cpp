@@ -67,13 +67,16 @@ static const scan_kernel forward_kernels[PRNN_SRU_VARIANTS] = {
 static const scan_kernel backward_kernels[PRNN_SRU_VARIANTS] = {
     prnn_sru_backward_m3, prnn_sru_backward_m4, prnn_sru_backward_skip};
 
-/* As sru_run.c: the vector path where U, c and dx' start on a vector's
- * size (std::vector's storage does, for these sizes). */
+/* As sru_run.c: the vector path where U, c and dx' (float and double data:
+ * x and y too) start on a vector's size (std::vector's storage does, for
+ * these sizes). */
 static void launch_scan(scan_kernel fn, prnn_sru_args a)
 {
     const uintptr_t size = (uintptr_t)UPT * sizeof(AccT);
+    const bool same = sizeof(T) == sizeof(AccT);
     a.vec = (uintptr_t)a.u % size == 0 && (uintptr_t)a.ckeep % size == 0 &&
-            (uintptr_t)a.dxp % size == 0;
+            (uintptr_t)a.dxp % size == 0 && (!same || (uintptr_t)a.xin % size == 0) &&
+            (!same || (uintptr_t)a.y % size == 0);
     launch(fn, a, (unsigned long long)a.dirs * a.mini_batch * ((H + UPT - 1) / UPT),
            PRNN_SRU_THREADS);
 }
