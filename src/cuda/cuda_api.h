@@ -108,6 +108,7 @@
 /* Flags passed as unsigned int (CUstream_flags, CUevent_flags). */
 #define PRNN_CU_CONSTANTS(X)                                                  \
     X(CU_STREAM_NON_BLOCKING, 1)                                              \
+    X(CU_EVENT_DISABLE_TIMING, 2)                                             \
     X(CU_EVENT_DEFAULT, 0)
 
 /* Every function the library calls: a driver without a required one is
@@ -194,6 +195,8 @@
     X(cuEventRecord, cuEventRecord, 1, CUresult,                              \
       (CUevent event, CUstream stream))                                       \
     X(cuEventSynchronize, cuEventSynchronize, 1, CUresult, (CUevent event))   \
+    X(cuStreamWaitEvent, cuStreamWaitEvent, 1, CUresult,                      \
+      (CUstream stream, CUevent event, unsigned int flags))                   \
     X(cuEventElapsedTime, cuEventElapsedTime_v2, 1, CUresult,                 \
       (float *ms, CUevent start, CUevent end))                                \
     X(cuEventDestroy, cuEventDestroy_v2, 1, CUresult, (CUevent event))        \

@@ -141,6 +141,28 @@ prnnStatus_t prnn_run_setup(const prnn_run_ctx *c, int zero_handoff)
     return PRNN_STATUS_SUCCESS;
 }
 
+prnnStatus_t prnn_run_fork(const prnn_run_ctx *c, prnn_run_ctx *side)
+{
+    const struct prnn_gpu_state *g = c->gs;
+    if (!g->side || c->l.gemm_ws_side == (size_t)-1)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
+                         "prnn_run_fork: no side stream or side GEMM workspace");
+    PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->fork, c->stream), "cuEventRecord"));
+    PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
+    *side = *c;
+    side->stream = g->side;
+    side->l.gemm_ws = c->l.gemm_ws_side;
+    side->l.gemm_ws_side = (size_t)-1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_run_join(const prnn_run_ctx *c)
+{
+    const struct prnn_gpu_state *g = c->gs;
+    PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->join, g->side), "cuEventRecord"));
+    return prnn_cu_check(g->cu->cuStreamWaitEvent(c->stream, g->join, 0), "cuStreamWaitEvent");
+}
+
 void prnn_run_gemm_key(const prnn_run_ctx *c, prnn_gemm_key *key)
 {
     memset(key, 0, sizeof(*key));

@@ -64,6 +64,17 @@ prnnStatus_t prnn_run_setup(const prnn_run_ctx *c, int zero_handoff);
 prnnStatus_t prnn_run_gemm(const prnn_run_ctx *c, const prnn_gemm_key *key, const void *a,
                            const void *b, void *out);
 
+/* Work that overlaps the call's own. prnn_run_fork makes the handle's side
+ * stream (prnn_gpu_side_stream, made at planning) wait for what the call's
+ * stream holds so far and fills side: c with the side stream and the side
+ * GEMM workspace (the layout's gemm_ws_side, which must exist).
+ * prnn_run_join makes the call's stream wait for everything enqueued on the
+ * side stream. Both are stream-ordered events, so a call under stream
+ * capture captures the fork and the join; every fork needs its join, also
+ * on the way out of an error. */
+prnnStatus_t prnn_run_fork(const prnn_run_ctx *c, prnn_run_ctx *side);
+prnnStatus_t prnn_run_join(const prnn_run_ctx *c);
+
 /* A GEMM key with the call's types (math type out, no accumulation); the
  * caller fills the shape. */
 void prnn_run_gemm_key(const prnn_run_ctx *c, prnn_gemm_key *key);

@@ -44,6 +44,12 @@ void prnn_gpu_state_destroy(struct prnn_gpu_state *g)
     if (g->gemm_ready)
         prnn_gemm_cache_destroy(&g->gemm);
     if (pushed) {
+        if (g->fork)
+            g->cu->cuEventDestroy(g->fork);
+        if (g->join)
+            g->cu->cuEventDestroy(g->join);
+        if (g->side)
+            g->cu->cuStreamDestroy(g->side);
         CUcontext dummy;
         g->cu->cuCtxPopCurrent(&dummy);
     }
@@ -60,6 +66,23 @@ void prnn_gpu_leave(struct prnn_gpu_state *g)
 {
     CUcontext dummy;
     g->cu->cuCtxPopCurrent(&dummy);
+}
+
+prnnStatus_t prnn_gpu_side_stream(struct prnn_gpu_state *g)
+{
+    const prnn_cuda_driver *cu = g->cu;
+    /* non-blocking: ordered with the caller's stream by the events alone,
+     * even where that stream is the legacy default one */
+    if (!g->side)
+        PRNN_TRY(prnn_cu_check(cu->cuStreamCreate(&g->side, CU_STREAM_NON_BLOCKING),
+                               "cuStreamCreate"));
+    if (!g->fork)
+        PRNN_TRY(prnn_cu_check(cu->cuEventCreate(&g->fork, CU_EVENT_DISABLE_TIMING),
+                               "cuEventCreate"));
+    if (!g->join)
+        PRNN_TRY(prnn_cu_check(cu->cuEventCreate(&g->join, CU_EVENT_DISABLE_TIMING),
+                               "cuEventCreate"));
+    return PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnn_gpu_gemm(struct prnn_gpu_state *g, prnn_gemm_cache **out)

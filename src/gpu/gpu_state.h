@@ -17,6 +17,11 @@ struct prnn_gpu_state {
     char description[128];
     int gemm_ready;
     prnn_gemm_cache gemm;
+    /* A second stream for work a call overlaps with its own, and the events
+     * that fork it from the call's stream and join it back (gpu_run.h:
+     * prnn_run_fork); made at planning by the plans that use it. */
+    CUstream side;
+    CUevent fork, join;
     struct prnn_plan *plans; /* owned by the backend (gpu_backend.c frees them) */
 };
 
@@ -30,6 +35,10 @@ void prnn_gpu_state_destroy(struct prnn_gpu_state *g);
 /* Makes the handle's context current for a call; every enter has a leave. */
 prnnStatus_t prnn_gpu_enter(struct prnn_gpu_state *g);
 void prnn_gpu_leave(struct prnn_gpu_state *g);
+
+/* The side stream and its events, made on the first call (the handle's
+ * context must be current). */
+prnnStatus_t prnn_gpu_side_stream(struct prnn_gpu_state *g);
 
 /* cuBLASLt, loaded and created on first use. */
 prnnStatus_t prnn_gpu_gemm(struct prnn_gpu_state *g, prnn_gemm_cache **out);

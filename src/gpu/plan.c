@@ -250,7 +250,10 @@ prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prn
 {
     prnnStatus_t s;
     if (p->path == PRNN_PATH_SRU_SCAN) {
-        /* the scan's kernels serve training as they are: only dropout */
+        /* the scan's kernels serve training as they are: only dropout, and
+         * with layers to overlap, the side stream (sru_run.c) */
+        if (rnn->layers > 1)
+            PRNN_TRY(prnn_gpu_side_stream(gs));
         s = load_train_kernels(gs, rnn->dtype, p);
         if (!s)
             p->training_loaded = 1;

@@ -266,47 +266,62 @@ prnnStatus_t prnn_sru_backward_data_run(const prnn_gpu_call *g, const prnn_plan 
 
 /* ---- backward weights ---- */
 
+/* One layer's weight gradients on c's stream: dW (GEMM) and the V block. */
+static prnnStatus_t layer_weights(const prnn_run_ctx *c, const prnn_reserve_layout *r,
+                                  const prnn_backward_weights_buffers *b, int layer)
+{
+    void *reserve = (void *)b->reserve; /* only read */
+    sru_layer s;
+    layer_of(c, b->dw, layer, &s);
+    const void *du = prnn_reserve_sru(r, reserve, PRNN_SRU_DU, layer);
+    if (!s.skip) {
+        /* the input exactly as the forward pass saw it */
+        const void *input = b->x;
+        if (layer > 0)
+            PRNN_TRY(prnn_train_next_input(c, layer - 1, 1,
+                                           prnn_reserve_out(r, reserve, layer - 1), &input));
+        /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
+        prnn_gemm_key key;
+        prnn_run_gemm_key(c, &key);
+        key.m = c->dirs * s.m * c->H;
+        key.n = s.k;
+        key.k = (int)c->p->total_rows;
+        key.trans_a = 1;
+        key.lda = key.m;
+        key.ldb = s.k;
+        key.ldc = s.k;
+        key.c_storage = 1;
+        key.accumulate = 1;
+        PRNN_TRY(prnn_run_gemm(c, &key, du, input, s.W));
+    }
+    prnn_sru_vgrad_args a;
+    memset(&a, 0, sizeof(a));
+    a.vpart = prnn_reserve_sru(r, reserve, PRNN_SRU_V, layer);
+    a.dv = s.V;
+    a.dirs = c->dirs;
+    a.mini_batch = c->p->mini_batch;
+    unsigned n = (unsigned)(c->dirs * 4 * c->H);
+    return prnn_run_launch(c, c->plan->sru.vgrad, (n + 255) / 256, 1, 256, &a, "prnn_sru_vgrad");
+}
+
+/* The layers' gradients are independent of each other. Layer 0's (from x
+ * and its own dU; no dropout regenerates its input into the workspace)
+ * runs on the side stream beside the others': alone, each layer's few
+ * output tiles leave most of the GPU idle (bench/NOTES.md, v0.9). */
 static prnnStatus_t weights_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
                                    const void *buffers, int training)
 {
     const prnn_backward_weights_buffers *b = buffers;
     (void)training;
-    void *reserve = (void *)b->reserve; /* only read */
-    for (int layer = 0; layer < c->rnn->layers; layer++) {
-        sru_layer s;
-        layer_of(c, b->dw, layer, &s);
-        const void *du = prnn_reserve_sru(r, reserve, PRNN_SRU_DU, layer);
-        if (!s.skip) {
-            /* the input exactly as the forward pass saw it */
-            const void *input = b->x;
-            if (layer > 0)
-                PRNN_TRY(prnn_train_next_input(c, layer - 1, 1,
-                                               prnn_reserve_out(r, reserve, layer - 1), &input));
-            /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
-            prnn_gemm_key key;
-            prnn_run_gemm_key(c, &key);
-            key.m = c->dirs * s.m * c->H;
-            key.n = s.k;
-            key.k = (int)c->p->total_rows;
-            key.trans_a = 1;
-            key.lda = key.m;
-            key.ldb = s.k;
-            key.ldc = s.k;
-            key.c_storage = 1;
-            key.accumulate = 1;
-            PRNN_TRY(prnn_run_gemm(c, &key, du, input, s.W));
-        }
-        prnn_sru_vgrad_args a;
-        memset(&a, 0, sizeof(a));
-        a.vpart = prnn_reserve_sru(r, reserve, PRNN_SRU_V, layer);
-        a.dv = s.V;
-        a.dirs = c->dirs;
-        a.mini_batch = c->p->mini_batch;
-        unsigned n = (unsigned)(c->dirs * 4 * c->H);
-        PRNN_TRY(prnn_run_launch(c, c->plan->sru.vgrad, (n + 255) / 256, 1, 256, &a,
-                              "prnn_sru_vgrad"));
-    }
-    return PRNN_STATUS_SUCCESS;
+    if (c->rnn->layers == 1)
+        return layer_weights(c, r, b, 0);
+    prnn_run_ctx side;
+    PRNN_TRY(prnn_run_fork(c, &side));
+    prnnStatus_t s = layer_weights(&side, r, b, 0);
+    for (int layer = 1; layer < c->rnn->layers && !s; layer++)
+        s = layer_weights(c, r, b, layer);
+    prnnStatus_t joined = prnn_run_join(c);
+    return s ? s : joined;
 }
 
 prnnStatus_t prnn_sru_backward_weights_run(const prnn_gpu_call *g, const prnn_plan *plan,

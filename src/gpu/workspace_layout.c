@@ -137,6 +137,10 @@ void prnn_ws_layout_compute(const prnn_plan *plan, const prnn_rnn_problem *p,
     }
     }
     l->gemm_ws = take(&c, PRNN_GEMM_WORKSPACE);
+    /* SRU's backward weights overlap layer 0's GEMM with the others' */
+    l->gemm_ws_side = rnn->mode == PRNN_SRU && call == PRNN_CALL_BACKWARD_WEIGHTS && deep
+                          ? take(&c, PRNN_GEMM_WORKSPACE)
+                          : none;
     l->total = prnn_align_size(c, ALIGN);
 }
 

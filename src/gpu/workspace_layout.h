@@ -49,6 +49,7 @@ typedef struct {
                         * projection, rows * dirs * hidden, math type */
     int bias_chunks, bias_chunk_rows;
     size_t gemm_ws;    /* cuBLASLt workspace */
+    size_t gemm_ws_side; /* the side stream's (prnn_run_fork), or none */
     size_t total;      /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
                         * shape's workspace does not fit in size_t; the
                         * offsets are then meaningless */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checked_size.h"
+#include "gpu/gemm.h"
 #include "gpu/plan.h"
 #include "gpu/reserve_layout.h"
 #include "gpu/workspace_layout.h"
@@ -78,6 +79,27 @@ int main(void)
     CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 &&
           r.total < (1u << 20));
     CHECK(prnn_ws_bytes(&plan, &p) < (1u << 26));
+
+    /* SRU's multi-layer backward weights: a second cuBLASLt workspace for
+     * the side stream (sru_run.c), apart from the first and inside the
+     * size every call is given; none for one layer or another mode */
+    p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
+    rnn.mode = PRNN_SRU;
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    CHECK(l.gemm_ws_side != (size_t)-1 && l.gemm_ws != (size_t)-1);
+    CHECK(l.gemm_ws_side >= l.gemm_ws + PRNN_GEMM_WORKSPACE ||
+          l.gemm_ws >= l.gemm_ws_side + PRNN_GEMM_WORKSPACE);
+    CHECK(l.gemm_ws_side + PRNN_GEMM_WORKSPACE <= l.total);
+    CHECK(l.total <= prnn_ws_bytes(&plan, &p));
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_DATA, &l);
+    CHECK(l.gemm_ws_side == (size_t)-1);
+    p = problem(&rnn, 256, 1, PRNN_BIDIRECTIONAL, 4, 1, &one);
+    rnn.mode = PRNN_SRU;
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    CHECK(l.gemm_ws_side == (size_t)-1);
+    p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
+    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    CHECK(l.gemm_ws_side == (size_t)-1);
 
     /* the helpers themselves saturate and stay saturated */
     CHECK(prnn_mul_size(SIZE_MAX / 2 + 1, 2) == PRNN_SIZE_OVERFLOW);
