@@ -149,8 +149,8 @@ typedef struct {
  * Column blocks of a U row (u_cols = dirs * 4 * hidden, math type): where the
  * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
  * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
- * dirs*3*hidden (the forward-training scan keeps it there, since
- * BackwardData has no x; one copy: both directions' x' is the input). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
+ * dirs*3*hidden (prnn_sru_keep_input copies it there in forward training,
+ * since BackwardData has no x; one copy: both directions' x' is the input). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
  * x, read from xin (forward) or from the x' columns (backward).
  */
 typedef struct {
@@ -207,6 +207,16 @@ typedef struct {
     int dirs, skip, din_storage;
     int reserved;
 } prnn_sru_input_grad_args;
+
+/* Forward training of a layer whose x' is its input (m = 3, SKIP's layer 0):
+ * x' into U's x' columns (dirs*3*hidden .. +hidden, one copy for both
+ * directions, math type), for BackwardData, which has no x. */
+typedef struct {
+    const void *x;      /* [rows][hidden] storage type: the layer's input */
+    void *u;            /* [rows][u_cols] math type */
+    long long rows;
+    int u_cols, dirs;
+} prnn_sru_keep_input_args;
 
 /* The per-call setup kernel: expands batch runs into per-step batch sizes and
  * first rows, and zeroes the hand-off area so step tags start afresh. */

@@ -308,15 +308,9 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
                 units_store<VEC>((AccT *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
             else
                 units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
-            if (train) {
+            if (train) // x' where it is the input: prnn_sru_keep_input
                 units_store<VEC>((AccT *)a.ckeep + ((long long)d * a.rows + in.row) * H_ + j0,
                                  j0, c);
-                // BackwardData reads x' back from U's x' columns: one copy,
-                // written by direction 0 (both directions' x' is the input)
-                if (V != SRU_M4 && d == 0)
-                    units_store<VEC>((AccT *)a.u + in.row * a.u_cols + a.dirs * 3 * H_ + j0, j0,
-                                     in.xp);
-            }
         }
     }
     if (a.hy)
@@ -478,6 +472,19 @@ extern "C" __global__ void prnn_sru_vgrad(const prnn_sru_vgrad_args a)
     for (int b = 0; b < a.mini_batch; ++b)
         sum += vp[(long long)b * 4 * H_];
     ST::store((T *)a.dv, i, ST::load((const T *)a.dv, i) + sum);
+}
+
+// A grid-stride copy, launched beside the layer's GEMM (sru_run.c): in the
+// scan, this store cost more time than its bytes (bench/NOTES.md, v0.9).
+extern "C" __global__ void prnn_sru_keep_input(const prnn_sru_keep_input_args a)
+{
+    const long long n = a.rows * H_;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long r = i / H_;
+        const int j = (int)(i % H_);
+        ((AccT *)a.u)[r * a.u_cols + a.dirs * 3 * H_ + j] = ST::load((const T *)a.x, i);
+    }
 }
 
 extern "C" __global__ void prnn_sru_input_grad(const prnn_sru_input_grad_args a)

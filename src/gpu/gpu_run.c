@@ -144,9 +144,8 @@ prnnStatus_t prnn_run_setup(const prnn_run_ctx *c, int zero_handoff)
 prnnStatus_t prnn_run_fork(const prnn_run_ctx *c, prnn_run_ctx *side)
 {
     const struct prnn_gpu_state *g = c->gs;
-    if (!g->side || c->l.gemm_ws_side == (size_t)-1)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "prnn_run_fork: no side stream or side GEMM workspace");
+    if (!g->side)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_fork: no side stream");
     PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->fork, c->stream), "cuEventRecord"));
     PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
     *side = *c;
@@ -173,6 +172,8 @@ void prnn_run_gemm_key(const prnn_run_ctx *c, prnn_gemm_key *key)
 prnnStatus_t prnn_run_gemm(const prnn_run_ctx *c, const prnn_gemm_key *key, const void *a,
                            const void *b, void *out)
 {
+    if (c->l.gemm_ws == (size_t)-1)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_gemm: no GEMM workspace here");
     prnn_gemm_cache *gemm;
     prnnStatus_t s = prnn_gpu_gemm(c->gs, &gemm);
     if (s)

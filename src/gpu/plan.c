@@ -236,6 +236,7 @@ prnnStatus_t prnn_plan_sru(struct prnn_gpu_state *gs, const struct prnnRNNStruct
         {"prnn_sru_backward_skip", &out->sru.backward[PRNN_SRU_VARIANT_SKIP]},
         {"prnn_sru_vgrad", &out->sru.vgrad},
         {"prnn_sru_input_grad", &out->sru.input_grad},
+        {"prnn_sru_keep_input", &out->sru.keep_input},
     };
     PRNN_TRY(load_functions(gs,
                             prnn_request_sru(rnn->dtype, rnn->hidden, cfg->threads,
@@ -251,9 +252,8 @@ prnnStatus_t prnn_plan_load_training(struct prnn_gpu_state *gs, const struct prn
     prnnStatus_t s;
     if (p->path == PRNN_PATH_SRU_SCAN) {
         /* the scan's kernels serve training as they are: only dropout, and
-         * with layers to overlap, the side stream (sru_run.c) */
-        if (rnn->layers > 1)
-            PRNN_TRY(prnn_gpu_side_stream(gs));
+         * the side stream for the work sru_run.c overlaps */
+        PRNN_TRY(prnn_gpu_side_stream(gs));
         s = load_train_kernels(gs, rnn->dtype, p);
         if (!s)
             p->training_loaded = 1;

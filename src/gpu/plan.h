@@ -48,7 +48,7 @@ typedef struct {
 typedef struct {
     /* the scans, one per layer kind (prnn_sru_variant) */
     CUfunction forward[PRNN_SRU_VARIANTS], backward[PRNN_SRU_VARIANTS];
-    CUfunction vgrad, input_grad;
+    CUfunction vgrad, input_grad, keep_input;
     int threads; /* block size */
     int upt;     /* hidden units per thread */
     int depth;   /* steps whose loads each thread keeps in flight */

@@ -136,6 +136,41 @@ static prnnStatus_t project(const prnn_run_ctx *c, const sru_layer *s, const voi
     return prnn_run_gemm(c, &key, input, s->W, u);
 }
 
+/* Forward training, a layer whose x' is its input: x' into U's x' columns
+ * for BackwardData (prnn_sru_keep_input) on c's stream. */
+static prnnStatus_t keep_input(const prnn_run_ctx *c, const void *input, void *u)
+{
+    prnn_sru_keep_input_args a;
+    memset(&a, 0, sizeof(a));
+    a.x = input;
+    a.u = u;
+    a.rows = (long long)c->p->total_rows;
+    a.u_cols = c->dirs * 4 * c->H;
+    a.dirs = c->dirs;
+    return prnn_run_launch(c, c->plan->sru.keep_input,
+                           prnn_run_grid((unsigned long long)a.rows * c->H, 256), 1, 256, &a,
+                           "prnn_sru_keep_input");
+}
+
+/* U of a layer (its GEMM; none for SKIP's layer 0) and, in training where
+ * x' is the input, the copy of x' beside it: on the side stream while the
+ * GEMM runs, joined before the scan. */
+static prnnStatus_t layer_input(const prnn_run_ctx *c, const sru_layer *s, int training,
+                                const void *input, void *u)
+{
+    if (!training || s->m == 4)
+        return s->skip ? PRNN_STATUS_SUCCESS : project(c, s, input, u);
+    if (s->skip)
+        return keep_input(c, input, u);
+    prnn_run_ctx side;
+    PRNN_TRY(prnn_run_fork(c, &side));
+    prnnStatus_t st = keep_input(&side, input, u);
+    if (!st)
+        st = project(c, s, input, u);
+    prnnStatus_t joined = prnn_run_join(c);
+    return st ? st : joined;
+}
+
 static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_layout *r,
                                    const void *buffers, int training)
 {
@@ -148,8 +183,7 @@ static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_lay
         layer_of(c, b->w, layer, &s);
         void *u = training ? prnn_reserve_sru(r, b->reserve, PRNN_SRU_U, layer)
                            : prnn_run_ws(c, c->l.xproj);
-        if (!s.skip)
-            PRNN_TRY(project(c, &s, input, u));
+        PRNN_TRY(layer_input(c, &s, training, input, u));
         /* Inference runs every layer into one buffer: a scan thread reads
          * x' (its own column of the input, m = 3 only: one direction) before
          * writing the same element of the output. */
@@ -164,7 +198,7 @@ static prnnStatus_t forward_layers(const prnn_run_ctx *c, const prnn_reserve_lay
         a.hy = (void *)state_of(c, b->hy, layer);
         a.cy = (void *)state_of(c, b->cy, layer);
         a.y = output;
-        if (training) /* the scan also keeps x' in U's x' columns where m = 3 */
+        if (training)
             a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
         PRNN_TRY(launch_scan(c, c->plan->sru.forward, &s, &a, "prnn_sru_forward"));
         PRNN_TRY(prnn_train_next_input(c, layer, training, output, &input));

@@ -104,7 +104,7 @@ const jit_kernel_variant jit_kernel_variants[] = {
     /* sru_scan.cu: every data type once, odd H and H not a multiple of the
      * units per thread, one and several units per thread; the vector path
      * (H a multiple of the units per thread) with float2, float4, double2
-     * and two double2. */
+     * and two double2, and with the 16-bit types (U and c as float4). */
     {"sru_scan.cu", "sru f32 upt 1 depth 4",
      {"PRNN_DTYPE=0", "PRNN_H=256", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=1",
       "PRNN_SRU_DEPTH=4", NULL}, 0},
@@ -126,6 +126,12 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"sru_scan.cu", "sru f64 vector upt 4 depth 1",
      {"PRNN_DTYPE=1", "PRNN_H=64", "PRNN_SRU_THREADS=32", "PRNN_SRU_UPT=4",
       "PRNN_SRU_DEPTH=1", NULL}, 0},
+    {"sru_scan.cu", "sru f16 vector upt 4 depth 2",
+     {"PRNN_DTYPE=2", "PRNN_H=256", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=4",
+      "PRNN_SRU_DEPTH=2", NULL}, 0},
+    {"sru_scan.cu", "sru bf16 vector upt 8 depth 2",
+     {"PRNN_DTYPE=3", "PRNN_H=512", "PRNN_SRU_THREADS=64", "PRNN_SRU_UPT=8",
+      "PRNN_SRU_DEPTH=2", NULL}, 0},
 
     /* rnn_step.cu: every mode and every data type once. */
     {"rnn_step.cu", "step relu f32 skip",

@@ -223,6 +223,16 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
                     U[l][r * u_cols + n] = s;
                 }
         }
+        if (li.m == 3) { /* x' is the input: kept in U for the backward */
+            prnn_sru_keep_input_args ka;
+            memset(&ka, 0, sizeof ka);
+            ka.x = in;
+            ka.u = U[l].data();
+            ka.rows = (long long)rows;
+            ka.u_cols = (int)u_cols;
+            ka.dirs = dirs;
+            launch(prnn_sru_keep_input, ka, rows * H, 256);
+        }
         prnn_sru_args a = scan_args(li, l);
         a.xin = in;
         a.hy = ghy.data() + l * state;
