@@ -150,8 +150,9 @@ typedef struct {
  * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
  * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
  * dirs*3*hidden (prnn_sru_keep_input copies it there in forward training,
- * since BackwardData has no x; one copy: both directions' x' is the input). SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' =
- * x, read from xin (forward) or from the x' columns (backward).
+ * since BackwardData has no x; one copy: both directions' x' is the input).
+ * SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' = x, read from xin
+ * (forward) or from the x' columns (backward).
  */
 typedef struct {
     const void *u;      /* [rows][u_cols] math type, or NULL (SKIP layer 0, forward) */

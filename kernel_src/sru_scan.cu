@@ -308,7 +308,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
                 units_store<VEC>((AccT *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
             else
                 units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
-            if (train) // x' where it is the input: prnn_sru_keep_input
+            if (train) // (x', where it is the input, is kept by prnn_sru_keep_input)
                 units_store<VEC>((AccT *)a.ckeep + ((long long)d * a.rows + in.row) * H_ + j0,
                                  j0, c);
         }
