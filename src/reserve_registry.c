@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "descriptors.h"
 #include "dtype.h"
@@ -155,25 +156,15 @@ void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
      * 0, the seed means nothing, and a framework that draws a fresh seed per
      * call must not be told its reserve is of another problem. */
     int dropout = rnn->layers > 1 && rnn->dropout > 0.0f;
-    prnn_reserve_shape s = {
-        .backend = backend,
-        .mode = rnn->mode,
-        .dtype = rnn->dtype,
-        .hidden = rnn->hidden,
-        .layers = rnn->layers,
-        .direction = rnn->direction,
-        .input_mode = rnn->input_mode,
-        .dropout = dropout ? rnn->dropout : 0.0f,
-        .seed = dropout ? rnn->seed : 0,
-        .math = rnn->math,
-        .algo = rnn->algo,
-        .input_size = p->input_size,
-        .seq_length = p->seq_length,
-        .mini_batch = p->mini_batch,
-        .total_rows = p->total_rows,
-        .batch_hash = h,
-    };
-    *shape = s;
+    memset(shape, 0, sizeof(*shape));
+    shape->backend = backend;
+    prnn_rnn_key_of(rnn, p->mini_batch, &shape->key);
+    shape->dropout = dropout ? rnn->dropout : 0.0f;
+    shape->seed = dropout ? rnn->seed : 0;
+    shape->input_size = p->input_size;
+    shape->seq_length = p->seq_length;
+    shape->total_rows = p->total_rows;
+    shape->batch_hash = h;
 }
 
 /* The clause of a mismatch message: how the forward call and this one
@@ -253,21 +244,23 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
     }
     DIFFERS_COUNT(seq_length, "seqLength", NULL);
     DIFFERS_COUNT(input_size, "inputSize", input_name);
-    DIFFERS_COUNT(mini_batch, "miniBatch", input_name);
+    DIFFERS_COUNT(key.mini_batch, "miniBatch", input_name);
     DIFFERS_COUNT(total_rows, "sum of batch sizes", input_name);
     if (was->batch_hash != is->batch_hash) {
         snprintf(d->text, sizeof(d->text),
                  "with other per-step batch sizes than this call's %s (both have "
-                 "miniBatch %d and %zu rows in all)", input_name, is->mini_batch,
+                 "miniBatch %d and %zu rows in all)", input_name, is->key.mini_batch,
                  is->total_rows);
         return 1;
     }
-    DIFFERS_NAMED(mode, "mode", prnn_mode_name);
-    DIFFERS_NAMED(dtype, "dataType", prnn_dtype_name);
-    DIFFERS_COUNT(hidden, "hiddenSize", "rnnDesc");
-    DIFFERS_COUNT(layers, "numLayers", "rnnDesc");
-    DIFFERS_IN(direction, "direction", direction_names);
-    DIFFERS_IN(input_mode, "inputMode", input_mode_names);
+    DIFFERS_NAMED(key.mode, "mode", prnn_mode_name);
+    DIFFERS_NAMED(key.dtype, "dataType", prnn_dtype_name);
+    DIFFERS_COUNT(key.hidden, "hiddenSize", "rnnDesc");
+    DIFFERS_COUNT(key.layers, "numLayers", "rnnDesc");
+    if (was->key.dirs != is->key.dirs)
+        return differs(d, "direction", ENUM_NAME(direction_names, was->key.dirs - 1),
+                       ENUM_NAME(direction_names, is->key.dirs - 1), "rnnDesc");
+    DIFFERS_IN(key.input_mode, "inputMode", input_mode_names);
     if (was->dropout != is->dropout) {
         char a[32], b[32];
         snprintf(a, sizeof(a), "%.9g", was->dropout);
@@ -275,8 +268,8 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
         return differs(d, "dropout", a, b, "rnnDesc");
     }
     DIFFERS_COUNT(seed, "dropout seed", "rnnDesc");
-    DIFFERS_IN(math, "mathType", math_names);
-    DIFFERS_IN(algo, "algorithm", algo_names);
+    DIFFERS_IN(key.math, "mathType", math_names);
+    DIFFERS_IN(key.algo, "algorithm", algo_names);
     return 0;
 }
 

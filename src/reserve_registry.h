@@ -23,29 +23,23 @@
 #include <stdint.h>
 
 #include "prnn.h"
+#include "rnn_key.h"
 #include "rnn_problem.h"
 
 /*
  * Everything a reserve's meaning depends on: the backend (its layout is the
- * backend's own), every rnnDesc setting that changes what the forward pass
- * computes or keeps, and the input's shape. The per-step batch sizes are kept
+ * backend's own), the RNN key (every rnnDesc setting that changes what the
+ * forward pass computes or keeps, and miniBatch), dropout, and the input's
+ * shape. The per-step batch sizes are kept
  * as a hash, with miniBatch and the row count for messages.
  */
 typedef struct {
     prnnBackend_t backend;
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    int hidden;
-    int layers;
-    prnnDirectionMode_t direction;
-    prnnRNNInputMode_t input_mode;
+    prnn_rnn_key key; /* the descriptor's settings and miniBatch */
     float dropout;
     unsigned long long seed;
-    prnnMathType_t math;
-    prnnRNNAlgo_t algo;
     int input_size;
     int seq_length;
-    int mini_batch;
     size_t total_rows;
     uint64_t batch_hash;
 } prnn_reserve_shape;

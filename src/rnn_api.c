@@ -27,61 +27,58 @@ static prnn_gpu_call gpu_call(const struct prnnContext *h)
     return g;
 }
 
-/* A scratch size from the handle's backend. The layouts saturate
- * (checked_size.h); a size that does not fit is a BAD_PARAM naming the
- * shape, never a wrapped small number. *bytes is only written on success. */
-static prnnStatus_t scratch_bytes(struct prnnContext *h, const prnn_rnn_problem *p,
-                                  size_t (*cpu)(const prnn_rnn_problem *),
-                                  prnnStatus_t (*gpu)(const prnn_gpu_call *,
-                                                      const prnn_rnn_problem *,
-                                                      size_t *),
-                                  const char *what, size_t *bytes)
+/* A call resolved once after validation: the sizes its scratch buffers
+ * must have and, on the GPU, its call plan (engine, layouts), which the run
+ * then consumes. */
+typedef struct {
+    size_t workspace_bytes, reserve_bytes;
+    prnn_call_plan gpu;
+} resolved_call;
+
+/* Resolves a call of `kind` of p (a size query asks for INFERENCE: the
+ * workspace; or FORWARD_TRAINING: the reserve, which on the GPU also
+ * prepares the training kernels). The layouts saturate (checked_size.h): a
+ * size that does not fit is a BAD_PARAM naming the shape, never a wrapped
+ * small number. */
+static prnnStatus_t resolve_call(struct prnnContext *h, const prnn_rnn_problem *p,
+                                 prnn_call_kind kind, resolved_call *rc)
 {
-    size_t n;
+    const int training = kind != PRNN_CALL_INFERENCE;
     if (is_cpu(h)) {
-        n = cpu(p);
+        rc->workspace_bytes = prnn_ref_workspace_bytes(p);
+        rc->reserve_bytes = training ? prnn_ref_reserve_bytes(p) : 0;
     } else {
         prnn_gpu_call g = gpu_call(h);
-        PRNN_TRY(gpu(&g, p, &n));
+        PRNN_TRY(prnn_gpu_call_plan(&g, p, kind, &rc->gpu));
+        rc->workspace_bytes = rc->gpu.workspace_bytes;
+        rc->reserve_bytes = rc->gpu.reserve_bytes;
     }
-    PRNN_TRY(prnn_validate_size(p, what, n));
-    *bytes = n;
+    PRNN_TRY(prnn_validate_size(p, "workspace", rc->workspace_bytes));
+    if (training)
+        PRNN_TRY(prnn_validate_size(p, "reserve space", rc->reserve_bytes));
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t workspace_bytes(struct prnnContext *h,
-                                    const prnn_rnn_problem *p, size_t *bytes)
-{
-    return scratch_bytes(h, p, prnn_ref_workspace_bytes, prnn_gpu_workspace_bytes,
-                         "workspace", bytes);
-}
-
-static prnnStatus_t reserve_bytes(struct prnnContext *h,
-                                  const prnn_rnn_problem *p, size_t *bytes)
-{
-    return scratch_bytes(h, p, prnn_ref_reserve_bytes, prnn_gpu_reserve_bytes,
-                         "reserve space", bytes);
-}
-
 /* The scratch buffers of a compute call: the workspace, and for the training
- * calls (with_reserve) the reserve, each at least what its query gives for
- * this shape. The reserve is only sized when used: on the GPU its query also
- * prepares the training kernels, which inference never runs. */
-static prnnStatus_t check_scratch(struct prnnContext *h, const prnn_rnn_problem *p,
-                                  const void *workspace, size_t workspace_size,
-                                  int with_reserve, const void *reserve,
+ * calls the reserve, each at least what its query gives for this shape. */
+static prnnStatus_t check_scratch(const resolved_call *rc, const void *workspace,
+                                  size_t workspace_size, int with_reserve, const void *reserve,
                                   size_t reserve_size)
 {
-    size_t need;
-    PRNN_TRY(workspace_bytes(h, p, &need));
-    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, need, "workspace",
-                                "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
+    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, rc->workspace_bytes, "workspace",
+                                   "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
     if (!with_reserve)
         return PRNN_STATUS_SUCCESS;
-    PRNN_TRY(reserve_bytes(h, p, &need));
-    return prnn_validate_scratch(reserve, reserve_size, need, "reserveSpace",
-                                 "reserveSpaceSizeInBytes",
-                                 "prnnGetRNNTrainingReserveSize");
+    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, "reserveSpace",
+                                 "reserveSpaceSizeInBytes", "prnnGetRNNTrainingReserveSize");
+}
+
+/* A resolved call on the GPU, or the CPU reference's equivalent. */
+static prnnStatus_t run_gpu(struct prnnContext *h, resolved_call *rc, const void *buffers,
+                            void *workspace)
+{
+    prnn_gpu_call g = gpu_call(h);
+    return prnn_gpu_run(&g, &rc->gpu, buffers, workspace);
 }
 
 /* ---- sizes ---- */
@@ -97,7 +94,10 @@ prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
     PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    return workspace_bytes(handle, &p, sizeInBytes);
+    resolved_call rc;
+    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_INFERENCE, &rc));
+    *sizeInBytes = rc.workspace_bytes;
+    return PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle,
@@ -111,7 +111,10 @@ prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle,
     PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    return reserve_bytes(handle, &p, sizeInBytes);
+    resolved_call rc;
+    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_FORWARD_TRAINING, &rc));
+    *sizeInBytes = rc.reserve_bytes;
+    return PRNN_STATUS_SUCCESS;
 }
 
 static prnnStatus_t check_dtype_arg(const struct prnnRNNStruct *rnn,
@@ -299,7 +302,7 @@ static prnnStatus_t validate_forward(
     const struct prnnTensorStruct *hyDesc, void *hy,
     const struct prnnTensorStruct *cyDesc, void *cy, void *workspace,
     size_t workspace_size, int training, void *reserve, size_t reserve_size,
-    prnn_rnn_problem *p)
+    prnn_rnn_problem *p, resolved_call *rc)
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
@@ -316,8 +319,9 @@ static prnnStatus_t validate_forward(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(check_scratch(handle, p, workspace, workspace_size, training, reserve,
-                        reserve_size));
+    PRNN_TRY(resolve_call(handle, p,
+                          training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
+    PRNN_TRY(check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -336,13 +340,12 @@ static prnnStatus_t validate_forward(
 }
 
 static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p,
-                                int training, const prnn_forward_buffers *b)
+                                resolved_call *rc, int training, const prnn_forward_buffers *b)
 {
     if (is_cpu(handle))
         return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y,
                                 b->hy, b->cy, b->workspace, b->reserve);
-    prnn_gpu_call g = gpu_call(handle);
-    return prnn_gpu_forward(&g, p, training, b);
+    return run_gpu(handle, rc, b, b->workspace);
 }
 
 prnnStatus_t prnnRNNForwardInference(
@@ -358,13 +361,14 @@ prnnStatus_t prnnRNNForwardInference(
 {
     prnn_api_enter("prnnRNNForwardInference");
     prnn_rnn_problem p;
+    resolved_call rc;
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
-                           workspace, workSpaceSizeInBytes, 0, NULL, 0, &p));
+                           workspace, workSpaceSizeInBytes, 0, NULL, 0, &p, &rc));
     int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
     prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
                               workspace, workSpaceSizeInBytes, NULL, 0};
-    return run_forward(handle, &p, 0, &b);
+    return run_forward(handle, &p, &rc, 0, &b);
 }
 
 prnnStatus_t prnnRNNForwardTraining(
@@ -381,15 +385,16 @@ prnnStatus_t prnnRNNForwardTraining(
 {
     prnn_api_enter("prnnRNNForwardTraining");
     prnn_rnn_problem p;
+    resolved_call rc;
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
                            cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
                            workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                           reserveSpaceSizeInBytes, &p));
+                           reserveSpaceSizeInBytes, &p, &rc));
     int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
     prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
                               workspace, workSpaceSizeInBytes, reserveSpace,
                               reserveSpaceSizeInBytes};
-    prnnStatus_t s = run_forward(handle, &p, 1, &b);
+    prnnStatus_t s = run_forward(handle, &p, &rc, 1, &b);
     /* Only a forward pass that ran is recorded: a failing call leaves the
      * registry (and an earlier record of this reserve) as it was. */
     if (s == PRNN_STATUS_SUCCESS) {
@@ -401,14 +406,13 @@ prnnStatus_t prnnRNNForwardTraining(
 }
 
 static prnnStatus_t run_backward_data(prnnHandle_t handle, const prnn_rnn_problem *p,
-                                      const prnn_backward_data_buffers *b)
+                                      resolved_call *rc, const prnn_backward_data_buffers *b)
 {
     if (is_cpu(handle))
         return prnn_ref_backward_data(p, b->y, b->dy, b->dhy, b->dcy, b->w, b->hx,
                                       b->cx, b->dx, b->dhx, b->dcx, b->workspace,
                                       b->reserve);
-    prnn_gpu_call g = gpu_call(handle);
-    return prnn_gpu_backward_data(&g, p, b);
+    return run_gpu(handle, rc, b, b->workspace);
 }
 
 /* The reserve of a backward call: filled by ForwardTraining for this problem
@@ -466,8 +470,10 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(dx, "dx"));
-    PRNN_TRY(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                        reserveSpaceSizeInBytes));
+    resolved_call rc;
+    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
+    PRNN_TRY(check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                           reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -490,7 +496,7 @@ prnnStatus_t prnnRNNBackwardData(
                                     cell ? cx : NULL, dx, dhx, cell ? dcx : NULL,
                                     workspace, workSpaceSizeInBytes, reserveSpace,
                                     reserveSpaceSizeInBytes};
-    prnnStatus_t s = run_backward_data(handle, &p, &b);
+    prnnStatus_t s = run_backward_data(handle, &p, &rc, &b);
     if (s == PRNN_STATUS_SUCCESS)
         prnn_reserve_record_backward_data(reserveSpace, serial);
     return s;
@@ -517,8 +523,10 @@ prnnStatus_t prnnRNNBackwardWeights(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dw, "dw"));
-    PRNN_TRY(check_scratch(handle, &p, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                        reserveSpaceSizeInBytes));
+    resolved_call rc;
+    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
+    PRNN_TRY(check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                           reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},
@@ -536,6 +544,5 @@ prnnStatus_t prnnRNNBackwardWeights(
                                          reserveSpace);
     prnn_backward_weights_buffers b = {x, hx, y, (void *)workspace, workSpaceSizeInBytes,
                                        dw, reserveSpace, reserveSpaceSizeInBytes};
-    prnn_gpu_call g = gpu_call(handle);
-    return prnn_gpu_backward_weights(&g, &p, &b);
+    return run_gpu(handle, &rc, &b, (void *)workspace);
 }

@@ -46,6 +46,7 @@ class PlanInfo(ctypes.Structure):
         ("device", c_char * 128), ("trainingPrepared", c_int), ("backwardPath", enum_t),
         ("backwardConfigSource", enum_t), ("backwardNumBlocks", c_int),
         ("backwardConfig", c_char * 256),
+        ("engine", c_char * 32), ("backwardEngine", c_char * 32),
     ]
 
 

@@ -31,6 +31,25 @@ const prnn_tile_field prnn_sru_fields[] = {
 };
 #undef SRU_FIELD
 
+static const prnn_engine_schema schemas[] = {
+    {"persistent", prnn_tile_fields, 0},
+    {"standard", NULL, 0},
+    {"sru-scan", prnn_sru_fields, 1},
+};
+
+const prnn_engine_schema *prnn_engine_schema_find(const char *engine)
+{
+    for (size_t i = 0; engine && i < sizeof(schemas) / sizeof(schemas[0]); i++)
+        if (strcmp(schemas[i].engine, engine) == 0)
+            return &schemas[i];
+    return NULL;
+}
+
+const char *prnn_engine_schema_default(int sru)
+{
+    return sru ? "sru-scan" : "persistent";
+}
+
 int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
 {
     for (const prnn_tile_field *f = prnn_sru_fields; f->name; f++) {

@@ -70,6 +70,33 @@ typedef struct {
 
 extern const prnn_tile_field prnn_sru_fields[];
 
+/*
+ * The configuration of any engine (src/gpu/engines), as the tuning database
+ * stores it beside the engine's name: the struct of ints its field table
+ * describes. Engines without a configuration leave it zero.
+ */
+typedef union {
+    prnn_tile_config tile; /* "persistent" */
+    prnn_sru_config sru;   /* "sru-scan" */
+    int values[16];
+} prnn_engine_config;
+
+/* What the tuning database knows of an engine: its name, its
+ * configuration's fields (NULL: it has none, and an entry's "config" is
+ * empty or absent), and whether it runs SRU (1) or the other modes (0). */
+typedef struct {
+    const char *engine;
+    const prnn_tile_field *fields;
+    int sru;
+} prnn_engine_schema;
+
+/* By engine name; NULL when the database knows no such engine. */
+const prnn_engine_schema *prnn_engine_schema_find(const char *engine);
+
+/* The engine an entry without "engine" names (databases written before
+ * engines were recorded): "sru-scan" for SRU, else "persistent". */
+const char *prnn_engine_schema_default(int sru);
+
 /* The rules beyond each field's range (threads a multiple of 32, the
  * product bound): 0, or -1 with the first broken rule in err. */
 int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "prnn.h"
+#include "rnn_key.h"
 #include "rnn_pass.h"
 #include "temp_files.h"
 #include "tile_config.h"
@@ -28,6 +29,7 @@
 /* String capacities, terminator included. cuDeviceGetName names fit in 256. */
 #define PRNN_TUNING_NAME_MAX 256
 #define PRNN_TUNING_SOURCE_MAX 256
+#define PRNN_TUNING_ENGINE_MAX 32
 
 /* Bounds of the shape fields, shared by the parser and the writer. */
 #define PRNN_TUNING_MAX_HIDDEN (1 << 20)
@@ -44,19 +46,15 @@
 #define PRNN_TUNING_MAX_VALUES (1 << 20)
 #define PRNN_TUNING_MAX_DEPTH 16
 
-/* What a plan asks for. */
+/* What a plan asks for: the device, the RNN key (its mode, data type,
+ * hidden size, directions and batch are what entries are matched on) and
+ * the pass. */
 typedef struct {
     const char *gpu_name; /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
     int cc_major;         /* compute capability, e.g. 9 and 0 */
     int cc_minor;
     int sm_count;         /* multiprocessors visible (MIG slices have fewer) */
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    int hidden;           /* hidden size, >= 1 */
-    int directions;       /* 1 or 2 */
-    int batch;            /* miniBatch, >= 1 */
-    /* Last, so that a positional initialiser of the fields above leaves it
-     * zero: PRNN_PASS_FORWARD, what such a key meant before passes. */
+    prnn_rnn_key rnn;
     prnn_pass pass;
 } prnn_tuning_key;
 
@@ -74,11 +72,13 @@ typedef struct {
     int directions;
     int batch_min;
     int batch_max;
-    prnn_pass pass; /* the kernel the tile was tuned for */
-    prnn_tile_config config; /* every mode but SRU */
-    prnn_sru_config sru;     /* mode SRU: its scan's configuration (config unused);
-                              * pass is forward: one configuration compiles both
-                              * of SRU's scans */
+    prnn_pass pass; /* the kernel the configuration was tuned for */
+    /* The engine that runs the pass (prnn_engine_schema; "" before the
+     * parser or prnn_tuning_entry_from_key fills it) and its configuration.
+     * SRU's scan ("sru-scan") has pass forward: one configuration compiles
+     * both of its scans. */
+    char engine[PRNN_TUNING_ENGINE_MAX];
+    prnn_engine_config config;
     double us_per_step; /* measured on the entry's own shape, > 0 */
     char source[PRNN_TUNING_SOURCE_MAX]; /* free text, may be "" */
 } prnn_tuning_entry;
@@ -95,7 +95,8 @@ int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode);
 int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype);
 
 /* Clears e and copies the key's GPU and shape into it (batch_min = batch_max
- * = key->batch); the caller then sets config, us_per_step and source. */
+ * = the key's batch; the engine the mode's default); the caller then sets
+ * engine, config, us_per_step and source. */
 void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
                                 const prnn_tuning_key *key);
 
@@ -174,15 +175,20 @@ void prnn_tuning_db_free(prnn_tuning_db *db);
 /* ------------------------------------------------------------------------ */
 
 /*
- * The planner's test of whether a configuration can run for the key on the
- * device (registers, shared memory, blocks that must be co-resident). Returns
+ * The planner's test of whether an entry (its engine and configuration) can
+ * run for the key on the device (registers, shared memory, blocks that must
+ * be co-resident). Returns
  * 0 when it fits (the project's 0-is-success convention, like
  * prnn_kernel_geometry_compute); otherwise nonzero, optionally with the
  * reason written into why (which starts as ""), and lookup reports the entry
  * as skipped and goes on to the next candidate.
  */
-typedef int (*prnn_tuning_fits_fn)(const prnn_tile_config *config, void *ctx,
+typedef int (*prnn_tuning_fits_fn)(const prnn_tuning_entry *entry, void *ctx,
                                    char *why, size_t why_size);
+
+/* An entry's engine and configuration in text form ("persistent:
+ * blocks=8 ..."), for messages. */
+void prnn_tuning_entry_config_text(const prnn_tuning_entry *e, char *buf, size_t size);
 
 typedef struct {
     prnn_tuning_entry entry;     /* the entry used (its own shape and µs) */

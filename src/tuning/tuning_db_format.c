@@ -124,13 +124,16 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
         const char *pass = prnn_pass_name(e->pass);
         putf(b, ", \"pass\": \"%s\"", pass ? pass : "?");
     }
+    /* Likewise the mode's default engine: files of the engines they had
+     * before engines were recorded come out as they did. */
+    if (strcmp(e->engine, prnn_engine_schema_default(e->mode == PRNN_SRU)) != 0)
+        putf(b, ", \"engine\": \"%s\"", e->engine);
     puts_(b, ",\n      \"config\": {");
-    const int sru = e->mode == PRNN_SRU;
-    const prnn_tile_field *fields = sru ? prnn_sru_fields : prnn_tile_fields;
-    const void *c = sru ? (const void *)&e->sru : (const void *)&e->config;
-    for (const prnn_tile_field *f = fields; f->name; f++)
+    const prnn_engine_schema *schema = prnn_engine_schema_find(e->engine);
+    const prnn_tile_field *fields = schema ? schema->fields : NULL;
+    for (const prnn_tile_field *f = fields; f && f->name; f++)
         putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
-             *prnn_config_field_ptr((void *)c, f));
+             *prnn_config_field_ptr((void *)&e->config, f));
     puts_(b, "},\n      \"us_per_step\": ");
     put_double(b, e->us_per_step);
     if (e->source[0]) {

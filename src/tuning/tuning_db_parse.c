@@ -207,19 +207,44 @@ static int parse_pass(const cJSON *v, prnn_pass *pass, errbuf *eb)
     return 0;
 }
 
-/* The config object must hold the fields of the mode's table (an optional
- * one may be absent and takes its default): prnn_sru_fields into e->sru for
- * SRU, prnn_tile_fields into e->config for the others. An unknown name is
- * refused rather than ignored because it would mean the file describes a
- * kernel this library does not build. */
+/* The engine: a known name, or absent (a database written before engines
+ * were recorded: the mode's default engine). */
+static int parse_engine(const cJSON *v, prnn_tuning_entry *e, errbuf *eb)
+{
+    char tmp[64];
+    const char *name = prnn_engine_schema_default(e->mode == PRNN_SRU);
+    if (v) {
+        if (!cJSON_IsString(v) || !v->valuestring)
+            return FAIL(eb, "\"engine\" is %s, not a string", type_name(v));
+        if (!prnn_engine_schema_find(v->valuestring))
+            return FAIL(eb, "unknown engine \"%s\" (persistent, standard, sru-scan)",
+                        printable(v->valuestring, tmp, sizeof(tmp)));
+        name = v->valuestring;
+    }
+    snprintf(e->engine, sizeof(e->engine), "%s", name);
+    return 0;
+}
+
+/* The config object must hold the fields of the engine's table (an
+ * optional one may be absent and takes its default); an engine without a
+ * configuration takes an empty object or none. An unknown name is refused
+ * rather than ignored because it would mean the file describes a kernel
+ * this library does not build. */
 static int parse_config(const cJSON *cfg, prnn_tuning_entry *e, errbuf *eb)
 {
     char tmp[64];
+    const prnn_tile_field *fields = prnn_engine_schema_find(e->engine)->fields;
+    if (!cfg) {
+        if (fields)
+            return FAIL(eb, "missing field \"config\"");
+        return 0;
+    }
     if (!cJSON_IsObject(cfg))
         return FAIL(eb, "\"config\" is %s, not an object", type_name(cfg));
-    const int sru = e->mode == PRNN_SRU;
-    const prnn_tile_field *fields = sru ? prnn_sru_fields : prnn_tile_fields;
-    void *c = sru ? (void *)&e->sru : (void *)&e->config;
+    static const prnn_tile_field none[] = {{NULL, 0, 0, 0, 0, 0}};
+    if (!fields)
+        fields = none;
+    void *c = &e->config;
     uint64_t seen = 0;
     for (const cJSON *m = cfg->child; m; m = m->next) {
         unsigned i = 0;
@@ -272,7 +297,9 @@ static int parse_entry(const cJSON *j, prnn_tuning_entry *e, errbuf *eb)
         return -1;
     if (member(j, "pass", &v, "", eb) || parse_pass(v, &e->pass, eb))
         return -1;
-    if (required(j, "config", &v, "", eb) || parse_config(v, e, eb))
+    if (member(j, "engine", &v, "", eb) || parse_engine(v, e, eb))
+        return -1;
+    if (member(j, "config", &v, "", eb) || parse_config(v, e, eb))
         return -1;
     if (required(j, "us_per_step", &v, "", eb))
         return -1;

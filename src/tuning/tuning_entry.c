@@ -40,13 +40,15 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
     e->cc_major = key->cc_major;
     e->cc_minor = key->cc_minor;
     e->sm_count = key->sm_count;
-    e->mode = key->mode;
-    e->dtype = key->dtype;
-    e->hidden = key->hidden;
-    e->directions = key->directions;
-    e->batch_min = key->batch;
-    e->batch_max = key->batch;
+    e->mode = key->rnn.mode;
+    e->dtype = key->rnn.dtype;
+    e->hidden = key->rnn.hidden;
+    e->directions = key->rnn.dirs;
+    e->batch_min = key->rnn.mini_batch;
+    e->batch_max = key->rnn.mini_batch;
     e->pass = key->pass;
+    snprintf(e->engine, sizeof(e->engine), "%s",
+             prnn_engine_schema_default(key->rnn.mode == PRNN_SRU));
 }
 
 /* The structural rules of tile_config.h's comments. Kept here, not in the
@@ -153,20 +155,36 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
         snprintf(err, err_size, "source is not terminated");
         return -1;
     }
-    if (e->mode == PRNN_SRU) {
+    const prnn_engine_schema *schema = memchr(e->engine, '\0', sizeof(e->engine))
+                                           ? prnn_engine_schema_find(e->engine)
+                                           : NULL;
+    if (!schema) {
+        snprintf(err, err_size, "engine \"%.*s\" is not an engine this library has "
+                 "(persistent, standard, sru-scan)", (int)strnlen(e->engine, sizeof(e->engine)),
+                 e->engine);
+        return -1;
+    }
+    if (schema->sru != (e->mode == PRNN_SRU)) {
+        snprintf(err, err_size, "engine %s does not run mode %s", e->engine,
+                 prnn_tuning_mode_name(e->mode));
+        return -1;
+    }
+    if (schema->fields == prnn_sru_fields) {
         if (e->pass != PRNN_PASS_FORWARD) {
             snprintf(err, err_size, "pass %s: an SRU entry has pass forward (one scan "
                      "configuration serves both passes)", prnn_pass_name(e->pass));
             return -1;
         }
         char why[160];
-        if (prnn_sru_config_check(&e->sru, why, sizeof(why))) {
+        if (prnn_sru_config_check(&e->config.sru, why, sizeof(why))) {
             snprintf(err, err_size, "config.%s", why);
             return -1;
         }
         return 0;
     }
-    return check_config(&e->config, e->dtype, err, err_size);
+    if (schema->fields == prnn_tile_fields)
+        return check_config(&e->config.tile, e->dtype, err, err_size);
+    return 0;
 }
 
 static int cmp_int(int a, int b) { return (a > b) - (a < b); }
@@ -215,4 +233,13 @@ void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
              mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden,
              e->directions, batch, pass, (int)sizeof(e->gpu_name), e->gpu_name,
              e->cc_major, e->cc_minor, e->sm_count);
+}
+
+void prnn_tuning_entry_config_text(const prnn_tuning_entry *e, char *buf, size_t size)
+{
+    const prnn_engine_schema *schema = prnn_engine_schema_find(e->engine);
+    char cfg[256] = "";
+    if (schema && schema->fields)
+        prnn_config_format(schema->fields, &e->config, cfg, sizeof(cfg));
+    snprintf(buf, size, "%s%s%s", e->engine, cfg[0] ? ": " : "", cfg);
 }

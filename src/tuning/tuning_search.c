@@ -25,8 +25,8 @@ typedef struct {
 
 static int key_valid(const prnn_tuning_key *k)
 {
-    return k && k->gpu_name && k->hidden >= 1 && k->batch >= 1 &&
-           k->directions >= 1;
+    return k && k->gpu_name && k->rnn.hidden >= 1 && k->rnn.mini_batch >= 1 &&
+           k->rnn.dirs >= 1;
 }
 
 /* The pass is part of the kind: a tile tuned for one kernel says nothing
@@ -35,29 +35,29 @@ static int same_gpu_and_kind(const prnn_tuning_entry *e,
                              const prnn_tuning_key *k)
 {
     return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor &&
-           e->sm_count == k->sm_count && e->mode == k->mode &&
-           e->dtype == k->dtype && e->directions == k->directions &&
+           e->sm_count == k->sm_count && e->mode == k->rnn.mode &&
+           e->dtype == k->rnn.dtype && e->directions == k->rnn.dirs &&
            e->pass == k->pass && strcmp(e->gpu_name, k->gpu_name) == 0;
 }
 
 static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k)
 {
-    return same_gpu_and_kind(e, k) && e->hidden == k->hidden &&
-           k->batch >= e->batch_min && k->batch <= e->batch_max;
+    return same_gpu_and_kind(e, k) && e->hidden == k->rnn.hidden &&
+           k->rnn.mini_batch >= e->batch_min && k->rnn.mini_batch <= e->batch_max;
 }
 
 double prnn_tuning_distance(const prnn_tuning_entry *e,
                             const prnn_tuning_key *key)
 {
-    if (e->hidden < 1 || key->hidden < 1 || key->batch < 1 ||
-        e->batch_min < 1 || e->pass != key->pass)
+    const int hidden = key->rnn.hidden, batch = key->rnn.mini_batch;
+    if (e->hidden < 1 || hidden < 1 || batch < 1 || e->batch_min < 1 || e->pass != key->pass)
         return HUGE_VAL;
-    double h = log2((double)e->hidden / key->hidden);
+    double h = log2((double)e->hidden / hidden);
     double cost = h >= 0 ? h : -2.0 * h;
-    if (key->batch < e->batch_min)
-        cost += log2((double)e->batch_min / key->batch);
-    else if (key->batch > e->batch_max)
-        cost += log2((double)key->batch / e->batch_max);
+    if (batch < e->batch_min)
+        cost += log2((double)e->batch_min / batch);
+    else if (batch > e->batch_max)
+        cost += log2((double)batch / e->batch_max);
     return cost;
 }
 
@@ -67,11 +67,11 @@ static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
     if (!fits)
         return 1;
     char why[256] = "";
-    if (fits(&c->item->entry.config, ctx, why, sizeof(why)) == 0)
+    if (fits(&c->item->entry, ctx, why, sizeof(why)) == 0)
         return 1;
-    char desc[400], cfg[256];
+    char desc[400], cfg[300];
     prnn_tuning_entry_describe(&c->item->entry, desc, sizeof(desc));
-    prnn_tile_config_format(&c->item->entry.config, cfg, sizeof(cfg));
+    prnn_tuning_entry_config_text(&c->item->entry, cfg, sizeof(cfg));
     const char *origin = c->item->origin < c->db->n_origins
                              ? c->db->origins[c->item->origin]
                              : "tuning DB";
@@ -156,7 +156,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
         if (!same_gpu_and_kind(e, key) || is_exact(e, key))
             continue;
         double cost = prnn_tuning_distance(e, key);
-        const double max_cost = key->mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
+        const double max_cost = key->rnn.mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
                                                       : PRNN_TUNING_NEAREST_MAX_COST;
         if (!(cost <= max_cost + COST_EPS))
             continue;

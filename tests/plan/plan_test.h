@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda/device_info.h"
+#include "gpu/engines/persistent/kernel_geometry.h"
 
 /* A device the planner can plan for without a GPU: compute capability
  * sm / 10 . sm % 10, `sms` SMs, `smem_optin` bytes of shared memory per
@@ -32,6 +33,25 @@ static inline prnn_device_info plan_test_device(int sm, int sms, int smem_optin)
     d.cooperative_launch = 1;
     d.clock_khz = 1755000;
     return d;
+}
+
+/* A persistent kernel's shape: mode, data type, hidden size, batch,
+ * directions, the SKIP_INPUT layer-0 variant, pass. */
+static inline prnn_kernel_shape plan_test_shape(prnnRNNMode_t mode, prnnDataType_t dtype,
+                                                int hidden, int batch, int dirs, int skip,
+                                                prnn_pass pass)
+{
+    prnn_kernel_shape s;
+    memset(&s, 0, sizeof(s));
+    s.key.mode = mode;
+    s.key.dtype = dtype;
+    s.key.hidden = hidden;
+    s.key.mini_batch = batch;
+    s.key.dirs = dirs;
+    s.key.layers = 1;
+    s.skip_input = skip;
+    s.pass = pass;
+    return s;
 }
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/kernel_geometry.h"
+#include "gpu/engines/persistent/kernel_geometry.h"
 #include "plan_check.h"
 #include "plan_test.h"
 
@@ -39,7 +39,7 @@ static void check_groups(int batch, int groups, int chunk, int want_groups, int 
                          int want_chunks, int want_stride)
 {
     prnn_device_info dev = h100();
-    prnn_kernel_shape shape = {PRNN_RNN_TANH, PRNN_DATA_FLOAT, 256, batch, 1, 0, PRNN_PASS_FORWARD};
+    prnn_kernel_shape shape = plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 256, batch, 1, 0, PRNN_PASS_FORWARD);
     prnn_tile_config t = tile(2, chunk, groups, 0);
     prnn_kernel_geometry g, again;
     char why[256];
@@ -92,7 +92,7 @@ int main(void)
     prnn_device_info dev = h100();
     char why[256];
     prnn_kernel_geometry g;
-    prnn_kernel_shape fma_shape = {PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 7, 1, 0, PRNN_PASS_FORWARD};
+    prnn_kernel_shape fma_shape = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 7, 1, 0, PRNN_PASS_FORWARD);
     prnn_tile_config t = tile(32, 2, 2, 0);
     t.reg_slots = 16; /* most of R streamed */
     t.smem_slots = 0;
@@ -106,7 +106,7 @@ int main(void)
 
     /* The mma hand-off area is batch-row major (pairs of units), unchanged
      * by groups. */
-    prnn_kernel_shape mma_shape = {PRNN_GRU, PRNN_DATA_HALF, 100, 9, 1, 0, PRNN_PASS_FORWARD};
+    prnn_kernel_shape mma_shape = plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 100, 9, 1, 0, PRNN_PASS_FORWARD);
     CHECK(prnn_kernel_geometry_compute(&mma_shape, &(prnn_tile_config){0}, NULL, &g, why,
                                        sizeof(why)) == -1); /* threads = 0 */
     t = tile(4, 4, 3, 1);
@@ -117,7 +117,7 @@ int main(void)
     /* Backward-data: rows are the block's units (R^T), the vector every
      * gate's gradient, padded per gate to pairs for the mma engine (GRU,
      * H = 101: 3 gates x 102), so the hand-off carries G times the words. */
-    prnn_kernel_shape bwd_mma = {PRNN_GRU, PRNN_DATA_HALF, 101, 9, 1, 0, PRNN_PASS_BACKWARD_DATA};
+    prnn_kernel_shape bwd_mma = plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 101, 9, 1, 0, PRNN_PASS_BACKWARD_DATA);
     t = tile(4, 4, 3, 1);
     CHECK(prnn_kernel_geometry_compute(&bwd_mma, &t, &dev, &g, why, sizeof(why)) == 0);
     CHECK(g.kdim == 3 * 102 && g.rows_per_unit == 1 && g.rows == g.units_per_block);
@@ -132,7 +132,7 @@ int main(void)
     CHECK(g.exchange_bytes_per_dir == 2ull * 4 * 1024 * 2 * 4 * 8);
 
     /* Rules, each with a message that names it. */
-    prnn_kernel_shape s = {PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0, PRNN_PASS_FORWARD};
+    prnn_kernel_shape s = plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0, PRNN_PASS_FORWARD);
     t = tile(16, 1, 0, 0);
     check_rejects(s, t, "batch_groups must be >= 1");
     t = tile(16, 1, 8, 0); /* 16 x 8 x 2 directions = 256 blocks */

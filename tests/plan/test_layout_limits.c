@@ -3,18 +3,28 @@
  * workspace and reserve totals must come out as PRNN_SIZE_OVERFLOW (which
  * the API layer reports as BAD_PARAM), never as a wrapped small number.
  * No GPU needed: both layouts are functions of the shape (and, for the
- * workspace, of a plan, here the standard path's).
+ * workspace, of the engine of the call's pass, here the standard and the
+ * SRU scan engines, whose layouts need no kernels).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checked_size.h"
-#include "gpu/gemm.h"
-#include "gpu/plan.h"
-#include "gpu/reserve_layout.h"
-#include "gpu/workspace_layout.h"
+#include "gpu/plan/plan.h"
+#include "gpu/run/gemm.h"
+#include "gpu/run/reserve_layout.h"
+#include "gpu/run/workspace_layout.h"
 #include "plan_check.h"
+
+/* A plan whose passes run on the named engine, without kernels: the
+ * standard and SRU engines' layouts depend on the shape alone. */
+static void plan_on(prnn_plan *plan, const char *engine)
+{
+    memset(plan, 0, sizeof(*plan));
+    for (int i = 0; i < PRNN_PASS_COUNT; i++)
+        plan->pass[i].engine = prnn_engine_find(engine);
+}
 
 
 /* An LSTM problem of seq steps of batch rows each (the batch array is one
@@ -40,9 +50,12 @@ int main(void)
 {
     struct prnnRNNStruct rnn;
     const int b20 = 1 << 20, bmax = INT32_MAX;
-    prnn_plan plan;
-    memset(&plan, 0, sizeof(plan));
-    plan.path = PRNN_PATH_STANDARD;
+    prnn_plan plan, sru;
+    plan_on(&plan, "standard");
+    plan_on(&sru, "sru-scan");
+    CHECK(plan.pass[0].engine && sru.pass[0].engine);
+    const prnn_pass_plan *fwd = &plan.pass[PRNN_PASS_FORWARD];
+    const prnn_pass_plan *sru_pass = &sru.pass[PRNN_PASS_FORWARD];
 
     /* the audit's reserve: was 64 bytes */
     prnn_rnn_problem p = problem(&rnn, 65536, 256, PRNN_BIDIRECTIONAL, b20, b20, &b20);
@@ -52,12 +65,11 @@ int main(void)
 
     /* the audit's workspace: seqLength 2^21, batch 2^31 - 1 */
     p = problem(&rnn, 65536, 1, PRNN_BIDIRECTIONAL, 1 << 21, bmax, &bmax);
-    CHECK(prnn_ws_bytes(&plan, &p) == PRNN_SIZE_OVERFLOW);
+    CHECK(prnn_plan_workspace_bytes(&plan, &p) == PRNN_SIZE_OVERFLOW);
     prnn_ws_layout l;
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_INFERENCE, &l);
+    prnn_ws_layout_compute(fwd, &p, PRNN_CALL_INFERENCE, &l);
     CHECK(l.total == PRNN_SIZE_OVERFLOW);
-
-    /* SRU's layouts (reserve_layout.c, workspace_layout.c's sru_parts) */
+    /* SRU's layouts (reserve_layout.c, the SRU engine's workspace) */
     p = problem(&rnn, 65536, 256, PRNN_BIDIRECTIONAL, b20, b20, &b20);
     rnn.mode = PRNN_SRU;
     prnn_reserve_layout_compute(&p, &r);
@@ -66,10 +78,11 @@ int main(void)
     rnn.mode = PRNN_SRU;
     /* (one layer, no dropout: forward training and backward weights need
      * only the step tables, which fit) */
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_INFERENCE, &l);
+    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_INFERENCE, &l);
     CHECK(l.total == PRNN_SIZE_OVERFLOW);
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_DATA, &l);
+    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_DATA, &l);
     CHECK(l.total == PRNN_SIZE_OVERFLOW);
+    CHECK(prnn_plan_workspace_bytes(&sru, &p) == PRNN_SIZE_OVERFLOW);
 
     /* a shape that fits keeps its exact size */
     const int one = 1;
@@ -78,27 +91,28 @@ int main(void)
     prnn_reserve_layout_compute(&p, &r);
     CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 &&
           r.total < (1u << 20));
-    CHECK(prnn_ws_bytes(&plan, &p) < (1u << 26));
+    CHECK(prnn_plan_workspace_bytes(&plan, &p) < (1u << 26));
 
     /* SRU's multi-layer backward weights: a second cuBLASLt workspace for
      * the side stream (sru_run.c), apart from the first and inside the
      * size every call is given; none for one layer or another mode */
     p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
     rnn.mode = PRNN_SRU;
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
     CHECK(l.gemm_ws_side != (size_t)-1 && l.gemm_ws != (size_t)-1);
     CHECK(l.gemm_ws_side >= l.gemm_ws + PRNN_GEMM_WORKSPACE ||
           l.gemm_ws >= l.gemm_ws_side + PRNN_GEMM_WORKSPACE);
     CHECK(l.gemm_ws_side + PRNN_GEMM_WORKSPACE <= l.total);
-    CHECK(l.total <= prnn_ws_bytes(&plan, &p));
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_DATA, &l);
+    CHECK(l.total <= prnn_plan_workspace_bytes(&sru, &p));
+    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_DATA, &l);
     CHECK(l.gemm_ws_side == (size_t)-1);
     p = problem(&rnn, 256, 1, PRNN_BIDIRECTIONAL, 4, 1, &one);
     rnn.mode = PRNN_SRU;
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
     CHECK(l.gemm_ws_side == (size_t)-1);
+    /* another engine's backward weights have no side workspace */
     p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
-    prnn_ws_layout_compute(&plan, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    prnn_ws_layout_compute(fwd, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
     CHECK(l.gemm_ws_side == (size_t)-1);
 
     /* the helpers themselves saturate and stay saturated */

@@ -18,9 +18,10 @@
 
 #include "descriptors.h"
 #include "error.h"
-#include "gpu/heuristic.h"
-#include "gpu/kernel_request.h"
-#include "gpu/plan.h"
+#include "gpu/engines/persistent/heuristic.h"
+#include "gpu/engines/persistent/persistent.h"
+#include "gpu/engines/sru/sru.h"
+#include "gpu/run/kernel_request.h"
 #include "jit/nvrtc_compile.h"
 #include "plan_test.h"
 #include "../needs_libs.h"
@@ -86,8 +87,8 @@ int main(void)
                             continue;
                         prnn_pass pass = (k / 7) % 3 == 2 ? PRNN_PASS_BACKWARD_DATA
                                                           : PRNN_PASS_FORWARD;
-                        prnn_kernel_shape shape = {modes[m], dts[t], hs[hi], bs[bi],
-                                                   1 + (k / 7) % 2, 0, pass};
+                        prnn_kernel_shape shape = plan_test_shape(modes[m], dts[t], hs[hi], bs[bi],
+                                                   1 + (k / 7) % 2, 0, pass);
                         int is16 = dts[t] == PRNN_DATA_HALF || dts[t] == PRNN_DATA_BFLOAT16;
                         int use_mma = is16 && devs[di].sm >= 80;
                         prnn_kernel_geometry g;
@@ -97,12 +98,12 @@ int main(void)
                             printf("no tile: %s\n", why);
                             continue; /* the standard path takes it */
                         }
-                        if (g.tile.blocks * g.units_per_block < shape.hidden ||
-                            (g.tile.blocks - 1) * g.units_per_block >= shape.hidden ||
-                            g.tile.blocks * g.tile.batch_groups * shape.dirs > devs[di].sm_count ||
+                        if (g.tile.blocks * g.units_per_block < shape.key.hidden ||
+                            (g.tile.blocks - 1) * g.units_per_block >= shape.key.hidden ||
+                            g.tile.blocks * g.tile.batch_groups * shape.key.dirs > devs[di].sm_count ||
                             (long)g.smem_bytes > devs[di].smem_per_block_optin) {
                             printf("FAIL heuristic invariant for %s H=%d B=%d\n",
-                                   prnn_mode_name(shape.mode), shape.hidden, shape.max_batch);
+                                   prnn_mode_name(shape.key.mode), shape.key.hidden, shape.key.mini_batch);
                             failures++;
                         }
                         job *j = &jobs[njobs++];
@@ -117,9 +118,9 @@ int main(void)
                         char cfg[256];
                         prnn_tile_config_format(&g.tile, cfg, sizeof(cfg));
                         snprintf(j->label, sizeof(j->label), "sm_%d %s %s dt%d H=%d B=%d dirs=%d: %s",
-                                 devs[di].sm, prnn_pass_name(pass), prnn_mode_name(shape.mode), t,
-                                 shape.hidden,
-                                 shape.max_batch, shape.dirs, cfg);
+                                 devs[di].sm, prnn_pass_name(pass), prnn_mode_name(shape.key.mode), t,
+                                 shape.key.hidden,
+                                 shape.key.mini_batch, shape.key.dirs, cfg);
                     }
     /* SRU's scan: the heuristic's configuration for every data type over
      * lane counts from a few warps to several times the device, each valid
@@ -132,16 +133,17 @@ int main(void)
                 for (int bi = 0; bi < 4; bi++, k++) {
                     if (k % 5 != 0)
                         continue;
-                    struct prnnRNNStruct rnn;
+                    prnn_rnn_key rnn;
                     memset(&rnn, 0, sizeof(rnn));
                     rnn.mode = PRNN_SRU;
                     rnn.dtype = dts[t];
                     rnn.hidden = sru_h[hi];
                     rnn.layers = 2;
-                    rnn.direction = k % 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL;
+                    rnn.dirs = k % 2 ? 2 : 1;
+                    rnn.mini_batch = sru_b[bi];
                     prnn_sru_config c;
                     char why[160], cfg[96];
-                    prnn_heuristic_sru(&rnn, sru_b[bi], &devs[di], &c);
+                    prnn_heuristic_sru(&rnn, &devs[di], &c);
                     prnn_config_format(prnn_sru_fields, &c, cfg, sizeof(cfg));
                     if (prnn_sru_config_check(&c, why, sizeof(why))) {
                         printf("FAIL SRU heuristic H=%d B=%d: %s: %s\n", rnn.hidden, sru_b[bi],
@@ -158,7 +160,7 @@ int main(void)
                         continue;
                     }
                     snprintf(j->label, sizeof(j->label), "sm_%d sru dt%d H=%d B=%d dirs=%d: %s",
-                             devs[di].sm, t, rnn.hidden, sru_b[bi], prnn_rnn_dirs(&rnn), cfg);
+                             devs[di].sm, t, rnn.hidden, sru_b[bi], rnn.dirs, cfg);
                 }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = ncpu > 1 ? (int)ncpu : 1;

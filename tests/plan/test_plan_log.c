@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu/plan_log.h"
+#include "gpu/plan/plan_log.h"
 
 static int failures;
 

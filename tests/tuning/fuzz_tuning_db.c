@@ -24,11 +24,11 @@
     } while (0)
 
 /* Rejects every other configuration, so the fall-through paths run too. */
-static int fits_even_blocks(const prnn_tile_config *c, void *ctx, char *why,
+static int fits_even_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
                             size_t why_size)
 {
     (void)ctx;
-    if (c->blocks % 2 == 0)
+    if (e->config.tile.blocks % 2 == 0)
         return 0;
     snprintf(why, why_size, "odd");
     return -1;
@@ -38,6 +38,7 @@ static int fits_even_blocks(const prnn_tile_config *c, void *ctx, char *why,
 static int same_entry(const prnn_tuning_entry *a, const prnn_tuning_entry *b)
 {
     return prnn_tuning_entry_same_key(a, b) &&
+           strcmp(a->engine, b->engine) == 0 &&
            memcmp(&a->config, &b->config, sizeof(a->config)) == 0 &&
            a->us_per_step == b->us_per_step &&
            strcmp(a->source, b->source) == 0;
@@ -55,19 +56,25 @@ static void search_around(const prnn_tuning_db *db, const prnn_tuning_entry *e)
 {
     static const int scale[][2] = {{1, 1}, {2, 1}, {1, 3}, {-2, 1}, {1, -5}};
     for (size_t s = 0; s < sizeof(scale) / sizeof(scale[0]); s++) {
-        prnn_tuning_key k = {e->gpu_name, e->cc_major, e->cc_minor,
-                             e->sm_count, e->mode, e->dtype, e->hidden,
-                             e->directions, e->batch_min, e->pass};
-        k.hidden = scale[s][0] > 0 ? k.hidden * scale[s][0]
-                                   : k.hidden / -scale[s][0];
-        k.batch = scale[s][1] > 0 ? k.batch * scale[s][1]
-                                  : k.batch / -scale[s][1];
+        prnn_tuning_key k;
+        memset(&k, 0, sizeof(k));
+        k.gpu_name = e->gpu_name;
+        k.cc_major = e->cc_major;
+        k.cc_minor = e->cc_minor;
+        k.sm_count = e->sm_count;
+        k.rnn.mode = e->mode;
+        k.rnn.dtype = e->dtype;
+        k.rnn.hidden = scale[s][0] > 0 ? e->hidden * scale[s][0] : e->hidden / -scale[s][0];
+        k.rnn.dirs = e->directions;
+        k.rnn.mini_batch = scale[s][1] > 0 ? e->batch_min * scale[s][1]
+                                           : e->batch_min / -scale[s][1];
+        k.pass = e->pass;
         prnn_tuning_result r;
         if (prnn_tuning_search(db, db, &k, NULL, NULL, &r))
             REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 &&
                     r.entry.pass == k.pass);
         if (prnn_tuning_search(db, NULL, &k, fits_even_blocks, NULL, &r))
-            REQUIRE(in_db(db, &r.entry) && r.entry.config.blocks % 2 == 0 &&
+            REQUIRE(in_db(db, &r.entry) && r.entry.config.tile.blocks % 2 == 0 &&
                     r.entry.pass == k.pass);
     }
 }

@@ -141,7 +141,7 @@ static int lookup_blocks(int hidden, int batch, prnn_tuning_result *r)
 {
     prnn_tuning_key k = test_key(hidden, batch);
     memset(r, 0, sizeof(*r));
-    return prnn_tuning_lookup(&k, NULL, NULL, r) ? r->entry.config.blocks : 0;
+    return prnn_tuning_lookup(&k, NULL, NULL, r) ? r->entry.config.tile.blocks : 0;
 }
 
 static void write_db(const char *path, int hidden, int blocks)

@@ -67,19 +67,19 @@ static void test_valid_file(void)
         CHECK(a->hidden == 1024 && a->directions == 1);
         CHECK(a->batch_min == 8 && a->batch_max == 8);
         CHECK(a->pass == PRNN_PASS_FORWARD); /* absent: forward */
-        CHECK(a->config.blocks == 64 && a->config.threads == 256);
-        CHECK(a->config.ksplit == 8 && a->config.lanes_k == 1);
-        CHECK(a->config.batch_chunk == 8 && a->config.reg_slots == 128);
-        CHECK(a->config.smem_slots == 0 && a->config.mma == 1);
-        CHECK(a->config.handoff == 0);
-        CHECK(a->config.batch_groups == 1); /* absent: an optional field's default */
+        CHECK(a->config.tile.blocks == 64 && a->config.tile.threads == 256);
+        CHECK(a->config.tile.ksplit == 8 && a->config.tile.lanes_k == 1);
+        CHECK(a->config.tile.batch_chunk == 8 && a->config.tile.reg_slots == 128);
+        CHECK(a->config.tile.smem_slots == 0 && a->config.tile.mma == 1);
+        CHECK(a->config.tile.handoff == 0);
+        CHECK(a->config.tile.batch_groups == 1); /* absent: an optional field's default */
         CHECK(a->us_per_step == 1.23);
         CHECK(strcmp(a->source, "prnn-autotune 0.1.0") == 0);
         const prnn_tuning_entry *b = &db.items[1].entry;
         CHECK(b->mode == PRNN_GRU && b->dtype == PRNN_DATA_FLOAT);
         CHECK(b->directions == 2 && b->batch_min == 9 && b->batch_max == 16);
-        CHECK(b->config.blocks == 16 && b->config.lanes_k == 4);
-        CHECK(b->config.smem_slots == 64 && b->config.handoff == 1);
+        CHECK(b->config.tile.blocks == 16 && b->config.tile.lanes_k == 4);
+        CHECK(b->config.tile.smem_slots == 64 && b->config.tile.handoff == 1);
         CHECK(b->us_per_step == 0.25 && b->source[0] == '\0');
         CHECK(db.items[1].index == 1);
         const prnn_tuning_entry *c = &db.items[2].entry;
@@ -310,8 +310,8 @@ static void test_optional_fields(void)
     prnn_log_clear();
     CHECK(test_parse(&db, text) == 0 && db.count == 3);
     if (db.count == 3) {
-        CHECK(db.items[1].entry.config.batch_groups == 4);
-        CHECK(db.items[0].entry.config.batch_groups == 1);
+        CHECK(db.items[1].entry.config.tile.batch_groups == 4);
+        CHECK(db.items[0].entry.config.tile.batch_groups == 1);
     }
     prnn_tuning_db_free(&db);
     free(text);
@@ -410,8 +410,8 @@ static void test_sru_entries(void)
     if (db.count == 2) {
         const prnn_tuning_entry *e = &db.items[0].entry;
         CHECK(e->mode == PRNN_SRU && e->pass == PRNN_PASS_FORWARD);
-        CHECK(e->sru.threads == 256 && e->sru.units_per_thread == 4 &&
-              e->sru.steps_in_flight == 2);
+        CHECK(e->config.sru.threads == 256 && e->config.sru.units_per_thread == 4 &&
+              e->config.sru.steps_in_flight == 2);
         /* the writer's text reads back the same, with the scan's fields */
         char *out = prnn_tuning_db_format(e, 1);
         CHECK(out && strstr(out, "\"config\": {\"threads\": 256, \"units_per_thread\": 4, "
@@ -419,7 +419,7 @@ static void test_sru_entries(void)
         prnn_tuning_db back;
         CHECK(out && test_parse(&back, out) == 0 && back.count == 1);
         if (back.count == 1)
-            CHECK(memcmp(&back.items[0].entry.sru, &e->sru, sizeof(e->sru)) == 0);
+            CHECK(memcmp(&back.items[0].entry.config.sru, &e->config.sru, sizeof(e->config.sru)) == 0);
         prnn_tuning_db_free(&back);
         free(out);
     }

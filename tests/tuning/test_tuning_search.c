@@ -31,21 +31,21 @@ static void test_overlay_order(void)
 
     /* user exact beats shipped exact */
     CHECK(found(&user, &shipped, 1024, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 1 && r.source == PRNN_CONFIG_USER_DB);
+    CHECK(r.entry.config.tile.blocks == 1 && r.source == PRNN_CONFIG_USER_DB);
     CHECK(r.exact == 1 && r.cost == 0.0);
     /* shipped exact when the user DB has none */
     CHECK(found(NULL, &shipped, 1024, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    CHECK(r.entry.config.tile.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
     /* shipped exact beats a user nearest entry */
     CHECK(found(&user, &shipped, 512, 16, &r) == 1);
-    CHECK(r.entry.config.blocks == 4 && r.exact == 1);
+    CHECK(r.entry.config.tile.blocks == 4 && r.exact == 1);
     /* nothing exact: nearest, wherever it is */
     CHECK(found(&user, &shipped, 1536, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 2 && r.exact == 0);
+    CHECK(r.entry.config.tile.blocks == 2 && r.exact == 0);
     CHECK(r.source == PRNN_CONFIG_USER_DB);
     CHECK(fabs(r.cost - log2(2048.0 / 1536)) < 1e-12);
     CHECK(found(&user, &shipped, 512, 12, &r) == 1);
-    CHECK(r.entry.config.blocks == 4 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    CHECK(r.entry.config.tile.blocks == 4 && r.source == PRNN_CONFIG_SHIPPED_DB);
     /* r carries the matched entry's own shape and time */
     CHECK(r.entry.hidden == 512 && r.entry.batch_min == 16);
     CHECK(r.entry.us_per_step == 1.25);
@@ -65,10 +65,10 @@ static void test_exact_rules(void)
     prnn_tuning_db db;
     test_db_of(&db, e, 3);
     prnn_tuning_result r;
-    CHECK(found(&db, NULL, 1024, 8, &r) && r.entry.config.blocks == 3);
-    CHECK(found(&db, NULL, 1024, 9, &r) && r.entry.config.blocks == 2);
+    CHECK(found(&db, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 3);
+    CHECK(found(&db, NULL, 1024, 9, &r) && r.entry.config.tile.blocks == 2);
     CHECK(r.exact == 1);
-    CHECK(found(&db, NULL, 1024, 64, &r) && r.entry.config.blocks == 1);
+    CHECK(found(&db, NULL, 1024, 64, &r) && r.entry.config.tile.blocks == 1);
     CHECK(r.exact == 1);
     CHECK(found(&db, NULL, 1024, 65, &r) && r.exact == 0);
     prnn_tuning_db_free(&db);
@@ -91,9 +91,9 @@ static void test_same_gpu_only(void)
     v[1].cc_major = 9;
     v[2].cc_minor = 0;
     v[3].sm_count = 42; /* a MIG slice of the same GPU */
-    v[4].mode = PRNN_GRU;
-    v[5].dtype = PRNN_DATA_BFLOAT16;
-    v[6].directions = 2;
+    v[4].rnn.mode = PRNN_GRU;
+    v[5].rnn.dtype = PRNN_DATA_BFLOAT16;
+    v[6].rnn.dirs = 2;
     v[7].pass = PRNN_PASS_BACKWARD_DATA;
     for (int i = 0; i < 8; i++)
         CHECK(prnn_tuning_search(&db, &db, &v[i], NULL, NULL, &r) == 0);
@@ -102,10 +102,10 @@ static void test_same_gpu_only(void)
     bad.gpu_name = NULL;
     CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
     bad = k;
-    bad.hidden = 0;
+    bad.rnn.hidden = 0;
     CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
     bad = k;
-    bad.batch = -3;
+    bad.rnn.mini_batch = -3;
     CHECK(prnn_tuning_search(&db, &db, &bad, NULL, NULL, &r) == 0);
     CHECK(prnn_tuning_search(&db, &db, NULL, NULL, NULL, &r) == 0);
     CHECK(prnn_tuning_search(&db, &db, &k, NULL, NULL, NULL) == 0);
@@ -119,28 +119,28 @@ static void test_distance(void)
     test_entry(&e, 1024, 8, 1);
     prnn_tuning_key k = test_key(1024, 8);
     CHECK(prnn_tuning_distance(&e, &k) == 0.0);
-    k.hidden = 512; /* entry 2x larger: weight 1 */
+    k.rnn.hidden = 512; /* entry 2x larger: weight 1 */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 1.0) < 1e-12);
-    k.hidden = 2048; /* entry 2x smaller: weight 2 */
+    k.rnn.hidden = 2048; /* entry 2x smaller: weight 2 */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
-    k.hidden = 1024;
-    k.batch = 32; /* batch: symmetric */
+    k.rnn.hidden = 1024;
+    k.rnn.mini_batch = 32; /* batch: symmetric */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
-    k.batch = 2;
+    k.rnn.mini_batch = 2;
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
     e.batch_min = 9; /* range: distance to its nearest end */
     e.batch_max = 16;
-    k.batch = 12;
+    k.rnn.mini_batch = 12;
     CHECK(prnn_tuning_distance(&e, &k) == 0.0);
-    k.batch = 20;
+    k.rnn.mini_batch = 20;
     CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(20.0 / 16)) < 1e-12);
-    k.batch = 3;
+    k.rnn.mini_batch = 3;
     CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(3.0)) < 1e-12);
-    k.hidden = 4096; /* both: 2 * 2 + log2(3) */
+    k.rnn.hidden = 4096; /* both: 2 * 2 + log2(3) */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 4 - log2(3.0)) < 1e-12);
     /* another pass is no guess at any size, not even the entry's own */
-    k.hidden = 1024;
-    k.batch = 12;
+    k.rnn.hidden = 1024;
+    k.rnn.mini_batch = 12;
     k.pass = PRNN_PASS_BACKWARD_DATA;
     CHECK(isinf(prnn_tuning_distance(&e, &k)));
     e.pass = PRNN_PASS_BACKWARD_DATA;
@@ -157,14 +157,14 @@ static void test_nearest_rules(void)
         test_entry(&e[0], 512, 8, 1);
         test_entry(&e[1], 2048, 8, 2);
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 2);
         /* but a much larger one loses to a slightly smaller one:
          * 700 costs 2*log2(1000/700) = 1.03, 4000 costs 2 */
         prnn_tuning_db_free(&a);
         test_entry(&e[0], 700, 8, 1);
         test_entry(&e[1], 4000, 8, 2);
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1000, 8, &r) && r.entry.config.blocks == 1);
+        CHECK(found(&a, NULL, 1000, 8, &r) && r.entry.config.tile.blocks == 1);
         CHECK(fabs(r.cost - 2 * log2(1000.0 / 700)) < 1e-12);
         prnn_tuning_db_free(&a);
     }
@@ -175,13 +175,13 @@ static void test_nearest_rules(void)
         test_entry(&e[0], 1024, 32, 1);
         test_entry(&e[1], 4096, 8, 2);
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 2);
         /* hidden equal, batch tie (4 vs 16 around 8) -> larger batch */
         prnn_tuning_db_free(&a);
         test_entry(&e[0], 1024, 4, 1);
         test_entry(&e[1], 1024, 16, 2);
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 2);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 2);
         prnn_tuning_db_free(&a);
         /* complete tie -> file order */
         test_entry(&e[0], 2048, 8, 1);
@@ -190,7 +190,7 @@ static void test_nearest_rules(void)
         e[1].batch_min = 8;
         e[1].us_per_step = 9; /* same key twice: a hand-merged file */
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.blocks == 1);
+        CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 1);
         prnn_tuning_db_free(&a);
     }
     {
@@ -200,12 +200,12 @@ static void test_nearest_rules(void)
         test_entry(&s, 2048, 8, 2);
         test_db_of(&a, &u, 1);
         test_db_of(&b, &s, 1);
-        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.blocks == 1);
+        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.tile.blocks == 1);
         CHECK(r.source == PRNN_CONFIG_USER_DB);
         prnn_tuning_db_free(&b);
         test_entry(&s, 1536, 8, 2);
         test_db_of(&b, &s, 1);
-        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.blocks == 2);
+        CHECK(found(&a, &b, 1024, 8, &r) && r.entry.config.tile.blocks == 2);
         CHECK(r.source == PRNN_CONFIG_SHIPPED_DB && r.exact == 0);
         prnn_tuning_db_free(&a);
         prnn_tuning_db_free(&b);
@@ -233,24 +233,25 @@ static void test_nearest_sru(void)
     prnn_tuning_entry e;
     test_entry(&e, 1024, 32, 1);
     e.mode = PRNN_SRU;
+    snprintf(e.engine, sizeof(e.engine), "sru-scan");
     memset(&e.config, 0, sizeof(e.config));
-    e.sru.threads = 128;
-    e.sru.units_per_thread = 2;
-    e.sru.steps_in_flight = 8;
+    e.config.sru.threads = 128;
+    e.config.sru.units_per_thread = 2;
+    e.config.sru.steps_in_flight = 8;
     prnn_tuning_db a;
     test_db_of(&a, &e, 1);
     CHECK(a.count == 1);
     prnn_tuning_result r;
     prnn_tuning_key k = test_key(1024, 64); /* cost 1: used */
-    k.mode = PRNN_SRU;
+    k.rnn.mode = PRNN_SRU;
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 1 && r.cost == 1.0 &&
-          r.entry.sru.units_per_thread == 2);
-    k.batch = 16; /* cost 1 the other way */
+          r.entry.config.sru.units_per_thread == 2);
+    k.rnn.mini_batch = 16; /* cost 1 the other way */
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 1);
-    k.batch = 128; /* cost 2: a tile's entry would be used, an SRU one is not */
+    k.rnn.mini_batch = 128; /* cost 2: a tile's entry would be used, an SRU one is not */
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
-    k.batch = 32;
-    k.hidden = 4096; /* the entry 4x smaller: cost 4 */
+    k.rnn.mini_batch = 32;
+    k.rnn.hidden = 4096; /* the entry 4x smaller: cost 4 */
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
     prnn_tuning_db_free(&a);
 }
@@ -292,21 +293,21 @@ static void test_passes_apart(void)
 
     /* exact: the same shape in both passes, each found by its own key */
     CHECK(found_pass(&user, &shipped, fwd, 1024, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 1 && r.exact == 1 && r.entry.pass == fwd);
+    CHECK(r.entry.config.tile.blocks == 1 && r.exact == 1 && r.entry.pass == fwd);
     CHECK(found_pass(&user, &shipped, bwd, 1024, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 2 && r.exact == 1 && r.entry.pass == bwd);
+    CHECK(r.entry.config.tile.blocks == 2 && r.exact == 1 && r.entry.pass == bwd);
     /* an exact entry of the other pass is not even a nearest one */
     CHECK(found_pass(NULL, &shipped, fwd, 2048, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 3 && r.exact == 0);
+    CHECK(r.entry.config.tile.blocks == 3 && r.exact == 0);
     /* nearest: in each case the other pass holds the closest entry
      * (cost 0.42 against 1.17) */
     CHECK(found_pass(&user, &shipped, fwd, 1536, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 1 && r.exact == 0 && r.entry.pass == fwd);
+    CHECK(r.entry.config.tile.blocks == 1 && r.exact == 0 && r.entry.pass == fwd);
     CHECK(found_pass(&user, &shipped, bwd, 3072, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 4 && r.exact == 0 && r.entry.pass == bwd);
+    CHECK(r.entry.config.tile.blocks == 4 && r.exact == 0 && r.entry.pass == bwd);
     /* equal cost across passes: file order would pick the forward u[0] */
     CHECK(found_pass(&user, NULL, bwd, 2048, 8, &r) == 1);
-    CHECK(r.entry.config.blocks == 2);
+    CHECK(r.entry.config.tile.blocks == 2);
     prnn_tuning_db_free(&user);
     prnn_tuning_db_free(&shipped);
 
@@ -323,21 +324,21 @@ static void test_passes_apart(void)
 
 /* Accepts (returns 0 for) only configurations whose blocks are in ctx's
  * list, as the planner's check does: 0 fits, -1 does not. */
-static int fits_blocks(const prnn_tile_config *c, void *ctx, char *why,
+static int fits_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
                        size_t why_size)
 {
     for (const int *ok = ctx; *ok; ok++)
-        if (c->blocks == *ok)
+        if (e->config.tile.blocks == *ok)
             return 0;
-    snprintf(why, why_size, "%d blocks cannot be co-resident", c->blocks);
+    snprintf(why, why_size, "%d blocks cannot be co-resident", e->config.tile.blocks);
     return -1;
 }
 
 /* Rejects everything without saying why: the log still names the entry. */
-static int fits_nothing(const prnn_tile_config *c, void *ctx, char *why,
+static int fits_nothing(const prnn_tuning_entry *e, void *ctx, char *why,
                         size_t why_size)
 {
-    (void)c;
+    (void)e;
     (void)ctx;
     (void)why;
     (void)why_size;
@@ -364,23 +365,23 @@ static void test_fits(void)
     prnn_log_clear();
     CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only2,
                              &r) == 1);
-    CHECK(r.entry.config.blocks == 2 && r.source == PRNN_CONFIG_USER_DB);
+    CHECK(r.entry.config.tile.blocks == 2 && r.source == PRNN_CONFIG_USER_DB);
     CHECK_LOG("test DB: entries[0] (lstm half hidden 1024 dirs 1 batch 8 on "
-              "Test GPU (8.6, 84 SMs)) skipped: config blocks=1 threads=256");
+              "Test GPU (8.6, 84 SMs)) skipped: config persistent: blocks=1 threads=256");
     CHECK_LOG("does not fit this device or layer: 1 blocks cannot be "
               "co-resident");
 
     prnn_log_clear();
     CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only3,
                              &r) == 1);
-    CHECK(r.entry.config.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
+    CHECK(r.entry.config.tile.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
     CHECK(r.exact == 1);
-    CHECK_LOG("config blocks=2 ");
+    CHECK_LOG("config persistent: blocks=2 ");
 
     prnn_log_clear();
     CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only4,
                              &r) == 1);
-    CHECK(r.entry.config.blocks == 4 && r.exact == 0);
+    CHECK(r.entry.config.tile.blocks == 4 && r.exact == 0);
 
     prnn_log_clear();
     memset(&r, 0x5a, sizeof(r));
@@ -388,7 +389,7 @@ static void test_fits(void)
     CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)none,
                              &r) == 0);
     CHECK(memcmp(&r, &before, sizeof(r)) == 0); /* untouched on a miss */
-    CHECK_LOG("config blocks=4 ");
+    CHECK_LOG("config persistent: blocks=4 ");
     /* every candidate offered once: 4 rejections */
     const char *log = prnn_log_get();
     int lines = 0;

@@ -41,7 +41,7 @@ static int find_pass_blocks(const prnn_tuning_db *db, prnn_pass pass,
     prnn_tuning_result r;
     if (!prnn_tuning_search(db, NULL, &k, NULL, NULL, &r) || !r.exact)
         return 0;
-    return r.entry.config.blocks;
+    return r.entry.config.tile.blocks;
 }
 
 static int find_blocks(const prnn_tuning_db *db, int hidden, int batch)
@@ -135,7 +135,7 @@ static void test_round_trip(void)
     prnn_tuning_result r;
     prnn_tuning_key k = test_key(256, 2);
     CHECK(prnn_tuning_lookup(&k, NULL, NULL, &r) == 1);
-    CHECK(r.source == PRNN_CONFIG_USER_DB && r.entry.config.blocks == 3);
+    CHECK(r.source == PRNN_CONFIG_USER_DB && r.entry.config.tile.blocks == 3);
     unsetenv("PRNN_TUNING_DB");
 
     test_rm_rf(dir);
@@ -153,7 +153,7 @@ static void test_invalid_entries(void)
     char *before = test_read_file(path, NULL);
 
     prnn_tuning_entry bad[2] = {e, e};
-    bad[1].config.threads = 100;
+    bad[1].config.tile.threads = 100;
     prnn_log_clear();
     CHECK(prnn_tuning_db_store_many(path, bad, 2) == PRNN_STATUS_BAD_PARAM);
     CHECK_LOG("entry 1 (lstm half hidden 1024");
@@ -197,9 +197,9 @@ static void test_invalid_entries(void)
         case 5: x.hidden = v; break;
         case 6: x.directions = v; break;
         case 7: x.batch_min = v; break;
-        case 8: x.config.blocks = v; break;
-        case 9: x.config.handoff = v; break;
-        case 10: x.config.batch_groups = v; break;
+        case 8: x.config.tile.blocks = v; break;
+        case 9: x.config.tile.handoff = v; break;
+        case 10: x.config.tile.batch_groups = v; break;
         case 11: x.pass = (prnn_pass)v; break;
         }
         prnn_log_clear();
@@ -254,14 +254,14 @@ static void test_passes(void)
     k.pass = bwd;
     prnn_tuning_entry_from_key(&b, &k);
     b.config = f.config;
-    b.config.blocks = 6;
+    b.config.tile.blocks = 6;
     b.us_per_step = 1.5;
     store_both_passes(path, &b, 5, 6);
 
     /* re-tuning one pass leaves the other's entry alone, both ways round */
-    b.config.blocks = 7;
+    b.config.tile.blocks = 7;
     store_both_passes(path, &b, 5, 7);
-    f.config.blocks = 8;
+    f.config.tile.blocks = 8;
     store_both_passes(path, &f, 8, 7);
 
     /* sorted with the pass before the sizes: each pass's entries of one

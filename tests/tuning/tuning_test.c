@@ -104,15 +104,26 @@ void test_entry(prnn_tuning_entry *e, int hidden, int batch, int blocks)
     prnn_tuning_key k = test_key(hidden, batch);
     prnn_tuning_entry_from_key(e, &k);
     prnn_tile_config c = {blocks, 256, 8, 1, 8, 128, 0, 1, 0, 1};
-    e->config = c;
+    memset(&e->config, 0, sizeof(e->config));
+    e->config.tile = c;
     e->us_per_step = 1.25;
     snprintf(e->source, sizeof(e->source), "test");
 }
 
 prnn_tuning_key test_key(int hidden, int batch)
 {
-    prnn_tuning_key k = {"Test GPU", 8, 6, 84, PRNN_LSTM, PRNN_DATA_HALF,
-                         hidden, 1, batch, PRNN_PASS_FORWARD};
+    prnn_tuning_key k;
+    memset(&k, 0, sizeof(k));
+    k.gpu_name = "Test GPU";
+    k.cc_major = 8;
+    k.cc_minor = 6;
+    k.sm_count = 84;
+    k.rnn.mode = PRNN_LSTM;
+    k.rnn.dtype = PRNN_DATA_HALF;
+    k.rnn.hidden = hidden;
+    k.rnn.dirs = 1;
+    k.rnn.mini_batch = batch;
+    k.pass = PRNN_PASS_FORWARD;
     return k;
 }
 

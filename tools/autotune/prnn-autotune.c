@@ -1,11 +1,12 @@
 /*
- * prnn-autotune: finds the fastest persistent-kernel tile (or, for SRU, scan
- * configuration) for each shape on this GPU and records it in a tuning
- * database (the user DB by default, or --output FILE, e.g.
- * tuning_db/<gpu>.json to ship one).
+ * prnn-autotune: finds the fastest engine and configuration (a persistent
+ * kernel's tile, SRU's scan configuration, ...) for each shape and pass on
+ * this GPU and records it in a tuning database (the user DB by default, or
+ * --output FILE, e.g. tuning_db/<gpu>.json to ship one).
  *
- * For every key (mode x hidden x batch x data type x directions): candidate
- * tiles are compiled in parallel, each is checked against the CPU reference
+ * For every key (mode x hidden x batch x data type x directions x pass):
+ * candidate configurations of every engine that runs the shape (or of the
+ * one --engine names) are compiled in parallel, each is checked against the CPU reference
  * (a wrong candidate is rejected, never recorded), the survivors are timed,
  * and the winner is written atomically. Resumable: keys already in the
  * target database are skipped unless --force. Ctrl-C stops after the key in
@@ -24,9 +25,10 @@
 #include "descriptors.h"
 #include "dtype.h"
 #include "error.h"
-#include "gpu/autotune.h"
+#include "gpu/autotune/autotune.h"
+#include "gpu/engines/engine.h"
 #include "gpu/gpu_backend.h"
-#include "gpu/gpu_state.h"
+#include "gpu/run/gpu_state.h"
 #include "handle.h"
 #include "prnn.h"
 #include "tool_cli.h"
@@ -52,6 +54,7 @@ typedef struct {
     prnn_pass passes[PRNN_PASS_COUNT];
     int npasses;
     const char *output;
+    const prnn_engine *engine; /* NULL: every engine */
     int force, verbose, help, version;
     prnn_autotune_options opts;
 } tune_args;
@@ -105,9 +108,12 @@ static void usage(FILE *f)
             "  --layers N        layers of the tuned descriptor (default 1; with sru\n"
             "                    and 2 directions, 2 also times the scan of a layer\n"
             "                    whose input is 2 x hidden)\n"
-            "  --pass LIST       forward (default), backward-data: which persistent\n"
-            "                    kernel to tune (backward-data candidates are timed on\n"
-            "                    BackwardData calls after one ForwardTraining)\n"
+            "  --pass LIST       forward (default), backward-data: which pass to tune\n"
+            "                    (backward-data candidates are timed on BackwardData\n"
+            "                    calls after one ForwardTraining)\n"
+            "  --engine NAME     tune this engine's configurations only (default:\n"
+            "                    every engine that runs the shape; the winner's\n"
+            "                    engine is recorded): persistent, standard, sru-scan\n"
             "  --quick           a small grid: lstm,gru x 256,1024 x 1,8 x float,half\n"
             "  --output FILE     database to update (default: the user tuning DB,\n"
             "                    $PRNN_TUNING_DB or <cache dir>/tuning.json)\n"
@@ -132,7 +138,7 @@ static void usage(FILE *f)
 enum {
     OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_DIRS, OPT_LAYERS, OPT_PASS,
     OPT_QUICK, OPT_OUTPUT, OPT_FORCE, OPT_CANDIDATES, OPT_SEQ, OPT_REPEATS,
-    OPT_BUDGET, OPT_VERBOSE, OPT_VERSION,
+    OPT_BUDGET, OPT_VERBOSE, OPT_VERSION, OPT_ENGINE,
 };
 
 static const struct option long_options[] = {
@@ -143,6 +149,7 @@ static const struct option long_options[] = {
     {"directions", required_argument, NULL, OPT_DIRS},
     {"layers", required_argument, NULL, OPT_LAYERS},
     {"pass", required_argument, NULL, OPT_PASS},
+    {"engine", required_argument, NULL, OPT_ENGINE},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -171,6 +178,15 @@ static int apply(void *ctx, int c, const char *name, const char *value,
         a->batch[0] = 1, a->batch[1] = 8, a->nbatch = 2;
         return 0;
     case OPT_FORCE: a->force = 1; return 0;
+    case OPT_ENGINE:
+        a->engine = prnn_engine_find(value);
+        if (!a->engine) {
+            char names[256];
+            prnn_engine_names(names, sizeof(names));
+            snprintf(err, n, "--engine %s: no such engine (%s)", value, names);
+            return -1;
+        }
+        return 0;
     case OPT_VERBOSE: a->verbose = 1; return 0;
     case OPT_MODES:
         return tool_parse_list(name, value, 8, item_mode, a->modes,
@@ -362,17 +378,9 @@ int main(int argc, char **argv)
             for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
                 for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
                     for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
-                        prnn_tuning_key key = {dev->name, dev->cc_major, dev->cc_minor,
-                                               dev->sm_count, a.modes[mi], a.dts[ti],
-                                               a.hidden[hi], a.dirs[di],
-                                               a.batch[bi], a.passes[pi]};
                         const int sru = a.modes[mi] == PRNN_SRU;
                         if (sru && a.passes[pi] != PRNN_PASS_FORWARD) {
                             /* one scan configuration serves both passes */
-                            skipped++;
-                            continue;
-                        }
-                        if (!a.force && in_db(path, &key)) {
                             skipped++;
                             continue;
                         }
@@ -383,28 +391,34 @@ int main(int argc, char **argv)
                                              a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL
                                                                   : PRNN_UNIDIRECTIONAL,
                                              a.modes[mi], a.dts[ti]);
-                        char cfg[256] = "";
+                        prnn_tuning_key key;
+                        memset(&key, 0, sizeof(key));
+                        key.gpu_name = dev->name;
+                        key.cc_major = dev->cc_major;
+                        key.cc_minor = dev->cc_minor;
+                        key.sm_count = dev->sm_count;
+                        prnn_rnn_key_of(rnn, a.batch[bi], &key.rnn);
+                        key.pass = a.passes[pi];
+                        if (!a.force && in_db(path, &key)) {
+                            skipped++;
+                            prnnDestroyRNNDescriptor(rnn);
+                            continue;
+                        }
+                        char cfg[320] = "";
                         double heuristic_us = 0, best_us = 0;
                         prnn_api_enter("prnn-autotune");
-                        if (sru) {
-                            prnn_sru_config best;
-                            prnn_autotune_sru_report rep;
-                            s = prnn_autotune_sru(&call, rnn, a.batch[bi], &opts, &best, &rep);
-                            if (s == PRNN_STATUS_SUCCESS) {
-                                prnn_config_format(prnn_sru_fields, &best, cfg, sizeof(cfg));
-                                heuristic_us = rep.heuristic_us;
-                                best_us = rep.cand[rep.best].out.us_per_step;
-                            }
-                        } else {
-                            prnn_tile_config best;
-                            prnn_autotune_report rep;
-                            s = prnn_autotune_shape(&call, rnn, a.batch[bi], a.passes[pi], &opts,
-                                                    &best, &rep);
-                            if (s == PRNN_STATUS_SUCCESS) {
-                                prnn_tile_config_format(&best, cfg, sizeof(cfg));
-                                heuristic_us = rep.heuristic_us;
-                                best_us = rep.cand[rep.best].out.us_per_step;
-                            }
+                        prnn_autotune_result best;
+                        prnn_autotune_report rep;
+                        s = prnn_autotune_pass(&call, rnn, a.batch[bi], a.passes[pi], a.engine,
+                                               &opts, &best, &rep);
+                        if (s == PRNN_STATUS_SUCCESS) {
+                            char text[256];
+                            best.engine->format(&best.config, text, sizeof(text));
+                            snprintf(cfg, sizeof(cfg), "%s%s%s", best.engine->name,
+                                     best.engine->fields ? ": " : "",
+                                     best.engine->fields ? text : "");
+                            heuristic_us = rep.heuristic_us;
+                            best_us = rep.cand[rep.best].out.us_per_step;
                         }
                         if (ps.tty)
                             fprintf(stderr, "\r%60s\r", "");

@@ -1,0 +1,91 @@
+/*
+ * The autotuner: for one pass of one shape, candidate configurations of one
+ * engine or of every engine that supports the shape (each engine's wider
+ * set, src/gpu/engines/engine.h) are compiled in parallel, each is checked
+ * against the CPU reference on a short sequence -- a wrong candidate is
+ * rejected, never recorded -- and the survivors are timed on the device.
+ * The fastest is stored in a tuning database with its engine. Used by
+ * prnn-autotune and by handles with PRNN_AUTOTUNE_ON.
+ *
+ * What a candidate is timed on: forward, inference calls; backward-data,
+ * BackwardData calls after one ForwardTraining (whose engine is the
+ * standard one where it can run: only the reserve matters); an engine
+ * whose one configuration serves both passes (SRU's scan), the two calls
+ * that run it (ForwardTraining + BackwardData), checked on y and dx.
+ */
+#ifndef PRNN_AUTOTUNE_H
+#define PRNN_AUTOTUNE_H
+
+#include "gpu/engines/engine.h"
+#include "gpu/gpu_call.h"
+#include "rnn_pass.h"
+
+typedef struct {
+    int max_candidates; /* configurations to try (default 12, at most 32) */
+    int seq_length;     /* steps of the timed sequence (default 256) */
+    int repeats;        /* timed runs, median taken (default 5) */
+    double budget_s;    /* stop trying candidates after this (default 60) */
+    int compile_threads;/* parallel NVRTC compiles (default: online CPUs) */
+    /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
+    const char *output_db;
+    /* Candidates needing more hand-off and streamed-weight bytes per
+     * direction than this are not tried (0: no limit): a plan's workspace
+     * size has been reported before a backward configuration is tuned. */
+    size_t max_scratch_bytes;
+    /* Called after each candidate (may be NULL). */
+    void (*progress)(void *ctx, int done, int total, const char *line);
+    void *progress_ctx;
+} prnn_autotune_options;
+
+enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
+
+/* What a search learnt of one candidate. */
+typedef struct {
+    double us_per_step; /* 0 when not timed */
+    double rel_error;   /* against the CPU reference */
+    int ok;             /* 1: correct and timed */
+    char note[160];     /* why rejected or failed */
+} prnn_autotune_outcome;
+
+typedef struct {
+    const prnn_engine *engine;
+    prnn_engine_config config;
+    prnn_autotune_outcome out;
+} prnn_autotune_candidate;
+
+typedef struct {
+    int count;
+    prnn_autotune_candidate cand[PRNN_AUTOTUNE_MAX_CANDIDATES];
+    int best;            /* index into cand, -1 when none survived */
+    double heuristic_us; /* the library's own choice without a DB (cand[0]) */
+    double seconds;      /* wall time of the whole search */
+} prnn_autotune_report;
+
+typedef struct {
+    const prnn_engine *engine;
+    prnn_engine_config config;
+    double us_per_step;
+} prnn_autotune_result;
+
+void prnn_autotune_defaults(prnn_autotune_options *o);
+
+/*
+ * Tunes q's pass (an engine whose one configuration serves both passes is
+ * tuned under pass forward) over engine e, or over every engine that
+ * supports q when e is NULL. opts and report may be NULL. On success *best
+ * holds the winner, which has been stored as opts->output_db says; it is
+ * never slower than the library's own choice (cand[0], timed again in
+ * alternation with it). NOT_SUPPORTED when no candidate fits or survives.
+ */
+prnnStatus_t prnn_autotune_engine(const prnn_engine_query *q, const prnn_engine *e,
+                                  const prnn_autotune_options *opts, prnn_autotune_result *best,
+                                  prnn_autotune_report *report);
+
+/* The same for rnn's pass at batch mini_batch on g's GPU (prnn-autotune's
+ * entry). */
+prnnStatus_t prnn_autotune_pass(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                                int mini_batch, prnn_pass pass, const prnn_engine *e,
+                                const prnn_autotune_options *opts, prnn_autotune_result *best,
+                                prnn_autotune_report *report);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * A GPU engine: one way of running the recurrence of a pass (forward, or
+ * backward-data), with its kernels, its configuration and what it needs of
+ * the workspace. The planner (src/gpu/plan) and the autotuner
+ * (src/gpu/autotune) see engines only through this table; each engine lives
+ * in its own folder beside this file and calls down into the run
+ * infrastructure (src/gpu/run) alone.
+ *
+ * How a pass gets its engine (plan_select.c): the engines that support the
+ * shape are tried in the order of the table (PRNN_ENGINE first); for each,
+ * its configurations in order of preference -- forced by its variable, the
+ * tuning database's entry for that engine, the autotuner's winner, then its
+ * own heuristic candidates -- go to prepare(), which loads the first that
+ * runs. An engine that cannot run the shape answers NOT_SUPPORTED and the
+ * next one is tried.
+ *
+ * Adding an engine: a folder with its code, its row in engine_table.c, its
+ * sources in src/meson.build, its configuration's field table in
+ * src/tuning/tile_config.c (if it has one) and its path in prnn.h.
+ */
+#ifndef PRNN_ENGINE_H
+#define PRNN_ENGINE_H
+
+#include <stddef.h>
+
+#include "gpu/gpu_call.h"
+#include "gpu/run/load_stats.h"
+#include "prnn.h"
+#include "rnn_key.h"
+#include "rnn_pass.h"
+#include "rnn_problem.h"
+#include "tuning/tile_config.h"
+
+struct prnn_gpu_state;
+struct prnnRNNStruct;
+struct prnn_call_plan;
+struct prnn_kernel_request;
+struct prnn_ws_builder;
+
+/* What an engine is asked about: a pass of one RNN key on the call's GPU. */
+typedef struct {
+    const prnn_gpu_call *g;
+    struct prnn_gpu_state *gs;       /* g->gs */
+    const struct prnnRNNStruct *rnn; /* the descriptor the key was made from */
+    prnn_rnn_key key;
+    prnn_pass pass;
+} prnn_engine_query;
+
+/* One configuration of an engine in a pass's order of preference. */
+typedef struct {
+    prnn_engine_config config;
+    prnnConfigSource_t source;
+    const char *forced_by; /* the variable that forced it, or NULL */
+} prnn_engine_choice;
+
+typedef struct prnn_engine prnn_engine;
+
+/* A pass's engine inside a plan, with what the engine keeps (its kernels). */
+typedef struct {
+    const prnn_engine *engine;
+    prnnConfigSource_t source;
+    const char *forced_by;
+    char config[256]; /* the configuration that runs, in its text form */
+    int loaded;       /* its kernels are loaded (backward-data: on the
+                       * first training need) */
+    int settled;      /* its configuration was forced or is an exact tuning
+                       * DB entry: autotuning must not replace it */
+    void *state;      /* the engine's own; engine->release frees it */
+    prnn_load_stats stats; /* what loading its kernels cost so far */
+} prnn_pass_plan;
+
+/* What plan info reports of a pass plan. */
+typedef struct {
+    prnnRNNPath_t path;
+    int num_blocks;     /* per direction */
+    int threads_per_block;
+    int units_per_block;
+    int tensor_cores;
+    double resident_fraction;
+} prnn_engine_info;
+
+/* The recurrence of one layer (every direction) inside the layered runner
+ * (src/gpu/run/layered_run.h): the call, the layer and its data. */
+typedef struct {
+    const struct prnn_call_plan *c;
+    int layer;
+    int skip;                /* layer 0 of a SKIP_INPUT network (forward) */
+    unsigned tag_base;       /* hand-off tags of the layer's first step */
+    /* forward: the call's buffers, the layer's input (what SKIP adds) and
+     * output */
+    const prnn_forward_buffers *fwd;
+    const void *input;
+    void *output;
+    /* backward-data: the call's buffers, the gradient of the layer's output
+     * (dout_storage: in the storage type, else the math type) and the
+     * layer's output */
+    const prnn_backward_data_buffers *bwd;
+    const void *dout;
+    int dout_storage;
+    const void *hout;
+} prnn_layer_run;
+
+struct prnn_engine {
+    const char *name; /* as PRNN_ENGINE, the tuning DB and plan info write it */
+    /* Its configuration's fields (NULL: it has none) */
+    const prnn_tile_field *fields;
+    /* Variables forcing a configuration, per pass (NULL: none) */
+    const char *force_var[PRNN_PASS_COUNT];
+    /* One configuration serves both passes (stored under pass forward) */
+    int one_config;
+
+    /* Whether it can run q at all (mode, algorithm, device): 0, or -1 with
+     * why. No compilation, no device work. */
+    int (*supports)(const prnn_engine_query *q, char *why, size_t n);
+    /* Whether configuration c can run q here: 0, or -1 with why. */
+    int (*fits)(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n);
+    /* Up to max configurations for q, its own model's best first: the
+     * heuristic's few (search = 0) or the autotuner's wider set (search = 1;
+     * max_scratch: the largest hand-off and streamed-weight bytes per
+     * direction a candidate may need, 0 for no limit). Returns how many. */
+    int (*candidates)(const prnn_engine_query *q, int search, size_t max_scratch,
+                      prnn_engine_config *out, int max);
+    /* The configuration's text form. */
+    void (*format)(const prnn_engine_config *c, char *buf, size_t size);
+    /*
+     * Takes q's choices in order of preference into pp: the forward pass
+     * loads the first that runs; the backward-data pass keeps them (its
+     * workspace is sized from them) for load(). NOT_SUPPORTED (with why in
+     * the log) when none can run here. The caller holds the context.
+     */
+    prnnStatus_t (*prepare)(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp);
+    /* What training needs beyond an inference plan: the forward pass's
+     * variant that keeps what the backward pass reads; the backward-data
+     * pass's kernels (the first kept choice that loads). NOT_SUPPORTED
+     * when none loads. The caller holds the context. */
+    prnnStatus_t (*load_training)(const prnn_engine_query *q, prnn_pass_plan *pp);
+    /* The bytes of its own scratch per direction that pp's workspace holds
+     * (the autotuner's max_scratch for a later search; NULL: no limit). */
+    size_t (*scratch)(const prnn_pass_plan *pp);
+    /* The kernel the autotuner compiles ahead for configuration c (0), or
+     * -1 when it has none to compile. */
+    int (*request)(const prnn_engine_query *q, const prnn_engine_config *c,
+                   struct prnn_kernel_request *r);
+
+    /* Its parts of a call's workspace (the runner adds its own). */
+    void (*workspace)(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
+                      struct prnn_ws_builder *b);
+    /* The recurrence of one layer in the layered runner (forward and
+     * backward-data), or NULL for an engine that runs whole calls. */
+    prnnStatus_t (*forward_layer)(const prnn_layer_run *lr);
+    prnnStatus_t (*backward_layer)(const prnn_layer_run *lr);
+    /* A whole call of any kind (SRU's scan): NULL for the layered runner. */
+    prnnStatus_t (*run)(struct prnn_call_plan *c, const void *buffers);
+
+    void (*describe)(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info);
+    void (*release)(prnn_pass_plan *pp);
+};
+
+/* The table, in the order the planner tries engines; count via
+ * prnn_engine_count. */
+const prnn_engine *prnn_engine_at(int i);
+int prnn_engine_count(void);
+/* By name; NULL when there is none. */
+const prnn_engine *prnn_engine_find(const char *name);
+/* The names of every engine, ", "-separated, into buf (for messages). */
+void prnn_engine_names(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,257 @@
+#include "gpu/engines/persistent/heuristic.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "descriptors.h"
+
+double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev)
+{
+    const prnn_tile_config *t = &g->tile;
+    const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
+    const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
+    const int dirs = g->shape.key.dirs;
+    const int blocks = t->blocks * dirs;                   /* that hand off h_t */
+    const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
+    const int bc = t->batch_chunk;
+
+    /* Every term in seconds. Hand-off: measured 0.26 us with a few blocks to 0.98 with 132 (Lamport
+     * words); a release/acquire counter adds a round trip. */
+    double handoff = (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+
+    /* Every block reads all of its group's vector (h_{t-1} forward, the
+     * gate gradients backward): 8-byte words carrying one value (FMA) or two
+     * (MMA), read once per row group. */
+    const int kd = g->kdim;
+    double words = t->mma ? kd * (double)g->group_stride / 2 : kd * (double)g->group_stride;
+    double bytes_blk = words * 8.0 * g->rsplit;
+    double poll = bytes_blk / 64.0 / clk;
+    double poll_all = bytes_blk * all_blocks / l2_bw;
+    if (poll_all > poll)
+        poll = poll_all;
+
+    /* The products of one block. */
+    double compute;
+    int chunks = g->chunks;
+    if (t->mma) {
+        int rt = g->wpk / 4;
+        int ntn = (bc + 7) / 8;
+        double mmas = (double)g->warps * g->ksteps * rt * ntn * chunks;
+        compute = mmas / 2.0 / clk;
+        /* each accumulator tile takes one mma per k-step, one after the
+         * other (~28 cycles of latency each on sm_80/sm_90) */
+        double chain = (double)g->ksteps * chunks * 28.0 / clk;
+        if (chain > compute)
+            compute = chain;
+    } else {
+        int aw = g->acc_bytes / 4;
+        int rpl = g->wpk / aw;
+        int vw = aw == 1 ? (bc >= 4 ? 4 : 1) : (bc >= 2 ? 2 : 1);
+        int bcp = (bc + vw - 1) / vw * vw;
+        double fmas = (double)t->threads * g->ksteps * rpl * bcp * chunks;
+        double rate = aw == 1 ? 128.0 : 64.0;
+        compute = fmas / rate / clk;
+        /* broadcast loads of h from shared memory */
+        compute += (double)g->warps * g->ksteps * (bcp / vw) * chunks / 4.0 / clk;
+        /* summing the lanes_k lanes: log2(lanes_k) shuffles per row and
+         * batch column, one warp-wide shuffle per clock per SM */
+        int rounds = 0;
+        for (int l = t->lanes_k; l > 1; l >>= 1)
+            rounds++;
+        compute += (double)g->warps * rounds * rpl * bc * chunks / clk;
+        /* each accumulator takes one FMA per k-step, dependent on the last
+         * (4 cycles): few threads with long K-ranges are latency-bound */
+        double chain = (double)g->ksteps * chunks * 4.0 / clk;
+        if (chain > compute)
+            compute = chain;
+    }
+    double smem = (double)g->ksmem * g->wpk * t->threads * 4.0 * chunks / 128.0 / clk;
+    double streamed = 0.0;
+    if (g->kglb) {
+        double b = (double)g->kglb * g->wpk * t->threads * 4.0 * chunks;
+        double total = b * all_blocks;
+        double bw = total * 0.5 > (dev ? dev->l2_bytes : 50e6) ? hbm_bw : l2_bw;
+        streamed = b / 64.0 / clk;
+        if (total / bw > streamed)
+            streamed = total / bw;
+    }
+    double work = compute > smem ? compute : smem;
+    /* Two barriers and a cell update per chunk. */
+    double sync = ((g->red_bufs == 2 ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) * 1e-6;
+    /* Calibration against measurement: the terms above under-rate the mma
+     * engine (its chain of dependent mma.sync and the reduction across
+     * warps) and 128-thread blocks (too few warps to hide latency). Fitted
+     * on the 1920 candidates the autotuner timed on an H100 (v0.3): picking
+     * each key's fastest-modelled candidate costs 1.08x the best measured
+     * one instead of 1.20x (1.11x instead of 1.31x on the 1920 of v0.2's
+     * run); bench/NOTES.md. */
+    double fit = (t->mma ? 2.0 : 1.0) * (t->threads == 128 ? 1.1 : 1.0);
+    return (handoff + poll + work + streamed + sync) * fit * 1e6;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    double cost;
+    int index;
+} ranked;
+
+/* The FMA engine unrolls its k-steps times the batch chunk: NVRTC's time
+ * grows much faster than that product (sm_90, one thread of this machine's
+ * CPU: 512 -> 0.7 s, 1024 -> 1.0-1.8 s, 2048 -> 8-10 s). A plan compiles on
+ * first use, so the heuristic and the autotuner's candidates stay at or
+ * below 1024; a tuning-DB entry beyond it is still honoured (it compiles
+ * once, then comes from the disk cache). The mma engine's loops are short. */
+static int compiles_quickly(const prnn_kernel_geometry *g)
+{
+    return g->tile.mma || (long)g->ksteps * g->tile.batch_chunk <= 1024;
+}
+
+/* Largest register and shared-memory shares for a tile, then the geometry. */
+static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                    prnn_tile_config t, prnn_kernel_geometry *g)
+{
+    char why[256];
+    /* First pass with no weights on-chip gives the fixed costs. */
+    t.reg_slots = 0;
+    t.smem_slots = 0;
+    if (prnn_kernel_geometry_compute(shape, &t, dev, g, why, sizeof(why)))
+        return -1;
+    int budget = 255 - 16 - g->est_regs;
+    int max_by_file = dev ? dev->regs_per_sm / t.threads - 16 - g->est_regs : budget;
+    if (max_by_file < budget)
+        budget = max_by_file;
+    if (budget < 0)
+        return -1;
+    t.reg_slots = budget / g->wpk * g->wpk;
+    long smem_free = (long)(dev ? dev->smem_per_block_optin : 48 * 1024) - (long)g->smem_bytes;
+    long per_kstep = (long)g->wpk * t.threads * 4;
+    t.smem_slots = smem_free > 0 ? (int)(smem_free / per_kstep) * g->wpk : 0;
+    if (t.smem_slots > 65536)
+        t.smem_slots = 65536 / g->wpk * g->wpk;
+    return prnn_kernel_geometry_compute(shape, &t, dev, g, why, sizeof(why));
+}
+
+/* One candidate tile: kept when it fits and stays within what compiles and
+ * runs well (see below). */
+static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                    const prnn_tile_config *t, prnn_kernel_geometry *g)
+{
+    /* Many rows per lane unroll into very long code (compile seconds,
+     * instruction-cache misses): spread rows over more blocks or warps
+     * instead. Past ~64 accumulators a thread, the compiler spills the
+     * unrolled products to local memory. */
+    return fit_tile(shape, dev, *t, g) == 0 &&
+           g->wpk / (g->acc_bytes / 4) <= (t->mma ? 64 : 8) && g->accumulators <= 64 &&
+           compiles_quickly(g);
+}
+
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
+                              const prnn_device_info *dev, int use_mma,
+                              prnn_kernel_geometry *out, int max)
+{
+    static const int threads_opts[] = {128, 256, 512};
+    static const int lanes_opts[] = {1, 2, 4, 8};
+    static const int chunk_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    static const int group_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    static const int cand_blocks[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+    int block_opts[16], nb = 0;
+    int sms = dev ? dev->sm_count / shape->key.dirs : 132;
+    for (size_t i = 0; i < sizeof(cand_blocks) / sizeof(int); i++)
+        if (cand_blocks[i] < sms)
+            block_opts[nb++] = cand_blocks[i];
+    block_opts[nb++] = sms > 0 ? sms : 1;
+
+    int capacity = 0, n = 0;
+    prnn_kernel_geometry *all = NULL;
+    const int B = shape->key.mini_batch;
+    /* Both engines where tensor cores are allowed: at small batch the FMA
+     * engine's shorter dependency chain can win. */
+    for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
+    for (int gi = 0; gi < 7 && group_opts[gi] <= B; gi++) {
+        const int groups = group_opts[gi];
+        const int per_group = (B + groups - 1) / groups;
+        for (int ti = 0; ti < 3; ti++)
+        for (int bi = 0; bi < nb && block_opts[bi] * groups <= sms; bi++)
+        for (int ci = 0; ci < 7; ci++) {
+            int bc = chunk_opts[ci];
+            if (bc > per_group && !(ci > 0 && chunk_opts[ci - 1] < per_group))
+                continue; /* one chunk size >= the group's rows is enough */
+            for (int ks = 0; ks < 2; ks++)
+            for (int li = 0; li < (mma ? 1 : 4); li++) {
+                if (n == capacity) {
+                    int grown = capacity ? 2 * capacity : 4096;
+                    prnn_kernel_geometry *p = realloc(all, sizeof(*all) * (size_t)grown);
+                    if (!p)
+                        goto ranked_out;
+                    all = p;
+                    capacity = grown;
+                }
+                prnn_tile_config t;
+                memset(&t, 0, sizeof(t));
+                t.threads = threads_opts[ti];
+                t.blocks = block_opts[bi];
+                t.batch_chunk = bc < per_group ? bc : per_group;
+                t.batch_groups = groups;
+                t.ksplit = ks ? t.threads / 64 : t.threads / 32;
+                t.lanes_k = mma ? 1 : lanes_opts[li];
+                t.mma = mma;
+                /* Lamport words, except for fp64 (a value fills the word)
+                 * and backward mma tiles: their G-times-longer vector made
+                 * spinning on every word cost more than one counter wait
+                 * and plain loads (prnn-autotune on the H100, LSTM and GRU
+                 * fp16, H 1024, B 16: 1.49x and 1.31x; bench/NOTES.md v0.6) */
+                t.handoff = shape->key.dtype == PRNN_DATA_DOUBLE ||
+                                    (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
+                                ? 1
+                                : 0;
+                if (t.ksplit < 1)
+                    continue;
+                if (try_tile(shape, dev, &t, &all[n]))
+                    n++;
+            }
+        }
+    }
+ranked_out:;
+    ranked *r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
+    if (!r) {
+        free(all);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        r[i].cost = prnn_heuristic_cost(&all[i], dev);
+        r[i].index = i;
+    }
+    qsort(r, (size_t)n, sizeof(*r), cmp_cost);
+    /* Different requests can normalise to the same tile (e.g. 128 and 132
+     * blocks both give 16 units per block): keep the first of each. */
+    int m = 0;
+    for (int i = 0; i < n && m < max; i++) {
+        const prnn_kernel_geometry *g = &all[r[i].index];
+        int dup = 0;
+        for (int j = 0; j < m && !dup; j++)
+            dup = memcmp(&out[j].tile, &g->tile, sizeof(g->tile)) == 0;
+        if (!dup)
+            out[m++] = *g;
+    }
+    free(r);
+    free(all);
+    return m;
+}
+
+int prnn_heuristic_choose(const prnn_kernel_shape *shape,
+                          const prnn_device_info *dev, int use_mma,
+                          prnn_kernel_geometry *out, char *why, size_t why_size)
+{
+    if (prnn_heuristic_candidates(shape, dev, use_mma, out, 1) == 1)
+        return 0;
+    snprintf(why, why_size,
+             "no persistent configuration fits %s with hidden %d, batch %d on this device",
+             prnn_mode_name(shape->key.mode), shape->key.hidden, shape->key.mini_batch);
+    return -1;
+}

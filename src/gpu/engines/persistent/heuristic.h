@@ -1,0 +1,31 @@
+/*
+ * The tile configuration for a shape no tuning database knows: a search over
+ * candidate tiles scored by a cost model of one step (hand-off latency,
+ * reading h_{t-1} from L2, the products, weights re-read from shared or
+ * global memory, barriers). The model's constants come from measurements on
+ * an H100 (shared/BASELINES.md); the autotuner replaces its guesses with
+ * timings.
+ */
+#ifndef PRNN_PERSISTENT_HEURISTIC_H
+#define PRNN_PERSISTENT_HEURISTIC_H
+
+#include "descriptors.h"
+#include "gpu/engines/persistent/kernel_geometry.h"
+#include "tuning/tile_config.h"
+
+/* The modelled time of one step in microseconds (for ranking candidates). */
+double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev);
+
+/* Fills up to max candidate tiles that fit the device, best modelled first;
+ * returns how many. use_mma: the tensor-core engine is allowed. */
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
+                              const prnn_device_info *dev, int use_mma,
+                              prnn_kernel_geometry *out, int max);
+
+/* The best candidate; -1 with a reason when nothing fits (then only the
+ * standard path can run the shape). */
+int prnn_heuristic_choose(const prnn_kernel_shape *shape,
+                          const prnn_device_info *dev, int use_mma,
+                          prnn_kernel_geometry *out, char *why, size_t why_size);
+
+#endif

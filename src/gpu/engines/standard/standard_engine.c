@@ -1,0 +1,344 @@
+/*
+ * The standard engine (PRNN_PATH_STANDARD): the classic non-persistent
+ * recurrence, per step one cuBLASLt GEMM (h_{t-1} R^T forward, dg R
+ * backward) and one fused pointwise kernel (rnn_step.cu). It needs no
+ * co-resident blocks, and where a step is a real GEMM (large batch, large
+ * hidden size) it is the engine that keeps up.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checked_size.h"
+#include "dtype.h"
+#include "error.h"
+#include "gpu/engines/engine.h"
+#include "gpu/run/gpu_state.h"
+#include "gpu/run/kernel_request.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/run_kernels.h"
+#include "prnn_kernel_abi.h"
+
+/* rnn_step.cu's kernels. */
+typedef struct {
+    CUfunction init, cell, cell_skip, cell_backward;
+} prnn_step_kernels;
+
+/* Engine parts of the workspace. */
+enum {
+    WS_HSTATE = 0, /* forward: miniBatch * hidden, storage type */
+    WS_CSTATE = 1, /* forward: miniBatch * hidden, math type */
+    WS_REC = 2,    /* miniBatch * gates * hidden (forward R h; backward dg R,
+                    * miniBatch * hidden), math type */
+    WS_CARRY = 3   /* backward: miniBatch * hidden, math type */
+};
+
+static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm,
+                                 prnn_kernel_request *r)
+{
+    prnn_request_start(r, "rnn_step.cu", "prnn_step_cell", sm);
+    prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
+    prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
+    prnn_request_define(r, "PRNN_H", key->hidden);
+    prnn_request_define(r, "PRNN_SKIP", skip);
+    return prnn_request_finish(r);
+}
+
+static int supports(const prnn_engine_query *q, char *why, size_t n)
+{
+    if (q->key.mode == PRNN_SRU) {
+        snprintf(why, n, "SRU has no recurrent matrix");
+        return -1;
+    }
+    if (q->key.algo == PRNN_RNN_ALGO_PERSISTENT) {
+        snprintf(why, n, "the descriptor's algorithm is PRNN_RNN_ALGO_PERSISTENT");
+        return -1;
+    }
+    return 0;
+}
+
+static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
+{
+    (void)q;
+    (void)c;
+    (void)why;
+    (void)n;
+    return 0;
+}
+
+/* It has no configuration: one candidate. */
+static int candidates(const prnn_engine_query *q, int search, size_t max_scratch,
+                      prnn_engine_config *out, int max)
+{
+    (void)q;
+    (void)search;
+    (void)max_scratch;
+    if (max < 1)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    return 1;
+}
+
+static void format(const prnn_engine_config *c, char *buf, size_t size)
+{
+    (void)c;
+    snprintf(buf, size, "standard");
+}
+
+static int request(const prnn_engine_query *q, const prnn_engine_config *c,
+                   prnn_kernel_request *r)
+{
+    (void)c;
+    return request_step(&q->key, 0, q->gs->info.sm, r) ? -1 : 0;
+}
+
+/* The step kernels serve both passes (one module, or two with the
+ * SKIP_INPUT variant). */
+static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp)
+{
+    if (count < 1)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "standard engine: no configuration");
+    prnn_step_kernels *k = calloc(1, sizeof(*k));
+    if (!k)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    pp->state = k;
+    for (int skip = 0; skip < 2; skip++) {
+        if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
+            break;
+        prnn_kernel_request r;
+        const prnn_named_fn all[] = {{"prnn_step_cell", &k->cell},
+                                     {"prnn_step_init", &k->init},
+                                     {"prnn_step_cell_backward", &k->cell_backward}};
+        const prnn_named_fn skipped[] = {{"prnn_step_cell", &k->cell_skip}};
+        prnnStatus_t s = request_step(&q->key, skip, q->gs->info.sm, &r);
+        PRNN_TRY(skip ? prnn_load_functions(q->gs, s, &r, &pp->stats, skipped, 1)
+                      : prnn_load_functions(q->gs, s, &r, &pp->stats, all, 3));
+    }
+    format(&choices[0].config, pp->config, sizeof(pp->config));
+    pp->source = choices[0].source;
+    pp->forced_by = choices[0].forced_by;
+    pp->loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
+{
+    (void)q;
+    (void)pp;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
+                      prnn_ws_builder *b)
+{
+    (void)pp;
+    const struct prnnRNNStruct *rnn = p->rnn;
+    prnn_ws_layout *l = b->l;
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
+    const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
+    if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {
+        l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, es));
+        l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, gh, acc));
+    } else if (call == PRNN_CALL_BACKWARD_DATA) {
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
+        l->engine[WS_CARRY] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
+    }
+}
+
+/* One direction of one layer, forward: a GEMM and a pointwise kernel per
+ * step. */
+static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_forward_buffers *b = lr->fwd;
+    const prnn_step_kernels *sk = c->pass->state;
+    const int layer = lr->layer, skip = lr->skip;
+    const int H = c->H, T = c->p->seq_length, B = c->p->mini_batch;
+    int pseudo = layer * c->dirs + d;
+    prnn_dir_weights w;
+    prnn_run_dir_weights(c, b->w, pseudo, &w);
+    size_t so = (size_t)pseudo * c->state_stride;
+
+    prnn_step_init_args ia;
+    memset(&ia, 0, sizeof(ia));
+    ia.hx = prnn_run_offset(b->hx, so);
+    ia.cx = prnn_run_offset(b->cx, so);
+    ia.hstate = prnn_run_ws(c, c->l.engine[WS_HSTATE]);
+    ia.cstate = c->rnn->mode == PRNN_LSTM ? prnn_run_ws(c, c->l.engine[WS_CSTATE]) : NULL;
+    ia.count = B * H;
+    PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
+                          "prnn_step_init"));
+
+    prnn_step_args a;
+    memset(&a, 0, sizeof(a));
+    a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+    a.xin = skip ? lr->input : prnn_layered_xproj(c, d);
+    a.bW = w.bW;
+    a.bR = w.bR;
+    a.hstate = ia.hstate;
+    a.cstate = ia.cstate;
+    a.y = lr->output;
+    a.hy = (void *)prnn_run_offset(b->hy, so);
+    a.cy = (void *)prnn_run_offset(b->cy, so);
+    a.y_cols = c->dirs * H;
+    a.y_offset = d * H;
+    a.reverse = d;
+    a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
+    CUfunction fn = skip ? sk->cell_skip : sk->cell;
+    /* First row of each step, walked in processing order. */
+    long long row = d ? (long long)c->p->total_rows : 0;
+    for (int s = 0; s < T; s++) {
+        int t = d ? T - 1 - s : s;
+        if (d) {
+            row -= c->p->batch[t];
+            a.row0 = row;
+        } else {
+            a.row0 = row;
+            row += c->p->batch[t];
+        }
+        a.batch = c->p->batch[t];
+        a.next_batch = s + 1 < T ? c->p->batch[d ? t - 1 : t + 1] : 0;
+        a.final_step = s == T - 1;
+        /* rec = h_{t-1} R^T for the step's rows: the recurrence, strict */
+        prnn_gemm_key key;
+        prnn_run_gemm_key(c, &key);
+        key.tf32 = 0;
+        key.m = a.batch;
+        key.n = (int)c->gh;
+        key.k = H;
+        key.trans_b = 1;
+        key.lda = H;
+        key.ldb = H;
+        key.ldc = (int)c->gh;
+        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
+        PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
+                              "prnn_step_cell"));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* One direction of one layer, backward: per step (walking time backwards) a
+ * GEMM rec = dg R over the rows the previous step ran, then the cell
+ * backward; a final GEMM and pointwise pass leave dhx / dcx. */
+static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_backward_data_buffers *b = lr->bwd;
+    const prnn_step_kernels *sk = c->pass->state;
+    const int layer = lr->layer;
+    const int H = c->H, T = c->p->seq_length;
+    const int pseudo = layer * c->dirs + d;
+    prnn_dir_weights w;
+    prnn_run_dir_weights(c, b->w, pseudo, &w);
+    size_t so = (size_t)pseudo * c->state_stride;
+    char *dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
+    const long long rec_row = (long long)c->r.dg_cols * H; /* elements per dg row */
+
+    prnn_step_bwd_args a;
+    memset(&a, 0, sizeof(a));
+    a.dy = lr->dout;
+    a.dy_storage = lr->dout_storage;
+    a.dy_cols = c->dirs * H;
+    a.act = prnn_reserve_act(&c->r, b->reserve, pseudo);
+    a.hout = lr->hout;
+    a.y_cols = c->dirs * H;
+    a.y_offset = d * H;
+    a.hx = prnn_run_offset(b->hx, so);
+    a.cx = prnn_run_offset(b->cx, so);
+    a.dhy = prnn_run_offset(b->dhy, so);
+    a.dcy = prnn_run_offset(b->dcy, so);
+    a.dhx = (void *)prnn_run_offset(b->dhx, so);
+    a.dcx = (void *)prnn_run_offset(b->dcx, so);
+    a.dg = dg;
+    a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
+    /* First rows of the steps, walked in this direction's order: dir 0 from
+     * the last step down, dir 1 from the first up. */
+    long long prev_row0 = 0;
+    long long row0 = d ? 0 : (long long)c->p->total_rows;
+    int prev_b = 0;
+    for (int s = 0; s <= T; s++) {
+        const int t = d ? s : T - 1 - s;
+        const int cur_b = s < T ? c->p->batch[t] : 0;
+        if (s < T && !d)
+            row0 -= cur_b;
+        if (s < T && d && s > 0)
+            row0 += prev_b;
+        const int tp = d ? t + 1 : t - 1;
+        const int has_tp = s < T && tp >= 0 && tp < T;
+        a.row0 = row0;
+        a.cur_b = cur_b;
+        a.prev_b = prev_b;
+        a.tp_b = has_tp ? c->p->batch[tp] : 0;
+        a.tp_row0 = has_tp ? (d ? row0 + cur_b : row0 - c->p->batch[tp]) : 0;
+        a.rec = NULL;
+        if (prev_b) {
+            /* rec[prev_b][H] = dg_prev[:, recurrent side] R: the recurrence, strict */
+            prnn_gemm_key key;
+            prnn_run_gemm_key(c, &key);
+            key.tf32 = 0;
+            key.m = prev_b;
+            key.n = H;
+            key.k = (int)c->gh;
+            key.lda = (int)rec_row;
+            key.ldb = H;
+            key.ldc = H;
+            a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
+                                (void *)a.rec));
+        }
+        const int hi_b = cur_b > prev_b ? cur_b : prev_b;
+        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256),
+                              1, 256, &a, "prnn_step_cell_backward"));
+        prev_b = cur_b;
+        prev_row0 = row0;
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t forward_layer(const prnn_layer_run *lr)
+{
+    for (int d = 0; d < lr->c->dirs; d++)
+        PRNN_TRY(forward_dir(lr, d));
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t backward_layer(const prnn_layer_run *lr)
+{
+    for (int d = 0; d < lr->c->dirs; d++)
+        PRNN_TRY(backward_dir(lr, d));
+    return PRNN_STATUS_SUCCESS;
+}
+
+static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
+{
+    (void)pp;
+    (void)key;
+    memset(info, 0, sizeof(*info));
+    info->path = PRNN_PATH_STANDARD;
+}
+
+static void release(prnn_pass_plan *pp)
+{
+    free(pp->state);
+    pp->state = NULL;
+}
+
+const prnn_engine prnn_standard_engine = {
+    .name = "standard",
+    .supports = supports,
+    .fits = fits,
+    .candidates = candidates,
+    .format = format,
+    .prepare = prepare,
+    .load_training = load_training,
+    .request = request,
+    .workspace = workspace,
+    .forward_layer = forward_layer,
+    .backward_layer = backward_layer,
+    .describe = describe,
+    .release = release,
+};

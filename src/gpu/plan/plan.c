@@ -1,0 +1,108 @@
+#include "gpu/plan/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/run/workspace_layout.h"
+
+void prnn_plan_free(prnn_plan *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < PRNN_PASS_COUNT; i++)
+        if (p->pass[i].engine && p->pass[i].state)
+            p->pass[i].engine->release(&p->pass[i]);
+    free(p);
+}
+
+size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *p)
+{
+    size_t most = 0;
+    for (int k = 0; k < PRNN_CALL_KINDS; k++) {
+        const prnn_pass_plan *pp = &plan->pass[prnn_call_pass((prnn_call_kind)k)];
+        if (!pp->engine)
+            continue; /* an inference-only plan (the autotuner's) */
+        prnn_ws_layout l;
+        prnn_ws_layout_compute(pp, p, (prnn_call_kind)k, &l);
+        if (l.total > most) /* PRNN_SIZE_OVERFLOW is the largest */
+            most = l.total;
+    }
+    if (plan->bwd_fallback && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded) {
+        /* A fallback's workspace depends on the shape alone (its pass plan
+         * has no state yet). */
+        prnn_pass_plan fallback;
+        memset(&fallback, 0, sizeof(fallback));
+        fallback.engine = plan->bwd_fallback;
+        prnn_ws_layout l;
+        prnn_ws_layout_compute(&fallback, p, PRNN_CALL_BACKWARD_DATA, &l);
+        if (l.total > most)
+            most = l.total;
+    }
+    return most;
+}
+
+static void merge(prnn_load_stats *into, const prnn_load_stats *s)
+{
+    if (s->cubin_source > into->cubin_source)
+        into->cubin_source = s->cubin_source;
+    into->compile_ms += s->compile_ms;
+}
+
+prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan)
+{
+    prnn_load_stats all = plan->stats;
+    for (int i = 0; i < PRNN_PASS_COUNT; i++)
+        merge(&all, &plan->pass[i].stats);
+    return all;
+}
+
+prnn_tuning_key prnn_plan_tuning_key(const prnn_device_info *dev, const prnn_rnn_key *key,
+                                     prnn_pass pass)
+{
+    prnn_tuning_key k;
+    memset(&k, 0, sizeof(k));
+    k.gpu_name = dev->name;
+    k.cc_major = dev->cc_major;
+    k.cc_minor = dev->cc_minor;
+    k.sm_count = dev->sm_count;
+    k.rnn = *key;
+    k.pass = pass;
+    return k;
+}
+
+void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t *info)
+{
+    prnnRNNPlanInfo_t full;
+    memset(&full, 0, sizeof(full));
+    full.structSize = info->structSize;
+    const prnn_pass_plan *f = &plan->pass[PRNN_PASS_FORWARD];
+    const prnn_pass_plan *b = &plan->pass[PRNN_PASS_BACKWARD_DATA];
+    prnn_engine_info fi, bi;
+    f->engine->describe(f, &plan->key, &fi);
+    b->engine->describe(b, &plan->key, &bi);
+    prnn_load_stats stats = prnn_plan_load_stats(plan);
+    full.path = fi.path;
+    full.configSource = f->source;
+    full.cubinSource = stats.cubin_source;
+    full.numBlocks = fi.num_blocks;
+    full.threadsPerBlock = fi.threads_per_block;
+    full.unitsPerBlock = fi.units_per_block;
+    full.tensorCores = fi.tensor_cores;
+    full.residentFraction = fi.resident_fraction;
+    full.compileMs = stats.compile_ms;
+    full.planMs = plan->plan_ms;
+    snprintf(full.config, sizeof(full.config), "%s", f->config);
+    snprintf(full.device, sizeof(full.device), "%s", device);
+    /* The backward-data pass: what runs once training is prepared, else
+     * what was chosen for it. */
+    full.trainingPrepared = plan->training_loaded;
+    full.backwardPath = bi.path;
+    full.backwardConfigSource = b->source;
+    full.backwardNumBlocks = bi.num_blocks;
+    snprintf(full.backwardConfig, sizeof(full.backwardConfig), "%s", b->config);
+    snprintf(full.engine, sizeof(full.engine), "%s", f->engine->name);
+    snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
+    size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
+    memcpy(info, &full, n);
+}

@@ -1,0 +1,62 @@
+/*
+ * A plan: everything the GPU needs to run one RNN key (an RNN descriptor's
+ * settings with batches of up to mini_batch rows) -- per pass, the engine
+ * that runs it with its configuration and kernels, and the kernels every
+ * call shares. Choosing the engines and keeping plans per handle is
+ * plan_select.h's job; this file holds what a plan is and what is derived
+ * from it (sizes, the tuning key, plan info).
+ *
+ * The forward pass's kernels are loaded when the plan is made. The
+ * backward-data pass's engine and configuration are chosen then too (the
+ * workspace size depends on them), but its kernels and the training kernels
+ * are loaded on the first training need.
+ */
+#ifndef PRNN_PLAN_H
+#define PRNN_PLAN_H
+
+#include <stdint.h>
+
+#include "cuda/device_info.h"
+#include "gpu/engines/engine.h"
+#include "gpu/run/run_kernels.h"
+#include "rnn_key.h"
+#include "rnn_problem.h"
+#include "tuning/tuning_db.h"
+
+typedef struct prnn_plan {
+    struct prnn_plan *next;
+    prnn_rnn_key key;
+    uint64_t hash; /* prnn_rnn_key_hash(&key) */
+    prnn_pass_plan pass[PRNN_PASS_COUNT];
+    /* The engine the backward-data pass falls back to when its own cannot
+     * load at the first training need (NULL: none); the workspace size
+     * reported covers it. */
+    const prnn_engine *bwd_fallback;
+    prnn_run_kernels kernels; /* setup, and the training kernels */
+    prnn_load_stats stats;    /* of the kernels above */
+    int training_loaded;
+    double plan_ms; /* planning and loading, so far */
+} prnn_plan;
+
+/* Releases every pass plan's state and frees the plan. */
+void prnn_plan_free(prnn_plan *p);
+
+/* The workspace every call of p's shape runs in (what
+ * prnnGetRNNWorkspaceSize reports): the largest of the call kinds' layouts,
+ * the backward-data fallback's included. PRNN_SIZE_OVERFLOW when one of
+ * them does not fit. */
+size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *p);
+
+/* Where the plan's cubins came from (the worst of its parts) and what
+ * compiling them cost. */
+prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan);
+
+/* The tuning database's key for (key, pass) on device dev. */
+prnn_tuning_key prnn_plan_tuning_key(const prnn_device_info *dev, const prnn_rnn_key *key,
+                                     prnn_pass pass);
+
+/* The plan as prnnGetRNNPlanInfo describes it (the first structSize bytes
+ * of info; device: the GPU's description). */
+void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t *info);
+
+#endif

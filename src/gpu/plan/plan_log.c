@@ -1,0 +1,93 @@
+#include "gpu/plan/plan_log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "descriptors.h"
+#include "dtype.h"
+#include "error.h"
+
+static int log_enabled;
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+
+static void read_variable(void)
+{
+    const char *v = getenv("PRNN_LOG_PLANS");
+    log_enabled = v && v[0] && strcmp(v, "0") != 0;
+}
+
+int prnn_plan_log_enabled(void)
+{
+    pthread_once(&log_once, read_variable);
+    return log_enabled;
+}
+
+/* Names indexed by the public enums' values (explicit and dense: ABI). */
+static const char *name_of(const char *const *names, size_t count, int value)
+{
+    return value >= 0 && (size_t)value < count ? names[value] : "?";
+}
+
+#define NAME_OF(names, value) name_of(names, sizeof(names) / sizeof(names[0]), (int)(value))
+
+static const char *const path_names[] = {"cpu-reference", "persistent-resident",
+                                         "persistent-streamed", "standard", "sru-scan"};
+static const char *const config_names[] = {"none", "shipped-db", "user-db", "heuristic",
+                                           "autotuned"};
+static const char *const cubin_names[] = {"none", "memory", "disk", "compiled"};
+
+/* snprintf that appends at *len and never runs past size. */
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...) PRNN_PRINTF(4, 5);
+
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (!size)
+        return;
+    buf[0] = '\0';
+    add(buf, size, &len, "prnn: %s %s %s hidden=%d batch=%d layers=%d dirs=%d on %s", e->event,
+        prnn_mode_name(e->mode), prnn_dtype_name(e->dtype), e->hidden, e->batch, e->layers,
+        e->dirs, e->device);
+    if (e->status != PRNN_STATUS_SUCCESS) {
+        add(buf, size, &len, " | failed: %s (prnnGetLastErrorLog says why) | %.1f ms",
+            prnnGetErrorString(e->status), e->ms);
+        return;
+    }
+    for (int i = 0; i < e->npasses; i++) {
+        const prnn_plan_log_pass *p = &e->passes[i];
+        add(buf, size, &len, " | %s: %s", p->pass, NAME_OF(path_names, p->path));
+        if (p->path == PRNN_PATH_STANDARD)
+            continue; /* no tile: the per-step kernels */
+        add(buf, size, &len, " [%s] from ", p->config);
+        if (p->forced_by)
+            add(buf, size, &len, "%s (forced)", p->forced_by);
+        else
+            add(buf, size, &len, "%s", NAME_OF(config_names, p->source));
+    }
+    add(buf, size, &len, " | cubin: %s | %.1f ms (compile %.1f ms)",
+        NAME_OF(cubin_names, e->cubin), e->ms, e->compile_ms);
+}
+
+void prnn_plan_log_print(const prnn_plan_log_event *e)
+{
+    char line[1024];
+    prnn_plan_log_format(e, line, sizeof(line) - 1);
+    size_t n = strlen(line);
+    line[n] = '\n';
+    fwrite(line, 1, n + 1, stderr);
+}

@@ -1,0 +1,434 @@
+#include "gpu/plan/plan_select.h"
+#include "gpu/plan/plan_make.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gpu/autotune/autotune.h"
+#include "gpu/plan/plan_log.h"
+#include "gpu/run/gpu_state.h"
+#include "jit/nvrtc_compile.h"
+#include "tuning/tuning_db.h"
+
+/* Configurations a pass's engine is offered, at most. */
+#define MAX_CHOICES 4
+
+/* The tuning database's fits callback: an entry for this engine whose
+ * configuration still runs this shape here. */
+typedef struct {
+    const prnn_engine_query *q;
+    const prnn_engine *engine;
+} fits_ctx;
+
+static int entry_fits(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+{
+    const fits_ctx *f = ctx;
+    if (strcmp(e->engine, f->engine->name) != 0) {
+        snprintf(why, n, "an entry for the %s engine", e->engine);
+        return -1;
+    }
+    return f->engine->fits(f->q, &e->config, why, n);
+}
+
+/* The configuration e's variable forces for q's pass, if any and valid: 1,
+ * else 0 (a bad one is reported in the log and ignored). */
+static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_engine_choice *c)
+{
+    const char *var = e->force_var[q->pass];
+    const char *text = var ? getenv(var) : NULL;
+    if (!text || !text[0] || !e->fields)
+        return 0;
+    char err[256];
+    memset(c, 0, sizeof(*c));
+    if (prnn_config_parse(e->fields, text, &c->config, sizeof(c->config), err, sizeof(err)) ||
+        e->fits(q, &c->config, err, sizeof(err))) {
+        prnn_log_append("note: %s ignored: %s", var, err);
+        return 0;
+    }
+    c->source = PRNN_CONFIG_USER_DB;
+    c->forced_by = var;
+    return 1;
+}
+
+/*
+ * Engine e's configurations for q in order of preference: forced, the
+ * tuning DB's entry (or, with may_autotune and no exact entry, the
+ * autotuner's winner), then its heuristic's. *settled: the first is forced
+ * or an exact entry, which autotuning must not replace.
+ */
+static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine *e,
+                                   int may_autotune, prnn_engine_choice *out, int *count,
+                                   int *settled)
+{
+    int n = 0;
+    *settled = 0;
+    if (forced_config(q, e, &out[n])) {
+        n++;
+        *settled = 1;
+    }
+    /* One configuration for both passes lives under pass forward. */
+    prnn_pass db_pass = e->one_config ? PRNN_PASS_FORWARD : q->pass;
+    if (!n && e->fields) {
+        prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, db_pass);
+        fits_ctx fc = {q, e};
+        prnn_tuning_result found;
+        /* With autotuning on, only an exact entry spares the search: a
+         * nearest entry is a guess for another shape. */
+        if (prnn_tuning_lookup(&key, entry_fits, &fc, &found) == 1 &&
+            (found.exact || !may_autotune)) {
+            memset(&out[n], 0, sizeof(out[n]));
+            out[n].config = found.entry.config;
+            out[n++].source = found.source;
+            *settled = found.exact;
+        }
+    }
+    if (!n && may_autotune && e->fields) {
+        prnn_autotune_result best;
+        prnn_engine_query dq = *q;
+        dq.pass = db_pass;
+        PRNN_TRY(prnn_autotune_engine(&dq, e, NULL, &best, NULL));
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].config = best.config;
+        out[n++].source = PRNN_CONFIG_AUTOTUNED;
+    }
+    prnn_engine_config heur[MAX_CHOICES];
+    int h = e->candidates(q, 0, 0, heur, MAX_CHOICES - n);
+    for (int i = 0; i < h; i++) {
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].config = heur[i];
+        out[n++].source = PRNN_CONFIG_HEURISTIC;
+    }
+    *count = n;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The tuning databases' fits callback for the choice of engine: an entry
+ * whose engine runs q (the order holds the engines that may) and whose
+ * configuration still runs here. */
+typedef struct {
+    const prnn_engine_query *q;
+    const prnn_engine *const *order;
+    int n;
+} any_fits_ctx;
+
+static int entry_fits_any(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+{
+    const any_fits_ctx *f = ctx;
+    for (int i = 0; i < f->n; i++)
+        if (strcmp(e->engine, f->order[i]->name) == 0)
+            return f->order[i]->fits(f->q, &e->config, why, n);
+    snprintf(why, n, "the %s engine cannot run this shape here", e->engine);
+    return -1;
+}
+
+/* Entries farther than this do not choose the engine: which engine wins
+ * changes with the shape faster than a tile's best choice does (a batch
+ * twice as large can turn the steps into real GEMMs). */
+#define ENGINE_NEAREST_MAX_COST 1.0
+
+/* The engine a tuning DB entry for q's pass names (exact, or nearest
+ * within ENGINE_NEAREST_MAX_COST) goes first in the order, unless
+ * $PRNN_ENGINE already put one there. */
+static void db_engine_first(const prnn_engine_query *q, const prnn_engine **order, int n)
+{
+    const char *var = q->pass == PRNN_PASS_BACKWARD_DATA ? "PRNN_ENGINE_BACKWARD" : "PRNN_ENGINE";
+    const char *forced = getenv(var);
+    if (!forced || !forced[0])
+        forced = getenv("PRNN_ENGINE");
+    if ((forced && forced[0]) || n < 2)
+        return;
+    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
+    any_fits_ctx fc = {q, order, n};
+    prnn_tuning_result found;
+    if (prnn_tuning_lookup(&key, entry_fits_any, &fc, &found) != 1 ||
+        !(found.exact || found.cost <= ENGINE_NEAREST_MAX_COST))
+        return;
+    for (int i = 1; i < n; i++)
+        if (strcmp(order[i]->name, found.entry.engine) == 0) {
+            const prnn_engine *e = order[i];
+            memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
+            order[0] = e;
+            return;
+        }
+}
+
+/*
+ * The pass plan of q: the first engine in order that can run it. With
+ * fallback, the next engine after it that supports q (the backward-data
+ * pass's, should its own not load). The last engine's reason goes into the
+ * error when none can.
+ */
+static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune,
+                                prnn_pass_plan *pp, const prnn_engine **fallback)
+{
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(q, order);
+    db_engine_first(q, order, n);
+    char why[512] = "";
+    for (int i = 0; i < n; i++) {
+        prnn_engine_choice choices[MAX_CHOICES];
+        int count, settled;
+        PRNN_TRY(engine_choices(q, order[i], may_autotune, choices, &count, &settled));
+        prnnStatus_t s = prnn_plan_prepare_engine(q, order[i], choices, count, pp);
+        if (s == PRNN_STATUS_SUCCESS) {
+            pp->settled = settled;
+            if (fallback)
+                *fallback = i + 1 < n ? order[i + 1] : NULL;
+            return s;
+        }
+        if (s != PRNN_STATUS_NOT_SUPPORTED)
+            return s; /* a compile or driver failure is a real error */
+        snprintf(why, sizeof(why), "%s", prnn_log_get());
+    }
+    if (q->key.algo == PRNN_RNN_ALGO_PERSISTENT)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "PRNN_RNN_ALGO_PERSISTENT: no persistent configuration runs "
+                         "%s hidden %d batch %d on %s%s%s", prnn_mode_name(q->key.mode),
+                         q->key.hidden, q->key.mini_batch, q->gs->description,
+                         why[0] ? ": " : "", why);
+    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "no engine runs the %s pass of %s hidden %d "
+                     "batch %d on %s%s%s", prnn_pass_name(q->pass), prnn_mode_name(q->key.mode),
+                     q->key.hidden, q->key.mini_batch, q->gs->description,
+                     why[0] ? ": " : "", why);
+}
+
+static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                              prnn_plan *p)
+{
+    PRNN_TRY(prnn_run_kernels_load(g->gs, &p->kernels, &p->stats));
+    prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
+    PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
+    prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
+    return choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD], NULL);
+}
+
+/* With autotuning on and no settled choice for the backward-data pass, its
+ * engine's configuration is tuned first, among those that fit the
+ * workspace size already reported, and takes the first place. */
+static prnnStatus_t autotune_backward(const prnn_engine_query *q, prnn_pass_plan *pp)
+{
+    const prnn_engine *e = pp->engine;
+    if (!e->fields || e->one_config)
+        return PRNN_STATUS_SUCCESS;
+    prnn_autotune_options o;
+    prnn_autotune_defaults(&o);
+    o.max_scratch_bytes = e->scratch ? e->scratch(pp) : 0;
+    prnn_autotune_result best;
+    PRNN_TRY(prnn_autotune_engine(q, e, &o, &best, NULL));
+    prnn_engine_choice choices[MAX_CHOICES];
+    int n = 0;
+    memset(&choices[n], 0, sizeof(choices[n]));
+    choices[n].config = best.config;
+    choices[n++].source = PRNN_CONFIG_AUTOTUNED;
+    prnn_engine_config heur[MAX_CHOICES];
+    int h = e->candidates(q, 0, 0, heur, MAX_CHOICES - n);
+    for (int i = 0; i < h; i++) {
+        memset(&choices[n], 0, sizeof(choices[n]));
+        choices[n].config = heur[i];
+        choices[n++].source = PRNN_CONFIG_HEURISTIC;
+    }
+    prnn_pass_plan tuned;
+    PRNN_TRY(prnn_plan_prepare_engine(q, e, choices, n, &tuned));
+    e->release(pp);
+    *pp = tuned;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The training kernels, once: the forward engine's training variant, the
+ * backward-data engine's kernels (its fallback's when they cannot load),
+ * and the shared training kernels. */
+static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                                  prnn_plan *p)
+{
+    prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
+    prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
+    prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD], *b = &p->pass[PRNN_PASS_BACKWARD_DATA];
+    if (g->autotune == PRNN_AUTOTUNE_ON && !b->settled && !b->loaded)
+        PRNN_TRY(autotune_backward(&bq, b));
+    PRNN_TRY(f->engine->load_training(&fq, f));
+    prnnStatus_t s = b->engine->load_training(&bq, b);
+    if (s == PRNN_STATUS_NOT_SUPPORTED && p->bwd_fallback) {
+        prnn_log_append("note: the %s engine's backward-data kernels do not load here; "
+                        "the %s engine runs the pass", b->engine->name, p->bwd_fallback->name);
+        prnn_engine_choice c[MAX_CHOICES];
+        prnn_engine_config heur[MAX_CHOICES];
+        int h = p->bwd_fallback->candidates(&bq, 0, 0, heur, MAX_CHOICES);
+        for (int i = 0; i < h; i++) {
+            memset(&c[i], 0, sizeof(c[i]));
+            c[i].config = heur[i];
+            c[i].source = PRNN_CONFIG_HEURISTIC;
+        }
+        prnn_pass_plan fb;
+        s = prnn_plan_prepare_engine(&bq, p->bwd_fallback, c, h, &fb);
+        if (!s)
+            s = fb.engine->load_training(&bq, &fb);
+        if (!s) {
+            b->engine->release(b);
+            *b = fb;
+            p->bwd_fallback = NULL;
+        } else if (fb.engine && fb.state) {
+            fb.engine->release(&fb);
+        }
+    }
+    if (s)
+        return s;
+    return prnn_run_kernels_load_training(g->gs, rnn->dtype, &p->kernels, &p->stats);
+}
+
+/* PRNN_LOG_PLANS: an event's shape, device, outcome and time. */
+static void log_event_init(prnn_plan_log_event *e, const char *event,
+                           const struct prnn_gpu_state *gs, const prnn_rnn_key *key,
+                           prnnStatus_t s, double ms)
+{
+    memset(e, 0, sizeof(*e));
+    e->event = event;
+    e->mode = key->mode;
+    e->dtype = key->dtype;
+    e->hidden = key->hidden;
+    e->batch = key->mini_batch;
+    e->layers = key->layers;
+    e->dirs = key->dirs;
+    e->device = gs->description;
+    e->status = s;
+    e->ms = ms;
+}
+
+static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
+{
+    const prnn_pass_plan *pp = &p->pass[pass];
+    prnn_plan_log_pass lp = {prnn_pass_name(pass), PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE,
+                             NULL};
+    if (!pp->engine)
+        return lp;
+    prnn_engine_info info;
+    pp->engine->describe(pp, &p->key, &info);
+    lp.path = info.path;
+    lp.config = pp->config;
+    lp.source = pp->source;
+    lp.forced_by = pp->forced_by;
+    return lp;
+}
+
+/* A new plan: the forward pass that loaded, the backward-data pass chosen. */
+static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s,
+                     double ms)
+{
+    prnn_plan_log_event e;
+    log_event_init(&e, "plan", gs, &p->key, s, ms);
+    e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
+    e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
+    e.npasses = 2;
+    prnn_load_stats stats = prnn_plan_load_stats(p);
+    e.cubin = stats.cubin_source;
+    e.compile_ms = stats.compile_ms;
+    prnn_plan_log_print(&e);
+}
+
+/* The training kernels loaded: the backward-data pass that loaded. */
+static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s,
+                         double ms, const prnn_load_stats *event)
+{
+    prnn_plan_log_event e;
+    log_event_init(&e, "training kernels", gs, &p->key, s, ms);
+    e.passes[0] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
+    e.npasses = 1;
+    e.cubin = event->cubin_source;
+    e.compile_ms = event->compile_ms;
+    prnn_plan_log_print(&e);
+}
+
+static void reset_sources(prnn_plan *p, prnn_load_stats saved[3])
+{
+    prnn_load_stats *parts[] = {&p->stats, &p->pass[0].stats, &p->pass[1].stats};
+    for (int i = 0; i < 3; i++) {
+        saved[i] = *parts[i];
+        parts[i]->cubin_source = PRNN_CUBIN_NONE;
+    }
+}
+
+static void restore_sources(prnn_plan *p, const prnn_load_stats saved[3])
+{
+    prnn_load_stats *parts[] = {&p->stats, &p->pass[0].stats, &p->pass[1].stats};
+    for (int i = 0; i < 3; i++)
+        if (saved[i].cubin_source > parts[i]->cubin_source)
+            parts[i]->cubin_source = saved[i].cubin_source;
+}
+
+/* The plan's training kernels, with the event logged. */
+static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                                     prnn_plan *p)
+{
+    struct prnn_gpu_state *gs = g->gs;
+    double t0 = prnn_now_ms();
+    /* The plan's cubin source is the worst over its life; the log wants
+     * this event's own, so the sources start afresh and are merged after. */
+    prnn_load_stats before = prnn_plan_load_stats(p), saved[3];
+    reset_sources(p, saved);
+    prnnStatus_t s = prnn_gpu_enter(gs);
+    if (!s) {
+        s = load_training(g, rnn, p);
+        prnn_gpu_leave(gs);
+    }
+    prnn_load_stats after = prnn_plan_load_stats(p);
+    prnn_load_stats event = {after.cubin_source, after.compile_ms - before.compile_ms};
+    restore_sources(p, saved);
+    double ms = prnn_now_ms() - t0;
+    if (prnn_plan_log_enabled())
+        log_training(gs, p, s, ms, &event);
+    if (s)
+        return s;
+    p->training_loaded = 1;
+    p->plan_ms += ms;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                           int mini_batch, int training, prnn_plan **out)
+{
+    struct prnn_gpu_state *gs = g->gs;
+    prnn_rnn_key key;
+    prnn_rnn_key_of(rnn, mini_batch, &key);
+    const uint64_t hash = prnn_rnn_key_hash(&key);
+    prnn_plan *p = NULL;
+    for (prnn_plan *q = gs->plans; q && !p; q = q->next)
+        if (q->hash == hash && prnn_rnn_key_equal(&q->key, &key))
+            p = q;
+    if (!p) {
+        p = calloc(1, sizeof(*p));
+        if (!p)
+            return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+        p->key = key;
+        p->hash = hash;
+        double t0 = prnn_now_ms();
+        prnnStatus_t s = prnn_gpu_enter(gs);
+        if (!s) {
+            s = make_plan(g, rnn, p);
+            prnn_gpu_leave(gs);
+        }
+        double ms = prnn_now_ms() - t0;
+        if (prnn_plan_log_enabled())
+            log_plan(gs, p, s, ms);
+        if (s) {
+            prnn_plan_free(p);
+            return s;
+        }
+        p->plan_ms = ms;
+        p->next = gs->plans;
+        gs->plans = p;
+    }
+    if (training && !p->training_loaded)
+        PRNN_TRY(prepare_training(g, rnn, p));
+    *out = p;
+    return PRNN_STATUS_SUCCESS;
+}
+
+void prnn_plan_free_all(prnn_plan *list)
+{
+    while (list) {
+        prnn_plan *next = list->next;
+        prnn_plan_free(list);
+        list = next;
+    }
+}

@@ -1,0 +1,27 @@
+/*
+ * Choosing a plan's engines and keeping plans per handle (GPU state). For
+ * each pass, the engines that support the shape are tried in the table's
+ * order (src/gpu/engines/engine_table.c), the one $PRNN_ENGINE (or, for the
+ * backward-data pass, $PRNN_ENGINE_BACKWARD) names first; each engine gets
+ * its configurations in order of preference: the one its variable forces
+ * ($PRNN_TILE, $PRNN_TILE_BACKWARD, $PRNN_SRU_TILE), the tuning
+ * databases' entry for it, the autotuner's winner (when the call's autotune
+ * mode is on and no exact entry exists), then its heuristic's. The first
+ * engine that loads runs the pass. A forcing that cannot run is reported in
+ * the log and the normal choice goes on.
+ */
+#ifndef PRNN_PLAN_SELECT_H
+#define PRNN_PLAN_SELECT_H
+
+#include "gpu/gpu_call.h"
+#include "gpu/plan/plan.h"
+
+/* The plan for (rnn, mini_batch) on the call's device, made on first use;
+ * with training, its training kernels are loaded too (once). */
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
+                           int mini_batch, int training, prnn_plan **out);
+
+/* Frees a list of plans (modules stay loaded in the process-wide cache). */
+void prnn_plan_free_all(prnn_plan *list);
+
+#endif

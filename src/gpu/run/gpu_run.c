@@ -1,0 +1,197 @@
+#include "gpu/run/gpu_run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "gpu/run/gpu_state.h"
+#include "gpu/run/layered_run.h"
+#include "prnn_kernel_abi.h"
+#include "weights_layout.h"
+
+void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
+                         const prnn_run_kernels *k, const prnn_pass_plan *pp,
+                         const prnn_rnn_problem *p, prnn_call_kind call)
+{
+    memset(c, 0, sizeof(*c));
+    c->gs = gs;
+    c->kernels = k;
+    c->pass = pp;
+    c->p = p;
+    c->rnn = p->rnn;
+    c->kind = call;
+    c->training = call != PRNN_CALL_INFERENCE;
+    prnn_ws_layout_compute(pp, p, call, &c->l);
+    if (c->training)
+        prnn_reserve_layout_compute(p, &c->r);
+    c->es = prnn_dtype_size(p->rnn->dtype);
+    c->acc = p->rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    c->G = prnn_mode_gates(p->rnn->mode);
+    c->H = p->rnn->hidden;
+    c->gh = (size_t)c->G * (size_t)c->H;
+    c->dirs = prnn_rnn_dirs(p->rnn);
+    c->state_stride = (size_t)p->mini_batch * c->H * c->es;
+}
+
+prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers,
+                           void *ws)
+{
+    if (c->training && !c->kernels->training_loaded)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
+    c->ws = ws;
+    c->stream = (CUstream)g->stream;
+    PRNN_TRY(prnn_gpu_enter(c->gs));
+    const prnn_engine *e = c->pass->engine;
+    prnnStatus_t s;
+    if (e->run)
+        s = e->run(c, buffers);
+    else if (c->kind == PRNN_CALL_BACKWARD_DATA)
+        s = prnn_layered_backward_data(c, buffers);
+    else if (c->kind == PRNN_CALL_BACKWARD_WEIGHTS)
+        s = prnn_layered_backward_weights(c, buffers);
+    else
+        s = prnn_layered_forward(c, buffers);
+    prnn_gpu_leave(c->gs);
+    return s;
+}
+
+void *prnn_run_ws(const prnn_call_plan *c, size_t offset)
+{
+    return offset == (size_t)-1 ? NULL : c->ws + offset;
+}
+
+const void *prnn_run_offset(const void *base, size_t bytes)
+{
+    return base ? (const char *)base + bytes : NULL;
+}
+
+void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
+{
+    prnn_pseudo_layer_layout pl;
+    prnn_weights_pseudo_layer(c->rnn, c->p->input_size, pseudo, &pl);
+    const char *base = w;
+    d->W = pl.w_offset == (size_t)-1 ? NULL : base + pl.w_offset * c->es;
+    d->R = base + pl.r_offset * c->es;
+    d->bW = base + pl.bw_offset * c->es;
+    d->bR = base + pl.br_offset * c->es;
+    d->w_cols = pl.w_cols;
+}
+
+unsigned prnn_run_grid(unsigned long long n, unsigned block)
+{
+    unsigned long long grid = (n + block - 1) / block;
+    if (grid > 4096)
+        grid = 4096;
+    return grid ? (unsigned)grid : 1;
+}
+
+prnnStatus_t prnn_run_launch_cooperative(const prnn_call_plan *c, CUfunction fn, unsigned grid,
+                                         unsigned block, size_t smem, void *arg,
+                                         const char *name)
+{
+    char what[96];
+    snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
+    void *params[] = {arg};
+    return prnn_cu_check(c->gs->cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1,
+                                                              (unsigned)smem, c->stream, params),
+                         what);
+}
+
+prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
+                             unsigned grid_y, unsigned block, void *arg, const char *name)
+{
+    char what[80];
+    snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
+    void *params[] = {arg};
+    return prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0,
+                                                   c->stream, params, NULL),
+                         what);
+}
+
+/* The runs (steps of equal batch) travel in the kernel's parameters; a long
+ * varying sequence takes several launches. */
+prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
+{
+    prnn_setup_args a;
+    memset(&a, 0, sizeof(a));
+    a.batch = (int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (int *)prnn_run_ws(c, c->l.offset);
+    if (c->l.zero_begin != (size_t)-1) {
+        a.zero = (unsigned *)prnn_run_ws(c, c->l.zero_begin);
+        a.zero_words = (c->l.zero_end - c->l.zero_begin + 3) / 4;
+    }
+    const int T = c->p->seq_length;
+    long long row = 0;
+    int t = 0;
+    while (t < T || a.zero) {
+        a.t_begin = t;
+        a.row_base = row;
+        a.num_runs = 0;
+        while (t < T && a.num_runs < PRNN_SETUP_MAX_RUNS) {
+            int b = c->p->batch[t], t0 = t;
+            while (t < T && c->p->batch[t] == b)
+                t++;
+            a.t_end[a.num_runs] = t;
+            a.run_batch[a.num_runs] = b;
+            a.num_runs++;
+            row += (long long)(t - t0) * b;
+        }
+        unsigned long long work = (unsigned long long)T;
+        if (a.zero_words > work)
+            work = a.zero_words;
+        unsigned grid = (unsigned)((work + 255) / 256);
+        if (grid > 1024)
+            grid = 1024;
+        if (grid < 1)
+            grid = 1;
+        prnnStatus_t s = prnn_run_launch(c, c->kernels->setup, grid, 1, 256, &a, "prnn_rnn_setup");
+        if (s)
+            return s;
+        a.zero = NULL; /* only the first launch zeroes */
+        a.zero_words = 0;
+        if (t >= T)
+            break;
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_run_fork(const prnn_call_plan *c, prnn_call_plan *side)
+{
+    const struct prnn_gpu_state *g = c->gs;
+    if (!g->side)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_fork: no side stream");
+    PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->fork, c->stream), "cuEventRecord"));
+    PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
+    *side = *c;
+    side->stream = g->side;
+    side->l.gemm_ws = c->l.gemm_ws_side;
+    side->l.gemm_ws_side = (size_t)-1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_run_join(const prnn_call_plan *c)
+{
+    const struct prnn_gpu_state *g = c->gs;
+    PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->join, g->side), "cuEventRecord"));
+    return prnn_cu_check(g->cu->cuStreamWaitEvent(c->stream, g->join, 0), "cuStreamWaitEvent");
+}
+
+void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key)
+{
+    memset(key, 0, sizeof(*key));
+    key->in_type = c->rnn->dtype;
+    key->tf32 = c->rnn->math == PRNN_TENSOR_OP_MATH;
+}
+
+prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,
+                           const void *b, void *out)
+{
+    if (c->l.gemm_ws == (size_t)-1)
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_gemm: no GEMM workspace here");
+    prnn_gemm_cache *gemm;
+    prnnStatus_t s = prnn_gpu_gemm(c->gs, &gemm);
+    if (s)
+        return s;
+    return prnn_gemm_run(gemm, key, a, b, out, prnn_run_ws(c, c->l.gemm_ws), c->stream);
+}

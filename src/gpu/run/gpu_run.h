@@ -1,0 +1,110 @@
+/*
+ * A call plan, and what every runner shares: a compute call resolved once
+ * after validation (the engine of its pass, its workspace and reserve
+ * layouts, the sizes the API checks the caller's buffers against, derived
+ * sizes), then launching (kernels, GEMMs, the per-call setup kernel, the
+ * side stream). Only enqueues work: no allocation, synchronisation,
+ * compilation or I/O.
+ */
+#ifndef PRNN_GPU_RUN_H
+#define PRNN_GPU_RUN_H
+
+#include "cuda/cuda_driver.h"
+#include "gpu/engines/engine.h"
+#include "gpu/gpu_call.h"
+#include "gpu/run/gemm.h"
+#include "gpu/run/reserve_layout.h"
+#include "gpu/run/run_kernels.h"
+#include "gpu/run/workspace_layout.h"
+
+typedef struct prnn_call_plan {
+    struct prnn_gpu_state *gs;
+    const prnn_run_kernels *kernels; /* the plan's setup and training kernels */
+    const prnn_pass_plan *pass;      /* the engine that runs the call */
+    const prnn_rnn_problem *p;
+    const struct prnnRNNStruct *rnn;
+    prnn_call_kind kind;
+    int training;                    /* any call but inference */
+    prnn_ws_layout l;                /* this call's workspace */
+    prnn_reserve_layout r;           /* training calls' reserve; zero for inference */
+    /* What the caller's buffers must hold: the workspace every call of the
+     * shape runs in (prnnGetRNNWorkspaceSize) and, for training calls, the
+     * reserve (prnnGetRNNTrainingReserveSize); set by the planner. */
+    size_t workspace_bytes, reserve_bytes;
+    size_t es, acc;      /* bytes of the storage and the math type */
+    size_t gh;           /* gates * hidden */
+    size_t state_stride; /* bytes of one pseudo-layer's hx/hy/cx/cy slice */
+    int dirs, H, G;
+    /* the call's workspace and stream (prnn_call_run) */
+    char *ws;
+    CUstream stream;
+} prnn_call_plan;
+
+/* One pseudo-layer's weights inside w. */
+typedef struct {
+    const void *W; /* NULL for SKIP_INPUT layer 0 */
+    const void *R, *bW, *bR;
+    int w_cols;
+} prnn_dir_weights;
+
+/* Fills c for a call of kind `call` of p run by pp, with kernels k:
+ * layouts and derived sizes (workspace_bytes and reserve_bytes are the
+ * planner's to set). */
+void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
+                         const prnn_run_kernels *k, const prnn_pass_plan *pp,
+                         const prnn_rnn_problem *p, prnn_call_kind call);
+
+/* Runs the call on the caller's buffers (a prnn_forward_buffers,
+ * prnn_backward_data_buffers or prnn_backward_weights_buffers as the kind
+ * says) and workspace, on g's stream, holding the device's context: the
+ * engine's own run, or the layered runner with its layer functions. The
+ * buffers' sizes have been checked against the plan's. */
+prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers,
+                           void *ws);
+
+/* Address of a workspace part, NULL for (size_t)-1. */
+void *prnn_run_ws(const prnn_call_plan *c, size_t offset);
+
+/* base + bytes, NULL when base is NULL (optional state slices). */
+const void *prnn_run_offset(const void *base, size_t bytes);
+
+void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo,
+                          prnn_dir_weights *d);
+
+/* The step tables of the call (and the workspace's zero_begin .. zero_end,
+ * an engine's hand-off area, zeroed when there is one). */
+prnnStatus_t prnn_run_setup(const prnn_call_plan *c);
+
+prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,
+                           const void *b, void *out);
+
+/* Work that overlaps the call's own. prnn_run_fork makes the handle's side
+ * stream (prnn_gpu_side_stream, made at planning) wait for what the call's
+ * stream holds so far and fills side: c with the side stream and the side
+ * GEMM workspace (the layout's gemm_ws_side; where there is none, a GEMM
+ * on side fails).
+ * prnn_run_join makes the call's stream wait for everything enqueued on the
+ * side stream. Both are stream-ordered events, so a call under stream
+ * capture captures the fork and the join; every fork needs its join, also
+ * on the way out of an error. */
+prnnStatus_t prnn_run_fork(const prnn_call_plan *c, prnn_call_plan *side);
+prnnStatus_t prnn_run_join(const prnn_call_plan *c);
+
+/* A GEMM key with the call's types (math type out, no accumulation); the
+ * caller fills the shape. */
+void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
+
+/* An ordinary launch of fn with one struct argument. */
+prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
+                             unsigned grid_y, unsigned block, void *arg, const char *name);
+
+/* A cooperative launch (every block co-resident), as the persistent
+ * kernels need. */
+prnnStatus_t prnn_run_launch_cooperative(const prnn_call_plan *c, CUfunction fn, unsigned grid,
+                                         unsigned block, size_t smem, void *arg,
+                                         const char *name);
+
+/* Blocks of `block` threads covering n items, capped for grid-stride loops. */
+unsigned prnn_run_grid(unsigned long long n, unsigned block);
+
+#endif

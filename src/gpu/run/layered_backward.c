@@ -1,0 +1,172 @@
+#include <string.h>
+
+#include "error.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/train_ops.h"
+
+/* The input-side gate blocks of a dg row: (first dg column, first W row,
+ * rows) in units of hidden; GRU's n comes from dg column 3 (PRNN_DG_COLS). */
+typedef struct {
+    int dg_col, w_row, count;
+} gate_run;
+
+static int input_side_runs(prnnRNNMode_t mode, int gates, gate_run *runs)
+{
+    if (mode == PRNN_GRU) {
+        runs[0] = (gate_run){0, 0, 2};
+        runs[1] = (gate_run){3, 2, 1};
+        return 2;
+    }
+    runs[0] = (gate_run){0, 0, gates};
+    return 1;
+}
+
+/* ---- backward data ---- */
+
+/* The gradient of layer l's output: dy for the top layer, else what the
+ * layer above left in the workspace (math type). */
+static const void *dout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
+                           int layer, int *storage)
+{
+    *storage = layer == c->rnn->layers - 1;
+    return *storage ? b->dy : prnn_run_ws(c, c->l.dgrad);
+}
+
+static const void *hout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
+                           int layer)
+{
+    return layer == c->rnn->layers - 1 ? b->y : prnn_reserve_out(&c->r, b->reserve, layer);
+}
+
+/* The gradient of layer l's input: dx (layer 0, storage type) or the
+ * workspace's dgrad (math type) for the layer below. */
+static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
+                                   int layer)
+{
+    const int H = c->H;
+    const int bottom = layer == 0;
+    void *out = bottom ? b->dx : prnn_run_ws(c, c->l.dgrad);
+    if (bottom && c->rnn->input_mode == PRNN_SKIP_INPUT) {
+        const void *dg[2] = {prnn_reserve_dg(&c->r, b->reserve, 0),
+                             c->dirs > 1 ? prnn_reserve_dg(&c->r, b->reserve, 1) : NULL};
+        return prnn_train_skip_dx(c, dg, out);
+    }
+    gate_run runs[2];
+    int nruns = input_side_runs(c->rnn->mode, c->G, runs);
+    int first = 1;
+    for (int d = 0; d < c->dirs; d++) {
+        int pseudo = layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        const char *dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
+        for (int i = 0; i < nruns; i++) {
+            /* out[rows][K] (+)= dg[rows][run] W[run][K] */
+            prnn_gemm_key key;
+            prnn_run_gemm_key(c, &key);
+            key.m = (int)c->p->total_rows;
+            key.n = w.w_cols;
+            key.k = runs[i].count * H;
+            key.lda = c->r.dg_cols * H;
+            key.ldb = w.w_cols;
+            key.ldc = w.w_cols;
+            key.c_storage = bottom;
+            key.accumulate = !first;
+            first = 0;
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
+                                (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,
+                                out));
+        }
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_layered_backward_data(const prnn_call_plan *c, const void *buffers)
+{
+    const prnn_backward_data_buffers *b = buffers;
+    const int L = c->rnn->layers;
+    PRNN_TRY(prnn_run_setup(c));
+    for (int layer = L - 1; layer >= 0; layer--) {
+        prnn_layer_run lr;
+        memset(&lr, 0, sizeof(lr));
+        lr.c = c;
+        lr.layer = layer;
+        lr.tag_base = (unsigned)(L - 1 - layer) * (unsigned)c->p->seq_length;
+        lr.bwd = b;
+        lr.dout = dout_of(c, b, layer, &lr.dout_storage);
+        lr.hout = hout_of(c, b, layer);
+        PRNN_TRY(c->pass->engine->backward_layer(&lr));
+        PRNN_TRY(input_gradient(c, b, layer));
+        if (layer > 0 && prnn_train_dropout_after(c, layer - 1))
+            PRNN_TRY(prnn_train_dropout_backward(c, layer - 1, prnn_run_ws(c, c->l.dgrad)));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- backward weights ---- */
+
+/* C[m][n] += A^T B over all rows: A = dg columns [rows][m] (lda), B =
+ * [rows][n] (ldb), C the storage-type gradient in dw. */
+static prnnStatus_t grad_gemm(const prnn_call_plan *c, int m, int n, const void *a, int lda,
+                              const void *b, int ldb, void *out)
+{
+    prnn_gemm_key key;
+    prnn_run_gemm_key(c, &key);
+    key.m = m;
+    key.n = n;
+    key.k = (int)c->p->total_rows;
+    key.trans_a = 1;
+    key.lda = lda;
+    key.ldb = ldb;
+    key.ldc = n;
+    key.c_storage = 1;
+    key.accumulate = 1;
+    return prnn_run_gemm(c, &key, a, b, out);
+}
+
+static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_weights_buffers *b,
+                               int layer, int d, const void *input, int kin)
+{
+    const int H = c->H, pseudo = layer * c->dirs + d;
+    const int ld = c->r.dg_cols * H;
+    const char *dg = prnn_reserve_dg(&c->r, (void *)b->reserve, pseudo);
+    prnn_dir_weights w;
+    prnn_run_dir_weights(c, b->dw, pseudo, &w);
+    gate_run runs[2];
+    int nruns = input_side_runs(c->rnn->mode, c->G, runs);
+    if (w.W) {
+        for (int i = 0; i < nruns; i++)
+            PRNN_TRY(grad_gemm(c, runs[i].count * H, kin, dg + (size_t)runs[i].dg_col * H * c->es,
+                            ld, input, kin,
+                            (char *)w.W + (size_t)runs[i].w_row * H * kin * c->es));
+    }
+    /* input-side bias: GRU skips the recurrent n column block */
+    int split = nruns == 2 ? runs[1].w_row * H : (int)c->gh;
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, (void *)w.bW));
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, (void *)w.bR));
+    /* dR = dg_rec^T h_{t-1}, with h_{t-1} of every row gathered first */
+    const int L = c->rnn->layers;
+    const void *out = layer == L - 1 ? b->y : prnn_reserve_out(&c->r, (void *)b->reserve, layer);
+    size_t so = (size_t)pseudo * c->state_stride;
+    void *hprev = prnn_run_ws(c, c->l.hprev);
+    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * H, prnn_run_offset(b->hx, so), hprev));
+    return grad_gemm(c, (int)c->gh, H, dg, ld, hprev, H, (void *)w.R);
+}
+
+prnnStatus_t prnn_layered_backward_weights(const prnn_call_plan *c, const void *buffers)
+{
+    const prnn_backward_weights_buffers *b = buffers;
+    PRNN_TRY(prnn_run_setup(c));
+    for (int layer = 0; layer < c->rnn->layers; layer++) {
+        const void *input = b->x;
+        int kin = c->p->input_size;
+        if (layer > 0) {
+            kin = c->dirs * c->H;
+            PRNN_TRY(prnn_train_next_input(
+                c, layer - 1, 1, prnn_reserve_out(&c->r, (void *)b->reserve, layer - 1),
+                &input));
+        }
+        for (int d = 0; d < c->dirs; d++)
+            PRNN_TRY(weights_dir(c, b, layer, d, input, kin));
+    }
+    return PRNN_STATUS_SUCCESS;
+}

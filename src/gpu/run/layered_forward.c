@@ -1,0 +1,64 @@
+#include <string.h>
+
+#include "error.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/train_ops.h"
+
+void *prnn_layered_xproj(const prnn_call_plan *c, int d)
+{
+    return c->ws + c->l.xproj + (size_t)d * c->p->total_rows * c->gh * c->acc;
+}
+
+/* xproj[dir] = input W[dir]^T for every row of the sequence. */
+static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_buffers *b,
+                                   int layer, const void *input, int k)
+{
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, layer * c->dirs + d, &w);
+        prnn_gemm_key key;
+        prnn_run_gemm_key(c, &key);
+        key.m = (int)c->p->total_rows;
+        key.n = (int)c->gh;
+        key.k = k;
+        key.trans_b = 1;
+        key.lda = k;
+        key.ldb = k;
+        key.ldc = (int)c->gh;
+        PRNN_TRY(prnn_run_gemm(c, &key, input, w.W, prnn_layered_xproj(c, d)));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_layered_forward(const prnn_call_plan *c, const void *buffers)
+{
+    const prnn_forward_buffers *b = buffers;
+    const struct prnnRNNStruct *rnn = c->rnn;
+    const int L = rnn->layers;
+    PRNN_TRY(prnn_run_setup(c));
+    const void *input = b->x;
+    for (int layer = 0; layer < L; layer++) {
+        int skip = layer == 0 && rnn->input_mode == PRNN_SKIP_INPUT;
+        int k = layer == 0 ? c->p->input_size : c->dirs * c->H;
+        /* The projection reads the previous layer's output before this
+         * layer's kernel overwrites the same buffer (inference: stream
+         * order; training keeps every layer's output in the reserve). */
+        if (!skip)
+            PRNN_TRY(project_inputs(c, b, layer, input, k));
+        void *output = layer == L - 1 ? b->y
+                       : c->training  ? prnn_reserve_out(&c->r, b->reserve, layer)
+                                      : prnn_run_ws(c, c->l.layer_out);
+        prnn_layer_run lr;
+        memset(&lr, 0, sizeof(lr));
+        lr.c = c;
+        lr.layer = layer;
+        lr.skip = skip;
+        lr.tag_base = (unsigned)layer * (unsigned)c->p->seq_length;
+        lr.fwd = b;
+        lr.input = input;
+        lr.output = output;
+        PRNN_TRY(c->pass->engine->forward_layer(&lr));
+        PRNN_TRY(prnn_train_next_input(c, layer, c->training, output, &input));
+    }
+    return PRNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,49 @@
+#include "gpu/run/reserve_layout.h"
+
+#include "checked_size.h"
+#include "dtype.h"
+#include "gpu/run/kernel_request.h"
+#include "prnn_kernel_abi.h"
+
+#define ALIGN 256
+
+static size_t align_up(size_t n) { return prnn_align_size(n, ALIGN); }
+
+void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const size_t rows = p->total_rows, L = (size_t)rnn->layers;
+    const int mode = prnn_kernel_mode_code(rnn->mode);
+    /* Saturating (checked_size.h): a shape too large gives an overflowed
+     * total, which the API layer reports (rnn_api.c). */
+    if (rnn->mode == PRNN_SRU) {
+        const size_t B = (size_t)p->mini_batch;
+        const size_t row_units = prnn_mul3_size(rows, dirs, H); /* rows x dirs x H */
+        *r = (prnn_reserve_layout){0};
+        r->out_stride = align_up(prnn_mul_size(row_units, es));
+        r->sru_stride[PRNN_SRU_U] = align_up(prnn_mul3_size(row_units, 4, acc));
+        r->sru_stride[PRNN_SRU_C] = align_up(prnn_mul_size(row_units, acc));
+        /* m = 4 at most */
+        r->sru_stride[PRNN_SRU_DU] = align_up(prnn_mul3_size(row_units, 4, es));
+        r->sru_stride[PRNN_SRU_V] = align_up(prnn_mul4_size(dirs, B, 4 * H, acc));
+        size_t at = prnn_mul_size(L - 1, r->out_stride); /* after out[] */
+        for (int i = 0; i < 4; i++) {
+            r->sru[i] = at;
+            at = prnn_add_size(at, prnn_mul_size(L, r->sru_stride[i]));
+        }
+        r->total = at;
+        return;
+    }
+    r->act_cols = PRNN_ACT_COLS(mode);
+    r->dg_cols = PRNN_DG_COLS(mode);
+    r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
+    r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));
+    r->dg_stride = align_up(prnn_mul4_size(rows, (size_t)r->dg_cols, H, es));
+    r->out = 0;
+    r->act = prnn_add_size(r->out, prnn_mul_size(L - 1, r->out_stride));
+    r->dg = prnn_add_size(r->act, prnn_mul3_size(L, dirs, r->act_stride));
+    r->total = prnn_add_size(r->dg, prnn_mul3_size(L, dirs, r->dg_stride));
+}

@@ -1,0 +1,117 @@
+#include "gpu/run/train_ops.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "gpu/run/kernel_request.h"
+#include "prnn_kernel_abi.h"
+#include "ref/philox.h"
+
+int prnn_train_dropout_after(const prnn_call_plan *c, int layer)
+{
+    return layer + 1 < c->rnn->layers && prnn_dropout_threshold((double)c->rnn->dropout) > 0;
+}
+
+static void dropout_args(const prnn_call_plan *c, int layer, prnn_dropout_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->n = (unsigned long long)c->p->total_rows * (unsigned long long)(c->dirs * c->H);
+    a->seed = c->rnn->seed;
+    a->layer = layer;
+    a->threshold = prnn_dropout_threshold((double)c->rnn->dropout);
+    /* the reference's scale, exactly (src/ref/ref_layout.c) */
+    a->scale = 1.0 / (1.0 - (double)c->rnn->dropout);
+}
+
+prnnStatus_t prnn_train_dropout_forward(const prnn_call_plan *c, int layer, const void *src,
+                                        void *dst)
+{
+    prnn_dropout_args a;
+    dropout_args(c, layer, &a);
+    a.src = src;
+    a.dst = dst;
+    return prnn_run_launch(c, c->kernels->dropout_forward, prnn_run_grid((a.n + 3) / 4, 256),
+                           1, 256, &a, "prnn_dropout_forward");
+}
+
+prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad)
+{
+    prnn_dropout_args a;
+    dropout_args(c, layer, &a);
+    a.dst = grad;
+    return prnn_run_launch(c, c->kernels->dropout_backward, prnn_run_grid((a.n + 3) / 4, 256),
+                           1, 256, &a, "prnn_dropout_backward");
+}
+
+prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
+                                    const void *hx, void *dst)
+{
+    prnn_gather_args a;
+    memset(&a, 0, sizeof(a));
+    a.out = out;
+    a.hx = hx;
+    a.dst = dst;
+    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a.seq_length = c->p->seq_length;
+    a.hidden = c->H;
+    a.ld = ld;
+    a.col0 = dir * c->H;
+    a.reverse = dir;
+    unsigned gy = c->p->seq_length < 1024 ? (unsigned)c->p->seq_length : 1024;
+    unsigned gx = prnn_run_grid((unsigned long long)c->p->mini_batch * c->H, 256);
+    if (gx > 64)
+        gx = 64;
+    return prnn_run_launch(c, c->kernels->gather_prev, gx, gy, 256, &a, "prnn_gather_prev");
+}
+
+prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int training,
+                                   const void *output, const void **input)
+{
+    *input = output;
+    if (!training || !prnn_train_dropout_after(c, layer))
+        return PRNN_STATUS_SUCCESS;
+    void *dropped = prnn_run_ws(c, c->l.dropped);
+    PRNN_TRY(prnn_train_dropout_forward(c, layer, output, dropped));
+    *input = dropped;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int ld, int cols,
+                                  int col_split, int col_skip, void *bias)
+{
+    prnn_bias_args a;
+    memset(&a, 0, sizeof(a));
+    a.dg = dg;
+    a.partial = prnn_run_ws(c, c->l.bias_partial);
+    a.bias = bias;
+    a.rows = (long long)c->p->total_rows;
+    a.ld = ld;
+    a.cols = cols;
+    a.col_split = col_split;
+    a.col_skip = col_skip;
+    a.chunk_rows = c->l.bias_chunk_rows;
+    a.chunks = c->l.bias_chunks;
+    unsigned gx = (unsigned)((cols + 127) / 128);
+    prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, gx, (unsigned)a.chunks, 128,
+                                     &a, "prnn_bias_partial");
+    if (!s)
+        s = prnn_run_launch(c, c->kernels->bias_finish, gx, 1, 128, &a, "prnn_bias_finish");
+    return s;
+}
+
+prnnStatus_t prnn_train_skip_dx(const prnn_call_plan *c, const void *const *dg, void *dx)
+{
+    prnn_skip_dx_args a;
+    memset(&a, 0, sizeof(a));
+    a.dg[0] = dg[0];
+    a.dg[1] = c->dirs > 1 ? dg[1] : NULL;
+    a.dx = dx;
+    a.count = (long long)c->p->total_rows * c->H;
+    a.hidden = c->H;
+    a.dirs = c->dirs;
+    a.dg_cols = PRNN_DG_COLS(prnn_kernel_mode_code(c->rnn->mode));
+    a.gates = c->G;
+    return prnn_run_launch(c, c->kernels->skip_dx, prnn_run_grid((unsigned long long)a.count, 256),
+                           1, 256, &a, "prnn_skip_dx");
+}

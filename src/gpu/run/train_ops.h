@@ -1,0 +1,42 @@
+/*
+ * Launchers of the training path's elementwise and reduction kernels
+ * (kernel_src/rnn_train.cu), around the recurrence and the GEMMs.
+ */
+#ifndef PRNN_TRAIN_OPS_H
+#define PRNN_TRAIN_OPS_H
+
+#include "gpu/run/gpu_run.h"
+
+/* Whether layer l's output is dropped out before layer l + 1 (training). */
+int prnn_train_dropout_after(const prnn_call_plan *c, int layer);
+
+/* dst = dropout(src) of layer `layer`'s output (storage type, both
+ * [rows][dirs*hidden]). */
+prnnStatus_t prnn_train_dropout_forward(const prnn_call_plan *c, int layer, const void *src,
+                                        void *dst);
+
+/* What layer + 1 reads of layer `layer`'s output (storage type): output
+ * itself, or, in training with dropout after the layer, its dropped copy in
+ * the workspace's `dropped` part (the same Philox bits every time it is
+ * made, so BackwardWeights sees what the forward pass saw). */
+prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int training,
+                                   const void *output, const void **input);
+
+/* The gradient of layer `layer`'s output through its dropout, in place
+ * (math type). */
+prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad);
+
+/* dst[rows][hidden] = h_{t-1} of every row of direction dir: rows of out
+ * (ld elements apart, this direction's columns), or hx (NULL: zeros). */
+prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
+                                    const void *hx, void *dst);
+
+/* bias[i] += sum over rows of dg column i + (i >= col_split ? col_skip : 0),
+ * for i < cols; dg rows are ld elements apart. Deterministic. */
+prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int ld, int cols,
+                                  int col_split, int col_skip, void *bias);
+
+/* SKIP_INPUT's dx from the input-side gate gradients of both directions. */
+prnnStatus_t prnn_train_skip_dx(const prnn_call_plan *c, const void *const *dg, void *dx);
+
+#endif

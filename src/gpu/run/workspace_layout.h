@@ -1,0 +1,74 @@
+/*
+ * How each GPU call carves the caller's workspace. The same function sizes
+ * it (prnnGetRNNWorkspaceSize: the largest of the calls' layouts, one size
+ * for every call, as cuDNN's) and addresses it (each call), so the two cannot
+ * disagree. Nothing in it survives from one call to the next.
+ *
+ * The runner's parts (step tables, projections, the gradients between
+ * layers, the GEMMs' workspace) are named here; an engine's own parts (a
+ * hand-off area, per-step state) go into `engine`, indexed by the engine's
+ * own names, through prnn_ws_take.
+ */
+#ifndef PRNN_WORKSPACE_LAYOUT_H
+#define PRNN_WORKSPACE_LAYOUT_H
+
+#include <stddef.h>
+
+#include "gpu/engines/engine.h"
+#include "rnn_problem.h"
+
+typedef enum {
+    PRNN_CALL_INFERENCE = 0,
+    PRNN_CALL_FORWARD_TRAINING = 1,
+    PRNN_CALL_BACKWARD_DATA = 2,
+    PRNN_CALL_BACKWARD_WEIGHTS = 3
+} prnn_call_kind;
+#define PRNN_CALL_KINDS 4
+
+/* The pass whose engine runs a call of this kind. */
+prnn_pass prnn_call_pass(prnn_call_kind call);
+
+#define PRNN_WS_ENGINE_PARTS 6
+
+/* Byte offsets into the workspace; (size_t)-1 for parts a call does not use. */
+typedef struct {
+    size_t batch;      /* int[seq_length]: rows of each step */
+    size_t offset;     /* int[seq_length]: first row of each step */
+    /* zeroed by the setup kernel before the recurrence (an engine's
+     * hand-off area): zero_begin .. zero_end, or none */
+    size_t zero_begin, zero_end;
+    /* forward */
+    size_t xproj;      /* dirs * rows * gates * hidden, math type (SRU: U) */
+    size_t layer_out;  /* inference, layers > 1: rows * dirs * hidden, storage */
+    /* training */
+    size_t dropped;    /* dropout, layers > 1: the next layer's input,
+                        * rows * dirs * hidden, storage type */
+    size_t dgrad;      /* backward data, layers > 1: gradient of a layer's
+                        * output, rows * dirs * hidden, math type */
+    size_t hprev;      /* backward weights: h_{t-1} of every row, rows *
+                        * hidden, storage type */
+    size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
+    int bias_chunks, bias_chunk_rows;
+    size_t gemm_ws;    /* cuBLASLt workspace */
+    size_t gemm_ws_side; /* the side stream's (prnn_run_fork), or none */
+    size_t engine[PRNN_WS_ENGINE_PARTS]; /* the engine's own parts */
+    size_t total;      /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
+                        * shape's workspace does not fit in size_t; the
+                        * offsets are then meaningless */
+} prnn_ws_layout;
+
+/* A layout being built: parts are taken one after the other, aligned. */
+typedef struct prnn_ws_builder {
+    prnn_ws_layout *l;
+    size_t cursor;
+} prnn_ws_builder;
+
+/* A part of bytes bytes (saturating: the total says whether it all fits). */
+size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);
+
+/* The layout of a call of kind `call` of p run by pass plan pp (the pass
+ * plan of the call's pass). */
+void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
+                            prnn_call_kind call, prnn_ws_layout *l);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * The RNN key: every setting of an RNN descriptor that changes which kernels
+ * run or how buffers are laid out, with the batch the plan is made for. One
+ * struct, one equality test, one hash: the planner keys its plans by it, the
+ * kernels' shapes and the tuning database's lookups carry it, and the
+ * reserve registry records it with what the forward pass saw.
+ *
+ * Dropout is not in it: its rate and seed change the values a training call
+ * produces, not its kernels or layouts (the reserve registry records them
+ * beside the key).
+ */
+#ifndef PRNN_RNN_KEY_H
+#define PRNN_RNN_KEY_H
+
+#include <stdint.h>
+
+#include "prnn.h"
+
+struct prnnRNNStruct;
+
+typedef struct {
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    prnnMathType_t math;
+    prnnRNNAlgo_t algo;
+    prnnRNNInputMode_t input_mode;
+    int hidden;
+    int layers;
+    int dirs;       /* 1, or 2 for PRNN_BIDIRECTIONAL */
+    int mini_batch; /* the largest batch of a call (rows of its first step) */
+} prnn_rnn_key;
+
+/* The key of rnn's settings with batches of up to mini_batch rows. */
+void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_key *key);
+
+/* 1 when a and b are the same key, else 0. */
+int prnn_rnn_key_equal(const prnn_rnn_key *a, const prnn_rnn_key *b);
+
+/* A hash of every field (FNV-1a over their values, not the struct's bytes,
+ * so padding never matters). */
+uint64_t prnn_rnn_key_hash(const prnn_rnn_key *key);
+
+#endif
