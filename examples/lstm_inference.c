@@ -38,8 +38,8 @@ static const char *path_name(prnnRNNPath_t path)
     case PRNN_PATH_PERSISTENT_STREAMED: return "persistent, weights streamed";
     case PRNN_PATH_STANDARD: return "standard (one GEMM per step)";
     case PRNN_PATH_SRU_SCAN: return "SRU scan"; /* PRNN_SRU only */
+    default: return prnnGetRNNPathString(path); /* small-h, step, ... */
     }
-    return "unknown";
 }
 
 static float *random_floats(size_t n, unsigned *seed, double scale)

@@ -276,6 +276,33 @@ typedef struct {
     int reserved;
 } prnn_step_bwd_args;
 
+/*
+ * The step engine (rnn_fused_step.cu): one step of one layer, both
+ * directions (blockIdx.y), the input projection, the recurrence and the
+ * cell in one launch. Per direction d (the arrays' index): the weights,
+ * the running state and the rows of the step; h_{t-1} of a row comes from
+ * hprev (the previous step's h_t), or, for a row that starts here (b >=
+ * prev_batch[d]), from hx (zeros when NULL); likewise c.
+ */
+typedef struct {
+    const void *W[2], *R[2], *bW[2], *bR[2]; /* W NULL: SKIP_INPUT's layer 0 */
+    const void *hx[2], *cx[2];   /* this pseudo-layer's slices, or NULL */
+    const void *hprev[2];        /* [miniBatch][hidden] storage type, or NULL at the first step */
+    void *hnext[2];              /* [miniBatch][hidden] storage type: h_t of this step */
+    void *cstate[2];             /* [miniBatch][hidden] math type (LSTM): c in place */
+    void *hy[2], *cy[2];         /* final state slices, or NULL */
+    void *act[2];                /* training: [rows][ACT_COLS][hidden] math type; else NULL */
+    const void *x;               /* the layer's input, [rows][x_cols] storage type */
+    void *y;                     /* the layer's output, [rows][y_cols] */
+    long long row0[2];           /* first row of each direction's step */
+    int batch[2];                /* rows of each direction's step */
+    int prev_batch[2];           /* rows that continue from hprev (the rest start here) */
+    int next_batch[2];           /* rows that continue after this step (the rest end here) */
+    int x_cols;                  /* input width (K of W) */
+    int y_cols;                  /* dirs * hidden */
+    int reserved;
+} prnn_fused_step_args;
+
 /* Start of a standard-path layer: hstate = hx (or 0), cstate = cx (or 0). */
 typedef struct {
     const void *hx, *cx;

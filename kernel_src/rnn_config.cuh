@@ -122,11 +122,21 @@ constexpr int POLL_MAX = 16;
 
 // Hand-off buffer strides (elements of its word type), per parity. FMA:
 // group-major, then k, then the group's batch rows (ex_fma); MMA: batch
-// row-major pairs, already contiguous per row.
-constexpr long EX_PAR = MMA ? (long)BMAX * (KD2 / 2) : (long)NGRP * GSTRIDE * KD;
+// row-major pairs, already contiguous per row. HANDOFF 2 (a group of one
+// block, the small-h engine) keeps its group's words in shared memory as
+// plain values: k, then the group's rows (FMA), or its rows' pairs (MMA).
+constexpr long EX_PAR = HANDOFF == 2 ? (MMA ? (long)GSTRIDE * (KD2 / 2) : (long)GSTRIDE * KD)
+                        : MMA       ? (long)BMAX * (KD2 / 2)
+                                    : (long)NGRP * GSTRIDE * KD;
+// Shared memory of the local hand-off (both parities), after the partial sums.
+constexpr int SM_EX = HANDOFF == 2 ? round_up(2 * (int)EX_PAR * (MMA ? 4 : (int)sizeof(AccT)), 16)
+                                   : 0;
+constexpr int SM_EX_OFFSET = SM_W + SM_HB + SM_RED;
+constexpr int SMEM_ALL = SMEM_BYTES + SM_EX;
 
 static_assert(THREADS % 32 == 0 && NW % KSPLIT == 0, "warps must split evenly");
-static_assert(SMEM_BYTES <= 232448, "more shared memory than any GPU offers a block");
+static_assert(SMEM_ALL <= 232448, "more shared memory than any GPU offers a block");
+static_assert(HANDOFF != 2 || NBLK == 1, "the shared-memory hand-off needs one block per group");
 static_assert(32 % LK == 0, "lanes_k must divide 32");
 static_assert(KGLB >= 0, "more register/shared k-steps than k-steps");
 static_assert(RED_BUFS == 1 || RED_BUFS == 2, "PRNN_RED_BUFS must be 1 or 2");
@@ -137,7 +147,7 @@ static_assert((NBLK - 1) * UPB < H && NBLK * UPB >= H, "blocks must cover H");
 static_assert(GSTRIDE % BC == 0, "a group runs whole batch chunks");
 static_assert((NGRP - 1) * GSTRIDE < BMAX && NGRP * GSTRIDE >= BMAX, "groups must cover the batch");
 #ifdef PRNN_SMEM_BYTES
-static_assert(PRNN_SMEM_BYTES == SMEM_BYTES, "host and kernel disagree on shared memory");
+static_assert(PRNN_SMEM_BYTES == SMEM_ALL, "host and kernel disagree on shared memory");
 #endif
 #ifdef PRNN_KSTEPS
 static_assert(PRNN_KSTEPS == KSTEPS, "host and kernel disagree on k-steps");
@@ -146,7 +156,8 @@ static_assert(PRNN_KSTEPS == KSTEPS, "host and kernel disagree on k-steps");
 static_assert(PRNN_WPK == WPK, "host and kernel disagree on words per k-step");
 #endif
 #ifdef PRNN_EX_BYTES
-static_assert(PRNN_EX_BYTES == 2 * EX_PAR * 8, "host and kernel disagree on the hand-off area");
+static_assert(PRNN_EX_BYTES == (HANDOFF == 2 ? 0 : 2 * EX_PAR * 8),
+              "host and kernel disagree on the hand-off area");
 #endif
 #ifdef PRNN_PACKED_BYTES
 static_assert(PRNN_PACKED_BYTES == (long)NGRP * NBLK * KGLB * WPK * THREADS * 4,

@@ -5,7 +5,9 @@
 //  HANDOFF 0: "Lamport" 64-bit words carrying (step tag, value): readers
 //    spin on the data itself, no flag round trip;
 //  HANDOFF 1: plain values + a release/acquire step counter per direction
-//    and batch group (needed for fp64, whose value fills a whole word).
+//    and batch group (needed for fp64, whose value fills a whole word);
+//  HANDOFF 2: a group of one block (the small-h engine): plain values in the
+//    block's shared memory, a barrier instead of the L2 round trip.
 // Double-buffered by step parity: a block can only write step s+1 after
 // every block of its group has finished step s, hence finished reading s-1.
 #pragma once
@@ -17,18 +19,25 @@
 // reads whole sectors.
 __device__ __forceinline__ long ex_fma(int k, int gb)
 {
+    if (HANDOFF == 2)
+        return (long)k * GSTRIDE + gb % GSTRIDE;
     const int gbase = gb / GSTRIDE * GSTRIDE;
     return (long)gbase * KD + (long)k * GSTRIDE + (gb - gbase);
 }
 
 // Word of the pair (2p, 2p+1) of batch row gb in the MMA engine's buffer.
-__device__ __forceinline__ long ex_mma(int pair, int gb) { return (long)gb * (KD2 / 2) + pair; }
+__device__ __forceinline__ long ex_mma(int pair, int gb)
+{
+    return (long)(HANDOFF == 2 ? gb % GSTRIDE : gb) * (KD2 / 2) + pair;
+}
 
 // One value (FMA engine) published for step tag `tag` into parity `par`.
 __device__ __forceinline__ void handoff_publish(void *exchange, int par, long word, unsigned tag,
                                                 AccT value)
 {
-    if (HANDOFF == 0) {
+    if (HANDOFF == 2) {
+        ((AccT *)exchange)[par * EX_PAR + word] = value;
+    } else if (HANDOFF == 0) {
         u64 *dst = (u64 *)exchange + par * EX_PAR + word;
         prnn_st_relaxed_u64(dst, ((u64)tag << 32) | __float_as_uint((float)value));
     } else {
@@ -41,7 +50,9 @@ __device__ __forceinline__ void handoff_publish(void *exchange, int par, long wo
 __device__ __forceinline__ void handoff_publish_pair(void *exchange, int par, long word,
                                                      unsigned tag, u32 bits)
 {
-    if (HANDOFF == 0) {
+    if (HANDOFF == 2) {
+        ((u32 *)exchange)[par * EX_PAR + word] = bits;
+    } else if (HANDOFF == 0) {
         u64 *dst = (u64 *)exchange + par * EX_PAR + word;
         prnn_st_relaxed_u64(dst, ((u64)tag << 32) | bits);
     } else {
@@ -95,6 +106,26 @@ __device__ __forceinline__ void handoff_poll(const Words &words, const void *exc
 {
     constexpr int N = Words::N;
     constexpr int PW = ceil_div(N, 32) < POLL_MAX ? ceil_div(N, 32) : POLL_MAX;
+    if (HANDOFF == 2) {
+        // The block's own stores of the previous step, in shared memory:
+        // every thread comes here for every chunk, so one barrier orders them.
+        __syncthreads();
+#pragma unroll 1
+        for (int w = lane; w < N; w += 32) {
+            long word = 0;
+            u64 v = 0;
+            if (words.source(w, word, v) == WORD_HANDOFF) {
+                if (MMA)
+                    v = ((const u32 *)exchange)[par * EX_PAR + word];
+                else if (sizeof(AccT) == 8)
+                    v = (u64)__double_as_longlong((double)((const AccT *)exchange)[par * EX_PAR + word]);
+                else
+                    v = __float_as_uint((float)((const AccT *)exchange)[par * EX_PAR + word]);
+            }
+            words.stage(w, v);
+        }
+        return;
+    }
     if (HANDOFF == 1 && wait_counter) {
         while (prnn_ld_acquire_u32(counter) < counter_target) {
         }

@@ -1,4 +1,4 @@
-/* Version, status strings and the error-log entry point. */
+/* Version, the names of statuses and paths, and the error-log entry point. */
 #include "error.h"
 
 size_t prnnGetVersion(void) { return PRNN_VERSION; }
@@ -24,6 +24,20 @@ const char *prnnGetErrorString(prnnStatus_t status)
     case PRNN_STATUS_TUNING_DB_ERROR: return "PRNN_STATUS_TUNING_DB_ERROR";
     }
     return "PRNN_STATUS_UNKNOWN";
+}
+
+const char *prnnGetRNNPathString(prnnRNNPath_t path)
+{
+    switch (path) {
+    case PRNN_PATH_CPU_REFERENCE: return "cpu-reference";
+    case PRNN_PATH_PERSISTENT_RESIDENT: return "persistent-resident";
+    case PRNN_PATH_PERSISTENT_STREAMED: return "persistent-streamed";
+    case PRNN_PATH_STANDARD: return "standard";
+    case PRNN_PATH_SRU_SCAN: return "sru-scan";
+    case PRNN_PATH_SMALL_H: return "small-h";
+    case PRNN_PATH_STEP: return "step";
+    }
+    return "unknown";
 }
 
 const char *prnnGetLastErrorLog(void) { return prnn_log_get(); }

@@ -47,6 +47,8 @@ class PlanInfo(ctypes.Structure):
         ("backwardConfigSource", enum_t), ("backwardNumBlocks", c_int),
         ("backwardConfig", c_char * 256),
         ("engine", c_char * 32), ("backwardEngine", c_char * 32),
+        ("shortEngine", c_char * 32), ("shortMaxSeqLength", c_int),
+        ("configTunedOn", c_char * 128),
     ]
 
 
@@ -98,6 +100,7 @@ FUNCTIONS = [
     ("prnnGetRNNLinLayerMatrixParams", status_t, [_T, _T, c_int, _T, _T, _P, c_int, _T, _OUT_P]),
     ("prnnGetRNNLinLayerBiasParams", status_t, [_T, _T, c_int, _T, _T, _P, c_int, _T, _OUT_P]),
     ("prnnPrepareRNN", status_t, [_T, _T, c_int, enum_t]),
+    ("prnnGetRNNPathString", c_char_p, [enum_t]),
     ("prnnGetRNNPlanInfo", status_t, [_T, _T, c_int, enum_t, POINTER(PlanInfo)]),
     ("prnnRNNForwardInference", status_t,
      [_T, _T, c_int, _TA, _P, _T, _P, _T, _P, _T, _P, _TA, _P, _T, _P, _T, _P, _P, c_size_t]),

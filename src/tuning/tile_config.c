@@ -15,7 +15,7 @@ const prnn_tile_field prnn_tile_fields[] = {
     FIELD(reg_slots, 0, 255),
     FIELD(smem_slots, 0, 65536),
     FIELD(mma, 0, 1),
-    FIELD(handoff, 0, 1),
+    FIELD(handoff, 0, 2),
     OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
     {NULL, 0, 0, 0, 0, 0},
 };
@@ -33,6 +33,8 @@ const prnn_tile_field prnn_sru_fields[] = {
 
 static const prnn_engine_schema schemas[] = {
     {"persistent", prnn_tile_fields, 0},
+    {"small-h", prnn_tile_fields, 0},
+    {"step", NULL, 0},
     {"standard", NULL, 0},
     {"sru-scan", prnn_sru_fields, 1},
 };

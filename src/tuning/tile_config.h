@@ -29,7 +29,9 @@ typedef struct {
     int reg_slots;   /* weight slots per thread kept in registers, >= 0 */
     int smem_slots;  /* weight slots per thread kept in shared memory, >= 0 */
     int mma;         /* 1: tensor cores (mma.sync, half/bf16); 0: FMA */
-    int handoff;     /* 0: Lamport words (step + value); 1: step counter */
+    int handoff;     /* 0: Lamport words (step + value); 1: step counter;
+                      * 2: through the block's shared memory (blocks=1, the
+                      * small-h engine: a barrier instead of L2) */
     int batch_groups; /* independent copies of the recurrence, each on its own
                        * `blocks` blocks with its own copy of R, each running a
                        * contiguous share of the batch; >= 1. Optional in the

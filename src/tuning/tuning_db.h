@@ -194,6 +194,9 @@ typedef struct {
     prnn_tuning_entry entry;     /* the entry used (its own shape and µs) */
     prnnConfigSource_t source;   /* PRNN_CONFIG_USER_DB or _SHIPPED_DB */
     int exact;                   /* 1: the key itself; 0: nearest entry */
+    int sibling;                 /* 1: an entry of another GPU of the same
+                                  * architecture and SM count (entry.gpu_name
+                                  * says which) */
     double cost;                 /* nearest-entry distance (0 when exact) */
 } prnn_tuning_result;
 
@@ -227,7 +230,10 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
  *   first, then file order), 3. the nearest entry of either database with
  *   cost <= PRNN_TUNING_NEAREST_MAX_COST (_SRU for mode SRU), by cost, ties
  *   going to the user DB,
- *   then the larger hidden size, then the larger batch, then file order.
+ *   then the larger hidden size, then the larger batch, then file order;
+ *   all of it first among the key's own GPU's entries, then among those of
+ *   another GPU of the same architecture and SM count (an H200 uses the
+ *   H100's file: result->sibling says so).
  * Each candidate is offered to fits (NULL accepts everything); a rejected one
  * is reported in the log and the search goes on. Returns 1 with *result set,
  * or 0 (result untouched) when nothing matches or the key is invalid.

@@ -217,7 +217,7 @@ static int parse_engine(const cJSON *v, prnn_tuning_entry *e, errbuf *eb)
         if (!cJSON_IsString(v) || !v->valuestring)
             return FAIL(eb, "\"engine\" is %s, not a string", type_name(v));
         if (!prnn_engine_schema_find(v->valuestring))
-            return FAIL(eb, "unknown engine \"%s\" (persistent, standard, sru-scan)",
+            return FAIL(eb, "unknown engine \"%s\" (persistent, small-h, step, standard, sru-scan)",
                         printable(v->valuestring, tmp, sizeof(tmp)));
         name = v->valuestring;
     }

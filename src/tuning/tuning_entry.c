@@ -160,7 +160,7 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
                                            : NULL;
     if (!schema) {
         snprintf(err, err_size, "engine \"%.*s\" is not an engine this library has "
-                 "(persistent, standard, sru-scan)", (int)strnlen(e->engine, sizeof(e->engine)),
+                 "(persistent, small-h, step, standard, sru-scan)", (int)strnlen(e->engine, sizeof(e->engine)),
                  e->engine);
         return -1;
     }

@@ -30,19 +30,20 @@ static int key_valid(const prnn_tuning_key *k)
 }
 
 /* The pass is part of the kind: a tile tuned for one kernel says nothing
- * about the other, whose geometry differs. */
-static int same_gpu_and_kind(const prnn_tuning_entry *e,
-                             const prnn_tuning_key *k)
+ * about the other, whose geometry differs. sibling: another GPU of the same
+ * architecture and SM count (an H200's key and an H100's entry), else the
+ * key's own. */
+static int same_gpu_and_kind(const prnn_tuning_entry *e, const prnn_tuning_key *k, int sibling)
 {
     return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor &&
            e->sm_count == k->sm_count && e->mode == k->rnn.mode &&
            e->dtype == k->rnn.dtype && e->directions == k->rnn.dirs &&
-           e->pass == k->pass && strcmp(e->gpu_name, k->gpu_name) == 0;
+           e->pass == k->pass && (strcmp(e->gpu_name, k->gpu_name) == 0) == !sibling;
 }
 
-static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k)
+static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k, int sibling)
 {
-    return same_gpu_and_kind(e, k) && e->hidden == k->rnn.hidden &&
+    return same_gpu_and_kind(e, k, sibling) && e->hidden == k->rnn.hidden &&
            k->rnn.mini_batch >= e->batch_min && k->rnn.mini_batch <= e->batch_max;
 }
 
@@ -81,18 +82,19 @@ static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
     return 0;
 }
 
-static void fill(prnn_tuning_result *r, const candidate *c, int exact)
+static void fill(prnn_tuning_result *r, const candidate *c, int exact, int sibling)
 {
     r->entry = c->item->entry;
     r->source = c->source;
     r->exact = exact;
+    r->sibling = sibling;
     r->cost = exact ? 0.0 : c->cost;
 }
 
 /* Exact matches of one database, narrowest batch range first, then file
  * order (an exact batch beats a range that also covers it). */
 static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
-                        const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
+                        const prnn_tuning_key *key, int sibling, prnn_tuning_fits_fn fits,
                         void *ctx, prnn_tuning_result *result)
 {
     if (!db)
@@ -107,7 +109,7 @@ static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
         long long best_w = 0;
         for (size_t i = 0; i < db->count; i++) {
             const prnn_tuning_entry *e = &db->items[i].entry;
-            if (!is_exact(e, key))
+            if (!is_exact(e, key, sibling))
                 continue;
             long long w = (long long)e->batch_max - e->batch_min;
             /* Only candidates after the last one tried, in (width, index). */
@@ -123,7 +125,7 @@ static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
             return 0;
         candidate c = {best, db, source, 0.0, best_i};
         if (accept(&c, fits, ctx)) {
-            fill(result, &c, 1);
+            fill(result, &c, 1, sibling);
             return 1;
         }
         last_width = best_w;
@@ -147,13 +149,13 @@ static int cmp_candidate(const void *pa, const void *pb)
 }
 
 static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
-                           const prnn_tuning_key *key, candidate *out,
+                           const prnn_tuning_key *key, int sibling, candidate *out,
                            size_t n, size_t *order)
 {
     for (size_t i = 0; db && i < db->count; i++, (*order)++) {
         const prnn_tuning_entry *e = &db->items[i].entry;
         /* Exact matches were all offered already. */
-        if (!same_gpu_and_kind(e, key) || is_exact(e, key))
+        if (!same_gpu_and_kind(e, key, sibling) || is_exact(e, key, sibling))
             continue;
         double cost = prnn_tuning_distance(e, key);
         const double max_cost = key->rnn.mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
@@ -168,7 +170,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
 
 static int search_nearest(const prnn_tuning_db *user,
                           const prnn_tuning_db *shipped,
-                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
+                          const prnn_tuning_key *key, int sibling, prnn_tuning_fits_fn fits,
                           void *ctx, prnn_tuning_result *result)
 {
     size_t total = (user ? user->count : 0) + (shipped ? shipped->count : 0);
@@ -181,13 +183,13 @@ static int search_nearest(const prnn_tuning_db *user,
         return 0;
     }
     size_t order = 0, n = 0;
-    n = collect_near(user, PRNN_CONFIG_USER_DB, key, cands, n, &order);
-    n = collect_near(shipped, PRNN_CONFIG_SHIPPED_DB, key, cands, n, &order);
+    n = collect_near(user, PRNN_CONFIG_USER_DB, key, sibling, cands, n, &order);
+    n = collect_near(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, cands, n, &order);
     qsort(cands, n, sizeof(*cands), cmp_candidate);
     int found = 0;
     for (size_t i = 0; i < n && !found; i++) {
         if (accept(&cands[i], fits, ctx)) {
-            fill(result, &cands[i], 0);
+            fill(result, &cands[i], 0, sibling);
             found = 1;
         }
     }
@@ -201,8 +203,11 @@ int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped
 {
     if (!key_valid(key) || !result)
         return 0;
-    return search_exact(user, PRNN_CONFIG_USER_DB, key, fits, ctx, result) ||
-           search_exact(shipped, PRNN_CONFIG_SHIPPED_DB, key, fits, ctx,
-                        result) ||
-           search_nearest(user, shipped, key, fits, ctx, result);
+    /* the key's own GPU, then a sibling (same architecture and SM count) */
+    for (int sibling = 0; sibling < 2; sibling++)
+        if (search_exact(user, PRNN_CONFIG_USER_DB, key, sibling, fits, ctx, result) ||
+            search_exact(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, fits, ctx, result) ||
+            search_nearest(user, shipped, key, sibling, fits, ctx, result))
+            return 1;
+    return 0;
 }

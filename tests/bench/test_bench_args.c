@@ -117,8 +117,23 @@ int main(void)
     /* --quick, with an explicit list overriding one of its lists whatever
      * the order. */
     EXPECT(PARSE(&a, "--quick") == 0, "%s", err);
-    EXPECT(bench_args_num_points(&a) == 36, "quick: %ld points",
+    /* the 36-point cross product, then its edges: 6 per mode and type */
+    EXPECT(bench_args_num_points(&a) == 36 + 36, "quick: %ld points",
            bench_args_num_points(&a));
+    {
+        int small_h = 0, b256 = 0, t1 = 0;
+        for (long i = 36; i < bench_args_num_points(&a); i++) {
+            bench_point pt;
+            bench_args_point(&a, i, &pt);
+            small_h += pt.hidden == 64 || pt.hidden == 128;
+            b256 += pt.batch == 256;
+            t1 += pt.seq == 1;
+            EXPECT(pt.pass == BENCH_INFERENCE && pt.input == pt.hidden && pt.layers == 1,
+                   "edge point %ld", i);
+        }
+        EXPECT(small_h == 18 && b256 == 12 && t1 == 6, "quick edges %d %d %d", small_h, b256,
+               t1);
+    }
     EXPECT(a.modes[0] == PRNN_LSTM && a.hidden[1] == 1024 && a.batch[2] == 64,
            "quick lists");
     EXPECT(a.repeats == 10 && a.warmup == 2, "quick numbers %d %d", a.repeats,
@@ -135,15 +150,24 @@ int main(void)
      * pass of the sweep; explicit lists still win. */
     EXPECT(PARSE(&a, "--quick", "--training") == 0, "%s", err);
     expect_quick_training_grid(&a);
-    EXPECT(bench_args_num_points(&a) == 16, "quick training: %ld points",
+    EXPECT(bench_args_num_points(&a) == 16 + 16, "quick training: %ld points",
            bench_args_num_points(&a));
     EXPECT(PARSE(&a, "--training", "--quick") == 0, "%s", err);
     expect_quick_training_grid(&a);
     EXPECT(PARSE(&a, "--quick", "--pass", "inference,training") == 0, "%s",
            err);
     expect_quick_training_grid(&a);
+    /* two passes: the cross product only (edges are per pass) */
     EXPECT(bench_args_num_points(&a) == 32, "quick both: %ld points",
            bench_args_num_points(&a));
+    /* the engines preset: issue 22's grid; a list given wins */
+    EXPECT(PARSE(&a, "--preset", "engines", "--pass", "inference,training") == 0, "%s", err);
+    EXPECT(bench_args_num_points(&a) == 864, "engines preset: %ld points",
+           bench_args_num_points(&a));
+    EXPECT(PARSE(&a, "--preset=engines", "--hidden", "64") == 0 &&
+               bench_args_num_points(&a) == 3 * 2 * 4 * 3,
+           "--preset with --hidden: %ld points", bench_args_num_points(&a));
+    EXPECT(PARSE(&a, "--preset", "bogus") == -1 && strstr(err, "no such preset"), "%s", err);
     EXPECT(PARSE(&a, "--quick", "--training", "--modes", "tanh") == 0 &&
                a.n_modes == 1 && a.modes[0] == PRNN_RNN_TANH &&
                a.n_hidden == 2 && a.hidden[0] == 512,

@@ -826,16 +826,21 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
         snprintf(err, errsize, "plan info: %s", prnnGetLastErrorLog());
         return -1;
     }
-    snprintf(r->path, sizeof(r->path), "%s",
-             info.path == PRNN_PATH_PERSISTENT_RESIDENT   ? "resident"
-             : info.path == PRNN_PATH_PERSISTENT_STREAMED ? "streamed"
-             : info.path == PRNN_PATH_STANDARD            ? "standard"
-             : info.path == PRNN_PATH_SRU_SCAN            ? "sru-scan"
-             : info.path == PRNN_PATH_CPU_REFERENCE       ? "cpu"
-                                                          : "?");
+    /* the library's path name, short ("resident" for "persistent-resident");
+     * a sequence short enough runs on the plan's short-sequence engine */
+    const char *path = info.path == PRNN_PATH_CPU_REFERENCE ? "cpu"
+                                                            : prnnGetRNNPathString(info.path);
+    if (info.shortEngine[0] && s->steps <= info.shortMaxSeqLength)
+        path = info.shortEngine;
+    if (strncmp(path, "persistent-", 11) == 0)
+        path += 11;
+    snprintf(r->path, sizeof(r->path), "%s", path);
     snprintf(r->config, sizeof(r->config), "%s", info.config);
-    /* The self-test's CPU handle plans nothing: no source to check. */
-    if (autotune && !gc.self_test && info.configSource != PRNN_CONFIG_AUTOTUNED) {
+    /* The self-test's CPU handle plans nothing: no source to check; an
+     * engine forced by $PRNN_ENGINE may have no configuration to tune. */
+    const char *forced_engine = getenv("PRNN_ENGINE");
+    if (autotune && !gc.self_test && !(forced_engine && forced_engine[0]) &&
+        info.configSource != PRNN_CONFIG_AUTOTUNED) {
         snprintf(err, errsize, "autotune mode on, but the plan's configuration source is "
                  "%d, not PRNN_CONFIG_AUTOTUNED", (int)info.configSource);
         return -1;

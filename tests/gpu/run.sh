@@ -3,13 +3,16 @@
 # machine, in one call, and prints a short table last.
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
-#                                    sru sanitize autotool demo python bench torchbench
-#                                    ddp sruprofile autotune
+#                                    engines sru sanitize autotool demo python bench
+#                                    torchbench ddp sruprofile autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; sru: both, SRU cases only, and memcheck
 #   on the small SRU cases; sanitize: compute-sanitizer memcheck and
-#   racecheck of both suites on small filtered cases. python: the prnn.torch
+#   racecheck of both suites on small filtered cases. engines: both quick
+#   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
+#   engine cannot run takes the normal choice, and the table counts what
+#   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
 #   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS). ddp:
 #   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh).
@@ -81,6 +84,15 @@ for stage in $STAGES; do
         run_stage sru-memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "sru float H=48 |sru double H=48 |sru float H=96 " ;;
     training-full) run_stage training-full "$BUILD/tests/gpu/test_training_gpu" --full ;;
+    engines)
+        for e in small-h step; do
+            run_stage "fwd-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_forward_gpu" --quick
+            run_stage "train-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_training_gpu" --quick
+            run_stage "memcheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool memcheck \
+                --error-exitcode 9 "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
+            run_stage "racecheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool racecheck \
+                --error-exitcode 9 "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
+        done ;;
     sanitize)
         run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"

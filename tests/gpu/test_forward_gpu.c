@@ -340,7 +340,7 @@ int main(int argc, char **argv)
 
     int pass = 0;
     double worst[4] = {0};
-    int resident = 0, streamed = 0, standard = 0, sru = 0;
+    int resident = 0, streamed = 0, standard = 0, sru = 0, small_h = 0, step = 0;
     for (int i = 0; i < sweep.n; i++) {
         const tcase *c = &CASE(i);
         pass += c->r.pass;
@@ -352,12 +352,15 @@ int main(int argc, char **argv)
         streamed += !strcmp(c->r.path, "streamed");
         standard += !strcmp(c->r.path, "standard");
         sru += !strcmp(c->r.path, "sru-scan");
+        small_h += !strcmp(c->r.path, "small-h");
+        step += !strcmp(c->r.path, "step");
     }
     char w[64];
     gc_format_per_dtype(worst, w, sizeof(w));
-    printf("\n| cases | passed | failed | resident | streamed | standard | sru-scan | worst rel "
-           "err f32 / f64 / f16 / bf16 |\n|---|---|---|---|---|---|---|---|\n");
-    printf("| %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass, sweep.n - pass,
-           resident, streamed, standard, sru, w);
+    printf("\n| cases | passed | failed | resident | streamed | small-h | step | standard | "
+           "sru-scan | worst rel err f32 / f64 / f16 / bf16 |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass,
+           sweep.n - pass, resident, streamed, small_h, step, standard, sru, w);
     return gc_finish(pass, sweep.n);
 }

@@ -93,14 +93,17 @@ int main(void)
                         int use_mma = is16 && devs[di].sm >= 80;
                         prnn_kernel_geometry g;
                         char why[256];
-                        if (prnn_heuristic_choose(&shape, &devs[di], use_mma, &g, why,
+                        if (prnn_heuristic_choose(&shape, &devs[di], use_mma, k % 4 == 3, &g, why,
                                                   sizeof(why))) {
                             printf("no tile: %s\n", why);
                             continue; /* the standard path takes it */
                         }
                         if (g.tile.blocks * g.units_per_block < shape.key.hidden ||
                             (g.tile.blocks - 1) * g.units_per_block >= shape.key.hidden ||
-                            g.tile.blocks * g.tile.batch_groups * shape.key.dirs > devs[di].sm_count ||
+                            (g.tile.handoff != 2 &&
+                             g.tile.blocks * g.tile.batch_groups * shape.key.dirs >
+                                 devs[di].sm_count) ||
+                            (g.tile.handoff == 2 && (g.tile.blocks != 1 || g.kglb)) ||
                             (long)g.smem_bytes > devs[di].smem_per_block_optin) {
                             printf("FAIL heuristic invariant for %s H=%d B=%d\n",
                                    prnn_mode_name(shape.key.mode), shape.key.hidden, shape.key.mini_batch);

@@ -781,6 +781,76 @@ static void test_bounds(void)
     free(many);
 }
 
+/* The engine field: absent = the mode's default (old files read as
+ * before, and are written back without it); a named engine's configuration
+ * follows its own fields (none for the standard and step engines); an
+ * unknown engine, or one that does not run the mode, is refused. */
+static void test_engine_field(void)
+{
+    static const char *const head =
+        "{\"schema_version\": 1, \"entries\": [{\"gpu\": {\"name\": \"Test GPU\", "
+        "\"cc\": \"9.0\", \"sm_count\": 132}, \"mode\": \"lstm\", \"dtype\": \"float\", "
+        "\"hidden\": 64, \"directions\": 1, \"batch\": 256, ";
+    static const char *const tile =
+        "\"config\": {\"blocks\": 1, \"threads\": 256, \"ksplit\": 8, \"lanes_k\": 1, "
+        "\"batch_chunk\": 2, \"reg_slots\": 32, \"smem_slots\": 0, \"mma\": 0, "
+        "\"handoff\": 2, \"batch_groups\": 128}, ";
+    char text[2048];
+    prnn_tuning_db db;
+    /* a small-h entry, read and written back with its engine */
+    snprintf(text, sizeof(text), "%s\"engine\": \"small-h\", %s\"us_per_step\": 0.4}]}",
+             head, tile);
+    CHECK(test_parse(&db, text) == 0 && db.count == 1);
+    if (db.count == 1) {
+        const prnn_tuning_entry *e = &db.items[0].entry;
+        CHECK(strcmp(e->engine, "small-h") == 0 && e->config.tile.handoff == 2 &&
+              e->config.tile.batch_groups == 128);
+        char *out = prnn_tuning_db_format(e, 1);
+        CHECK(out && strstr(out, "\"engine\": \"small-h\""));
+        prnn_tuning_db back;
+        CHECK(out && test_parse(&back, out) == 0 && back.count == 1 &&
+              strcmp(back.items[0].entry.engine, "small-h") == 0);
+        prnn_tuning_db_free(&back);
+        free(out);
+    }
+    prnn_tuning_db_free(&db);
+    /* no engine: the persistent one, not written back */
+    snprintf(text, sizeof(text), "%s%s\"us_per_step\": 0.4}]}", head, tile);
+    CHECK(test_parse(&db, text) == 0 && db.count == 1);
+    if (db.count == 1) {
+        CHECK(strcmp(db.items[0].entry.engine, "persistent") == 0);
+        char *out = prnn_tuning_db_format(&db.items[0].entry, 1);
+        CHECK(out && !strstr(out, "\"engine\""));
+        free(out);
+    }
+    prnn_tuning_db_free(&db);
+    /* engines without a configuration: config empty or absent */
+    snprintf(text, sizeof(text), "%s\"engine\": \"standard\", \"us_per_step\": 9.5}, "
+             "%s\"engine\": \"step\", \"config\": {}, \"us_per_step\": 3.1}]}", head,
+             strchr(head, '{') + strlen("{\"schema_version\": 1, \"entries\": ["));
+    CHECK(test_parse(&db, text) == 0 && db.count == 2 && db.entries_skipped == 0);
+    prnn_tuning_db_free(&db);
+    static const struct {
+        const char *engine_and_config, *message;
+    } bad[] = {
+        {"\"engine\": \"warp-drive\", \"config\": {}, ", "unknown engine \"warp-drive\""},
+        {"\"engine\": 3, \"config\": {}, ", "\"engine\" is a number, not a string"},
+        {"\"engine\": \"sru-scan\", \"config\": {\"threads\": 128, \"units_per_thread\": 1, "
+         "\"steps_in_flight\": 4}, ", "engine sru-scan does not run mode lstm"},
+        {"\"engine\": \"standard\", \"config\": {\"blocks\": 1}, ",
+         "unknown field \"config.blocks\""},
+        {"\"engine\": \"small-h\", ", "missing field \"config\""},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(text, sizeof(text), "%s%s\"us_per_step\": 1.0}]}", head,
+                 bad[i].engine_and_config);
+        prnn_log_clear();
+        CHECK(test_parse(&db, text) == 0 && db.count == 0 && db.entries_skipped == 1);
+        CHECK_LOG(bad[i].message);
+        prnn_tuning_db_free(&db);
+    }
+}
+
 int main(void)
 {
     test_valid_file();
@@ -792,6 +862,7 @@ int main(void)
     test_pass_field();
     test_text_form();
     test_sru_entries();
+    test_engine_field();
     test_bad_values();
     test_misc();
     test_format_round_trip();

@@ -95,7 +95,12 @@ static void test_same_gpu_only(void)
     v[5].rnn.dtype = PRNN_DATA_BFLOAT16;
     v[6].rnn.dirs = 2;
     v[7].pass = PRNN_PASS_BACKWARD_DATA;
-    for (int i = 0; i < 8; i++)
+    /* another GPU of the same architecture and SM count (an H200 for an
+     * H100's file): found, and said to be a sibling's */
+    CHECK(prnn_tuning_search(&db, &db, &v[0], NULL, NULL, &r) == 1 && r.sibling == 1 &&
+          strcmp(r.entry.gpu_name, "Test GPU") == 0);
+    CHECK(prnn_tuning_search(&db, &db, &k, NULL, NULL, &r) == 1 && r.sibling == 0);
+    for (int i = 1; i < 8; i++)
         CHECK(prnn_tuning_search(&db, &db, &v[i], NULL, NULL, &r) == 0);
     /* invalid keys find nothing and do not crash */
     prnn_tuning_key bad = k;
@@ -110,6 +115,30 @@ static void test_same_gpu_only(void)
     CHECK(prnn_tuning_search(&db, &db, NULL, NULL, NULL, &r) == 0);
     CHECK(prnn_tuning_search(&db, &db, &k, NULL, NULL, NULL) == 0);
     CHECK(prnn_tuning_search(NULL, NULL, &k, NULL, NULL, &r) == 0);
+    prnn_tuning_db_free(&db);
+}
+
+/* The key's own GPU first, nearest entries included; a sibling's (same
+ * architecture and SM count) only when its own has nothing. */
+static void test_sibling_after_own(void)
+{
+    prnn_tuning_entry e[2];
+    test_entry(&e[0], 2048, 8, 1); /* own GPU, nearest for 1024 */
+    test_entry(&e[1], 1024, 8, 2); /* a sibling's exact entry */
+    snprintf(e[1].gpu_name, sizeof(e[1].gpu_name), "Test GPU Max");
+    prnn_tuning_db db;
+    test_db_of(&db, e, 2);
+    prnn_tuning_result r;
+    prnn_tuning_key k = test_key(1024, 8);
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 0 &&
+          r.entry.config.tile.blocks == 1 && !r.exact);
+    k = test_key(64, 8); /* own: cost 5, too far; the sibling's: cost 4 */
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
+          r.entry.config.tile.blocks == 2);
+    k = test_key(2048, 8); /* a third GPU of the family: nothing of its own */
+    k.gpu_name = "Test GPU Ultra";
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
+          r.exact && r.entry.config.tile.blocks == 1);
     prnn_tuning_db_free(&db);
 }
 
@@ -410,6 +439,7 @@ int main(void)
     test_overlay_order();
     test_exact_rules();
     test_same_gpu_only();
+    test_sibling_after_own();
     test_distance();
     test_nearest_rules();
     test_nearest_sru();

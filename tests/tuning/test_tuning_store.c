@@ -180,10 +180,12 @@ static void test_invalid_entries(void)
         {6, 3, "directions = 3"},
         {7, 0, "batch 0..8"},
         {8, 0, "config.blocks = 0: must be in [1, 4096]"},
-        {9, 2, "config.handoff = 2"},
+        {9, 3, "config.handoff = 3"},
         {10, 0, "config.batch_groups = 0: must be in [1, 1024]"},
         {11, 2, "pass 2 is not a prnn_pass"},
         {11, -1, "pass -1 is not a prnn_pass"},
+        {12, 0, "engine \"warp-drive\" is not an engine this library has"},
+        {13, 0, "engine sru-scan does not run mode lstm"},
     };
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         prnn_tuning_entry x = e;
@@ -201,6 +203,8 @@ static void test_invalid_entries(void)
         case 9: x.config.tile.handoff = v; break;
         case 10: x.config.tile.batch_groups = v; break;
         case 11: x.pass = (prnn_pass)v; break;
+        case 12: snprintf(x.engine, sizeof(x.engine), "warp-drive"); break;
+        case 13: snprintf(x.engine, sizeof(x.engine), "sru-scan"); break;
         }
         prnn_log_clear();
         CHECK(prnn_tuning_db_store(path, &x) == PRNN_STATUS_BAD_PARAM);

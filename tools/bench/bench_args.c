@@ -37,11 +37,19 @@ void bench_usage(FILE *f, const char *prog)
 "                     each on its own, and prnn's forward inference of the\n"
 "                     same shape (the table adds these columns); the\n"
 "                     default lists above are the training grid too\n"
-"  --quick            small sweep, under a minute on an H100: lstm,gru,tanh x\n"
+"  --quick            small sweep, a minute or two on an H100: lstm,gru,tanh x\n"
 "                     hidden 256,1024 x batch 1,8,64 x float,half; with a\n"
 "                     training pass lstm,gru x hidden 512,1024 x batch 1,16\n"
-"                     x float,half; 10 repeats after 2 warm-ups (flags given\n"
-"                     as well override its lists and numbers)\n"
+"                     x float,half; then the grid's edges for the same modes\n"
+"                     and types: hidden 64 and 128, batch 256, T = 1 and 16\n"
+"                     (inference), batch 128 and 256 at T = 128 and hidden\n"
+"                     64 (training); 10 repeats after 2 warm-ups (flags given\n"
+"                     as well override its lists and numbers, and then no\n"
+"                     edges are added)\n"
+"  --preset NAME      a named sweep: 'engines', the grid every engine is\n"
+"                     chosen on: tanh,lstm,gru x hidden 64..2048 x batch\n"
+"                     1,8,64,256 x float,half x T 1,16,256 (864 points with\n"
+"                     --pass inference,training)\n"
 "\n"
 "Measurement:\n"
 "  --repeats N        timed calls per implementation and point   [20]\n"
@@ -230,6 +238,22 @@ static const default_grid quick_training_grid = {
 static const prnnDataType_t default_dtypes[] = {PRNN_DATA_FLOAT,
                                                 PRNN_DATA_HALF};
 
+/* --quick's edges, per mode and data type: (hidden, batch, T). */
+typedef struct {
+    int hidden, batch, seq;
+} edge_point;
+static const edge_point quick_edges[] = {
+    {64, 1, 256}, {64, 256, 256}, {128, 8, 256}, {256, 256, 256}, {256, 1, 1}, {256, 1, 16},
+};
+static const edge_point quick_training_edges[] = {
+    {64, 8, 128}, {512, 128, 128}, {1024, 256, 128}, {256, 1, 16},
+};
+
+/* The 'engines' preset (issue 22's grid). */
+static const int engines_hidden[] = {64, 128, 256, 512, 1024, 2048};
+static const int engines_batch[] = {1, 8, 64, 256};
+static const int engines_seq[] = {1, 16, 256};
+
 int bench_args_has_training(const bench_args *a)
 {
     for (int i = 0; i < a->n_passes; i++)
@@ -238,12 +262,38 @@ int bench_args_has_training(const bench_args *a)
     return 0;
 }
 
+/* --quick's edges for every mode and data type of the sweep, when every
+ * list came from --quick (a given list means the user chose the points). */
+static void add_quick_edges(bench_args *a)
+{
+    const int training = bench_args_has_training(a);
+    const edge_point *e = training ? quick_training_edges : quick_edges;
+    const int ne = training ? COUNT(quick_training_edges) : COUNT(quick_edges);
+    for (int m = 0; m < a->n_modes; m++)
+        for (int d = 0; d < a->n_dtypes; d++)
+            for (int i = 0; i < ne && a->n_extra < BENCH_MAX_EXTRA; i++) {
+                bench_point *pt = &a->extra[a->n_extra++];
+                memset(pt, 0, sizeof(*pt));
+                pt->pass = a->passes[0];
+                pt->mode = a->modes[m];
+                pt->dtype = a->dtypes[d];
+                pt->hidden = e[i].hidden;
+                pt->input = a->input ? a->input : e[i].hidden;
+                pt->batch = e[i].batch;
+                pt->seq = e[i].seq;
+                pt->layers = a->layers;
+                pt->bidirectional = a->bidirectional;
+            }
+}
+
 static void fill_unset_lists(bench_args *a)
 {
     if (!a->n_passes) {
         a->passes[0] = BENCH_INFERENCE;
         a->n_passes = 1;
     }
+    const int quick_edges_wanted = a->quick && !a->n_modes && !a->n_hidden && !a->n_batch &&
+                                   !a->n_dtypes && !a->n_seq && a->n_passes == 1;
     const default_grid *g = &full_grid;
     if (a->quick)
         g = bench_args_has_training(a) ? &quick_training_grid : &quick_grid;
@@ -263,6 +313,35 @@ static void fill_unset_lists(bench_args *a)
         a->seq[0] = 256;
         a->n_seq = 1;
     }
+    if (quick_edges_wanted)
+        add_quick_edges(a);
+}
+
+/* --preset NAME: its lists (a list given as well overrides the preset's). */
+static int apply_preset(bench_args *a, const char *name, char *err, size_t n)
+{
+    if (strcmp(name, "engines") != 0) {
+        snprintf(err, n, "--preset %s: no such preset (engines)", name);
+        return -1;
+    }
+    static const prnnRNNMode_t modes[] = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
+    if (!a->n_modes) {
+        memcpy(a->modes, modes, sizeof(modes));
+        a->n_modes = COUNT(modes);
+    }
+    if (!a->n_hidden) {
+        memcpy(a->hidden, engines_hidden, sizeof(engines_hidden));
+        a->n_hidden = COUNT(engines_hidden);
+    }
+    if (!a->n_batch) {
+        memcpy(a->batch, engines_batch, sizeof(engines_batch));
+        a->n_batch = COUNT(engines_batch);
+    }
+    if (!a->n_seq) {
+        memcpy(a->seq, engines_seq, sizeof(engines_seq));
+        a->n_seq = COUNT(engines_seq);
+    }
+    return 0;
 }
 
 /* getopt_long's values of the long-only options. */
@@ -271,7 +350,7 @@ enum {
     OPT_LAYERS, OPT_BIDIRECTIONAL, OPT_PASS, OPT_TRAINING, OPT_QUICK,
     OPT_REPEATS, OPT_WARMUP, OPT_MATH, OPT_CUDNN_ALGOS, OPT_NO_CUDNN,
     OPT_NO_PRNN, OPT_DEVICE, OPT_SEED, OPT_COLD_START, OPT_CSV, OPT_JSON,
-    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD,
+    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD, OPT_PRESET,
 };
 
 static const struct option long_options[] = {
@@ -288,6 +367,7 @@ static const struct option long_options[] = {
     {"pass", required_argument, NULL, OPT_PASS},
     {"training", no_argument, NULL, OPT_TRAINING},
     {"quick", no_argument, NULL, OPT_QUICK},
+    {"preset", required_argument, NULL, OPT_PRESET},
     {"repeats", required_argument, NULL, OPT_REPEATS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"math", required_argument, NULL, OPT_MATH},
@@ -316,6 +396,7 @@ typedef struct {
     int repeats_given, warmup_given;
     int algos_given;
     unsigned algos;
+    const char *preset; /* --preset's name, applied once every list is known */
 } parse_state;
 
 /* One option (tool_option_fn). */
@@ -391,6 +472,7 @@ static int apply(void *ctx, int c, const char *name, const char *value,
         return tool_parse_list(name, value, BENCH_MAX_LIST, item_algo,
                                &ps->algos, &k, err, n);
     case OPT_QUICK: a->quick = 1; return 0;
+    case OPT_PRESET: ps->preset = value; return 0;
     case OPT_NO_CUDNN: a->no_cudnn = 1; return 0;
     case OPT_NO_PRNN: a->no_prnn = 1; return 0;
     case OPT_DEVICE:
@@ -428,7 +510,7 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                      size_t n)
 {
     set_defaults(a);
-    parse_state ps = {a, 0, 0, 0, 0};
+    parse_state ps = {a, 0, 0, 0, 0, NULL};
     int first = tool_getopt(argc, argv, "hv", long_options, apply, &ps, err,
                             n);
     if (first < 0 ||
@@ -446,19 +528,30 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
                          "to time");
         return -1;
     }
+    if (ps.preset && apply_preset(a, ps.preset, err, n))
+        return -1;
     fill_unset_lists(a);
     return 0;
 }
 
-long bench_args_num_points(const bench_args *a)
+static long cross_points(const bench_args *a)
 {
     return (long)a->n_passes * a->n_modes * a->n_dtypes * a->n_hidden *
            a->n_batch * a->n_seq;
 }
 
+long bench_args_num_points(const bench_args *a)
+{
+    return cross_points(a) + a->n_extra;
+}
+
 void bench_args_point(const bench_args *a, long idx, bench_point *pt)
 {
     memset(pt, 0, sizeof(*pt));
+    if (idx >= cross_points(a)) {
+        *pt = a->extra[idx - cross_points(a)];
+        return;
+    }
     long i = idx;
     int s = (int)(i % a->n_seq);
     i /= a->n_seq;

@@ -7,6 +7,7 @@
 #include "bench_types.h"
 
 #define BENCH_MAX_LIST 64
+#define BENCH_MAX_EXTRA 64
 
 typedef enum { BENCH_MATH_STRICT = 0, BENCH_MATH_TF32 = 1 } bench_math;
 
@@ -30,6 +31,10 @@ typedef struct {
     int warmup;         /* default 3 */
     bench_math math;
     int quick;
+    /* Points beyond the lists' cross product (--quick's edges: small hidden
+     * sizes, large batches, short sequences), run after it. */
+    bench_point extra[BENCH_MAX_EXTRA];
+    int n_extra;
     int no_cudnn;
     int no_prnn;        /* time cuDNN only (prnn's GPU path not needed) */
     unsigned cudnn_algos; /* bit i: cuDNN algorithm i (cudnnRNNAlgo_t) */
@@ -68,7 +73,8 @@ int bench_args_has_training(const bench_args *a);
 long bench_args_num_points(const bench_args *a);
 
 /* Point number idx (0 <= idx < bench_args_num_points) of the sweep, in the
- * order pass, mode, dtype, hidden, batch, seq (batch and seq vary fastest). */
+ * order pass, mode, dtype, hidden, batch, seq (batch and seq vary fastest),
+ * then the extra points. */
 void bench_args_point(const bench_args *a, long idx, bench_point *pt);
 
 /* Parsers used by the list flags, exposed for the cold-start child. */

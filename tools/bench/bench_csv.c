@@ -83,6 +83,7 @@ static void write_header(FILE *f)
           "prnn_fwd_inference_note,ratio_bwd_data_fwd_inference",
           f);
     phase_header(f, "best_cudnn");
+    fputs(",prnn_engine,prnn_backward_engine", f);
     fputc('\n', f);
 }
 
@@ -165,6 +166,10 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
         fputc(',', f);
         csv_num(f, x->bwd_data_ratio);
         csv_phases(f, best);
+        fputc(',', f);
+        csv_str(f, x->plan.valid ? x->plan.engine : "");
+        fputc(',', f);
+        csv_str(f, x->plan.valid ? x->plan.backward_engine : "");
         fputc('\n', f);
     }
     fflush(f);

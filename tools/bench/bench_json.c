@@ -225,6 +225,8 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
         } else {
             fputc('{', f);
             json_kv_str(f, "path", pl->path, 1);
+            json_kv_str(f, "engine", pl->engine, 1);
+            json_kv_str(f, "backward_engine", pl->backward_engine, 1);
             json_kv_str(f, "config_source", pl->config_source, 1);
             json_kv_str(f, "kernel_from", pl->cubin_source, 1);
             json_kv_int(f, "blocks", pl->num_blocks, 1);

@@ -92,7 +92,9 @@ typedef struct {
 /* prnn's plan, as prnnGetRNNPlanInfo described it. */
 typedef struct {
     int valid;
-    char path[16];          /* resident, streamed, standard, cpu */
+    char path[24];          /* resident, streamed, small-h, step, standard, sru-scan, cpu */
+    char engine[32];        /* the engine that runs the point's forward pass */
+    char backward_engine[32];
     char config_source[16]; /* shipped-db, user-db, heuristic, autotuned */
     char cubin_source[16];  /* memory, disk, compiled */
     int num_blocks, threads_per_block, units_per_block, tensor_cores;

@@ -13,16 +13,13 @@ struct bench_prnn {
     prnnHandle_t handle;
 };
 
+/* The library's name, short: "resident" for "persistent-resident". */
 const char *bench_path_name(prnnRNNPath_t p)
 {
-    switch (p) {
-    case PRNN_PATH_CPU_REFERENCE: return "cpu";
-    case PRNN_PATH_PERSISTENT_RESIDENT: return "resident";
-    case PRNN_PATH_PERSISTENT_STREAMED: return "streamed";
-    case PRNN_PATH_STANDARD: return "standard";
-    case PRNN_PATH_SRU_SCAN: return "sru-scan";
-    }
-    return "?";
+    if (p == PRNN_PATH_CPU_REFERENCE)
+        return "cpu";
+    const char *name = prnnGetRNNPathString(p);
+    return strncmp(name, "persistent-", 11) == 0 ? name + 11 : name;
 }
 
 static const char *config_source_name(prnnConfigSource_t s)
@@ -288,6 +285,15 @@ static void fill_plan(prun *r, bench_plan *plan)
     }
     plan->valid = 1;
     bench_copy(plan->path, sizeof(plan->path), bench_path_name(info.path));
+    bench_copy(plan->engine, sizeof(plan->engine), info.engine);
+    bench_copy(plan->backward_engine, sizeof(plan->backward_engine), info.backwardEngine);
+    /* a sequence this short runs its forward pass on the short-sequence
+     * engine (plan info's shortEngine): the point says so */
+    if (info.shortEngine[0] && pt->seq <= info.shortMaxSeqLength) {
+        bench_copy(plan->path, sizeof(plan->path), info.shortEngine);
+        bench_copy(plan->engine, sizeof(plan->engine), info.shortEngine);
+        bench_copy(info.config, sizeof(info.config), info.shortEngine);
+    }
     bench_copy(plan->config_source, sizeof(plan->config_source),
                config_source_name(info.configSource));
     bench_copy(plan->cubin_source, sizeof(plan->cubin_source),

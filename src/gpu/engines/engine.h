@@ -51,6 +51,8 @@ typedef struct {
     prnn_engine_config config;
     prnnConfigSource_t source;
     const char *forced_by; /* the variable that forced it, or NULL */
+    char tuned_on[128];    /* a tuning DB entry of another GPU of the same
+                            * architecture and SM count: that GPU; else "" */
 } prnn_engine_choice;
 
 typedef struct prnn_engine prnn_engine;
@@ -61,6 +63,8 @@ typedef struct {
     prnnConfigSource_t source;
     const char *forced_by;
     char config[256]; /* the configuration that runs, in its text form */
+    char tuned_on[128]; /* its tuning DB entry's GPU when another of the same
+                         * architecture and SM count (prnn_engine_choice) */
     int loaded;       /* its kernels are loaded (backward-data: on the
                        * first training need) */
     int settled;      /* its configuration was forced or is an exact tuning
@@ -120,6 +124,14 @@ struct prnn_engine {
      * direction a candidate may need, 0 for no limit). Returns how many. */
     int (*candidates)(const prnn_engine_query *q, int search, size_t max_scratch,
                       prnn_engine_config *out, int max);
+    /* Its own model's time of one step of q (µs, a long sequence, the
+     * configuration it would choose), for ordering engines where no tuning
+     * database entry chooses; HUGE_VAL when it has nothing that runs. */
+    double (*estimate)(const prnn_engine_query *q);
+    /* What one call costs it beyond its steps (µs: set-up kernels, GEMM
+     * library calls, loading weights on-chip), so that the planner can give
+     * short sequences to the engine that is cheapest for them. */
+    double (*call_setup)(const prnn_engine_query *q);
     /* The configuration's text form. */
     void (*format)(const prnn_engine_config *c, char *buf, size_t size);
     /*

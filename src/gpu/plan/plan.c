@@ -13,14 +13,26 @@ void prnn_plan_free(prnn_plan *p)
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         if (p->pass[i].engine && p->pass[i].state)
             p->pass[i].engine->release(&p->pass[i]);
+    if (p->short_fwd.engine && p->short_fwd.state)
+        p->short_fwd.engine->release(&p->short_fwd);
+    if (p->bwd_fallback.engine && p->bwd_fallback.state)
+        p->bwd_fallback.engine->release(&p->bwd_fallback);
     free(p);
+}
+
+const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length)
+{
+    prnn_pass pass = prnn_call_pass((prnn_call_kind)kind);
+    if (pass == PRNN_PASS_FORWARD && plan->short_fwd.engine && seq_length <= plan->short_max_seq)
+        return &plan->short_fwd;
+    return &plan->pass[pass];
 }
 
 size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *p)
 {
     size_t most = 0;
     for (int k = 0; k < PRNN_CALL_KINDS; k++) {
-        const prnn_pass_plan *pp = &plan->pass[prnn_call_pass((prnn_call_kind)k)];
+        const prnn_pass_plan *pp = prnn_plan_pass_for(plan, k, p->seq_length);
         if (!pp->engine)
             continue; /* an inference-only plan (the autotuner's) */
         prnn_ws_layout l;
@@ -28,14 +40,9 @@ size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *
         if (l.total > most) /* PRNN_SIZE_OVERFLOW is the largest */
             most = l.total;
     }
-    if (plan->bwd_fallback && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded) {
-        /* A fallback's workspace depends on the shape alone (its pass plan
-         * has no state yet). */
-        prnn_pass_plan fallback;
-        memset(&fallback, 0, sizeof(fallback));
-        fallback.engine = plan->bwd_fallback;
+    if (plan->bwd_fallback.engine && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded) {
         prnn_ws_layout l;
-        prnn_ws_layout_compute(&fallback, p, PRNN_CALL_BACKWARD_DATA, &l);
+        prnn_ws_layout_compute(&plan->bwd_fallback, p, PRNN_CALL_BACKWARD_DATA, &l);
         if (l.total > most)
             most = l.total;
     }
@@ -54,6 +61,7 @@ prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan)
     prnn_load_stats all = plan->stats;
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         merge(&all, &plan->pass[i].stats);
+    merge(&all, &plan->short_fwd.stats);
     return all;
 }
 
@@ -103,6 +111,11 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     snprintf(full.backwardConfig, sizeof(full.backwardConfig), "%s", b->config);
     snprintf(full.engine, sizeof(full.engine), "%s", f->engine->name);
     snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
+    snprintf(full.configTunedOn, sizeof(full.configTunedOn), "%s", f->tuned_on);
+    if (plan->short_fwd.engine) {
+        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", plan->short_fwd.engine->name);
+        full.shortMaxSeqLength = plan->short_max_seq;
+    }
     size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
     memcpy(info, &full, n);
 }

@@ -28,10 +28,16 @@ typedef struct prnn_plan {
     prnn_rnn_key key;
     uint64_t hash; /* prnn_rnn_key_hash(&key) */
     prnn_pass_plan pass[PRNN_PASS_COUNT];
-    /* The engine the backward-data pass falls back to when its own cannot
-     * load at the first training need (NULL: none); the workspace size
-     * reported covers it. */
-    const prnn_engine *bwd_fallback;
+    /* The forward pass of calls of at most short_max_seq steps, where
+     * another engine's smaller per-call cost beats the forward engine's
+     * (plan_select.c); engine NULL (and short_max_seq 0) when none does. */
+    prnn_pass_plan short_fwd;
+    int short_max_seq;
+    /* The backward-data pass's fallback: the next engine that supports it,
+     * prepared (its configuration chosen, nothing loaded), which runs the
+     * pass if the first cannot load its kernels at the first training need
+     * (engine NULL: none). The workspace size reported covers it. */
+    prnn_pass_plan bwd_fallback;
     prnn_run_kernels kernels; /* setup, and the training kernels */
     prnn_load_stats stats;    /* of the kernels above */
     int training_loaded;
@@ -40,6 +46,10 @@ typedef struct prnn_plan {
 
 /* Releases every pass plan's state and frees the plan. */
 void prnn_plan_free(prnn_plan *p);
+
+/* The pass plan that runs a call of `kind` of seq_length steps: the
+ * short-sequence forward plan where it applies. */
+const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length);
 
 /* The workspace every call of p's shape runs in (what
  * prnnGetRNNWorkspaceSize reports): the largest of the call kinds' layouts,

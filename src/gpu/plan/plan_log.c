@@ -33,8 +33,6 @@ static const char *name_of(const char *const *names, size_t count, int value)
 
 #define NAME_OF(names, value) name_of(names, sizeof(names) / sizeof(names[0]), (int)(value))
 
-static const char *const path_names[] = {"cpu-reference", "persistent-resident",
-                                         "persistent-streamed", "standard", "sru-scan"};
 static const char *const config_names[] = {"none", "shipped-db", "user-db", "heuristic",
                                            "autotuned"};
 static const char *const cubin_names[] = {"none", "memory", "disk", "compiled"};
@@ -70,14 +68,16 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
     }
     for (int i = 0; i < e->npasses; i++) {
         const prnn_plan_log_pass *p = &e->passes[i];
-        add(buf, size, &len, " | %s: %s", p->pass, NAME_OF(path_names, p->path));
-        if (p->path == PRNN_PATH_STANDARD)
-            continue; /* no tile: the per-step kernels */
+        add(buf, size, &len, " | %s: %s", p->pass, prnnGetRNNPathString(p->path));
+        if (p->path == PRNN_PATH_STANDARD || strcmp(p->config, prnnGetRNNPathString(p->path)) == 0)
+            continue; /* no configuration: the standard and step engines */
         add(buf, size, &len, " [%s] from ", p->config);
         if (p->forced_by)
             add(buf, size, &len, "%s (forced)", p->forced_by);
         else
             add(buf, size, &len, "%s", NAME_OF(config_names, p->source));
+        if (p->tuned_on)
+            add(buf, size, &len, " (tuned on %s)", p->tuned_on);
     }
     add(buf, size, &len, " | cubin: %s | %.1f ms (compile %.1f ms)",
         NAME_OF(cubin_names, e->cubin), e->ms, e->compile_ms);

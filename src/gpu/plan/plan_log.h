@@ -9,7 +9,8 @@
  *     | cubin: compiled | 120.3 ms (compile 98.1 ms)
  *
  * (one line; wrapped here). Sources: shipped-db, user-db, heuristic,
- * autotuned, or "PRNN_TILE (forced)". Two events: "plan" when a plan is made (the
+ * autotuned, or "PRNN_TILE (forced)"; a database entry of another GPU of
+ * the same architecture and SM count adds "(tuned on <GPU>)". Two events: "plan" when a plan is made (the
  * forward tile that loaded, and the backward-data tile chosen with it, which
  * sizes the workspace) and "training kernels" when the training kernels are
  * loaded (the backward-data tile that loaded). The cubin source is the worst
@@ -25,11 +26,12 @@
 
 /* One pass's decision. config: the tile's text form, or "standard". */
 typedef struct {
-    const char *pass; /* "forward", "backward-data" */
+    const char *pass; /* "forward", "backward-data", "forward T<=n" */
     prnnRNNPath_t path;
     const char *config;
     prnnConfigSource_t source;
     const char *forced_by; /* the variable that forced the tile, or NULL */
+    const char *tuned_on;  /* the GPU of a sibling's tuning DB entry, or NULL */
 } prnn_plan_log_pass;
 
 typedef struct {
@@ -40,7 +42,7 @@ typedef struct {
     const char *device;
     prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
     int npasses;
-    prnn_plan_log_pass passes[2];
+    prnn_plan_log_pass passes[3];
     prnnCubinSource_t cubin;
     double ms, compile_ms;
 } prnn_plan_log_event;

@@ -130,7 +130,7 @@ prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *
 prnnStatus_t prnn_plan_call(const prnn_plan *plan, struct prnn_gpu_state *gs,
                             const prnn_rnn_problem *p, prnn_call_kind kind, prnn_call_plan *c)
 {
-    const prnn_pass_plan *pp = &plan->pass[prnn_call_pass(kind)];
+    const prnn_pass_plan *pp = prnn_plan_pass_for(plan, kind, p->seq_length);
     if (!pp->engine)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "the plan has no engine for the %s pass",
                          prnn_pass_name(prnn_call_pass(kind)));

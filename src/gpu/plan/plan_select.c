@@ -32,24 +32,53 @@ static int entry_fits(const prnn_tuning_entry *e, void *ctx, char *why, size_t n
     return f->engine->fits(f->q, &e->config, why, n);
 }
 
-/* The configuration e's variable forces for q's pass, if any and valid: 1,
- * else 0 (a bad one is reported in the log and ignored). */
-static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_engine_choice *c)
+/* The configuration e's variable forces for q's pass, parsed: 1 when set
+ * and valid for e (err says why not otherwise), 0 when unset. */
+static int parse_forced(const prnn_engine_query *q, const prnn_engine *e, prnn_engine_choice *c,
+                        char *err, size_t n)
 {
     const char *var = e->force_var[q->pass];
     const char *text = var ? getenv(var) : NULL;
+    err[0] = '\0';
     if (!text || !text[0] || !e->fields)
         return 0;
-    char err[256];
     memset(c, 0, sizeof(*c));
-    if (prnn_config_parse(e->fields, text, &c->config, sizeof(c->config), err, sizeof(err)) ||
-        e->fits(q, &c->config, err, sizeof(err))) {
-        prnn_log_append("note: %s ignored: %s", var, err);
-        return 0;
-    }
+    if (prnn_config_parse(e->fields, text, &c->config, sizeof(c->config), err, n) ||
+        e->fits(q, &c->config, err, n))
+        return -1;
     c->source = PRNN_CONFIG_USER_DB;
     c->forced_by = var;
     return 1;
+}
+
+/* The engine a forcing variable's configuration is for ($PRNN_TILE's tile
+ * runs on the engine it fits: handoff 2, the small-h engine), or NULL. */
+static const prnn_engine *forced_owner(const prnn_engine_query *q, const prnn_engine *const *order,
+                                       int n)
+{
+    for (int i = 0; i < n; i++) {
+        prnn_engine_choice c;
+        char err[256];
+        if (parse_forced(q, order[i], &c, err, sizeof(err)) == 1)
+            return order[i];
+    }
+    return NULL;
+}
+
+/* The configuration e's variable forces for q's pass, if any and valid: 1,
+ * else 0. One that no engine of the order can run is reported in the log
+ * and ignored (one another engine runs is that engine's). */
+static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_engine_choice *c)
+{
+    char err[256];
+    int r = parse_forced(q, e, c, err, sizeof(err));
+    if (r >= 0)
+        return r;
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(q, order);
+    if (!forced_owner(q, order, n))
+        prnn_log_append("note: %s ignored: %s", e->force_var[q->pass], err);
+    return 0;
 }
 
 /*
@@ -80,7 +109,11 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
             (found.exact || !may_autotune)) {
             memset(&out[n], 0, sizeof(out[n]));
             out[n].config = found.entry.config;
-            out[n++].source = found.source;
+            out[n].source = found.source;
+            if (found.sibling)
+                snprintf(out[n].tuned_on, sizeof(out[n].tuned_on), "%.127s",
+                         found.entry.gpu_name);
+            n++;
             *settled = found.exact;
         }
     }
@@ -128,55 +161,100 @@ static int entry_fits_any(const prnn_tuning_entry *e, void *ctx, char *why, size
  * twice as large can turn the steps into real GEMMs). */
 #define ENGINE_NEAREST_MAX_COST 1.0
 
-/* The engine a tuning DB entry for q's pass names (exact, or nearest
- * within ENGINE_NEAREST_MAX_COST) goes first in the order, unless
- * $PRNN_ENGINE already put one there. */
-static void db_engine_first(const prnn_engine_query *q, const prnn_engine **order, int n)
+/* The engine a forcing variable's configuration is for, else the one a
+ * tuning DB entry for q's pass names (exact, or nearest within
+ * ENGINE_NEAREST_MAX_COST), goes first in the order, unless $PRNN_ENGINE
+ * already put one there. 1 when the order's first is chosen (forced or by
+ * the database), else 0. */
+static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order, int n)
 {
+    /* a forced configuration chooses its engine */
+    const prnn_engine *owner = forced_owner(q, order, n);
+    for (int i = 0; owner && i < n; i++)
+        if (order[i] == owner) {
+            memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
+            order[0] = owner;
+            return 1;
+        }
     const char *var = q->pass == PRNN_PASS_BACKWARD_DATA ? "PRNN_ENGINE_BACKWARD" : "PRNN_ENGINE";
     const char *forced = getenv(var);
     if (!forced || !forced[0])
         forced = getenv("PRNN_ENGINE");
-    if ((forced && forced[0]) || n < 2)
-        return;
+    if (forced && forced[0] && n && strcmp(order[0]->name, forced) == 0)
+        return 1;
+    if (n < 2)
+        return 0;
     prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
     any_fits_ctx fc = {q, order, n};
     prnn_tuning_result found;
     if (prnn_tuning_lookup(&key, entry_fits_any, &fc, &found) != 1 ||
         !(found.exact || found.cost <= ENGINE_NEAREST_MAX_COST))
-        return;
-    for (int i = 1; i < n; i++)
+        return 0;
+    for (int i = 0; i < n; i++)
         if (strcmp(order[i]->name, found.entry.engine) == 0) {
             const prnn_engine *e = order[i];
             memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
             order[0] = e;
-            return;
+            return 1;
         }
+    return 0;
+}
+
+/* Without a forced or tuned choice: the engines by their own models' time
+ * of a step, fastest first (a stable order: the table's among equals). */
+static void order_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n)
+{
+    double est[16];
+    for (int i = 0; i < n; i++)
+        est[i] = order[i]->estimate(q);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && est[j] < est[j - 1]; j--) {
+            const prnn_engine *e = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = e;
+            double t = est[j];
+            est[j] = est[j - 1];
+            est[j - 1] = t;
+        }
+}
+
+/* Engine e's pass plan for q from its own choices (forced, tuning DB,
+ * the autotuner with may_autotune, its heuristic's). */
+static prnnStatus_t prepare_from_choices(const prnn_engine_query *q, const prnn_engine *e,
+                                         int may_autotune, prnn_pass_plan *pp)
+{
+    prnn_engine_choice choices[MAX_CHOICES];
+    int count, settled;
+    PRNN_TRY(engine_choices(q, e, may_autotune, choices, &count, &settled));
+    PRNN_TRY(prnn_plan_prepare_engine(q, e, choices, count, pp));
+    pp->settled = settled;
+    return PRNN_STATUS_SUCCESS;
 }
 
 /*
  * The pass plan of q: the first engine in order that can run it. With
- * fallback, the next engine after it that supports q (the backward-data
- * pass's, should its own not load). The last engine's reason goes into the
- * error when none can.
+ * fallback, the last engine of the order after it that can (the most
+ * general: the standard engine where it may run), prepared: the
+ * backward-data pass's, should its own not load. The last engine's reason
+ * goes into the error when none can.
  */
 static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune,
-                                prnn_pass_plan *pp, const prnn_engine **fallback)
+                                prnn_pass_plan *pp, prnn_pass_plan *fallback)
 {
     const prnn_engine *order[16];
     int n = prnn_plan_engine_order(q, order);
-    db_engine_first(q, order, n);
+    if (!db_engine_first(q, order, n))
+        order_by_estimate(q, order, n);
     char why[512] = "";
     for (int i = 0; i < n; i++) {
-        prnn_engine_choice choices[MAX_CHOICES];
-        int count, settled;
-        PRNN_TRY(engine_choices(q, order[i], may_autotune, choices, &count, &settled));
-        prnnStatus_t s = prnn_plan_prepare_engine(q, order[i], choices, count, pp);
+        prnnStatus_t s = prepare_from_choices(q, order[i], may_autotune, pp);
         if (s == PRNN_STATUS_SUCCESS) {
-            pp->settled = settled;
-            if (fallback)
-                *fallback = i + 1 < n ? order[i + 1] : NULL;
-            return s;
+            for (int j = n - 1; fallback && j > i; j--) {
+                s = prepare_from_choices(q, order[j], 0, fallback);
+                if (s != PRNN_STATUS_NOT_SUPPORTED)
+                    return s;
+            }
+            return PRNN_STATUS_SUCCESS;
         }
         if (s != PRNN_STATUS_NOT_SUPPORTED)
             return s; /* a compile or driver failure is a real error */
@@ -194,6 +272,62 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune,
                      why[0] ? ": " : "", why);
 }
 
+/* Sequences longer than this always run on the forward engine: the short
+ * pass is for what its set-up is large against. */
+#define SHORT_MAX_SEQ 64
+
+/*
+ * The short-sequence forward pass: the engine whose modelled cost of a
+ * T = 1 call (its set-up and one step, engine.h) is lowest, when that is not
+ * the forward engine, for every length up to where the forward engine's
+ * cost is no longer higher. None when $PRNN_ENGINE or a forcing variable
+ * ($PRNN_TILE) chose the forward pass: forced, it runs every length.
+ */
+static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
+{
+    const prnn_engine *fwd = p->pass[PRNN_PASS_FORWARD].engine;
+    const char *forced = getenv("PRNN_ENGINE");
+    if ((forced && forced[0]) || p->pass[PRNN_PASS_FORWARD].forced_by)
+        return PRNN_STATUS_SUCCESS;
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(fq, order);
+    const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
+    const prnn_engine *best = NULL;
+    double best_cost = f_setup + f_step, best_step = 0, best_setup = 0;
+    for (int i = 0; i < n; i++) {
+        if (order[i] == fwd)
+            continue;
+        double setup = order[i]->call_setup(fq), step = order[i]->estimate(fq);
+        if (setup + step < best_cost) {
+            best = order[i];
+            best_cost = setup + step;
+            best_step = step;
+            best_setup = setup;
+        }
+    }
+    if (!best)
+        return PRNN_STATUS_SUCCESS;
+    /* the longest T with setup + T * step below the forward engine's */
+    int max_seq = SHORT_MAX_SEQ;
+    if (best_step > f_step) {
+        double t = (f_setup - best_setup) / (best_step - f_step);
+        max_seq = t < 1 ? 1 : t > SHORT_MAX_SEQ ? SHORT_MAX_SEQ : (int)t;
+    }
+    prnn_engine_config cfg;
+    if (best->candidates(fq, 0, 0, &cfg, 1) < 1)
+        return PRNN_STATUS_SUCCESS;
+    prnn_engine_choice c;
+    memset(&c, 0, sizeof(c));
+    c.config = cfg;
+    c.source = PRNN_CONFIG_HEURISTIC;
+    prnnStatus_t s = prnn_plan_prepare_engine(fq, best, &c, 1, &p->short_fwd);
+    if (s == PRNN_STATUS_NOT_SUPPORTED)
+        return PRNN_STATUS_SUCCESS; /* the forward engine runs every length */
+    if (!s)
+        p->short_max_seq = max_seq;
+    return s;
+}
+
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                               prnn_plan *p)
 {
@@ -201,7 +335,9 @@ static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
-    return choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD], NULL);
+    PRNN_TRY(choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD],
+                         NULL));
+    return choose_short(&fq, p);
 }
 
 /* With autotuning on and no settled choice for the backward-data pass, its
@@ -248,28 +384,18 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
     if (g->autotune == PRNN_AUTOTUNE_ON && !b->settled && !b->loaded)
         PRNN_TRY(autotune_backward(&bq, b));
     PRNN_TRY(f->engine->load_training(&fq, f));
+    if (p->short_fwd.engine)
+        PRNN_TRY(p->short_fwd.engine->load_training(&fq, &p->short_fwd));
     prnnStatus_t s = b->engine->load_training(&bq, b);
-    if (s == PRNN_STATUS_NOT_SUPPORTED && p->bwd_fallback) {
+    if (s == PRNN_STATUS_NOT_SUPPORTED && p->bwd_fallback.engine) {
         prnn_log_append("note: the %s engine's backward-data kernels do not load here; "
-                        "the %s engine runs the pass", b->engine->name, p->bwd_fallback->name);
-        prnn_engine_choice c[MAX_CHOICES];
-        prnn_engine_config heur[MAX_CHOICES];
-        int h = p->bwd_fallback->candidates(&bq, 0, 0, heur, MAX_CHOICES);
-        for (int i = 0; i < h; i++) {
-            memset(&c[i], 0, sizeof(c[i]));
-            c[i].config = heur[i];
-            c[i].source = PRNN_CONFIG_HEURISTIC;
-        }
-        prnn_pass_plan fb;
-        s = prnn_plan_prepare_engine(&bq, p->bwd_fallback, c, h, &fb);
-        if (!s)
-            s = fb.engine->load_training(&bq, &fb);
+                        "the %s engine runs the pass", b->engine->name,
+                        p->bwd_fallback.engine->name);
+        s = p->bwd_fallback.engine->load_training(&bq, &p->bwd_fallback);
         if (!s) {
             b->engine->release(b);
-            *b = fb;
-            p->bwd_fallback = NULL;
-        } else if (fb.engine && fb.state) {
-            fb.engine->release(&fb);
+            *b = p->bwd_fallback;
+            memset(&p->bwd_fallback, 0, sizeof(p->bwd_fallback));
         }
     }
     if (s)
@@ -299,7 +425,7 @@ static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
 {
     const prnn_pass_plan *pp = &p->pass[pass];
     prnn_plan_log_pass lp = {prnn_pass_name(pass), PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE,
-                             NULL};
+                             NULL, NULL};
     if (!pp->engine)
         return lp;
     prnn_engine_info info;
@@ -308,6 +434,7 @@ static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
     lp.config = pp->config;
     lp.source = pp->source;
     lp.forced_by = pp->forced_by;
+    lp.tuned_on = pp->tuned_on[0] ? pp->tuned_on : NULL;
     return lp;
 }
 
@@ -320,6 +447,15 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
     e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
     e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 2;
+    char short_name[48];
+    if (p->short_fwd.engine) {
+        prnn_engine_info info;
+        p->short_fwd.engine->describe(&p->short_fwd, &p->key, &info);
+        snprintf(short_name, sizeof(short_name), "forward T<=%d", p->short_max_seq);
+        e.passes[2] = (prnn_plan_log_pass){short_name, info.path, p->short_fwd.config,
+                                           p->short_fwd.source, NULL, NULL};
+        e.npasses = 3;
+    }
     prnn_load_stats stats = prnn_plan_load_stats(p);
     e.cubin = stats.cubin_source;
     e.compile_ms = stats.compile_ms;
@@ -339,19 +475,31 @@ static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, pr
     prnn_plan_log_print(&e);
 }
 
-static void reset_sources(prnn_plan *p, prnn_load_stats saved[3])
+/* The parts of a plan that load kernels, each with its own statistics. */
+enum { STAT_PARTS = 4 };
+static void stat_parts(prnn_plan *p, prnn_load_stats *parts[STAT_PARTS])
 {
-    prnn_load_stats *parts[] = {&p->stats, &p->pass[0].stats, &p->pass[1].stats};
-    for (int i = 0; i < 3; i++) {
+    parts[0] = &p->stats;
+    parts[1] = &p->pass[0].stats;
+    parts[2] = &p->pass[1].stats;
+    parts[3] = &p->short_fwd.stats;
+}
+
+static void reset_sources(prnn_plan *p, prnn_load_stats saved[STAT_PARTS])
+{
+    prnn_load_stats *parts[STAT_PARTS];
+    stat_parts(p, parts);
+    for (int i = 0; i < STAT_PARTS; i++) {
         saved[i] = *parts[i];
         parts[i]->cubin_source = PRNN_CUBIN_NONE;
     }
 }
 
-static void restore_sources(prnn_plan *p, const prnn_load_stats saved[3])
+static void restore_sources(prnn_plan *p, const prnn_load_stats saved[STAT_PARTS])
 {
-    prnn_load_stats *parts[] = {&p->stats, &p->pass[0].stats, &p->pass[1].stats};
-    for (int i = 0; i < 3; i++)
+    prnn_load_stats *parts[STAT_PARTS];
+    stat_parts(p, parts);
+    for (int i = 0; i < STAT_PARTS; i++)
         if (saved[i].cubin_source > parts[i]->cubin_source)
             parts[i]->cubin_source = saved[i].cubin_source;
 }
@@ -364,7 +512,7 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
     double t0 = prnn_now_ms();
     /* The plan's cubin source is the worst over its life; the log wants
      * this event's own, so the sources start afresh and are merged after. */
-    prnn_load_stats before = prnn_plan_load_stats(p), saved[3];
+    prnn_load_stats before = prnn_plan_load_stats(p), saved[STAT_PARTS];
     reset_sources(p, saved);
     prnnStatus_t s = prnn_gpu_enter(gs);
     if (!s) {

@@ -86,15 +86,22 @@ unsigned prnn_run_grid(unsigned long long n, unsigned block)
     return grid ? (unsigned)grid : 1;
 }
 
-prnnStatus_t prnn_run_launch_cooperative(const prnn_call_plan *c, CUfunction fn, unsigned grid,
-                                         unsigned block, size_t smem, void *arg,
-                                         const char *name)
+prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsigned grid,
+                                    unsigned block, size_t smem, int cooperative, void *arg,
+                                    const char *name)
 {
     char what[96];
-    snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
     void *params[] = {arg};
-    return prnn_cu_check(c->gs->cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1,
-                                                              (unsigned)smem, c->stream, params),
+    const prnn_cuda_driver *cu = c->gs->cu;
+    if (!cooperative) {
+        snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
+        return prnn_cu_check(cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, (unsigned)smem,
+                                                c->stream, params, NULL),
+                             what);
+    }
+    snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1,
+                                                       (unsigned)smem, c->stream, params),
                          what);
 }
 

@@ -98,11 +98,11 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
 prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
                              unsigned grid_y, unsigned block, void *arg, const char *name);
 
-/* A cooperative launch (every block co-resident), as the persistent
- * kernels need. */
-prnnStatus_t prnn_run_launch_cooperative(const prnn_call_plan *c, CUfunction fn, unsigned grid,
-                                         unsigned block, size_t smem, void *arg,
-                                         const char *name);
+/* A launch with dynamic shared memory; cooperative: every block
+ * co-resident (the persistent kernels whose blocks wait for each other). */
+prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsigned grid,
+                                    unsigned block, size_t smem, int cooperative, void *arg,
+                                    const char *name);
 
 /* Blocks of `block` threads covering n items, capped for grid-stride loops. */
 unsigned prnn_run_grid(unsigned long long n, unsigned block);

@@ -22,7 +22,7 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
 /* The layered runner's own parts (layered_run.h): the input projections,
  * the output of a layer between layers, dropout, the gradient between
  * layers, and backward weights' gathered h_{t-1} and bias partial sums. */
-static void layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b)
+void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b)
 {
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
@@ -81,7 +81,7 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
     if (e->workspace)
         e->workspace(pp, p, call, &b);
     if (!e->run)
-        layered_parts(p, call, &b);
+        prnn_ws_layered_parts(p, call, &b);
     l->gemm_ws = prnn_ws_take(&b, PRNN_GEMM_WORKSPACE);
     l->total = prnn_align_size(b.cursor, ALIGN);
 }

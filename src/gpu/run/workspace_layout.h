@@ -66,6 +66,11 @@ typedef struct prnn_ws_builder {
 /* A part of bytes bytes (saturating: the total says whether it all fits). */
 size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);
 
+/* The layered runner's own parts of a call (layered_run.h): what the
+ * layout adds after a layer-by-layer engine's parts, and what an engine that
+ * runs whole calls adds for the call kinds it hands to the layered runner. */
+void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b);
+
 /* The layout of a call of kind `call` of p run by pass plan pp (the pass
  * plan of the call's pass). */
 void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,

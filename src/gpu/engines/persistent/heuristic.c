@@ -16,18 +16,26 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
     const int bc = t->batch_chunk;
 
+    const int local = t->handoff == 2; /* the small-h engine */
+
     /* Every term in seconds. Hand-off: measured 0.26 us with a few blocks to 0.98 with 132 (Lamport
-     * words); a release/acquire counter adds a round trip. */
-    double handoff = (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+     * words); a release/acquire counter adds a round trip; through shared
+     * memory (one block per group), a store and a barrier. */
+    /* (the local figure fitted to the small-h engine's first H100/H200
+     * timings, bench/NOTES.md v0.10: its step at batch 1 costs about what
+     * the L2 hand-off's does at H = 64, more above) */
+    double handoff = local ? 0.2e-6
+                           : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
 
     /* Every block reads all of its group's vector (h_{t-1} forward, the
      * gate gradients backward): 8-byte words carrying one value (FMA) or two
-     * (MMA), read once per row group. */
+     * (MMA), read once per row group; locally, plain values from shared
+     * memory. */
     const int kd = g->kdim;
     double words = t->mma ? kd * (double)g->group_stride / 2 : kd * (double)g->group_stride;
-    double bytes_blk = words * 8.0 * g->rsplit;
-    double poll = bytes_blk / 64.0 / clk;
-    double poll_all = bytes_blk * all_blocks / l2_bw;
+    double bytes_blk = words * (local ? (t->mma ? 4.0 : g->acc_bytes) : 8.0) * g->rsplit;
+    double poll = bytes_blk / (local ? 128.0 : 64.0) / clk;
+    double poll_all = local ? 0.0 : bytes_blk * all_blocks / l2_bw;
     if (poll_all > poll)
         poll = poll_all;
 
@@ -87,7 +95,23 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
      * one instead of 1.20x (1.11x instead of 1.31x on the 1920 of v0.2's
      * run); bench/NOTES.md. */
     double fit = (t->mma ? 2.0 : 1.0) * (t->threads == 128 ? 1.1 : 1.0);
-    return (handoff + poll + work + streamed + sync) * fit * 1e6;
+    /* Blocks of the local hand-off need not all be resident: the ones that
+     * are not run the whole sequence after the first wave. */
+    double waves = 1.0;
+    if (local && dev) {
+        int per_sm = dev->max_threads_per_sm / t->threads;
+        int by_regs = dev->regs_per_sm / (t->threads * (g->est_regs < 32 ? 32 : g->est_regs));
+        int by_smem = g->smem_bytes ? (int)(dev->smem_per_sm / (long)g->smem_bytes) : per_sm;
+        if (by_regs < per_sm)
+            per_sm = by_regs;
+        if (by_smem < per_sm)
+            per_sm = by_smem;
+        if (per_sm < 1)
+            per_sm = 1;
+        long resident = (long)per_sm * dev->sm_count;
+        waves = (double)((all_blocks + resident - 1) / resident);
+    }
+    return (handoff + poll + work + streamed + sync) * fit * waves * 1e6;
 }
 
 static int cmp_cost(const void *a, const void *b)
@@ -146,26 +170,37 @@ static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
      * instruction-cache misses): spread rows over more blocks or warps
      * instead. Past ~64 accumulators a thread, the compiler spills the
      * unrolled products to local memory. */
-    return fit_tile(shape, dev, *t, g) == 0 &&
+    /* The local hand-off's block must hold every weight (it reads none
+     * back from memory: that is the small-h engine's point). */
+    return fit_tile(shape, dev, *t, g) == 0 && (t->handoff != 2 || g->kglb == 0) &&
            g->wpk / (g->acc_bytes / 4) <= (t->mma ? 64 : 8) && g->accumulators <= 64 &&
            compiles_quickly(g);
 }
 
 int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
-                              const prnn_device_info *dev, int use_mma,
+                              const prnn_device_info *dev, int use_mma, int local,
                               prnn_kernel_geometry *out, int max)
 {
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
     static const int chunk_opts[] = {1, 2, 4, 8, 16, 32, 64};
-    static const int group_opts[] = {1, 2, 4, 8, 16, 32, 64};
+    static const int group_opts[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
     static const int cand_blocks[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
     int block_opts[16], nb = 0;
     int sms = dev ? dev->sm_count / shape->key.dirs : 132;
-    for (size_t i = 0; i < sizeof(cand_blocks) / sizeof(int); i++)
-        if (cand_blocks[i] < sms)
-            block_opts[nb++] = cand_blocks[i];
-    block_opts[nb++] = sms > 0 ? sms : 1;
+    /* The local hand-off: one block per group, as many groups as the batch
+     * has rows (they need not all be resident); else groups of blocks that
+     * must all be. */
+    const int ngroup_opts = local ? 10 : 7;
+    if (local) {
+        block_opts[nb++] = 1;
+        sms = 1 << 30;
+    } else {
+        for (size_t i = 0; i < sizeof(cand_blocks) / sizeof(int); i++)
+            if (cand_blocks[i] < sms)
+                block_opts[nb++] = cand_blocks[i];
+        block_opts[nb++] = sms > 0 ? sms : 1;
+    }
 
     int capacity = 0, n = 0;
     prnn_kernel_geometry *all = NULL;
@@ -173,7 +208,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
     /* Both engines where tensor cores are allowed: at small batch the FMA
      * engine's shorter dependency chain can win. */
     for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
-    for (int gi = 0; gi < 7 && group_opts[gi] <= B; gi++) {
+    for (int gi = 0; gi < ngroup_opts && group_opts[gi] <= B; gi++) {
         const int groups = group_opts[gi];
         const int per_group = (B + groups - 1) / groups;
         for (int ti = 0; ti < 3; ti++)
@@ -206,7 +241,8 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                  * spinning on every word cost more than one counter wait
                  * and plain loads (prnn-autotune on the H100, LSTM and GRU
                  * fp16, H 1024, B 16: 1.49x and 1.31x; bench/NOTES.md v0.6) */
-                t.handoff = shape->key.dtype == PRNN_DATA_DOUBLE ||
+                t.handoff = local ? 2
+                            : shape->key.dtype == PRNN_DATA_DOUBLE ||
                                     (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
                                 ? 1
                                 : 0;
@@ -245,10 +281,10 @@ ranked_out:;
 }
 
 int prnn_heuristic_choose(const prnn_kernel_shape *shape,
-                          const prnn_device_info *dev, int use_mma,
+                          const prnn_device_info *dev, int use_mma, int local,
                           prnn_kernel_geometry *out, char *why, size_t why_size)
 {
-    if (prnn_heuristic_candidates(shape, dev, use_mma, out, 1) == 1)
+    if (prnn_heuristic_candidates(shape, dev, use_mma, local, out, 1) == 1)
         return 0;
     snprintf(why, why_size,
              "no persistent configuration fits %s with hidden %d, batch %d on this device",

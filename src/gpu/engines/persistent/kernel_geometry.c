@@ -45,11 +45,11 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     if (t.ksplit < 1 || g->warps % t.ksplit)
         return fail(why, why_size, "ksplit must divide the number of warps");
     g->rsplit = g->warps / t.ksplit;
+    if (t.handoff < 0 || t.handoff > 2)
+        return fail(why, why_size, "handoff must be 0, 1 or 2");
     if (t.mma) {
         if (!is16)
             return fail(why, why_size, "the mma engine needs half or bfloat16 data");
-        if (t.handoff != 0 && t.handoff != 1)
-            return fail(why, why_size, "handoff must be 0 or 1");
         t.lanes_k = 1;
     } else if (t.lanes_k < 1 || 32 % t.lanes_k) {
         return fail(why, why_size, "lanes_k must divide 32");
@@ -77,6 +77,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     if (t.mma)
         upb = ROUND_UP(upb, 2);
     t.blocks = CEIL_DIV(H, upb);
+    if (t.handoff == 2 && t.blocks != 1)
+        return fail(why, why_size, "handoff 2 (through shared memory) needs the whole layer in "
+                    "one block: blocks=1");
     g->units_per_block = upb;
     g->rows = g->rows_per_unit * upb;
 
@@ -137,10 +140,19 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
             2 * (size_t)KD * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
     }
     (void)kpw;
+    /* The local hand-off (handoff 2): the group's words, plain values, both
+     * parities, in shared memory instead of the global exchange area. */
+    size_t local_ex = 0;
+    if (t.handoff == 2) {
+        const size_t words = t.mma ? (size_t)g->group_stride * (size_t)(ROUND_UP(KD, 2) / 2)
+                                   : (size_t)g->group_stride * (size_t)KD;
+        local_ex = ROUND_UP(2 * words * (t.mma ? 4 : (size_t)g->acc_bytes), 16);
+        g->exchange_bytes_per_dir = 0;
+    }
     /* Two partial-sum buffers (one barrier per chunk) when they fit. */
     long smem_limit = dev ? dev->smem_per_block_optin : 232448;
-    g->red_bufs = (long)(g->smem_bytes + 2 * g->red_bytes) <= smem_limit ? 2 : 1;
-    g->smem_bytes += (size_t)g->red_bufs * g->red_bytes;
+    g->red_bufs = (long)(g->smem_bytes + 2 * g->red_bytes + local_ex) <= smem_limit ? 2 : 1;
+    g->smem_bytes += (size_t)g->red_bufs * g->red_bytes + local_ex;
     g->kglb = g->ksteps - g->kreg - g->ksmem;
     int vec = t.mma ? 2 : 1;
     int nit = (upb / vec) * BC;
@@ -188,7 +200,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
                      t.threads, g->est_regs, dev->regs_per_sm);
             return fail(why, why_size, msg);
         }
-        if (t.blocks * t.batch_groups * shape->key.dirs > dev->sm_count) {
+        /* Blocks that hand off through L2 must all be resident; the local
+         * hand-off's blocks are independent (an ordinary launch). */
+        if (t.handoff != 2 && t.blocks * t.batch_groups * shape->key.dirs > dev->sm_count) {
             snprintf(msg, sizeof(msg),
                      "%d blocks x %d batch groups x %d directions exceed the %d SMs "
                      "(one block per SM must be resident)", t.blocks, t.batch_groups,
@@ -197,7 +211,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         }
         if (t.mma && dev->sm < 80)
             return fail(why, why_size, "the mma engine needs sm_80 or newer");
-        if (!dev->cooperative_launch)
+        if (t.handoff != 2 && !dev->cooperative_launch)
             return fail(why, why_size, "the device does not support cooperative launch");
     }
     return 0;

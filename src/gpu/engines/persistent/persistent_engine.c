@@ -1,8 +1,17 @@
 /*
- * The persistent engine's row of the engine table: which shapes it runs,
- * its tiles (the heuristic's, or the autotuner's wider set), loading a tile
- * (compile, shared memory, co-residency), its workspace and plan info.
+ * The persistent kernel's two rows of the engine table:
+ *  - "persistent": groups of blocks hand h_t to each other through L2
+ *    (handoff 0 or 1), every block resident (a cooperative launch);
+ *  - "small-h": the whole layer in one block per batch group, which hands
+ *    h_t to itself through shared memory with a barrier (handoff 2): where
+ *    the recurrent weights fit in one block (small hidden sizes), the L2
+ *    round trip goes, and batch rows are spread over as many blocks as
+ *    there are groups (an ordinary launch: they need not all be resident).
+ * Which shapes each runs, its tiles (the heuristic's, or the autotuner's
+ * wider set), loading a tile (compile, shared memory, co-residency), its
+ * workspace and plan info.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +23,7 @@
 #include "gpu/run/run_kernels.h"
 #include "gpu/run/workspace_layout.h"
 #include "checked_size.h"
+#include "dtype.h"
 #include "prnn_kernel_abi.h"
 
 void prnn_persistent_shape(const prnn_engine_query *q, int skip_layer0, prnn_kernel_shape *shape)
@@ -100,10 +110,35 @@ static int fits_geometry(const prnn_engine_query *q, const prnn_tile_config *t,
     return prnn_kernel_geometry_compute(&shape, t, &q->gs->info, g, why, n) ? -1 : 0;
 }
 
-static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
+static int fits_persistent(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
+                           size_t n)
 {
     prnn_kernel_geometry g;
+    if (c->tile.handoff == 2) {
+        snprintf(why, n, "handoff 2 is the small-h engine's");
+        return -1;
+    }
     return fits_geometry(q, &c->tile, &g, why, n);
+}
+
+/* The small-h engine: handoff 2, and every weight on-chip (one block holds
+ * the layer). */
+static int fits_small_h(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
+                        size_t n)
+{
+    prnn_kernel_geometry g;
+    if (c->tile.handoff != 2) {
+        snprintf(why, n, "the small-h engine hands off through shared memory (handoff 2)");
+        return -1;
+    }
+    if (fits_geometry(q, &c->tile, &g, why, n))
+        return -1;
+    if (g.kglb) {
+        snprintf(why, n, "the weights do not fit in one block (%d of %d k-steps streamed)",
+                 g.kglb, g.ksteps);
+        return -1;
+    }
+    return 0;
 }
 
 static size_t scratch_bytes(const prnn_kernel_geometry *g)
@@ -135,20 +170,20 @@ static int in_list(const prnn_engine_config *list, int count, const prnn_tile_co
  * cheaper on paper.
  */
 static int search_candidates(const prnn_engine_query *q, const prnn_kernel_shape *shape,
-                             int use_mma, size_t max_scratch, prnn_engine_config *out, int max)
+                             int use_mma, int local, size_t max_scratch,
+                             prnn_engine_config *out, int max)
 {
     enum { POOL = 2048 };
     prnn_kernel_geometry *geoms = malloc(sizeof(*geoms) * POOL);
     if (!geoms)
         return 0;
-    int n = prnn_heuristic_candidates(shape, &q->gs->info, use_mma, geoms, POOL);
-    if (max_scratch) {
-        int kept = 0;
-        for (int i = 0; i < n; i++)
-            if (scratch_bytes(&geoms[i]) <= max_scratch)
-                geoms[kept++] = geoms[i];
-        n = kept;
-    }
+    int n = prnn_heuristic_candidates(shape, &q->gs->info, use_mma, local, geoms, POOL);
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if ((!max_scratch || scratch_bytes(&geoms[i]) <= max_scratch) &&
+            (!local || !geoms[i].kglb))
+            geoms[kept++] = geoms[i];
+    n = kept;
     int m = 0;
     int next[TILE_FAMILIES] = {0};  /* where each family's search resumes */
     int taken[TILE_FAMILIES] = {0}; /* candidates chosen from each */
@@ -166,7 +201,7 @@ static int search_candidates(const prnn_engine_query *q, const prnn_kernel_shape
             progress = 1;
             memset(&out[m], 0, sizeof(out[m]));
             out[m++].tile = geoms[i].tile;
-            if (!taken[f]++ && m < max && q->key.dtype != PRNN_DATA_DOUBLE) {
+            if (!taken[f]++ && m < max && !local && q->key.dtype != PRNN_DATA_DOUBLE) {
                 prnn_tile_config t = geoms[i].tile;
                 t.handoff = !t.handoff;
                 prnn_kernel_geometry g;
@@ -183,23 +218,72 @@ static int search_candidates(const prnn_engine_query *q, const prnn_kernel_shape
     return m;
 }
 
-static int candidates(const prnn_engine_query *q, int search, size_t max_scratch,
-                      prnn_engine_config *out, int max)
+static int tile_candidates(const prnn_engine_query *q, int local, int search, size_t max_scratch,
+                           prnn_engine_config *out, int max)
 {
     prnn_kernel_shape shape;
     prnn_persistent_shape(q, 0, &shape);
     int use_mma = prnn_persistent_use_mma(&q->key, &q->gs->info);
     if (search)
-        return search_candidates(q, &shape, use_mma, max_scratch, out, max);
-    prnn_kernel_geometry g[PRNN_PERSISTENT_CHOICES];
-    if (max > PRNN_PERSISTENT_CHOICES)
-        max = PRNN_PERSISTENT_CHOICES;
-    int n = prnn_heuristic_candidates(&shape, &q->gs->info, use_mma, g, max);
-    for (int i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof(out[i]));
-        out[i].tile = g[i].tile;
+        return search_candidates(q, &shape, use_mma, local, max_scratch, out, max);
+    /* the few best, those the engine can run (small-h: weights on-chip) */
+    enum { FEW = 4 * PRNN_PERSISTENT_CHOICES };
+    prnn_kernel_geometry g[FEW];
+    int n = prnn_heuristic_candidates(&shape, &q->gs->info, use_mma, local, g, FEW), m = 0;
+    for (int i = 0; i < n && m < max && m < PRNN_PERSISTENT_CHOICES; i++) {
+        if (local && g[i].kglb)
+            continue;
+        memset(&out[m], 0, sizeof(out[m]));
+        out[m++].tile = g[i].tile;
     }
-    return n;
+    return m;
+}
+
+/* The model's time of the best tile (heuristic.c). */
+static double tile_estimate(const prnn_engine_query *q, int local)
+{
+    prnn_kernel_shape shape;
+    prnn_persistent_shape(q, 0, &shape);
+    prnn_kernel_geometry g;
+    if (prnn_heuristic_candidates(&shape, &q->gs->info,
+                                  prnn_persistent_use_mma(&q->key, &q->gs->info), local, &g,
+                                  1) < 1)
+        return HUGE_VAL;
+    return prnn_heuristic_cost(&g, &q->gs->info);
+}
+
+static double estimate_persistent(const prnn_engine_query *q)
+{
+    return tile_estimate(q, 0);
+}
+
+static double estimate_small_h(const prnn_engine_query *q)
+{
+    return tile_estimate(q, 1);
+}
+
+/* Per call and layer: the setup kernel, the input projection (cuBLASLt)
+ * and the launch of the layer's kernel, each enqueued by the host (about
+ * 2.5 us apiece on an H100), then loading R on-chip at the start of the
+ * kernel (read once, from L2 or HBM). */
+static double call_setup(const prnn_engine_query *q)
+{
+    const prnn_rnn_key *k = &q->key;
+    const double weights =
+        (double)prnn_mode_gates(k->mode) * k->hidden * k->hidden * prnn_dtype_size(k->dtype);
+    return 7.5 + weights / 2e12 * 1e6;
+}
+
+static int candidates_persistent(const prnn_engine_query *q, int search, size_t max_scratch,
+                                 prnn_engine_config *out, int max)
+{
+    return tile_candidates(q, 0, search, max_scratch, out, max);
+}
+
+static int candidates_small_h(const prnn_engine_query *q, int search, size_t max_scratch,
+                              prnn_engine_config *out, int max)
+{
+    return tile_candidates(q, 1, search, max_scratch, out, max);
 }
 
 static void format(const prnn_engine_config *c, char *buf, size_t size)
@@ -243,8 +327,10 @@ static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geo
                           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     if (s)
         return s;
-    int need = g->tile.blocks * g->tile.batch_groups * g->shape.key.dirs;
-    if (per_sm * gs->info.sm_count < need)
+    /* Every block resident: those of the L2 hand-off wait for each other;
+     * the local hand-off's need only fit one at a time. */
+    int need = g->tile.handoff == 2 ? 1 : g->tile.blocks * g->tile.batch_groups * g->shape.key.dirs;
+    if (per_sm * (g->tile.handoff == 2 ? 1 : gs->info.sm_count) < need)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                          "the %s kernel (%d threads, %zu bytes of shared memory) fits %d "
                          "block(s) per SM: %d SMs cannot hold %d co-resident blocks",
@@ -287,6 +373,7 @@ static void chose(prnn_pass_plan *pp, const prnn_kernel_geometry *g,
     prnn_tile_config_format(&g->tile, pp->config, sizeof(pp->config));
     pp->source = c->source;
     pp->forced_by = c->forced_by;
+    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
 }
 
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
@@ -299,7 +386,8 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
     char why[256] = "";
     for (int i = 0; i < count; i++) {
         prnn_kernel_geometry g;
-        if (fits_geometry(q, &choices[i].config.tile, &g, why, sizeof(why)))
+        if (pp->engine->fits(q, &choices[i].config, why, sizeof(why)) ||
+            fits_geometry(q, &choices[i].config.tile, &g, why, sizeof(why)))
             continue;
         if (q->pass == PRNN_PASS_BACKWARD_DATA) {
             /* kept for load_training; later ones only if they need no
@@ -420,7 +508,9 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     info->path = PRNN_PATH_PERSISTENT_RESIDENT;
     if (!g)
         return;
-    info->path = g->kglb ? PRNN_PATH_PERSISTENT_STREAMED : PRNN_PATH_PERSISTENT_RESIDENT;
+    info->path = g->tile.handoff == 2 ? PRNN_PATH_SMALL_H
+                 : g->kglb            ? PRNN_PATH_PERSISTENT_STREAMED
+                                      : PRNN_PATH_PERSISTENT_RESIDENT;
     info->num_blocks = g->tile.blocks * g->tile.batch_groups;
     info->threads_per_block = g->tile.threads;
     info->units_per_block = g->units_per_block;
@@ -445,8 +535,31 @@ const prnn_engine prnn_persistent_engine = {
     .fields = prnn_tile_fields,
     .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},
     .supports = supports,
-    .fits = fits,
-    .candidates = candidates,
+    .fits = fits_persistent,
+    .candidates = candidates_persistent,
+    .estimate = estimate_persistent,
+    .call_setup = call_setup,
+    .format = format,
+    .prepare = prepare,
+    .load_training = load_training,
+    .scratch = scratch,
+    .request = request,
+    .workspace = workspace,
+    .forward_layer = prnn_persistent_forward_layer,
+    .backward_layer = prnn_persistent_backward_layer,
+    .describe = describe,
+    .release = release,
+};
+
+const prnn_engine prnn_small_h_engine = {
+    .name = "small-h",
+    .fields = prnn_tile_fields,
+    .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},
+    .supports = supports,
+    .fits = fits_small_h,
+    .candidates = candidates_small_h,
+    .estimate = estimate_small_h,
+    .call_setup = call_setup,
     .format = format,
     .prepare = prepare,
     .load_training = load_training,

@@ -22,8 +22,9 @@ static prnnStatus_t launch(const prnn_call_plan *c, const prnn_kernel_geometry *
                            void *args, const char *name)
 {
     const unsigned grid = (unsigned)(g->tile.blocks * g->tile.batch_groups * c->dirs);
-    return prnn_run_launch_cooperative(c, fn, grid, (unsigned)g->tile.threads, g->smem_bytes,
-                                       args, name);
+    /* the local hand-off's blocks never wait for each other */
+    return prnn_run_launch_blocks(c, fn, grid, (unsigned)g->tile.threads, g->smem_bytes,
+                                  g->tile.handoff != 2, args, name);
 }
 
 prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)

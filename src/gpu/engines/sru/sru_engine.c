@@ -62,6 +62,19 @@ static int candidates(const prnn_engine_query *q, int search, size_t max_scratch
     return m;
 }
 
+/* SRU's only engine: nothing to order it against. */
+static double estimate(const prnn_engine_query *q)
+{
+    (void)q;
+    return 1.0;
+}
+
+static double call_setup(const prnn_engine_query *q)
+{
+    (void)q;
+    return 0.0;
+}
+
 static void format(const prnn_engine_config *c, char *buf, size_t size)
 {
     char text[96];
@@ -120,6 +133,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         format(&choices[i].config, pp->config, sizeof(pp->config));
         pp->source = choices[i].source;
         pp->forced_by = choices[i].forced_by;
+        snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[i].tuned_on);
         pp->loaded = 1;
         return PRNN_STATUS_SUCCESS;
     }
@@ -200,6 +214,8 @@ const prnn_engine prnn_sru_engine = {
     .supports = supports,
     .fits = fits,
     .candidates = candidates,
+    .estimate = estimate,
+    .call_setup = call_setup,
     .format = format,
     .prepare = prepare,
     .load_training = load_training,

@@ -79,6 +79,38 @@ static int candidates(const prnn_engine_query *q, int search, size_t max_scratch
     return 1;
 }
 
+/*
+ * A step: one cuBLASLt GEMM (forward h R^T: B x G.H x H; backward dg R:
+ * B x H x G.H, the same work) and one pointwise kernel, each launched from
+ * the host. The launches and the library's fixed cost set its floor
+ * (cuDNN's STANDARD, the same scheme, runs 11-40 us per step on an H100:
+ * shared/BASELINES.md); the GEMM's time its slope, at what the H100's
+ * units give a GEMM this shape: tensor cores for 16-bit data, strict FP32
+ * or FP64 otherwise, and R read from L2 every step.
+ */
+static double estimate(const prnn_engine_query *q)
+{
+    const prnn_rnn_key *k = &q->key;
+    const double G = prnn_mode_gates(k->mode), H = k->hidden, B = k->mini_batch;
+    const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
+    const double rate = half ? 250e12 : k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 35e12;
+    const double flops = 2.0 * B * G * H * H;
+    const double bytes = G * H * H * (double)prnn_dtype_size(k->dtype);
+    double gemm = flops / rate;
+    if (bytes / 4e12 > gemm)
+        gemm = bytes / 4e12;
+    const double floor_us = 9.0; /* two launches and cuBLASLt's set-up */
+    return floor_us + gemm * 1e6;
+}
+
+/* Per call and layer: the setup kernel, the input projection and the
+ * state's initialisation, each a launch. */
+static double call_setup(const prnn_engine_query *q)
+{
+    (void)q;
+    return 7.5;
+}
+
 static void format(const prnn_engine_config *c, char *buf, size_t size)
 {
     (void)c;
@@ -94,15 +126,9 @@ static int request(const prnn_engine_query *q, const prnn_engine_config *c,
 
 /* The step kernels serve both passes (one module, or two with the
  * SKIP_INPUT variant). */
-static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
-                            int count, prnn_pass_plan *pp)
+static prnnStatus_t load(const prnn_engine_query *q, prnn_pass_plan *pp)
 {
-    if (count < 1)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "standard engine: no configuration");
-    prnn_step_kernels *k = calloc(1, sizeof(*k));
-    if (!k)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    pp->state = k;
+    prnn_step_kernels *k = pp->state;
     for (int skip = 0; skip < 2; skip++) {
         if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
             break;
@@ -115,18 +141,31 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         PRNN_TRY(skip ? prnn_load_functions(q->gs, s, &r, &pp->stats, skipped, 1)
                       : prnn_load_functions(q->gs, s, &r, &pp->stats, all, 3));
     }
-    format(&choices[0].config, pp->config, sizeof(pp->config));
-    pp->source = choices[0].source;
-    pp->forced_by = choices[0].forced_by;
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
 
+/* The forward pass loads its kernels now; the backward-data pass on the
+ * first training need. */
+static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp)
+{
+    if (count < 1)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "standard engine: no configuration");
+    prnn_step_kernels *k = calloc(1, sizeof(*k));
+    if (!k)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    pp->state = k;
+    format(&choices[0].config, pp->config, sizeof(pp->config));
+    pp->source = choices[0].source;
+    pp->forced_by = choices[0].forced_by;
+    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    return q->pass == PRNN_PASS_FORWARD ? load(q, pp) : PRNN_STATUS_SUCCESS;
+}
+
 static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
 {
-    (void)q;
-    (void)pp;
-    return PRNN_STATUS_SUCCESS;
+    return pp->loaded ? PRNN_STATUS_SUCCESS : load(q, pp);
 }
 
 static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
@@ -332,6 +371,8 @@ const prnn_engine prnn_standard_engine = {
     .supports = supports,
     .fits = fits,
     .candidates = candidates,
+    .estimate = estimate,
+    .call_setup = call_setup,
     .format = format,
     .prepare = prepare,
     .load_training = load_training,

@@ -1,0 +1,143 @@
+// The step engine's kernel: one timestep of one layer, both directions
+// (blockIdx.y), with the input projection, the recurrence and the cell in
+// one launch -- for short sequences, where the persistent kernel's set-up
+// (step tables, the projection GEMM, a cooperative launch and loading R
+// on-chip) costs more than the steps. A warp owns one hidden unit and up to
+// RPW batch rows: its lanes walk K (the input, then h_{t-1}) for every gate
+// of the unit, a butterfly sums them, and lane r runs the cell of row r
+// (rnn_cell.cuh, exact activations, as the standard path).
+
+#include "prnn_kernel_abi.h"
+#include "rnn_cell.cuh"
+
+constexpr int MODE = PRNN_MODE;
+constexpr int H = PRNN_H;
+constexpr int RPW = PRNN_STEP_RPW; // batch rows per warp
+constexpr bool SKIP = PRNN_SKIP != 0;
+constexpr bool TRAIN = PRNN_TRAIN != 0;
+typedef Cell<MODE> C;
+constexpr int G = C::G;
+constexpr bool GRU = MODE == PRNN_KMODE_GRU;
+constexpr bool LSTM = MODE == PRNN_KMODE_LSTM;
+static_assert(RPW >= 1 && RPW <= 32, "rows per warp must be 1..32");
+
+__device__ __forceinline__ AccT warp_sum(AccT v)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, m);
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fused_step_args a)
+{
+    const int d = blockIdx.y;
+    const int lane = threadIdx.x & 31;
+    const int u = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5);
+    const int b0 = blockIdx.z * RPW;
+    const int batch = a.batch[d];
+    if (u >= H || b0 >= batch)
+        return; // a whole warp: nothing below needs every lane of the block
+    const int rows = batch - b0 < RPW ? batch - b0 : RPW;
+    const int prev_b = a.prev_batch[d];
+    const T *W = (const T *)a.W[d];
+    const T *R = (const T *)a.R[d];
+    const T *x = (const T *)a.x;
+    const T *hp = (const T *)a.hprev[d];
+    const T *hx = (const T *)a.hx[d];
+    const long long row0 = a.row0[d];
+
+    // W x_t (GRU keeps the recurrent n apart: the reset scales it)
+    AccT xw[G][RPW], rh[G][RPW];
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int r = 0; r < RPW; ++r)
+            xw[g][r] = rh[g][r] = AccT(0);
+    if (!SKIP) {
+        for (int k = lane; k < a.x_cols; k += 32) {
+            AccT xv[RPW];
+#pragma unroll
+            for (int r = 0; r < RPW; ++r)
+                xv[r] = r < rows ? ST::load(x, (row0 + b0 + r) * a.x_cols + k) : AccT(0);
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const AccT w = ST::load(W, ((long)g * H + u) * a.x_cols + k);
+#pragma unroll
+                for (int r = 0; r < RPW; ++r)
+                    xw[g][r] += w * xv[r];
+            }
+        }
+    }
+    // R h_{t-1}: rows below prev_b continue from hprev, the others start
+    // from hx (or zeros)
+    for (int k = lane; k < H; k += 32) {
+        AccT hv[RPW];
+#pragma unroll
+        for (int r = 0; r < RPW; ++r) {
+            const int b = b0 + r;
+            const T *src = b < prev_b ? hp : hx;
+            hv[r] = r < rows && src ? ST::load(src, (long)b * H + k) : AccT(0);
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            const AccT w = ST::load(R, ((long)g * H + u) * H + k);
+#pragma unroll
+            for (int r = 0; r < RPW; ++r)
+                rh[g][r] += w * hv[r];
+        }
+    }
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int r = 0; r < RPW; ++r) {
+            xw[g][r] = warp_sum(xw[g][r]);
+            rh[g][r] = warp_sum(rh[g][r]);
+        }
+
+    // the cell of row `lane` (every lane holds every sum)
+    const T *bW = (const T *)a.bW[d], *bR = (const T *)a.bR[d];
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+        if (lane != r || r >= rows)
+            continue;
+        const int b = b0 + r;
+        const long long row = row0 + b;
+        AccT rec[G], xp[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            AccT xv = SKIP ? ST::load(x, row * a.x_cols + u) : xw[g][r];
+            xp[g] = xv + ST::load(bW, (long)g * H + u);
+            if (!(GRU && g == 2))
+                xp[g] += ST::load(bR, (long)g * H + u);
+            rec[g] = rh[g][r];
+        }
+        const AccT bias_rn = GRU ? ST::load(bR, 2L * H + u) : AccT(0);
+        const T *hsrc = b < prev_b ? hp : hx;
+        const AccT hprev = hsrc ? ST::load(hsrc, (long)b * H + u) : AccT(0);
+        AccT c = AccT(0);
+        if (LSTM) {
+            if (b < prev_b)
+                c = ((const AccT *)a.cstate[d])[(long)b * H + u];
+            else if (a.cx[d])
+                c = ST::load((const T *)a.cx[d], (long)b * H + u);
+        }
+        AccT act[C::ACTN];
+        AccT h = C::template forward<ExactAct>(rec, xp, bias_rn, c, hprev, act);
+        h = ST::round(h);
+        if (LSTM)
+            ((AccT *)a.cstate[d])[(long)b * H + u] = c;
+        ST::store((T *)a.hnext[d], (long)b * H + u, h);
+        ST::store((T *)a.y, row * a.y_cols + (long)d * H + u, h);
+        if (b >= a.next_batch[d]) { // its sequence ends here
+            if (a.hy[d])
+                ST::store((T *)a.hy[d], (long)b * H + u, h);
+            if (LSTM && a.cy[d])
+                ST::store((T *)a.cy[d], (long)b * H + u, c);
+        }
+        if (TRAIN)
+#pragma unroll
+            for (int q = 0; q < C::ACT; ++q)
+                ((AccT *)a.act[d])[(row * C::ACT + q) * H + u] = act[q];
+    }
+}

@@ -1,0 +1,356 @@
+/*
+ * The step engine (PRNN_PATH_STEP): for short sequences. Per layer and
+ * timestep one launch of rnn_fused_step.cu runs the input projection, the
+ * recurrence and the cell of both directions: no setup kernel, no memset, no
+ * cuBLASLt call, no cooperative launch and no loading of R on-chip -- what a
+ * persistent call pays once, and what a T = 1 call (a streaming decoder's
+ * step, inside a CUDA graph) cannot amortise. The planner gives it the
+ * forward pass of calls up to a sequence length its model sets (plan.h:
+ * short_max_seq); longer calls run the plan's forward engine. Backward
+ * weights of a training step it ran are the layered runner's GEMMs; its
+ * reserve is every gate engine's (reserve_layout.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checked_size.h"
+#include "dtype.h"
+#include "error.h"
+#include "gpu/engines/engine.h"
+#include "gpu/run/gpu_run.h"
+#include "gpu/run/gpu_state.h"
+#include "gpu/run/kernel_request.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/run_kernels.h"
+#include "gpu/run/train_ops.h"
+#include "prnn_kernel_abi.h"
+
+/* The kernel's variants: [SKIP_INPUT's layer 0][keeps act for training]. */
+typedef struct {
+    CUfunction fn[2][2];
+    int rows_per_warp;
+    int train_loaded;
+} step_state;
+
+/* Engine parts of the workspace. */
+enum {
+    WS_HSTATE = 0, /* 2 x dirs x miniBatch x hidden, storage type: h ping-pong */
+    WS_CSTATE = 1, /* dirs x miniBatch x hidden, math type (LSTM) */
+    WS_OUT2 = 2    /* inference, layers > 2: the second layer-output buffer */
+};
+
+enum { THREADS = 256, WARPS = THREADS / 32 };
+
+static int rows_per_warp(const prnn_rnn_key *key)
+{
+    return key->mini_batch < 4 ? key->mini_batch : 4;
+}
+
+static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int train, int sm,
+                                 prnn_kernel_request *r)
+{
+    prnn_request_start(r, "rnn_fused_step.cu", "prnn_fused_step", sm);
+    prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
+    prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
+    prnn_request_define(r, "PRNN_H", key->hidden);
+    prnn_request_define(r, "PRNN_STEP_RPW", rows_per_warp(key));
+    prnn_request_define(r, "PRNN_SKIP", skip);
+    prnn_request_define(r, "PRNN_TRAIN", train);
+    return prnn_request_finish(r);
+}
+
+static int supports(const prnn_engine_query *q, char *why, size_t n)
+{
+    if (q->key.mode == PRNN_SRU) {
+        snprintf(why, n, "SRU has its own scan");
+        return -1;
+    }
+    if (q->pass != PRNN_PASS_FORWARD) {
+        snprintf(why, n, "it runs the forward pass only");
+        return -1;
+    }
+    if (q->key.algo != PRNN_RNN_ALGO_AUTO) {
+        snprintf(why, n, "the descriptor asks for another algorithm");
+        return -1;
+    }
+    return 0;
+}
+
+static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
+{
+    (void)q;
+    (void)c;
+    (void)why;
+    (void)n;
+    return 0;
+}
+
+static int candidates(const prnn_engine_query *q, int search, size_t max_scratch,
+                      prnn_engine_config *out, int max)
+{
+    (void)q;
+    (void)search;
+    (void)max_scratch;
+    if (max < 1)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    return 1;
+}
+
+/*
+ * A step: one launch from the host (about 3 us to enqueue and start on an
+ * H100) and the layer's W and R read from L2 once per warp row group; the
+ * products themselves are small. Against the persistent engines it loses
+ * at any length its per-step floor is paid over; what it saves is their
+ * per-call set-up (plan_select.c weighs the two).
+ */
+static double estimate(const prnn_engine_query *q)
+{
+    const prnn_rnn_key *k = &q->key;
+    const double G = prnn_mode_gates(k->mode), H = k->hidden;
+    const double groups = ceil((double)k->mini_batch / rows_per_warp(k));
+    const double bytes = G * H * 2.0 * H * (double)prnn_dtype_size(k->dtype) * groups;
+    return 3.0 + bytes / 4e12 * 1e6;
+}
+
+/* No set-up: each step is the whole call's work. */
+static double call_setup(const prnn_engine_query *q)
+{
+    (void)q;
+    return 0.0;
+}
+
+static void format(const prnn_engine_config *c, char *buf, size_t size)
+{
+    (void)c;
+    snprintf(buf, size, "step");
+}
+
+static int request(const prnn_engine_query *q, const prnn_engine_config *c,
+                   prnn_kernel_request *r)
+{
+    (void)c;
+    return request_step(&q->key, 0, 0, q->gs->info.sm, r) ? -1 : 0;
+}
+
+static prnnStatus_t load_variant(const prnn_engine_query *q, int skip, int train,
+                                 prnn_pass_plan *pp)
+{
+    step_state *st = pp->state;
+    prnn_kernel_request r;
+    const prnn_named_fn fn = {"prnn_fused_step", &st->fn[skip][train]};
+    return prnn_load_functions(q->gs, request_step(&q->key, skip, train, q->gs->info.sm, &r), &r,
+                               &pp->stats, &fn, 1);
+}
+
+static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp)
+{
+    if (count < 1)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "step engine: no configuration");
+    step_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    pp->state = st;
+    st->rows_per_warp = rows_per_warp(&q->key);
+    PRNN_TRY(load_variant(q, 0, 0, pp));
+    if (q->key.input_mode == PRNN_SKIP_INPUT)
+        PRNN_TRY(load_variant(q, 1, 0, pp));
+    format(&choices[0].config, pp->config, sizeof(pp->config));
+    pp->source = choices[0].source;
+    pp->forced_by = choices[0].forced_by;
+    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    pp->loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
+{
+    step_state *st = pp->state;
+    if (st->train_loaded)
+        return PRNN_STATUS_SUCCESS;
+    PRNN_TRY(load_variant(q, 0, 1, pp));
+    if (q->key.input_mode == PRNN_SKIP_INPUT)
+        PRNN_TRY(load_variant(q, 1, 1, pp));
+    st->train_loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The running state, the layer outputs between layers (inference: two
+ * buffers, since a step reads its input row while writing its output row),
+ * dropout; backward weights: the layered runner's parts. */
+static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
+                      prnn_ws_builder *b)
+{
+    (void)pp;
+    const struct prnnRNNStruct *rnn = p->rnn;
+    prnn_ws_layout *l = b->l;
+    const size_t es = prnn_dtype_size(rnn->dtype);
+    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const size_t B = (size_t)p->mini_batch, rows = p->total_rows;
+    const int deep = rnn->layers > 1;
+    if (call == PRNN_CALL_BACKWARD_WEIGHTS || call == PRNN_CALL_BACKWARD_DATA) {
+        prnn_ws_layered_parts(p, (prnn_call_kind)call, b);
+        return;
+    }
+    l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul4_size(2 * dirs, B, H, es));
+    l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul4_size(dirs, B, H, acc));
+    if (call == PRNN_CALL_INFERENCE && deep) {
+        l->layer_out = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+        if (rnn->layers > 2)
+            l->engine[WS_OUT2] = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+    }
+    if (call == PRNN_CALL_FORWARD_TRAINING && deep && rnn->dropout > 0.0f)
+        l->dropped = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+}
+
+/* Direction d's h ping-pong buffer of parity `par`, and its c. */
+static char *hstate(const prnn_call_plan *c, int d, int par)
+{
+    return c->ws + c->l.engine[WS_HSTATE] +
+           (size_t)(2 * d + par) * c->p->mini_batch * c->H * c->es;
+}
+
+static char *cstate(const prnn_call_plan *c, int d)
+{
+    return c->ws + c->l.engine[WS_CSTATE] + (size_t)d * c->p->mini_batch * c->H * c->acc;
+}
+
+/* One layer: a launch per step, both directions in each. */
+static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b, int layer,
+                          const void *input, void *output)
+{
+    const step_state *st = c->pass->state;
+    const int T = c->p->seq_length, dirs = c->dirs;
+    const int *batch = c->p->batch;
+    const int skip = layer == 0 && c->rnn->input_mode == PRNN_SKIP_INPUT;
+    CUfunction fn = st->fn[skip][c->training];
+    prnn_fused_step_args a;
+    memset(&a, 0, sizeof(a));
+    a.x = input;
+    a.y = output;
+    a.x_cols = layer == 0 ? c->p->input_size : dirs * c->H;
+    a.y_cols = dirs * c->H;
+    for (int d = 0; d < dirs; d++) {
+        const int pseudo = layer * dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        a.W[d] = w.W;
+        a.R[d] = w.R;
+        a.bW[d] = w.bW;
+        a.bR[d] = w.bR;
+        const size_t so = (size_t)pseudo * c->state_stride;
+        a.hx[d] = prnn_run_offset(b->hx, so);
+        a.cx[d] = prnn_run_offset(b->cx, so);
+        a.hy[d] = (void *)prnn_run_offset(b->hy, so);
+        a.cy[d] = (void *)prnn_run_offset(b->cy, so);
+        a.cstate[d] = cstate(c, d);
+        a.act[d] = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
+    }
+    /* first rows of the steps processed: direction 0 from the front,
+     * direction 1 from the back */
+    long long front = 0, back = (long long)c->p->total_rows;
+    unsigned groups_max = 0;
+    for (int s = 0; s < T; s++) {
+        for (int d = 0; d < dirs; d++) {
+            const int t = d ? T - 1 - s : s;
+            a.batch[d] = batch[t];
+            if (d) {
+                back -= batch[t];
+                a.row0[d] = back;
+                a.prev_batch[d] = s ? batch[t + 1] : 0;
+                a.next_batch[d] = s + 1 < T ? batch[t] : 0;
+            } else {
+                a.row0[d] = front;
+                front += batch[t];
+                a.prev_batch[d] = s ? batch[t] : 0; /* batch[t - 1] >= batch[t] */
+                a.next_batch[d] = s + 1 < T ? batch[t + 1] : 0;
+            }
+            a.hprev[d] = s ? hstate(c, d, (s - 1) & 1) : NULL;
+            a.hnext[d] = hstate(c, d, s & 1);
+            unsigned g = (unsigned)((batch[t] + st->rows_per_warp - 1) / st->rows_per_warp);
+            if (g > groups_max)
+                groups_max = g;
+        }
+        void *params[] = {&a};
+        const unsigned grid_x = (unsigned)((c->H + WARPS - 1) / WARPS);
+        PRNN_TRY(prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, (unsigned)dirs, groups_max,
+                                                         THREADS, 1, 1, 0, c->stream, params,
+                                                         NULL),
+                               "cuLaunchKernel(prnn_fused_step)"));
+        groups_max = 0;
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t forward(const prnn_call_plan *c, const prnn_forward_buffers *b)
+{
+    const int L = c->rnn->layers;
+    const void *input = b->x;
+    for (int l = 0; l < L; l++) {
+        /* inference alternates two buffers between layers: a step reads its
+         * input row while it writes its output row */
+        void *between = (l & 1) && c->l.engine[WS_OUT2] != (size_t)-1
+                            ? prnn_run_ws(c, c->l.engine[WS_OUT2])
+                            : prnn_run_ws(c, c->l.layer_out);
+        void *output = l == L - 1   ? b->y
+                       : c->training ? prnn_reserve_out(&c->r, b->reserve, l)
+                                     : between;
+        PRNN_TRY(layer(c, b, l, input, output));
+        PRNN_TRY(prnn_train_next_input(c, l, c->training, output, &input));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t run(prnn_call_plan *c, const void *buffers)
+{
+    switch (c->kind) {
+    case PRNN_CALL_INFERENCE:
+    case PRNN_CALL_FORWARD_TRAINING:
+        return forward(c, buffers);
+    case PRNN_CALL_BACKWARD_WEIGHTS:
+        return prnn_layered_backward_weights(c, buffers);
+    case PRNN_CALL_BACKWARD_DATA:
+        break;
+    }
+    return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "the step engine runs no backward-data pass");
+}
+
+static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
+{
+    const step_state *st = pp->state;
+    memset(info, 0, sizeof(*info));
+    info->path = PRNN_PATH_STEP;
+    if (!st)
+        return;
+    info->threads_per_block = THREADS;
+    info->units_per_block = WARPS;
+    info->num_blocks = ((key->hidden + WARPS - 1) / WARPS) *
+                       ((key->mini_batch + st->rows_per_warp - 1) / st->rows_per_warp);
+}
+
+static void release(prnn_pass_plan *pp)
+{
+    free(pp->state);
+    pp->state = NULL;
+}
+
+const prnn_engine prnn_step_engine = {
+    .name = "step",
+    .supports = supports,
+    .fits = fits,
+    .candidates = candidates,
+    .estimate = estimate,
+    .call_setup = call_setup,
+    .format = format,
+    .prepare = prepare,
+    .load_training = load_training,
+    .request = request,
+    .workspace = workspace,
+    .run = run,
+    .describe = describe,
+    .release = release,
+};
