@@ -70,9 +70,10 @@ EOF
 say "C compiler: zig cc -target $target ($("$venv_py" -m ziglang version))"
 
 if [ "$sdist" = 1 ]; then
-    # The sdist is git's tree (meson dist): what .gitattributes marks
-    # export-ignore (bench/results) stays out.
-    "$venv_py" -m build --sdist --no-isolation --outdir "$outdir" .
+    # The sdist is git's tree at HEAD (meson dist: commit first): what
+    # .gitattributes marks export-ignore (bench/results) stays out.
+    "$venv_py" -m build --sdist --no-isolation --outdir "$outdir" \
+        "-Cbuild-dir=$work/sdist-build" .
 fi
 # --no-isolation: the build tools are the ones just installed, so the
 # native file's compiler and the build agree.
@@ -86,6 +87,8 @@ plat=manylinux_${glibc/./_}_x86_64
 PATH="$work/venv/bin:$PATH" "$work/venv/bin/auditwheel" repair --plat "$plat" \
     -w "$work/repaired" "$raw"
 wheel=$(ls "$work"/repaired/*.whl)
-"$venv_py" tools/check-wheel.py --glibc "$glibc" "$wheel"
+sdist_file=
+[ "$sdist" = 0 ] || sdist_file=$(ls "$outdir"/prnn-*.tar.gz | tail -n 1)
+"$venv_py" tools/check-wheel.py --glibc "$glibc" ${sdist_file:+--sdist "$sdist_file"} "$wheel"
 mv "$wheel" "$outdir/"
-say "wrote $outdir/$(basename "$wheel")"
+say "wrote $outdir/$(basename "$wheel")${sdist_file:+ and $sdist_file}"

@@ -15,10 +15,13 @@
   all ≤ the oldest glibc its tags claim, and it needs no library beyond
   glibc's (libcjson above all).
 
+With --sdist, the source distribution too: no bench/results (measurements,
+megabytes of them), the licences, the vendored cJSON, PKG-INFO's licence.
+
 Standard library only. Exit status 0 when every check passes, 1 otherwise
 (each failure printed), 2 for bad arguments.
 
-usage: tools/check-wheel.py [--glibc 2.28] WHEEL
+usage: tools/check-wheel.py [--glibc 2.28] [--sdist SDIST] WHEEL
 """
 
 import argparse
@@ -26,6 +29,7 @@ import os
 import re
 import struct
 import sys
+import tarfile
 import zipfile
 from email.parser import Parser
 
@@ -207,12 +211,38 @@ def check(wheel, glibc):
     return problems
 
 
+def check_sdist(sdist):
+    problems = []
+    version = project_version()
+    top = f"prnn-{version}/"
+    with tarfile.open(sdist) as t:
+        names = set(t.getnames())
+        pkg_info = t.extractfile(top + "PKG-INFO").read().decode() \
+            if top + "PKG-INFO" in names else ""
+    for path in ["LICENSE", "third_party/cjson/LICENSE", "third_party/cjson/cjson/cJSON.c",
+                 "pyproject.toml", "meson.build", "include/prnn.h.in"]:
+        if top + path not in names:
+            problems.append(f"sdist: missing {path}")
+    results = sorted(n for n in names if n.startswith(top + "bench/results"))
+    if results:
+        problems.append(f"sdist: holds bench/results ({len(results)} entries; .gitattributes "
+                        "marks it export-ignore)")
+    if "License-Expression: MIT" not in pkg_info:
+        problems.append("sdist: PKG-INFO has no License-Expression: MIT")
+    size = os.path.getsize(sdist)
+    print(f"check-wheel: {os.path.basename(sdist)}: {len(names)} entries, {size // 1024} KiB")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--glibc", default="2.28", help="the oldest glibc the wheel must run on")
+    ap.add_argument("--sdist", help="also check this source distribution")
     ap.add_argument("wheel")
     args = ap.parse_args()
     problems = check(args.wheel, args.glibc)
+    if args.sdist:
+        problems += check_sdist(args.sdist)
     for p in problems:
         print(f"check-wheel: FAIL: {p}")
     if problems:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The wheel on several Pythons, as users install it: tools/check-wheel.py
-# on the file, then for each interpreter a fresh virtual environment,
+# on the file (built here, with the sdist where this is a git tree: both
+# checked by tools/build-wheel.sh), then for each interpreter a fresh virtual environment,
 # `pip install --no-index` of the wheel (it needs nothing else), and
 # wheel_smoke.py run from outside the source tree (version, metadata,
 # licences, an LSTM on the CPU backend against plain Python, the cache
@@ -48,8 +49,11 @@ find_python() {
 wheel=${1:-}
 if [ -z "$wheel" ]; then
     say "building the wheel (tools/build-wheel.sh)"
+    # The sdist too where there is git's tree to make it from (meson dist).
+    sdist=
+    git -C "$root" rev-parse --git-dir >/dev/null 2>&1 && sdist=--sdist
     rc=0
-    "$root/tools/build-wheel.sh" --outdir "$work/dist" || rc=$?
+    "$root/tools/build-wheel.sh" $sdist --outdir "$work/dist" || rc=$?
     if [ "$rc" = 3 ]; then
         say "SKIP: the wheel's build tools could not be installed from PyPI"
         exit 77
