@@ -7,7 +7,8 @@
 # licences, an LSTM on the CPU backend against plain Python, the cache
 # command). Then:
 # - typing: mypy --strict on a small program using the installed package
-#   (py.typed honoured, the public API typed), with mypy from PyPI;
+#   (py.typed honoured, the public API typed), and on the package's own
+#   modules (pyproject.toml's [tool.mypy]), with mypy from PyPI;
 # - PyTorch: python/tests on the CPU device, against the installed wheel,
 #   in an environment that borrows PyTorch from TORCH_VENV (a virtual
 #   environment with torch and pytest, e.g. build/python-venv, which
@@ -89,6 +90,14 @@ then
         say "ok - mypy --strict on a program using the installed prnn"
     else
         say "not ok - mypy --strict on a program using the installed prnn"
+        status=1
+    fi
+    # The package's own modules, as pyproject.toml's [tool.mypy] lists them.
+    if (cd "$root" && "$first_env/bin/python" -m mypy --no-incremental \
+            --cache-dir "$work/mypy-cache"); then
+        say "ok - mypy (strict, pyproject.toml) on prnn's own modules"
+    else
+        say "not ok - mypy on prnn's own modules"
         status=1
     fi
 else
