@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The wheel on several Pythons, as users install it: tools/check-wheel.py
 # on the file (built here, with the sdist where this is a git tree: both
-# checked by tools/build-wheel.sh), then for each interpreter a fresh virtual environment,
-# `pip install --no-index` of the wheel (it needs nothing else), and
-# wheel_smoke.py run from outside the source tree (version, metadata,
-# licences, an LSTM on the CPU backend against plain Python, the cache
-# command). Then:
+# checked by tools/build-wheel.sh), then for each interpreter a fresh
+# virtual environment, `pip install --no-index` of the wheel (it needs
+# nothing else), and wheel_smoke.py run from outside the source tree
+# (version, metadata, licences, an LSTM on the CPU backend against plain
+# Python, the cache command). Then:
 # - typing: mypy --strict on a small program using the installed package
 #   (py.typed honoured, the public API typed), and on the package's own
-#   modules (pyproject.toml's [tool.mypy]), with mypy from PyPI;
-# - PyTorch: python/tests on the CPU device, against the installed wheel,
-#   in an environment that borrows PyTorch from TORCH_VENV (a virtual
-#   environment with torch and pytest, e.g. build/python-venv, which
-#   tools/run-python-tests.sh makes); its Python is then one more version
-#   tested. Without TORCH_VENV this part is said to be skipped.
+#   modules (pyproject.toml's [tool.mypy]), with mypy from PyPI (without
+#   PyPI this part is said to be skipped);
+# - PyTorch: python/tests (CPU, and CUDA where PyTorch sees a GPU) against
+#   the installed wheel, in an environment that borrows PyTorch from
+#   TORCH_VENV (a virtual environment with torch and pytest, e.g.
+#   build/python-venv, which tools/run-python-tests.sh makes); its Python
+#   is then one more version tested. Without TORCH_VENV this part is said to
+#   be skipped.
 #
 # usage: tests/package/wheel_test.sh [WHEEL]
 #   WHEEL: default, the one tools/build-wheel.sh builds now (a minute).
@@ -116,10 +118,12 @@ if [ -n "${TORCH_VENV:-}" ]; then
     # and pytest are TORCH_VENV's (a prnn installed there is hidden).
     esite=$("$env_dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     echo "$tsite" > "$esite/zz-torch-venv.pth"
-    say "$("$env_dir/bin/python" --version) with PyTorch from $tv: python/tests, CPU device"
+    say "$("$env_dir/bin/python" --version) with PyTorch from $tv: python/tests"
+    # Every device PyTorch sees: the CUDA cases skip without a GPU (and
+    # fail with PRNN_REQUIRE_GPU=1 where one should be).
     if (cd "$work" && PRNN_LIBRARY= "$env_dir/bin/python" -m pytest -q -p no:cacheprovider \
-            -k "not cuda" "$root/python/tests"); then
-        say "ok - python/tests on the CPU device against the installed wheel"
+            "$root/python/tests"); then
+        say "ok - python/tests against the installed wheel"
     else
         say "not ok - python/tests against the installed wheel"
         status=1
