@@ -7,8 +7,9 @@ instead of crashing a caller.
 """
 
 import ctypes
-from ctypes import POINTER, c_char, c_char_p, c_double, c_float, c_int, c_size_t, \
-    c_ulonglong, c_void_p
+from typing import Any, Optional
+from ctypes import POINTER, c_char, c_char_p, c_double, c_float, c_int, c_longlong, \
+    c_size_t, c_ulonglong, c_void_p
 
 from . import _library
 
@@ -51,6 +52,29 @@ class PlanInfo(ctypes.Structure):
         ("configTunedOn", c_char * 128),
     ]
 
+
+class CacheFile(ctypes.Structure):
+    """prnnCacheFile_t."""
+    _fields_ = [
+        ("structSize", c_size_t), ("kind", enum_t), ("path", c_char_p), ("name", c_char_p),
+        ("valid", c_int), ("problem", c_char_p), ("kernel", c_char_p), ("source", c_char_p),
+        ("sm", c_int), ("nvrtcVersion", c_char_p), ("fileBytes", c_ulonglong),
+        ("modifiedTime", c_longlong),
+    ]
+
+
+class CacheClearResult(ctypes.Structure):
+    """prnnCacheClearResult_t."""
+    _fields_ = [
+        ("structSize", c_size_t), ("removed", c_int), ("kept", c_int), ("failed", c_int),
+        ("firstFailure", c_char * 4352),
+    ]
+
+
+# prnnCacheFileKind_t
+CACHE_FILE_ENTRY, CACHE_FILE_TEMPORARY, CACHE_FILE_TUNING_DB_TEMPORARY = 0, 1, 2
+# prnnCacheFileCallback_t
+CacheFileCallback = ctypes.CFUNCTYPE(c_int, POINTER(CacheFile), c_void_p)
 
 _P = c_void_p      # a data pointer (const void * or void *)
 _OUT_P = POINTER(c_void_p)
@@ -112,6 +136,9 @@ FUNCTIONS = [
       _T, _P, _P, c_size_t, _P, c_size_t]),
     ("prnnRNNBackwardWeights", status_t,
      [_T, _T, c_int, _TA, _P, _T, _P, _TA, _P, _P, c_size_t, _T, _P, _P, c_size_t]),
+    ("prnnGetCacheDirectory", status_t, [POINTER(c_char), c_size_t]),
+    ("prnnScanKernelCache", status_t, [_P, _P, c_int, CacheFileCallback, c_void_p]),
+    ("prnnClearKernelCache", status_t, [_P, _P, POINTER(CacheClearResult)]),
 ]
 
 
@@ -120,7 +147,7 @@ class PrnnError(RuntimeError):
     ("BAD_PARAM", ...), .function, and .log, the library's
     prnnGetLastErrorLog() text, which names the argument and the rule."""
 
-    def __init__(self, function, status, log):
+    def __init__(self, function: str, status: int, log: str) -> None:
         self.function = function
         self.status = status
         self.status_name = STATUS_NAMES.get(status, f"UNKNOWN({status})")
@@ -132,7 +159,7 @@ class _Api:
     """The loaded library with every function declared. Attribute access
     returns the raw ctypes function; call() checks the status."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lib, self.path = _library.load()
         for name, restype, argtypes in FUNCTIONS:
             fn = getattr(self.lib, name)
@@ -140,19 +167,23 @@ class _Api:
             fn.argtypes = argtypes
             setattr(self, name, fn)
 
-    def last_error_log(self):
+    def __getattr__(self, name: str) -> Any:
+        # The functions of FUNCTIONS, set by __init__; this only types them.
+        raise AttributeError(name)
+
+    def last_error_log(self) -> str:
         text = self.prnnGetLastErrorLog()
         return text.decode("utf-8", "replace") if text else ""
 
-    def check(self, function, status):
+    def check(self, function: str, status: int) -> None:
         if status != 0:
             raise PrnnError(function, status, self.last_error_log())
 
 
-_api = None
+_api: Optional[_Api] = None
 
 
-def api():
+def api() -> _Api:
     """The process's one loaded binding (loads libprnn on first use)."""
     global _api
     if _api is None:
@@ -160,7 +191,7 @@ def api():
     return _api
 
 
-def call(name, *args):
+def call(name: str, *args: Any) -> None:
     """Calls prnn function `name` and raises PrnnError on a failing status."""
     a = _api or api()
     status = getattr(a, name)(*args)

@@ -10,6 +10,7 @@ packed input one per distinct batch size.
 
 import ctypes
 from ctypes import byref, c_int, c_size_t, c_void_p
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _capi
 from ._capi import call
@@ -17,13 +18,13 @@ from ._capi import call
 
 class _Owned:
     """Holds one prnn object and destroys it with its Destroy function."""
-    _destroy = None
+    _destroy = ""
 
-    def __init__(self, create):
-        self.ptr = c_void_p()
+    def __init__(self, create: str) -> None:
+        self.ptr: Optional[c_void_p] = c_void_p()
         call(create, byref(self.ptr))
 
-    def __del__(self):
+    def __del__(self) -> None:
         ptr = getattr(self, "ptr", None)
         if ptr and ptr.value and _capi._api is not None:
             getattr(_capi._api, self._destroy)(ptr)
@@ -35,12 +36,12 @@ class Handle(_Owned):
     thread's current CUDA device) or _capi.BACKEND_CPU_REFERENCE."""
     _destroy = "prnnDestroy"
 
-    def __init__(self, backend):
+    def __init__(self, backend: int) -> None:
         self.ptr = c_void_p()
         call("prnnCreateWithBackend", byref(self.ptr), backend)
-        self._stream = None
+        self._stream: Optional[int] = None
 
-    def set_stream(self, stream):
+    def set_stream(self, stream: int) -> None:
         if stream != self._stream:
             call("prnnSetStream", self.ptr, c_void_p(stream))
             self._stream = stream
@@ -49,7 +50,7 @@ class Handle(_Owned):
 class TensorDesc(_Owned):
     _destroy = "prnnDestroyTensorDescriptor"
 
-    def __init__(self, dtype, dims):
+    def __init__(self, dtype: int, dims: Sequence[int]) -> None:
         super().__init__("prnnCreateTensorDescriptor")
         n = len(dims)
         strides = [1] * n
@@ -62,7 +63,7 @@ class TensorDesc(_Owned):
 class FilterDesc(_Owned):
     _destroy = "prnnDestroyFilterDescriptor"
 
-    def __init__(self, dtype=None, dims=None):
+    def __init__(self, dtype: Optional[int] = None, dims: Optional[Sequence[int]] = None) -> None:
         super().__init__("prnnCreateFilterDescriptor")
         if dims is not None:
             call("prnnSetFilterNdDescriptor", self.ptr, dtype, _capi.TENSOR_NCHW, len(dims),
@@ -72,7 +73,7 @@ class FilterDesc(_Owned):
 class DropoutDesc(_Owned):
     _destroy = "prnnDestroyDropoutDescriptor"
 
-    def __init__(self, probability, seed):
+    def __init__(self, probability: float, seed: int) -> None:
         super().__init__("prnnCreateDropoutDescriptor")
         call("prnnSetDropoutDescriptor", self.ptr, None, float(probability), int(seed))
 
@@ -80,13 +81,14 @@ class DropoutDesc(_Owned):
 class RNNDesc(_Owned):
     _destroy = "prnnDestroyRNNDescriptor"
 
-    def __init__(self, hidden, layers, bidirectional, mode, dtype, dropout=0.0, seed=0):
+    def __init__(self, hidden: int, layers: int, bidirectional: bool, mode: int, dtype: int,
+                 dropout: float = 0.0, seed: int = 0) -> None:
         super().__init__("prnnCreateRNNDescriptor")
         self.settings = (hidden, layers, bidirectional, mode, dtype)
-        self.seed = None
+        self.seed: Optional[int] = None
         self.set(dropout, seed)
 
-    def set(self, dropout, seed):
+    def set(self, dropout: float, seed: int) -> None:
         """(Re)sets the descriptor; only the dropout seed changes between
         training calls, and prnn's plans do not depend on it."""
         hidden, layers, bidirectional, mode, dtype = self.settings
@@ -102,8 +104,9 @@ class Problem:
     per-step x and y descriptor arrays, the state and weight descriptors,
     and the sizes prnn asked for."""
 
-    def __init__(self, handle, mode, dtype, input_size, hidden, layers, bidirectional,
-                 batch_sizes, dropout):
+    def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
+                 layers: int, bidirectional: bool, batch_sizes: Iterable[int],
+                 dropout: float) -> None:
         self.handle = handle
         self.mode = mode
         self.dtype = dtype
@@ -115,8 +118,9 @@ class Problem:
         self.mini_batch = self.batch_sizes[0]
         self.dropout = dropout
         self.rnn = RNNDesc(hidden, layers, bidirectional, mode, dtype, dropout, 0)
-        by_batch = {}
-        xs, ys = [], []
+        by_batch: Dict[int, Tuple[TensorDesc, TensorDesc]] = {}
+        xs: List[Any] = []
+        ys: List[Any] = []
         for b in self.batch_sizes:
             if b not in by_batch:
                 by_batch[b] = (TensorDesc(dtype, [b, input_size, 1]),
@@ -135,9 +139,9 @@ class Problem:
         call("prnnGetRNNWorkspaceSize", handle.ptr, self.rnn.ptr, self.seq_length,
              self.x_descs, byref(size))
         self.workspace_bytes = size.value
-        self._reserve_bytes = None
+        self._reserve_bytes: Optional[int] = None
 
-    def reserve_bytes(self):
+    def reserve_bytes(self) -> int:
         """The training reserve's size (also prepares the training kernels,
         so asked only when training)."""
         if self._reserve_bytes is None:
@@ -147,11 +151,11 @@ class Problem:
             self._reserve_bytes = size.value
         return self._reserve_bytes
 
-    def set_seed(self, seed):
+    def set_seed(self, seed: int) -> None:
         if self.dropout > 0 and seed != self.rnn.seed:
             self.rnn.set(self.dropout, seed)
 
-    def plan_info(self):
+    def plan_info(self) -> _capi.PlanInfo:
         info = _capi.PlanInfo()
         info.structSize = ctypes.sizeof(info)
         call("prnnGetRNNPlanInfo", self.handle.ptr, self.rnn.ptr, self.mini_batch, self.dtype,
@@ -159,7 +163,7 @@ class Problem:
         return info
 
 
-def element_size(dtype):
+def element_size(dtype: int) -> int:
     return {_capi.DATA_FLOAT: 4, _capi.DATA_DOUBLE: 8, _capi.DATA_HALF: 2,
             _capi.DATA_BFLOAT16: 2}[dtype]
 

@@ -13,23 +13,37 @@ argument is how a hand-written ctypes shim crashes.
 
 import ctypes
 import glob
+import importlib
 import os
 import sys
+from typing import List, Tuple
 
 _LIBRARY_NAME = "libprnn.so"
 
 
-def _candidates():
+def _candidates() -> List[str]:
     override = os.environ.get("PRNN_LIBRARY")
     if override:
         # An explicit choice (a build tree, a test): no fallback, so that a
         # wrong path is an error rather than a different library.
         return [override]
     here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(here, _LIBRARY_NAME), "libprnn.so.0"]
+    return [os.path.join(here, _LIBRARY_NAME), _system_soname()]
 
 
-def _loadable(name):
+def _system_soname() -> str:
+    """The SONAME of the libprnn this package goes with, for a system
+    install beside it: libprnn.so.MAJOR.MINOR before 1.0 (meson.build's
+    SONAME policy), libprnn.so.MAJOR after."""
+    try:
+        version: str = importlib.import_module("._version", __package__).__version__
+    except ImportError:  # a source tree: PRNN_LIBRARY names the library
+        return "libprnn.so"
+    major, minor = version.split(".")[:2]
+    return f"libprnn.so.{major}.{minor}" if major == "0" else f"libprnn.so.{major}"
+
+
+def _loadable(name: str) -> bool:
     try:
         ctypes.CDLL(name, mode=ctypes.RTLD_LOCAL)
         return True
@@ -37,7 +51,7 @@ def _loadable(name):
         return False
 
 
-def _point_at_pip_cuda_library(variable, sonames, patterns):
+def _point_at_pip_cuda_library(variable: str, sonames: List[str], patterns: List[str]) -> None:
     """Sets PRNN_NVRTC_LIBRARY / PRNN_CUBLASLT_LIBRARY to a library from
     NVIDIA's pip wheels (nvidia-cuda-nvrtc, nvidia-cublas: what PyTorch's
     CUDA wheels install) when the user set nothing and the system's loader
@@ -55,7 +69,7 @@ def _point_at_pip_cuda_library(variable, sonames, patterns):
                 return
 
 
-def load():
+def load() -> Tuple[ctypes.CDLL, str]:
     """Loads libprnn once; raises OSError naming every path tried."""
     _point_at_pip_cuda_library(
         "PRNN_NVRTC_LIBRARY", ["libnvrtc.so.13", "libnvrtc.so.12"],

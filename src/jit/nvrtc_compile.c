@@ -155,8 +155,17 @@ prnnStatus_t prnn_nvrtc_supported_archs(int *archs, int max, int *count)
     return PRNN_STATUS_SUCCESS;
 }
 
-/* SUCCESS when NVRTC can target sm; otherwise a message that says what to
- * do about it. */
+/* prnn's oldest architecture (prnnCreate refuses older devices). */
+#define PRNN_MIN_SM 70
+
+/*
+ * SUCCESS when NVRTC can target sm; otherwise a message that says which
+ * NVRTC can and how to make prnn load it. What each NVRTC targets: 13.x
+ * sm_75 and newer (13.0 dropped sm_50 to sm_72); 12.x sm_50 to sm_90 (12.8
+ * adds sm_100 and sm_120, 12.9 sm_103 and sm_121). prnn loads
+ * libnvrtc.so.13 before libnvrtc.so.12, so a Volta (sm_70) or Xavier
+ * (sm_72) machine that has both gets 13 unless told otherwise.
+ */
 static prnnStatus_t check_arch(const prnn_nvrtc *nv, const prnn_compile_request *req)
 {
     int archs[64], n = 0;
@@ -165,21 +174,43 @@ static prnnStatus_t check_arch(const prnn_nvrtc *nv, const prnn_compile_request 
         return s;
     if (n > 64)
         n = 64;
+    /* Before asking NVRTC: NVRTC 12 targets sm_50, whose kernels would then
+     * fail to compile for want of sm_70's instructions. */
+    if (req->sm < PRNN_MIN_SM)
+        return prnn_fail(PRNN_STATUS_ARCH_MISMATCH,
+                         "kernel %s: sm_%d is older than prnn supports "
+                         "(sm_%d and newer: sm_75 and newer with NVRTC 13, "
+                         "sm_70 and sm_72 with NVRTC 12)",
+                         req->kernel_name, req->sm, PRNN_MIN_SM);
     for (int i = 0; i < n; i++)
         if (archs[i] == req->sm)
             return PRNN_STATUS_SUCCESS;
-    if (n > 0 && req->sm < archs[0])
+    int oldest = n > 0 ? archs[0] : 0, newest = n > 0 ? archs[n - 1] : 0;
+    if (req->sm < oldest && req->sm <= 90)
+        return prnn_fail(
+            PRNN_STATUS_ARCH_MISMATCH,
+            "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: its oldest "
+            "target is sm_%d. NVRTC 12 compiles for sm_%d (a CUDA 12 toolkit's "
+            "libnvrtc.so.12, or pip install nvidia-cuda-nvrtc-cu12): set "
+            "PRNN_NVRTC_LIBRARY to that libnvrtc.so.12 (prnn loads "
+            "libnvrtc.so.13 first when both are installed)",
+            req->kernel_name, nv->major, nv->minor, nv->library_path, req->sm,
+            oldest, req->sm);
+    if (req->sm < oldest)
         return prnn_fail(PRNN_STATUS_ARCH_MISMATCH,
-                         "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d "
-                         "(oldest supported: sm_%d)",
+                         "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: "
+                         "its oldest target is sm_%d; set PRNN_NVRTC_LIBRARY "
+                         "to an older NVRTC that targets sm_%d",
                          req->kernel_name, nv->major, nv->minor,
-                         nv->library_path, req->sm, archs[0]);
+                         nv->library_path, req->sm, oldest, req->sm);
     return prnn_fail(PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING,
                      "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d "
-                     "(newest supported: sm_%d); install a newer NVRTC or set "
-                     "PRNN_NVRTC_LIBRARY to one",
+                     "(newest supported: sm_%d); install a newer NVRTC (CUDA "
+                     "13: a toolkit, or pip install nvidia-cuda-nvrtc) and, "
+                     "if prnn does not find it first, set PRNN_NVRTC_LIBRARY "
+                     "to its libnvrtc.so",
                      req->kernel_name, nv->major, nv->minor, nv->library_path,
-                     req->sm, n > 0 ? archs[n - 1] : 0);
+                     req->sm, newest);
 }
 
 static void append_options(const prnn_nvrtc_options *o)

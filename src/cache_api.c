@@ -1,0 +1,189 @@
+/*
+ * The public kernel-cache maintenance calls (prnn.h, "Kernel cache
+ * maintenance"): a thin layer over jit/cubin_cache.h's maintenance
+ * functions and the tuning DB's temporary files, so that every front end
+ * (prnn-cache, python -m prnn.cache) lists, verifies and clears the same
+ * files by the same rules.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "jit/cubin_cache.h"
+#include "tuning/cache_dir.h"
+#include "tuning/temp_files.h"
+#include "tuning/tuning_db.h"
+
+/* The default cache directory into buf, or a failure naming why. */
+static prnnStatus_t default_dir(char *buf, size_t size)
+{
+    char dir[PATH_MAX];
+    if (prnn_cache_dir(dir, sizeof(dir)) != 0) {
+        char why[PATH_MAX];
+        prnn_cache_dir_explain(why, sizeof(why));
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "no cache directory: %s",
+                         why);
+    }
+    size_t n = strlen(dir);
+    if (n >= size)
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR,
+                         "size: %zu bytes, the cache directory %s needs %zu",
+                         size, dir, n + 1);
+    memcpy(buf, dir, n + 1);
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetCacheDirectory(char *buf, size_t size)
+{
+    prnn_api_enter("prnnGetCacheDirectory");
+    if (!buf || !size)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "buf: NULL or size 0; it must hold the path");
+    return default_dir(buf, size);
+}
+
+/* dir, or the default one into buf; NULL (log set) when there is none. */
+static const char *resolve_dir(const char *dir, char *buf, size_t size)
+{
+    if (dir)
+        return dir;
+    return default_dir(buf, size) == PRNN_STATUS_SUCCESS ? buf : NULL;
+}
+
+/* The user tuning DB that goes with dir, into buf (as prnn-cache has
+ * always paired them: $PRNN_TUNING_DB, else <dir>/tuning.json). */
+static const char *resolve_db(const char *db, const char *dir, char *buf,
+                              size_t size)
+{
+    if (db)
+        return db;
+    const char *env = getenv("PRNN_TUNING_DB");
+    int n = env && env[0] ? snprintf(buf, size, "%s", env)
+                          : snprintf(buf, size, "%s/tuning.json", dir);
+    return n < 0 || (size_t)n >= size ? NULL : buf;
+}
+
+static int dir_missing(const char *dir)
+{
+    struct stat st;
+    return stat(dir, &st) != 0 && errno == ENOENT;
+}
+
+typedef struct {
+    prnnCacheFileCallback_t callback;
+    void *user;
+    const char *dir;
+    int stopped;
+} scan_ctx;
+
+static int visit_entry(const prnn_cubin_entry *e, void *user)
+{
+    scan_ctx *c = user;
+    char path[PATH_MAX + sizeof(e->file) + 1];
+    snprintf(path, sizeof(path), "%s/%s", c->dir, e->file);
+    prnnCacheFile_t f = {
+        sizeof(f),
+        e->is_temp ? PRNN_CACHE_FILE_TEMPORARY : PRNN_CACHE_FILE_ENTRY,
+        path, e->file, e->is_temp || e->valid, e->is_temp ? "" : e->problem,
+        e->kernel, e->source, e->sm, e->nvrtc, e->file_size, e->mtime};
+    c->stopped = c->callback(&f, c->user) != 0;
+    return c->stopped;
+}
+
+/* The tuning DB's temporary files, in directory order; a folder that cannot
+ * be read has none to show (the DB's writer reports its own problems). */
+static void visit_db_temps(const char *db, scan_ctx *c)
+{
+    const char *slash = strrchr(db, '/');
+    char folder[PATH_MAX];
+    if (!slash)
+        snprintf(folder, sizeof(folder), ".");
+    else if (slash == db)
+        snprintf(folder, sizeof(folder), "/");
+    else
+        snprintf(folder, sizeof(folder), "%.*s", (int)(slash - db), db);
+    const char *base = slash ? slash + 1 : db;
+    DIR *d = opendir(folder);
+    if (!d)
+        return;
+    struct dirent *ent;
+    while (!c->stopped && (ent = readdir(d)) != NULL) {
+        if (!prnn_temp_is_tuning_db(ent->d_name, base))
+            continue;
+        char path[PATH_MAX + 256];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s%s%s", strcmp(folder, "/") ? folder : "",
+                 "/", ent->d_name);
+        if (lstat(path, &st) != 0)
+            continue; /* renamed by its writer meanwhile */
+        prnnCacheFile_t f = {sizeof(f), PRNN_CACHE_FILE_TUNING_DB_TEMPORARY,
+                             path, ent->d_name, 1, "", "", "", 0, "",
+                             (unsigned long long)st.st_size,
+                             (long long)st.st_mtime};
+        c->stopped = c->callback(&f, c->user) != 0;
+    }
+    closedir(d);
+}
+
+prnnStatus_t prnnScanKernelCache(const char *dir, const char *tuningDB,
+                                 int verify, prnnCacheFileCallback_t callback,
+                                 void *userData)
+{
+    prnn_api_enter("prnnScanKernelCache");
+    if (!callback)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "callback: NULL");
+    char dir_buf[PATH_MAX], db_buf[PATH_MAX + 16];
+    if (!(dir = resolve_dir(dir, dir_buf, sizeof(dir_buf))))
+        return PRNN_STATUS_CACHE_ERROR;
+    const char *db = resolve_db(tuningDB, dir, db_buf, sizeof(db_buf));
+    scan_ctx c = {callback, userData, dir, 0};
+    if (db)
+        visit_db_temps(db, &c);
+    if (c.stopped || dir_missing(dir))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_cubin_cache_scan(dir, verify, visit_entry, &c);
+}
+
+prnnStatus_t prnnClearKernelCache(const char *dir, const char *tuningDB,
+                                  prnnCacheClearResult_t *result)
+{
+    prnn_api_enter("prnnClearKernelCache");
+    if (!result)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "result: NULL");
+    size_t size = result->structSize;
+    if (size < offsetof(prnnCacheClearResult_t, firstFailure) +
+                   sizeof(result->firstFailure))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "result->structSize: %zu, below the %zu bytes that "
+                         "hold firstFailure; set it to "
+                         "sizeof(prnnCacheClearResult_t)",
+                         size, sizeof(prnnCacheClearResult_t));
+    memset(result, 0, sizeof(*result));
+    result->structSize = sizeof(*result);
+    char dir_buf[PATH_MAX], db_buf[PATH_MAX + 16];
+    if (!(dir = resolve_dir(dir, dir_buf, sizeof(dir_buf))))
+        return PRNN_STATUS_CACHE_ERROR;
+    prnn_temp_sweep_result r = {0}, t = {0};
+    if (!dir_missing(dir) && prnn_cubin_cache_clear(dir, &r) && !r.failed)
+        prnn_temp_note_failure(&r, dir, prnn_log_get()); /* unreadable */
+    /* Any age: a writer that holds its file is alive and keeps it. */
+    const char *db = resolve_db(tuningDB, dir, db_buf, sizeof(db_buf));
+    if (db)
+        prnn_tuning_db_sweep(db, 0, &t);
+    result->removed = r.removed + t.removed;
+    result->kept = r.kept + t.kept;
+    result->failed = r.failed + t.failed;
+    snprintf(result->firstFailure, sizeof(result->firstFailure), "%s",
+             r.failed ? r.why : t.why);
+    if (result->failed)
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR,
+                         "could not remove %d file%s; the first: %s",
+                         result->failed, result->failed == 1 ? "" : "s",
+                         result->firstFailure);
+    return PRNN_STATUS_SUCCESS;
+}
