@@ -155,6 +155,7 @@ void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
      * 0, the seed means nothing, and a framework that draws a fresh seed per
      * call must not be told its reserve is of another problem. */
     int dropout = rnn->layers > 1 && rnn->dropout > 0.0f;
+    int sru = rnn->mode == PRNN_SRU;
     prnn_reserve_shape s = {
         .backend = backend,
         .mode = rnn->mode,
@@ -167,6 +168,9 @@ void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
         .seed = dropout ? rnn->seed : 0,
         .math = rnn->math,
         .algo = rnn->algo,
+        .sru_convention = sru ? rnn->sru_convention : PRNN_SRU_CONVENTION_PRNN,
+        .sru_activation = sru ? rnn->sru_activation : PRNN_SRU_ACTIVATION_TANH,
+        .sru_scale = sru ? rnn->sru_scale : 1.0,
         .input_size = p->input_size,
         .seq_length = p->seq_length,
         .mini_batch = p->mini_batch,
@@ -215,6 +219,10 @@ static const char *const math_names[] = {"PRNN_DEFAULT_MATH", "PRNN_TENSOR_OP_MA
                                          "PRNN_FMA_MATH"};
 static const char *const algo_names[] = {"PRNN_RNN_ALGO_AUTO", "PRNN_RNN_ALGO_PERSISTENT",
                                          "PRNN_RNN_ALGO_STANDARD"};
+static const char *const sru_convention_names[] = {"PRNN_SRU_CONVENTION_PRNN",
+                                                  "PRNN_SRU_CONVENTION_SRU_PACKAGE"};
+static const char *const sru_activation_names[] = {"PRNN_SRU_ACTIVATION_TANH",
+                                                  "PRNN_SRU_ACTIVATION_IDENTITY"};
 static const char *const backend_names[] = {"the GPU backend",
                                             "the CPU reference backend"};
 
@@ -277,6 +285,14 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
     DIFFERS_COUNT(seed, "dropout seed", "rnnDesc");
     DIFFERS_IN(math, "mathType", math_names);
     DIFFERS_IN(algo, "algorithm", algo_names);
+    DIFFERS_IN(sru_convention, "SRU convention", sru_convention_names);
+    DIFFERS_IN(sru_activation, "SRU activation", sru_activation_names);
+    if (was->sru_scale != is->sru_scale) {
+        char a[32], b[32];
+        snprintf(a, sizeof(a), "%.17g", was->sru_scale);
+        snprintf(b, sizeof(b), "%.17g", is->sru_scale);
+        return differs(d, "SRU highway scale", a, b, "rnnDesc");
+    }
     return 0;
 }
 

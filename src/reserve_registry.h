@@ -43,6 +43,10 @@ typedef struct {
     unsigned long long seed;
     prnnMathType_t math;
     prnnRNNAlgo_t algo;
+    /* SRU's conventions (the defaults for the other modes) */
+    prnnSRUConvention_t sru_convention;
+    prnnSRUActivation_t sru_activation;
+    double sru_scale;
     int input_size;
     int seq_length;
     int mini_batch;

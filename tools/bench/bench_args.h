@@ -29,6 +29,8 @@ typedef struct {
     int repeats;        /* default 20 */
     int warmup;         /* default 3 */
     bench_math math;
+    int sru_package;    /* SRU in the sru package's conventions (identity,
+                         * x' split, scale 1: its SRU's defaults) */
     int quick;
     int no_cudnn;
     int no_prnn;        /* time cuDNN only (prnn's GPU path not needed) */
