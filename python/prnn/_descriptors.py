@@ -11,7 +11,7 @@ packed input one per distinct batch size.
 import ctypes
 from ctypes import byref, c_int, c_size_t, c_void_p
 
-from . import _capi
+from . import _capi, _sru_mode
 from ._capi import call
 
 
@@ -88,12 +88,16 @@ class RNNDesc(_Owned):
 
     def set(self, dropout, seed):
         """(Re)sets the descriptor; only the dropout seed changes between
-        training calls, and prnn's plans do not depend on it."""
+        training calls, and prnn's plans do not depend on it. mode may
+        carry SRU's conventions (_sru_mode)."""
         hidden, layers, bidirectional, mode, dtype = self.settings
+        base, sru = _sru_mode.decode(mode)
         drop = DropoutDesc(dropout, seed) if dropout > 0 else None
         call("prnnSetRNNDescriptor", self.ptr, hidden, layers, drop.ptr if drop else None,
              _capi.LINEAR_INPUT, _capi.BIDIRECTIONAL if bidirectional else _capi.UNIDIRECTIONAL,
-             mode, dtype)
+             base, dtype)
+        if sru is not None and base != mode:
+            call("prnnSetRNNSRUConvention", self.ptr, *sru)
         self.seed = seed
 
 
