@@ -194,6 +194,15 @@ static int differs(shape_diff *d, const char *what, const char *was,
     return 1;
 }
 
+/* A floating-point setting, printed with `digits` significant digits. */
+static int differs_real(shape_diff *d, const char *what, double was, double is, int digits)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%.*g", digits, was);
+    snprintf(b, sizeof(b), "%.*g", digits, is);
+    return differs(d, what, a, b, "rnnDesc");
+}
+
 static int differs_count(shape_diff *d, const char *what, unsigned long long was,
                          unsigned long long is, const char *arg)
 {
@@ -276,23 +285,15 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
     DIFFERS_COUNT(layers, "numLayers", "rnnDesc");
     DIFFERS_IN(direction, "direction", direction_names);
     DIFFERS_IN(input_mode, "inputMode", input_mode_names);
-    if (was->dropout != is->dropout) {
-        char a[32], b[32];
-        snprintf(a, sizeof(a), "%.9g", was->dropout);
-        snprintf(b, sizeof(b), "%.9g", is->dropout);
-        return differs(d, "dropout", a, b, "rnnDesc");
-    }
+    if (was->dropout != is->dropout)
+        return differs_real(d, "dropout", was->dropout, is->dropout, 9);
     DIFFERS_COUNT(seed, "dropout seed", "rnnDesc");
     DIFFERS_IN(math, "mathType", math_names);
     DIFFERS_IN(algo, "algorithm", algo_names);
     DIFFERS_IN(sru_convention, "SRU convention", sru_convention_names);
     DIFFERS_IN(sru_activation, "SRU activation", sru_activation_names);
-    if (was->sru_scale != is->sru_scale) {
-        char a[32], b[32];
-        snprintf(a, sizeof(a), "%.17g", was->sru_scale);
-        snprintf(b, sizeof(b), "%.17g", is->sru_scale);
-        return differs(d, "SRU highway scale", a, b, "rnnDesc");
-    }
+    if (was->sru_scale != is->sru_scale)
+        return differs_real(d, "SRU highway scale", was->sru_scale, is->sru_scale, 17);
     return 0;
 }
 

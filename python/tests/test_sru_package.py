@@ -86,6 +86,21 @@ def _rel(a, b):
     return (a - b).abs().max().item() / max(b.abs().max().item(), 1e-3)
 
 
+def _prnn_run(layer, x, c0, lengths, device, dtype):
+    """y, c_n and the gradients of x, c0 and every parameter of prnn's
+    layer, moved to device and dtype, on x (padded, time-major; packed when
+    lengths are given) and c0."""
+    layer = layer.to(device, dtype)
+    xg = x.to(device, dtype, copy=True).requires_grad_(True)
+    cg = c0.to(device, dtype, copy=True).requires_grad_(True)
+    inp = xg if lengths is None else pack_padded_sequence(xg, lengths, enforce_sorted=False)
+    yg, cgn = layer(inp, cg)
+    if lengths is not None:
+        yg, _ = pad_packed_sequence(yg, total_length=x.shape[0])
+    return {"y": yg, "c": cgn,
+            **_grads(yg, cgn, {"x": xg, "c0": cg, **dict(layer.named_parameters())})}
+
+
 def _assert_close(got, want, tol, what):
     for key in want:
         err = _rel(got[key], want[key])
@@ -123,16 +138,7 @@ def test_matches_the_package_equations(case, dtype, device):
     y, c = package_reference(params, xr, lengths, cr, h, layers, dirs,
                              activation == "identity", layer.highway_scale)
     want = {"y": y, "c": c, **_grads(y, c, {"x": xr, "c0": cr, **params})}
-
-    layer = layer.to(device, dtype)
-    xg = x.to(device, dtype, copy=True).requires_grad_(True)
-    cg = c0.to(device, dtype, copy=True).requires_grad_(True)
-    inp = xg if lengths is None else pack_padded_sequence(xg, lengths, enforce_sorted=False)
-    yg, cgn = layer(inp, cg)
-    if lengths is not None:
-        yg, _ = pad_packed_sequence(yg, total_length=x.shape[0])
-    got = {"y": yg, "c": cgn,
-           **_grads(yg, cgn, {"x": xg, "c0": cg, **dict(layer.named_parameters())})}
+    got = _prnn_run(layer, x, c0, lengths, device, dtype)
     _assert_close(got, want, TOLERANCE[dtype], "prnn")
 
 
@@ -271,15 +277,7 @@ def _compare_with_package(module, layer, x, c0, lengths, tol, device="cpu", dtyp
             **_package_params_as_prnn(module, layer)}
 
     dtype = dtype or x.dtype
-    layer = layer.to(device, dtype)
-    xg = x.to(device, dtype, copy=True).requires_grad_(True)
-    cg = c0.to(device, dtype, copy=True).requires_grad_(True)
-    inp = xg if lengths is None else pack_padded_sequence(xg, lengths, enforce_sorted=False)
-    yg, cgn = layer(inp, cg)
-    if lengths is not None:
-        yg, _ = pad_packed_sequence(yg, total_length=x.shape[0])
-    got = {"y": yg, "c": cgn,
-           **_grads(yg, cgn, {"x": xg, "c0": cg, **dict(layer.named_parameters())})}
+    got = _prnn_run(layer, x, c0, lengths, device, dtype)
     assert set(got) <= set(want), sorted(set(got) - set(want))
     # (a prnn layer without bias: the package's zero biases have gradients)
     want = {k: v for k, v in want.items() if k in got}
@@ -469,3 +467,31 @@ def test_trained_with_the_package_then_converted():
                           c0.double(), None, TOLERANCE[torch.float64])
     module.float()
     _compare_with_package(module, layer, x, c0, None, TOLERANCE[torch.float32])
+
+
+def test_compiled_equals_eager(device):
+    """torch.compile traces the layer under the package's convention (its
+    mode value carries the convention through the operators) without a
+    graph break, and computes what eager mode does."""
+    torch.manual_seed(0)
+    layer = pt.SRU(6, 8, num_layers=2, bidirectional=True, batch_first=True, convention="sru",
+                   highway_scale=1.5).to(device)
+    head = torch.nn.Linear(16, 3).to(device)
+
+    def model(x):
+        return head(layer(torch.tanh(x))[0]).sum(-1)
+    x = torch.randn(3, 5, 6, device=device)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(model)(x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="aot_eager", fullgraph=True, dynamic=False)
+    params = list(layer.parameters())
+    x1, x2 = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    y_eager = model(x1)
+    g_eager = torch.autograd.grad(y_eager.square().sum(), [x1] + params)
+    y_comp = compiled(x2)
+    g_comp = torch.autograd.grad(y_comp.square().sum(), [x2] + params)
+    torch.testing.assert_close(y_comp, y_eager, rtol=1e-6, atol=1e-6)
+    for a, b in zip(g_comp, g_eager):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
