@@ -317,6 +317,33 @@ def test_from_sru_matches_the_package(case, device):
                               device, dtype)
 
 
+def test_against_the_package_on_the_gpu():
+    """The package's own CUDA kernels against prnn's, float32, where the
+    package's kernels built when it was imported (its sources need
+    python/benchmarks/bench_sru_package.py's --patch-sru-cuda on current
+    PyTorch)."""
+    sru = sru_package()
+    if not torch.cuda.is_available():
+        pytest.skip("no cuda device here")
+    if not _SRU["cuda"]:
+        pytest.skip("the sru package's CUDA kernels did not build when it was imported "
+                    "(on current PyTorch its sources need the patch of "
+                    "python/benchmarks/bench_sru_package.py --patch-sru-cuda)")
+    torch.manual_seed(0)
+    module = sru.SRU(64, 64, num_layers=2, bidirectional=True, rescale=True).cuda()
+    layer = pt.from_sru(module)
+    x = torch.randn(16, 8, 64, device="cuda", requires_grad=True)
+    y, c = module(x)
+    dy = torch.randn_like(y)
+    (y * dy).sum().backward()
+    want = {"y": y, "x": x.grad, **_package_params_as_prnn(module, layer)}
+    x2 = x.detach().clone().requires_grad_(True)
+    y2, _ = layer(x2)
+    (y2 * dy).sum().backward()
+    got = {"y": y2, "x": x2.grad, **{n: p.grad for n, p in layer.named_parameters()}}
+    _assert_close(got, want, 1e-4, "prnn against the package's CUDA kernels")
+
+
 def test_from_sru_cells():
     """A single SRUCell (SRUCell's own default is rescale=True), and a list
     of cells stacked by hand."""
