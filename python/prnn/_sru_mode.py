@@ -15,6 +15,8 @@ import struct
 
 from . import _capi
 
+FLOAT32_MAX = 3.4028234663852886e38
+
 CONVENTIONS = {"prnn": _capi.SRU_CONVENTION_PRNN, "sru": _capi.SRU_CONVENTION_SRU_PACKAGE}
 ACTIVATIONS = {"tanh": _capi.SRU_ACTIVATION_TANH, "identity": _capi.SRU_ACTIVATION_IDENTITY}
 
@@ -30,8 +32,9 @@ def encode(convention, activation, scale):
     prnnSRUConvention_t and prnnSRUActivation_t; scale rounded to
     float32)."""
     scale = float(scale)
-    if not (math.isfinite(scale) and float32(scale) > 0):
-        raise ValueError(f"highway_scale = {scale!r}: must be finite and positive (1 for none)")
+    if not (math.isfinite(scale) and 0 < scale <= FLOAT32_MAX and float32(scale) > 0):
+        raise ValueError(f"highway_scale = {scale!r}: must be finite and positive as a float32 "
+                         "(1 for none)")
     bits = struct.unpack("<I", struct.pack("<f", scale))[0]
     if (convention, activation, bits) == (_capi.SRU_CONVENTION_PRNN, _capi.SRU_ACTIVATION_TANH,
                                           struct.unpack("<I", struct.pack("<f", 1.0))[0]):

@@ -162,7 +162,7 @@ def test_arguments_are_checked():
         pt.SRU(4, 4, convention="cudnn")
     with pytest.raises(ValueError, match="activation = 'relu': must be 'tanh' or 'identity'"):
         pt.SRU(4, 4, activation="relu")
-    for bad in (0.0, -1.0, float("nan"), float("inf"), 1e-60):
+    for bad in (0.0, -1.0, float("nan"), float("inf"), 1e-60, 1e39):
         with pytest.raises(ValueError, match="highway_scale"):
             pt.SRU(4, 4, highway_scale=bad)
     with pytest.raises(ValueError, match="highway_scale = True: must be a number"):
@@ -454,6 +454,8 @@ def test_from_sru_dropout_and_scales():
         pt.from_sru(cells)
     with pytest.raises(TypeError, match="expected an sru.SRU, an sru.SRUCell"):
         pt.from_sru(torch.nn.GRU(3, 3))
+    with pytest.raises(TypeError, match="got SRU .the sru package's: prnn.torch.from_sru"):
+        pt.from_torch(module)
     with pytest.raises(ValueError, match="layer 1 has input_size 8: the layer below outputs 4"):
         pt.from_sru([sru.SRUCell(8, 4), sru.SRUCell(8, 4)])
 

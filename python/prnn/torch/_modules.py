@@ -351,8 +351,10 @@ def from_torch(module):
     dtype and training mode (module: a torch.nn.LSTM, GRU or RNN)."""
     cls = _CLASSES.get(type(module))
     if cls is None:
+        hint = (" (the sru package's: prnn.torch.from_sru converts it)"
+                if type(module).__module__.split(".")[0] == "sru" else "")
         raise TypeError(f"prnn.torch.from_torch: expected torch.nn.LSTM, GRU or RNN, got "
-                        f"{type(module).__name__}")
+                        f"{type(module).__name__}{hint}")
     if getattr(module, "proj_size", 0):
         raise ValueError("prnn.torch.from_torch: proj_size is not supported by prnn")
     w = next(module.parameters())

@@ -18,6 +18,8 @@ from .._descriptors import FilterDesc, Handle, Problem, element_size
 MODES = {"LSTM": _capi.LSTM, "GRU": _capi.GRU, "RNN_TANH": _capi.RNN_TANH,
          "RNN_RELU": _capi.RNN_RELU, "SRU": _capi.SRU}
 GATES = {_capi.LSTM: 4, _capi.GRU: 3, _capi.RNN_TANH: 1, _capi.RNN_RELU: 1}
+
+
 class _ModesWithCell:
     """`mode in WITH_CELL`: LSTM and SRU, the latter under any of its
     conventions (an SRU's mode value carries them: _sru_mode)."""
