@@ -16,7 +16,7 @@
 // The conventions (prnnSetRNNSRUConvention: which columns of the input are a
 // direction's x', its scale, tanh or the identity as g) are arguments: the
 // activation costs one warp-uniform branch per step, where a template
-// parameter would double the module and its compile time.
+// parameter would double every scan's instantiations.
 //
 // Defines: PRNN_DTYPE, PRNN_H, PRNN_SRU_THREADS (block size), PRNN_SRU_UPT
 // (units per thread), PRNN_SRU_DEPTH (steps in flight).
