@@ -148,15 +148,19 @@ typedef struct {
  * over time; one kernel per layer kind (prnn_sru_variant).
  * Column blocks of a U row (u_cols = dirs * 4 * hidden, math type): where the
  * layer projects x' (m = 4), direction d's u0 u1 u2 u3 at d*4*hidden; where
- * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, x' at
- * dirs*3*hidden (prnn_sru_keep_input copies it there in forward training,
- * since BackwardData has no x; one copy: both directions' x' is the input).
- * SKIP_INPUT's layer 0 has no U: u0 = u1 = u2 = x' = x, read from xin
- * (forward) or from the x' columns (backward).
+ * it does not (m = 3), u0 u1 u2 at d*3*hidden and, in the reserve, the
+ * input x at dirs*3*hidden (prnn_sru_keep_input copies it there in forward
+ * training, since BackwardData has no x): hidden columns that both
+ * directions read, or with xp_split (the sru package's convention) dirs *
+ * hidden columns, direction d's x' at dirs*3*hidden + d*hidden. Where x' is
+ * the input, it is xscale * x (the kept columns hold x). SKIP_INPUT's layer
+ * 0 has no U: u0 = u1 = u2 = x, read from xin (forward) or from the x'
+ * columns (backward).
  */
 typedef struct {
     const void *u;      /* [rows][u_cols] math type, or NULL (SKIP layer 0, forward) */
-    const void *xin;    /* forward, m = 3: the layer input [rows][x_cols] storage type */
+    const void *xin;    /* forward, m = 3: the layer input [rows][x_cols] storage type
+                         * (x_cols = hidden, or dirs*hidden with xp_split) */
     const void *v;      /* [dirs][4][hidden] storage type: b_f b_r v_f v_r */
     const void *cx;     /* [dirs][miniBatch][hidden] storage type (this layer's slice), or NULL */
     const void *dhy, *dcy; /* backward: likewise, or NULL (zeros) */
@@ -168,7 +172,8 @@ typedef struct {
     void *ckeep;        /* [dirs][rows][hidden] math type: c_t of every row
                          * (forward training writes, backward reads), or NULL */
     void *du;           /* backward: [rows][dirs*m*hidden] storage type */
-    void *dxp;          /* backward, m = 3: [rows][dirs][hidden] math type, dx' */
+    void *dxp;          /* backward, m = 3: [rows][dirs][hidden] math type, the
+                         * gradient of x (xscale * dx') */
     void *vpart;        /* backward: [dirs][miniBatch][4][hidden] math type,
                          * each row's sums for b_f b_r v_f v_r */
     const int *batch;   /* the setup kernel's step tables */
@@ -179,7 +184,13 @@ typedef struct {
     int vec;            /* u, ckeep and dxp are aligned to PRNN_SRU_UPT math-type
                          * values: the kernel may move a thread's units as one
                          * vector (it also needs hidden % PRNN_SRU_UPT == 0) */
+    int xp_split;       /* direction d's x' is the input's columns d*hidden..
+                         * (prnnSRUConvention_t: the sru package's), else all
+                         * of them (hidden wide) */
+    int identity;       /* h = r c + (1 - r) x' (prnnSRUActivation_t), not
+                         * r tanh(c) + ... */
     int reserved;
+    double xscale;      /* x' = xscale * x where x' is the input (m = 3, SKIP) */
 } prnn_sru_args;
 
 /* The layer kinds of the SRU scan, one kernel each (prnn_sru_forward_m3 ...,
@@ -198,25 +209,29 @@ typedef struct {
 
 /* SRU's part of a layer's input gradient that no GEMM gives: din[r][j] =
  * sum over directions of dx' (m = 3), plus du0 + du1 + du2 for SKIP's layer 0
- * (storage type when din_storage, else math type); din is [rows][hidden]. A
- * GEMM din += dU W follows where the layer has W. */
+ * (storage type when din_storage, else math type); din is [rows][hidden].
+ * With split (prnn_sru_args.xp_split), din is [rows][dirs*hidden] and
+ * din[r][d*hidden + j] = dx'[r][d][j]. A GEMM din += dU W follows where the
+ * layer has W. */
 typedef struct {
     const void *du;     /* [rows][dirs*3*hidden] storage type */
     const void *dxp;    /* [rows][dirs][hidden] math type */
     void *din;
     long long rows;
     int dirs, skip, din_storage;
-    int reserved;
+    int split;
 } prnn_sru_input_grad_args;
 
 /* Forward training of a layer whose x' is its input (m = 3, SKIP's layer 0):
- * x' into U's x' columns (dirs*3*hidden .. +hidden, one copy for both
- * directions, math type), for BackwardData, which has no x. */
+ * the input into U's x' columns (dirs*3*hidden .. +cols, math type), for
+ * BackwardData, which has no x. */
 typedef struct {
-    const void *x;      /* [rows][hidden] storage type: the layer's input */
+    const void *x;      /* [rows][cols] storage type: the layer's input */
     void *u;            /* [rows][u_cols] math type */
     long long rows;
     int u_cols, dirs;
+    int cols;           /* hidden, or dirs*hidden (prnn_sru_args.xp_split) */
+    int reserved;
 } prnn_sru_keep_input_args;
 
 /* The per-call setup kernel: expands batch runs into per-step batch sizes and

@@ -13,6 +13,10 @@
 // loads of the next PRNN_SRU_DEPTH steps in flight (a ring of registers): a
 // step's loads do not depend on c. One kernel per layer kind (x' projected,
 // x' = x, SKIP's layer 0) and pass keeps the step loop free of branches on it.
+// The conventions (prnnSetRNNSRUConvention: which columns of the input are a
+// direction's x', its scale, tanh or the identity as g) are arguments: the
+// activation costs one warp-uniform branch per step, where a template
+// parameter would double every scan's instantiations.
 //
 // Defines: PRNN_DTYPE, PRNN_H, PRNN_SRU_THREADS (block size), PRNN_SRU_UPT
 // (units per thread), PRNN_SRU_DEPTH (steps in flight).
@@ -219,6 +223,7 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
 {
     in.row = row;
     const AccT *ur = (const AccT *)a.u + row * a.u_cols;
+    const int xoff = a.xp_split ? d * H_ : 0; // this direction's x' columns
     if constexpr (V == SRU_M4) {
         const AccT *u = ur + d * 4 * H_ + j0;
         units_load<VEC>(u, j0, in.u0);
@@ -227,12 +232,14 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
         units_load<VEC>(u + 3 * H_, j0, in.xp);
         return;
     }
-    if constexpr (FWD && SRU_STORAGE_IS_MATH) // x_cols = hidden here: rows stay aligned
-        units_load<VEC>((const AccT *)a.xin + row * a.x_cols + j0, j0, in.xp);
+    // x_cols and xoff are multiples of the hidden size here: rows and
+    // directions stay aligned
+    if constexpr (FWD && SRU_STORAGE_IS_MATH)
+        units_load<VEC>((const AccT *)a.xin + row * a.x_cols + xoff + j0, j0, in.xp);
     else if constexpr (FWD)
-        units_load_t((const T *)a.xin + row * a.x_cols + j0, j0, in.xp);
+        units_load_t((const T *)a.xin + row * a.x_cols + xoff + j0, j0, in.xp);
     else
-        units_load<VEC>(ur + a.dirs * 3 * H_ + j0, j0, in.xp);
+        units_load<VEC>(ur + a.dirs * 3 * H_ + xoff + j0, j0, in.xp);
     if constexpr (V == SRU_SKIP) {
 #pragma unroll
         for (int k = 0; k < UPT; ++k)
@@ -243,6 +250,30 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
         units_load<VEC>(u + H_, j0, in.u1);
         units_load<VEC>(u + 2 * H_, j0, in.u2);
     }
+}
+
+// g(c) of a thread's units: the identity, or tanh. One branch for all units,
+// the same in every thread.
+static __device__ __forceinline__ void sru_activation(bool identity, const AccT (&c)[UPT],
+                                                      AccT (&g)[UPT])
+{
+    if (identity) {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            g[k] = c[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            g[k] = sru_tanh(c[k]);
+    }
+}
+
+// The factor of the x' that sru_load read: the highway scale where x' is the
+// input (m = 3, SKIP), 1 for u3.
+template <int V>
+static __device__ __forceinline__ AccT sru_xscale(const prnn_sru_args &a)
+{
+    return V == SRU_M4 ? AccT(1) : AccT(a.xscale);
 }
 
 // The row of forward-walk step i (0 .. len-1) of this thread's sequence:
@@ -271,7 +302,8 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
     for (int k = 0; k < UPT; ++k)
         h[k] = AccT(0);
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
-    const bool train = a.ckeep != nullptr;
+    const bool train = a.ckeep != nullptr, identity = a.identity != 0;
+    const AccT xs = sru_xscale<V>(a);
     // The loads of the next DEPTH steps are in flight while a step computes:
     // they do not depend on c. Slot q of the ring holds step i0 + q (a
     // compile-time index: registers); next[q] the table row of the step it
@@ -297,13 +329,17 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
                     next[q] = SRU_FIRST_ROW(i + 2 * DEPTH);
                 sru_load<V, true, VEC>(a, row, d, j0, ring[q]);
             }
+            AccT r[UPT], gc[UPT];
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
                 const AccT f = sru_sigmoid(in.u1[k] + pv.vf[k] * c[k] + pv.bf[k]);
-                const AccT r = sru_sigmoid(in.u2[k] + pv.vr[k] * c[k] + pv.br[k]);
+                r[k] = sru_sigmoid(in.u2[k] + pv.vr[k] * c[k] + pv.br[k]);
                 c[k] = f * c[k] + (AccT(1) - f) * in.u0[k];
-                h[k] = r * sru_tanh(c[k]) + (AccT(1) - r) * in.xp[k];
             }
+            sru_activation(identity, c, gc);
+#pragma unroll
+            for (int k = 0; k < UPT; ++k)
+                h[k] = r[k] * gc[k] + (AccT(1) - r[k]) * (xs * in.xp[k]);
             if constexpr (SRU_STORAGE_IS_MATH)
                 units_store<VEC>((AccT *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
             else
@@ -369,6 +405,8 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
     }
     const AccT *ck = (const AccT *)a.ckeep + (long long)d * a.rows * H_;
     const int len = sru_length(a.batch, a.seq_length, b), du_cols = a.dirs * M * H_;
+    const bool identity = a.identity != 0;
+    const AccT xs = sru_xscale<V>(a);
     // c_t of the first walk step (the sequence's last); each later walk
     // step's c_t is the c_{t-1} its predecessor read.
     if (len > 0)
@@ -391,7 +429,8 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
             const sru_bwd_in in = ring[q];
             if (p + DEPTH < len)
                 sru_bwd_load<V, VEC>(a, ck, d, b, len, i - DEPTH, j0, c0, ring[q]);
-            AccT du0[UPT], df[UPT], dr[UPT], dxp[UPT];
+            AccT du0[UPT], df[UPT], dr[UPT], dxp[UPT], gc[UPT];
+            sru_activation(identity, cn, gc);
 #pragma unroll
             for (int k = 0; k < UPT; ++k) {
                 const AccT cp = in.cp[k];
@@ -399,11 +438,11 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
                 const AccT r = sru_sigmoid(in.u.u2[k] + pv.vr[k] * cp + pv.br[k]);
                 const AccT dhv = dh[k] + in.dy[k];
                 dh[k] = AccT(0);
-                const AccT tc = sru_tanh(cn[k]);
-                dr[k] = dhv * (tc - in.u.xp[k]) * r * (AccT(1) - r);
-                const AccT dcv = dc[k] + dhv * r * (AccT(1) - tc * tc);
+                const AccT tc = gc[k], dg = identity ? AccT(1) : AccT(1) - tc * tc; // g'(c)
+                dr[k] = dhv * (tc - xs * in.u.xp[k]) * r * (AccT(1) - r);
+                const AccT dcv = dc[k] + dhv * r * dg;
                 df[k] = dcv * (cp - in.u.u0[k]) * f * (AccT(1) - f);
-                dxp[k] = dhv * (AccT(1) - r);
+                dxp[k] = xs * dhv * (AccT(1) - r); // the gradient of x or of u3
                 du0[k] = dcv * (AccT(1) - f);
                 gbf[k] += df[k];
                 gbr[k] += dr[k];
@@ -478,24 +517,28 @@ extern "C" __global__ void prnn_sru_vgrad(const prnn_sru_vgrad_args a)
 // scan, this store cost more time than its bytes (bench/NOTES.md, v0.9).
 extern "C" __global__ void prnn_sru_keep_input(const prnn_sru_keep_input_args a)
 {
-    const long long n = a.rows * H_;
+    const long long n = a.rows * a.cols;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        const long long r = i / H_;
-        const int j = (int)(i % H_);
+        const long long r = i / a.cols;
+        const int j = (int)(i % a.cols);
         ((AccT *)a.u)[r * a.u_cols + a.dirs * 3 * H_ + j] = ST::load((const T *)a.x, i);
     }
 }
 
 extern "C" __global__ void prnn_sru_input_grad(const prnn_sru_input_grad_args a)
 {
-    const long long n = a.rows * H_;
+    // split: one column per (direction, unit), from that direction alone;
+    // else one per unit, summed over the directions
+    const int width = a.split ? a.dirs * H_ : H_;
+    const long long n = a.rows * width;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        const long long r = i / H_;
-        const int j = (int)(i % H_);
+        const long long r = i / width;
+        const int col = (int)(i % width), j = col % H_;
+        const int d0 = a.split ? col / H_ : 0, d1 = a.split ? d0 + 1 : a.dirs;
         AccT sum = AccT(0);
-        for (int d = 0; d < a.dirs; ++d) {
+        for (int d = d0; d < d1; ++d) {
             if (a.skip) {
                 const T *du = (const T *)a.du + (r * a.dirs + d) * 3 * H_;
                 sum += ST::load(du, j) + ST::load(du, H_ + j) + ST::load(du, 2 * H_ + j);

@@ -1,6 +1,7 @@
 /* Tensor, filter, dropout and RNN descriptors: plain host objects. */
 #include "descriptors.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,9 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,
     rnnDesc->dtype = dataType;
     rnnDesc->math = PRNN_DEFAULT_MATH;
     rnnDesc->algo = PRNN_RNN_ALGO_AUTO;
+    rnnDesc->sru_convention = PRNN_SRU_CONVENTION_PRNN;
+    rnnDesc->sru_activation = PRNN_SRU_ACTIVATION_TANH;
+    rnnDesc->sru_scale = 1.0;
     rnnDesc->is_set = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -438,5 +442,60 @@ prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc,
     if (!algo)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo is NULL");
     *algo = rnnDesc->algo;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc,
+                                     prnnSRUConvention_t convention,
+                                     prnnSRUActivation_t activation,
+                                     double highwayScale)
+{
+    prnn_api_enter("prnnSetRNNSRUConvention");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (rnnDesc->mode != PRNN_SRU)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "rnnDesc: mode is %s; SRU's conventions apply to PRNN_SRU only",
+                         prnn_mode_name(rnnDesc->mode));
+    if (convention != PRNN_SRU_CONVENTION_PRNN &&
+        convention != PRNN_SRU_CONVENTION_SRU_PACKAGE)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "convention = %d: not a prnnSRUConvention_t", (int)convention);
+    if (activation != PRNN_SRU_ACTIVATION_TANH && activation != PRNN_SRU_ACTIVATION_IDENTITY)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "activation = %d: not a prnnSRUActivation_t", (int)activation);
+    if (!(highwayScale > 0.0 && highwayScale <= DBL_MAX)) /* also rejects NaN */
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "highwayScale = %g: must be finite and positive (1 for none)",
+                         highwayScale);
+    if (convention == PRNN_SRU_CONVENTION_SRU_PACKAGE &&
+        rnnDesc->input_mode == PRNN_SKIP_INPUT && rnnDesc->direction == PRNN_BIDIRECTIONAL)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "convention = PRNN_SRU_CONVENTION_SRU_PACKAGE with PRNN_SKIP_INPUT "
+                         "and PRNN_BIDIRECTIONAL: layer 0's highway would be hiddenSize wide "
+                         "against 2 * hiddenSize outputs, and it has no u3 (the sru package "
+                         "has no skip-input mode); use PRNN_LINEAR_INPUT");
+    rnnDesc->sru_convention = convention;
+    rnnDesc->sru_activation = activation;
+    rnnDesc->sru_scale = highwayScale;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNSRUConvention(const prnnRNNDescriptor_t rnnDesc,
+                                     prnnSRUConvention_t *convention,
+                                     prnnSRUActivation_t *activation,
+                                     double *highwayScale)
+{
+    prnn_api_enter("prnnGetRNNSRUConvention");
+    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
+    if (s)
+        return s;
+    if (convention)
+        *convention = rnnDesc->sru_convention;
+    if (activation)
+        *activation = rnnDesc->sru_activation;
+    if (highwayScale)
+        *highwayScale = rnnDesc->sru_scale;
     return PRNN_STATUS_SUCCESS;
 }

@@ -63,6 +63,11 @@ struct prnnRNNStruct {
     prnnDataType_t dtype;
     prnnMathType_t math;
     prnnRNNAlgo_t algo;
+    /* PRNN_SRU only (prnnSetRNNSRUConvention); prnnSetRNNDescriptor sets
+     * the defaults, a struct built by hand must too (scale 1, not 0) */
+    prnnSRUConvention_t sru_convention;
+    prnnSRUActivation_t sru_activation;
+    double sru_scale;
 };
 
 static inline int prnn_rnn_dirs(const struct prnnRNNStruct *r)

@@ -156,11 +156,15 @@ void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
      * 0, the seed means nothing, and a framework that draws a fresh seed per
      * call must not be told its reserve is of another problem. */
     int dropout = rnn->layers > 1 && rnn->dropout > 0.0f;
+    const int sru = rnn->mode == PRNN_SRU;
     memset(shape, 0, sizeof(*shape));
     shape->backend = backend;
     prnn_rnn_key_of(rnn, p->mini_batch, &shape->key);
     shape->dropout = dropout ? rnn->dropout : 0.0f;
     shape->seed = dropout ? rnn->seed : 0;
+    shape->sru_convention = sru ? rnn->sru_convention : PRNN_SRU_CONVENTION_PRNN;
+    shape->sru_activation = sru ? rnn->sru_activation : PRNN_SRU_ACTIVATION_TANH;
+    shape->sru_scale = sru ? rnn->sru_scale : 1.0;
     shape->input_size = p->input_size;
     shape->seq_length = p->seq_length;
     shape->total_rows = p->total_rows;
@@ -179,6 +183,15 @@ static int differs(shape_diff *d, const char *what, const char *was,
     snprintf(d->text, sizeof(d->text), "with %s %s, this call%s%s has %s %s",
              what, was, arg ? "'s " : "", arg ? arg : "", what, is);
     return 1;
+}
+
+/* A floating-point setting, printed with `digits` significant digits. */
+static int differs_real(shape_diff *d, const char *what, double was, double is, int digits)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%.*g", digits, was);
+    snprintf(b, sizeof(b), "%.*g", digits, is);
+    return differs(d, what, a, b, "rnnDesc");
 }
 
 static int differs_count(shape_diff *d, const char *what, unsigned long long was,
@@ -206,6 +219,10 @@ static const char *const math_names[] = {"PRNN_DEFAULT_MATH", "PRNN_TENSOR_OP_MA
                                          "PRNN_FMA_MATH"};
 static const char *const algo_names[] = {"PRNN_RNN_ALGO_AUTO", "PRNN_RNN_ALGO_PERSISTENT",
                                          "PRNN_RNN_ALGO_STANDARD"};
+static const char *const sru_convention_names[] = {"PRNN_SRU_CONVENTION_PRNN",
+                                                  "PRNN_SRU_CONVENTION_SRU_PACKAGE"};
+static const char *const sru_activation_names[] = {"PRNN_SRU_ACTIVATION_TANH",
+                                                  "PRNN_SRU_ACTIVATION_IDENTITY"};
 static const char *const backend_names[] = {"the GPU backend",
                                             "the CPU reference backend"};
 
@@ -261,15 +278,15 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
         return differs(d, "direction", ENUM_NAME(direction_names, was->key.dirs - 1),
                        ENUM_NAME(direction_names, is->key.dirs - 1), "rnnDesc");
     DIFFERS_IN(key.input_mode, "inputMode", input_mode_names);
-    if (was->dropout != is->dropout) {
-        char a[32], b[32];
-        snprintf(a, sizeof(a), "%.9g", was->dropout);
-        snprintf(b, sizeof(b), "%.9g", is->dropout);
-        return differs(d, "dropout", a, b, "rnnDesc");
-    }
+    if (was->dropout != is->dropout)
+        return differs_real(d, "dropout", was->dropout, is->dropout, 9);
     DIFFERS_COUNT(seed, "dropout seed", "rnnDesc");
     DIFFERS_IN(key.math, "mathType", math_names);
     DIFFERS_IN(key.algo, "algorithm", algo_names);
+    DIFFERS_IN(sru_convention, "SRU convention", sru_convention_names);
+    DIFFERS_IN(sru_activation, "SRU activation", sru_activation_names);
+    if (was->sru_scale != is->sru_scale)
+        return differs_real(d, "SRU highway scale", was->sru_scale, is->sru_scale, 17);
     return 0;
 }
 

@@ -38,6 +38,10 @@ typedef struct {
     prnn_rnn_key key; /* the descriptor's settings and miniBatch */
     float dropout;
     unsigned long long seed;
+    /* SRU's conventions (the defaults for the other modes) */
+    prnnSRUConvention_t sru_convention;
+    prnnSRUActivation_t sru_activation;
+    double sru_scale;
     int input_size;
     int seq_length;
     size_t total_rows;

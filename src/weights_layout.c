@@ -18,7 +18,14 @@ static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size,
 
 int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k)
 {
-    return k && k != rnn->hidden ? 4 : 3;
+    return k && k != prnn_sru_highway_width(rnn) ? 4 : 3;
+}
+
+int prnn_sru_highway_width(const struct prnnRNNStruct *rnn)
+{
+    return rnn->sru_convention == PRNN_SRU_CONVENTION_SRU_PACKAGE
+               ? prnn_rnn_dirs(rnn) * rnn->hidden
+               : rnn->hidden;
 }
 
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)

@@ -21,8 +21,10 @@
  * directions' vectors):
  *   W  [dirs][M * hidden][K]    row-major: the matrices of u0 (candidate),
  *                               u1 (forget gate f), u2 (reset gate r) and,
- *                               when K != hidden, u3 (the projection x' of
- *                               the input onto the highway): M = 3 or 4.
+ *                               when K differs from the highway width
+ *                               (prnn_sru_highway_width), u3 (the
+ *                               projection x' of the input onto the
+ *                               highway): M = 3 or 4.
  *                               Absent for layer 0 with SKIP_INPUT.
  *   V  [dirs][4 * hidden]       b_f, b_r, v_f, v_r: the elementwise
  *                               parameters of the scan, contiguous so that
@@ -52,8 +54,15 @@ typedef struct {
 } prnn_pseudo_layer_layout;
 
 /* SRU: matrices in W for a layer whose input has k columns (0: none, SKIP
- * layer 0): 3, or 4 when k != hidden and x' must be projected. */
+ * layer 0): 3, or 4 when k differs from prnn_sru_highway_width and x' must
+ * be projected. */
 int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k);
+
+/* SRU: the input width at which x' is the input itself, by the convention
+ * (prnnSRUConvention_t): hidden (prnn's; every direction reads all of it),
+ * or dirs * hidden (the sru package's; direction d reads columns
+ * d * hidden .. d * hidden + hidden - 1). */
+int prnn_sru_highway_width(const struct prnnRNNStruct *rnn);
 
 /* The parameter vectors of an SRU V block, in order (bias linLayerIDs). */
 enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3,

@@ -36,6 +36,14 @@ if ! "$py" -c 'import torch, pytest, mesonpy' >/dev/null 2>&1; then
         exit 0
     fi
 fi
+# The sru package (asappresearch/sru), which test_sru_package.py compares
+# prnn.torch.SRU with; without it those tests skip, saying so. --no-deps:
+# its requirements (torch, ninja) are the ones installed above.
+if ! "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("sru") is None)'; then
+    say "installing the sru package 2.6.0 from PyPI (python/tests/test_sru_package.py)"
+    "$py" -m pip install -q --disable-pip-version-check --no-deps 'sru==2.6.0' ||
+        say "the sru package could not be installed (pip's message above): its tests will skip"
+fi
 say "pip install $prnn_root (builds libprnn with meson-python)"
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall \
     --no-deps "$prnn_root" || { say "FAILED: the package did not build or install"; exit 1; }

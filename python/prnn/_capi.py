@@ -33,6 +33,8 @@ RNN_RELU, RNN_TANH, LSTM, GRU, SRU = 0, 1, 2, 3, 4
 UNIDIRECTIONAL, BIDIRECTIONAL = 0, 1
 LINEAR_INPUT, SKIP_INPUT = 0, 1
 DEFAULT_MATH, TENSOR_OP_MATH, FMA_MATH = 0, 1, 2
+SRU_CONVENTION_PRNN, SRU_CONVENTION_SRU_PACKAGE = 0, 1
+SRU_ACTIVATION_TANH, SRU_ACTIVATION_IDENTITY = 0, 1
 BACKEND_GPU, BACKEND_CPU_REFERENCE = 0, 1
 TENSOR_NCHW = 0
 
@@ -118,6 +120,9 @@ FUNCTIONS = [
     ("prnnGetRNNAlgorithm", status_t, [_T, POINTER(enum_t)]),
     ("prnnSetRNNMatrixMathType", status_t, [_T, enum_t]),
     ("prnnGetRNNMatrixMathType", status_t, [_T, POINTER(enum_t)]),
+    ("prnnSetRNNSRUConvention", status_t, [_T, enum_t, enum_t, c_double]),
+    ("prnnGetRNNSRUConvention", status_t,
+     [_T, POINTER(enum_t), POINTER(enum_t), POINTER(c_double)]),
     ("prnnGetRNNWorkspaceSize", status_t, [_T, _T, c_int, _TA, POINTER(c_size_t)]),
     ("prnnGetRNNTrainingReserveSize", status_t, [_T, _T, c_int, _TA, POINTER(c_size_t)]),
     ("prnnGetRNNParamsSize", status_t, [_T, _T, _T, POINTER(c_size_t), enum_t]),

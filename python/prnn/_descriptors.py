@@ -12,7 +12,7 @@ import ctypes
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from . import _capi
+from . import _capi, _sru_mode
 from ._capi import call
 
 
@@ -90,12 +90,16 @@ class RNNDesc(_Owned):
 
     def set(self, dropout: float, seed: int) -> None:
         """(Re)sets the descriptor; only the dropout seed changes between
-        training calls, and prnn's plans do not depend on it."""
+        training calls, and prnn's plans do not depend on it. mode may
+        carry SRU's conventions (_sru_mode)."""
         hidden, layers, bidirectional, mode, dtype = self.settings
+        base, sru = _sru_mode.decode(mode)
         drop = DropoutDesc(dropout, seed) if dropout > 0 else None
         call("prnnSetRNNDescriptor", self.ptr, hidden, layers, drop.ptr if drop else None,
              _capi.LINEAR_INPUT, _capi.BIDIRECTIONAL if bidirectional else _capi.UNIDIRECTIONAL,
-             mode, dtype)
+             base, dtype)
+        if sru is not None and base != mode:
+            call("prnnSetRNNSRUConvention", self.ptr, *sru)
         self.seed = seed
 
 

@@ -134,17 +134,22 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
 }
 
 /*
- * SRU (Lei et al. 2018, the scan of asappresearch/sru with tanh output and
- * highway scale 1):
+ * SRU (Lei et al. 2018, the scan of asappresearch/sru):
  *   f = sigmoid(u1 + v_f c' + b_f), r = sigmoid(u2 + v_r c' + b_r),
- *   c = f c' + (1 - f) u0, h = r tanh(c) + (1 - r) x'.
- * Its own functions because nothing in it multiplies a matrix: c' arrives
- * through the cell state, not through R h.
+ *   c = f c' + (1 - f) u0, h = r g(c) + (1 - r) x',
+ * g = tanh or the identity (g->sru_identity). Its own functions because
+ * nothing in it multiplies a matrix: c' arrives through the cell state, not
+ * through R h.
  */
+static double sru_g(const prnn_ref_dims *g, double c)
+{
+    return g->sru_identity ? c : tanh(c);
+}
+
 void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
                                const double *u, const double *xp, size_t ldx,
-                               const double *vec, double *c, double *h,
-                               double *out, size_t ldo, double *act)
+                               double xs, const double *vec, double *c,
+                               double *h, double *out, size_t ldo, double *act)
 {
     size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
     const double *bf = vec, *br = vec + H, *vf = vec + 2 * H, *vr = vec + 3 * H;
@@ -157,7 +162,8 @@ void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
             double f = sigmoid(p[H + j] + vf[j] * cp + bf[j]);
             double r = sigmoid(p[2 * H + j] + vr[j] * cp + br[j]);
             double cn = f * cp + (1.0 - f) * p[j];
-            double hv = r * tanh(cn) + (1.0 - r) * x[j];
+            double xv = xs * x[j];
+            double hv = r * sru_g(g, cn) + (1.0 - r) * xv;
             cb[j] = cn;
             hb[j] = hv;
             o[j] = hv;
@@ -167,7 +173,7 @@ void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
                 a[2 * H + j] = cp;
                 a[3 * H + j] = cn;
                 a[4 * H + j] = p[j];
-                a[5 * H + j] = x[j];
+                a[5 * H + j] = xv;
             }
         }
     }
@@ -185,11 +191,12 @@ void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb,
         double *dhb = dh + b * H, *dcb = dc + b * H, *d = dg + b * eh;
         for (size_t j = 0; j < H; j++) {
             double f = a[j], r = a[H + j], cp = a[2 * H + j];
-            double tc = tanh(a[3 * H + j]), u0 = a[4 * H + j];
+            double tc = sru_g(g, a[3 * H + j]), u0 = a[4 * H + j];
+            double dtc = g->sru_identity ? 1.0 : 1.0 - tc * tc; /* g'(c) */
             double xp = a[5 * H + j];
             double dhv = dhb[j] + dy[j];
             double dr = dhv * (tc - xp) * r * (1.0 - r);
-            double dcv = dcb[j] + dhv * r * (1.0 - tc * tc);
+            double dcv = dcb[j] + dhv * r * dtc;
             double df = dcv * (cp - u0) * f * (1.0 - f);
             d[j] = dcv * (1.0 - f);
             d[H + j] = df;

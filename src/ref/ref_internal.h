@@ -48,6 +48,13 @@ typedef struct {
      * SRU: du0, the pre-activation gradients of f and r, and dx' (4*H). */
     size_t dg_cols;
     size_t kmax;   /* widest layer input: max(X, D*H) */
+    /* SRU's conventions (prnnSetRNNSRUConvention): g = identity instead of
+     * tanh; the factor of x' where x' is the layer input; and whether
+     * direction d's x' is columns d*H.. of the input (the sru package's
+     * split) rather than all of it */
+    int sru_identity;
+    double sru_scale;
+    int sru_split;
     const int *batch;
     /* dropout between layers (training only); threshold 0 means none */
     uint32_t drop_threshold;
@@ -294,14 +301,15 @@ void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *w
 
 /*
  * The SRU cell of one step (src/ref/ref_cells.c): u: rows of u0 u1 u2 (u3)
- * (G*H apart); xp: rows of x' (ldx apart); vec: b_f b_r v_f v_r; c: [nb][H]
- * c_{t-1} in, c_t out; h: [nb][H] h_t out; out: rows ldo apart; act: 6*H
- * per row (see act_cols) or NULL.
+ * (G*H apart); xp: rows of x' (ldx apart) before xs, its factor (the
+ * highway scale where x' is the input, 1 for u3); vec: b_f b_r v_f v_r;
+ * c: [nb][H] c_{t-1} in, c_t out; h: [nb][H] h_t out; out: rows ldo apart;
+ * act: 6*H per row (see act_cols; x' there is scaled) or NULL.
  */
 void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
                                const double *u, const double *xp, size_t ldx,
-                               const double *vec, double *c, double *h,
-                               double *out, size_t ldo, double *act);
+                               double xs, const double *vec, double *c,
+                               double *h, double *out, size_t ldo, double *act);
 /*
  * Its reverse: dout: gradient of h_t (rows ldo apart), plus dh [nb][H] (dhy
  * at a sequence's last step, then zeros); dc [nb][H]: gradient of c_t in, of

@@ -37,6 +37,9 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
                   : rnn->mode == PRNN_SRU ? 6 : 0;
     g->dg_cols = rnn->mode == PRNN_GRU ? 4 : g->gates;
     g->kmax = g->input > g->dh ? g->input : g->dh;
+    g->sru_identity = rnn->sru_activation == PRNN_SRU_ACTIVATION_IDENTITY;
+    g->sru_scale = rnn->sru_scale;
+    g->sru_split = rnn->sru_convention == PRNN_SRU_CONVENTION_SRU_PACKAGE;
     g->batch = p->batch;
     g->drop_threshold = prnn_dropout_threshold((double)rnn->dropout);
     g->drop_scale = g->drop_threshold ? 1.0 / (1.0 - (double)rnn->dropout) : 1.0;

@@ -3,7 +3,8 @@
  * The layer loops (input, dropout between layers, y and dx) are the other
  * modes' (ref_forward.c, ref_backward_data.c, ref_backward_weights.c); what
  * differs is everything inside a direction: no recurrent product, the
- * projection U = in W^T of 3 or 4 matrices, x' taken from the input or from
+ * projection U = in W^T of 3 or 4 matrices, x' taken from the input (all of
+ * it, or the direction's columns, scaled: prnnSetRNNSRUConvention) or from
  * u3, and the V block (b_f, b_r, v_f, v_r) instead of bias pairs.
  */
 #include <string.h>
@@ -11,19 +12,36 @@
 #include "ref/ref_internal.h"
 #include "weights_layout.h"
 
-/* x' of row 0 and the distance between rows: u3 where the layer projects
- * its input, else the input itself (its width is then hidden). */
-static const double *highway(const prnn_ref_dims *g,
-                             const prnn_pseudo_layer_layout *lay,
-                             const double *u, const double *in, size_t kin,
-                             size_t *ldx)
+/* Whether the layer's x' is its input (no u3). */
+static int highway_is_input(const prnn_ref_dims *g,
+                            const prnn_pseudo_layer_layout *lay)
 {
-    if ((size_t)lay->w_rows == 4 * g->hidden) {
+    return (size_t)lay->w_rows != 4 * g->hidden;
+}
+
+/* The column of the input where direction d's x' starts, where x' is the
+ * input: 0 (prnn's convention: the input is hidden wide), or d * hidden
+ * (the sru package's: dirs * hidden wide, split across directions). */
+static size_t highway_col(const prnn_ref_dims *g, size_t d)
+{
+    return g->sru_split ? d * g->hidden : 0;
+}
+
+/* x' of row 0, the distance between rows and its factor: u3 where the
+ * layer projects its input, else the input itself, scaled. */
+static const double *highway(const prnn_ref_dims *g,
+                             const prnn_pseudo_layer_layout *lay, size_t d,
+                             const double *u, const double *in, size_t kin,
+                             size_t *ldx, double *xs)
+{
+    if (!highway_is_input(g, lay)) {
         *ldx = g->gh;
+        *xs = 1.0;
         return u + 3 * g->hidden;
     }
     *ldx = kin;
-    return in;
+    *xs = g->sru_scale;
+    return in + highway_col(g, d);
 }
 
 void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
@@ -52,7 +70,8 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
                        H * sizeof(double));
     }
     size_t ldx;
-    const double *xp = highway(g, &lay, ws->proj, in, kin, &ldx);
+    double xs;
+    const double *xp = highway(g, &lay, d, ws->proj, in, kin, &ldx, &xs);
 
     prnn_ref_load_or_zero(cx, g->dtype, st, bh, ws->c);
     memset(ws->h, 0, bh * sizeof(double));
@@ -62,7 +81,7 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
         prnn_ref_sru_cell_forward(g, nb, ws->proj + r0 * gh, xp + r0 * ldx,
-                                  ldx, ws->vec, ws->c, ws->h,
+                                  ldx, xs, ws->vec, ws->c, ws->h,
                                   out + r0 * g->dh + d * H, g->dh,
                                   act ? act + r0 * sh : NULL);
     }
@@ -116,10 +135,12 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
                 din[r * kin + j] += dg[r * eh + j] + dg[r * eh + H + j] +
                                     dg[r * eh + 2 * H + j];
     }
-    if ((size_t)lay.w_rows != 4 * H) /* x' is the input itself */
+    if (highway_is_input(g, &lay)) { /* x' = scale * (the input's columns) */
+        size_t c0 = highway_col(g, d);
         for (size_t r = 0; r < n; r++)
             for (size_t j = 0; j < H; j++)
-                din[r * kin + j] += dg[r * eh + 3 * H + j];
+                din[r * kin + c0 + j] += g->sru_scale * dg[r * eh + 3 * H + j];
+    }
 }
 
 void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,

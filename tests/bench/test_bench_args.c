@@ -257,6 +257,8 @@ int main(void)
            "--pass twice");
     EXPECT(PARSE(&a, "--help") == 0 && a.help, "--help");
     EXPECT(PARSE(&a, "--no-prnn") == 0 && a.no_prnn, "--no-prnn");
+    EXPECT(PARSE(&a, "--sru-package") == 0 && a.sru_package, "--sru-package");
+    EXPECT(PARSE(&a, "--modes", "sru") == 0 && !a.sru_package, "prnn's SRU convention by default");
 
     /* Errors: the whole message, in the tools' wording (tool_cli.h). */
     expect_message("unknown option --bogus", PARSE(&a, "--bogus"), err);

@@ -565,13 +565,25 @@ int gc_run(gc_stream s, int run, gc_capture_mode mode, gc_enqueue_fn fn, void *c
 
 /* ---- cases ---- */
 
+const gc_sru_convention gc_sru_conventions[] = {
+    {"", PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_TANH, 1.0},
+    /* the sru package's SRUCell defaults: rescale, highway_bias 0 */
+    {" sru-pkg-id", PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_IDENTITY,
+     1.7320508075688772},
+    {" sru-pkg-tanh", PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_TANH, 0.8},
+    {" sru-prnn-id", PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_IDENTITY, 1.25},
+};
+const int gc_sru_convention_count =
+    (int)(sizeof(gc_sru_conventions) / sizeof(gc_sru_conventions[0]));
+
 void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s", prnn_mode_name(s->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s%s", prnn_mode_name(s->mode),
              prnn_dtype_name(s->dtype), s->hidden, s->batch, s->layers,
              s->dirs == 2 ? "bi" : "uni", s->steps, s->input, s->varlen ? " varlen" : "",
-             s->skip ? " skip" : "", mid, s->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "",
-             tail, s->tile ? " forced tile" : "");
+             s->skip ? " skip" : "", gc_sru_conventions[s->sru].name, mid,
+             s->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "", tail,
+             s->tile ? " forced tile" : "");
 }
 
 int gc_default_steps(const gc_shape *s, double budget)
@@ -759,6 +771,13 @@ int gc_problem_init(gc_problem *p, const gc_shape *s, prnnHandle_t ref,
         return -1;
     }
     prnnSetRNNAlgorithm(p->rnn, s->algo);
+    if (s->sru) {
+        const gc_sru_convention *c = &gc_sru_conventions[s->sru];
+        if (prnnSetRNNSRUConvention(p->rnn, c->convention, c->activation, c->scale)) {
+            snprintf(err, errsize, "prnnSetRNNSRUConvention: %s", prnnGetLastErrorLog());
+            return -1;
+        }
+    }
     for (int t = 0; t < T; t++) {
         prnnCreateTensorDescriptor(&p->xd[t]);
         prnnCreateTensorDescriptor(&p->yd[t]);

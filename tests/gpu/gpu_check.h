@@ -235,12 +235,25 @@ typedef struct {
     float dropout;    /* between layers (training) */
     const char *tile; /* forced tile (normalised text form): run alone,
                        * after the others, on fresh handles */
+    int sru;          /* SRU: gc_sru_conventions[sru] (0: the defaults) */
 } gc_shape;
 
+/* SRU's conventions (prnnSetRNNSRUConvention) the suites run: 0 is the
+ * default; the others are the sru package's (its highway split across
+ * directions, identity or tanh, scaled), and prnn's with the identity. */
+typedef struct {
+    const char *name; /* in descriptions: " sru-pkg-id" ... */
+    prnnSRUConvention_t convention;
+    prnnSRUActivation_t activation;
+    double scale;
+} gc_sru_convention;
+extern const gc_sru_convention gc_sru_conventions[];
+extern const int gc_sru_convention_count;
+
 /*
- * "<mode> <dtype> H= B= L= uni|bi T= in=" then " varlen", " skip", mid,
- * " standard", tail, " forced tile": mid and tail are the suite's own flags
- * (each starting with a space, or "").
+ * "<mode> <dtype> H= B= L= uni|bi T= in=" then " varlen", " skip", the SRU
+ * convention's name, mid, " standard", tail, " forced tile": mid and tail
+ * are the suite's own flags (each starting with a space, or "").
  */
 void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf,
                  size_t n);

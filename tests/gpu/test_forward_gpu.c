@@ -218,6 +218,44 @@ out:
 
 /* ---- the sweep ---- */
 
+/* SRU under its other conventions (gc_sru_conventions): the sru package's
+ * with an input as wide as the output (x' = x split across directions at
+ * every layer) and as wide as one direction (u3 at layer 0, the split at
+ * layer 1: the benchmark's stack), in every data type; its SKIP input
+ * (unidirectional only); prnn's convention scaled, with the identity, SKIP
+ * included; a graph capture. */
+static void add_sru_conventions(void)
+{
+    static const prnnDataType_t dts[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF, PRNN_DATA_BFLOAT16};
+    for (int di = 0; di < 3; di++) {
+        tcase b = {.s = {.mode = PRNN_SRU, .hidden = 256, .batch = 32, .layers = 2, .dirs = 2,
+                         .dtype = dts[di], .steps = 8, .sru = 1}};
+        gc_add(&sweep, &b);
+        tcase w = {.s = {.mode = PRNN_SRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
+                         .dtype = dts[di], .varlen = 1, .steps = 9, .input = 200,
+                         .sru = 1 + (di == 1)}};
+        gc_add(&sweep, &w);
+    }
+    tcase db = {.s = {.mode = PRNN_SRU, .hidden = 72, .batch = 3, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8, .input = 144,
+                      .sru = 2}};
+    gc_add(&sweep, &db);
+    tcase sk = {.s = {.mode = PRNN_SRU, .hidden = 96, .batch = 5, .layers = 2, .dirs = 1,
+                      .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .sru = 1}};
+    gc_add(&sweep, &sk);
+    tcase ps = {.s = {.mode = PRNN_SRU, .hidden = 96, .batch = 5, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .sru = 3}};
+    gc_add(&sweep, &ps);
+    tcase pn = {.s = {.mode = PRNN_SRU, .hidden = 48, .batch = 2, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_BFLOAT16, .steps = 7, .input = 37, .sru = 3},
+                .null_hx = 1, .null_hy = 1};
+    gc_add(&sweep, &pn);
+    tcase cap = {.s = {.mode = PRNN_SRU, .hidden = 512, .batch = 16, .layers = 2, .dirs = 2,
+                       .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 6, .sru = 1},
+                 .capture = 1};
+    gc_add(&sweep, &cap);
+}
+
 static void build_sweep(int full)
 {
     static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
@@ -296,6 +334,7 @@ static void build_sweep(int full)
                       .capture = 1};
         gc_add(&sweep, &cap1);
     }
+    add_sru_conventions();
     /* The handle's autotune mode: the search runs on first use, its winner
      * is checked here like any plan (and recorded in a scratch user DB). */
     tcase at1 = {.s = {.mode = PRNN_GRU, .hidden = 160, .batch = 5, .layers = 1, .dirs = 1,

@@ -820,6 +820,47 @@ static void add_mode_extras(prnnRNNMode_t mode)
     }
 }
 
+/* SRU under its other conventions (gc_sru_conventions), as the forward
+ * suite runs them, with dropout between the layers and NULL arguments. */
+static void add_sru_conventions(void)
+{
+    static const prnnDataType_t dts[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF, PRNN_DATA_BFLOAT16};
+    for (int di = 0; di < 3; di++) {
+        tcase b = {.s = {.mode = PRNN_SRU, .hidden = 256, .batch = 32, .layers = 2, .dirs = 2,
+                         .dtype = dts[di], .steps = 8, .sru = 1,
+                         .dropout = di == 0 ? DROPOUT : 0.0f}};
+        gc_add(&sweep, &b);
+        tcase w = {.s = {.mode = PRNN_SRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
+                         .dtype = dts[di], .varlen = 1, .steps = 9, .input = 200,
+                         .sru = 1 + (di == 1), .dropout = di == 1 ? DROPOUT : 0.0f}};
+        gc_add(&sweep, &w);
+    }
+    tcase db = {.s = {.mode = PRNN_SRU, .hidden = 72, .batch = 3, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8, .input = 144,
+                      .sru = 2, .dropout = DROPOUT}};
+    gc_add(&sweep, &db);
+    tcase sk = {.s = {.mode = PRNN_SRU, .hidden = 96, .batch = 5, .layers = 2, .dirs = 1,
+                      .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .sru = 1}};
+    gc_add(&sweep, &sk);
+    tcase ps = {.s = {.mode = PRNN_SRU, .hidden = 96, .batch = 5, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .sru = 3,
+                      .dropout = DROPOUT}};
+    gc_add(&sweep, &ps);
+    tcase pn = {.s = {.mode = PRNN_SRU, .hidden = 48, .batch = 5, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 7, .input = 96,
+                      .sru = 2},
+                .null_hx = 1, .null_hy = 1, .null_dhy = 1, .null_dhx = 1};
+    gc_add(&sweep, &pn);
+    tcase pf = {.s = {.mode = PRNN_SRU, .hidden = 48, .batch = 5, .layers = 2, .dirs = 2,
+                      .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 7, .input = 20,
+                      .sru = 3}};
+    gc_add(&sweep, &pf);
+    tcase cap = {.s = {.mode = PRNN_SRU, .hidden = 512, .batch = 16, .layers = 2, .dirs = 2,
+                       .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 6, .sru = 1},
+                 .capture = 1};
+    gc_add(&sweep, &cap);
+}
+
 static void with_dropout(void *p)
 {
     tcase *c = p;
@@ -835,6 +876,7 @@ static void build_sweep(int full)
     /* SRU's "standard" cases check that it ignores the algorithm */
     for (int m = 0; m < 5; m++)
         add_mode_extras(modes[m]);
+    add_sru_conventions();
     /* Some of the forward suite's forced tiles, for the forward and the
      * backward-data kernels alike (two layers: with dropout). */
     static const int forced[] = {0, 1, 3, 4, 7};

@@ -5,8 +5,10 @@
  * the direct part plus dU W, dW = dU^T x, the V-block reduction), against
  * the CPU reference: every output and gradient of a training step, over
  * layers, directions, SKIP input, input size != hidden (x' projected or
- * not), equal and variable lengths. Buffers the kernels should write start
- * as NaN, so an element never written shows.
+ * not), equal and variable lengths, and SRU's conventions
+ * (prnnSetRNNSRUConvention: the sru package's highway split across
+ * directions, its scale, the identity activation). Buffers the kernels
+ * should write start as NaN, so an element never written shows.
  *
  * What it does not check: the GPU's own arithmetic and 16-bit types, the
  * cuBLASLt calls, launches (tests/gpu does, on a device).
@@ -137,11 +139,30 @@ static int variant(const layer_info &li)
     return li.skip ? PRNN_SRU_VARIANT_SKIP : li.m == 4 ? PRNN_SRU_VARIANT_M4 : PRNN_SRU_VARIANT_M3;
 }
 
-static void run_case(int layers, int dirs, int skip, int input, int steps, const int *batch)
+/* SRU's conventions of a case: 0 the default. */
+struct convention {
+    const char *name;
+    prnnSRUConvention_t convention;
+    prnnSRUActivation_t activation;
+    double scale;
+};
+static const convention conventions[] = {
+    {"", PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_TANH, 1.0},
+    {" package identity x1.7", PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_IDENTITY,
+     1.7320508075688772},
+    {" package tanh x0.8", PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_TANH, 0.8},
+    {" prnn identity x1.25", PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_IDENTITY, 1.25},
+};
+
+static void run_case(int layers, int dirs, int skip, int input, int steps, const int *batch,
+                     int conv = 0)
 {
-    char name[96];
-    snprintf(name, sizeof name, "L%d %s %s in=%d lengths %s", layers, dirs == 2 ? "bi" : "uni",
-             skip ? "SKIP" : "LINEAR", input, batch[0] == batch[steps - 1] ? "equal" : "varying");
+    const convention &cv = conventions[conv];
+    const int split = cv.convention == PRNN_SRU_CONVENTION_SRU_PACKAGE;
+    char name[128];
+    snprintf(name, sizeof name, "L%d %s %s in=%d lengths %s%s", layers, dirs == 2 ? "bi" : "uni",
+             skip ? "SKIP" : "LINEAR", input, batch[0] == batch[steps - 1] ? "equal" : "varying",
+             cv.name);
     struct prnnRNNStruct rnn;
     memset(&rnn, 0, sizeof rnn);
     rnn.magic = PRNN_MAGIC_RNN;
@@ -152,6 +173,9 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
     rnn.direction = dirs == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL;
     rnn.mode = PRNN_SRU;
     rnn.dtype = PRNN_DATA_DOUBLE;
+    rnn.sru_convention = cv.convention;
+    rnn.sru_activation = cv.activation;
+    rnn.sru_scale = cv.scale;
     size_t rows = 0;
     for (int t = 0; t < steps; t++)
         rows += (size_t)batch[t];
@@ -207,6 +231,9 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
         a.u = U[layer].data();
         a.cx = gcx.data() + layer * state;
         a.ckeep = C[layer].data();
+        a.xp_split = split;
+        a.identity = cv.activation == PRNN_SRU_ACTIVATION_IDENTITY;
+        a.xscale = cv.scale;
         return a;
     };
 
@@ -231,7 +258,8 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
             ka.rows = (long long)rows;
             ka.u_cols = (int)u_cols;
             ka.dirs = dirs;
-            launch(prnn_sru_keep_input, ka, rows * H, 256);
+            ka.cols = split ? dirs * H : H;
+            launch(prnn_sru_keep_input, ka, rows * ka.cols, 256);
         }
         prnn_sru_args a = scan_args(li, l);
         a.xin = in;
@@ -271,7 +299,8 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
             g.dirs = dirs;
             g.skip = li.skip;
             g.din_storage = bottom;
-            launch(prnn_sru_input_grad, g, rows * H, 256);
+            g.split = split;
+            launch(prnn_sru_input_grad, g, rows * (split ? dirs * H : H), 256);
         }
         if (!li.skip) { /* din (+)= dU W, both directions */
             const T *W = gw.data() + li.pl.w_offset;
@@ -335,6 +364,20 @@ int main(void)
     /* one step */
     run_case(2, 2, 0, 3, 1, varying);
     cases++;
+    /* the other conventions: the package's x' = x where the input is dirs *
+     * hidden wide (both layers of a stack whose input is), u3 elsewhere;
+     * SKIP with the package's convention is unidirectional only */
+    for (int conv = 1; conv < (int)(sizeof conventions / sizeof conventions[0]); conv++)
+        for (int dirs = 1; dirs <= 2; dirs++)
+            for (int var = 0; var <= 1; var++) {
+                run_case(2, dirs, 0, dirs * H, 5, var ? varying : equal, conv);
+                run_case(2, dirs, 0, 5, 5, var ? varying : equal, conv);
+                cases += 2;
+                if (dirs == 1 || conventions[conv].convention == PRNN_SRU_CONVENTION_PRNN) {
+                    run_case(2, dirs, 1, H, 5, var ? varying : equal, conv);
+                    cases++;
+                }
+            }
     printf("kernels-sru-host (%s, H=%d, %d threads, %d units per thread, %d steps in "
            "flight): %d cases, %d failures\n", PRNN_DTYPE == 1 ? "double" : "float", H,
            PRNN_SRU_THREADS, UPT, DEPTH, cases, failures);

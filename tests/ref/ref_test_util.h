@@ -45,6 +45,9 @@ static inline void rt_problem_init(rt_problem *q, prnnRNNMode_t mode, int hidden
     q->rnn.mode = mode;
     q->rnn.dtype = dtype;
     q->rnn.math = PRNN_DEFAULT_MATH;
+    q->rnn.sru_convention = PRNN_SRU_CONVENTION_PRNN;
+    q->rnn.sru_activation = PRNN_SRU_ACTIVATION_TANH;
+    q->rnn.sru_scale = 1.0;
     size_t rows = 0;
     for (int t = 0; t < steps; t++) {
         q->batch[t] = batch[t];
@@ -56,6 +59,34 @@ static inline void rt_problem_init(rt_problem *q, prnnRNNMode_t mode, int hidden
     q->p.batch = q->batch;
     q->p.mini_batch = batch[0];
     q->p.total_rows = rows;
+}
+
+/* SRU's conventions, as prnnSetRNNSRUConvention sets them. The cases the
+ * tests run through: 0 is the default. */
+enum { RT_SRU_CONVENTIONS = 4 };
+static inline void rt_problem_sru(rt_problem *q, int which)
+{
+    static const struct {
+        prnnSRUConvention_t convention;
+        prnnSRUActivation_t activation;
+        double scale;
+    } c[RT_SRU_CONVENTIONS] = {
+        {PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_TANH, 1.0},
+        /* the sru package's defaults (rescale as SRUCell's, highway_bias 0) */
+        {PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_IDENTITY, 1.7320508075688772},
+        {PRNN_SRU_CONVENTION_SRU_PACKAGE, PRNN_SRU_ACTIVATION_TANH, 1.25},
+        {PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_IDENTITY, 0.75},
+    };
+    q->rnn.sru_convention = c[which].convention;
+    q->rnn.sru_activation = c[which].activation;
+    q->rnn.sru_scale = c[which].scale;
+}
+static inline int rt_problem_sru_split(int which) { return which == 1 || which == 2; }
+static inline const char *rt_sru_name(int which)
+{
+    static const char *n[RT_SRU_CONVENTIONS] = {"", " pkg-id-1.73", " pkg-tanh-1.25",
+                                                " prnn-id-0.75"};
+    return n[which];
 }
 
 static inline int rt_dirs(const rt_problem *q) { return prnn_rnn_dirs(&q->rnn); }

@@ -7,7 +7,10 @@
  * boundary of the reference's GEMM (the tiny ones never leave one block).
  * SRU's cases also cover x' = x (SKIP, and a unidirectional second layer)
  * and x' = u3 (an input of another width, a bidirectional second layer);
- * its dhx must be zero, as hx plays no part.
+ * its dhx must be zero, as hx plays no part. SRU again under its other
+ * conventions (prnnSetRNNSRUConvention: the sru package's highway split
+ * across directions, the identity activation, a highway scale), with an
+ * input as wide as the output (the package's x' = x) and not.
  *
  * Loss = sum(dy * y) + sum(dhy * hy) + sum(dcy * cy) with random dy, dhy, dcy,
  * so its gradient is exactly what backward data / weights compute for those
@@ -31,6 +34,8 @@ typedef struct {
     /* 0 for the tiny default shape; else hidden, input, and how many
      * elements of each gradient to check (the batches are large_batch) */
     int hidden, input, samples;
+    /* SRU: rt_problem_sru's case; tiny shapes: input dirs * hidden wide */
+    int sru, wide;
 } gc_case;
 
 static const int tiny_var[3] = {3, 2, 1}, tiny_eq[3] = {2, 2, 2};
@@ -106,7 +111,7 @@ static void fill(double *p, size_t n, double lo, double hi)
 static int run_case(const gc_case *c)
 {
     int hidden = c->hidden ? c->hidden : 3;
-    int input = c->hidden ? c->input : c->skip ? 3 : 2;
+    int input = c->hidden ? c->input : c->skip ? 3 : c->wide ? 3 * (1 + c->bidir) : 2;
     int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
     const int *batch = c->hidden ? large_batch : c->var ? tiny_var : tiny_eq;
     /* keep pre-activations O(1) whatever the fan-in */
@@ -115,15 +120,16 @@ static int run_case(const gc_case *c)
     int fails = 0;
     char name[96];
 
-    snprintf(name, sizeof name, "%-4s L%d %s %s %s %s%s%s",
+    snprintf(name, sizeof name, "%-4s L%d %s %s %s %s%s%s%s%s",
              rt_mode_name(c->mode), c->layers, c->bidir ? "bi " : "uni",
              c->skip ? "SKIP  " : "LINEAR", c->var ? "var" : "eq ",
              c->state ? "hx   " : "no-hx", c->dropout > 0 ? " dropout" : "",
-             c->hidden ? " mid-size" : "");
+             c->hidden ? " mid-size" : "", rt_sru_name(c->sru), c->wide ? " wide" : "");
     memset(&g, 0, sizeof g);
     g.c = c;
     rt_problem_init(&g.q, c->mode, hidden, c->layers, c->bidir, c->skip, input,
                     3, batch, PRNN_DATA_DOUBLE, c->dropout, 1234);
+    rt_problem_sru(&g.q, c->sru);
     g.n_x = rt_rows(&g.q) * (size_t)input;
     g.n_s = rt_state_elems(&g.q);
     g.n_w = rt_weight_elems(&g.q);
@@ -256,7 +262,7 @@ static int run_case(const gc_case *c)
 
     int ok = fails == 0 && e_x <= TOL && e_hx <= TOL && e_cx <= TOL &&
              e_w <= TOL;
-    printf("%-49s dx %.1e  dhx %.1e  dcx %.1e  dw %.1e  %s\n", name, e_x, e_hx,
+    printf("%-66s dx %.1e  dhx %.1e  dcx %.1e  dw %.1e  %s\n", name, e_x, e_hx,
            e_cx, e_w, ok ? "ok" : "FAILED");
 
     for (int i = 0; i < NBUF; i++)
@@ -283,31 +289,61 @@ int main(void)
                     for (int var = 0; var <= 1; var++)
                         for (int state = 0; state <= 1; state++) {
                             gc_case c = {modes[m], layers, bidir, skip, var,
-                                         state, 0.0f, 0, 0, 0};
+                                         state, 0.0f, 0, 0, 0, 0, 0};
                             total++;
                             failed += !run_case(&c);
                         }
     for (int m = 0; m < 5; m++)
         for (int bidir = 0; bidir <= 1; bidir++) {
-            gc_case c = {modes[m], 2, bidir, 0, 1, 1, 0.3f, 0, 0, 0};
+            gc_case c = {modes[m], 2, bidir, 0, 1, 1, 0.3f, 0, 0, 0, 0, 0};
             total++;
             failed += !run_case(&c);
         }
     /* LSTM: 4 * 70 = 280 gate rows > NC; input 260 > KB; 201 rows > MB */
     {
-        gc_case c = {PRNN_LSTM, 2, 1, 0, 1, 1, 0.3f, 70, 260, 40};
+        gc_case c = {PRNN_LSTM, 2, 1, 0, 1, 1, 0.3f, 70, 260, 40, 0, 0};
         total++;
         failed += !run_case(&c);
     }
     {
-        gc_case c = {PRNN_GRU, 2, 1, 0, 1, 1, 0.0f, 70, 260, 40};
+        gc_case c = {PRNN_GRU, 2, 1, 0, 1, 1, 0.0f, 70, 260, 40, 0, 0};
         total++;
         failed += !run_case(&c);
     }
     /* SRU: 4 * 70 = 280 projection rows > NC, input 260 > KB (x' from u3),
      * and a second layer of input 140 != 70 (u3 again) */
     {
-        gc_case c = {PRNN_SRU, 2, 1, 0, 1, 1, 0.3f, 70, 260, 40};
+        gc_case c = {PRNN_SRU, 2, 1, 0, 1, 1, 0.3f, 70, 260, 40, 0, 0};
+        total++;
+        failed += !run_case(&c);
+    }
+    /* SRU's other conventions (the package's SKIP_INPUT is unidirectional
+     * only) */
+    for (int sru = 1; sru < RT_SRU_CONVENTIONS; sru++)
+        for (int layers = 1; layers <= 2; layers++)
+            for (int bidir = 0; bidir <= 1; bidir++)
+                for (int input = 0; input < 3; input++) {
+                    int skip = input == 2, wide = input == 1;
+                    if (skip && bidir && rt_problem_sru_split(sru))
+                        continue;
+                    /* equal and variable lengths (with hx) in turn: the
+                     * default convention's cases cover both everywhere */
+                    int var = (sru + layers + bidir + input) & 1;
+                    gc_case c = {PRNN_SRU, layers, bidir, skip, var, var, 0.0f,
+                                 0, 0, 0, sru, wide};
+                    total++;
+                    failed += !run_case(&c);
+                }
+    for (int sru = 1; sru < RT_SRU_CONVENTIONS; sru++) {
+        gc_case c = {PRNN_SRU, 2, 1, 0, 1, 1, 0.3f, 0, 0, 0, sru, 1};
+        total++;
+        failed += !run_case(&c);
+    }
+    /* the package's x' = x split at a mid-size layer 0 (input 140 = 2 * 70; tanh:
+     * the identity's larger values leave the finite differences less margin,
+     * and the tiny cases check it) */
+    {
+        gc_case c = {PRNN_SRU, 2, 1, 0, 1, 1, 0.3f, 70, 140, 20, 2, 0};
         total++;
         failed += !run_case(&c);
     }

@@ -15,7 +15,10 @@
  *  - SRU: which linLayerID is which matrix and vector, c' in both gates
  *    through v_f and v_r, the highway from x (inputSize == hiddenSize, SKIP)
  *    or from u3 (inputSize != hiddenSize), cx / cy as c_0 / c_T, hx
- *    ignored, and variable lengths in both directions.
+ *    ignored, and variable lengths in both directions; under the sru
+ *    package's convention, the highway split across directions (direction d
+ *    reads input column d), scaled, the identity activation, and u3 where
+ *    the input is narrower than the output.
  * The expected values use only the scalar helpers below, never the
  * reference.
  */
@@ -539,6 +542,56 @@ static void case_sru_bidir_varlen(void)
     bufs_free(&b);
 }
 
+/* The sru package's convention (prnnSetRNNSRUConvention), bidirectional,
+ * hidden 1, identity activation, highway scale 1.5: with input 2 (= dirs *
+ * hidden) there is no u3 and direction d's x' is 1.5 * x[t][d]; with input
+ * 1, both directions have u3. Written out as the package's SRUCell does
+ * (sru/ops.py, elementwise_recurrence_naive). */
+static void case_sru_package(int input)
+{
+    static const int batch[2] = {1, 1};
+    const double x[4] = {0.6, -0.9, 0.3, 0.75}, cx[2] = {0.45, -0.35};
+    const double scale = 1.5;
+    run_bufs b;
+    bufs_init(&b, PRNN_SRU, 1, 1, 1, 0, input, 2, batch, 0, 0);
+    b.q.rnn.sru_convention = PRNN_SRU_CONVENTION_SRU_PACKAGE;
+    b.q.rnn.sru_activation = PRNN_SRU_ACTIVATION_IDENTITY;
+    b.q.rnn.sru_scale = scale;
+    free(b.w); /* the convention changes which matrices there are */
+    b.w = calloc(rt_weight_elems(&b.q), sizeof(double));
+    set_sru(&b.q, b.w, 0, &sru_a);
+    set_sru(&b.q, b.w, 1, &sru_b);
+    bufs_run(&b, 0, x, NULL, cx);
+    double want_y[4], want_c[2];
+    for (int d = 0; d < 2; d++) {
+        const sru_params *p = d ? &sru_b : &sru_a;
+        double c = cx[d];
+        for (int s = 0; s < 2; s++) {
+            int t = d ? 1 - s : s;
+            const double *xt = x + t * input;
+            double u[4] = {0, 0, 0, 0};
+            for (int q = 0; q < 4; q++)
+                for (int i = 0; i < input; i++)
+                    u[q] += p->w[q][i] * xt[i];
+            double f = sig(u[1] + p->vf * c + p->bf);
+            double r = sig(u[2] + p->vr * c + p->br);
+            c = u[0] + (c - u[0]) * f;
+            double xp = input == 2 ? scale * xt[d] : u[3];
+            want_y[t * 2 + d] = xp + (c - xp) * r;
+        }
+        want_c[d] = c;
+    }
+    char name[40];
+    snprintf(name, sizeof name, "sru package input %d", input);
+    printf("SRU package convention, input %d: y %.6f %.6f %.6f %.6f\n", input, b.y[0],
+           b.y[1], b.y[2], b.y[3]);
+    for (size_t i = 0; i < 4; i++)
+        expect(name, i, b.y[i], want_y[i]);
+    for (size_t i = 0; i < 2; i++)
+        expect(name, 4 + i, b.cy[i], want_c[i]);
+    bufs_free(&b);
+}
+
 int main(void)
 {
     case_tanh_matrix();
@@ -556,6 +609,8 @@ int main(void)
     case_sru(2, 0);
     case_sru(1, 1);
     case_sru_bidir_varlen();
+    case_sru_package(2);
+    case_sru_package(1);
     printf(failures ? "%d values wrong\n" : "all values match\n", failures);
     return failures ? 1 : 0;
 }

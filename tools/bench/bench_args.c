@@ -62,6 +62,9 @@ void bench_usage(FILE *f, const char *prog)
 "  --cudnn-algos LIST standard,static,dynamic,small_h          [all four]\n"
 "  --no-cudnn         time prnn only\n"
 "  --no-prnn          time cuDNN only\n"
+"  --sru-package      SRU in the sru package's conventions, as its SRU's\n"
+"                     defaults compute (prnnSetRNNSRUConvention: x' split\n"
+"                     across directions, identity activation, scale 1)\n"
 "  --device N         CUDA device ordinal                        [0]\n"
 "  --seed N           seed of the random weights and inputs     [1]\n"
 "  --cold-start       also measure prnn's plan time with an empty kernel\n"
@@ -350,7 +353,7 @@ enum {
     OPT_LAYERS, OPT_BIDIRECTIONAL, OPT_PASS, OPT_TRAINING, OPT_QUICK,
     OPT_REPEATS, OPT_WARMUP, OPT_MATH, OPT_CUDNN_ALGOS, OPT_NO_CUDNN,
     OPT_NO_PRNN, OPT_DEVICE, OPT_SEED, OPT_COLD_START, OPT_CSV, OPT_JSON,
-    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD, OPT_PRESET,
+    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD, OPT_PRESET, OPT_SRU_PACKAGE,
 };
 
 static const struct option long_options[] = {
@@ -374,6 +377,7 @@ static const struct option long_options[] = {
     {"cudnn-algos", required_argument, NULL, OPT_CUDNN_ALGOS},
     {"no-cudnn", no_argument, NULL, OPT_NO_CUDNN},
     {"no-prnn", no_argument, NULL, OPT_NO_PRNN},
+    {"sru-package", no_argument, NULL, OPT_SRU_PACKAGE},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"cold-start", no_argument, NULL, OPT_COLD_START},
@@ -475,6 +479,7 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_PRESET: ps->preset = value; return 0;
     case OPT_NO_CUDNN: a->no_cudnn = 1; return 0;
     case OPT_NO_PRNN: a->no_prnn = 1; return 0;
+    case OPT_SRU_PACKAGE: a->sru_package = 1; return 0;
     case OPT_DEVICE:
         if (tool_parse_long(name, value, 0, 1024, &v, err, n))
             return -1;

@@ -30,6 +30,8 @@ typedef struct {
     int repeats;        /* default 20 */
     int warmup;         /* default 3 */
     bench_math math;
+    int sru_package;    /* SRU in the sru package's conventions (identity,
+                         * x' split, scale 1: its SRU's defaults) */
     int quick;
     /* Points beyond the lists' cross product (--quick's edges: small hidden
      * sizes, large batches, short sequences), run after it. */

@@ -17,6 +17,7 @@ typedef struct {
     const bench_io *io;
     int warmup, repeats;
     bench_math math;
+    int sru_package;         /* bench_args.sru_package */
     int verbose;
 } bench_run_ctx;
 

@@ -157,6 +157,7 @@ static int run_point(bench_state_t *s, bench_result *res)
         .warmup = a->warmup,
         .repeats = a->repeats,
         .math = a->math,
+        .sru_package = a->sru_package,
         .verbose = a->verbose,
     };
     bench_sig ref, sig1, sig2;

@@ -351,6 +351,11 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
            "prnnSetRNNMatrixMathType", err, n) ||
         pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err,
            n) ||
+        (pt->mode == PRNN_SRU && r->ctx->sru_package &&
+         pk(r,
+            prnnSetRNNSRUConvention(r->rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
+                                    PRNN_SRU_ACTIVATION_IDENTITY, 1.0),
+            "prnnSetRNNSRUConvention", err, n)) ||
         pk(r, set3(r->x1, dt, pt->batch, pt->input, 1),
            "prnnSetTensorNdDescriptor(x)", err, n) ||
         pk(r, set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1),

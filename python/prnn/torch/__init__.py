@@ -1,6 +1,7 @@
 """Drop-in PyTorch modules on prnn: replace `torch.nn.LSTM` with
 `prnn.torch.LSTM` (and GRU, RNN); `SRU` is prnn's Simple Recurrent Unit in the same
-conventions; `from_torch(module)` converts a layer.
+conventions (and, with convention="sru", the sru package's math); `from_torch(module)`
+converts a layer, `from_sru(module)` / `to_sru(layer)` an sru package SRU.
 
 CUDA tensors run on prnn's persistent kernels (work on
 torch.cuda.current_stream(), memory from PyTorch's caching allocator), CPU
@@ -9,6 +10,7 @@ layers are torch.library operators (prnn::rnn_forward, prnn::rnn_backward)
 with fake implementations, so torch.compile traces through them.
 """
 
-from ._modules import GRU, LSTM, RNN, SRU, from_torch  # noqa: F401
+from ._modules import GRU, LSTM, RNN, from_torch  # noqa: F401
+from ._sru import SRU, from_sru, to_sru  # noqa: F401
 
-__all__ = ["LSTM", "GRU", "RNN", "SRU", "from_torch"]
+__all__ = ["LSTM", "GRU", "RNN", "SRU", "from_torch", "from_sru", "to_sru"]

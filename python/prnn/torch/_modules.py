@@ -45,7 +45,7 @@ class _PrnnRNNBase(nn.Module):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         self.mode = self._mode_name
-        self._cell = _runtime.MODES[self._mode_name]   # prnnRNNMode_t
+        self._cell = self._cell_code()
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.num_layers = num_layers
@@ -62,16 +62,17 @@ class _PrnnRNNBase(nn.Module):
             setattr(self, name, nn.Parameter(torch.empty(self._parameter_shape(name), **factory)))
         self.reset_parameters()
 
+    def _cell_code(self):
+        """The mode value the operators take: the prnnRNNMode_t (SRU's
+        carries its conventions: _sru.py)."""
+        return _runtime.MODES[self._mode_name]
+
     def _parameter_shape(self, name):
-        """torch.nn's shape of parameter `name` (SRU: its M stacked matrices,
-        and 2 * hidden for bias and weight_c)."""
+        """torch.nn's shape of parameter `name` (SRU: _sru.py)."""
         layer = int(name.split("_l")[-1].split("_")[0])
         h = self.hidden_size
         k = self.input_size if layer == 0 else (2 if self.bidirectional else 1) * h
         kind = name.split("_l")[0]
-        if self._cell == _capi.SRU:
-            return {"weight_ih": (_runtime.sru_matrices(k, h) * h, k), "bias": (2 * h,),
-                    "weight_c": (2 * h,)}[kind]
         gh = _runtime.GATES[self._cell] * h
         return {"weight_ih": (gh, k), "weight_hh": (gh, h), "bias_ih": (gh,),
                 "bias_hh": (gh,)}[kind]
@@ -224,7 +225,7 @@ class _PrnnRNNBase(nn.Module):
 
     def forward(self, input, hx=None):
         lstm = self._cell == _capi.LSTM
-        sru = self._cell == _capi.SRU
+        sru = _runtime.is_sru(self._cell)
         dirs = 2 if self.bidirectional else 1
         packed = isinstance(input, PackedSequence)
         batch_sizes = sorted_indices = unsorted_indices = None
@@ -342,21 +343,6 @@ class RNN(_PrnnRNNBase):
         return s + (", nonlinearity='relu'" if self.nonlinearity == "relu" else "")
 
 
-class SRU(_PrnnRNNBase):
-    """Simple Recurrent Unit (Lei et al. 2018) on prnn, with torch.nn's
-    conventions: the constructor takes nn.LSTM's arguments (no proj_size);
-    forward(input, c_0=None) returns (output, c_n), c_0 and c_n shaped
-    (num_layers * num_directions, batch, hidden_size) like nn.LSTM's c. Per
-    layer and direction: weight_ih (3 * hidden_size, K) stacks the matrices
-    of u0 (the candidate), f and r, and a fourth, the highway projection,
-    where the layer's input width K differs from hidden_size; bias holds b_f
-    and b_r (absent with bias=False), weight_c the peepholes v_f and v_r.
-    The math (prnn.h, PRNN_SRU): f = sigmoid(u1 + v_f c + b_f),
-    r = sigmoid(u2 + v_r c + b_r), c' = f c + (1 - f) u0,
-    h = r tanh(c') + (1 - r) x', with x' the layer's input or u3."""
-    _mode_name = "SRU"
-
-
 _CLASSES = {nn.LSTM: LSTM, nn.GRU: GRU, nn.RNN: RNN}
 
 
@@ -365,8 +351,10 @@ def from_torch(module):
     dtype and training mode (module: a torch.nn.LSTM, GRU or RNN)."""
     cls = _CLASSES.get(type(module))
     if cls is None:
+        hint = (" (the sru package's: prnn.torch.from_sru converts it)"
+                if type(module).__module__.split(".")[0] == "sru" else "")
         raise TypeError(f"prnn.torch.from_torch: expected torch.nn.LSTM, GRU or RNN, got "
-                        f"{type(module).__name__}")
+                        f"{type(module).__name__}{hint}")
     if getattr(module, "proj_size", 0):
         raise ValueError("prnn.torch.from_torch: proj_size is not supported by prnn")
     w = next(module.parameters())

@@ -12,20 +12,33 @@ from collections import OrderedDict
 
 import torch
 
-from .. import _capi
+from .. import _capi, _sru_mode
 from .._descriptors import FilterDesc, Handle, Problem, element_size
 
 MODES = {"LSTM": _capi.LSTM, "GRU": _capi.GRU, "RNN_TANH": _capi.RNN_TANH,
          "RNN_RELU": _capi.RNN_RELU, "SRU": _capi.SRU}
 GATES = {_capi.LSTM: 4, _capi.GRU: 3, _capi.RNN_TANH: 1, _capi.RNN_RELU: 1}
+
+
+class _ModesWithCell:
+    """`mode in WITH_CELL`: LSTM and SRU, the latter under any of its
+    conventions (an SRU's mode value carries them: _sru_mode)."""
+
+    def __contains__(self, mode):
+        return mode == _capi.LSTM or is_sru(mode)
+
+
 # the modes with a cell state (cx / cy)
-WITH_CELL = (_capi.LSTM, _capi.SRU)
+WITH_CELL = _ModesWithCell()
+is_sru = _sru_mode.is_sru
 
 
-def sru_matrices(k, hidden):
+def sru_matrices(k, hidden, dirs=1, mode=_capi.SRU):
     """SRU's matrices in a layer whose input is k wide: u0, f, r, and the
-    highway projection u3 where k differs from hidden (prnn.h, PRNN_SRU)."""
-    return 4 if k != hidden else 3
+    highway projection u3 where k differs from the highway's width (hidden;
+    dirs * hidden under the sru package's convention, which `mode` may
+    carry: prnn.h, PRNN_SRU)."""
+    return _sru_mode.matrices(mode, k, hidden, dirs)
 
 
 def weight_names(mode, layers, bidirectional, has_bias):
@@ -37,7 +50,7 @@ def weight_names(mode, layers, bidirectional, has_bias):
     for layer in range(layers):
         for d in range(2 if bidirectional else 1):
             sfx = f"_l{layer}" + ("_reverse" if d else "")
-            if mode == _capi.SRU:
+            if is_sru(mode):
                 names += ["weight_ih" + sfx] + (["bias" + sfx] if has_bias else []) + \
                     ["weight_c" + sfx]
             else:
@@ -206,8 +219,8 @@ class WeightLayout:
             for d in range(dirs):
                 pseudo = layer * dirs + d
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                if mode == _capi.SRU:
-                    m = sru_matrices(k, hidden)
+                if is_sru(mode):
+                    m = sru_matrices(k, hidden, dirs, mode)
                     self.entries += [
                         ("weight_ih" + sfx, consecutive(matrix, pseudo, 0, m, mat, hidden * k),
                          (m * hidden, k)),

@@ -41,6 +41,21 @@ static int variant_of(const sru_layer *s)
     return s->skip ? PRNN_SRU_VARIANT_SKIP : s->m == 4 ? PRNN_SRU_VARIANT_M4 : PRNN_SRU_VARIANT_M3;
 }
 
+/* Whether direction d's x' is the input's columns d * hidden .. (the sru
+ * package's convention), rather than all of its hidden columns. */
+static int highway_split(const prnn_call_plan *c)
+{
+    return c->rnn->sru_convention == PRNN_SRU_CONVENTION_SRU_PACKAGE;
+}
+
+/* The conventions' part of the scan's arguments (prnnSetRNNSRUConvention). */
+static void convention_args(const prnn_call_plan *c, prnn_sru_args *a)
+{
+    a->xp_split = highway_split(c);
+    a->identity = c->rnn->sru_activation == PRNN_SRU_ACTIVATION_IDENTITY;
+    a->xscale = c->rnn->sru_scale;
+}
+
 /* The arguments every scan launch of a layer shares. */
 static void scan_args(const prnn_call_plan *c, const sru_layer *s, prnn_sru_args *a)
 {
@@ -54,6 +69,7 @@ static void scan_args(const prnn_call_plan *c, const sru_layer *s, prnn_sru_args
     a->dirs = c->dirs;
     a->u_cols = c->dirs * 4 * c->H;
     a->x_cols = s->k;
+    convention_args(c, a);
 }
 
 /* The workspace's and reserve's parts are 256-byte aligned, but the reserve
@@ -120,8 +136,9 @@ static prnnStatus_t keep_input(const prnn_call_plan *c, const void *input, void 
     a.rows = (long long)c->p->total_rows;
     a.u_cols = c->dirs * 4 * c->H;
     a.dirs = c->dirs;
+    a.cols = highway_split(c) ? c->dirs * c->H : c->H;
     return prnn_run_launch(c, sru_kernels(c)->keep_input,
-                           prnn_run_grid((unsigned long long)a.rows * c->H, 256), 1, 256, &a,
+                           prnn_run_grid((unsigned long long)a.rows * a.cols, 256), 1, 256, &a,
                            "prnn_sru_keep_input");
 }
 
@@ -158,8 +175,9 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
                            : prnn_run_ws(c, c->l.xproj);
         PRNN_TRY(layer_input(c, &s, training, input, u));
         /* Inference runs every layer into one buffer: a scan thread reads
-         * x' (its own column of the input, m = 3 only: one direction) before
-         * writing the same element of the output. */
+         * x' (its own column of the input, m = 3 only: one direction, or
+         * the sru package's split, where direction d's x' is its own
+         * output's columns) before writing the same element of the output. */
         void *output = layer == L - 1 ? b->y
                        : training     ? prnn_reserve_out(r, b->reserve, layer)
                                       : prnn_run_ws(c, c->l.layer_out);
@@ -201,8 +219,10 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
         a.dirs = c->dirs;
         a.skip = s->skip;
         a.din_storage = bottom;
+        a.split = highway_split(c);
+        const unsigned long long width = (unsigned long long)(a.split ? c->dirs * c->H : c->H);
         PRNN_TRY(prnn_run_launch(c, sru_kernels(c)->input_grad,
-                              prnn_run_grid((unsigned long long)a.rows * c->H, 256), 1, 256, &a,
+                              prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
                               "prnn_sru_input_grad"));
     }
     if (s->skip)
