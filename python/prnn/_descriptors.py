@@ -80,30 +80,35 @@ class DropoutDesc(_Owned):
 class RNNDesc(_Owned):
     _destroy = "prnnDestroyRNNDescriptor"
 
-    def __init__(self, hidden, layers, bidirectional, mode, dtype, dropout=0.0, seed=0):
+    def __init__(self, hidden, layers, bidirectional, mode, dtype, dropout=0.0, seed=0,
+                 math=_capi.DEFAULT_MATH):
         super().__init__("prnnCreateRNNDescriptor")
-        self.settings = (hidden, layers, bidirectional, mode, dtype)
+        self.settings = (hidden, layers, bidirectional, mode, dtype, math)
         self.seed = None
         self.set(dropout, seed)
 
     def set(self, dropout, seed):
         """(Re)sets the descriptor; only the dropout seed changes between
-        training calls, and prnn's plans do not depend on it."""
-        hidden, layers, bidirectional, mode, dtype = self.settings
+        training calls, and prnn's plans do not depend on it. The math type
+        is set again after it (prnnSetRNNDescriptor resets it)."""
+        hidden, layers, bidirectional, mode, dtype, math = self.settings
         drop = DropoutDesc(dropout, seed) if dropout > 0 else None
         call("prnnSetRNNDescriptor", self.ptr, hidden, layers, drop.ptr if drop else None,
              _capi.LINEAR_INPUT, _capi.BIDIRECTIONAL if bidirectional else _capi.UNIDIRECTIONAL,
              mode, dtype)
+        if math != _capi.DEFAULT_MATH:
+            call("prnnSetRNNMatrixMathType", self.ptr, math)
         self.seed = seed
 
 
 class Problem:
     """Everything the compute calls need for one shape: the RNN descriptor,
     per-step x and y descriptor arrays, the state and weight descriptors,
-    and the sizes prnn asked for."""
+    and the sizes prnn asked for. math: the prnnMathType_t of the
+    non-recurrent GEMMs."""
 
     def __init__(self, handle, mode, dtype, input_size, hidden, layers, bidirectional,
-                 batch_sizes, dropout):
+                 batch_sizes, dropout, math=_capi.DEFAULT_MATH):
         self.handle = handle
         self.mode = mode
         self.dtype = dtype
@@ -114,7 +119,8 @@ class Problem:
         self.seq_length = len(self.batch_sizes)
         self.mini_batch = self.batch_sizes[0]
         self.dropout = dropout
-        self.rnn = RNNDesc(hidden, layers, bidirectional, mode, dtype, dropout, 0)
+        self.math = math
+        self.rnn = RNNDesc(hidden, layers, bidirectional, mode, dtype, dropout, 0, math)
         by_batch = {}
         xs, ys = [], []
         for b in self.batch_sizes:
