@@ -397,8 +397,9 @@ class _PrnnRNNBase(nn.Module):
                 raise ValueError(f"prnn.torch.{type(self).__name__}: empty input {tuple(x.shape)}")
         weights = self._weights()
         w0 = weights[0]
-        cast = _precision.autocast_dtype(x.device.type, w0.dtype) \
-            if x.device.type in ("cuda", "cpu") else None
+        device_type = "cuda" if x.is_cuda else ("cpu" if x.is_cpu else x.device.type)
+        cast = _precision.autocast_dtype(device_type, w0.dtype) \
+            if device_type in ("cuda", "cpu") else None
         if cast is not None and _precision.autocast_eligible(x):
             x = x.to(cast)
         self._check_input(x, cast or w0.dtype, w0.device, cast is not None)
@@ -415,15 +416,15 @@ class _PrnnRNNBase(nn.Module):
         train = needs_grad or dropout > 0
         seed = (torch.randint(0, 2 ** 62, (), dtype=torch.int64)
                 if train and dropout > 0 else None)
-        math = _precision.math_type(x.device.type, x.dtype)
+        math = _precision.math_type(device_type, x.dtype)
         args = (self._cell, self.hidden_size, self.num_layers, self.bidirectional,
                 self.bias, dropout)
-        compiling = torch.compiler.is_compiling()
-        transforms = [] if compiling or torch.jit.is_tracing() else _functorch_transforms()
+        compiling, tracing = torch.compiler.is_compiling(), torch.jit.is_tracing()
+        transforms = [] if compiling or tracing else _functorch_transforms()
         if compiling and _onnx.exporting():
             # torch.onnx.export(dynamo=True): standard ONNX RNN nodes
             y, hy, cy = _onnx.export_layer(self, x, h0, c0, weights, batch_sizes, dropout)
-        elif compiling or torch.jit.is_tracing():
+        elif compiling or tracing:
             # the operator, for torch.compile / torch.export and the tracer
             # (and the TorchScript ONNX exporter, which converts it)
             if not compiling:
@@ -438,9 +439,9 @@ class _PrnnRNNBase(nn.Module):
             _check_functorch(transforms, type(self).__name__)
             if seed is None and dropout > 0:
                 seed = torch.randint(0, 2 ** 62, (), dtype=torch.int64)
-            y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
-                                               None, None,
-                                               *self._recorded_weights(weights, x.dtype, cast))
+            y, hy, cy, _ = _ops.FuncRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
+                                              None, None,
+                                              *self._recorded_weights(weights, x.dtype, cast))
         else:
             # Eager: the operator's work without the dispatcher, with what
             # this layer keeps (its Problem, the weights' buffer).

@@ -339,54 +339,72 @@ def _tie_to_inputs(results, inputs):
     return out
 
 
+def _rnn_function_forward(x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights):
+    mode, hidden, layers, bidirectional, has_bias, dropout, math = config
+    return forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers,
+                        bidirectional, has_bias, dropout, True, math, problem,
+                        wbuf[0] if wbuf is not None else None)
+
+
+def _rnn_function_save(ctx, inputs, output):
+    x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
+    y, _, _, reserve = output
+    ctx.config = config
+    ctx.wbuf = wbuf
+    ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
+    ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
+    ctx.mark_non_differentiable(reserve)
+
+
+def _rnn_function_backward(ctx, dy, dhy, dcy, _dreserve):
+    needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
+             any(ctx.needs_input_grad[8:]))
+    saved = ctx.saved_tensors
+    wrapped = _is_wrapped(saved[0])
+    if wrapped:
+        # torch.func.grad (the only transform the modules let through): the
+        # values under its one level of wrappers, and new tensors made below
+        # it, whose gradients the transform takes as they are
+        saved, (dy, dhy, dcy) = _unwrap(saved), _unwrap((dy, dhy, dcy))
+    with torch.no_grad(), (_below_transform() if wrapped else contextlib.nullcontext()):
+        dx, dhx, dcx, dweights = _backward_formula(
+            saved, ctx.config, needs, dy, dhy, dcy, backward_impl,
+            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None)
+    results = [dx, dhx, dcx, *dweights]
+    if not wrapped:
+        results = _tie_to_inputs(results, [*saved, dy, dhy, dcy])
+    return (*results[:3], None, None, None, None, None, *results[3:])
+
+
 class EagerRNN(torch.autograd.Function):
-    """The modules' training call in eager mode and under torch.func
-    transforms: forward_impl and backward_impl with the same formula as
-    rnn_forward's autograd, without the dispatcher's cost per call (tens of
-    microseconds). torch.compile and the tracer see the registered operators
-    instead. wbuf: (address, tensor or None) of the flat weight buffer in
-    the run's data type (the weights' own buffer, a packed copy, or
-    autocast's converted copy, kept alive for the backward), or None to
-    find or pack it in the call (torch.func, whose tensors have a data
-    pointer only inside forward and backward); the weights' gradients come
-    back in their own data type."""
+    """The modules' training call in eager mode: forward_impl and
+    backward_impl with the same formula as rnn_forward's autograd, without
+    the dispatcher's cost per call (tens of microseconds). torch.compile
+    and the tracer see the registered operators instead. wbuf: (address,
+    tensor or None) of the flat weight buffer in the run's data type (the
+    weights' own buffer, a packed copy, or autocast's converted copy, kept
+    alive for the backward), or None to find or pack it in the call; the
+    weights' gradients come back in their own data type."""
 
     @staticmethod
-    def forward(x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights):
-        mode, hidden, layers, bidirectional, has_bias, dropout, math = config
-        return forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers,
-                            bidirectional, has_bias, dropout, True, math, problem,
-                            wbuf[0] if wbuf is not None else None)
+    def forward(ctx, *inputs):
+        output = _rnn_function_forward(*inputs)
+        _rnn_function_save(ctx, inputs, output)
+        return output
 
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
-        y, _, _, reserve = output
-        ctx.config = config
-        ctx.wbuf = wbuf
-        ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
-        ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
-        ctx.mark_non_differentiable(reserve)
+    backward = staticmethod(_rnn_function_backward)
 
-    @staticmethod
-    def backward(ctx, dy, dhy, dcy, _dreserve):
-        needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
-                 any(ctx.needs_input_grad[8:]))
-        saved = ctx.saved_tensors
-        wrapped = _is_wrapped(saved[0])
-        if wrapped:
-            # torch.func.grad (the only transform the modules let through):
-            # the values under its one level of wrappers, and new tensors
-            # made below it, whose gradients the transform takes as they are
-            saved, (dy, dhy, dcy) = _unwrap(saved), _unwrap((dy, dhy, dcy))
-        with torch.no_grad(), (_below_transform() if wrapped else contextlib.nullcontext()):
-            dx, dhx, dcx, dweights = _backward_formula(
-                saved, ctx.config, needs, dy, dhy, dcy, backward_impl,
-                w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None)
-        results = [dx, dhx, dcx, *dweights]
-        if not wrapped:
-            results = _tie_to_inputs(results, [*saved, dy, dhy, dcy])
-        return (*results[:3], None, None, None, None, None, *results[3:])
+
+class FuncRNN(torch.autograd.Function):
+    """EagerRNN in the form torch.func requires (a forward without ctx and
+    a setup_context), for torch.func.grad, whose tensors have a data pointer
+    only inside forward and backward (wbuf None). Kept apart because such a
+    Function's apply binds its arguments with inspect.signature, a tenth of
+    a millisecond per call."""
+
+    forward = staticmethod(_rnn_function_forward)
+    setup_context = staticmethod(_rnn_function_save)
+    backward = staticmethod(_rnn_function_backward)
 
 
 def _is_wrapped(t):
