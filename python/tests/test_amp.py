@@ -108,6 +108,23 @@ def test_autocast_under_torch_compile(device):
     torch.testing.assert_close(y, f(x), rtol=0, atol=0)
 
 
+def test_autocast_under_torch_func_grad(device):
+    torch.manual_seed(0)
+    layer = pt.GRU(3, 4, num_layers=2).to(device)
+    x = torch.randn(5, 2, 3, device=device)
+
+    def loss(params):
+        with _amp(device):
+            y = torch.func.functional_call(layer, params, (x,))[0]
+        return y.float().square().sum()
+
+    grads = torch.func.grad(loss)({n: p.detach() for n, p in layer.named_parameters()})
+    loss(dict(layer.named_parameters())).backward()
+    for n, p in layer.named_parameters():
+        assert grads[n].dtype == torch.float32
+        torch.testing.assert_close(grads[n], p.grad, rtol=0, atol=0, msg=n)
+
+
 def test_float64_layer_is_left_alone_by_autocast():
     layer = pt.GRU(3, 4).double()
     x = torch.randn(5, 2, 3, dtype=torch.float64)
