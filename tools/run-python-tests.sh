@@ -2,7 +2,8 @@
 # The Python package's tests (python/tests: prnn.torch against torch.nn) in
 # a virtual environment under the build directory: PyTorch, pytest and
 # meson-python come from PyPI (the first run downloads PyTorch with its
-# CUDA libraries, about 3 GB; later runs find them), then the package is
+# CUDA libraries, about 3 GB; later runs find them), with onnx, onnxruntime
+# and onnxscript for the ONNX export tests (about 60 MB), then the package is
 # installed the way a user installs it (pip install of this repository,
 # which builds libprnn through meson-python) and tested from outside the
 # source tree. Run by tools/run-tests.sh after the C suites.
@@ -43,6 +44,13 @@ if ! "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("sr
     say "installing the sru package 2.6.0 from PyPI (python/tests/test_sru_package.py)"
     "$py" -m pip install -q --disable-pip-version-check --no-deps 'sru==2.6.0' ||
         say "the sru package could not be installed (pip's message above): its tests will skip"
+fi
+# The export tests (python/tests/test_export.py) run the ONNX files they
+# write in onnxruntime; without these packages they are skipped, not failed.
+if ! "$py" -c 'import onnx, onnxruntime, onnxscript' >/dev/null 2>&1; then
+    say "installing onnx, onnxruntime and onnxscript from PyPI into $venv"
+    "$py" -m pip install -q --disable-pip-version-check onnx onnxruntime onnxscript ||
+        say "onnx/onnxruntime/onnxscript could not be installed (above): the ONNX tests skip"
 fi
 say "pip install $prnn_root (builds libprnn with meson-python)"
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall \

@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 import prnn.torch as pt
+from prnn import _capi
 from prnn._capi import api
 from prnn.torch import _ops, _runtime
 
@@ -121,7 +122,8 @@ def python_overhead(hidden=256, batch=1, dtype=torch.float32, calls=2000):
         for name, f in (("bare_c", lambda: fn(*args)), ("module", lambda: ours(x)),
                         ("operator", lambda: _ops.rnn_forward(
                             x, None, None, ours._flat_weights, None, None,
-                            _runtime.MODES["LSTM"], hidden, 1, False, True, 0.0, False))):
+                            _runtime.MODES["LSTM"], hidden, 1, False, True, 0.0, False,
+                            _capi.DEFAULT_MATH))):
             out[f"{name}_wall_us"] = wall_us(f)
             out[f"{name}_host_us"] = host_us(f)
     out["module_over_c_wall_us"] = out["module_wall_us"] - out["bare_c_wall_us"]

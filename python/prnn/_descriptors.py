@@ -82,17 +82,18 @@ class RNNDesc(_Owned):
     _destroy = "prnnDestroyRNNDescriptor"
 
     def __init__(self, hidden: int, layers: int, bidirectional: bool, mode: int, dtype: int,
-                 dropout: float = 0.0, seed: int = 0) -> None:
+                 dropout: float = 0.0, seed: int = 0, math: int = _capi.DEFAULT_MATH) -> None:
         super().__init__("prnnCreateRNNDescriptor")
-        self.settings = (hidden, layers, bidirectional, mode, dtype)
+        self.settings = (hidden, layers, bidirectional, mode, dtype, math)
         self.seed: Optional[int] = None
         self.set(dropout, seed)
 
     def set(self, dropout: float, seed: int) -> None:
         """(Re)sets the descriptor; only the dropout seed changes between
         training calls, and prnn's plans do not depend on it. mode may
-        carry SRU's conventions (_sru_mode)."""
-        hidden, layers, bidirectional, mode, dtype = self.settings
+        carry SRU's conventions (_sru_mode); they and the math type are set
+        again after prnnSetRNNDescriptor, which resets both."""
+        hidden, layers, bidirectional, mode, dtype, math = self.settings
         base, sru = _sru_mode.decode(mode)
         drop = DropoutDesc(dropout, seed) if dropout > 0 else None
         call("prnnSetRNNDescriptor", self.ptr, hidden, layers, drop.ptr if drop else None,
@@ -100,17 +101,20 @@ class RNNDesc(_Owned):
              base, dtype)
         if sru is not None and base != mode:
             call("prnnSetRNNSRUConvention", self.ptr, *sru)
+        if math != _capi.DEFAULT_MATH:
+            call("prnnSetRNNMatrixMathType", self.ptr, math)
         self.seed = seed
 
 
 class Problem:
     """Everything the compute calls need for one shape: the RNN descriptor,
     per-step x and y descriptor arrays, the state and weight descriptors,
-    and the sizes prnn asked for."""
+    and the sizes prnn asked for. math: the prnnMathType_t of the
+    non-recurrent GEMMs."""
 
     def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
                  layers: int, bidirectional: bool, batch_sizes: Iterable[int],
-                 dropout: float) -> None:
+                 dropout: float, math: int = _capi.DEFAULT_MATH) -> None:
         self.handle = handle
         self.mode = mode
         self.dtype = dtype
@@ -121,7 +125,8 @@ class Problem:
         self.seq_length = len(self.batch_sizes)
         self.mini_batch = self.batch_sizes[0]
         self.dropout = dropout
-        self.rnn = RNNDesc(hidden, layers, bidirectional, mode, dtype, dropout, 0)
+        self.math = math
+        self.rnn = RNNDesc(hidden, layers, bidirectional, mode, dtype, dropout, 0, math)
         by_batch: Dict[int, Tuple[TensorDesc, TensorDesc]] = {}
         xs: List[Any] = []
         ys: List[Any] = []

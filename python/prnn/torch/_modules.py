@@ -6,6 +6,15 @@ one flat buffer in prnn's layout (like torch.nn's cuDNN path keeps its
 flat_weights): the layer hands that buffer to prnn as it is, and it is
 rebuilt only when the parameters stop being views of it (.to(), a
 replaced Parameter), as flatten_parameters() does in torch.nn.
+
+A call reads the weights through the module's attribute access, so a
+parametrization (weight_norm, weight drop), torch.func.functional_call or
+a plain tensor attribute in a parameter's place is what runs; such weights
+are packed into a temporary buffer per call. Under autocast the layer runs
+in autocast's data type (_precision). Eager calls go to the C library
+directly; torch.compile, torch.export, torch.jit.trace and torch.func
+transforms see the prnn::rnn_forward operator (_ops), ONNX export standard
+ONNX RNN nodes (_onnx).
 """
 
 import math
@@ -17,7 +26,33 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
-from . import _ops, _runtime
+from . import _onnx, _ops, _precision, _runtime
+
+# ATen's names of the data types, as torch.nn's device and dtype messages
+# print them.
+_SCALAR_NAMES = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
+                 torch.bfloat16: "BFloat16"}
+
+
+def _scalar_name(dtype):
+    return _SCALAR_NAMES.get(dtype, str(dtype))
+
+
+def _functorch_transforms():
+    """The torch.func transforms running (grad, vmap, ...), outermost
+    first: their tensors are wrappers without storage."""
+    stack = torch._C._functorch.get_interpreter_stack()
+    return [] if stack is None else [ci.key() for ci in stack]
+
+
+def _check_functorch(transforms, name):
+    if transforms != [torch._C._functorch.TransformType.Grad]:
+        raise RuntimeError(
+            f"prnn.torch.{name} runs under one torch.func.grad (or grad_and_value, vjp) "
+            f"transform, not under {[t.name for t in transforms]}: prnn's C library computes "
+            "on the tensors' memory, which only one level of torch.func.grad's wrappers lets "
+            "it reach (vmap, jvp, jacrev/jacfwd, hessian and nested grads are not supported; "
+            "torch.func.functional_call alone is)")
 
 
 class _PrnnRNNBase(nn.Module):
@@ -86,12 +121,31 @@ class _PrnnRNNBase(nn.Module):
                 w.uniform_(-stdv, stdv)
         self.flatten_parameters()
 
-    @property
-    def _flat_weights(self):
-        # the parameter dict directly: Module.__getattr__ costs a failed
+    def _weights(self):
+        """The weights, in _flat_weights_names' order, as the module's
+        attribute access gives them: its parameters, or what a
+        parametrization, torch.func.functional_call or a plain attribute
+        puts in their place."""
+        # the parameter dict first: Module.__getattr__ costs a failed
         # attribute lookup per name, on every call
         params = self._parameters
-        return [params[n] for n in self._flat_weights_names]
+        try:
+            return [params[n] for n in self._flat_weights_names]
+        except KeyError:
+            return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def _flat_weights(self):
+        return self._weights()
+
+    def __prepare_scriptable__(self):
+        raise RuntimeError(
+            f"prnn.torch.{type(self).__name__} cannot be compiled by torch.jit.script: its "
+            "forward calls prnn's C library from Python (ctypes), which TorchScript cannot "
+            "compile. torch.jit.trace records the layer as the prnn::rnn_forward operator "
+            "(the traced module runs where prnn.torch is imported); torch.compile and "
+            "torch.export trace it too; for deployment export to ONNX (standard LSTM/GRU/RNN "
+            "nodes) or convert the layer with prnn.torch.to_torch")
 
     @property
     def all_weights(self):
@@ -120,21 +174,36 @@ class _PrnnRNNBase(nn.Module):
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
-    def _flat_base(self):
-        """The flat buffer's address, or None when the parameters are no
-        longer views of one buffer in prnn's layout."""
+    def _flat_base(self, weights=None):
+        """The flat buffer's address, or None when the weights are not views
+        of one buffer in prnn's layout."""
         layout = self._layout()
-        return _runtime.flat_base(self._flat_weights, layout.offsets(self._flat_weights_names),
+        return _runtime.flat_base(self._weights() if weights is None else weights,
+                                  layout.offsets(self._flat_weights_names),
                                   layout.total_elements)
 
     def _is_flat(self):
         return self._flat_base() is not None
 
+    def _own_parameters(self):
+        """The module's own Parameters for every weight, or None when a
+        parametrization (or anything but a Parameter) takes a weight's
+        place."""
+        params = self._parameters
+        weights = [params.get(n) for n in self._flat_weights_names]
+        if any(not isinstance(w, nn.Parameter) for w in weights):
+            return None
+        return weights
+
     def flatten_parameters(self):
         """Makes the parameters views of one buffer in prnn's layout (a copy
         of their values; the Parameter objects stay the same, so optimizers
-        keep them). Biases that the module does not have stay zero."""
-        weights = self._flat_weights
+        keep them). Biases that the module does not have stay zero. Does
+        nothing where a parametrization computes a weight (it is packed per
+        call)."""
+        weights = self._own_parameters()
+        if weights is None:
+            return
         dtype, device = weights[0].dtype, weights[0].device
         if any(w.dtype != dtype or w.device != device for w in weights):
             return      # forward reports the mismatch
@@ -146,22 +215,26 @@ class _PrnnRNNBase(nn.Module):
 
     def _apply(self, fn, *args, **kwargs):
         result = super()._apply(fn, *args, **kwargs)
+        self._cast.clear()
         self.flatten_parameters()
         return result
 
     # -- what eager calls keep ----------------------------------------------------
 
     def _reset_call_cache(self):
-        # (weights' addresses, flat buffer address) once checked, and the
-        # Problem of each (thread, device, dtype, shape): prnn handles are
-        # per thread (_runtime), so a layer shared by threads keeps one each.
+        # (weights' addresses, flat buffer address or None) once checked,
+        # the Problem of each (thread, device, dtype, shape, math): prnn
+        # handles are per thread (_runtime), so a layer shared by threads
+        # keeps one each; and autocast's converted weights.
         self._checked_weights = (None, None)
         self._problems = _runtime.ShapeCache()
+        self._cast = _precision.CastWeights()
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_checked_weights"] = (None, None)
         state["_problems"] = None     # made anew by __setstate__
+        state["_cast"] = None
         return state
 
     def __setstate__(self, state):
@@ -169,48 +242,77 @@ class _PrnnRNNBase(nn.Module):
         self._reset_call_cache()
         self.flatten_parameters()   # a copy's parameters are no longer views
 
-    def _weights_address(self, weights):
-        """The flat buffer's address and the weights, checked against the
-        weights' own addresses; re-packs (with a warning) when a parameter
-        was replaced."""
+    def _flat_address(self, weights):
+        """The address of the flat buffer `weights` are views of (None when
+        they are not), checked once per set of weight addresses."""
         ptrs = tuple([w.data_ptr() for w in weights])
         known, base = self._checked_weights
         if ptrs == known:
-            return base, weights
+            return base
         self._check_weights(weights)
-        base = self._flat_base()
-        if base is None:
+        base = self._flat_base(weights)
+        self._checked_weights = (ptrs, base)
+        return base
+
+    def _weight_buffer(self, weights, dtype):
+        """(address, tensor to keep alive or None) of the flat weight buffer
+        this call hands prnn, in `dtype`: the parameters' own buffer; under
+        autocast, their converted copy (made once per change of the
+        weights); else a packed copy. Parameters that stopped being views of
+        the buffer (a replaced Parameter) are re-packed, with a warning."""
+        w0 = weights[0]
+        if dtype != w0.dtype:
+            self._check_weights(weights)
+            flat = self._cast.get(weights, self._flat_weights_names, self._layout(),
+                                  self._layout_for(dtype), dtype)
+            return flat.data_ptr(), flat
+        self._cast.clear()          # autocast is off: its copy goes
+        base = self._flat_address(weights)
+        if base is not None:
+            return base, None
+        if self._own_parameters() is not None:
             warnings.warn("prnn.torch: the parameters are no longer views of one flat buffer "
                           "(a Parameter was replaced?); re-packing them", stacklevel=3)
-            self.flatten_parameters()
-            weights = self._flat_weights
-            ptrs = tuple(w.data_ptr() for w in weights)
-            base = self._flat_base()
-        self._checked_weights = (ptrs, base)
-        return base, weights
+            self.flatten_parameters()    # the same Parameter objects, new storage
+            base = self._flat_address(weights)
+            if base is not None:
+                return base, None
+        flat, _ = self._layout().pack(weights, self._flat_weights_names)
+        return flat.data_ptr(), flat
 
-    def _problem(self, x, batch_sizes, dropout):
+    def _layout_for(self, dtype):
+        return _runtime.WeightLayout(self._cell, _runtime.torch_dtype_code(dtype),
+                                     self.input_size, self.hidden_size, self.num_layers,
+                                     self.bidirectional)
+
+    def _problem(self, x, batch_sizes, dropout, math):
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
-        key = (threading.get_ident(), x.device, x.dtype, shape, dropout)
+        key = (threading.get_ident(), x.device, x.dtype, shape, dropout, math)
         p = self._problems.get(key)
         if p is None:
             sizes = [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape)
             p = _runtime.problem(x.device, self._cell, _runtime.torch_dtype_code(x.dtype),
                                  self.input_size, self.hidden_size, self.num_layers,
-                                 self.bidirectional, sizes, dropout)
+                                 self.bidirectional, sizes, dropout, math)
             self._problems.put(key, p)
         return p
 
     # -- forward ------------------------------------------------------------------
 
-    def _check_input(self, x, w):
-        if x.dtype != w.dtype:
+    def _check_input(self, x, dtype, device, cast):
+        """x against the data type the layer runs in (autocast's when
+        `cast`) and the weights' device."""
+        if x.dtype != dtype and cast:
+            raise TypeError(f"prnn.torch.{type(self).__name__}: input is {x.dtype}, which "
+                            f"autocast leaves as it is, but the layer runs in {dtype} under "
+                            "autocast (convert the input)")
+        if x.dtype != dtype:
             raise TypeError(f"prnn.torch.{type(self).__name__}: input is {x.dtype} but the "
-                            f"parameters are {w.dtype} (convert one; prnn runs one data type "
-                            "per layer)")
-        if x.device != w.device:
-            raise ValueError(f"prnn.torch.{type(self).__name__}: input is on {x.device} but the "
-                             f"parameters are on {w.device}")
+                            f"parameters are {dtype} (convert one, or run under torch.autocast; "
+                            "prnn runs one data type per layer)")
+        if x.device != device:
+            raise RuntimeError(f"Input and parameter tensors are not at the same device, found "
+                               f"input tensor at {x.device} and parameter tensor at {device}")
         if x.shape[-1] != self.input_size:
             raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
                              f"{self.input_size}, got {x.shape[-1]}")
@@ -223,10 +325,60 @@ class _PrnnRNNBase(nn.Module):
                                 f"one dtype and device ({w2.dtype} on {w2.device} beside "
                                 f"{w.dtype} on {w.device})")
 
+    def _recorded_weights(self, weights, dtype, cast):
+        """The weights for a call that autograd's graph, a tracer or a
+        transform records: converted by recorded operations under
+        autocast."""
+        self._check_weights(weights)
+        return [w.to(dtype) for w in weights] if cast is not None else weights
+
+    def _initial_states(self, hx, x, batched, batch_sizes, sorted_indices, cast):
+        """h_0 and c_0 (None when absent), as the C call takes them:
+        checked against the input's device and data type with torch.nn's
+        messages (converted to it first under autocast, when `cast`),
+        batched, in the packed batch's order, contiguous."""
+        lstm = self._cell == _capi.LSTM
+        if hx is None:
+            return None, None
+        if lstm:
+            if not isinstance(hx, tuple) or len(hx) != 2:
+                raise ValueError("prnn.torch.LSTM: hx must be a tuple (h_0, c_0)")
+            states = list(hx)
+        else:
+            states = [hx]
+        dirs = 2 if self.bidirectional else 1
+        mb = int(batch_sizes[0]) if batch_sizes is not None else x.shape[1]
+        expect = (self.num_layers * dirs, mb, self.hidden_size)
+        for i, s in enumerate(states):
+            if not isinstance(s, torch.Tensor):
+                raise TypeError(f"prnn.torch.{type(self).__name__}: hx must be a Tensor"
+                                f"{' or a tuple of two' if lstm else ''}, got {type(s).__name__}")
+            if not batched:
+                if s.dim() != 2:
+                    raise ValueError("For unbatched input, hx should be 2-D, got "
+                                     f"{s.dim()}-D")
+                s = s.unsqueeze(1)
+            elif s.dim() != 3:
+                raise ValueError(f"For batched input, hx should be 3-D, got {s.dim()}-D")
+            if s.device != x.device:
+                raise RuntimeError(f"Input and hidden tensors are not at the same device, found "
+                                   f"input tensor at {x.device} and hidden tensor at {s.device}")
+            if cast and _precision.autocast_eligible(s):
+                s = s.to(x.dtype)
+            if s.dtype != x.dtype:
+                raise RuntimeError(f"Input and hidden tensors are not the same dtype, found "
+                                   f"input tensor with {_scalar_name(x.dtype)} and hidden "
+                                   f"tensor with {_scalar_name(s.dtype)}")
+            if sorted_indices is not None:
+                s = s.index_select(1, sorted_indices)
+            if tuple(s.shape) != expect:
+                raise RuntimeError(f"Expected hidden size {expect}, got {tuple(s.shape)}")
+            states[i] = s.contiguous()
+        return states[0], (states[1] if lstm else None)
+
     def forward(self, input, hx=None):
         lstm = self._cell == _capi.LSTM
         sru = _runtime.is_sru(self._cell)
-        dirs = 2 if self.bidirectional else 1
         packed = isinstance(input, PackedSequence)
         batch_sizes = sorted_indices = unsorted_indices = None
         if packed:
@@ -244,38 +396,19 @@ class _PrnnRNNBase(nn.Module):
                 x = x.transpose(0, 1)
             if x.shape[0] == 0 or x.shape[1] == 0:
                 raise ValueError(f"prnn.torch.{type(self).__name__}: empty input {tuple(x.shape)}")
-        weights = self._flat_weights
-        self._check_input(x, weights[0])
+        weights = self._weights()
+        w0 = weights[0]
+        device_type = "cuda" if x.is_cuda else ("cpu" if x.is_cpu else x.device.type)
+        cast = _precision.autocast_dtype(device_type, w0.dtype) \
+            if device_type in ("cuda", "cpu") else None
+        if cast is not None and _precision.autocast_eligible(x):
+            x = x.to(cast)
+        self._check_input(x, cast or w0.dtype, w0.device, cast is not None)
         x = x.contiguous()
-
-        h0 = c0 = None
-        if hx is not None:
-            if lstm:
-                if not isinstance(hx, tuple) or len(hx) != 2:
-                    raise ValueError("prnn.torch.LSTM: hx must be a tuple (h_0, c_0)")
-                h0, c0 = hx
-            else:
-                h0 = hx
-            states = [h0, c0] if lstm else [h0]
-            for i, s in enumerate(states):
-                if not batched:
-                    if s.dim() != 2:
-                        raise ValueError("For unbatched input, hx should be 2-D, got "
-                                         f"{s.dim()}-D")
-                    s = s.unsqueeze(1)
-                elif s.dim() != 3:
-                    raise ValueError(f"For batched input, hx should be 3-D, got {s.dim()}-D")
-                if sorted_indices is not None:
-                    s = s.index_select(1, sorted_indices)
-                mb = int(batch_sizes[0]) if packed else x.shape[1]
-                expect = (self.num_layers * dirs, mb, self.hidden_size)
-                if tuple(s.shape) != expect:
-                    raise RuntimeError(f"Expected hidden size {expect}, got {tuple(s.shape)}")
-                states[i] = s.contiguous().to(x.dtype)
-            h0 = states[0]
-            c0 = states[1] if lstm else None
-            if sru:     # SRU's state is the cell state only: hx is c_0
-                h0, c0 = None, h0
+        h0, c0 = self._initial_states(hx, x, batched, batch_sizes, sorted_indices,
+                                      cast is not None)
+        if sru:     # SRU's state is the cell state only: hx is c_0
+            h0, c0 = None, h0
 
         dropout = self.dropout if self.training else 0.0
         needs_grad = torch.is_grad_enabled() and (
@@ -284,22 +417,43 @@ class _PrnnRNNBase(nn.Module):
         train = needs_grad or dropout > 0
         seed = (torch.randint(0, 2 ** 62, (), dtype=torch.int64)
                 if train and dropout > 0 else None)
+        math = _precision.math_type(device_type, x.dtype)
         args = (self._cell, self.hidden_size, self.num_layers, self.bidirectional,
                 self.bias, dropout)
-        if torch.compiler.is_compiling():
-            self._check_weights(weights)
-            y, hy, cy, _ = _ops.rnn_forward(x, h0, c0, weights, batch_sizes, seed, *args, train)
+        compiling, tracing = torch.compiler.is_compiling(), torch.jit.is_tracing()
+        transforms = [] if compiling or tracing else _functorch_transforms()
+        if compiling and _onnx.exporting():
+            # torch.onnx.export(dynamo=True): standard ONNX RNN nodes
+            y, hy, cy = _onnx.export_layer(self, x, h0, c0, weights, batch_sizes, dropout)
+        elif compiling or tracing:
+            # the operator, for torch.compile / torch.export and the tracer
+            # (and the TorchScript ONNX exporter, which converts it)
+            if not compiling:
+                _onnx.tracing_a_layer()
+            y, hy, cy, _ = _ops.rnn_forward(x, h0, c0,
+                                            self._recorded_weights(weights, x.dtype, cast),
+                                            batch_sizes, seed, *args, train, math)
+        elif transforms:
+            # torch.func.grad: the autograd Function (the operator's own
+            # autograd does not support torch.func) finds or packs the
+            # weights' buffer where the tensors are unwrapped
+            _check_functorch(transforms, type(self).__name__)
+            if seed is None and dropout > 0:
+                seed = torch.randint(0, 2 ** 62, (), dtype=torch.int64)
+            y, hy, cy, _ = _ops.FuncRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
+                                              None, None,
+                                              *self._recorded_weights(weights, x.dtype, cast))
         else:
             # Eager: the operator's work without the dispatcher, with what
-            # this layer keeps (its Problem, the checked weight address).
-            w_ptr, weights = self._weights_address(weights)
-            problem = self._problem(x, batch_sizes, dropout)
+            # this layer keeps (its Problem, the weights' buffer).
+            wbuf = self._weight_buffer(weights, x.dtype)
+            problem = self._problem(x, batch_sizes, dropout, math)
             if needs_grad:
-                y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args, problem,
-                                                   w_ptr, *weights)
+                y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
+                                                   problem, wbuf, *weights)
             else:
                 y, hy, cy, _ = _ops.forward_impl(x, h0, c0, weights, batch_sizes, seed, *args,
-                                                 train, problem, w_ptr)
+                                                 train, math, problem, wbuf[0])
         if sru:
             hy = cy     # returned: c_n
         if unsorted_indices is not None:
@@ -344,6 +498,7 @@ class RNN(_PrnnRNNBase):
 
 
 _CLASSES = {nn.LSTM: LSTM, nn.GRU: GRU, nn.RNN: RNN}
+_TORCH_OF = {LSTM: nn.LSTM, GRU: nn.GRU, RNN: nn.RNN}
 
 
 def from_torch(module):
@@ -367,3 +522,25 @@ def from_torch(module):
     layer.load_state_dict(module.state_dict())
     layer.train(module.training)
     return layer
+
+
+def to_torch(layer):
+    """The torch.nn.LSTM, GRU or RNN with `layer`'s configuration, weights
+    (as its attribute access gives them now: a parametrization's result),
+    device, dtype and training mode (layer: a prnn.torch LSTM, GRU or RNN;
+    SRU has no torch.nn counterpart)."""
+    cls = next((t for p, t in _TORCH_OF.items() if isinstance(layer, p)), None)
+    if cls is None:
+        raise TypeError(f"prnn.torch.to_torch: expected a prnn.torch LSTM, GRU or RNN, got "
+                        f"{type(layer).__name__} (SRU has no torch.nn counterpart)")
+    w = layer._weights()[0]
+    kwargs = dict(num_layers=layer.num_layers, bias=layer.bias, batch_first=layer.batch_first,
+                  dropout=layer.dropout, bidirectional=layer.bidirectional, device=w.device,
+                  dtype=w.dtype)
+    if cls is nn.RNN:
+        kwargs["nonlinearity"] = layer.nonlinearity
+    module = cls(layer.input_size, layer.hidden_size, **kwargs)
+    module.load_state_dict({n: w.detach() for n, w in zip(layer._flat_weights_names,
+                                                         layer._weights())})
+    module.train(layer.training)
+    return module

@@ -11,8 +11,13 @@ The autograd formula of rnn_forward calls rnn_backward. Weights arrive as
 torch.nn's parameter list; the modules keep those parameters as views of
 one buffer in prnn's layout, which the C calls then use as it is (the
 operators check that and pack a copy when it does not hold).
+
+The backward is once differentiable, as cuDNN's RNN's is: a gradient taken
+with create_graph=True and then differentiated again raises
+(DOUBLE_BACKWARD_ERROR) instead of dropping the second-order term.
 """
 
+import contextlib
 from typing import List, Optional, Tuple
 
 import torch
@@ -26,13 +31,21 @@ def _ptr(t):
     return t.data_ptr() if t is not None else None
 
 
-def _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout):
+DOUBLE_BACKWARD_ERROR = (
+    "prnn.torch: a prnn layer's backward is not differentiable (double backward, e.g. "
+    "torch.autograd.grad(..., create_graph=True) followed by a backward through that "
+    "gradient, as in a gradient penalty): prnn has no second-order formula, like cuDNN's "
+    "RNNs, whose backward is once differentiable too. Use torch.nn's layer on the CPU for "
+    "second-order terms")
+
+
+def _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math):
     if x.dim() == 3:
         sizes = [x.shape[1]] * x.shape[0]
     else:
         sizes = batch_sizes.tolist()
     return _runtime.problem(x.device, mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1],
-                            hidden, layers, bidirectional, sizes, dropout)
+                            hidden, layers, bidirectional, sizes, dropout, math)
 
 
 def _layout(x, mode, hidden, layers, bidirectional):
@@ -64,13 +77,13 @@ def _current_stream(device):
 
 
 def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional,
-                 has_bias, dropout, train, problem=None, w_ptr=None):
+                 has_bias, dropout, train, math, problem=None, w_ptr=None):
     """rnn_forward's work, also called directly by the modules in eager mode
     (with the Problem and weight address they keep, skipping the
     dispatcher's cost). Returns y, hy, cy (None unless LSTM or SRU) and the
     training reserve (None unless train): the operator, whose outputs are
     tensors, makes those empty."""
-    p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+    p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     keep = None
     if w_ptr is None:
         w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
@@ -103,28 +116,31 @@ def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bi
 def rnn_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: List[Tensor],
                 batch_sizes: Optional[Tensor], seed: Optional[Tensor], cell: int, hidden: int,
                 layers: int, bidirectional: bool, has_bias: bool, dropout: float,
-                train: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+                train: bool, math: int) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """x: [T, B, I] (padded, time-major) or [rows, I] packed with
     batch_sizes (CPU int64); dropout is applied only when train. See
     forward_impl. cell: the prnnRNNMode_t value (not named mode:
-    auto_functionalized takes a keyword of that name)."""
+    auto_functionalized takes a keyword of that name); math: the
+    prnnMathType_t."""
     y, hy, cy, reserve = forward_impl(x, hx, cx, weights, batch_sizes, seed, cell, hidden,
                                       layers, bidirectional, has_bias,
-                                      dropout if train else 0.0, train)
+                                      dropout if train else 0.0, train, math)
     empty = x.new_empty(0)
     return (y, hy, empty if cy is None else cy,
             empty.to(torch.uint8) if reserve is None else reserve)
 
 
-def _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout):
+def _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout,
+                             math):
     if x.dim() == 3 and all(isinstance(s, int) for s in x.shape):
-        return _problem(x, hidden, layers, bidirectional, mode, None, dropout).reserve_bytes()
+        return _problem(x, hidden, layers, bidirectional, mode, None, dropout,
+                        math).reserve_bytes()
     return torch.library.get_ctx().new_dynamic_size()
 
 
 @rnn_forward.register_fake
 def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional, has_bias,
-      dropout, train):
+      dropout, train, math):
     mode = cell
     dirs = 2 if bidirectional else 1
     if x.dim() == 3:
@@ -138,23 +154,28 @@ def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional
     cy = (x.new_empty(layers * dirs, batch, hidden) if mode in _runtime.WITH_CELL
           else x.new_empty(0))
     if train:
-        n = _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+        n = _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout,
+                                     math)
     else:
         n = 0
     return y, hy, cy, x.new_empty(n, dtype=torch.uint8)
 
 
 def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, mode, hidden,
-                  layers, bidirectional, has_bias, dropout, weight_grads):
+                  layers, bidirectional, has_bias, dropout, weight_grads, math, w_ptr=None):
     """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU) and, when
     weight_grads, BackwardWeights into a zeroed flat gradient buffer in
     prnn's layout (else an empty tensor). reserve is forward_impl's, from
-    the same arguments (the very tensor: prnn checks its address)."""
-    p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout)
+    the same arguments (the very tensor: prnn checks its address); w_ptr,
+    when given, the flat weight buffer the forward used."""
+    p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
-    names = _runtime.weight_names(mode, layers, bidirectional, has_bias)
-    w, keep = flat_weights(weights, layout, names)
+    keep = None
+    if w_ptr is None:
+        w_ptr, keep = flat_weights(weights, layout,
+                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
+    w = w_ptr
     cell = mode in _runtime.WITH_CELL
     dx = torch.empty_like(x)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
@@ -197,15 +218,16 @@ def rnn_backward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights:
                  y: Tensor, dy: Tensor, dhy: Optional[Tensor], dcy: Optional[Tensor],
                  reserve: Tensor, batch_sizes: Optional[Tensor], seed: Optional[Tensor],
                  cell: int, hidden: int, layers: int, bidirectional: bool, has_bias: bool,
-                 dropout: float, weight_grads: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+                 dropout: float, weight_grads: bool,
+                 math: int) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """See backward_impl."""
     return backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell,
-                         hidden, layers, bidirectional, has_bias, dropout, weight_grads)
+                         hidden, layers, bidirectional, has_bias, dropout, weight_grads, math)
 
 
 @rnn_backward.register_fake
 def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hidden, layers,
-      bidirectional, has_bias, dropout, weight_grads):
+      bidirectional, has_bias, dropout, weight_grads, math):
     mode = cell
     dirs = 2 if bidirectional else 1
     batch = x.shape[1] if x.dim() == 3 else (hx.shape[1] if hx is not None else
@@ -217,26 +239,39 @@ def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hid
     return torch.empty_like(x), dhx, dcx, x.new_empty(n)
 
 
+def _no_double_backward(*_):
+    raise RuntimeError(DOUBLE_BACKWARD_ERROR)
+
+
+def _nothing_to_keep(ctx, inputs, output):
+    pass    # (torch.func needs a setup_context)
+
+
+# rnn_backward's own derivative: reached only by differentiating a gradient.
+rnn_backward.register_autograd(_no_double_backward, setup_context=_nothing_to_keep)
+
+
 def _setup_context(ctx, inputs, output):
     (x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional, has_bias,
-     dropout, train) = inputs
+     dropout, train, math) = inputs
     y, _, _, reserve = output
     if not train:
         ctx.trained = False
         return
     ctx.trained = True
-    ctx.config = (mode, hidden, layers, bidirectional, has_bias, dropout)
+    ctx.config = (mode, hidden, layers, bidirectional, has_bias, dropout, math)
     ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
     ctx.n_weights = len(weights)
     ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
 
 
-def _backward_formula(saved, config, needs, dy, dhy, dcy, backward):
+def _backward_formula(saved, config, needs, dy, dhy, dcy, backward, **kwargs):
     """The gradients of (x, hx, cx, weights) from those of (y, hy, cy):
     `backward` is rnn_backward (traced by torch.compile) or backward_impl
-    (eager). The weights' gradients are views of one flat buffer in prnn's
-    layout, as the weights are."""
-    mode, hidden, layers, bidirectional, has_bias, dropout = config
+    (eager, with kwargs). The weights' gradients are views of one flat
+    buffer in prnn's layout, as the weights are, in the weights' data type
+    (autocast runs the layer in another)."""
+    mode, hidden, layers, bidirectional, has_bias, dropout, math = config
     x, hx, cx, y, reserve, batch_sizes, seed, *weights = saved
     need_hx, need_cx, need_weights = needs
     if dy is None:
@@ -245,8 +280,9 @@ def _backward_formula(saved, config, needs, dy, dhy, dcy, backward):
                                 dcy if mode in _runtime.WITH_CELL else None, reserve,
                                 batch_sizes, seed,
                                 mode, hidden, layers, bidirectional, has_bias, dropout,
-                                need_weights)
+                                need_weights, math, **kwargs)
     if need_weights:
+        dw = dw.to(weights[0].dtype)
         dweights = _layout(x, mode, hidden, layers, bidirectional).views(
             dw, _runtime.weight_names(mode, layers, bidirectional, has_bias))
     else:
@@ -265,34 +301,120 @@ def _backward(ctx, dy, dhy, dcy, _dreserve):
     needs = (ctx.has_hx, ctx.has_cx, _any(ctx.needs_input_grad[3]))
     dx, dhx, dcx, dweights = _backward_formula(ctx.saved_tensors, ctx.config, needs, dy, dhy,
                                                dcy, rnn_backward)
-    return (dx, dhx, dcx, dweights, None, None, None, None, None, None, None, None, None)
+    return (dx, dhx, dcx, dweights, None, None, None, None, None, None, None, None, None, None)
 
 
 rnn_forward.register_autograd(_backward, setup_context=_setup_context)
+
+
+class _OnceDifferentiable(torch.autograd.Function):
+    """Passes a backward's results through when the backward runs with
+    create_graph=True, tied to every tensor they depend on (the forward's
+    inputs and weights, the incoming gradients), so that differentiating
+    them raises DOUBLE_BACKWARD_ERROR. (torch.autograd.function.
+    once_differentiable looks only at the incoming gradients, which in a
+    gradient penalty need no gradient: the second-order term would be
+    dropped without a word.)"""
+
+    @staticmethod
+    def forward(ctx, n, *tensors):
+        return tuple(t.view_as(t) for t in tensors[:n])
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(DOUBLE_BACKWARD_ERROR)
+
+
+def _tie_to_inputs(results, inputs):
+    """`results` (tensors or None), passed through _OnceDifferentiable when
+    grad mode is on (create_graph) and any of `inputs` requires grad."""
+    deps = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not torch.is_grad_enabled() or not deps:
+        return results
+    present = [i for i, r in enumerate(results) if r is not None]
+    tied = _OnceDifferentiable.apply(len(present), *[results[i] for i in present], *deps)
+    out = list(results)
+    for i, t in zip(present, tied):
+        out[i] = t
+    return out
+
+
+def _rnn_function_forward(x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights):
+    mode, hidden, layers, bidirectional, has_bias, dropout, math = config
+    return forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers,
+                        bidirectional, has_bias, dropout, True, math, problem,
+                        wbuf[0] if wbuf is not None else None)
+
+
+def _rnn_function_save(ctx, inputs, output):
+    x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
+    y, _, _, reserve = output
+    ctx.config = config
+    ctx.wbuf = wbuf
+    ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
+    ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
+    ctx.mark_non_differentiable(reserve)
+
+
+def _rnn_function_backward(ctx, dy, dhy, dcy, _dreserve):
+    needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
+             any(ctx.needs_input_grad[8:]))
+    saved = ctx.saved_tensors
+    wrapped = _is_wrapped(saved[0])
+    if wrapped:
+        # torch.func.grad (the only transform the modules let through): the
+        # values under its one level of wrappers, and new tensors made below
+        # it, whose gradients the transform takes as they are
+        saved, (dy, dhy, dcy) = _unwrap(saved), _unwrap((dy, dhy, dcy))
+    with torch.no_grad(), (_below_transform() if wrapped else contextlib.nullcontext()):
+        dx, dhx, dcx, dweights = _backward_formula(
+            saved, ctx.config, needs, dy, dhy, dcy, backward_impl,
+            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None)
+    results = [dx, dhx, dcx, *dweights]
+    if not wrapped:
+        results = _tie_to_inputs(results, [*saved, dy, dhy, dcy])
+    return (*results[:3], None, None, None, None, None, *results[3:])
 
 
 class EagerRNN(torch.autograd.Function):
     """The modules' training call in eager mode: forward_impl and
     backward_impl with the same formula as rnn_forward's autograd, without
     the dispatcher's cost per call (tens of microseconds). torch.compile
-    sees the registered operators instead."""
+    and the tracer see the registered operators instead. wbuf: (address,
+    tensor or None) of the flat weight buffer in the run's data type (the
+    weights' own buffer, a packed copy, or autocast's converted copy, kept
+    alive for the backward), or None to find or pack it in the call; the
+    weights' gradients come back in their own data type."""
 
     @staticmethod
-    def forward(ctx, x, hx, cx, batch_sizes, seed, config, problem, w_ptr, *weights):
-        mode, hidden, layers, bidirectional, has_bias, dropout = config
-        y, hy, cy, reserve = forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden,
-                                          layers, bidirectional, has_bias, dropout, True,
-                                          problem, w_ptr)
-        ctx.config = config
-        ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
-        ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
-        ctx.mark_non_differentiable(reserve)
-        return y, hy, cy, reserve
+    def forward(ctx, *inputs):
+        output = _rnn_function_forward(*inputs)
+        _rnn_function_save(ctx, inputs, output)
+        return output
 
-    @staticmethod
-    def backward(ctx, dy, dhy, dcy, _dreserve):
-        needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
-                 any(ctx.needs_input_grad[8:]))
-        dx, dhx, dcx, dweights = _backward_formula(ctx.saved_tensors, ctx.config, needs, dy,
-                                                   dhy, dcy, backward_impl)
-        return (dx, dhx, dcx, None, None, None, None, None, *dweights)
+    backward = staticmethod(_rnn_function_backward)
+
+
+class FuncRNN(torch.autograd.Function):
+    """EagerRNN in the form torch.func requires (a forward without ctx and
+    a setup_context), for torch.func.grad, whose tensors have a data pointer
+    only inside forward and backward (wbuf None). Kept apart because such a
+    Function's apply binds its arguments with inspect.signature, a tenth of
+    a millisecond per call."""
+
+    forward = staticmethod(_rnn_function_forward)
+    setup_context = staticmethod(_rnn_function_save)
+    backward = staticmethod(_rnn_function_backward)
+
+
+def _is_wrapped(t):
+    return isinstance(t, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(t)
+
+
+def _unwrap(tensors):
+    return [torch._C._functorch.get_unwrapped(t) if _is_wrapped(t) else t for t in tensors]
+
+
+def _below_transform():
+    from torch._functorch.pyfunctorch import temporarily_pop_interpreter_stack
+    return temporarily_pop_interpreter_stack()

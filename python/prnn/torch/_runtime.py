@@ -123,18 +123,19 @@ class ShapeCache:
 
 
 def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
-            dropout):
-    """The Problem for this shape on this thread's handle for `device`."""
+            dropout, math=_capi.DEFAULT_MATH):
+    """The Problem for this shape on this thread's handle for `device`, its
+    RNN descriptor set to the prnnMathType_t `math`."""
     h = handle(device)
     problems = getattr(_local, "problems", None)
     if problems is None:
         problems = _local.problems = ShapeCache()
     key = (_device_key(device), mode, dtype, input_size, hidden, layers, bidirectional,
-           tuple(batch_sizes), dropout)
+           tuple(batch_sizes), dropout, math)
     p = problems.get(key)
     if p is None:
         p = Problem(h, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
-                    dropout)
+                    dropout, math)
         problems.put(key, p)
     return p
 
@@ -239,12 +240,13 @@ class WeightLayout:
                     ("bias_hh" + sfx, consecutive(vector, pseudo, g, g, bias, hidden),
                      (g * hidden,))]
 
-    def pack(self, weights, names):
+    def pack(self, weights, names, dtype=None):
         """A new flat buffer in prnn's layout holding `weights` (those named
-        `names`), zero where no parameter lives (the biases of a module
-        without them), and its views for `names`."""
+        `names`; converted to `dtype` when given), zero where no parameter
+        lives (the biases of a module without them), and its views for
+        `names`. Not recorded by autograd."""
         w0 = weights[0]
-        flat = torch.zeros(self.total_elements, dtype=w0.dtype, device=w0.device)
+        flat = torch.zeros(self.total_elements, dtype=dtype or w0.dtype, device=w0.device)
         views = self.views(flat, names)
         with torch.no_grad():
             for v, w in zip(views, weights):
@@ -266,3 +268,22 @@ class WeightLayout:
     def offsets(self, names):
         by_name = {n: o for n, o, _ in self.entries}
         return [by_name[n] for n in names]
+
+    def same_places(self, other):
+        """Whether `other` (a layout of another data type) puts every
+        parameter at the same element offset in a buffer of as many
+        elements: then one buffer converts into the other element by
+        element."""
+        return (self.total_elements == other.total_elements and
+                self.entries == other.entries)
+
+    def buffer(self, weights, names):
+        """The flat buffer that `weights` are views of, as one tensor (no
+        copy), or None when they are not views of one."""
+        base = flat_base(weights, self.offsets(names), self.total_elements)
+        if base is None:
+            return None
+        w0 = weights[0]
+        storage = w0.untyped_storage()
+        offset = (base - storage.data_ptr()) // w0.element_size()
+        return w0.new_empty(0).set_(storage, offset, (self.total_elements,))

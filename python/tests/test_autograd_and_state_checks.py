@@ -1,0 +1,108 @@
+"""No silent wrong results at the edges of autograd and of the states
+(issue 25, item 4): a double backward raises (as cuDNN's RNNs, whose
+backward is once differentiable) instead of dropping the second-order term;
+hx/cx on another device or of another data type raise torch.nn's errors
+instead of being read through a pointer that is not the input's kind."""
+
+import pytest
+import torch
+from torch import nn
+
+import prnn.torch as pt
+
+
+def _penalty_setup(cls, device, compiled=False):
+    torch.manual_seed(0)
+    layer = cls(3, 4, num_layers=2).to(device, torch.float64)
+    x = torch.randn(5, 2, 3, dtype=torch.float64, device=device, requires_grad=True)
+    run = torch.compile(lambda z: layer(z)[0], backend="aot_eager", dynamic=False) \
+        if compiled else (lambda z: layer(z)[0])
+    return layer, x, run
+
+
+@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU, pt.RNN, pt.SRU])
+def test_gradient_penalty_raises_instead_of_dropping_the_second_order_term(cls, device):
+    layer, x, run = _penalty_setup(cls, device)
+    y = run(x)
+    grad_w, = torch.autograd.grad(y.square().sum(), layer.weight_ih_l0, create_graph=True)
+    loss = y.sum() + grad_w.square().sum()
+    with pytest.raises(RuntimeError, match="double backward"):
+        loss.backward()
+    # the same through the input's gradient (gradient penalty on x)
+    y = run(x)
+    grad_x, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backward"):
+        grad_x.square().sum().backward()
+
+
+def test_gradient_penalty_raises_through_torch_compile(device):
+    layer, x, run = _penalty_setup(pt.LSTM, device, compiled=True)
+    torch._dynamo.reset()
+    y = run(x)
+    grad_w, = torch.autograd.grad(y.square().sum(), layer.weight_hh_l1, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backward"):
+        (y.sum() + grad_w.square().sum()).backward()
+
+
+def test_first_order_with_create_graph_still_works(device):
+    """create_graph=True alone (e.g. a Hessian-vector product elsewhere in the
+    model) gives the right first-order gradient."""
+    layer, x, run = _penalty_setup(pt.GRU, device)
+    g1, = torch.autograd.grad(run(x).square().sum(), layer.weight_hh_l0, create_graph=True)
+    g2, = torch.autograd.grad(run(x).square().sum(), layer.weight_hh_l0)
+    torch.testing.assert_close(g1.detach(), g2, rtol=0, atol=0)
+
+
+def _torch_nn_error(module, x, hx):
+    try:
+        module(x, hx)
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("which", ["h", "c"])
+def test_state_on_another_device_raises_torch_nns_error(which):
+    torch.manual_seed(0)
+    ours, theirs = pt.LSTM(3, 4), nn.LSTM(3, 4)
+    x = torch.randn(5, 2, 3)
+    h, c = torch.zeros(1, 2, 4), torch.zeros(1, 2, 4)
+    hx = (h.to("meta"), c) if which == "h" else (h, c.to("meta"))
+    expect = _torch_nn_error(theirs, x, hx)
+    assert expect is not None
+    with pytest.raises(RuntimeError) as err:
+        ours(x, hx)
+    assert str(err.value) == expect
+
+
+def test_gru_state_on_another_device():
+    with pytest.raises(RuntimeError, match="Input and hidden tensors are not at the same "
+                       "device, found input tensor at cpu and hidden tensor at meta"):
+        pt.GRU(3, 4)(torch.randn(5, 2, 3), torch.zeros(1, 2, 4, device="meta"))
+
+
+@pytest.mark.parametrize("cls", [pt.LSTM, pt.GRU, pt.RNN, pt.SRU])
+def test_state_of_another_dtype_raises(cls):
+    layer = cls(3, 4)
+    x = torch.randn(5, 2, 3)
+    h = torch.zeros(1, 2, 4, dtype=torch.float64)
+    hx = (h, torch.zeros(1, 2, 4)) if cls is pt.LSTM else h
+    with pytest.raises(RuntimeError, match="Input and hidden tensors are not the same dtype, "
+                       "found input tensor with Float and hidden tensor with Double"):
+        layer(x, hx)
+
+
+def test_host_state_with_cuda_input_raises(device):
+    if device != "cuda":
+        pytest.skip("needs a GPU")
+    layer = pt.GRU(3, 4).cuda()
+    with pytest.raises(RuntimeError, match="found input tensor at cuda:0 and hidden tensor at "
+                       "cpu"):
+        layer(torch.randn(5, 2, 3, device="cuda"), torch.zeros(1, 2, 4))
+    lstm = pt.LSTM(3, 4).cuda()
+    h = torch.zeros(1, 2, 4, device="cuda")
+    with pytest.raises(RuntimeError, match="not at the same device"):
+        lstm(torch.randn(5, 2, 3, device="cuda"), (h, torch.zeros(1, 2, 4)))
+    with pytest.raises(RuntimeError, match="Input and parameter tensors are not at the same "
+                       "device"):
+        layer(torch.randn(5, 2, 3))
