@@ -212,13 +212,14 @@ typedef struct {
 /*
  * Distance used to rank entries of the same GPU, mode, dtype, directions and
  * pass:
- *   cost = wh * |log2(entry.hidden / key.hidden)| + |log2(batch ratio)|
- * with wh = 1 when the entry's hidden size is larger or equal (a tiling for a
- * larger layer spreads a smaller one over the same blocks) and 2 when it is
- * smaller (it would need more weights per thread than were measured). The
- * batch ratio is to the nearest end of the entry's batch range (1 inside it).
- * An entry of another pass is HUGE_VAL away: its tile was measured on a
- * different kernel, so it is no guess at all.
+ *   cost = log2(entry.hidden / key.hidden) + |log2(batch ratio)|
+ * The batch ratio is to the nearest end of the entry's batch range (1 inside
+ * it). An entry with a smaller hidden size is HUGE_VAL away: its tile spreads
+ * the layer over too few blocks, with more weights per thread than it holds
+ * (on the H200, H256 entries ran H512 keys 2.4-4.8x and H1024 keys 3.8-22x
+ * slower than the heuristic: bench/NOTES.md, v0.10); a tiling for a larger
+ * layer spreads a smaller one over the same blocks. An entry of another pass
+ * is HUGE_VAL away too: its tile was measured on a different kernel.
  */
 double prnn_tuning_distance(const prnn_tuning_entry *e,
                             const prnn_tuning_key *key);
@@ -227,13 +228,14 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
  * The layered search over two parsed databases (either may be NULL), among
  * the entries of the key's pass only:
  *   1. user exact, 2. shipped exact (within each, the narrowest batch range
- *   first, then file order), 3. the nearest entry of either database with
- *   cost <= PRNN_TUNING_NEAREST_MAX_COST (_SRU for mode SRU), by cost, ties
- *   going to the user DB,
- *   then the larger hidden size, then the larger batch, then file order;
- *   all of it first among the key's own GPU's entries, then among those of
- *   another GPU of the same architecture and SM count (an H200 uses the
- *   H100's file: result->sibling says so).
+ *   first, then file order), both first among the key's own GPU's entries,
+ *   then among those of a sibling: another GPU of the same architecture and
+ *   SM count (an H200 uses the H100's file: result->sibling says so);
+ *   3. the nearest entry of either database and either GPU with cost <=
+ *   PRNN_TUNING_NEAREST_MAX_COST (_SRU for mode SRU), by cost, ties going
+ *   to the key's own GPU, then the user DB, then the larger hidden size,
+ *   then the larger batch, then file order. A sibling's exact entry beats
+ *   the own GPU's nearest one: the same chip measured the same shape.
  * Each candidate is offered to fits (NULL accepts everything); a rejected one
  * is reported in the log and the search goes on. Returns 1 with *result set,
  * or 0 (result untouched) when nothing matches or the key is invalid.

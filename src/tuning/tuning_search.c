@@ -1,6 +1,6 @@
 /*
- * The layered search: user exact, shipped exact, nearest entry of the same
- * GPU, each within the key's pass. Pure functions of the parsed databases,
+ * The layered search: user exact, shipped exact (the key's GPU, then a
+ * sibling's), nearest entry of either, each within the key's pass. Pure functions of the parsed databases,
  * so tests and the fuzzer can drive every rule without files or environment.
  */
 #include "tuning_db.h"
@@ -20,7 +20,8 @@ typedef struct {
     const prnn_tuning_db *db;
     prnnConfigSource_t source;
     double cost;
-    size_t order; /* position over both databases, user first */
+    size_t order;   /* position over both databases, user first */
+    int sibling;    /* an entry of a sibling GPU (same_gpu_and_kind) */
 } candidate;
 
 static int key_valid(const prnn_tuning_key *k)
@@ -53,8 +54,9 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
     const int hidden = key->rnn.hidden, batch = key->rnn.mini_batch;
     if (e->hidden < 1 || hidden < 1 || batch < 1 || e->batch_min < 1 || e->pass != key->pass)
         return HUGE_VAL;
-    double h = log2((double)e->hidden / hidden);
-    double cost = h >= 0 ? h : -2.0 * h;
+    if (e->hidden < hidden)
+        return HUGE_VAL;
+    double cost = log2((double)e->hidden / hidden);
     if (batch < e->batch_min)
         cost += log2((double)e->batch_min / batch);
     else if (batch > e->batch_max)
@@ -82,12 +84,12 @@ static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
     return 0;
 }
 
-static void fill(prnn_tuning_result *r, const candidate *c, int exact, int sibling)
+static void fill(prnn_tuning_result *r, const candidate *c, int exact)
 {
     r->entry = c->item->entry;
     r->source = c->source;
     r->exact = exact;
-    r->sibling = sibling;
+    r->sibling = c->sibling;
     r->cost = exact ? 0.0 : c->cost;
 }
 
@@ -123,9 +125,9 @@ static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
         }
         if (!best)
             return 0;
-        candidate c = {best, db, source, 0.0, best_i};
+        candidate c = {best, db, source, 0.0, best_i, sibling};
         if (accept(&c, fits, ctx)) {
-            fill(result, &c, 1, sibling);
+            fill(result, &c, 1);
             return 1;
         }
         last_width = best_w;
@@ -138,6 +140,8 @@ static int cmp_candidate(const void *pa, const void *pb)
     const candidate *a = pa, *b = pb;
     if (fabs(a->cost - b->cost) > COST_EPS)
         return a->cost < b->cost ? -1 : 1;
+    if (a->sibling != b->sibling)
+        return a->sibling ? 1 : -1;
     if (a->source != b->source)
         return a->source == PRNN_CONFIG_USER_DB ? -1 : 1;
     const prnn_tuning_entry *ea = &a->item->entry, *eb = &b->item->entry;
@@ -162,7 +166,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
                                                       : PRNN_TUNING_NEAREST_MAX_COST;
         if (!(cost <= max_cost + COST_EPS))
             continue;
-        candidate c = {&db->items[i], db, source, cost, *order};
+        candidate c = {&db->items[i], db, source, cost, *order, sibling};
         out[n++] = c;
     }
     return n;
@@ -170,7 +174,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
 
 static int search_nearest(const prnn_tuning_db *user,
                           const prnn_tuning_db *shipped,
-                          const prnn_tuning_key *key, int sibling, prnn_tuning_fits_fn fits,
+                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
                           void *ctx, prnn_tuning_result *result)
 {
     size_t total = (user ? user->count : 0) + (shipped ? shipped->count : 0);
@@ -182,14 +186,17 @@ static int search_nearest(const prnn_tuning_db *user,
                         "using the heuristic");
         return 0;
     }
-    size_t order = 0, n = 0;
-    n = collect_near(user, PRNN_CONFIG_USER_DB, key, sibling, cands, n, &order);
-    n = collect_near(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, cands, n, &order);
+    size_t n = 0;
+    for (int sibling = 0; sibling < 2; sibling++) {
+        size_t order = 0;
+        n = collect_near(user, PRNN_CONFIG_USER_DB, key, sibling, cands, n, &order);
+        n = collect_near(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, cands, n, &order);
+    }
     qsort(cands, n, sizeof(*cands), cmp_candidate);
     int found = 0;
     for (size_t i = 0; i < n && !found; i++) {
         if (accept(&cands[i], fits, ctx)) {
-            fill(result, &cands[i], 0, sibling);
+            fill(result, &cands[i], 0);
             found = 1;
         }
     }
@@ -203,11 +210,11 @@ int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped
 {
     if (!key_valid(key) || !result)
         return 0;
-    /* the key's own GPU, then a sibling (same architecture and SM count) */
+    /* exact: the key's own GPU, then a sibling (same architecture and SM
+     * count); then the nearest entry of either */
     for (int sibling = 0; sibling < 2; sibling++)
         if (search_exact(user, PRNN_CONFIG_USER_DB, key, sibling, fits, ctx, result) ||
-            search_exact(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, fits, ctx, result) ||
-            search_nearest(user, shipped, key, sibling, fits, ctx, result))
+            search_exact(shipped, PRNN_CONFIG_SHIPPED_DB, key, sibling, fits, ctx, result))
             return 1;
-    return 0;
+    return search_nearest(user, shipped, key, fits, ctx, result);
 }

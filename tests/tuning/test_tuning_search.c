@@ -118,20 +118,29 @@ static void test_same_gpu_only(void)
     prnn_tuning_db_free(&db);
 }
 
-/* The key's own GPU first, nearest entries included; a sibling's (same
- * architecture and SM count) only when its own has nothing. */
-static void test_sibling_after_own(void)
+/* Exact entries: the key's own GPU's, then a sibling's (same architecture
+ * and SM count), before any nearest entry; among nearest ones the cost
+ * decides, the own GPU's winning ties. */
+static void test_sibling_exact_before_own_nearest(void)
 {
-    prnn_tuning_entry e[2];
+    prnn_tuning_entry e[3];
     test_entry(&e[0], 2048, 8, 1); /* own GPU, nearest for 1024 */
     test_entry(&e[1], 1024, 8, 2); /* a sibling's exact entry */
     snprintf(e[1].gpu_name, sizeof(e[1].gpu_name), "Test GPU Max");
+    test_entry(&e[2], 4096, 8, 3); /* a sibling's, as far from 1024 as e[0] from 512 */
+    snprintf(e[2].gpu_name, sizeof(e[2].gpu_name), "Test GPU Max");
     prnn_tuning_db db;
-    test_db_of(&db, e, 2);
+    test_db_of(&db, e, 3);
     prnn_tuning_result r;
     prnn_tuning_key k = test_key(1024, 8);
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
+          r.entry.config.tile.blocks == 2 && r.exact);
+    k = test_key(1536, 8); /* nearest: own 2048 (cost 0.42) before the sibling's 4096 */
     CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 0 &&
           r.entry.config.tile.blocks == 1 && !r.exact);
+    k = test_key(512, 8); /* sibling 1024 (cost 1) before own 2048 (cost 2) */
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
+          r.entry.config.tile.blocks == 2 && !r.exact);
     k = test_key(64, 8); /* own: cost 5, too far; the sibling's: cost 4 */
     CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
           r.entry.config.tile.blocks == 2);
@@ -150,8 +159,10 @@ static void test_distance(void)
     CHECK(prnn_tuning_distance(&e, &k) == 0.0);
     k.rnn.hidden = 512; /* entry 2x larger: weight 1 */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 1.0) < 1e-12);
-    k.rnn.hidden = 2048; /* entry 2x smaller: weight 2 */
-    CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
+    k.rnn.hidden = 2048; /* entry smaller: never */
+    CHECK(prnn_tuning_distance(&e, &k) == HUGE_VAL);
+    k.rnn.hidden = 1025;
+    CHECK(prnn_tuning_distance(&e, &k) == HUGE_VAL);
     k.rnn.hidden = 1024;
     k.rnn.mini_batch = 32; /* batch: symmetric */
     CHECK(fabs(prnn_tuning_distance(&e, &k) - 2.0) < 1e-12);
@@ -165,8 +176,8 @@ static void test_distance(void)
     CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(20.0 / 16)) < 1e-12);
     k.rnn.mini_batch = 3;
     CHECK(fabs(prnn_tuning_distance(&e, &k) - log2(3.0)) < 1e-12);
-    k.rnn.hidden = 4096; /* both: 2 * 2 + log2(3) */
-    CHECK(fabs(prnn_tuning_distance(&e, &k) - 4 - log2(3.0)) < 1e-12);
+    k.rnn.hidden = 256; /* both: log2(4) + log2(3) */
+    CHECK(fabs(prnn_tuning_distance(&e, &k) - 2 - log2(3.0)) < 1e-12);
     /* another pass is no guess at any size, not even the entry's own */
     k.rnn.hidden = 1024;
     k.rnn.mini_batch = 12;
@@ -181,20 +192,24 @@ static void test_nearest_rules(void)
     prnn_tuning_result r;
     prnn_tuning_db a, b;
     {
-        /* larger hidden preferred: 2048 (cost 1) over 512 (cost 2) */
+        /* a larger hidden size only: 2048 (cost 1), never 512 */
         prnn_tuning_entry e[2];
         test_entry(&e[0], 512, 8, 1);
         test_entry(&e[1], 2048, 8, 2);
         test_db_of(&a, e, 2);
         CHECK(found(&a, NULL, 1024, 8, &r) && r.entry.config.tile.blocks == 2);
-        /* but a much larger one loses to a slightly smaller one:
-         * 700 costs 2*log2(1000/700) = 1.03, 4000 costs 2 */
+        /* even a much larger one beats a slightly smaller one (700's tile
+         * would spread 1000 units over its blocks), and the smaller one
+         * alone is no match */
         prnn_tuning_db_free(&a);
         test_entry(&e[0], 700, 8, 1);
         test_entry(&e[1], 4000, 8, 2);
         test_db_of(&a, e, 2);
-        CHECK(found(&a, NULL, 1000, 8, &r) && r.entry.config.tile.blocks == 1);
-        CHECK(fabs(r.cost - 2 * log2(1000.0 / 700)) < 1e-12);
+        CHECK(found(&a, NULL, 1000, 8, &r) && r.entry.config.tile.blocks == 2);
+        CHECK(fabs(r.cost - log2(4000.0 / 1000)) < 1e-12);
+        prnn_tuning_db_free(&a);
+        test_db_of(&a, e, 1);
+        CHECK(found(&a, NULL, 1000, 8, &r) == 0);
         prnn_tuning_db_free(&a);
     }
     {
@@ -248,10 +263,11 @@ static void test_nearest_rules(void)
         CHECK(found(&a, NULL, 1000, 8, &r) == 0); /* cost 4.03 */
         CHECK(found(&a, NULL, 1024, 9, &r) == 0); /* 4 + log2(9/8) */
         prnn_tuning_db_free(&a);
-        test_entry(&e, 256, 8, 1); /* 4x smaller: cost 4 */
+        test_entry(&e, 512, 8, 1); /* smaller than the key: not used */
         test_db_of(&a, &e, 1);
-        CHECK(found(&a, NULL, 1024, 8, &r) == 1);
-        CHECK(found(&a, NULL, 1025, 8, &r) == 0);
+        CHECK(found(&a, NULL, 512, 8, &r) == 1 && r.exact);
+        CHECK(found(&a, NULL, 513, 8, &r) == 0);
+        CHECK(found(&a, NULL, 256, 8, &r) == 1 && r.cost == 1.0);
         prnn_tuning_db_free(&a);
     }
 }
@@ -280,7 +296,7 @@ static void test_nearest_sru(void)
     k.rnn.mini_batch = 128; /* cost 2: a tile's entry would be used, an SRU one is not */
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
     k.rnn.mini_batch = 32;
-    k.rnn.hidden = 4096; /* the entry 4x smaller: cost 4 */
+    k.rnn.hidden = 2048; /* the entry smaller: never */
     CHECK(prnn_tuning_search(&a, NULL, &k, NULL, NULL, &r) == 0);
     prnn_tuning_db_free(&a);
 }
@@ -328,15 +344,15 @@ static void test_passes_apart(void)
     /* an exact entry of the other pass is not even a nearest one */
     CHECK(found_pass(NULL, &shipped, fwd, 2048, 8, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 3 && r.exact == 0);
-    /* nearest: in each case the other pass holds the closest entry
-     * (cost 0.42 against 1.17) */
+    /* nearest: the other pass holds the closest entry (2048 costs 0.42,
+     * the forward 4096 1.42) */
     CHECK(found_pass(&user, &shipped, fwd, 1536, 8, &r) == 1);
-    CHECK(r.entry.config.tile.blocks == 1 && r.exact == 0 && r.entry.pass == fwd);
-    CHECK(found_pass(&user, &shipped, bwd, 3072, 8, &r) == 1);
-    CHECK(r.entry.config.tile.blocks == 4 && r.exact == 0 && r.entry.pass == bwd);
+    CHECK(r.entry.config.tile.blocks == 3 && r.exact == 0 && r.entry.pass == fwd);
+    /* the forward 4096 is the only entry at least as large: no match */
+    CHECK(found_pass(&user, &shipped, bwd, 3072, 8, &r) == 0);
     /* equal cost across passes: file order would pick the forward u[0] */
-    CHECK(found_pass(&user, NULL, bwd, 2048, 8, &r) == 1);
-    CHECK(r.entry.config.tile.blocks == 2);
+    CHECK(found_pass(&user, NULL, bwd, 512, 8, &r) == 1);
+    CHECK(r.entry.config.tile.blocks == 2 && r.exact == 0);
     prnn_tuning_db_free(&user);
     prnn_tuning_db_free(&shipped);
 
@@ -439,7 +455,7 @@ int main(void)
     test_overlay_order();
     test_exact_rules();
     test_same_gpu_only();
-    test_sibling_after_own();
+    test_sibling_exact_before_own_nearest();
     test_distance();
     test_nearest_rules();
     test_nearest_sru();
