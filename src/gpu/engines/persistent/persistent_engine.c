@@ -239,7 +239,12 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
     return m;
 }
 
-/* The model's time of the best tile (heuristic.c). */
+/* The model's time of the best tile (heuristic.c), in measured
+ * microseconds: the model ranks tiles, but its absolute figures run low by a
+ * factor that depends on the data type and pass (the medians of measured /
+ * modelled over the quick grids' persistent and small-h points on the H200,
+ * bench/NOTES.md v0.10: fp32 forward 2.1, backward 1.7, 16-bit 1.5); the
+ * engines' comparison needs the measured scale. */
 static double tile_estimate(const prnn_engine_query *q, int local)
 {
     prnn_kernel_shape shape;
@@ -249,7 +254,9 @@ static double tile_estimate(const prnn_engine_query *q, int local)
                                   prnn_persistent_use_mma(&q->key, &q->gs->info), local, &g,
                                   1) < 1)
         return HUGE_VAL;
-    return prnn_heuristic_cost(&g, &q->gs->info);
+    const int half = q->key.dtype == PRNN_DATA_HALF || q->key.dtype == PRNN_DATA_BFLOAT16;
+    const double scale = half ? 1.5 : q->pass == PRNN_PASS_BACKWARD_DATA ? 1.7 : 2.1;
+    return scale * prnn_heuristic_cost(&g, &q->gs->info);
 }
 
 static double estimate_persistent(const prnn_engine_query *q)

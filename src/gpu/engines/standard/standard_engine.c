@@ -5,6 +5,7 @@
  * co-resident blocks, and where a step is a real GEMM (large batch, large
  * hidden size) it is the engine that keeps up.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,16 +85,20 @@ static int candidates(const prnn_engine_query *q, int search, size_t max_scratch
  * B x H x G.H, the same work) and one pointwise kernel, each launched from
  * the host. The launches and the library's fixed cost set its floor
  * (cuDNN's STANDARD, the same scheme, runs 11-40 us per step on an H100:
- * shared/BASELINES.md); the GEMM's time its slope, at what the H100's
- * units give a GEMM this shape: tensor cores for 16-bit data, strict FP32
- * or FP64 otherwise, and R read from L2 every step.
+ * shared/BASELINES.md); the GEMM's time its slope, at the rate such a GEMM
+ * reaches: tensor cores for 16-bit data, strict FP32 or FP64 otherwise, R
+ * read from L2 every step. The SIMT rate falls with the batch (the GEMM's
+ * M): on the H200, 1024-wide layers ran at 19-22 TFLOPS at B = 256 and
+ * 12-15 at B = 64 (bench/NOTES.md v0.10), hence 20 TFLOPS x (B / 256)^0.35.
  */
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
     const double G = prnn_mode_gates(k->mode), H = k->hidden, B = k->mini_batch;
     const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
-    const double rate = half ? 250e12 : k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 35e12;
+    const double simt = (k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
+                        (B >= 256 ? 1.0 : pow(B / 256.0, 0.35));
+    const double rate = half ? 250e12 : simt;
     const double flops = 2.0 * B * G * H * H;
     const double bytes = G * H * H * (double)prnn_dtype_size(k->dtype);
     double gemm = flops / rate;
