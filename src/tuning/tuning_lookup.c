@@ -28,6 +28,7 @@
 #include "embedded.h"
 #include "error.h"
 #include "note_once.h"
+#include "trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -192,6 +193,79 @@ static void note_if_dangling(const char *path)
                    "which does not exist", path, target);
 }
 
+/* Drops the cached user DB (a file that can no longer be read, or is no
+ * longer trusted, must not be used from memory either). Returns 1 when
+ * path was already the one forgotten: its note was given. */
+static int forget_cached(const char *path)
+{
+    pthread_mutex_lock(&user_mutex);
+    int known = strcmp(user_cached_path, path) == 0 && !user_cached;
+    if (!known)
+        snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
+    shared_db *old = user_cached;
+    user_cached = NULL;
+    pthread_mutex_unlock(&user_mutex);
+    release(old);
+    return known;
+}
+
+/* The user DB at path, opened for reading after the trust checks
+ * (trusted_path.h): its directory trusted, the file it names (a symbolic
+ * link is followed: the link itself is in that directory, so it is the
+ * user's) a regular file owned by the user or root and writable by nobody
+ * else. The fd and its fstat, or -1 when there is none or it is refused
+ * (noted once). */
+static int open_user_db(const char *path, struct stat *st)
+{
+    char dir[PATH_MAX], why[PATH_MAX + 512];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    prnn_trusted_dir d;
+    switch (prnn_trusted_dir_open(dir, &d, why, sizeof(why))) {
+    case PRNN_TRUST_OK:
+        break;
+    case PRNN_TRUST_ABSENT:
+        return -1; /* no directory, no DB: the normal case before tuning */
+    case PRNN_TRUST_REFUSED:
+    case PRNN_TRUST_ERROR:
+        forget_cached(path);
+        prnn_note_once("user tuning DB %s: ignored: %s", path, why);
+        return -1;
+    }
+    /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
+    int fd = base[0] ? openat(d.fd, base, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    int open_errno = base[0] ? errno : EISDIR;
+    if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
+        /* Exists but unreadable: worth a note, once per path. */
+        if (!forget_cached(path))
+            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
+                            path, strerror(open_errno));
+    } else if (fd < 0) {
+        /* no user DB: the normal case before any tuning run */
+        if (open_errno == ENOENT)
+            note_if_dangling(path);
+    } else if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
+        close(fd);
+        fd = -1;
+    } else if (prnn_trusted_file_check(&d, st, why, sizeof(why)) != 0) {
+        forget_cached(path);
+        prnn_note_once("user tuning DB %s: ignored: it is %s; prnn reads "
+                       "tuning data only from files nobody else can write",
+                       path, why);
+        close(fd);
+        fd = -1;
+    }
+    prnn_trusted_dir_close(&d);
+    return fd;
+}
+
 /* The current user DB with a reference for the caller, or NULL when there is
  * none. The identity comes from fstat of the descriptor that is read, so the
  * cached text and the identity always belong to the same file. */
@@ -202,36 +276,10 @@ static shared_db *acquire_user(void)
         note_no_path();
         return NULL;
     }
-    /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    int open_errno = errno;
     struct stat st;
-    if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
-        /* Exists but unreadable: worth a note, once per path. */
-        pthread_mutex_lock(&user_mutex);
-        int known = strcmp(user_cached_path, path) == 0 && !user_cached;
-        if (!known)
-            snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
-        shared_db *old = user_cached;
-        user_cached = NULL;
-        pthread_mutex_unlock(&user_mutex);
-        if (!known)
-            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
-                            path, strerror(open_errno));
-        release(old);
+    int fd = open_user_db(path, &st);
+    if (fd < 0)
         return NULL;
-    }
-    if (fd < 0) {
-        /* no user DB: the normal case before any tuning run */
-        if (open_errno == ENOENT)
-            note_if_dangling(path);
-        return NULL;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
     file_id id = {st.st_dev, st.st_ino, st.st_size, st.st_mtim};
 
     pthread_mutex_lock(&user_mutex);
