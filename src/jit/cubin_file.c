@@ -190,7 +190,8 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
         prnn_trusted_dir_close(&d);
         if (err == ENOENT)
             return PRNN_CUBIN_ABSENT;
-        set_why(why, why_size, "cannot read it: %s", open_problem(err));
+        set_why(why, why_size, err == ELOOP ? "%s: not loaded" : "cannot read "
+                "it: %s", open_problem(err));
         return PRNN_CUBIN_BAD;
     }
     char untrusted[512];
@@ -378,8 +379,8 @@ void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
     const prnn_trusted_dir d = {dirfd, shared};
     char untrusted[160];
     if (prnn_trusted_file_check(&d, &st, untrusted, sizeof(untrusted)) != 0) {
-        snprintf(e->problem, sizeof(e->problem), "%.130s: prnn does not load "
-                 "it", untrusted);
+        snprintf(e->problem, sizeof(e->problem), "%.130s%s", untrusted,
+                 e->is_temp ? "" : ": prnn does not load it");
         close(fd);
         return;
     }
