@@ -54,8 +54,8 @@ static void set_why(char *why, size_t size, const char *fmt, const char *arg)
         snprintf(why, size, fmt, arg);
 }
 
-/* n bytes at off: 0, or -1 when the file ends first (it shrank) or a read
- * fails. */
+/* n bytes at off: 0, or -1 when the file ends first (it shrank: errno 0)
+ * or a read fails (errno). */
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
     unsigned char *p = buf;
@@ -63,6 +63,8 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
         ssize_t r = pread(fd, p, n, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
+        if (r == 0)
+            errno = 0;
         if (r <= 0)
             return -1;
         p += r;
@@ -70,6 +72,15 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
         off += (uint64_t)r;
     }
     return 0;
+}
+
+/* Why read_at failed: the file shrank under us, or the read failed. */
+static const char *read_problem(void)
+{
+    if (errno == 0)
+        return "truncated while being read";
+    return errno == EIO ? "cannot read it: input/output error"
+                        : "cannot read it: the read failed";
 }
 
 typedef struct {
@@ -83,9 +94,10 @@ typedef struct {
  * junk file is 32 bytes whatever its size. */
 static const char *read_header(int fd, const struct stat *st, cubin_header *h)
 {
-    if ((uint64_t)st->st_size < PRNN_CUBIN_HEADER_SIZE ||
-        read_at(fd, h->bytes, PRNN_CUBIN_HEADER_SIZE, 0) != 0)
+    if ((uint64_t)st->st_size < PRNN_CUBIN_HEADER_SIZE)
         return "truncated (shorter than the header)";
+    if (read_at(fd, h->bytes, PRNN_CUBIN_HEADER_SIZE, 0) != 0)
+        return read_problem();
     if (memcmp(h->bytes, PRNN_CUBIN_MAGIC, 8) != 0)
         return "not a prnn cubin cache file (bad magic)";
     if (get_u32(h->bytes + 8) != PRNN_CUBIN_CACHE_FORMAT)
@@ -111,9 +123,9 @@ static char *read_key(int fd, const cubin_header *h, const char **problem)
     if (!k)
         *problem = "out of memory reading the stored key";
     else if (read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
+        *problem = read_problem();
         free(k);
         k = NULL;
-        *problem = "truncated while being read";
     }
     return k;
 }
@@ -130,7 +142,7 @@ static unsigned char *read_payload(int fd, const cubin_header *h,
     }
     if (read_at(fd, p, (size_t)h->payload_len,
                 PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
-        *problem = "truncated while being read";
+        *problem = read_problem();
     else if (prnn_sha256_u64(p, (size_t)h->payload_len) != get_u64(h->bytes + 24))
         *problem = "payload checksum mismatch (corrupt)";
     else if (h->payload_len < 4 || memcmp(p, "\177ELF", 4) != 0)

@@ -360,6 +360,14 @@ static prnnStatus_t store_locked(const db_file *f,
         char origin[PATH_MAX + 32];
         snprintf(origin, sizeof(origin), "tuning DB %s", f->path);
         int rejected = prnn_tuning_db_parse(&old, text, len, origin) != 0;
+        if (old.out_of_memory) {
+            /* Not malformed: neither backed up nor replaced. */
+            free(text);
+            prnn_tuning_db_free(&old);
+            return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
+                             "tuning DB %s: out of memory reading the "
+                             "existing file; nothing written", f->path);
+        }
         if (rejected || old.entries_skipped) {
             char bak[2 * PATH_MAX + 64];
             if (backup(f, text, len, bak, sizeof(bak)) != 0) {

@@ -46,7 +46,11 @@ typedef struct {
     struct timespec mtime;
 } file_id;
 
-static pthread_once_t shipped_once = PTHREAD_ONCE_INIT;
+/* Parsed once, under the mutex, and never changed after: lookups read it
+ * without the lock. Loaded again by the next lookup when it ran out of
+ * memory (a lack of memory must not cost the process its database). */
+static pthread_mutex_t shipped_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int shipped_loaded;
 static prnn_tuning_db shipped_db;
 
 static pthread_mutex_t user_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -70,13 +74,26 @@ int prnn_tuning_user_db_path(char *buf, size_t size)
     return (n < 0 || (size_t)n >= size - len) ? -1 : 0;
 }
 
-static void load_shipped(void)
+static const prnn_tuning_db *shipped(void)
 {
-    char origin[300];
-    for (const prnn_embedded_file *f = prnn_tuning_db_files; f->name; f++) {
-        snprintf(origin, sizeof(origin), "shipped tuning DB %s", f->name);
-        prnn_tuning_db_parse(&shipped_db, f->data, f->size, origin);
+    pthread_mutex_lock(&shipped_mutex);
+    if (!shipped_loaded) {
+        char origin[300];
+        prnn_tuning_db db = {0};
+        for (const prnn_embedded_file *f = prnn_tuning_db_files; f->name; f++) {
+            snprintf(origin, sizeof(origin), "shipped tuning DB %s", f->name);
+            prnn_tuning_db_parse(&db, f->data, f->size, origin);
+        }
+        if (db.out_of_memory) {
+            prnn_tuning_db_free(&db);
+        } else {
+            shipped_db = db;
+            shipped_loaded = 1;
+        }
     }
+    int loaded = shipped_loaded;
+    pthread_mutex_unlock(&shipped_mutex);
+    return loaded ? &shipped_db : NULL;
 }
 
 static void release(shared_db *s)
@@ -145,8 +162,10 @@ static shared_db *load_user(int fd, const char *path)
     size_t len = 0;
     char *text = read_all(fd, &len);
     if (!text) {
-        prnn_log_append("%s: ignored: cannot read it: %s", origin,
-                        strerror(errno));
+        s->db.out_of_memory = errno == ENOMEM;
+        prnn_log_append("%s: ignored: %s%s", origin,
+                        s->db.out_of_memory ? "out of memory" : "cannot read it: ",
+                        s->db.out_of_memory ? "" : strerror(errno));
         s->db.files_rejected = 1;
         return s;
     }
@@ -296,8 +315,14 @@ static shared_db *acquire_user(void)
     /* Read and parsed outside the mutex (see the top of this file). */
     s = load_user(fd, path);
     close(fd);
-    if (!s)
+    if (!s) {
+        prnn_log_append("user tuning DB %s: ignored: out of memory", path);
         return NULL;
+    }
+    /* Out of memory says nothing about the file: used (empty) this once,
+     * never remembered, so the next lookup reads it again. */
+    if (s->db.out_of_memory)
+        return s;
     shared_db *old = NULL;
     pthread_mutex_lock(&user_mutex);
     if (user_cached && strcmp(user_cached_path, path) == 0 &&
@@ -321,9 +346,9 @@ static shared_db *acquire_user(void)
 int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
                        void *ctx, prnn_tuning_result *result)
 {
-    pthread_once(&shipped_once, load_shipped);
+    const prnn_tuning_db *ship = shipped();
     shared_db *user = acquire_user();
-    int found = prnn_tuning_search(user ? &user->db : NULL, &shipped_db, key,
+    int found = prnn_tuning_search(user ? &user->db : NULL, ship, key,
                                    fits, ctx, result);
     release(user);
     return found;
