@@ -37,6 +37,7 @@
 typedef struct {
     prnn_tuning_db db;
     int refs;
+    int transient; /* the file could not be read this time: not cached */
 } shared_db;
 
 typedef struct {
@@ -162,6 +163,9 @@ static shared_db *load_user(int fd, const char *path)
     size_t len = 0;
     char *text = read_all(fd, &len);
     if (!text) {
+        /* Out of memory or an I/O error says nothing about the file's
+         * contents: not to be remembered as rejected (acquire_user). */
+        s->transient = 1;
         s->db.out_of_memory = errno == ENOMEM;
         prnn_log_append("%s: ignored: %s%s", origin,
                         s->db.out_of_memory ? "out of memory" : "cannot read it: ",
@@ -319,9 +323,10 @@ static shared_db *acquire_user(void)
         prnn_log_append("user tuning DB %s: ignored: out of memory", path);
         return NULL;
     }
-    /* Out of memory says nothing about the file: used (empty) this once,
-     * never remembered, so the next lookup reads it again. */
-    if (s->db.out_of_memory)
+    /* Out of memory, or a read that failed, says nothing about the file:
+     * used (empty) this once, never remembered, so the next lookup reads
+     * it again. */
+    if (s->transient || s->db.out_of_memory)
         return s;
     shared_db *old = NULL;
     pthread_mutex_lock(&user_mutex);
