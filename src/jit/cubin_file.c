@@ -116,16 +116,19 @@ static const char *read_header(int fd, const struct stat *st, cubin_header *h)
     return NULL;
 }
 
-/* The stored key (malloc), or NULL with the problem in *problem. */
+/* The stored key (malloc, NUL-terminated after its key_len bytes: the
+ * summary reads numbers out of it), or NULL with the problem in *problem. */
 static char *read_key(int fd, const cubin_header *h, const char **problem)
 {
-    char *k = malloc(h->key_len);
-    if (!k)
+    char *k = malloc((size_t)h->key_len + 1);
+    if (!k) {
         *problem = "out of memory reading the stored key";
-    else if (read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
+    } else if (read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
         *problem = read_problem();
         free(k);
         k = NULL;
+    } else {
+        k[h->key_len] = '\0';
     }
     return k;
 }
