@@ -73,7 +73,8 @@ norandom=()
 if have setarch && setarch "$(uname -m)" -R true 2>/dev/null; then
     norandom=(setarch "$(uname -m)" -R)
 fi
-TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+# tests/tsan.supp: races TSan imagines inside the uninstrumented NVRTC.
+TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$prnn_root/tests/tsan.supp} \
     "${norandom[@]}" meson test -C "$tbuild" --no-rebuild --print-errorlogs \
     --timeout-multiplier "$mult" "${tsan_tests[@]}" || rc=$?
 exit $rc
