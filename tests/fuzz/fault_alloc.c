@@ -19,7 +19,7 @@ void __wrap_free(void *p);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long countdown = -1, count;
-static int fired;
+static int fired, sticky;
 
 /* The live pointers: open addressing, deleted slots marked. */
 #define TOMB ((uintptr_t)1)
@@ -80,6 +80,8 @@ static int take(uintptr_t p)
 static int fail_now(void)
 {
     count++;
+    if (fired && sticky)
+        return 1;
     if (countdown < 0)
         return 0;
     if (countdown-- == 0) {
@@ -156,14 +158,18 @@ void fault_alloc_init(void)
     cJSON_InitHooks(&hooks);
 }
 
-void fault_alloc_arm(long nth)
+static void arm(long nth, int keep_failing)
 {
     pthread_mutex_lock(&lock);
     countdown = nth;
     count = 0;
     fired = 0;
+    sticky = keep_failing;
     pthread_mutex_unlock(&lock);
 }
+
+void fault_alloc_arm(long nth) { arm(nth, 0); }
+void fault_alloc_arm_from(long nth) { arm(nth, 1); }
 
 long fault_alloc_count(void)
 {

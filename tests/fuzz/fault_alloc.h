@@ -18,6 +18,9 @@ void fault_alloc_init(void);
 
 /* Fails the nth allocation (0-based) from now; -1 disarms. */
 void fault_alloc_arm(long nth);
+/* Fails the nth allocation from now and every one after it (memory has
+ * run out for good); -1 disarms. */
+void fault_alloc_arm_from(long nth);
 /* Allocations since the last arm. */
 long fault_alloc_count(void);
 /* 1 when the armed failure has happened. */

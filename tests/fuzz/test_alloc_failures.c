@@ -251,6 +251,7 @@ done:
 /* ---- the file code ------------------------------------------------------ */
 
 static char files_dir[4096];
+static int failing_for_good; /* the run's mode (run_thread) */
 
 /* An existing DB of two entries before every run. */
 static void files_setup(void)
@@ -300,7 +301,7 @@ static void files_sequence(prnnHandle_t given, const shape *s, results *r,
     prnn_log_clear();
     int found = prnn_tuning_lookup(&k, NULL, NULL, &res);
     int blocks = found && res.source == PRNN_CONFIG_USER_DB ? res.entry.config.blocks : 0;
-    if (!fault_alloc_fired() || fired)
+    if (!fault_alloc_fired() || (fired && !failing_for_good))
         EXPECT(blocks == 4, "the user DB's entry not found (%d); log: %s",
                blocks, prnn_log_get());
     else
@@ -370,6 +371,7 @@ typedef struct {
     prnnHandle_t given;
     const shape *s;
     long fail_at; /* -1: none */
+    int for_good; /* every allocation from fail_at on fails */
     results r;
     outcome o;
     long allocations;
@@ -378,7 +380,17 @@ typedef struct {
 static void *run_thread(void *p)
 {
     run_args *a = p;
-    fault_alloc_arm(a->fail_at);
+    /* A failure's message in this thread's log first: a later failure
+     * whose message cannot be stored must not show this one. */
+    if (a->fail_at >= 0 &&
+        prnnSetTensorNdDescriptor(NULL, PRNN_DATA_FLOAT, 3, NULL, NULL) !=
+            PRNN_STATUS_BAD_PARAM)
+        exit(2);
+    failing_for_good = a->for_good;
+    if (a->for_good)
+        fault_alloc_arm_from(a->fail_at);
+    else
+        fault_alloc_arm(a->fail_at);
     a->fn(a->given, a->s, &a->r, &a->o);
     a->allocations = fault_alloc_count();
     fault_alloc_arm(-1);
@@ -410,7 +422,7 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
                    const shape *s, void (*setup)(void),
                    void (*after)(const outcome *))
 {
-    run_args ref = {fn, given, s, -1, {0}, {0}, 0};
+    run_args ref = {fn, given, s, -1, 0, {0}, {0}, 0};
     /* Once first, so that what a process does once (the shipped tuning DB,
      * the error log's key) is done: the counted run is the steady state. */
     if (setup)
@@ -427,12 +439,14 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
            "failed at %s: %s", what, ref.o.step, ref.o.log);
     int before_failures = test_failures;
     long n = ref.allocations;
-    for (long k = 0; k < n; k++) {
+    /* k / 2: the allocation that fails; k % 2: alone, or with every one
+     * after it (memory gone for good). */
+    for (long k = 0; k < 2 * n; k++) {
         if (setup)
             setup();
         prnn_object_pool_trim();
         long live0 = live_now();
-        run_args a = {fn, given, s, k, {0}, {0}, 0};
+        run_args a = {fn, given, s, k / 2, k % 2, {0}, {0}, 0};
         run(&a);
         long leaked = live_now() - live0;
         total_runs++;
@@ -441,34 +455,36 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
             absorbed++;
             EXPECT(a.r.n == ref.r.n && memcmp(a.r.bytes, ref.r.bytes, ref.r.n) == 0,
                    "%s: allocation %ld of %ld failed, the sequence succeeded "
-                   "with other results", what, k, n);
+                   "with other results", what, k / 2, n);
         } else {
             EXPECT(a.o.status == PRNN_STATUS_ALLOC_FAILED ||
                    (fn == files_sequence &&
                     a.o.status == PRNN_STATUS_CACHE_ERROR),
                    "%s: allocation %ld of %ld failed: %s returned %s, not "
-                   "ALLOC_FAILED; log: %s", what, k, n, a.o.step,
+                   "ALLOC_FAILED; log: %s", what, k / 2, n, a.o.step,
                    prnnGetErrorString(a.o.status), a.o.log);
-            EXPECT(strstr(a.o.log, "out of") != NULL,
-                   "%s: allocation %ld failed, %s's message does not say "
-                   "so: \"%s\"", what, k, a.o.step, a.o.log);
+            EXPECT(strstr(a.o.log, "out of") != NULL &&
+                       strstr(a.o.log, "desc is NULL") == NULL,
+                   "%s: allocation %ld failed%s, %s's message does not say "
+                   "so: \"%s\"", what, k / 2, k % 2 ? " for good" : "",
+                   a.o.step, a.o.log);
         }
         EXPECT(leaked == 0, "%s: allocation %ld of %ld failed (%s): %ld "
-               "allocation%s leaked", what, k, n,
+               "allocation%s leaked", what, k / 2, n,
                a.o.step ? a.o.step : "absorbed", leaked, leaked == 1 ? "" : "s");
         if (after)
             after(&a.o);
         /* Still usable, with the same results. */
         if (setup)
             setup();
-        run_args again = {fn, given, s, -1, {0}, {0}, 0};
+        run_args again = {fn, given, s, -1, 0, {0}, {0}, 0};
         run(&again);
         total_runs++;
         EXPECT(again.o.status == PRNN_STATUS_SUCCESS &&
                    again.r.n == ref.r.n &&
                    memcmp(again.r.bytes, ref.r.bytes, ref.r.n) == 0,
                "%s: after allocation %ld failed, the sequence run again "
-               "%s (%s: %s)", what, k,
+               "%s (%s: %s)", what, k / 2,
                again.o.status ? "failed" : "gave other results",
                again.o.step ? again.o.step : "", again.o.log);
         fault_real_free(a.r.bytes);
@@ -478,7 +494,8 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
             break;
         }
     }
-    printf("%-44s %4ld allocations, each failed in turn%s\n", what, n,
+    printf("%-44s %4ld allocations, each failed in turn (alone, and for "
+           "good)%s\n", what, n,
            test_failures == before_failures ? ": clean" : ": FAILURES");
     fault_real_free(ref.r.bytes);
 }
@@ -543,9 +560,40 @@ static void test_shipped_db_first_load(void)
            bad ? ": FAILURES" : ": clean");
 }
 
+/* A thread's first call, with no memory at all: its log cannot even be
+ * made, and the failure must still say what happened (the log read ""). */
+static void *no_memory_thread(void *p)
+{
+    char *log = p;
+    prnnTensorDescriptor_t d = NULL;
+    fault_alloc_arm_from(0);
+    prnnStatus_t s = prnnCreateTensorDescriptor(&d);
+    snprintf(log, 256, "%s", prnnGetLastErrorLog());
+    fault_alloc_arm(-1);
+    EXPECT(s == PRNN_STATUS_ALLOC_FAILED && d == NULL,
+           "no memory: prnnCreateTensorDescriptor returned %s",
+           prnnGetErrorString(s));
+    return NULL;
+}
+
+static void test_no_memory_at_all(void)
+{
+    char log[256] = "";
+    pthread_t t;
+    prnn_object_pool_trim();
+    CHECK(pthread_create(&t, NULL, no_memory_thread, log) == 0);
+    pthread_join(t, NULL);
+    EXPECT(strstr(log, "out of host memory") != NULL,
+           "a thread's first failure with no memory left has the message "
+           "\"%s\"", log);
+    printf("%-44s the failure says \"%s\"\n", "no memory at all, first call",
+           log);
+}
+
 int main(void)
 {
     fault_alloc_init();
+    test_no_memory_at_all();
     test_shipped_db_first_load();
     unsetenv("PRNN_TUNING_DB");
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
