@@ -22,17 +22,6 @@
 
 #define GIB (1ll << 30)
 
-static prnn_cubin_key fake_key(void)
-{
-    static char text[] = "fake key for the bounded-read test";
-    prnn_cubin_key k;
-    k.text = text;
-    k.len = strlen(text);
-    memset(k.name, 'b', 32);
-    k.name[32] = '\0';
-    return k;
-}
-
 static long max_rss_mib(void)
 {
     struct rusage ru;
@@ -82,7 +71,7 @@ static void header(unsigned char *h, unsigned key_len,
 static void expect_cheap(const char *what, const char *dir, const char *name,
                          const char *problem, const char *list_problem)
 {
-    prnn_cubin_key k = fake_key();
+    prnn_cubin_key k = jit_test_fake_key('b');
     void *p = NULL;
     size_t n = 0;
     char why[512] = "";
@@ -111,7 +100,7 @@ int main(void)
 {
     char *dir = jit_test_tmpdir("cache-bounded");
     char path[PATH_MAX + 64], name[64];
-    prnn_cubin_key k = fake_key();
+    prnn_cubin_key k = jit_test_fake_key('b');
     snprintf(name, sizeof(name), "%s%s", k.name, PRNN_CUBIN_SUFFIX);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     unsigned char h[32 + 64];

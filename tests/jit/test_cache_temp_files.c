@@ -24,22 +24,11 @@
 static const char payload[] = "\177ELF pretend cubin";
 
 /* A key whose name is hex digit d repeated (the name is all a store uses). */
-static prnn_cubin_key fake_key(char d)
-{
-    static char text[] = "fake key";
-    prnn_cubin_key k;
-    k.text = text;
-    k.len = strlen(text);
-    memset(k.name, d, 32);
-    k.name[32] = '\0';
-    return k;
-}
-
 /* Entry d's path, made a directory (with a file in it when full). */
 static void directory_at_entry(const char *dir, char d, int full, char *path,
                                size_t size)
 {
-    snprintf(path, size, "%s/%s%s", dir, fake_key(d).name, PRNN_CUBIN_SUFFIX);
+    snprintf(path, size, "%s/%s%s", dir, jit_test_fake_key(d).name, PRNN_CUBIN_SUFFIX);
     CHECK(mkdir(path, 0755) == 0);
     if (full) {
         char inner[PATH_MAX + 8];
@@ -52,7 +41,7 @@ static void directory_at_entry(const char *dir, char d, int full, char *path,
 
 static void store(const char *dir, char d)
 {
-    prnn_cubin_key k = fake_key(d);
+    prnn_cubin_key k = jit_test_fake_key(d);
     char why[PATH_MAX + 256] = "";
     int rc = prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why,
                                     sizeof(why));

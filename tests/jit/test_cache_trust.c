@@ -33,32 +33,21 @@
 
 static const char payload[] = "\177ELF pretend cubin";
 
-static prnn_cubin_key fake_key(char d)
-{
-    static char text[] = "fake key for the trust test";
-    prnn_cubin_key k;
-    k.text = text;
-    k.len = strlen(text);
-    memset(k.name, d, 32);
-    k.name[32] = '\0';
-    return k;
-}
-
 static void entry_path(char *buf, size_t size, const char *dir, char d)
 {
-    snprintf(buf, size, "%s/%s%s", dir, fake_key(d).name, PRNN_CUBIN_SUFFIX);
+    snprintf(buf, size, "%s/%s%s", dir, jit_test_fake_key(d).name, PRNN_CUBIN_SUFFIX);
 }
 
 static int store(const char *dir, char d, char *why, size_t size)
 {
-    prnn_cubin_key k = fake_key(d);
+    prnn_cubin_key k = jit_test_fake_key(d);
     why[0] = '\0';
     return prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why, size);
 }
 
 static prnn_cubin_lookup load(const char *dir, char d, char *why, size_t size)
 {
-    prnn_cubin_key k = fake_key(d);
+    prnn_cubin_key k = jit_test_fake_key(d);
     void *p = NULL;
     size_t n = 0;
     prnn_cubin_lookup r = prnn_cubin_cache_load(dir, &k, &p, &n, why, size);
