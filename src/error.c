@@ -15,7 +15,14 @@ typedef struct {
     size_t len;
     size_t cap;
     const char *api;
+    int lost; /* the last message could not be stored (out of memory) */
 } thread_log;
+
+/* What the log reads when the message of the last failure could not be
+ * stored: never nothing, never an older message. */
+static const char out_of_memory[] =
+    "out of host memory (the message of the last failure could not be "
+    "stored)";
 
 static pthread_key_t log_key;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
@@ -59,8 +66,10 @@ static void append_bytes(thread_log *log, const char *s, size_t n)
         while (cap < need)
             cap *= 2;
         char *t = realloc(log->text, cap);
-        if (!t)
+        if (!t) {
+            log->lost = 1;
             return;
+        }
         log->text = t;
         log->cap = cap;
     }
@@ -92,6 +101,8 @@ static void append_vfmt(thread_log *log, const char *fmt, va_list ap)
             vsnprintf(big, (size_t)n + 1, fmt, ap2);
             append_bytes(log, big, (size_t)n);
             free(big);
+        } else {
+            log->lost = 1;
         }
     }
     va_end(ap2);
@@ -110,6 +121,9 @@ prnnStatus_t prnn_fail(prnnStatus_t status, const char *fmt, ...)
     if (!log)
         return status;
     log->len = 0;
+    log->lost = 0;
+    if (log->text)
+        log->text[0] = '\0';
     if (log->api) {
         append_bytes(log, log->api, strlen(log->api));
         append_bytes(log, ": ", 2);
@@ -146,6 +160,7 @@ void prnn_log_clear(void)
     thread_log *log = get_log();
     if (log) {
         log->len = 0;
+        log->lost = 0;
         if (log->text)
             log->text[0] = '\0';
     }
@@ -154,5 +169,7 @@ void prnn_log_clear(void)
 const char *prnn_log_get(void)
 {
     thread_log *log = get_log();
-    return (log && log->text) ? log->text : "";
+    if (!log || log->lost)
+        return out_of_memory;
+    return log->text ? log->text : "";
 }

@@ -73,3 +73,27 @@ void prnn_object_release(void *p, size_t size)
     /* Only with more sizes than SIZES, which the library does not have. */
     free(h);
 }
+
+size_t prnn_object_pool_count(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < SIZES; i++)
+        for (header *h = lists[i].free; h; h = h->next)
+            n++;
+    pthread_mutex_unlock(&pool_lock);
+    return n;
+}
+
+void prnn_object_pool_trim(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < SIZES; i++) {
+        while (lists[i].free) {
+            header *h = lists[i].free;
+            lists[i].free = h->next;
+            free(h);
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+}

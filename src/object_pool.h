@@ -25,4 +25,12 @@ void *prnn_object_alloc(size_t size);
  * contents as they are (the caller has marked it destroyed). */
 void prnn_object_release(void *p, size_t size);
 
+/* For the allocation-failure tests only (tests/fuzz): the number of objects
+ * the free lists hold (each one a live allocation that is not a leak), and
+ * a way to free them so that the next creations allocate again. After a
+ * trim, a destroyed object's pointer is no longer detected as destroyed:
+ * never called by the library. */
+size_t prnn_object_pool_count(void);
+void prnn_object_pool_trim(void);
+
 #endif

@@ -29,6 +29,7 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
         prnn_note_once("note: no cubin cache directory (%s); compiled kernels "
                        "are cached in memory only", why);
     }
+    int use_dir = have_dir;
     if (have_dir) {
         void *p;
         size_t n;
@@ -51,6 +52,13 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
             break;
         case PRNN_CUBIN_ABSENT:
             break;
+        case PRNN_CUBIN_NO_DIR:
+            /* Untrusted (or not a directory): not written either. */
+            use_dir = 0;
+            prnn_note_once("note: cubin cache directory not used: %s; prnn "
+                           "neither loads nor stores kernels there, compiled "
+                           "kernels are cached in memory only", why);
+            break;
         }
     }
     void *bin;
@@ -59,7 +67,7 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
     prnnStatus_t s = prnn_nvrtc_compile(req, &bin, &n, &ms);
     if (s)
         return s;
-    if (have_dir && prnn_cubin_cache_store(dir, key, bin, n, why, sizeof(why)))
+    if (use_dir && prnn_cubin_cache_store(dir, key, bin, n, why, sizeof(why)))
         note_memory_only(dir, why);
     *cubin = bin;
     *size = n;

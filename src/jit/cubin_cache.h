@@ -16,9 +16,19 @@
  *  16  u64 payload length   bytes of cubin
  *  24  u64 payload checksum first 8 bytes of SHA-256(payload), big-endian
  *  32  key, then payload; nothing after it.
- * A load checks every field, compares the stored key with the expected key
- * byte for byte and verifies the checksum: anything else is a miss, and the
- * entry is recompiled and replaced. Writers write a temporary file
+ * A load reads the header first and checks every field and the file's size
+ * against it (so a damaged or foreign file costs 32 bytes of reading, not
+ * its size), then the stored key, compared with the expected key byte for
+ * byte, and only then the payload, whose checksum it verifies: anything
+ * else is a miss, and the entry is recompiled and replaced.
+ * Trust (tuning/trusted_path.h): the directory must be the user's and
+ * writable by nobody else (or PRNN_SHARED_CACHE_DIR), else it is neither
+ * read nor written; an entry must be a regular file owned by the user or
+ * root, writable by nobody else, and is opened without following links
+ * (O_NOFOLLOW) relative to the directory's descriptor: anything else is a
+ * miss, recompiled and replaced. The SHA-256 in the header detects damage,
+ * not forgery: the key is deterministic, so only who may write the
+ * directory decides what runs. Writers write a temporary file
  * (<name>.cubin.tmp.XXXXXX) in the same directory, fsync it and rename() it
  * over the final name, so a reader sees the old file, the new file or none,
  * never part of one, however many threads and processes share the directory.
@@ -61,10 +71,14 @@ prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
 void prnn_cubin_key_free(prnn_cubin_key *key);
 
 typedef enum {
-    PRNN_CUBIN_ABSENT = 0, /* no entry */
+    PRNN_CUBIN_ABSENT = 0, /* no entry (or no directory yet) */
     PRNN_CUBIN_HIT = 1,    /* valid entry for this key */
-    PRNN_CUBIN_BAD = 2     /* an entry that is truncated, corrupt, foreign or
-                            * for another key (why says which) */
+    PRNN_CUBIN_BAD = 2,    /* an entry that is truncated, corrupt, another
+                            * user's, a link, or for another key (why says
+                            * which) */
+    PRNN_CUBIN_NO_DIR = 3  /* the directory is not trusted or cannot be
+                            * opened (why says which): do not store there
+                            * either */
 } prnn_cubin_lookup;
 
 /* Looks key up in dir. On HIT *payload (malloc, the caller frees) and *size
@@ -75,8 +89,8 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
                                         char *why, size_t why_size);
 
 /* Writes the entry atomically (temp file, fsync, rename), creating dir if
- * needed. 0 on success; -1 with the reason in why, and no file left behind,
- * otherwise. */
+ * needed (mode 0700). 0 on success; -1 with the reason in why, and no file
+ * left behind, otherwise (an untrusted directory included). */
 int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
                            const void *payload, size_t size, char *why,
                            size_t why_size);
@@ -103,7 +117,11 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
 typedef struct {
     char file[80];        /* base name in the directory */
     int is_temp;          /* a temporary file (a writer's, or left by a crash) */
-    int valid;            /* header, sizes, name and checksum all check out */
+    int vanished;         /* removed (by a concurrent clear or store) between
+                           * the listing and the reading: not a problem */
+    int has_stat;         /* file_size and mtime are known */
+    int valid;            /* trusted, and header, sizes, name and checksum
+                           * all check out */
     char problem[160];    /* why not valid ("" when valid) */
     /* From the stored key, when the header could be read ("" / 0 if not). */
     char kernel[128];
@@ -115,8 +133,10 @@ typedef struct {
     long long mtime; /* seconds since the epoch */
 } prnn_cubin_entry;
 
-/* Reads and checks one cache file: the header, the sizes, that its name is
- * the hash of its stored key, and (when check_payload) the checksum. */
+/* Reads and checks one cache file: that prnn would trust it (owner, mode,
+ * not a link), the header, the sizes, that its name is the hash of its
+ * stored key, and (when check_payload) the checksum. Reads the payload only
+ * when check_payload. */
 void prnn_cubin_cache_inspect(const char *dir, const char *file,
                               int check_payload, prnn_cubin_entry *e);
 
@@ -127,7 +147,9 @@ int prnn_cubin_cache_is_ours(const char *file, int *is_temp);
 
 /* Calls fn for each of our files in dir (sorted by name); fn returns
  * nonzero to stop. CACHE_ERROR when dir cannot be read (ENOENT included:
- * the caller decides whether a missing directory is empty). */
+ * the caller decides whether a missing directory is empty). An untrusted
+ * directory is scanned too (maintenance looks, it does not load): its
+ * entries are checked against the rule for files all the same. */
 typedef int (*prnn_cubin_entry_fn)(const prnn_cubin_entry *e, void *user);
 prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
                                    prnn_cubin_entry_fn fn, void *user);

@@ -13,6 +13,7 @@
 #include "jit/sha256.h"
 #include "tuning/cache_dir.h"
 #include "tuning/temp_files.h"
+#include "tuning/trusted_path.h"
 
 /* Bounds that no real entry comes near; a header claiming more is corrupt,
  * and checking first means a corrupt length never drives an allocation. */
@@ -53,95 +54,128 @@ static void set_why(char *why, size_t size, const char *fmt, const char *arg)
         snprintf(why, size, fmt, arg);
 }
 
-int prnn_cubin_path(char *buf, size_t size, const char *dir, const char *name,
-                    const char *suffix)
+/* n bytes at off: 0, or -1 when the file ends first (it shrank: errno 0)
+ * or a read fails (errno). */
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
-    int n = snprintf(buf, size, "%s/%s%s", dir, name, suffix);
-    return (n < 0 || (size_t)n >= size) ? -1 : 0;
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t r = pread(fd, p, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            errno = 0;
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
 }
 
-/* Reads the whole file into a malloc'ed buffer. 0, or -1 with errno. A
- * file that grows while being read (impossible with rename-only writers)
- * reads as what fstat saw, which then fails the size check. */
-static int read_file(const char *path, unsigned char **data, size_t *size,
-                     long long *mtime)
+/* Why read_at failed: the file shrank under us, or the read failed. */
+static const char *read_problem(void)
 {
-    /* O_NONBLOCK: a FIFO planted under an entry's name must not hang us. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (errno == 0)
+        return "truncated while being read";
+    return errno == EIO ? "cannot read it: input/output error"
+                        : "cannot read it: the read failed";
+}
+
+typedef struct {
+    unsigned char bytes[PRNN_CUBIN_HEADER_SIZE];
+    uint32_t key_len;
+    uint64_t payload_len;
+} cubin_header;
+
+/* Reads the header and checks it and the file's size against each other:
+ * NULL, or the problem. Reads nothing past the header, so the cost of a
+ * junk file is 32 bytes whatever its size. */
+static const char *read_header(int fd, const struct stat *st, cubin_header *h)
+{
+    if ((uint64_t)st->st_size < PRNN_CUBIN_HEADER_SIZE)
+        return "truncated (shorter than the header)";
+    if (read_at(fd, h->bytes, PRNN_CUBIN_HEADER_SIZE, 0) != 0)
+        return read_problem();
+    if (memcmp(h->bytes, PRNN_CUBIN_MAGIC, 8) != 0)
+        return "not a prnn cubin cache file (bad magic)";
+    if (get_u32(h->bytes + 8) != PRNN_CUBIN_CACHE_FORMAT)
+        return "written by another cache format version";
+    h->key_len = get_u32(h->bytes + 12);
+    h->payload_len = get_u64(h->bytes + 16);
+    if (h->key_len == 0 || h->key_len > MAX_KEY_BYTES ||
+        h->payload_len == 0 || h->payload_len > MAX_PAYLOAD_BYTES)
+        return "corrupt header (impossible lengths)";
+    uint64_t expect = PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len +
+                      h->payload_len;
+    if ((uint64_t)st->st_size < expect)
+        return "truncated";
+    if ((uint64_t)st->st_size > expect)
+        return "trailing bytes after the payload";
+    return NULL;
+}
+
+/* The stored key (malloc, NUL-terminated after its key_len bytes: the
+ * summary reads numbers out of it), or NULL with the problem in *problem. */
+static char *read_key(int fd, const cubin_header *h, const char **problem)
+{
+    char *k = malloc((size_t)h->key_len + 1);
+    if (!k) {
+        *problem = "out of memory reading the stored key";
+    } else if (read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
+        *problem = read_problem();
+        free(k);
+        k = NULL;
+    } else {
+        k[h->key_len] = '\0';
+    }
+    return k;
+}
+
+/* The payload (malloc), checked against the header's checksum; NULL with
+ * the problem otherwise. */
+static unsigned char *read_payload(int fd, const cubin_header *h,
+                                   const char **problem)
+{
+    unsigned char *p = malloc((size_t)h->payload_len);
+    if (!p) {
+        *problem = "out of memory reading the payload";
+        return NULL;
+    }
+    if (read_at(fd, p, (size_t)h->payload_len,
+                PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
+        *problem = read_problem();
+    else if (prnn_sha256_u64(p, (size_t)h->payload_len) != get_u64(h->bytes + 24))
+        *problem = "payload checksum mismatch (corrupt)";
+    else if (h->payload_len < 4 || memcmp(p, "\177ELF", 4) != 0)
+        *problem = "payload is not an ELF cubin";
+    else
+        return p;
+    free(p);
+    return NULL;
+}
+
+/* Opens name in the directory: never through a symbolic link, never
+ * blocking on a FIFO. The fd and its fstat, or -1 with errno. */
+static int open_entry(int dirfd, const char *name, struct stat *st)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0)
         return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, st) != 0) {
         int err = errno;
         close(fd);
         errno = err;
         return -1;
     }
-    int bad = S_ISDIR(st.st_mode)    ? EISDIR
-              : !S_ISREG(st.st_mode) ? EINVAL
-              : (unsigned long long)st.st_size >
-                      PRNN_CUBIN_HEADER_SIZE + MAX_KEY_BYTES + MAX_PAYLOAD_BYTES
-                  ? EFBIG
-                  : 0;
-    if (bad) {
-        close(fd);
-        errno = bad;
-        return -1;
-    }
-    size_t n = (size_t)st.st_size;
-    unsigned char *buf = malloc(n ? n : 1);
-    if (!buf) {
-        close(fd);
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    *data = buf;
-    *size = got;
-    if (mtime)
-        *mtime = (long long)st.st_mtime;
-    return 0;
+    return fd;
 }
 
-/* Checks the layout of a file's bytes. Returns NULL when the header and
- * sizes are consistent (and, with check_payload, the checksum matches),
- * otherwise the problem. */
-static const char *check_layout(const unsigned char *data, size_t size,
-                                int check_payload, uint32_t *key_len,
-                                uint64_t *payload_len)
+static const char *open_problem(int err)
 {
-    if (size < PRNN_CUBIN_HEADER_SIZE)
-        return "truncated (shorter than the header)";
-    if (memcmp(data, PRNN_CUBIN_MAGIC, 8) != 0)
-        return "not a prnn cubin cache file (bad magic)";
-    if (get_u32(data + 8) != PRNN_CUBIN_CACHE_FORMAT)
-        return "written by another cache format version";
-    *key_len = get_u32(data + 12);
-    *payload_len = get_u64(data + 16);
-    if (*key_len == 0 || *key_len > MAX_KEY_BYTES ||
-        *payload_len == 0 || *payload_len > MAX_PAYLOAD_BYTES)
-        return "corrupt header (impossible lengths)";
-    uint64_t expect = PRNN_CUBIN_HEADER_SIZE + (uint64_t)*key_len + *payload_len;
-    if ((uint64_t)size < expect)
-        return "truncated";
-    if ((uint64_t)size > expect)
-        return "trailing bytes after the payload";
-    const unsigned char *payload = data + PRNN_CUBIN_HEADER_SIZE + *key_len;
-    if (check_payload &&
-        prnn_sha256_u64(payload, (size_t)*payload_len) != get_u64(data + 24))
-        return "payload checksum mismatch (corrupt)";
-    if (check_payload && memcmp(payload, "\177ELF", 4) != 0)
-        return "payload is not an ELF cubin";
-    return NULL;
+    return err == ELOOP ? "a symbolic link, which prnn does not follow"
+                        : strerror(err);
 }
 
 prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
@@ -149,40 +183,59 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
                                         void **payload, size_t *size,
                                         char *why, size_t why_size)
 {
-    char path[PATH_MAX];
+    char name[64], trust[PATH_MAX + 512];
     if (why && why_size)
         why[0] = '\0';
-    if (prnn_cubin_path(path, sizeof(path), dir, key->name, PRNN_CUBIN_SUFFIX)) {
-        set_why(why, why_size, "%s", "path too long");
+    prnn_trusted_dir d;
+    switch (prnn_trusted_dir_open(dir, &d, trust, sizeof(trust))) {
+    case PRNN_TRUST_OK:
+        break;
+    case PRNN_TRUST_ABSENT:
         return PRNN_CUBIN_ABSENT;
+    case PRNN_TRUST_REFUSED:
+    case PRNN_TRUST_ERROR:
+        set_why(why, why_size, "%s", trust);
+        return PRNN_CUBIN_NO_DIR;
     }
-    unsigned char *data;
-    size_t n;
-    if (read_file(path, &data, &n, NULL) != 0) {
-        if (errno == ENOENT)
+    snprintf(name, sizeof(name), "%s%s", key->name, PRNN_CUBIN_SUFFIX);
+    struct stat st;
+    int fd = open_entry(d.fd, name, &st);
+    if (fd < 0) {
+        int err = errno;
+        prnn_trusted_dir_close(&d);
+        if (err == ENOENT)
             return PRNN_CUBIN_ABSENT;
-        set_why(why, why_size, "cannot read it: %s", strerror(errno));
+        set_why(why, why_size, err == ELOOP ? "%s: not loaded" : "cannot read "
+                "it: %s", open_problem(err));
         return PRNN_CUBIN_BAD;
     }
-    uint32_t key_len = 0;
-    uint64_t payload_len = 0;
-    const char *problem = check_layout(data, n, 0, &key_len, &payload_len);
-    /* The key before the checksum: a file for another key (a hash
-     * collision, or a forged entry) is reported as such. */
-    if (!problem && (key_len != key->len ||
-                     memcmp(data + PRNN_CUBIN_HEADER_SIZE, key->text, key->len)))
+    char untrusted[512];
+    int refused = prnn_trusted_file_check(&d, &st, untrusted, sizeof(untrusted));
+    prnn_trusted_dir_close(&d);
+    if (refused) {
+        if (why && why_size)
+            snprintf(why, why_size, "%s: not loaded", untrusted);
+        close(fd);
+        return PRNN_CUBIN_BAD;
+    }
+    cubin_header h;
+    const char *problem = read_header(fd, &st, &h);
+    /* The key before the payload: a file for another key (a hash collision,
+     * or a forged entry) is reported as such, and its payload never read. */
+    if (!problem && h.key_len != key->len)
         problem = "stored key differs from the expected key";
-    if (!problem)
-        problem = check_layout(data, n, 1, &key_len, &payload_len);
+    char *stored = problem ? NULL : read_key(fd, &h, &problem);
+    if (stored && memcmp(stored, key->text, key->len) != 0)
+        problem = "stored key differs from the expected key";
+    free(stored);
+    unsigned char *p = problem ? NULL : read_payload(fd, &h, &problem);
+    close(fd);
     if (problem) {
         set_why(why, why_size, "%s", problem);
-        free(data);
         return PRNN_CUBIN_BAD;
     }
-    /* Hand out the payload in place: move it to the front of the buffer. */
-    memmove(data, data + PRNN_CUBIN_HEADER_SIZE + key_len, (size_t)payload_len);
-    *payload = data;
-    *size = (size_t)payload_len;
+    *payload = p;
+    *size = (size_t)h.payload_len;
     return PRNN_CUBIN_HIT;
 }
 
@@ -217,26 +270,29 @@ void prnn_cubin_cache_sweep(const char *dir, long long min_age,
     prnn_temp_sweep(dir, is_cubin_temp, NULL, min_age, r);
 }
 
-/* rename(), except that an empty directory squatting on the entry's name is
- * removed first (rename cannot replace it, so every plan would recompile); a
- * directory with files in it is reported, never emptied. */
-static int rename_over(const char *tmp, const char *final_path, char *why,
-                       size_t why_size)
+/* renameat(), except that an empty directory squatting on the entry's name
+ * is removed first (rename cannot replace it, so every plan would
+ * recompile); a directory with files in it is reported, never emptied. */
+static int rename_over(int dirfd, const char *dir, const char *tmp,
+                       const char *final_name, char *why, size_t why_size)
 {
-    if (rename(tmp, final_path) == 0)
+    if (renameat(dirfd, tmp, dirfd, final_name) == 0)
         return 0;
     int err = errno;
     struct stat st;
     if ((err == EISDIR || err == ENOTEMPTY || err == EEXIST) &&
-        lstat(final_path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (rmdir(final_path) == 0 && rename(tmp, final_path) == 0)
+        fstatat(dirfd, final_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISDIR(st.st_mode)) {
+        if (unlinkat(dirfd, final_name, AT_REMOVEDIR) == 0 &&
+            renameat(dirfd, tmp, dirfd, final_name) == 0)
             return 0;
-        if (errno == ENOTEMPTY || errno == EEXIST)
-            set_why(why, why_size, "%s is a directory with files in it, not a "
-                    "cache entry: remove it", final_path);
+        int e2 = errno;
+        if (why && why_size && (e2 == ENOTEMPTY || e2 == EEXIST))
+            snprintf(why, why_size, "%s/%s is a directory with files in it, "
+                     "not a cache entry: remove it", dir, final_name);
         else if (why && why_size)
-            snprintf(why, why_size, "%s is a directory that cannot be replaced: "
-                     "%s", final_path, strerror(errno));
+            snprintf(why, why_size, "%s/%s is a directory that cannot be "
+                     "replaced: %s", dir, final_name, strerror(e2));
         return -1;
     }
     if (why && why_size)
@@ -248,11 +304,10 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
                            const void *payload, size_t size, char *why,
                            size_t why_size)
 {
-    char final_path[PATH_MAX], tmp[PATH_MAX];
-    if (prnn_cubin_path(final_path, sizeof(final_path), dir, key->name,
-                        PRNN_CUBIN_SUFFIX) ||
-        prnn_cubin_path(tmp, sizeof(tmp), dir, key->name,
-                        PRNN_CUBIN_TEMP_INFIX "XXXXXX")) {
+    char final_name[64], tmp[64];
+    snprintf(final_name, sizeof(final_name), "%s%s", key->name, PRNN_CUBIN_SUFFIX);
+    snprintf(tmp, sizeof(tmp), "%s%sXXXXXX", key->name, PRNN_CUBIN_TEMP_INFIX);
+    if (strlen(dir) + 1 + sizeof(tmp) > PATH_MAX) {
         set_why(why, why_size, "%s", "path too long");
         return -1;
     }
@@ -260,10 +315,17 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
         set_why(why, why_size, "cannot create the directory: %s", strerror(errno));
         return -1;
     }
+    prnn_trusted_dir d;
+    char trust[PATH_MAX + 512];
+    if (prnn_trusted_dir_open(dir, &d, trust, sizeof(trust)) != PRNN_TRUST_OK) {
+        set_why(why, why_size, "%s", trust);
+        return -1;
+    }
     /* Locked while we write: a sweep by another process leaves it alone. */
-    int fd = prnn_temp_create(tmp);
+    int fd = prnn_temp_create_at(d.fd, tmp);
     if (fd < 0) {
         set_why(why, why_size, "cannot create a file in it: %s", strerror(errno));
+        prnn_trusted_dir_close(&d);
         return -1;
     }
     unsigned char header[PRNN_CUBIN_HEADER_SIZE];
@@ -274,7 +336,7 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
     put_u64(header + 24, prnn_sha256_u64(payload, size));
 
     const char *step = NULL;
-    /* mkstemp makes the file 0600; cubins are not secret, and a cache
+    /* The temporary file is 0600; cubins are not secret, and a cache
      * directory shared by a group should be readable by it. */
     if (fchmod(fd, 0644) != 0)
         step = "chmod";
@@ -288,68 +350,103 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
         step = "fsync";
     int err = errno;
     if (step) {
-        unlink(tmp);
+        unlinkat(d.fd, tmp, 0);
         close(fd);
+        prnn_trusted_dir_close(&d);
         if (why && why_size)
             snprintf(why, why_size, "%s failed: %s", step, strerror(err));
         return -1;
     }
     /* Renamed before the close that drops the lock: a sweeper never sees
      * the file unlocked under its temporary name. */
-    int rc = rename_over(tmp, final_path, why, why_size);
+    int rc = rename_over(d.fd, dir, tmp, final_name, why, why_size);
     if (rc != 0)
-        unlink(tmp);
+        unlinkat(d.fd, tmp, 0);
     close(fd);
     /* Killed writers' files, once they are old enough that no writer can be
      * slow rather than dead (temp_files.h). Best effort. */
     prnn_temp_sweep_result swept = {0};
-    prnn_cubin_cache_sweep(dir, PRNN_TEMP_STALE_SECONDS, &swept);
+    prnn_temp_sweep_at(d.fd, dir, is_cubin_temp, NULL, PRNN_TEMP_STALE_SECONDS,
+                       &swept);
+    prnn_trusted_dir_close(&d);
     return rc;
+}
+
+void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
+                           int check_payload, prnn_cubin_entry *e)
+{
+    memset(e, 0, sizeof(*e));
+    snprintf(e->file, sizeof(e->file), "%s", file);
+    prnn_cubin_cache_is_ours(file, &e->is_temp);
+    struct stat st;
+    int fd = open_entry(dirfd, file, &st);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            e->vanished = 1;
+        else
+            snprintf(e->problem, sizeof(e->problem), "cannot read it: %s",
+                     open_problem(errno));
+        return;
+    }
+    e->has_stat = 1;
+    e->file_size = (unsigned long long)st.st_size;
+    e->mtime = (long long)st.st_mtime;
+    const prnn_trusted_dir d = {dirfd, shared};
+    char untrusted[160];
+    if (prnn_trusted_file_check(&d, &st, untrusted, sizeof(untrusted)) != 0) {
+        snprintf(e->problem, sizeof(e->problem), "%.130s%s", untrusted,
+                 e->is_temp ? "" : ": prnn does not load it");
+        close(fd);
+        return;
+    }
+    if (e->is_temp) { /* a writer's, or a killed writer's: nothing to check */
+        close(fd);
+        return;
+    }
+    cubin_header h;
+    const char *problem = read_header(fd, &st, &h);
+    char *k = problem ? NULL : read_key(fd, &h, &problem);
+    if (k) {
+        prnn_cubin_key_summary(k, h.key_len, e);
+        e->payload_size = h.payload_len;
+        /* The name is the hash of the stored key: a damaged key shows up
+         * here even though no expected key is at hand. */
+        unsigned char dg[32];
+        char name[33];
+        prnn_sha256(k, h.key_len, dg);
+        prnn_hex(dg, 16, name);
+        free(k);
+        if (strncmp(file, name, 32) != 0 ||
+            strcmp(file + 32, PRNN_CUBIN_SUFFIX) != 0)
+            problem = "file name is not the hash of the stored key";
+        else if (check_payload)
+            free(read_payload(fd, &h, &problem));
+    }
+    close(fd);
+    if (problem)
+        snprintf(e->problem, sizeof(e->problem), "%s", problem);
+    else
+        e->valid = 1;
 }
 
 void prnn_cubin_cache_inspect(const char *dir, const char *file,
                               int check_payload, prnn_cubin_entry *e)
 {
+    prnn_trusted_dir d;
+    char why[PATH_MAX + 512];
+    prnn_trust_result t = prnn_trusted_dir_inspect(dir, &d, why, sizeof(why));
+    if (t == PRNN_TRUST_OK || t == PRNN_TRUST_REFUSED) {
+        prnn_cubin_inspect_at(d.fd, d.shared, file, check_payload, e);
+        prnn_trusted_dir_close(&d);
+        return;
+    }
     memset(e, 0, sizeof(*e));
     snprintf(e->file, sizeof(e->file), "%s", file);
     prnn_cubin_cache_is_ours(file, &e->is_temp);
-    char path[PATH_MAX];
-    if (prnn_cubin_path(path, sizeof(path), dir, file, "")) {
-        snprintf(e->problem, sizeof(e->problem), "path too long");
-        return;
-    }
-    unsigned char *data;
-    size_t n;
-    if (read_file(path, &data, &n, &e->mtime) != 0) {
-        snprintf(e->problem, sizeof(e->problem), "cannot read: %s",
-                 strerror(errno));
-        return;
-    }
-    e->file_size = n;
-    uint32_t key_len = 0;
-    uint64_t payload_len = 0;
-    const char *problem = check_layout(data, n, 0, &key_len, &payload_len);
-    if (!problem) {
-        const char *k = (const char *)data + PRNN_CUBIN_HEADER_SIZE;
-        prnn_cubin_key_summary(k, key_len, e);
-        e->payload_size = payload_len;
-        /* The name is the hash of the stored key: a damaged key shows up
-         * here even though no expected key is at hand. */
-        unsigned char d[32];
-        char name[33];
-        prnn_sha256(k, key_len, d);
-        prnn_hex(d, 16, name);
-        if (!e->is_temp && (strncmp(file, name, 32) != 0 ||
-                            strcmp(file + 32, PRNN_CUBIN_SUFFIX) != 0))
-            problem = "file name is not the hash of the stored key";
-        else if (check_payload)
-            problem = check_layout(data, n, 1, &key_len, &payload_len);
-    }
-    if (problem)
-        snprintf(e->problem, sizeof(e->problem), "%s", problem);
+    if (t == PRNN_TRUST_ABSENT)
+        e->vanished = 1;
     else
-        e->valid = 1;
-    free(data);
+        snprintf(e->problem, sizeof(e->problem), "%.159s", why);
 }
 
 /* Copies (s, n), or only its first word, into dst, cut to fit. */

@@ -6,11 +6,12 @@
 
 #include "jit/cubin_cache.h"
 
-/* "<dir>/<name><suffix>" into buf; -1 if it does not fit. */
-int prnn_cubin_path(char *buf, size_t size, const char *dir, const char *name,
-                    const char *suffix);
-
 /* Fills e's kernel, source, sm and nvrtc from the lines of a stored key. */
 void prnn_cubin_key_summary(const char *key, size_t len, prnn_cubin_entry *e);
+
+/* prnn_cubin_cache_inspect for file in the open directory dirfd (shared:
+ * it is PRNN_SHARED_CACHE_DIR, whose files may be anyone's). */
+void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
+                           int check_payload, prnn_cubin_entry *e);
 
 #endif

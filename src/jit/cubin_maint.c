@@ -1,6 +1,7 @@
 /* Listing, verifying and clearing the cubin cache (tools/prnn-cache). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "error.h"
 #include "jit/cubin_cache.h"
 #include "jit/cubin_file.h"
+#include "tuning/trusted_path.h"
 
 static int all_hex(const char *s, size_t n)
 {
@@ -51,13 +53,19 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Our file names in dir, sorted; NULL-terminated (malloc, free each). */
-static prnnStatus_t list_ours(const char *dir, char ***out, size_t *count)
+/* Our file names in the open directory dirfd, sorted (malloc, free each). */
+static prnnStatus_t list_ours(int dirfd, const char *dir, char ***out,
+                              size_t *count)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cannot open cache directory "
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cannot read cache directory "
                          "%s: %s", dir, strerror(errno));
+    }
+    rewinddir(d);
     char **names = NULL;
     size_t n = 0, cap = 0;
     prnnStatus_t s = PRNN_STATUS_SUCCESS;
@@ -103,35 +111,55 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
+/* dir opened for maintenance: trusted or not (the tool says which), but a
+ * directory. */
+static prnnStatus_t open_dir(const char *dir, prnn_trusted_dir *d)
+{
+    char why[PATH_MAX + 512];
+    switch (prnn_trusted_dir_inspect(dir, d, why, sizeof(why))) {
+    case PRNN_TRUST_OK:
+    case PRNN_TRUST_REFUSED:
+        return PRNN_STATUS_SUCCESS;
+    case PRNN_TRUST_ABSENT:
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s does not "
+                         "exist", dir);
+    case PRNN_TRUST_ERROR:
+        break;
+    }
+    return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory: %s", why);
+}
+
 prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
                                    prnn_cubin_entry_fn fn, void *user)
 {
+    prnn_trusted_dir d;
+    PRNN_TRY(open_dir(dir, &d));
     char **names = NULL;
     size_t n = 0;
-    prnnStatus_t s = list_ours(dir, &names, &n);
-    if (s)
-        return s;
-    prnn_cubin_entry *e = malloc(sizeof(*e));
-    if (!e && n) {
-        free_names(names, n);
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        prnn_cubin_cache_inspect(dir, names[i], check_payload, e);
+    prnnStatus_t s = list_ours(d.fd, dir, &names, &n);
+    prnn_cubin_entry *e = s ? NULL : malloc(sizeof(*e));
+    if (!s && !e)
+        s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    for (size_t i = 0; !s && i < n; i++) {
+        prnn_cubin_inspect_at(d.fd, d.shared, names[i], check_payload, e);
         if (fn(e, user))
             break;
     }
     free(e);
     free_names(names, n);
-    return PRNN_STATUS_SUCCESS;
+    prnn_trusted_dir_close(&d);
+    return s;
 }
 
 /* An entry: unlinked (a directory squatting on an entry's name is removed
  * when empty, as a store would). A file another process renamed or removed
  * meanwhile is gone either way. */
-static void remove_entry(const char *path, prnn_temp_sweep_result *r)
+static void remove_entry(int dirfd, const char *dir, const char *name,
+                         prnn_temp_sweep_result *r)
 {
-    if (unlink(path) == 0) {
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (unlinkat(dirfd, name, 0) == 0) {
         r->removed++;
         return;
     }
@@ -140,8 +168,9 @@ static void remove_entry(const char *path, prnn_temp_sweep_result *r)
         return;
     if (err == EISDIR || err == EPERM) {
         struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (rmdir(path) == 0)
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(st.st_mode)) {
+            if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
                 r->removed++;
             else
                 prnn_temp_note_failure(r, path, errno == ENOTEMPTY || errno == EEXIST
@@ -159,26 +188,28 @@ static void remove_entry(const char *path, prnn_temp_sweep_result *r)
 
 prnnStatus_t prnn_cubin_cache_clear(const char *dir, prnn_temp_sweep_result *r)
 {
+    memset(r, 0, sizeof(*r));
+    prnn_trusted_dir d;
+    PRNN_TRY(open_dir(dir, &d));
     char **names = NULL;
     size_t n = 0;
-    memset(r, 0, sizeof(*r));
-    prnnStatus_t s = list_ours(dir, &names, &n);
-    if (s)
+    prnnStatus_t s = list_ours(d.fd, dir, &names, &n);
+    if (s) {
+        prnn_trusted_dir_close(&d);
         return s;
+    }
     /* Goes on past what it cannot remove: one stuck file must not keep the
      * rest of the cache forever. */
     for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX];
         int temp;
         prnn_cubin_cache_is_ours(names[i], &temp);
-        if (prnn_cubin_path(path, sizeof(path), dir, names[i], "") != 0)
-            prnn_temp_note_failure(r, names[i], "path too long");
-        else if (temp) /* a live writer's is left to it */
-            prnn_temp_remove_abandoned(path, 0, r);
+        if (temp) /* a live writer's is left to it */
+            prnn_temp_remove_abandoned_at(d.fd, dir, names[i], 0, r);
         else
-            remove_entry(path, r);
+            remove_entry(d.fd, dir, names[i], r);
     }
     free_names(names, n);
+    prnn_trusted_dir_close(&d);
     if (r->failed)
         return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; "
                          "the first: %s", r->failed, r->failed == 1 ? "" : "s",

@@ -7,19 +7,60 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-int prnn_temp_create(char *tmpl)
+/* Six characters of randomness per try: getrandom when it answers at once,
+ * else the clock, the process and a counter mixed (O_EXCL makes a clash a
+ * retry, never a shared file). */
+static void random_suffix(char *out)
 {
-    int fd = mkostemp(tmpl, O_CLOEXEC);
-    if (fd < 0)
+    static const char set[] =
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    static unsigned long counter;
+    unsigned char r[6];
+    if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long x = (unsigned long long)ts.tv_nsec ^
+                               ((unsigned long long)ts.tv_sec << 30) ^
+                               ((unsigned long long)getpid() << 12) ^
+                               __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+        for (int i = 0; i < 6; i++) {
+            x ^= x >> 33;
+            x *= 0xff51afd7ed558ccdull;
+            r[i] = (unsigned char)(x >> 56);
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        out[i] = set[r[i] % (sizeof(set) - 1)];
+}
+
+int prnn_temp_create_at(int dirfd, char *name)
+{
+    size_t n = strlen(name);
+    if (n < 6 || strcmp(name + n - 6, "XXXXXX") != 0) {
+        errno = EINVAL;
         return -1;
-    /* Cannot block: nobody else knows the name yet. A filesystem without
-     * flock gives an unlocked file, which the age still protects. */
-    (void)flock(fd, LOCK_EX | LOCK_NB);
-    return fd;
+    }
+    for (int attempt = 0; attempt < 100; attempt++) {
+        random_suffix(name + n - 6);
+        int fd = openat(dirfd, name,
+                        O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            /* Cannot block: nobody else knows the name yet. A filesystem
+             * without flock gives an unlocked file, which the age still
+             * protects. */
+            (void)flock(fd, LOCK_EX | LOCK_NB);
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 static int alnum(char c)
@@ -49,11 +90,31 @@ void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path,
 void prnn_temp_remove_abandoned(const char *path, long long min_age,
                                 prnn_temp_sweep_result *r)
 {
+    prnn_temp_remove_abandoned_at(AT_FDCWD, NULL, path, min_age, r);
+}
+
+/* dir/name, or name alone when dir is NULL, for messages. */
+static void shown(char *buf, size_t size, const char *dir, const char *name)
+{
+    if (dir)
+        snprintf(buf, size, "%s/%s", dir, name);
+    else
+        snprintf(buf, size, "%s", name);
+}
+
+void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
+                                   long long min_age, prnn_temp_sweep_result *r)
+{
+    char path[PATH_MAX];
+    shown(path, sizeof(path), dir, name);
     /* O_NOFOLLOW: a link planted under a temporary name is not followed to
      * something else's lock; O_NONBLOCK: nor does a FIFO hang us. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) {
-        if (errno != ENOENT)
+        if (errno == ELOOP)
+            prnn_temp_note_failure(r, path, "a symbolic link, not a temporary "
+                                   "file of ours: left alone");
+        else if (errno != ENOENT)
             prnn_temp_note_failure(r, path, strerror(errno));
         return;
     }
@@ -70,7 +131,7 @@ void prnn_temp_remove_abandoned(const char *path, long long min_age,
         return;
     }
     /* Removed while locked: no writer can be half-way through it. */
-    if (unlink(path) == 0)
+    if (unlinkat(dirfd, name, 0) == 0)
         r->removed++;
     else if (errno != ENOENT)
         prnn_temp_note_failure(r, path, strerror(errno));
@@ -80,22 +141,34 @@ void prnn_temp_remove_abandoned(const char *path, long long min_age,
 void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user,
                      long long min_age, prnn_temp_sweep_result *r)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
         if (errno != ENOENT)
             prnn_temp_note_failure(r, dir, strerror(errno));
         return;
     }
-    struct dirent *ent;
-    char path[PATH_MAX];
-    while ((ent = readdir(d)) != NULL) {
-        if (!match(ent->d_name, user))
-            continue;
-        int n = snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
-        if (n < 0 || (size_t)n >= sizeof(path))
-            prnn_temp_note_failure(r, dir, "path too long");
-        else
-            prnn_temp_remove_abandoned(path, min_age, r);
+    prnn_temp_sweep_at(fd, dir, match, user, min_age, r);
+    close(fd);
+}
+
+void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match,
+                        void *user, long long min_age, prnn_temp_sweep_result *r)
+{
+    /* A descriptor of its own: closedir closes it. */
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        prnn_temp_note_failure(r, dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
     }
+    /* The duplicate shares the position of dirfd, which an earlier listing
+     * may have left at the end. */
+    rewinddir(d);
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL)
+        if (match(ent->d_name, user))
+            prnn_temp_remove_abandoned_at(dirfd, dir, ent->d_name, min_age, r);
     closedir(d);
 }

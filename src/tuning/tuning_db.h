@@ -144,7 +144,15 @@ typedef struct {
     unsigned n_origins;
     int files_rejected;  /* files ignored as a whole */
     size_t entries_skipped;
+    int out_of_memory;   /* a file was ignored for lack of memory, not for
+                          * what it holds: nothing to back up or to
+                          * remember as bad */
 } prnn_tuning_db;
+
+/* 1 when text is a JSON value (with white space around it) that cJSON would
+ * parse given the memory: tells a malformed file from cJSON running out of
+ * memory. Allocates nothing (json_syntax.c). */
+int prnn_json_syntax_ok(const char *text, size_t len);
 
 /*
  * Parses one file's text (len bytes, need not be NUL-terminated) and appends
@@ -152,7 +160,8 @@ typedef struct {
  * reported with prnn_log_append as "<origin>: ...":
  *  - file level (not JSON, trailing data, not an object, schema_version
  *    missing, not an integer or not PRNN_TUNING_SCHEMA_VERSION, entries
- *    missing or not an array, out of memory): nothing is appended, returns -1;
+ *    missing or not an array, out of memory): nothing is appended, returns -1
+ *    (out of memory also sets db->out_of_memory);
  *  - entry level (a missing, duplicated or wrongly typed field, a value out
  *    of range, an unknown mode, dtype, pass or config field): that entry is
  *    skipped, the others are kept, returns 0.

@@ -432,7 +432,8 @@ static const cJSON *check_file(const cJSON *root, const char *origin)
     return v;
 }
 
-static cJSON *parse_json(const char *text, size_t len, const char *origin)
+static cJSON *parse_json(const char *text, size_t len, const char *origin,
+                         int *out_of_memory)
 {
     if (len == 0) {
         prnn_log_append("%s: ignored: the file is empty", origin);
@@ -449,6 +450,7 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin)
     char *buf = malloc(len + 1);
     if (!buf) {
         prnn_log_append("%s: ignored: out of memory", origin);
+        *out_of_memory = 1;
         return NULL;
     }
     memcpy(buf, text, len);
@@ -458,7 +460,11 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin)
     size_t pos = (end && end >= buf && end <= buf + len) ? (size_t)(end - buf)
                                                         : len;
     size_t line, col;
-    if (!root) {
+    if (!root && prnn_json_syntax_ok(buf, len)) {
+        /* Valid JSON: cJSON ran out of memory, the file is fine. */
+        prnn_log_append("%s: ignored: out of memory", origin);
+        *out_of_memory = 1;
+    } else if (!root) {
         if (pos >= len) {
             prnn_log_append("%s: ignored: not valid JSON: the text ends early "
                             "(truncated file?)",
@@ -469,6 +475,8 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin)
                             "%zu, column %zu",
                             origin, line, col);
         }
+    }
+    if (!root) {
         free(buf);
         return NULL;
     }
@@ -494,7 +502,7 @@ int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
         origin = "tuning DB";
     if (!text)
         len = 0;
-    cJSON *root = parse_json(text, len, origin);
+    cJSON *root = parse_json(text, len, origin, &db->out_of_memory);
     if (!root) {
         db->files_rejected++;
         return -1;
@@ -503,6 +511,7 @@ int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
     unsigned origin_id = 0;
     if (entries && add_origin(db, origin, &origin_id)) {
         prnn_log_append("%s: ignored: out of memory", origin);
+        db->out_of_memory = 1;
         entries = NULL;
     }
     if (!entries) {
@@ -523,6 +532,7 @@ int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
                 continue;
             /* Half a file would be a silent lie: drop all of it. */
             db->count = first;
+            db->out_of_memory = 1;
             prnn_log_append("%s: ignored: out of memory", origin);
             cJSON_Delete(root);
             db->files_rejected++;

@@ -7,10 +7,15 @@
  * that later stores and prnn-cache can reclaim those of killed writers.
  *
  * A database path that is a symbolic link is followed to where it points
- * (say, into a dotfiles repository) and that file is replaced; a link to
- * anything but an existing regular file (/dev/null, a directory, nothing: a
- * dangling link) is refused with a message, before any lock file is made
- * beside its target, and so is a path that is itself not a regular file.
+ * (say, into a dotfiles repository) and that file is replaced, when the
+ * link is the user's (or root's) and the file it names is the user's; a
+ * link to anything but an existing regular file (/dev/null, a directory,
+ * nothing: a dangling link) is refused with a message, before any lock file
+ * is made beside its target, and so is a path that is itself not a regular
+ * file. The path is resolved once: from then on everything goes through
+ * the descriptor of the trusted directory that holds the file
+ * (trusted_path.h), with O_NOFOLLOW, so no file is created or replaced
+ * through a link planted meanwhile (the lock file included).
  */
 #include "tuning_db.h"
 
@@ -28,10 +33,19 @@
 #include "cache_dir.h"
 #include "error.h"
 #include "temp_files.h"
+#include "trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
+
+/* The file a store replaces, resolved once. */
+typedef struct {
+    const char *path; /* for messages: the file (a link's target) */
+    char dir[PATH_MAX];
+    const char *base; /* its name in dir */
+    prnn_trusted_dir d;
+} db_file;
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -39,42 +53,65 @@ static int write_all(int fd, const char *p, size_t n)
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
             return -1;
+        }
         p += w;
         n -= (size_t)w;
     }
     return 0;
 }
 
-/* Reads the existing file. 0 with *text NULL when there is none. */
-static int read_existing(const char *path, char **text, size_t *len,
-                         mode_t *mode)
+static prnnStatus_t fail_errno(const char *path, const char *what)
+{
+    return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path,
+                     what, strerror(errno));
+}
+
+/* Reads the existing file. SUCCESS with *text NULL when there is none. */
+static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len,
+                                  mode_t *mode)
 {
     *text = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = openat(f->d.fd, f->base,
+                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT)
+        return PRNN_STATUS_SUCCESS;
+    if (fd < 0 && errno == ELOOP)
+        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                         "tuning DB %s: became a symbolic link while being "
+                         "stored: refused", f->path);
     if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
+        return fail_errno(f->path, "cannot read the existing file");
     struct stat st;
+    char why[512];
     if (fstat(fd, &st) != 0) {
-        int err = errno;
+        prnnStatus_t s = fail_errno(f->path, "cannot read the existing file");
         close(fd);
-        errno = err;
-        return -1;
+        return s;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)PRNN_TUNING_MAX_FILE_BYTES) {
+    if (prnn_trusted_file_check(&f->d, &st, why, sizeof(why)) != 0) {
         close(fd);
-        errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
-        return -1;
+        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                         "tuning DB %s: the existing file is %s: not read and "
+                         "not replaced", f->path, why);
     }
-    *mode = st.st_mode & 0777;
+    if (st.st_size > (off_t)PRNN_TUNING_MAX_FILE_BYTES) {
+        close(fd);
+        errno = EFBIG;
+        return fail_errno(f->path, "cannot read the existing file");
+    }
+    /* Never group- or other-writable (the check above refuses those). */
+    *mode = st.st_mode & 0755;
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
         close(fd);
-        errno = ENOMEM;
-        return -1;
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
+                         "tuning DB %s: out of memory", f->path);
     }
     /* Reads at most the size fstat saw: the file cannot change under the
      * lock, except by a writer that ignores it. */
@@ -83,11 +120,10 @@ static int read_existing(const char *path, char **text, size_t *len,
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            int err = errno;
+            prnnStatus_t s = fail_errno(f->path, "cannot read the existing file");
             free(buf);
             close(fd);
-            errno = err;
-            return -1;
+            return s;
         }
         if (r == 0)
             break;
@@ -97,28 +133,31 @@ static int read_existing(const char *path, char **text, size_t *len,
     buf[n] = '\0';
     *text = buf;
     *len = n;
-    return 0;
+    return PRNN_STATUS_SUCCESS;
 }
 
-/* Keeps the bytes of a file we are about to replace as path.bad-<UTC time>,
- * written from memory so it works wherever the new file can be written. */
-static int backup(const char *path, const char *text, size_t len, char *bak,
+/* Keeps the bytes of a file we are about to replace as <path>.bad-<UTC
+ * time>, written from memory so it works wherever the new file can be
+ * written. The backup's path into bak. */
+static int backup(const db_file *f, const char *text, size_t len, char *bak,
                   size_t bak_size)
 {
-    char stamp[32];
+    char stamp[32], name[PATH_MAX];
     time_t now = time(NULL);
     struct tm tm;
     if (!gmtime_r(&now, &tm) ||
         !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
         snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
     for (int i = 0; i < 100; i++) {
-        int n = i ? snprintf(bak, bak_size, "%s.bad-%s-%d", path, stamp, i)
-                  : snprintf(bak, bak_size, "%s.bad-%s", path, stamp);
-        if (n < 0 || (size_t)n >= bak_size) {
+        int n = i ? snprintf(name, sizeof(name), "%s.bad-%s-%d", f->base, stamp, i)
+                  : snprintf(name, sizeof(name), "%s.bad-%s", f->base, stamp);
+        if (n < 0 || (size_t)n >= sizeof(name)) {
             errno = ENAMETOOLONG;
             return -1;
         }
-        int fd = open(bak, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        snprintf(bak, bak_size, "%s/%s", f->dir, name);
+        int fd = openat(f->d.fd, name,
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST)
             continue;
         if (fd < 0)
@@ -127,9 +166,12 @@ static int backup(const char *path, const char *text, size_t len, char *bak,
         if (rc == 0)
             rc = fsync(fd);
         int err = errno;
-        close(fd);
+        if (close(fd) != 0 && rc == 0) {
+            err = errno;
+            rc = -1;
+        }
         if (rc != 0) {
-            unlink(bak);
+            unlinkat(f->d.fd, name, 0);
             errno = err;
             return -1;
         }
@@ -180,19 +222,20 @@ static void dir_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
-/* Writes text to a temporary file beside path and renames it over path. On
- * failure nothing is left behind and errno says why; *what names the step. */
-static int replace_file(const char *path, const char *dir, const char *text,
-                        mode_t mode, const char **what)
+/* Writes text to a temporary file beside the database and renames it over
+ * it. On failure nothing is left behind and errno says why; *what names the
+ * step. */
+static int replace_file(const db_file *f, const char *text, mode_t mode,
+                        const char **what)
 {
     char tmp[PATH_MAX];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", f->base);
     if (n < 0 || (size_t)n >= sizeof(tmp)) {
         *what = "temporary file name";
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = prnn_temp_create(tmp);
+    int fd = prnn_temp_create_at(f->d.fd, tmp);
     if (fd < 0) {
         *what = "cannot create a temporary file";
         return -1;
@@ -211,36 +254,24 @@ static int replace_file(const char *path, const char *dir, const char *text,
     int err = errno;
     /* Renamed before the close that drops the temporary file's lock: a
      * sweeper never finds it unlocked under its temporary name. */
-    if (rc == 0 && rename(tmp, path) != 0) {
+    if (rc == 0 && renameat(f->d.fd, tmp, f->d.fd, f->base) != 0) {
         *what = "cannot rename the temporary file into place";
         err = errno;
         rc = -1;
     }
     if (rc != 0)
-        unlink(tmp);
-    if (close(fd) != 0 && rc == 0) {
-        *what = "cannot close the temporary file";
-        err = errno;
-        rc = -1;
-    }
+        unlinkat(f->d.fd, tmp, 0);
+    /* Its error is not ours: the data was fsync'ed before the rename, and
+     * the file is in place (Linux closes the descriptor either way). */
+    close(fd);
     if (rc != 0) {
         errno = err;
         return -1;
     }
     /* Makes the rename itself durable; best effort (some filesystems refuse
      * fsync on a directory, and the data is already safe either way). */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
+    (void)fsync(f->d.fd);
     return 0;
-}
-
-static prnnStatus_t fail_errno(const char *path, const char *what)
-{
-    return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path,
-                     what, strerror(errno));
 }
 
 static int base_matches(const char *name, void *base)
@@ -259,11 +290,15 @@ void prnn_tuning_db_sweep(const char *path, long long min_age,
 
 /* The file a store replaces: path (existing or not), or where the symbolic
  * link path points (into real, PATH_MAX bytes). Refused, with a message,
- * when that is not an existing regular file. */
+ * when that is not an existing regular file, when the link is another
+ * user's (it would choose which file we replace), or when the file it names
+ * is not ours (we would replace another user's file). */
 static prnnStatus_t resolve_target(const char *path, char *real,
                                    const char **target)
 {
     struct stat st;
+    char owner[300];
+    unsigned me = (unsigned)geteuid();
     *target = path;
     if (lstat(path, &st) != 0)
         return PRNN_STATUS_SUCCESS; /* a new database */
@@ -271,6 +306,14 @@ static prnnStatus_t resolve_target(const char *path, char *real,
         char link[PATH_MAX];
         ssize_t n = readlink(path, link, sizeof(link) - 1);
         link[n > 0 ? n : 0] = '\0';
+        if (st.st_uid != me && st.st_uid != 0) {
+            prnn_describe_owner((unsigned)st.st_uid, owner, sizeof(owner));
+            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                             "tuning DB %s is a symbolic link (to %s) owned by "
+                             "%s, not by you (uid %u) or root: refused, "
+                             "another user's link does not choose the file a "
+                             "store replaces", path, link, owner, me);
+        }
         if (!realpath(path, real))
             return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
                              "tuning DB %s is a symbolic link to %s, which %s%s: "
@@ -283,6 +326,14 @@ static prnnStatus_t resolve_target(const char *path, char *real,
                              "tuning DB %s is a symbolic link to %s, which is "
                              "not a regular file: make it point to one (or "
                              "remove the link)", path, real);
+        if (st.st_uid != me) {
+            prnn_describe_owner((unsigned)st.st_uid, owner, sizeof(owner));
+            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                             "tuning DB %s is a symbolic link to %s, which is "
+                             "owned by %s, not by you (uid %u): refused, a "
+                             "store would replace another user's file", path,
+                             real, owner, me);
+        }
         *target = real;
         return PRNN_STATUS_SUCCESS;
     }
@@ -294,25 +345,32 @@ static prnnStatus_t resolve_target(const char *path, char *real,
 }
 
 /* Under the lock: read, check, back up if needed, merge, write. */
-static prnnStatus_t store_locked(const char *path, const char *dir,
+static prnnStatus_t store_locked(const db_file *f,
                                  const prnn_tuning_entry *entries, size_t count)
 {
     char *text;
     size_t len;
     mode_t mode = 0644;
-    if (read_existing(path, &text, &len, &mode) != 0)
-        return fail_errno(path, "cannot read the existing file");
+    PRNN_TRY(read_existing(f, &text, &len, &mode));
 
     prnn_tuning_db old = {0};
     if (text) {
         char origin[PATH_MAX + 32];
-        snprintf(origin, sizeof(origin), "tuning DB %s", path);
+        snprintf(origin, sizeof(origin), "tuning DB %s", f->path);
         int rejected = prnn_tuning_db_parse(&old, text, len, origin) != 0;
+        if (old.out_of_memory) {
+            /* Not malformed: neither backed up nor replaced. */
+            free(text);
+            prnn_tuning_db_free(&old);
+            return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
+                             "tuning DB %s: out of memory reading the "
+                             "existing file; nothing written", f->path);
+        }
         if (rejected || old.entries_skipped) {
-            char bak[PATH_MAX + 64];
-            if (backup(path, text, len, bak, sizeof(bak)) != 0) {
+            char bak[2 * PATH_MAX + 64];
+            if (backup(f, text, len, bak, sizeof(bak)) != 0) {
                 prnnStatus_t st =
-                    fail_errno(path, "cannot back up the malformed file");
+                    fail_errno(f->path, "cannot back up the malformed file");
                 free(text);
                 prnn_tuning_db_free(&old);
                 return st;
@@ -321,11 +379,11 @@ static prnnStatus_t store_locked(const char *path, const char *dir,
                 prnn_log_append("tuning DB %s: the existing file is malformed "
                                 "(see above); kept it as %s and started a "
                                 "fresh one",
-                                path, bak);
+                                f->path, bak);
             else
                 prnn_log_append("tuning DB %s: %zu unreadable entries dropped "
                                 "(see above); the old file is kept as %s",
-                                path, old.entries_skipped, bak);
+                                f->path, old.entries_skipped, bak);
         }
         free(text);
     }
@@ -337,13 +395,58 @@ static prnnStatus_t store_locked(const char *path, const char *dir,
     free(all);
     if (!json)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
-                         "tuning DB %s: out of memory", path);
+                         "tuning DB %s: out of memory", f->path);
     const char *what = "";
-    prnnStatus_t st = replace_file(path, dir, json, mode, &what) == 0
+    prnnStatus_t st = replace_file(f, json, mode, &what) == 0
                           ? PRNN_STATUS_SUCCESS
-                          : fail_errno(path, what);
+                          : fail_errno(f->path, what);
     free(json);
     return st;
+}
+
+/* The lock file beside the database, created if needed, never through a
+ * link; locked exclusively. The fd, or -1 with the failure logged in *st. */
+static int lock_db(const db_file *f, prnnStatus_t *st)
+{
+    char name[PATH_MAX];
+    int n = snprintf(name, sizeof(name), "%s.lock", f->base);
+    if (n < 0 || (size_t)n >= sizeof(name)) {
+        errno = ENAMETOOLONG;
+        *st = fail_errno(f->path, "cannot open the lock file");
+        return -1;
+    }
+    int lfd = openat(f->d.fd, name,
+                     O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (lfd < 0 && errno == ELOOP) {
+        *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                        "tuning DB %s: the lock file %s/%s is a symbolic link: "
+                        "refused (prnn creates no file through a link; remove "
+                        "it)", f->path, f->dir, name);
+        return -1;
+    }
+    if (lfd < 0) {
+        *st = fail_errno(f->path, "cannot open the lock file");
+        return -1;
+    }
+    struct stat sb;
+    char why[512];
+    if (fstat(lfd, &sb) != 0 ||
+        prnn_trusted_file_check(&f->d, &sb, why, sizeof(why)) != 0) {
+        *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                        "tuning DB %s: the lock file %s/%s is %s: refused",
+                        f->path, f->dir, name, why);
+        close(lfd);
+        return -1;
+    }
+    int rc;
+    while ((rc = flock(lfd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        *st = fail_errno(f->path, "cannot lock the lock file");
+        close(lfd);
+        return -1;
+    }
+    return lfd;
 }
 
 prnnStatus_t prnn_tuning_db_store_many(const char *path,
@@ -376,31 +479,32 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
         }
     }
 
-    char dir[PATH_MAX], lock[PATH_MAX];
-    dir_of(path, dir, sizeof(dir));
-    int n = snprintf(lock, sizeof(lock), "%s.lock", path);
-    if (n < 0 || (size_t)n >= sizeof(lock)) {
-        errno = ENAMETOOLONG;
-        return fail_errno(path, "path too long");
+    db_file f;
+    f.path = path;
+    dir_of(path, f.dir, sizeof(f.dir));
+    const char *slash = strrchr(path, '/');
+    f.base = slash ? slash + 1 : path;
+    if (!f.base[0]) {
+        errno = EISDIR;
+        return fail_errno(path, "not a file name");
     }
-    if (prnn_mkdir_p(dir) != 0)
+    if (prnn_mkdir_p(f.dir) != 0)
         return fail_errno(path, "cannot create its directory");
-    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lfd < 0)
-        return fail_errno(path, "cannot open the lock file");
-    int rc;
-    while ((rc = flock(lfd, LOCK_EX)) != 0 && errno == EINTR)
-        ;
-    if (rc != 0) {
-        prnnStatus_t st = fail_errno(path, "cannot lock the lock file");
-        close(lfd);
-        return st;
+    char why[PATH_MAX + 512];
+    if (prnn_trusted_dir_open(f.dir, &f.d, why, sizeof(why)) != PRNN_TRUST_OK)
+        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
+                         "tuning DB %s: not written: %s", path, why);
+    prnnStatus_t st = PRNN_STATUS_SUCCESS;
+    int lfd = lock_db(&f, &st);
+    if (lfd >= 0) {
+        st = store_locked(&f, entries, count);
+        close(lfd); /* releases the lock */
+        /* Killed writers' temporary files, old enough (temp_files.h). */
+        prnn_temp_sweep_result swept = {0};
+        prnn_temp_sweep_at(f.d.fd, f.dir, base_matches, (void *)f.base,
+                           PRNN_TEMP_STALE_SECONDS, &swept);
     }
-    prnnStatus_t st = store_locked(path, dir, entries, count);
-    close(lfd); /* releases the lock */
-    /* Killed writers' temporary files, old enough (temp_files.h). */
-    prnn_temp_sweep_result swept = {0};
-    prnn_tuning_db_sweep(path, PRNN_TEMP_STALE_SECONDS, &swept);
+    prnn_trusted_dir_close(&f.d);
     return st;
 }
 

@@ -28,6 +28,7 @@
 #include "embedded.h"
 #include "error.h"
 #include "note_once.h"
+#include "trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -36,6 +37,7 @@
 typedef struct {
     prnn_tuning_db db;
     int refs;
+    int transient; /* the file could not be read this time: not cached */
 } shared_db;
 
 typedef struct {
@@ -45,7 +47,11 @@ typedef struct {
     struct timespec mtime;
 } file_id;
 
-static pthread_once_t shipped_once = PTHREAD_ONCE_INIT;
+/* Parsed once, under the mutex, and never changed after: lookups read it
+ * without the lock. Loaded again by the next lookup when it ran out of
+ * memory (a lack of memory must not cost the process its database). */
+static pthread_mutex_t shipped_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int shipped_loaded;
 static prnn_tuning_db shipped_db;
 
 static pthread_mutex_t user_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -69,13 +75,26 @@ int prnn_tuning_user_db_path(char *buf, size_t size)
     return (n < 0 || (size_t)n >= size - len) ? -1 : 0;
 }
 
-static void load_shipped(void)
+static const prnn_tuning_db *shipped(void)
 {
-    char origin[300];
-    for (const prnn_embedded_file *f = prnn_tuning_db_files; f->name; f++) {
-        snprintf(origin, sizeof(origin), "shipped tuning DB %s", f->name);
-        prnn_tuning_db_parse(&shipped_db, f->data, f->size, origin);
+    pthread_mutex_lock(&shipped_mutex);
+    if (!shipped_loaded) {
+        char origin[300];
+        prnn_tuning_db db = {0};
+        for (const prnn_embedded_file *f = prnn_tuning_db_files; f->name; f++) {
+            snprintf(origin, sizeof(origin), "shipped tuning DB %s", f->name);
+            prnn_tuning_db_parse(&db, f->data, f->size, origin);
+        }
+        if (db.out_of_memory) {
+            prnn_tuning_db_free(&db);
+        } else {
+            shipped_db = db;
+            shipped_loaded = 1;
+        }
     }
+    int loaded = shipped_loaded;
+    pthread_mutex_unlock(&shipped_mutex);
+    return loaded ? &shipped_db : NULL;
 }
 
 static void release(shared_db *s)
@@ -144,8 +163,13 @@ static shared_db *load_user(int fd, const char *path)
     size_t len = 0;
     char *text = read_all(fd, &len);
     if (!text) {
-        prnn_log_append("%s: ignored: cannot read it: %s", origin,
-                        strerror(errno));
+        /* Out of memory or an I/O error says nothing about the file's
+         * contents: not to be remembered as rejected (acquire_user). */
+        s->transient = 1;
+        s->db.out_of_memory = errno == ENOMEM;
+        prnn_log_append("%s: ignored: %s%s", origin,
+                        s->db.out_of_memory ? "out of memory" : "cannot read it: ",
+                        s->db.out_of_memory ? "" : strerror(errno));
         s->db.files_rejected = 1;
         return s;
     }
@@ -192,6 +216,79 @@ static void note_if_dangling(const char *path)
                    "which does not exist", path, target);
 }
 
+/* Drops the cached user DB (a file that can no longer be read, or is no
+ * longer trusted, must not be used from memory either). Returns 1 when
+ * path was already the one forgotten: its note was given. */
+static int forget_cached(const char *path)
+{
+    pthread_mutex_lock(&user_mutex);
+    int known = strcmp(user_cached_path, path) == 0 && !user_cached;
+    if (!known)
+        snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
+    shared_db *old = user_cached;
+    user_cached = NULL;
+    pthread_mutex_unlock(&user_mutex);
+    release(old);
+    return known;
+}
+
+/* The user DB at path, opened for reading after the trust checks
+ * (trusted_path.h): its directory trusted, the file it names (a symbolic
+ * link is followed: the link itself is in that directory, so it is the
+ * user's) a regular file owned by the user or root and writable by nobody
+ * else. The fd and its fstat, or -1 when there is none or it is refused
+ * (noted once). */
+static int open_user_db(const char *path, struct stat *st)
+{
+    char dir[PATH_MAX], why[PATH_MAX + 512];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    prnn_trusted_dir d;
+    switch (prnn_trusted_dir_open(dir, &d, why, sizeof(why))) {
+    case PRNN_TRUST_OK:
+        break;
+    case PRNN_TRUST_ABSENT:
+        return -1; /* no directory, no DB: the normal case before tuning */
+    case PRNN_TRUST_REFUSED:
+    case PRNN_TRUST_ERROR:
+        forget_cached(path);
+        prnn_note_once("user tuning DB %s: ignored: %s", path, why);
+        return -1;
+    }
+    /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
+    int fd = base[0] ? openat(d.fd, base, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    int open_errno = base[0] ? errno : EISDIR;
+    if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
+        /* Exists but unreadable: worth a note, once per path. */
+        if (!forget_cached(path))
+            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
+                            path, strerror(open_errno));
+    } else if (fd < 0) {
+        /* no user DB: the normal case before any tuning run */
+        if (open_errno == ENOENT)
+            note_if_dangling(path);
+    } else if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
+        close(fd);
+        fd = -1;
+    } else if (prnn_trusted_file_check(&d, st, why, sizeof(why)) != 0) {
+        forget_cached(path);
+        prnn_note_once("user tuning DB %s: ignored: it is %s; prnn reads "
+                       "tuning data only from files nobody else can write",
+                       path, why);
+        close(fd);
+        fd = -1;
+    }
+    prnn_trusted_dir_close(&d);
+    return fd;
+}
+
 /* The current user DB with a reference for the caller, or NULL when there is
  * none. The identity comes from fstat of the descriptor that is read, so the
  * cached text and the identity always belong to the same file. */
@@ -202,36 +299,10 @@ static shared_db *acquire_user(void)
         note_no_path();
         return NULL;
     }
-    /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    int open_errno = errno;
     struct stat st;
-    if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
-        /* Exists but unreadable: worth a note, once per path. */
-        pthread_mutex_lock(&user_mutex);
-        int known = strcmp(user_cached_path, path) == 0 && !user_cached;
-        if (!known)
-            snprintf(user_cached_path, sizeof(user_cached_path), "%s", path);
-        shared_db *old = user_cached;
-        user_cached = NULL;
-        pthread_mutex_unlock(&user_mutex);
-        if (!known)
-            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
-                            path, strerror(open_errno));
-        release(old);
+    int fd = open_user_db(path, &st);
+    if (fd < 0)
         return NULL;
-    }
-    if (fd < 0) {
-        /* no user DB: the normal case before any tuning run */
-        if (open_errno == ENOENT)
-            note_if_dangling(path);
-        return NULL;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
     file_id id = {st.st_dev, st.st_ino, st.st_size, st.st_mtim};
 
     pthread_mutex_lock(&user_mutex);
@@ -248,8 +319,15 @@ static shared_db *acquire_user(void)
     /* Read and parsed outside the mutex (see the top of this file). */
     s = load_user(fd, path);
     close(fd);
-    if (!s)
+    if (!s) {
+        prnn_log_append("user tuning DB %s: ignored: out of memory", path);
         return NULL;
+    }
+    /* Out of memory, or a read that failed, says nothing about the file:
+     * used (empty) this once, never remembered, so the next lookup reads
+     * it again. */
+    if (s->transient || s->db.out_of_memory)
+        return s;
     shared_db *old = NULL;
     pthread_mutex_lock(&user_mutex);
     if (user_cached && strcmp(user_cached_path, path) == 0 &&
@@ -273,9 +351,9 @@ static shared_db *acquire_user(void)
 int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
                        void *ctx, prnn_tuning_result *result)
 {
-    pthread_once(&shipped_once, load_shipped);
+    const prnn_tuning_db *ship = shipped();
     shared_db *user = acquire_user();
-    int found = prnn_tuning_search(user ? &user->db : NULL, &shipped_db, key,
+    int found = prnn_tuning_search(user ? &user->db : NULL, ship, key,
                                    fits, ctx, result);
     release(user);
     return found;

@@ -35,6 +35,17 @@ void jit_test_rmtree(const char *path)
 
 void jit_test_use_cache_dir(const char *dir) { setenv("PRNN_CACHE_DIR", dir, 1); }
 
+prnn_cubin_key jit_test_fake_key(char d)
+{
+    static char text[] = "made-up key for a jit test";
+    prnn_cubin_key k;
+    k.text = text;
+    k.len = strlen(text);
+    memset(k.name, d, 32);
+    k.name[32] = '\0';
+    return k;
+}
+
 int jit_test_count_files(const char *dir, const char *substr)
 {
     DIR *d = opendir(dir);

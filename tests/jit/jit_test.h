@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "jit/cubin_cache.h"
 #include "prnn.h"
 
 extern int test_failures;
@@ -37,6 +38,11 @@ int jit_test_count_files(const char *dir, const char *substr);
 /* The number of "*.cubin" entries in dir; the path of one of them into
  * buf ("" when there is none). */
 int jit_test_entries(const char *dir, char *buf, size_t size);
+
+/* A made-up cache key for the tests that need no NVRTC: its text is
+ * "made-up key for a jit test", its name the hex digit d 32 times (the name
+ * is all a store uses to place it; a load compares the text). */
+prnn_cubin_key jit_test_fake_key(char d);
 
 /* 1 if the substring occurs in the calling thread's prnn log. */
 int jit_test_log_has(const char *substr);

@@ -109,6 +109,7 @@ static int reader(int start_fd, const char *done_path)
             absent++;
             break;
         case PRNN_CUBIN_BAD:
+        case PRNN_CUBIN_NO_DIR:
             if (bad++ < 5)
                 fprintf(stderr, "reader saw a bad entry: %s\n", why);
             break;

@@ -24,22 +24,11 @@
 static const char payload[] = "\177ELF pretend cubin";
 
 /* A key whose name is hex digit d repeated (the name is all a store uses). */
-static prnn_cubin_key fake_key(char d)
-{
-    static char text[] = "fake key";
-    prnn_cubin_key k;
-    k.text = text;
-    k.len = strlen(text);
-    memset(k.name, d, 32);
-    k.name[32] = '\0';
-    return k;
-}
-
 /* Entry d's path, made a directory (with a file in it when full). */
 static void directory_at_entry(const char *dir, char d, int full, char *path,
                                size_t size)
 {
-    snprintf(path, size, "%s/%s%s", dir, fake_key(d).name, PRNN_CUBIN_SUFFIX);
+    snprintf(path, size, "%s/%s%s", dir, jit_test_fake_key(d).name, PRNN_CUBIN_SUFFIX);
     CHECK(mkdir(path, 0755) == 0);
     if (full) {
         char inner[PATH_MAX + 8];
@@ -52,7 +41,7 @@ static void directory_at_entry(const char *dir, char d, int full, char *path,
 
 static void store(const char *dir, char d)
 {
-    prnn_cubin_key k = fake_key(d);
+    prnn_cubin_key k = jit_test_fake_key(d);
     char why[PATH_MAX + 256] = "";
     int rc = prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why,
                                     sizeof(why));
@@ -144,12 +133,50 @@ static void test_clear_goes_on(void)
     free(dir);
 }
 
+/* A scan callback that removes every file after the first: what a
+ * concurrent prnn-cache clear does between the listing and the reading. */
+static int remove_the_rest(const prnn_cubin_entry *e, void *user)
+{
+    int *seen = user;
+    if ((*seen)++ == 0) {
+        const char *dir = getenv("PRNN_TEST_SCAN_DIR");
+        prnn_temp_sweep_result r;
+        CHECK_STATUS(prnn_cubin_cache_clear(dir, &r), PRNN_STATUS_SUCCESS);
+        CHECK(r.removed == 3);
+        CHECK(!e->vanished && e->has_stat);
+        return 0;
+    }
+    /* Gone, not bad: no problem, and no size or age to show. */
+    CHECK(e->vanished && !e->has_stat && !e->valid && !e->problem[0]);
+    CHECK(e->file_size == 0 && e->mtime == 0);
+    return 0;
+}
+
+static void test_scan_vanished(void)
+{
+    char *dir = jit_test_tmpdir("cache-vanish");
+    store(dir, '1');
+    store(dir, '2');
+    temp_file(dir, '3', "Killed", 0, 0);
+    setenv("PRNN_TEST_SCAN_DIR", dir, 1);
+    int seen = 0;
+    CHECK_STATUS(prnn_cubin_cache_scan(dir, 1, remove_the_rest, &seen),
+                 PRNN_STATUS_SUCCESS);
+    CHECK(seen == 3);
+    printf("scan: files removed by a concurrent clear are reported as "
+           "vanished, not bad\n");
+    jit_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     test_store_sweeps();
     test_empty_directory_replaced();
     test_clear_goes_on();
+    test_scan_vanished();
     return jit_test_finish("jit-cache-temp-files: stale temporary files swept "
                            "by stores, live ones kept, an empty directory "
-                           "replaced, clear goes on past what it cannot remove");
+                           "replaced, clear goes on past what it cannot "
+                           "remove, files removed during a scan are not bad");
 }

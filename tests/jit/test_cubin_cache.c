@@ -410,7 +410,8 @@ int main(void)
     test_damage("bad magic", bad_magic, "bad magic", 1);
     test_damage("other format version", other_format, "another cache format", 1);
     test_damage("forged key", forged_key, "stored key differs", 1);
-    test_damage("directory in the way", directory_in_the_way, "Is a directory", 0);
+    test_damage("directory in the way", directory_in_the_way,
+                "a directory, not a regular file", 0);
     test_unusable_directory();
     test_maintenance();
     return jit_test_finish("jit-cubin-cache: cold miss, warm hit, damaged "

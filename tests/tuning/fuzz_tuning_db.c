@@ -4,7 +4,10 @@
  *  - every entry the parser accepts passes prnn_tuning_entry_check;
  *  - the search over the result terminates and returns an entry that exists,
  *    of the key's pass;
- *  - format(parse(x)) parses back to the same entries, with no complaint.
+ *  - format(parse(x)) parses back to the same entries, with no complaint;
+ *  - no input reads as "out of memory" (nothing here runs out): the
+ *    allocation-free syntax check that tells cJSON's out-of-memory from a
+ *    malformed file never passes a text cJSON rejects.
  * Built and run by run_fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
 #include <stdint.h>
@@ -84,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     prnn_tuning_db db = {0};
     prnn_log_clear();
     prnn_tuning_db_parse(&db, (const char *)data, size, "fuzz");
+    REQUIRE(!db.out_of_memory);
 
     prnn_tuning_entry *all = malloc((db.count ? db.count : 1) * sizeof(*all));
     REQUIRE(all != NULL);

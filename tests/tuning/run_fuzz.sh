@@ -67,6 +67,7 @@ if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         -I"$include" -I"$src/src" \
         "$src/tests/tuning/fuzz_tuning_db.c" \
         "$src/src/tuning/tuning_db_parse.c" \
+        "$src/src/tuning/json_syntax.c" \
         "$src/src/tuning/tuning_db_bounds.c" \
         "$src/src/tuning/tuning_db_format.c" \
         "$src/src/tuning/tuning_entry.c" \

@@ -23,6 +23,7 @@
 #include "tool_cli.h"
 #include "tuning/cache_dir.h"
 #include "tuning/temp_files.h"
+#include "tuning/trusted_path.h"
 #include "tuning/tuning_db.h"
 
 static void usage(FILE *f)
@@ -49,9 +50,10 @@ static void usage(FILE *f)
             "  --version    prnn-cache's version (and the loaded library's)\n");
     tool_help_exit_status(
         f, "done (list also when it shows bad entries)",
-        "verify found a bad entry, the directory could not be read or a "
-        "file could not be removed, or there is no cache directory (no $HOME "
-        "and no --dir)",
+        "verify found a bad entry (one prnn would not load included) or the "
+        "directory is one prnn does not trust, the directory could not be "
+        "read or a file could not be removed, or there is no cache directory "
+        "(no $HOME and no --dir)",
         0);
 }
 
@@ -71,7 +73,7 @@ static void format_age(long long seconds, char *buf, size_t size)
 
 typedef struct {
     int verify;
-    int entries, temps, bad;
+    int entries, temps, bad, vanished;
     unsigned long long bytes;
     long long now;
 } scan_state;
@@ -79,13 +81,26 @@ typedef struct {
 static int print_entry(const prnn_cubin_entry *e, void *user)
 {
     scan_state *st = user;
-    char age[32];
-    format_age(st->now - e->mtime, age, sizeof(age));
+    char age[32] = "";
+    /* Removed by a concurrent clear (or replaced by a store) between the
+     * listing and the reading: nothing is wrong with the cache, and there
+     * is no size or age to show. */
+    if (e->vanished) {
+        st->vanished++;
+        printf("%-38s  removed meanwhile (a concurrent clear or store)\n",
+               e->file);
+        return 0;
+    }
+    if (e->has_stat)
+        format_age(st->now - e->mtime, age, sizeof(age));
     if (e->is_temp) {
         /* A writer's file in flight, or debris of a crash: not an error. */
         st->temps++;
-        printf("%-38s  temporary file (%llu bytes, %s old)\n", e->file,
-               e->file_size, age);
+        if (e->has_stat && !e->problem[0])
+            printf("%-38s  temporary file (%llu bytes, %s old)\n", e->file,
+                   e->file_size, age);
+        else
+            printf("%-38s  temporary file: %s\n", e->file, e->problem);
         return 0;
     }
     st->entries++;
@@ -99,7 +114,7 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
             printf("BAD  %s  %s\n", e->file, e->problem);
         return 0;
     }
-    if (e->valid || e->kernel[0])
+    if (e->has_stat && (e->valid || e->kernel[0]))
         printf("%-38s  %-24s %-22s sm_%-4d nvrtc %-6s %8llu B  %5s%s%s\n",
                e->file, e->kernel, e->source, e->sm, e->nvrtc, e->file_size,
                age, e->valid ? "" : "  BAD: ", e->valid ? "" : e->problem);
@@ -136,16 +151,31 @@ static void list_db_temps(const char *db, scan_state *st)
     closedir(d);
 }
 
+/* Says when prnn would not use dir (trusted_path.h). 1 when it would not. */
+static int note_untrusted(const char *dir)
+{
+    prnn_trusted_dir d;
+    char why[PATH_MAX + 512];
+    prnn_trust_result t = prnn_trusted_dir_inspect(dir, &d, why, sizeof(why));
+    prnn_trusted_dir_close(&d);
+    if (t != PRNN_TRUST_REFUSED)
+        return 0;
+    fprintf(stderr, "prnn-cache: note: %s; prnn neither loads nor stores "
+            "kernels there\n", why);
+    return 1;
+}
+
 static int scan(const char *dir, const char *db, int verify)
 {
     struct stat sb;
-    scan_state st = {verify, 0, 0, 0, 0, (long long)time(NULL)};
+    scan_state st = {verify, 0, 0, 0, 0, 0, (long long)time(NULL)};
     if (db)
         list_db_temps(db, &st);
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         printf("cache directory %s does not exist: no entries\n", dir);
         return TOOL_EXIT_OK;
     }
+    int untrusted = note_untrusted(dir);
     prnnStatus_t s = prnn_cubin_cache_scan(dir, verify, print_entry, &st);
     if (s) {
         fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
@@ -157,9 +187,14 @@ static int scan(const char *dir, const char *db, int verify)
         printf(", %d temporary file%s", st.temps, st.temps == 1 ? "" : "s");
     if (verify || st.bad)
         printf(", %d bad", st.bad);
+    if (st.vanished)
+        printf(", %d removed meanwhile", st.vanished);
+    if (untrusted)
+        printf(", not trusted");
     printf("\n");
-    /* list shows bad entries; only verify fails on them. */
-    return verify && st.bad ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
+    /* list shows bad entries; only verify fails on them, and on a
+     * directory prnn would not use. */
+    return verify && (st.bad || untrusted) ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }
 
 static int clear(const char *dir, const char *db)
@@ -222,6 +257,12 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_VERSION: a->version = 1; return 0;
     case OPT_DIR:
         a->dir = value;
+        if (strlen(value) >= PATH_MAX) {
+            snprintf(err, n, "--%s: the path is %zu characters long, more than a "
+                     "path may have (PATH_MAX %d)", name, strlen(value),
+                     PATH_MAX);
+            return -1;
+        }
         return tool_parse_path(name, value, err, n);
     }
     snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
@@ -275,11 +316,26 @@ int main(int argc, char **argv)
     const char *dir = a.dir;
     if (!dir) {
         if (prnn_cache_dir(buf, sizeof(buf)) != 0) {
-            fprintf(stderr, "prnn-cache: no cache directory (set PRNN_CACHE_DIR "
-                            "or HOME, or pass --dir)\n");
+            char why[512];
+            prnn_cache_dir_explain(why, sizeof(why));
+            fprintf(stderr, "prnn-cache: no cache directory: %s (pass --dir)\n",
+                    why);
             return TOOL_EXIT_FAILURE;
         }
         dir = buf;
+    }
+    /* Something else where the directory should be: said as such, before
+     * a listing or a clear would report it as files it could not read. */
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        char err[PATH_MAX + 200];
+        snprintf(err, sizeof(err), "%s is %s, not a directory: %s names the "
+                 "cache directory", dir, prnn_file_kind(sb.st_mode),
+                 a.dir ? "--dir" : "PRNN_CACHE_DIR (or the default)");
+        if (a.dir)
+            return tool_bad_args("prnn-cache", err);
+        fprintf(stderr, "prnn-cache: %s\n", err);
+        return TOOL_EXIT_FAILURE;
     }
     /* The user tuning DB that goes with this directory. */
     char db[PATH_MAX + 16];
