@@ -507,8 +507,11 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
  * of memory must not cost the process its database. */
 static void test_shipped_db_first_load(void)
 {
-    prnn_tuning_key k = {"NVIDIA H100 80GB HBM3", 9, 0, 132, PRNN_RNN_TANH,
-                         PRNN_DATA_FLOAT, 256, 1, 4, PRNN_PASS_FORWARD};
+    prnn_tuning_key k = {.gpu_name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .cc_minor = 0,
+                         .sm_count = 132,
+                         .rnn = {.mode = PRNN_RNN_TANH, .dtype = PRNN_DATA_FLOAT, .hidden = 256,
+                                 .layers = 1, .dirs = 1, .mini_batch = 4},
+                         .pass = PRNN_PASS_FORWARD};
     unsetenv("PRNN_TUNING_DB");
     setenv("PRNN_CACHE_DIR", "/nonexistent/prnn-test", 1);
     long n = -1;

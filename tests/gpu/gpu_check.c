@@ -1,6 +1,9 @@
 /* The GPU suites' shared harness: see gpu_check.h. */
 #include "gpu_check.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +22,10 @@ pthread_mutex_t gc_print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const prnn_cuda_driver *cu;
 static CUcontext primary_ctx;
-static char tuning_db[] = "/tmp/prnn-test-tuning-XXXXXX";
+/* The scratch user DB: tuning.json in a private directory (prnn writes a
+ * DB only in a directory nobody else can write: /tmp itself is refused). */
+static char tuning_dir[] = "/tmp/prnn-test-tuning-XXXXXX";
+static char tuning_db[sizeof(tuning_dir) + 16];
 static int next_case;
 
 /* ---- the device operations: the GPU ---- */
@@ -317,13 +323,12 @@ int gc_start(void)
     }
     /* Autotuned cases record their winners: into a scratch user DB, never
      * into the user's own. */
-    int tfd = mkstemp(tuning_db);
-    if (tfd < 0) {
-        printf("FAIL: cannot create a scratch tuning DB in /tmp\n");
+    if (!mkdtemp(tuning_dir)) {
+        printf("FAIL: cannot create a scratch tuning DB directory in /tmp: %s\n",
+               strerror(errno));
         return 1;
     }
-    close(tfd);
-    unlink(tuning_db); /* the writer creates it */
+    snprintf(tuning_db, sizeof(tuning_db), "%s/tuning.json", tuning_dir);
     setenv("PRNN_TUNING_DB", tuning_db, 1);
     return 0;
 }
@@ -338,10 +343,14 @@ void gc_print_header(const char *prog, int ncases)
 int gc_finish(int passed, int ncases)
 {
     printf("seed %llu (rerun with --seed %llu)\n", gc.seed, gc.seed);
-    unlink(tuning_db);
-    char lock[sizeof(tuning_db) + 8];
-    snprintf(lock, sizeof(lock), "%s.lock", tuning_db); /* the writer's flock file */
-    unlink(lock);
+    /* the DB, its lock file and whatever else the writer left there */
+    DIR *dir = opendir(tuning_dir);
+    for (struct dirent *e; dir && (e = readdir(dir));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(dir), e->d_name, 0);
+    if (dir)
+        closedir(dir);
+    rmdir(tuning_dir);
     return passed == ncases ? 0 : 1;
 }
 
