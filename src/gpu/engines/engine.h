@@ -178,4 +178,13 @@ const prnn_engine *prnn_engine_find(const char *name);
 /* The names of every engine, ", "-separated, into buf (for messages). */
 void prnn_engine_names(char *buf, size_t size);
 
+/* Parts engines share (engine_common.c). For an engine without a
+ * configuration: fits accepts any, candidates gives the one empty
+ * configuration. release for a pass plan whose state is one heap block. */
+int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
+                         size_t n);
+int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
+                          prnn_engine_config *out, int max);
+void prnn_engine_free_state(prnn_pass_plan *pp);
+
 #endif

@@ -531,12 +531,6 @@ static size_t scratch(const prnn_pass_plan *pp)
     return g ? scratch_bytes(g) : 0;
 }
 
-static void release(prnn_pass_plan *pp)
-{
-    free(pp->state);
-    pp->state = NULL;
-}
-
 const prnn_engine prnn_persistent_engine = {
     .name = "persistent",
     .fields = prnn_tile_fields,
@@ -555,7 +549,7 @@ const prnn_engine prnn_persistent_engine = {
     .forward_layer = prnn_persistent_forward_layer,
     .backward_layer = prnn_persistent_backward_layer,
     .describe = describe,
-    .release = release,
+    .release = prnn_engine_free_state,
 };
 
 const prnn_engine prnn_small_h_engine = {
@@ -576,5 +570,5 @@ const prnn_engine prnn_small_h_engine = {
     .forward_layer = prnn_persistent_forward_layer,
     .backward_layer = prnn_persistent_backward_layer,
     .describe = describe,
-    .release = release,
+    .release = prnn_engine_free_state,
 };

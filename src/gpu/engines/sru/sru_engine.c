@@ -200,12 +200,6 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     info->units_per_block = k->threads * k->upt;
 }
 
-static void release(prnn_pass_plan *pp)
-{
-    free(pp->state);
-    pp->state = NULL;
-}
-
 const prnn_engine prnn_sru_engine = {
     .name = "sru-scan",
     .fields = prnn_sru_fields,
@@ -223,5 +217,5 @@ const prnn_engine prnn_sru_engine = {
     .workspace = workspace,
     .run = prnn_sru_run,
     .describe = describe,
-    .release = release,
+    .release = prnn_engine_free_state,
 };

@@ -58,28 +58,6 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
     return 0;
 }
 
-static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
-{
-    (void)q;
-    (void)c;
-    (void)why;
-    (void)n;
-    return 0;
-}
-
-/* It has no configuration: one candidate. */
-static int candidates(const prnn_engine_query *q, int search, size_t max_scratch,
-                      prnn_engine_config *out, int max)
-{
-    (void)q;
-    (void)search;
-    (void)max_scratch;
-    if (max < 1)
-        return 0;
-    memset(out, 0, sizeof(*out));
-    return 1;
-}
-
 /*
  * A step: one cuBLASLt GEMM (forward h R^T: B x G.H x H; backward dg R:
  * B x H x G.H, the same work) and one pointwise kernel, each launched from
@@ -365,17 +343,11 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     info->path = PRNN_PATH_STANDARD;
 }
 
-static void release(prnn_pass_plan *pp)
-{
-    free(pp->state);
-    pp->state = NULL;
-}
-
 const prnn_engine prnn_standard_engine = {
     .name = "standard",
     .supports = supports,
-    .fits = fits,
-    .candidates = candidates,
+    .fits = prnn_engine_fits_any,
+    .candidates = prnn_engine_no_config,
     .estimate = estimate,
     .call_setup = call_setup,
     .format = format,
@@ -386,5 +358,5 @@ const prnn_engine prnn_standard_engine = {
     .forward_layer = forward_layer,
     .backward_layer = backward_layer,
     .describe = describe,
-    .release = release,
+    .release = prnn_engine_free_state,
 };

@@ -78,27 +78,6 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
     return 0;
 }
 
-static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
-{
-    (void)q;
-    (void)c;
-    (void)why;
-    (void)n;
-    return 0;
-}
-
-static int candidates(const prnn_engine_query *q, int search, size_t max_scratch,
-                      prnn_engine_config *out, int max)
-{
-    (void)q;
-    (void)search;
-    (void)max_scratch;
-    if (max < 1)
-        return 0;
-    memset(out, 0, sizeof(*out));
-    return 1;
-}
-
 /*
  * A step: one launch from the host (about 3 us to enqueue and start on an
  * H100) and the layer's W and R read from L2 once per warp row group; the
@@ -332,17 +311,11 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
                        ((key->mini_batch + st->rows_per_warp - 1) / st->rows_per_warp);
 }
 
-static void release(prnn_pass_plan *pp)
-{
-    free(pp->state);
-    pp->state = NULL;
-}
-
 const prnn_engine prnn_step_engine = {
     .name = "step",
     .supports = supports,
-    .fits = fits,
-    .candidates = candidates,
+    .fits = prnn_engine_fits_any,
+    .candidates = prnn_engine_no_config,
     .estimate = estimate,
     .call_setup = call_setup,
     .format = format,
@@ -352,5 +325,5 @@ const prnn_engine prnn_step_engine = {
     .workspace = workspace,
     .run = run,
     .describe = describe,
-    .release = release,
+    .release = prnn_engine_free_state,
 };

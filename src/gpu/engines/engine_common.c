@@ -1,0 +1,34 @@
+/* What several engines share: the callbacks of an engine without a
+ * configuration, and the release of a state that is one heap block. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/engines/engine.h"
+
+int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
+                         size_t n)
+{
+    (void)q;
+    (void)c;
+    (void)why;
+    (void)n;
+    return 0;
+}
+
+int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
+                          prnn_engine_config *out, int max)
+{
+    (void)q;
+    (void)search;
+    (void)max_scratch;
+    if (max < 1)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    return 1;
+}
+
+void prnn_engine_free_state(prnn_pass_plan *pp)
+{
+    free(pp->state);
+    pp->state = NULL;
+}
