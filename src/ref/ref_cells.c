@@ -1,5 +1,5 @@
 /*
- * The per-mode cell equations (DESIGN.md section 4), forward and backward,
+ * The per-mode cell equations (docs/ARCHITECTURE.md section 5), forward and backward,
  * for the rows of one step. The products W x and R h arrive precomputed
  * (proj, rec), so this file holds all of the nonlinear math and nothing else.
  *

@@ -11,7 +11,7 @@
  * every type; 16-bit storage is converted to float on load (exactly) and
  * rounded to nearest even on store.
  *
- * The equations are DESIGN.md section 4 (cuDNN / PyTorch):
+ * The equations are docs/ARCHITECTURE.md section 5 (cuDNN / PyTorch):
  *   RELU/TANH h = f(W x + R h' + bW + bR)
  *   LSTM  i,f,o = sigmoid(W_* x + R_* h' + bW_* + bR_*),
  *         g = tanh(W_g x + R_g h' + bW_g + bR_g), c = f c' + i g, h = o tanh(c)

@@ -95,7 +95,7 @@ int main(void)
     bench_args a;
     char err[512];
 
-    /* Defaults: the full sweep of DESIGN.md §8. */
+    /* Defaults: the full sweep (docs/ARCHITECTURE.md section 8). */
     EXPECT(PARSE(&a, "-v") == 0, "%s", err);
     EXPECT(a.n_modes == 3 && a.modes[0] == PRNN_RNN_TANH &&
                a.modes[1] == PRNN_LSTM && a.modes[2] == PRNN_GRU,

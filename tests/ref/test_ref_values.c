@@ -1,6 +1,6 @@
 /*
  * Forward values of tiny problems against the equations written out by hand
- * (DESIGN.md section 4), so that the reference is pinned to the cuDNN /
+ * (docs/ARCHITECTURE.md section 5), so that the reference is pinned to the cuDNN /
  * PyTorch definitions and not only consistent with itself:
  *  - matrix orientation (W[j][k] multiplies x[k], R[j][k] multiplies h[k]);
  *  - LSTM gate order i, f, g, o and GRU r, z, n (every gate has its own

@@ -214,7 +214,7 @@ typedef struct {
 static const prnnRNNMode_t full_modes[] = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
 static const int full_hidden[] = {256, 512, 1024, 2048};
 static const int full_batch[] = {1, 4, 8, 16, 64};
-/* DESIGN.md section 8's sweep, for both passes: for training it is also
+/* The default sweep (docs/ARCHITECTURE.md section 8), for both passes: for training it is also
  * the grid the training-step issue names (T = 256, one layer, float and
  * half). */
 static const default_grid full_grid = {LIST(full_modes), LIST(full_hidden),

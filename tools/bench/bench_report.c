@@ -40,7 +40,7 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
         fprintf(f,
 "math: strict: float data runs FP32 everywhere in both (prnn\n"
 "  PRNN_DEFAULT_MATH, cuDNN CUDNN_FMA_MATH; cuDNN's DEFAULT_MATH would\n"
-"  silently run its fp32 input GEMM in TF32, see shared/BASELINES.md); half\n"
+"  silently run its fp32 input GEMM in TF32, see docs/ARCHITECTURE.md); half\n"
 "  and bfloat16 use tensor cores in both (cuDNN CUDNN_TENSOR_OP_MATH).\n");
     fprintf(f,
 "timing: µs per timestep = median over %d calls / T. One call = one forward\n"

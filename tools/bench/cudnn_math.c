@@ -17,7 +17,7 @@ int bench_cudnn_math_choices(prnnDataType_t t, bench_math math,
     switch (t) {
     case PRNN_DATA_FLOAT:
         /* Strict: FMA_MATH, since DEFAULT_MATH would run the fp32 input
-         * GEMM in TF32 (shared/BASELINES.md) while prnn's default does
+         * GEMM in TF32 (docs/ARCHITECTURE.md section 4) while prnn's default does
          * not. */
         if (math == BENCH_MATH_TF32) {
             c[0] = (bench_cudnn_math){CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH,

@@ -3,7 +3,7 @@
  * candidate tiles scored by a cost model of one step (hand-off latency,
  * reading h_{t-1} from L2, the products, weights re-read from shared or
  * global memory, barriers). The model's constants come from measurements on
- * an H100 (shared/BASELINES.md); the autotuner replaces its guesses with
+ * an H100 (docs/ARCHITECTURE.md section 1); the autotuner replaces its guesses with
  * timings.
  */
 #ifndef PRNN_PERSISTENT_HEURISTIC_H

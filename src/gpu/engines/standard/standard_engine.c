@@ -63,7 +63,7 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * B x H x G.H, the same work) and one pointwise kernel, each launched from
  * the host. The launches and the library's fixed cost set its floor
  * (cuDNN's STANDARD, the same scheme, runs 11-40 us per step on an H100:
- * shared/BASELINES.md); the GEMM's time its slope, at the rate such a GEMM
+ * docs/ARCHITECTURE.md section 1); the GEMM's time its slope, at the rate such a GEMM
  * reaches: tensor cores for 16-bit data, strict FP32 or FP64 otherwise, R
  * read from L2 every step. The SIMT rate falls with the batch (the GEMM's
  * M): on the H200, 1024-wide layers ran at 19-22 TFLOPS at B = 256 and
