@@ -10,7 +10,10 @@
 #     the installed, instrumented libprnn as a user would build them, and
 #     an uninstrumented program cannot load an ASan library ("ASan runtime
 #     does not come first"). The fuzzers are left out of this build: they
-#     build themselves with clang and ASan (tests/fuzz, tests/tuning).
+#     build themselves with clang and ASan (tests/fuzz, tests/tuning). So is
+#     the package suite: it checks what ships (the wheel's contents, which
+#     must not need libasan; consumers and python3, uninstrumented programs
+#     that cannot load an ASan library) and runs in tools/run-tests.sh.
 #  2. ThreadSanitizer: a third build (-Db_sanitize=thread) of the tests that
 #     run threads (concurrent lookups and stores, parallel compiles, the
 #     reserve registry, the fault tests), and those tests.
@@ -45,7 +48,7 @@ skip_slow=()
 [ "${PRNN_SAN_SKIP_SLOW:-0}" = 1 ] && skip_slow=(--no-suite slow)
 say "sanitizers: ASan+UBSan, every suite (timeouts x$mult)"
 meson test -C "$build" --print-errorlogs --timeout-multiplier "$mult" \
-    --no-suite examples "${skip_slow[@]}" || rc=$?
+    --no-suite examples --no-suite package "${skip_slow[@]}" || rc=$?
 say "sanitizers: ASan+UBSan, examples-install (examples built with the sanitizers)"
 CC="${CC:-cc} -fsanitize=address,undefined" \
     meson test -C "$build" --print-errorlogs --timeout-multiplier "$mult" \
