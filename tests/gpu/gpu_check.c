@@ -1,9 +1,7 @@
 /* The GPU suites' shared harness: see gpu_check.h. */
 #include "gpu_check.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +13,7 @@
 #include "cuda/cuda_driver.h"
 #include "dtype.h"
 #include "../needs_libs.h"
+#include "../test_rmtree.h"
 
 gc_options gc = {.repeat = 1};
 pthread_mutex_t gc_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -344,13 +343,7 @@ int gc_finish(int passed, int ncases)
 {
     printf("seed %llu (rerun with --seed %llu)\n", gc.seed, gc.seed);
     /* the DB, its lock file and whatever else the writer left there */
-    DIR *dir = opendir(tuning_dir);
-    for (struct dirent *e; dir && (e = readdir(dir));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlinkat(dirfd(dir), e->d_name, 0);
-    if (dir)
-        closedir(dir);
-    rmdir(tuning_dir);
+    test_rmtree(tuning_dir);
     return passed == ncases ? 0 : 1;
 }
 

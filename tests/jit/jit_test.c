@@ -1,9 +1,10 @@
 #include "jit_test.h"
 
 #include <dirent.h>
-#include <ftw.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../test_rmtree.h"
 
 int test_failures;
 
@@ -19,18 +20,9 @@ char *jit_test_tmpdir(const char *tag)
     return strdup(d);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag,
-                  struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 void jit_test_rmtree(const char *path)
 {
-    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_rmtree(path);
 }
 
 void jit_test_use_cache_dir(const char *dir) { setenv("PRNN_CACHE_DIR", dir, 1); }

@@ -1,12 +1,12 @@
 #include "tuning_test.h"
 
 #include <dirent.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "../test_rmtree.h"
 
 int test_failures;
 
@@ -34,18 +34,9 @@ char *test_mkdtemp(void)
     return strdup(d);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 void test_rm_rf(const char *path)
 {
-    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_rmtree(path);
 }
 
 int test_write_file(const char *path, const char *text)
