@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "descriptors.h"
+#include "dtype.h"
 
 #define CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 #define ROUND_UP(a, b) (CEIL_DIV(a, b) * (b))
@@ -30,7 +31,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     *g = (prnn_kernel_geometry){0};
     g->shape = *shape;
     g->gates = G;
-    g->acc_bytes = shape->key.dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    g->acc_bytes = (int)prnn_dtype_math_size(shape->key.dtype);
     const int bwd = shape->pass == PRNN_PASS_BACKWARD_DATA;
     /* rnn_config.cuh: KPU, KD and GOUT (backward gates are padded to an even
      * length for the mma engine's pairs) */

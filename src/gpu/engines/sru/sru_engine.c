@@ -160,7 +160,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     /* every SRU buffer is rows x dirs x H elements (the projection 4 of
      * them), of the data type or the accumulation type */

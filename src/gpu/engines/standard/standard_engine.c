@@ -158,7 +158,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
     const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
     if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {
