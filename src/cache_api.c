@@ -5,7 +5,6 @@
  * (prnn-cache, python -m prnn.cache) lists, verifies and clears the same
  * files by the same rules.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -95,39 +94,18 @@ static int visit_entry(const prnn_cubin_entry *e, void *user)
     return c->stopped;
 }
 
-/* The tuning DB's temporary files, in directory order; a folder that cannot
- * be read has none to show (the DB's writer reports its own problems). */
-static void visit_db_temps(const char *db, scan_ctx *c)
+/* One of the tuning DB's temporary files (prnn_temp_each_tuning_db; a
+ * folder that cannot be read has none to show: the DB's writer reports its
+ * own problems). */
+static int visit_db_temp(const char *path, const char *name, const struct stat *st, void *user)
 {
-    const char *slash = strrchr(db, '/');
-    char folder[PATH_MAX];
-    if (!slash)
-        snprintf(folder, sizeof(folder), ".");
-    else if (slash == db)
-        snprintf(folder, sizeof(folder), "/");
-    else
-        snprintf(folder, sizeof(folder), "%.*s", (int)(slash - db), db);
-    const char *base = slash ? slash + 1 : db;
-    DIR *d = opendir(folder);
-    if (!d)
-        return;
-    struct dirent *ent;
-    while (!c->stopped && (ent = readdir(d)) != NULL) {
-        if (!prnn_temp_is_tuning_db(ent->d_name, base))
-            continue;
-        char path[PATH_MAX + 256];
-        struct stat st;
-        snprintf(path, sizeof(path), "%s%s%s", strcmp(folder, "/") ? folder : "",
-                 "/", ent->d_name);
-        if (lstat(path, &st) != 0)
-            continue; /* renamed by its writer meanwhile */
-        prnnCacheFile_t f = {sizeof(f), PRNN_CACHE_FILE_TUNING_DB_TEMPORARY,
-                             path, ent->d_name, 1, "", "", "", 0, "",
-                             (unsigned long long)st.st_size,
-                             (long long)st.st_mtime};
-        c->stopped = c->callback(&f, c->user) != 0;
-    }
-    closedir(d);
+    scan_ctx *c = user;
+    prnnCacheFile_t f = {sizeof(f), PRNN_CACHE_FILE_TUNING_DB_TEMPORARY,
+                         path, name, 1, "", "", "", 0, "",
+                         (unsigned long long)st->st_size,
+                         (long long)st->st_mtime};
+    c->stopped = c->callback(&f, c->user) != 0;
+    return c->stopped;
 }
 
 prnnStatus_t prnnScanKernelCache(const char *dir, const char *tuningDB,
@@ -143,7 +121,7 @@ prnnStatus_t prnnScanKernelCache(const char *dir, const char *tuningDB,
     const char *db = resolve_db(tuningDB, dir, db_buf, sizeof(db_buf));
     scan_ctx c = {callback, userData, dir, 0};
     if (db)
-        visit_db_temps(db, &c);
+        prnn_temp_each_tuning_db(db, visit_db_temp, &c);
     if (c.stopped || dir_missing(dir))
         return PRNN_STATUS_SUCCESS;
     return prnn_cubin_cache_scan(dir, verify, visit_entry, &c);

@@ -80,6 +80,35 @@ int prnn_temp_is_tuning_db(const char *name, const char *base)
     return 1;
 }
 
+void prnn_temp_each_tuning_db(const char *db, prnn_temp_visit_fn visit, void *user)
+{
+    const char *slash = strrchr(db, '/');
+    char folder[PATH_MAX];
+    if (!slash)
+        snprintf(folder, sizeof(folder), ".");
+    else if (slash == db)
+        snprintf(folder, sizeof(folder), "/");
+    else
+        snprintf(folder, sizeof(folder), "%.*s", (int)(slash - db), db);
+    const char *base = slash ? slash + 1 : db;
+    DIR *d = opendir(folder);
+    if (!d)
+        return;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        if (!prnn_temp_is_tuning_db(ent->d_name, base))
+            continue;
+        char path[PATH_MAX + 256];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", strcmp(folder, "/") ? folder : "", ent->d_name);
+        if (lstat(path, &st) != 0)
+            continue; /* renamed by its writer meanwhile */
+        if (visit(path, ent->d_name, &st, user))
+            break;
+    }
+    closedir(d);
+}
+
 void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path,
                             const char *reason)
 {

@@ -34,6 +34,15 @@ int prnn_temp_create_at(int dirfd, char *name);
  * file of the tuning DB named base. */
 int prnn_temp_is_tuning_db(const char *name, const char *base);
 
+/* Calls visit for each temporary file of the tuning DB at path db (in its
+ * directory, in directory order), with the file's path, its name and its
+ * lstat; a file renamed by its writer meanwhile is skipped. Stops when
+ * visit returns nonzero. A directory that cannot be read has none. */
+struct stat;
+typedef int (*prnn_temp_visit_fn)(const char *path, const char *name, const struct stat *st,
+                                  void *user);
+void prnn_temp_each_tuning_db(const char *db, prnn_temp_visit_fn visit, void *user);
+
 typedef struct {
     int removed;     /* abandoned files removed */
     int kept;        /* a live writer's, or younger than the age asked for */

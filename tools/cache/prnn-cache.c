@@ -9,7 +9,6 @@
  * the user tuning database, of which only the temporary files of killed
  * writers are listed and removed. Exit statuses: see usage().
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -123,32 +122,17 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
     return 0;
 }
 
-/* Lists the tuning DB's temporary files; counts them in st. */
-static void list_db_temps(const char *db, scan_state *st)
+/* Lists one of the tuning DB's temporary files; counts it in st. */
+static int list_db_temp(const char *path, const char *name, const struct stat *sb, void *user)
 {
-    const char *slash = strrchr(db, '/');
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - db) : 1,
-             slash ? db : ".");
-    const char *base = slash ? slash + 1 : db;
-    DIR *d = opendir(dir[0] ? dir : "/");
-    if (!d)
-        return;
-    struct dirent *ent;
-    while ((ent = readdir(d)) != NULL) {
-        if (!prnn_temp_is_tuning_db(ent->d_name, base))
-            continue;
-        char path[PATH_MAX * 2], age[32];
-        struct stat sb;
-        snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
-        if (lstat(path, &sb) != 0)
-            continue;
-        format_age(st->now - (long long)sb.st_mtime, age, sizeof(age));
-        st->temps++;
-        printf("%-38s  tuning DB temporary file (%lld bytes, %s old)\n", path,
-               (long long)sb.st_size, age);
-    }
-    closedir(d);
+    (void)name;
+    scan_state *st = user;
+    char age[32];
+    format_age(st->now - (long long)sb->st_mtime, age, sizeof(age));
+    st->temps++;
+    printf("%-38s  tuning DB temporary file (%lld bytes, %s old)\n", path,
+           (long long)sb->st_size, age);
+    return 0;
 }
 
 /* Says when prnn would not use dir (trusted_path.h). 1 when it would not. */
@@ -170,7 +154,7 @@ static int scan(const char *dir, const char *db, int verify)
     struct stat sb;
     scan_state st = {verify, 0, 0, 0, 0, 0, (long long)time(NULL)};
     if (db)
-        list_db_temps(db, &st);
+        prnn_temp_each_tuning_db(db, list_db_temp, &st);
     if (stat(dir, &sb) != 0 && errno == ENOENT) {
         printf("cache directory %s does not exist: no entries\n", dir);
         return TOOL_EXIT_OK;
