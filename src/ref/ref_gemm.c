@@ -89,15 +89,19 @@ static void kernel_4x4(size_t kb, const double *ap, const double *bp,
         const double *x = ap + p * MR, *y = bp + p * NR + q0;
         double b0 = y[0], b1 = y[1], b2 = y[2], b3 = y[3];
         double a0 = x[0], a1 = x[1], a2 = x[2], a3 = x[3];
+        /* clang-format off */
         c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3;
         c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3;
         c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3;
         c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3;
+        /* clang-format on */
     }
+    /* clang-format off */
     t[0][q0] = c00; t[0][q0 + 1] = c01; t[0][q0 + 2] = c02; t[0][q0 + 3] = c03;
     t[1][q0] = c10; t[1][q0 + 1] = c11; t[1][q0 + 2] = c12; t[1][q0 + 3] = c13;
     t[2][q0] = c20; t[2][q0 + 1] = c21; t[2][q0 + 2] = c22; t[2][q0 + 3] = c23;
     t[3][q0] = c30; t[3][q0 + 1] = c31; t[3][q0 + 2] = c32; t[3][q0 + 3] = c33;
+    /* clang-format on */
 }
 
 static void kernel_generic(size_t kb, const double *ap, const double *bp,
@@ -135,16 +139,20 @@ kernel_avx2(size_t kb, const double *ap, const double *bp, double *c,
         ref_v4d a2 = {x[2], x[2], x[2], x[2]};
         ref_v4d a3 = {x[3], x[3], x[3], x[3]};
         ref_v4d m;
+        /* clang-format off */
         m = a0 * b0; c00 += m; m = a0 * b1; c01 += m;
         m = a1 * b0; c10 += m; m = a1 * b1; c11 += m;
         m = a2 * b0; c20 += m; m = a2 * b1; c21 += m;
         m = a3 * b0; c30 += m; m = a3 * b1; c31 += m;
+        /* clang-format on */
     }
     double t[MR][NR];
+    /* clang-format off */
     *(ref_v4d *)&t[0][0] = c00; *(ref_v4d *)&t[0][4] = c01;
     *(ref_v4d *)&t[1][0] = c10; *(ref_v4d *)&t[1][4] = c11;
     *(ref_v4d *)&t[2][0] = c20; *(ref_v4d *)&t[2][4] = c21;
     *(ref_v4d *)&t[3][0] = c30; *(ref_v4d *)&t[3][4] = c31;
+    /* clang-format on */
     add_tile(t, c, ldc, mr, nr);
 }
 #endif

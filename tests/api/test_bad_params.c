@@ -17,6 +17,7 @@
 #define DIRS 2
 #define MINI 3
 
+/* clang-format off */
 static const rnn_shape base_shape = {
     .mode = PRNN_LSTM, .hidden = HIDDEN, .layers = LAYERS,
     .direction = PRNN_BIDIRECTIONAL, .input = INPUT, .seq = T_STEPS,
@@ -415,6 +416,7 @@ static const bad_case cases[] = {
     {"plan info structSize 0", c_planinfo_struct_size, BAD, "structSize"},
     {"plan info NULL", c_planinfo_null, BAD, "info"},
 };
+/* clang-format on */
 
 int main(void)
 {

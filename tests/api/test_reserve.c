@@ -82,6 +82,7 @@ static void expect_mismatch(const char *what, void (*change)(rnn_shape *),
     fixture_teardown(&b);
 }
 
+/* clang-format off */
 static void longer(rnn_shape *s) { s->seq = 4; s->batch[3] = 1; }
 static void reordered_batches(rnn_shape *s) { s->batch[1] = 3; s->batch[2] = 1; }
 static void smaller_mini_batch(rnn_shape *s) { s->batch[0] = 2; }
@@ -95,6 +96,7 @@ static void one_layer(rnn_shape *s) { s->layers = 1; }
 static void unidirectional(rnn_shape *s) { s->direction = PRNN_UNIDIRECTIONAL; }
 static void tensor_op_math(rnn_shape *s) { s->math = PRNN_TENSOR_OP_MATH; }
 static void standard_algo(rnn_shape *s) { s->algo = PRNN_RNN_ALGO_STANDARD; }
+/* clang-format on */
 
 static const struct {
     const char *what;

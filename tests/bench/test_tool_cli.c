@@ -31,6 +31,7 @@ typedef struct {
     const char *run[6];
 } tool_case;
 
+/* clang-format off */
 static const tool_case tools[] = {
     {"prnn-bench", 1, 0,
      {{{"--bogus"}, "unknown option --bogus"},
@@ -78,6 +79,7 @@ static const tool_case tools[] = {
                  "only"}},
      {NULL}},
 };
+/* clang-format on */
 
 static void check_help(const tool_case *t, const char *exe, const char *flag)
 {

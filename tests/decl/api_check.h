@@ -40,6 +40,7 @@ void api_check_field(const char *type, const char *field,
 int api_check_finish(const char *test, const char *header,
                      const char *version);
 
+/* clang-format off */
 #define API_CHECK_STR2(x) #x
 #define API_CHECK_STR(x) API_CHECK_STR2(x)
 
@@ -79,4 +80,5 @@ int api_check_finish(const char *test, const char *header,
     handles(API_CHECK_HANDLE)                                                 \
     functions(API_CHECK_FUNCTION)
 
+/* clang-format on */
 #endif

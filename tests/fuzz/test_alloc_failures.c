@@ -44,6 +44,7 @@ typedef struct {
     float dropout;
 } shape;
 
+/* clang-format off */
 static const shape shapes[] = {
     {"lstm bidir 2 layers dropout", PRNN_LSTM, 5, 2, 3, 3, PRNN_BIDIRECTIONAL,
      PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT, {3, 2, 2, 0}, 0.25f},
@@ -56,6 +57,7 @@ static const shape shapes[] = {
     {"sru bidir 2 layers", PRNN_SRU, 4, 2, 3, 3, PRNN_BIDIRECTIONAL,
      PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT, {2, 2, 1, 0}, 0.5f},
 };
+/* clang-format on */
 
 static size_t elem(prnnDataType_t t)
 {

@@ -663,6 +663,7 @@ void gc_add(gc_cases *v, void *c)
 }
 
 /* Forced tiles (see gpu_check.h); the suites pick from this one list. */
+/* clang-format off */
 const gc_forced_tile gc_forced_tiles[] = {
     {{.mode = PRNN_RNN_TANH, .hidden = 256, .batch = 64, .layers = 1, .dirs = 1,
       .dtype = PRNN_DATA_FLOAT},
@@ -697,6 +698,7 @@ const gc_forced_tile gc_forced_tiles[] = {
      "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=24 smem_slots=0 "
      "mma=0 handoff=0 batch_groups=8", 48, 1408},
 };
+/* clang-format on */
 const int gc_forced_tile_count = (int)(sizeof(gc_forced_tiles) / sizeof(gc_forced_tiles[0]));
 
 void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(void *c))

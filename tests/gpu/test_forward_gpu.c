@@ -218,6 +218,7 @@ out:
 
 /* ---- the sweep ---- */
 
+/* clang-format off */
 /* SRU under its other conventions (gc_sru_conventions): the sru package's
  * with an input as wide as the output (x' = x split across directions at
  * every layer) and as wide as one direction (u3 at layer 0, the split at
@@ -353,6 +354,7 @@ static void build_sweep(int full)
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
 }
+/* clang-format on */
 
 static void report(int i)
 {

@@ -724,6 +724,7 @@ out:
 
 /* ---- the sweep ---- */
 
+/* clang-format off */
 /* The grid: mode x hidden x batch x data type; quick takes one (layers,
  * directions) combination per point, rotating through the four, full takes
  * all four; two-layer cases alternate dropout on and off in blocks of four
@@ -887,6 +888,7 @@ static void build_sweep(int full)
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
 }
+/* clang-format on */
 
 static void report(int i)
 {

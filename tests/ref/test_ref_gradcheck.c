@@ -150,10 +150,12 @@ static int run_case(const gc_case *c)
     rt_free(&bufs[RS]);
     ptr[WS] = rt_alloc(&bufs[WS], prnn_ref_workspace_bytes(&g.q.p));
     ptr[RS] = rt_alloc(&bufs[RS], prnn_ref_reserve_bytes(&g.q.p));
+    /* clang-format off */
     g.x = ptr[X]; g.hx = ptr[HX]; g.cx = ptr[CX]; g.w = ptr[W];
     g.y = ptr[Y]; g.hy = ptr[HY]; g.cy = ptr[CY];
     g.dy = ptr[DY]; g.dhy = ptr[DHY]; g.dcy = ptr[DCY];
     g.ws = ptr[WS]; g.rs = ptr[RS];
+    /* clang-format on */
     double *dx = ptr[DX], *dhx = ptr[DHX], *dcx = ptr[DCX], *dw = ptr[DW];
 
     size_t *widx = malloc(g.n_w * sizeof(size_t));

@@ -11,6 +11,7 @@
 
 void bench_usage(FILE *f, const char *prog)
 {
+    /* clang-format off */
     fprintf(f,
 "usage: %s [options]\n"
 "\n"
@@ -81,6 +82,7 @@ void bench_usage(FILE *f, const char *prog)
 "  -h, --help         this text\n"
 "  --version          prnn-bench's version (and the loaded library's)\n",
             prog);
+    /* clang-format on */
     tool_help_exit_status(
         f,
         "the sweep ran (an implementation that failed at a point is shown "

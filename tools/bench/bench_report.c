@@ -31,6 +31,7 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
     fprintf(f, "prnn-bench: prnn %s on %s\n", m->prnn_version, m->device);
     fprintf(f, "driver: %s; cuDNN: %s\n", m->driver, m->cudnn);
     fprintf(f, "date: %s\n", m->date);
+    /* clang-format off */
     if (m->math && strcmp(m->math, "tf32") == 0)
         fprintf(f,
 "math: tf32: float data may use TF32 tensor cores in the non-recurrent\n"
@@ -77,6 +78,7 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  the best cuDNN algorithm (best by whole step). µs per timestep.\n",
                 BENCH_BWD_DATA_TARGET);
     fputc('\n', f);
+    /* clang-format on */
     fflush(f);
 }
 
@@ -342,12 +344,14 @@ static void fmt_ms(char *buf, size_t n, double v)
 
 void bench_cold_table(FILE *f, const bench_cold_result *c, int n)
 {
+    /* clang-format off */
     fprintf(f,
 "\ncold start: prnn plan time in ms (wall clock of prnnPrepareRNN; plan =\n"
 "  planMs, compile = compileMs from prnnGetRNNPlanInfo). empty cache: a fresh\n"
 "  process with an empty PRNN_CACHE_DIR; memory: a second handle in that\n"
 "  process; disk: another fresh process with the cache the first one filled;\n"
 "  process: from that first process's start (cuInit, context) to its plan.\n");
+    /* clang-format on */
     fprintf(f, "%-5s %-5s %5s %5s | %8s %8s %8s %-9s | %8s %-9s | %8s "
                "%-9s | %8s\n",
             "mode", "dtype", "H", "B", "empty", "plan", "compile", "kernel",

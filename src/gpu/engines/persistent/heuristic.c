@@ -207,6 +207,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
     const int B = shape->key.mini_batch;
     /* Both engines where tensor cores are allowed: at small batch the FMA
      * engine's shorter dependency chain can win. */
+    /* clang-format off */
     for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
     for (int gi = 0; gi < ngroup_opts && group_opts[gi] <= B; gi++) {
         const int groups = group_opts[gi];
@@ -253,6 +254,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
             }
         }
     }
+    /* clang-format on */
 ranked_out:;
     ranked *r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
     if (!r) {
