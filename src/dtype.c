@@ -24,7 +24,10 @@ const char *prnn_dtype_name(prnnDataType_t t)
     return "invalid";
 }
 
-int prnn_dtype_valid(prnnDataType_t t) { return prnn_dtype_size(t) != 0; }
+int prnn_dtype_valid(prnnDataType_t t)
+{
+    return prnn_dtype_size(t) != 0;
+}
 
 static uint32_t float_bits(float f)
 {
@@ -89,7 +92,10 @@ uint16_t prnn_float_to_half(float f)
     return (uint16_t)(sign | half);
 }
 
-float prnn_bf16_to_float(uint16_t b) { return bits_float((uint32_t)b << 16); }
+float prnn_bf16_to_float(uint16_t b)
+{
+    return bits_float((uint32_t)b << 16);
+}
 
 uint16_t prnn_float_to_bf16(float f)
 {

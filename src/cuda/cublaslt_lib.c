@@ -12,25 +12,21 @@ static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
 static char load_message[PRNN_DL_MESSAGE_SIZE];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-#define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)               \
+#define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)                                    \
     PRNN_DL_SPEC(prnn_cublaslt, name, symbol, required)
-static const prnn_dl_symbol_spec specs[] = {
-    PRNN_LT_FUNCTIONS(PRNN_CUBLASLT_SPEC)
-};
+static const prnn_dl_symbol_spec specs[] = {PRNN_LT_FUNCTIONS(PRNN_CUBLASLT_SPEC)};
 
 static prnnStatus_t load(void)
 {
-    static const char *const sonames[] = {"libcublasLt.so.13",
-                                          "libcublasLt.so.12",
+    static const char *const sonames[] = {"libcublasLt.so.13", "libcublasLt.so.12",
                                           "libcublasLt.so", NULL};
     prnn_dl_candidates c;
     prnn_dl_toolkit_candidates(&c, "PRNN_CUBLASLT_LIBRARY", sonames);
     void *lib;
-    prnnStatus_t s = prnn_dl_load(
-        "the cuBLASLt library (set PRNN_CUBLASLT_LIBRARY to its path)",
-        c.paths, specs, sizeof(specs) / sizeof(specs[0]), NULL, &lt,
-        PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, load_message,
-        sizeof(load_message), &lib);
+    prnnStatus_t s = prnn_dl_load("the cuBLASLt library (set PRNN_CUBLASLT_LIBRARY to its path)",
+                                  c.paths, specs, sizeof(specs) / sizeof(specs[0]), NULL, &lt,
+                                  PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, load_message,
+                                  sizeof(load_message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&lt, 0, sizeof(lt));
         return s;
@@ -40,7 +36,10 @@ static prnnStatus_t load(void)
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void) { load_status = load(); }
+static void load_once_fn(void)
+{
+    load_status = load();
+}
 
 prnnStatus_t prnn_cublaslt_get(const prnn_cublaslt **out)
 {
@@ -55,8 +54,7 @@ prnnStatus_t prnn_cublaslt_get(const prnn_cublaslt **out)
     return PRNN_STATUS_SUCCESS;
 }
 
-const char *prnn_cublaslt_status_name(const prnn_cublaslt *l,
-                                      cublasStatus_t status)
+const char *prnn_cublaslt_status_name(const prnn_cublaslt *l, cublasStatus_t status)
 {
     const char *name = l ? l->cublasLtGetStatusName(status) : NULL;
     return name ? name : "CUBLAS_STATUS_UNKNOWN";

@@ -25,8 +25,7 @@ typedef struct {
  *   #define SPEC(name, symbol, required, ret, params) \
  *       PRNN_DL_SPEC(prnn_nvrtc, name, symbol, required)
  *   static const prnn_dl_symbol_spec specs[] = {PRNN_NVRTC_FUNCTIONS(SPEC)}; */
-#define PRNN_DL_SPEC(T, name, symbol, required)                               \
-    {#symbol, offsetof(T, name), required},
+#define PRNN_DL_SPEC(T, name, symbol, required) {#symbol, offsetof(T, name), required},
 
 /* An older symbol with exactly the same prototype, tried when the library
  * predates symbol. Lists end with a NULL symbol. */
@@ -61,8 +60,8 @@ void prnn_dl_toolkit_candidates(prnn_dl_candidates *c, const char *env_override,
 prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
                           const prnn_dl_symbol_spec *specs, size_t num_specs,
                           const prnn_dl_fallback *fallbacks, void *table,
-                          prnnStatus_t not_found_status, char *msg,
-                          size_t msg_size, void **lib_out);
+                          prnnStatus_t not_found_status, char *msg, size_t msg_size,
+                          void **lib_out);
 
 /* The file symbol was loaded from (dladdr); the library's own path (its
  * link map) when it has no such symbol; "(path unknown)" when neither is

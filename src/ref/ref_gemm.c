@@ -36,25 +36,25 @@
 #define REF_HAVE_AVX2_KERNEL 1
 #endif
 
-static size_t min_z(size_t a, size_t b) { return a < b ? a : b; }
+static size_t min_z(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
 
 /* ap[blk][p][r] = A(blk * MR + r, p), zero beyond mb rows. */
-static void pack_a(size_t mb, size_t kb, const double *a, size_t a_rs,
-                   size_t a_cs, double *ap)
+static void pack_a(size_t mb, size_t kb, const double *a, size_t a_rs, size_t a_cs, double *ap)
 {
     for (size_t i0 = 0; i0 < mb; i0 += MR) {
         size_t mr = min_z(MR, mb - i0);
         double *dst = ap + i0 * kb;
         for (size_t p = 0; p < kb; p++)
             for (size_t r = 0; r < MR; r++)
-                dst[p * MR + r] =
-                    r < mr ? a[(i0 + r) * a_rs + p * a_cs] : 0.0;
+                dst[p * MR + r] = r < mr ? a[(i0 + r) * a_rs + p * a_cs] : 0.0;
     }
 }
 
 /* bp[strip][p][q] = B(p, strip * NR + q), zero beyond nc columns. */
-static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb,
-                   double *bp)
+static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb, double *bp)
 {
     for (size_t j0 = 0; j0 < nc; j0 += NR) {
         size_t nr = min_z(NR, nc - j0);
@@ -68,8 +68,7 @@ static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb,
 }
 
 /* C[mr][nr] += t[MR][NR]: only the valid corner of a padded tile. */
-static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr,
-                     size_t nr)
+static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr, size_t nr)
 {
     for (size_t r = 0; r < mr; r++)
         for (size_t q = 0; q < nr; q++)
@@ -78,8 +77,7 @@ static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr,
 
 /* Columns q0 .. q0+3 of a 4 x 8 tile. Sixteen independent accumulators
  * keep the floating-point units busy instead of waiting on one chain. */
-static void kernel_4x4(size_t kb, const double *ap, const double *bp,
-                       size_t q0, double t[MR][NR])
+static void kernel_4x4(size_t kb, const double *ap, const double *bp, size_t q0, double t[MR][NR])
 {
     double c00 = 0, c01 = 0, c02 = 0, c03 = 0;
     double c10 = 0, c11 = 0, c12 = 0, c13 = 0;
@@ -104,8 +102,8 @@ static void kernel_4x4(size_t kb, const double *ap, const double *bp,
     /* clang-format on */
 }
 
-static void kernel_generic(size_t kb, const double *ap, const double *bp,
-                           double *c, size_t ldc, size_t mr, size_t nr)
+static void kernel_generic(size_t kb, const double *ap, const double *bp, double *c, size_t ldc,
+                           size_t mr, size_t nr)
 {
     /* zeroed: with nr <= 4 the right half is never computed, and the
      * vectorized add_tile should not even look at undefined values */
@@ -121,12 +119,11 @@ static void kernel_generic(size_t kb, const double *ap, const double *bp,
  * header). Separate multiply and add, never FMA: see the top comment. The
  * type may alias double, so tiles are read and written through it directly;
  * going through memcpy would split the loads on the stack. */
-typedef double ref_v4d
-    __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double ref_v4d __attribute__((vector_size(32), aligned(8), may_alias));
 
-__attribute__((target("avx2"))) static void
-kernel_avx2(size_t kb, const double *ap, const double *bp, double *c,
-            size_t ldc, size_t mr, size_t nr)
+__attribute__((target("avx2"))) static void kernel_avx2(size_t kb, const double *ap,
+                                                        const double *bp, double *c, size_t ldc,
+                                                        size_t mr, size_t nr)
 {
     ref_v4d c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0};
     ref_v4d c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
@@ -166,12 +163,10 @@ int prnn_ref_gemm_has_avx2(void)
 #endif
 }
 
-typedef void (*kernel_fn)(size_t, const double *, const double *, double *,
-                          size_t, size_t, size_t);
+typedef void (*kernel_fn)(size_t, const double *, const double *, double *, size_t, size_t, size_t);
 
-void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
-                          const double *a, size_t a_rs, size_t a_cs,
-                          const double *b, size_t ldb, double *c, size_t ldc,
+void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k, const double *a, size_t a_rs,
+                          size_t a_cs, const double *b, size_t ldb, double *c, size_t ldc,
                           double *pack)
 {
     double *ap = pack, *bp = pack + MB * KB;
@@ -192,18 +187,15 @@ void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
                 pack_a(mb, kb, a + ic * a_rs + pc * a_cs, a_rs, a_cs, ap);
                 for (size_t j0 = 0; j0 < nc; j0 += NR)
                     for (size_t i0 = 0; i0 < mb; i0 += MR)
-                        fn(kb, ap + i0 * kb, bp + j0 * kb,
-                           c + (ic + i0) * ldc + jc + j0, ldc,
+                        fn(kb, ap + i0 * kb, bp + j0 * kb, c + (ic + i0) * ldc + jc + j0, ldc,
                            min_z(MR, mb - i0), min_z(NR, nc - j0));
             }
         }
     }
 }
 
-void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs,
-                   size_t a_cs, const double *b, size_t ldb, double *c,
-                   size_t ldc, double *pack)
+void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs, size_t a_cs,
+                   const double *b, size_t ldb, double *c, size_t ldc, double *pack)
 {
-    prnn_ref_gemm_kernel(PRNN_REF_GEMM_AVX2, m, n, k, a, a_rs, a_cs, b, ldb, c,
-                         ldc, pack);
+    prnn_ref_gemm_kernel(PRNN_REF_GEMM_AVX2, m, n, k, a, a_rs, a_cs, b, ldb, c, ldc, pack);
 }

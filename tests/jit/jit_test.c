@@ -19,8 +19,7 @@ char *jit_test_tmpdir(const char *tag)
     return strdup(d);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag,
-                  struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
     (void)flag;
@@ -33,7 +32,10 @@ void jit_test_rmtree(const char *path)
     nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-void jit_test_use_cache_dir(const char *dir) { setenv("PRNN_CACHE_DIR", dir, 1); }
+void jit_test_use_cache_dir(const char *dir)
+{
+    setenv("PRNN_CACHE_DIR", dir, 1);
+}
 
 prnn_cubin_key jit_test_fake_key(char d)
 {

@@ -10,9 +10,8 @@
 #include "prnn_kernel_abi.h"
 #include "weights_layout.h"
 
-void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
-                         const prnn_run_kernels *k, const prnn_pass_plan *pp,
-                         const prnn_rnn_problem *p, prnn_call_kind call)
+void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prnn_run_kernels *k,
+                         const prnn_pass_plan *pp, const prnn_rnn_problem *p, prnn_call_kind call)
 {
     memset(c, 0, sizeof(*c));
     c->gs = gs;
@@ -34,8 +33,7 @@ void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
     c->state_stride = (size_t)p->mini_batch * c->H * c->es;
 }
 
-prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers,
-                           void *ws)
+prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers, void *ws)
 {
     if (c->training && !c->kernels->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
@@ -100,8 +98,8 @@ prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsi
                              what);
     }
     snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
-    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1,
-                                                       (unsigned)smem, c->stream, params),
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1, (unsigned)smem,
+                                                       c->stream, params),
                          what);
 }
 
@@ -111,9 +109,9 @@ prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned gr
     char what[80];
     snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
     void *params[] = {arg};
-    return prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0,
-                                                   c->stream, params, NULL),
-                         what);
+    return prnn_cu_check(
+        c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0, c->stream, params, NULL),
+        what);
 }
 
 /* The runs (steps of equal batch) travel in the kernel's parameters; a long

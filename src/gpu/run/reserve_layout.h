@@ -33,9 +33,9 @@ typedef struct {
     size_t dg, dg_stride;
     int act_cols, dg_cols;
     size_t sru[4], sru_stride[4]; /* SRU: layer 0's part, and per layer */
-    size_t total; /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
-                   * does not fit in size_t; the offsets are then
-                   * meaningless */
+    size_t total;                 /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
+                                   * does not fit in size_t; the offsets are then
+                                   * meaningless */
 } prnn_reserve_layout;
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r);
@@ -57,8 +57,8 @@ static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, in
 /* SRU's parts, in reserve order. */
 typedef enum { PRNN_SRU_U = 0, PRNN_SRU_C = 1, PRNN_SRU_DU = 2, PRNN_SRU_V = 3 } prnn_sru_part;
 
-static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base,
-                                     prnn_sru_part part, int layer)
+static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base, prnn_sru_part part,
+                                     int layer)
 {
     return (char *)base + r->sru[part] + (size_t)layer * r->sru_stride[part];
 }

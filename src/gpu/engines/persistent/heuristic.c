@@ -12,8 +12,8 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
     const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
     const int dirs = g->shape.key.dirs;
-    const int blocks = t->blocks * dirs;                   /* that hand off h_t */
-    const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
+    const int blocks = t->blocks * dirs;             /* that hand off h_t */
+    const int all_blocks = blocks * t->batch_groups; /* that load L2 */
     const int bc = t->batch_chunk;
 
     const int local = t->handoff == 2; /* the small-h engine */
@@ -24,8 +24,7 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     /* (the local figure fitted to the small-h engine's first H100/H200
      * timings, bench/NOTES.md v0.10: its step at batch 1 costs about what
      * the L2 hand-off's does at H = 64, more above) */
-    double handoff = local ? 0.2e-6
-                           : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+    double handoff = local ? 0.2e-6 : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
 
     /* Every block reads all of its group's vector (h_{t-1} forward, the
      * gate gradients backward): 8-byte words carrying one value (FMA) or two
@@ -137,8 +136,8 @@ static int compiles_quickly(const prnn_kernel_geometry *g)
 }
 
 /* Largest register and shared-memory shares for a tile, then the geometry. */
-static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
-                    prnn_tile_config t, prnn_kernel_geometry *g)
+static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev, prnn_tile_config t,
+                    prnn_kernel_geometry *g)
 {
     char why[256];
     /* First pass with no weights on-chip gives the fixed costs. */
@@ -177,9 +176,8 @@ static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
            compiles_quickly(g);
 }
 
-int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
-                              const prnn_device_info *dev, int use_mma, int local,
-                              prnn_kernel_geometry *out, int max)
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                              int use_mma, int local, prnn_kernel_geometry *out, int max)
 {
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
@@ -282,9 +280,8 @@ ranked_out:;
     return m;
 }
 
-int prnn_heuristic_choose(const prnn_kernel_shape *shape,
-                          const prnn_device_info *dev, int use_mma, int local,
-                          prnn_kernel_geometry *out, char *why, size_t why_size)
+int prnn_heuristic_choose(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,
+                          int local, prnn_kernel_geometry *out, char *why, size_t why_size)
 {
     if (prnn_heuristic_candidates(shape, dev, use_mma, local, out, 1) == 1)
         return 0;

@@ -16,10 +16,8 @@ static int fail(char *why, size_t n, const char *msg)
     return -1;
 }
 
-int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
-                                 const prnn_tile_config *tile,
-                                 const prnn_device_info *dev,
-                                 prnn_kernel_geometry *g, char *why,
+int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile_config *tile,
+                                 const prnn_device_info *dev, prnn_kernel_geometry *g, char *why,
                                  size_t why_size)
 {
     char msg[256];
@@ -78,8 +76,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         upb = ROUND_UP(upb, 2);
     t.blocks = CEIL_DIV(H, upb);
     if (t.handoff == 2 && t.blocks != 1)
-        return fail(why, why_size, "handoff 2 (through shared memory) needs the whole layer in "
-                    "one block: blocks=1");
+        return fail(
+            why, why_size,
+            "handoff 2 (through shared memory) needs the whole layer in one block: blocks=1");
     g->units_per_block = upb;
     g->rows = g->rows_per_unit * upb;
 
@@ -136,8 +135,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->accumulators = rpl * bcp * aw;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
-        g->exchange_bytes_per_dir =
-            2 * (size_t)KD * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
+        g->exchange_bytes_per_dir = 2 * (size_t)KD * (size_t)t.batch_groups *
+                                    (size_t)g->group_stride * 8;
     }
     (void)kpw;
     /* The local hand-off (handoff 2): the group's words, plain values, both
@@ -171,8 +170,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     g->weight_regs = g->kreg * g->wpk;
     /* every block of every group streams its own copy (written at the start
      * of the call, read back by the same thread every step) */
-    g->packed_bytes_per_dir =
-        (size_t)t.blocks * t.batch_groups * g->kglb * g->wpk * t.threads * 4;
+    g->packed_bytes_per_dir = (size_t)t.blocks * t.batch_groups * g->kglb * g->wpk * t.threads * 4;
     g->resident_fraction = g->ksteps ? (double)(g->kreg + g->ksmem) / g->ksteps : 1.0;
     /* Store the normalised reg/smem slot counts so that the text form of the
      * configuration says exactly what runs. */
@@ -182,8 +180,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
 
     if (g->est_regs > 255) {
         snprintf(msg, sizeof(msg),
-                 "needs about %d registers per thread (the limit is 255): move "
-                 "weights from registers to shared memory", g->est_regs);
+                 "needs about %d registers per thread (the limit is 255): move weights from "
+                 "registers to shared memory",
+                 g->est_regs);
         return fail(why, why_size, msg);
     }
     if (dev) {
@@ -196,17 +195,17 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         }
         if ((long)t.threads * (g->est_regs < 64 ? 64 : g->est_regs) > dev->regs_per_sm) {
             snprintf(msg, sizeof(msg),
-                     "%d threads x ~%d registers exceed the %d registers of an SM",
-                     t.threads, g->est_regs, dev->regs_per_sm);
+                     "%d threads x ~%d registers exceed the %d registers of an SM", t.threads,
+                     g->est_regs, dev->regs_per_sm);
             return fail(why, why_size, msg);
         }
         /* Blocks that hand off through L2 must all be resident; the local
          * hand-off's blocks are independent (an ordinary launch). */
         if (t.handoff != 2 && t.blocks * t.batch_groups * shape->key.dirs > dev->sm_count) {
             snprintf(msg, sizeof(msg),
-                     "%d blocks x %d batch groups x %d directions exceed the %d SMs "
-                     "(one block per SM must be resident)", t.blocks, t.batch_groups,
-                     shape->key.dirs, dev->sm_count);
+                     "%d blocks x %d batch groups x %d directions exceed the %d SMs (one block per "
+                     "SM must be resident)",
+                     t.blocks, t.batch_groups, shape->key.dirs, dev->sm_count);
             return fail(why, why_size, msg);
         }
         if (t.mma && dev->sm < 80)

@@ -35,8 +35,8 @@ enum { PRNN_SRU_WS_DXP = 0 };
 /* SRU's scan kernels (sru_scan.cu: forward, backward, V-block reduction,
  * input gradient) for one data type, hidden size, block size, units per
  * thread and steps in flight. */
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
-                              int depth, int sm, prnn_kernel_request *r);
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int depth,
+                              int sm, prnn_kernel_request *r);
 
 /*
  * SRU's scan for a shape no tuning database knows. The scan streams U
@@ -51,8 +51,7 @@ prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int
  * read at the same width but whose steps are shorter (the autotuner's pick
  * at every paper-setting key, 1.03-1.08x the old heuristic).
  */
-void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev,
-                        prnn_sru_config *out);
+void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev, prnn_sru_config *out);
 
 /* A whole call of any kind (sru_run.c). */
 prnnStatus_t prnn_sru_run(struct prnn_call_plan *c, const void *buffers);

@@ -82,8 +82,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "sru-scan %s", text);
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     const prnn_sru_config *s = &c->sru;
     return prnn_request_sru(q->key.dtype, q->key.hidden, s->threads, s->units_per_thread,
@@ -111,8 +110,8 @@ static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
         {"prnn_sru_keep_input", &k->keep_input},
     };
     prnnStatus_t s = prnn_request_sru(q->key.dtype, q->key.hidden, cfg->threads,
-                                      cfg->units_per_thread, cfg->steps_in_flight,
-                                      q->gs->info.sm, &r);
+                                      cfg->units_per_thread, cfg->steps_in_flight, q->gs->info.sm,
+                                      &r);
     return prnn_load_functions(q->gs, s, &r, stats, fns, sizeof(fns) / sizeof(fns[0]));
 }
 

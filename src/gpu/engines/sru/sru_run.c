@@ -11,10 +11,10 @@
 /* One layer's parameters inside w (or dw): both directions' W back to back,
  * then both V blocks (weights_layout.h). */
 typedef struct {
-    char *W;   /* [dirs * m * hidden][k]; NULL for SKIP_INPUT's layer 0 */
-    char *V;   /* [dirs][4][hidden] */
-    int k;     /* the layer's input width */
-    int m;     /* matrices per direction: 3, or 4 with the x' projection */
+    char *W; /* [dirs * m * hidden][k]; NULL for SKIP_INPUT's layer 0 */
+    char *V; /* [dirs][4][hidden] */
+    int k;   /* the layer's input width */
+    int m;   /* matrices per direction: 3, or 4 with the x' projection */
     int skip;
 } sru_layer;
 
@@ -110,8 +110,7 @@ static const void *state_of(const prnn_call_plan *c, const void *base, int layer
 
 /* U[rows][dirs*m*hidden] (rows dirs*4*hidden apart) = input W^T: every step,
  * both directions, one GEMM. */
-static prnnStatus_t project(const prnn_call_plan *c, const sru_layer *s, const void *input,
-                            void *u)
+static prnnStatus_t project(const prnn_call_plan *c, const sru_layer *s, const void *input, void *u)
 {
     prnn_gemm_key key;
     prnn_run_gemm_key(c, &key);
@@ -197,7 +196,6 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
     return PRNN_STATUS_SUCCESS;
 }
 
-
 /* ---- backward data ---- */
 
 /* The gradient of layer l's input: dx (layer 0, storage type) or the
@@ -222,8 +220,8 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
         a.split = highway_split(c);
         const unsigned long long width = (unsigned long long)(a.split ? c->dirs * c->H : c->H);
         PRNN_TRY(prnn_run_launch(c, sru_kernels(c)->input_grad,
-                              prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
-                              "prnn_sru_input_grad"));
+                                 prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
+                                 "prnn_sru_input_grad"));
     }
     if (s->skip)
         return PRNN_STATUS_SUCCESS;
@@ -276,7 +274,6 @@ static prnnStatus_t backward_layers(const prnn_call_plan *c, const prnn_reserve_
     return PRNN_STATUS_SUCCESS;
 }
 
-
 /* ---- backward weights ---- */
 
 /* One layer's weight gradients on c's stream: dW (GEMM) and the V block. */
@@ -291,8 +288,8 @@ static prnnStatus_t layer_weights(const prnn_call_plan *c, const prnn_reserve_la
         /* the input exactly as the forward pass saw it */
         const void *input = b->x;
         if (layer > 0)
-            PRNN_TRY(prnn_train_next_input(c, layer - 1, 1,
-                                           prnn_reserve_out(r, reserve, layer - 1), &input));
+            PRNN_TRY(prnn_train_next_input(c, layer - 1, 1, prnn_reserve_out(r, reserve, layer - 1),
+                                           &input));
         /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
         prnn_gemm_key key;
         prnn_run_gemm_key(c, &key);
@@ -341,12 +338,9 @@ prnnStatus_t prnn_sru_run(prnn_call_plan *c, const void *buffers)
 {
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
-    case PRNN_CALL_FORWARD_TRAINING:
-        return forward_layers(c, &c->r, buffers, c->training);
-    case PRNN_CALL_BACKWARD_DATA:
-        return backward_layers(c, &c->r, buffers, 1);
-    case PRNN_CALL_BACKWARD_WEIGHTS:
-        return weights_layers(c, &c->r, buffers, 1);
+    case PRNN_CALL_FORWARD_TRAINING: return forward_layers(c, &c->r, buffers, c->training);
+    case PRNN_CALL_BACKWARD_DATA: return backward_layers(c, &c->r, buffers, 1);
+    case PRNN_CALL_BACKWARD_WEIGHTS: return weights_layers(c, &c->r, buffers, 1);
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_sru_run: call kind %d", (int)c->kind);
 }

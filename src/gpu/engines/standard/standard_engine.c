@@ -34,8 +34,7 @@ enum {
     WS_CARRY = 3   /* backward: miniBatch * hidden, math type */
 };
 
-static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm,
-                                 prnn_kernel_request *r)
+static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm, prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_step.cu", "prnn_step_cell", sm);
     prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
@@ -100,8 +99,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "standard");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     (void)c;
     return request_step(&q->key, 0, q->gs->info.sm, r) ? -1 : 0;
@@ -193,7 +191,7 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
     ia.cstate = c->rnn->mode == PRNN_LSTM ? prnn_run_ws(c, c->l.engine[WS_CSTATE]) : NULL;
     ia.count = B * H;
     PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
-                          "prnn_step_init"));
+                             "prnn_step_init"));
 
     prnn_step_args a;
     memset(&a, 0, sizeof(a));
@@ -238,7 +236,7 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         key.ldc = (int)c->gh;
         PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
-                              "prnn_step_cell"));
+                                 "prnn_step_cell"));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -310,11 +308,11 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
             key.ldc = H;
             a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
             PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
-                                (void *)a.rec));
+                                   (void *)a.rec));
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
-        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256),
-                              1, 256, &a, "prnn_step_cell_backward"));
+        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256), 1, 256,
+                                 &a, "prnn_step_cell_backward"));
         prev_b = cur_b;
         prev_row0 = row0;
     }

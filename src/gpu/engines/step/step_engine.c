@@ -107,8 +107,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "step");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     (void)c;
     return request_step(&q->key, 0, 0, q->gs->info.sm, r) ? -1 : 0;
@@ -189,8 +188,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
 /* Direction d's h ping-pong buffer of parity `par`, and its c. */
 static char *hstate(const prnn_call_plan *c, int d, int par)
 {
-    return c->ws + c->l.engine[WS_HSTATE] +
-           (size_t)(2 * d + par) * c->p->mini_batch * c->H * c->es;
+    return c->ws + c->l.engine[WS_HSTATE] + (size_t)(2 * d + par) * c->p->mini_batch * c->H * c->es;
 }
 
 static char *cstate(const prnn_call_plan *c, int d)
@@ -257,8 +255,7 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         void *params[] = {&a};
         const unsigned grid_x = (unsigned)((c->H + WARPS - 1) / WARPS);
         PRNN_TRY(prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, (unsigned)dirs, groups_max,
-                                                         THREADS, 1, 1, 0, c->stream, params,
-                                                         NULL),
+                                                         THREADS, 1, 1, 0, c->stream, params, NULL),
                                "cuLaunchKernel(prnn_fused_step)"));
         groups_max = 0;
     }
@@ -275,7 +272,7 @@ static prnnStatus_t forward(const prnn_call_plan *c, const prnn_forward_buffers 
         void *between = (l & 1) && c->l.engine[WS_OUT2] != (size_t)-1
                             ? prnn_run_ws(c, c->l.engine[WS_OUT2])
                             : prnn_run_ws(c, c->l.layer_out);
-        void *output = l == L - 1   ? b->y
+        void *output = l == L - 1    ? b->y
                        : c->training ? prnn_reserve_out(&c->r, b->reserve, l)
                                      : between;
         PRNN_TRY(layer(c, b, l, input, output));
@@ -288,12 +285,9 @@ static prnnStatus_t run(prnn_call_plan *c, const void *buffers)
 {
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
-    case PRNN_CALL_FORWARD_TRAINING:
-        return forward(c, buffers);
-    case PRNN_CALL_BACKWARD_WEIGHTS:
-        return prnn_layered_backward_weights(c, buffers);
-    case PRNN_CALL_BACKWARD_DATA:
-        break;
+    case PRNN_CALL_FORWARD_TRAINING: return forward(c, buffers);
+    case PRNN_CALL_BACKWARD_WEIGHTS: return prnn_layered_backward_weights(c, buffers);
+    case PRNN_CALL_BACKWARD_DATA: break;
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "the step engine runs no backward-data pass");
 }
