@@ -3,6 +3,7 @@
  * four compute calls. Each validates everything, then hands a resolved
  * prnn_rnn_problem to the handle's backend.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,16 @@
 #include "reserve_registry.h"
 #include "rnn_validate.h"
 #include "weights_layout.h"
+
+/* Where the API, as cuDNN v5 declares it, hands a const pointer that prnn
+ * gives back or writes through: GetRNNLinLayer*Params return a pointer into
+ * the const w for the caller to fill, and BackwardWeights' const workspace
+ * is scratch space like every call's (undefined after the call). The one
+ * place that drops the qualifier. */
+static void *api_unconst(const void *p)
+{
+    return (void *)(uintptr_t)p;
+}
 
 static int is_cpu(const struct prnnContext *h)
 {
@@ -202,7 +213,7 @@ prnnStatus_t prnnGetRNNLinLayerMatrixParams(prnnHandle_t handle, const prnnRNNDe
         return PRNN_STATUS_SUCCESS;
     }
     set_filter3(linLayerMatDesc, rnnDesc->dtype, 1, rows, cols);
-    *linLayerMat = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    *linLayerMat = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -219,7 +230,7 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDesc
                              &input_size));
     size_t offset = prnn_weights_bias(rnnDesc, input_size, pseudoLayer, linLayerID);
     set_filter3(linLayerBiasDesc, rnnDesc->dtype, 1, rnnDesc->hidden, 1);
-    *linLayerBias = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    *linLayerBias = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -531,15 +542,10 @@ prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
     PRNN_TRY(prnn_validate_no_overlap(outs, 2, ins, 4));
+    void *ws = api_unconst(workspace);
     if (is_cpu(handle))
-        return prnn_ref_backward_weights(&p, x, hx, y, (void *)workspace, dw, reserveSpace);
-    prnn_backward_weights_buffers b = {x,
-                                       hx,
-                                       y,
-                                       (void *)workspace,
-                                       workSpaceSizeInBytes,
-                                       dw,
-                                       reserveSpace,
-                                       reserveSpaceSizeInBytes};
-    return run_gpu(handle, &rc, &b, (void *)workspace);
+        return prnn_ref_backward_weights(&p, x, hx, y, ws, dw, reserveSpace);
+    prnn_backward_weights_buffers b = {
+        x, hx, y, ws, workSpaceSizeInBytes, dw, reserveSpace, reserveSpaceSizeInBytes};
+    return run_gpu(handle, &rc, &b, ws);
 }

@@ -246,7 +246,7 @@ static int write_all(int fd, const void *data, size_t size)
     return 0;
 }
 
-static int is_cubin_temp(const char *name, void *user)
+static int is_cubin_temp(const char *name, const void *user)
 {
     int temp;
     (void)user;

@@ -133,7 +133,7 @@ void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
     close(fd);
 }
 
-void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user, long long min_age,
+void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, const void *user, long long min_age,
                      prnn_temp_sweep_result *r)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -146,7 +146,7 @@ void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user, long
     close(fd);
 }
 
-void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, void *user,
+void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, const void *user,
                         long long min_age, prnn_temp_sweep_result *r)
 {
     /* A descriptor of its own: closedir closes it. */

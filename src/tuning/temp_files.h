@@ -51,11 +51,11 @@ void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
 
 /* prnn_temp_remove_abandoned for every file of dir that match accepts. A
  * directory that cannot be read counts as one failure. */
-typedef int (*prnn_temp_match_fn)(const char *name, void *user);
-void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user, long long min_age,
+typedef int (*prnn_temp_match_fn)(const char *name, const void *user);
+void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, const void *user, long long min_age,
                      prnn_temp_sweep_result *r);
 /* The same in the open directory dirfd (dir: its name, for messages). */
-void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, void *user,
+void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, const void *user,
                         long long min_age, prnn_temp_sweep_result *r);
 
 /* Records a failure in r (the first one's reason is kept). */

@@ -59,7 +59,7 @@ const char *prnn_engine_schema_default(int sru)
 int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
 {
     for (const prnn_tile_field *f = prnn_sru_fields; f->name; f++) {
-        int v = *prnn_config_field_ptr((prnn_sru_config *)c, f);
+        int v = prnn_config_field_get(c, f);
         if (v < f->min_value || v > f->max_value) {
             snprintf(err, err_size, "%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
                      f->max_value);
@@ -83,9 +83,9 @@ int *prnn_config_field_ptr(void *c, const prnn_tile_field *f)
     return (int *)((char *)c + f->offset);
 }
 
-int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
+int prnn_config_field_get(const void *c, const prnn_tile_field *f)
 {
-    return prnn_config_field_ptr(c, f);
+    return *(const int *)((const char *)c + f->offset);
 }
 
 const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
@@ -123,7 +123,7 @@ void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf,
     if (size)
         buf[0] = '\0';
     for (const prnn_tile_field *f = fields; f->name; f++) {
-        int v = *prnn_config_field_ptr((void *)c, f);
+        int v = prnn_config_field_get(c, f);
         int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d", used ? " " : "",
                          f->name, v);
         if (n < 0 || (size_t)n >= size - used)

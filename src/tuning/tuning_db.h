@@ -185,7 +185,7 @@ void prnn_tuning_db_free(prnn_tuning_db *db);
  * reason written into why (which starts as ""), and lookup reports the entry
  * as skipped and goes on to the next candidate.
  */
-typedef int (*prnn_tuning_fits_fn)(const prnn_tuning_entry *entry, void *ctx, char *why,
+typedef int (*prnn_tuning_fits_fn)(const prnn_tuning_entry *entry, const void *ctx, char *why,
                                    size_t why_size);
 
 /* An entry's engine and configuration in text form ("persistent:
@@ -242,7 +242,7 @@ double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *k
  * or 0 (result untouched) when nothing matches or the key is invalid.
  */
 int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, void *ctx,
+                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                        prnn_tuning_result *result);
 
 /* ------------------------------------------------------------------------ */
@@ -261,7 +261,7 @@ int prnn_tuning_user_db_path(char *buf, size_t size);
  * written by prnn-autotune in another process reach later plans. Problems of
  * a file are logged by the call that (re)reads it. Thread-safe.
  */
-int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, void *ctx,
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                        prnn_tuning_result *result);
 
 /* ------------------------------------------------------------------------ */

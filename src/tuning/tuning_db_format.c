@@ -133,7 +133,7 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
     const prnn_tile_field *fields = schema ? schema->fields : NULL;
     for (const prnn_tile_field *f = fields; f && f->name; f++)
         putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
-             *prnn_config_field_ptr((void *)&e->config, f));
+             prnn_config_field_get(&e->config, f));
     puts_(b, "},\n      \"us_per_step\": ");
     put_double(b, e->us_per_step);
     if (e->source[0]) {

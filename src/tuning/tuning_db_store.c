@@ -266,7 +266,7 @@ static int replace_file(const db_file *f, const char *text, mode_t mode, const c
     return 0;
 }
 
-static int base_matches(const char *name, void *base)
+static int base_matches(const char *name, const void *base)
 {
     return prnn_temp_is_tuning_db(name, base);
 }
@@ -276,7 +276,7 @@ void prnn_tuning_db_sweep(const char *path, long long min_age, prnn_temp_sweep_r
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     dir_of(path, dir, sizeof(dir));
-    prnn_temp_sweep(dir, base_matches, (void *)(slash ? slash + 1 : path), min_age, r);
+    prnn_temp_sweep(dir, base_matches, slash ? slash + 1 : path, min_age, r);
 }
 
 /* The file a store replaces: path (existing or not), or where the symbolic
@@ -481,8 +481,7 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path, const prnn_tuning_entry
         close(lfd); /* releases the lock */
         /* Killed writers' temporary files, old enough (temp_files.h). */
         prnn_temp_sweep_result swept = {0};
-        prnn_temp_sweep_at(f.d.fd, f.dir, base_matches, (void *)f.base, PRNN_TEMP_STALE_SECONDS,
-                           &swept);
+        prnn_temp_sweep_at(f.d.fd, f.dir, base_matches, f.base, PRNN_TEMP_STALE_SECONDS, &swept);
     }
     prnn_trusted_dir_close(&f.d);
     return st;

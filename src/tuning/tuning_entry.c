@@ -56,7 +56,7 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
 static int check_config(const prnn_tile_config *c, prnnDataType_t dtype, char *err, size_t err_size)
 {
     for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
-        int v = *prnn_tile_field_ptr((prnn_tile_config *)c, f);
+        int v = prnn_config_field_get(c, f);
         if (v < f->min_value || v > f->max_value) {
             snprintf(err, err_size, "config.%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
                      f->max_value);

@@ -342,7 +342,7 @@ static shared_db *acquire_user(void)
     return s;
 }
 
-int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, void *ctx,
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                        prnn_tuning_result *result)
 {
     const prnn_tuning_db *ship = shipped();

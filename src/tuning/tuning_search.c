@@ -62,7 +62,7 @@ double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *k
 }
 
 /* Offers one candidate to fits; reports a rejection. */
-static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
+static int accept(const candidate *c, prnn_tuning_fits_fn fits, const void *ctx)
 {
     if (!fits)
         return 1;
@@ -92,7 +92,7 @@ static void fill(prnn_tuning_result *r, const candidate *c, int exact)
  * order (an exact batch beats a range that also covers it). */
 static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
                         const prnn_tuning_key *key, int sibling, prnn_tuning_fits_fn fits,
-                        void *ctx, prnn_tuning_result *result)
+                        const void *ctx, prnn_tuning_result *result)
 {
     if (!db)
         return 0;
@@ -168,7 +168,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
 }
 
 static int search_nearest(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits, void *ctx,
+                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                           prnn_tuning_result *result)
 {
     size_t total = (user ? user->count : 0) + (shipped ? shipped->count : 0);
@@ -199,7 +199,7 @@ static int search_nearest(const prnn_tuning_db *user, const prnn_tuning_db *ship
 }
 
 int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, void *ctx,
+                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                        prnn_tuning_result *result)
 {
     if (!key_valid(key) || !result)

@@ -435,7 +435,7 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given, const s
             setup();
         prnn_object_pool_trim();
         long live0 = live_now();
-        run_args a = {fn, given, s, k / 2, k % 2, {0}, {0}, 0};
+        run_args a = {fn, given, s, k / 2, (int)(k % 2), {0}, {0}, 0};
         run(&a);
         long leaked = live_now() - live0;
         total_runs++;

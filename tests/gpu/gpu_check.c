@@ -903,9 +903,13 @@ static void close_handles(gc_handles *h)
     prnnDestroy(h->dut);
 }
 
+/* The suite gc_run_suite's workers run (set before they start). */
+static const gc_suite *running_suite;
+
 static void *worker(void *arg)
 {
-    const gc_suite *suite = arg;
+    (void)arg;
+    const gc_suite *suite = running_suite;
     gc_handles h;
     open_handles(&h);
     /* The harness's own driver calls need the context current here. */
@@ -930,8 +934,9 @@ void gc_run_suite(const gc_suite *suite)
 {
     pthread_t tid[32];
     next_case = 0;
+    running_suite = suite;
     for (int i = 0; i < gc.threads; i++)
-        pthread_create(&tid[i], NULL, worker, (void *)suite);
+        pthread_create(&tid[i], NULL, worker, NULL);
     for (int i = 0; i < gc.threads; i++)
         pthread_join(tid[i], NULL);
     for (int i = 0; i < suite->cases->n; i++) {

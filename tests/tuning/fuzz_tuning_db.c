@@ -27,7 +27,7 @@
     } while (0)
 
 /* Rejects every other configuration, so the fall-through paths run too. */
-static int fits_even_blocks(const prnn_tuning_entry *e, void *ctx, char *why, size_t why_size)
+static int fits_even_blocks(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     (void)ctx;
     if (e->config.tile.blocks % 2 == 0)

@@ -368,7 +368,7 @@ static void test_passes_apart(void)
 
 /* Accepts (returns 0 for) only configurations whose blocks are in ctx's
  * list, as the planner's check does: 0 fits, -1 does not. */
-static int fits_blocks(const prnn_tuning_entry *e, void *ctx, char *why, size_t why_size)
+static int fits_blocks(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     for (const int *ok = ctx; *ok; ok++)
         if (e->config.tile.blocks == *ok)
@@ -378,7 +378,7 @@ static int fits_blocks(const prnn_tuning_entry *e, void *ctx, char *why, size_t 
 }
 
 /* Rejects everything without saying why: the log still names the entry. */
-static int fits_nothing(const prnn_tuning_entry *e, void *ctx, char *why, size_t why_size)
+static int fits_nothing(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     (void)e;
     (void)ctx;
@@ -404,26 +404,26 @@ static void test_fits(void)
 
     static const int only2[] = {2, 0}, only3[] = {3, 0}, only4[] = {4, 0}, none[] = {0};
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only2, &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only2, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 2 && r.source == PRNN_CONFIG_USER_DB);
     CHECK_LOG("test DB: entries[0] (lstm half hidden 1024 dirs 1 batch 8 on Test GPU (8.6, 84 "
               "SMs)) skipped: config persistent: blocks=1 threads=256");
     CHECK_LOG("does not fit this device or layer: 1 blocks cannot be co-resident");
 
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only3, &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only3, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
     CHECK(r.exact == 1);
     CHECK_LOG("config persistent: blocks=2 ");
 
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only4, &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only4, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 4 && r.exact == 0);
 
     prnn_log_clear();
     memset(&r, 0x5a, sizeof(r));
     prnn_tuning_result before = r;
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)none, &r) == 0);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, none, &r) == 0);
     CHECK(memcmp(&r, &before, sizeof(r)) == 0); /* untouched on a miss */
     CHECK_LOG("config persistent: blocks=4 ");
     /* every candidate offered once: 4 rejections */

@@ -133,7 +133,8 @@ int bench_model_create(bench_model *m, const bench_point *pt, unsigned long long
     m->total_bytes = off;
     m->bytes = malloc(off ? off : 1);
     if (!m->bytes) {
-        snprintf(err, n, "out of host memory (%.1f MiB of weights)", off / (1024.0 * 1024.0));
+        snprintf(err, n, "out of host memory (%.1f MiB of weights)",
+                 (double)off / (1024.0 * 1024.0));
         bench_model_destroy(m);
         return -1;
     }
@@ -196,7 +197,7 @@ static int upload_random(const bench_device *d, CUdeviceptr dst, prnnDataType_t 
     size_t bytes = count * prnn_dtype_size(t);
     void *h = malloc(bytes ? bytes : 1);
     if (!h) {
-        snprintf(err, n, "out of host memory (%.1f MiB)", bytes / (1024.0 * 1024.0));
+        snprintf(err, n, "out of host memory (%.1f MiB)", (double)bytes / (1024.0 * 1024.0));
         return -1;
     }
     fill(h, t, count, key, 1.0);

@@ -11,7 +11,7 @@ double bench_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 int bench_cu(const bench_device *d, CUresult r, const char *what, char *err, size_t n)
@@ -90,7 +90,7 @@ int bench_device_open(bench_device *d, int ordinal, char *err, size_t n)
         char desc[200];
         prnn_device_info_describe(&info, desc, sizeof(desc));
         snprintf(d->description, sizeof(d->description), "%s, %.1f GiB", desc,
-                 info.total_mem / (1024.0 * 1024.0 * 1024.0));
+                 (double)info.total_mem / (1024.0 * 1024.0 * 1024.0));
     } else {
         snprintf(d->description, sizeof(d->description), "device %d", ordinal);
     }
@@ -127,7 +127,7 @@ int bench_alloc(const bench_device *d, CUdeviceptr *p, size_t bytes, const char 
     if (r != CUDA_SUCCESS) {
         *p = 0;
         char w[160];
-        snprintf(w, sizeof(w), "cuMemAlloc(%s, %.1f MiB)", what, bytes / (1024.0 * 1024.0));
+        snprintf(w, sizeof(w), "cuMemAlloc(%s, %.1f MiB)", what, (double)bytes / (1024.0 * 1024.0));
         return bench_cu(d, r, w, err, n);
     }
     return 0;

@@ -303,10 +303,17 @@ static void make_plot(const bench_args *a, const bench_meta *m, const bench_resu
                 json);
         return;
     }
-    char *argv[] = {"python3", (char *)script,  "--json", (char *)json,
-                    "--out",   (char *)a->plot, NULL};
+    /* posix_spawnp takes char *const argv[] (and writes none of it): copies */
+    char *script_arg = strdup(script), *json_arg = strdup(json), *out_arg = strdup(a->plot);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "python3", NULL, NULL, argv, environ);
+    int rc = ENOMEM;
+    if (script_arg && json_arg && out_arg) {
+        char *argv[] = {"python3", script_arg, "--json", json_arg, "--out", out_arg, NULL};
+        rc = posix_spawnp(&pid, "python3", NULL, NULL, argv, environ);
+    }
+    free(script_arg);
+    free(json_arg);
+    free(out_arg);
     int status = -1;
     if (rc == 0)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -320,8 +327,10 @@ static void make_plot(const bench_args *a, const bench_meta *m, const bench_resu
     fprintf(stderr,
             "prnn-bench: the plot was not written (%s; it needs python3 with matplotlib). To make "
             "it later:\n  python3 %s --json %s --out %s\n",
-            rc ? "python3 not found" : "plot_bench.py failed, see its message above", script, json,
-            a->plot);
+            rc == ENOMEM ? "out of memory"
+            : rc         ? "python3 not found"
+                         : "plot_bench.py failed, see its message above",
+            script, json, a->plot);
 }
 
 static void fill_meta(bench_meta *m, const bench_state_t *s, const char *cudnn_desc)
@@ -442,7 +451,7 @@ int main(int argc, char **argv)
             point_label(label, sizeof(label), &pt);
             s.dev.cu->cuMemGetInfo(&free_b, &total_b);
             fprintf(stderr, "prnn-bench: [%ld/%ld] %s (device memory free: %.2f GiB)\n", i + 1,
-                    npoints, label, free_b / 1073741824.0);
+                    npoints, label, (double)free_b / 1073741824.0);
         }
         broken = run_point(&s, &results[i]) != 0;
         bench_table_row(stdout, &results[i], meta.training);

@@ -315,12 +315,12 @@ int main(int argc, char **argv)
      * a listing or a clear would report it as files it could not read. */
     struct stat sb;
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        char err[PATH_MAX + 200];
-        snprintf(err, sizeof(err), "%s is %s, not a directory: %s names the cache directory", dir,
+        char what[PATH_MAX + 200];
+        snprintf(what, sizeof(what), "%s is %s, not a directory: %s names the cache directory", dir,
                  prnn_file_kind(sb.st_mode), a.dir ? "--dir" : "PRNN_CACHE_DIR (or the default)");
         if (a.dir)
-            return tool_bad_args("prnn-cache", err);
-        fprintf(stderr, "prnn-cache: %s\n", err);
+            return tool_bad_args("prnn-cache", what);
+        fprintf(stderr, "prnn-cache: %s\n", what);
         return TOOL_EXIT_FAILURE;
     }
     /* The user tuning DB that goes with this directory. */

@@ -74,7 +74,7 @@ static prnnStatus_t call(const candidate_run *r, prnn_call_kind kind)
 }
 
 /* The timed work. */
-static prnnStatus_t timed_fn(void *ctx)
+static prnnStatus_t timed_fn(const void *ctx)
 {
     const candidate_run *r = ctx;
     switch (r->how) {
@@ -96,12 +96,11 @@ static prnnStatus_t run_candidate(const candidate_run *r, int repeats, int warmu
     if (r->how == TIME_BACKWARD)
         PRNN_TRY(call(r, PRNN_CALL_FORWARD_TRAINING));
     if (!repeats) {
-        PRNN_TRY(timed_fn((void *)r));
+        PRNN_TRY(timed_fn(r));
         return prnn_cu_check(r->g->gs->cu->cuStreamSynchronize((CUstream)r->g->stream),
                              "cuStreamSynchronize");
     }
-    return prnn_autotune_time(r->g, timed_fn, (void *)r, r->p->seq_length, repeats, warmups,
-                              us_per_step);
+    return prnn_autotune_time(r->g, timed_fn, r, r->p->seq_length, repeats, warmups, us_per_step);
 }
 
 /* ---- the check against the CPU reference ---- */

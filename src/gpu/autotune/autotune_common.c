@@ -197,7 +197,7 @@ double prnn_autotune_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int prnn_autotune_cmp_double(const void *a, const void *b)
@@ -220,7 +220,7 @@ prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, si
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, const void *ctx,
                                 int seq_length, int repeats, int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;

@@ -61,12 +61,12 @@ double prnn_autotune_now_s(void);
 int prnn_autotune_cmp_double(const void *a, const void *b);
 
 /* One candidate's pass (or pair of calls) on the handle's stream. */
-typedef prnnStatus_t (*prnn_autotune_run_fn)(void *ctx);
+typedef prnnStatus_t (*prnn_autotune_run_fn)(const void *ctx);
 
 /* Times `repeats` runs of run(ctx) (at most 64) after `warmups`, each
  * between two events on h's stream; *us_per_step is their median divided by
  * seq_length. */
-prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, const void *ctx,
                                 int seq_length, int repeats, int warmups, double *us_per_step);
 
 /* Times candidate k (0 or 1) once: builds its plan and times it. */

@@ -22,7 +22,7 @@ typedef struct {
     const prnn_engine *engine;
 } fits_ctx;
 
-static int entry_fits(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+static int entry_fits(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
 {
     const fits_ctx *f = ctx;
     if (strcmp(e->engine, f->engine->name) != 0) {
@@ -145,7 +145,7 @@ typedef struct {
     int n;
 } any_fits_ctx;
 
-static int entry_fits_any(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
 {
     const any_fits_ctx *f = ctx;
     for (int i = 0; i < f->n; i++)

@@ -64,16 +64,44 @@ const void *prnn_run_offset(const void *base, size_t bytes)
     return base ? (const char *)base + bytes : NULL;
 }
 
-void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
+void *prnn_run_out_offset(void *base, size_t bytes)
+{
+    return base ? (char *)base + bytes : NULL;
+}
+
+/* Byte offsets of a pseudo-layer's W (or (size_t)-1: none), R, bW and bR. */
+static void dir_parts(const prnn_call_plan *c, int pseudo, size_t at[4], int *w_cols)
 {
     prnn_pseudo_layer_layout pl;
     prnn_weights_pseudo_layer(c->rnn, c->p->input_size, pseudo, &pl);
+    at[0] = pl.w_offset == (size_t)-1 ? (size_t)-1 : pl.w_offset * c->es;
+    at[1] = pl.r_offset * c->es;
+    at[2] = pl.bw_offset * c->es;
+    at[3] = pl.br_offset * c->es;
+    *w_cols = pl.w_cols;
+}
+
+void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
+{
+    size_t at[4];
+    dir_parts(c, pseudo, at, &d->w_cols);
     const char *base = w;
-    d->W = pl.w_offset == (size_t)-1 ? NULL : base + pl.w_offset * c->es;
-    d->R = base + pl.r_offset * c->es;
-    d->bW = base + pl.bw_offset * c->es;
-    d->bR = base + pl.br_offset * c->es;
-    d->w_cols = pl.w_cols;
+    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
+    d->R = base + at[1];
+    d->bW = base + at[2];
+    d->bR = base + at[3];
+}
+
+void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d)
+{
+    size_t at[4];
+    int w_cols;
+    dir_parts(c, pseudo, at, &w_cols);
+    char *base = dw;
+    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
+    d->R = base + at[1];
+    d->bW = base + at[2];
+    d->bR = base + at[3];
 }
 
 unsigned prnn_run_grid(unsigned long long n, unsigned block)

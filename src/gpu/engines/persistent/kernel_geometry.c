@@ -186,10 +186,10 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         return fail(why, why_size, msg);
     }
     if (dev) {
-        int smem_limit = dev->smem_per_block_optin;
+        /* smem_limit is the device's here */
         if ((long)g->smem_bytes > smem_limit) {
             snprintf(msg, sizeof(msg),
-                     "needs %zu bytes of shared memory per block, the device allows %d",
+                     "needs %zu bytes of shared memory per block, the device allows %ld",
                      g->smem_bytes, smem_limit);
             return fail(why, why_size, msg);
         }

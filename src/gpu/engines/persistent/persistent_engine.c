@@ -275,7 +275,7 @@ static double call_setup(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
     const double weights = (double)prnn_mode_gates(k->mode) * k->hidden * k->hidden *
-                           prnn_dtype_size(k->dtype);
+                           (double)prnn_dtype_size(k->dtype);
     return 7.5 + weights / 2e12 * 1e6;
 }
 

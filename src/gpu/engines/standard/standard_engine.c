@@ -195,15 +195,16 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
 
     prnn_step_args a;
     memset(&a, 0, sizeof(a));
-    a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+    void *rec = prnn_run_ws(c, c->l.engine[WS_REC]); /* the GEMM writes, the cell reads */
+    a.rec = rec;
     a.xin = skip ? lr->input : prnn_layered_xproj(c, d);
     a.bW = w.bW;
     a.bR = w.bR;
     a.hstate = ia.hstate;
     a.cstate = ia.cstate;
     a.y = lr->output;
-    a.hy = (void *)prnn_run_offset(b->hy, so);
-    a.cy = (void *)prnn_run_offset(b->cy, so);
+    a.hy = prnn_run_out_offset(b->hy, so);
+    a.cy = prnn_run_out_offset(b->cy, so);
     a.y_cols = c->dirs * H;
     a.y_offset = d * H;
     a.reverse = d;
@@ -234,7 +235,7 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         key.lda = H;
         key.ldb = H;
         key.ldc = (int)c->gh;
-        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
+        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
                                  "prnn_step_cell"));
     }
@@ -271,8 +272,8 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
     a.cx = prnn_run_offset(b->cx, so);
     a.dhy = prnn_run_offset(b->dhy, so);
     a.dcy = prnn_run_offset(b->dcy, so);
-    a.dhx = (void *)prnn_run_offset(b->dhx, so);
-    a.dcx = (void *)prnn_run_offset(b->dcx, so);
+    a.dhx = prnn_run_out_offset(b->dhx, so);
+    a.dcx = prnn_run_out_offset(b->dcx, so);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
     /* First rows of the steps, walked in this direction's order: dir 0 from
@@ -306,9 +307,9 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
             key.lda = (int)rec_row;
             key.ldb = H;
             key.ldc = H;
-            a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
-            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
-                                   (void *)a.rec));
+            void *rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+            a.rec = rec;
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, rec));
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
         PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256), 1, 256,

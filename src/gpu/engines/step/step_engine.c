@@ -222,8 +222,8 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         const size_t so = (size_t)pseudo * c->state_stride;
         a.hx[d] = prnn_run_offset(b->hx, so);
         a.cx[d] = prnn_run_offset(b->cx, so);
-        a.hy[d] = (void *)prnn_run_offset(b->hy, so);
-        a.cy[d] = (void *)prnn_run_offset(b->cy, so);
+        a.hy[d] = prnn_run_out_offset(b->hy, so);
+        a.cy[d] = prnn_run_out_offset(b->cy, so);
         a.cstate[d] = cstate(c, d);
         a.act[d] = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
