@@ -118,7 +118,7 @@ def _timed(module, x, dy, repeats):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return _time_step(step, list(module.parameters()), repeats), None
-    except Exception as e:     # noqa: BLE001: the package's fp16 failure is a result
+    except Exception as e:  # noqa: BLE001 (the package's fp16 failure is a result)
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
 
 

@@ -152,7 +152,8 @@ def main():
     torch.cuda.synchronize() if cuda else None
     elapsed = time.perf_counter() - start
     if rank == 0:
-        print(f"\nloss {first_loss:.3f} -> {loss.item():.3f}; {global_batch * args.steps / elapsed:.1f}"
+        rate = global_batch * args.steps / elapsed
+        print(f"\nloss {first_loss:.3f} -> {loss.item():.3f}; {rate:.1f}"
               f" samples/s over the whole run (first steps plan and compile)")
 
     # Each rank's layer planned on its own device: prnn kept one Problem per

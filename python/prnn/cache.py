@@ -13,7 +13,7 @@ import ctypes
 import os
 import sys
 import time
-from typing import Callable, List, NamedTuple, Optional, Sequence, TextIO
+from typing import List, NamedTuple, Optional, Sequence, TextIO
 
 from . import _capi
 

@@ -466,19 +466,19 @@ def test_trained_with_the_package_then_converted():
     package's within fp32 tolerance."""
     sru = sru_package()
     torch.manual_seed(0)
-    T, B, I, H = 12, 6, 10, 8
-    module = sru.SRU(I, H, num_layers=2, bidirectional=True, rescale=True, highway_bias=-1.0)
+    T, B, D, H = 12, 6, 10, 8
+    module = sru.SRU(D, H, num_layers=2, bidirectional=True, rescale=True, highway_bias=-1.0)
     head = torch.nn.Linear(2 * H, 1)
     opt = torch.optim.Adam(list(module.parameters()) + list(head.parameters()), lr=1e-2)
     g = torch.Generator().manual_seed(3)
     # a task of both directions' context: at every step, a fixed mix of
     # the step's input and its neighbours'
-    v = torch.randn(I, 1, generator=g) / I ** 0.5
+    v = torch.randn(D, 1, generator=g) / D ** 0.5
     losses = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for step in range(100):
-            x = torch.randn(T, B, I, generator=g)
+            x = torch.randn(T, B, D, generator=g)
             s = x @ v
             target = torch.tanh(s + 0.5 * torch.roll(s, 1, 0) + 0.5 * torch.roll(s, -1, 0))
             loss = ((head(module(x)[0]) - target) ** 2).mean()
@@ -490,7 +490,7 @@ def test_trained_with_the_package_then_converted():
     print(f"loss over the 100 steps: {first:.3f} -> {last:.3f}")
     assert last < 0.5 * first, f"the package did not train: {first:.3f} -> {last:.3f}"
     layer = pt.from_sru(module)
-    x = torch.randn(T, B, I, generator=g)
+    x = torch.randn(T, B, D, generator=g)
     c0 = torch.randn(4, B, H, generator=g)
     _compare_with_package(module.double(), pt.from_sru(module.double()), x.double(),
                           c0.double(), None, TOLERANCE[torch.float64])
