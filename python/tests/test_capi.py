@@ -52,6 +52,38 @@ def test_plan_info_matches_the_header():
     assert names == [f[0] for f in _capi.PlanInfo._fields_]
 
 
+def _header_enumerators():
+    """Every enumerator of the header's enums and its value (an enumerator
+    without one is the previous value plus one, as in C)."""
+    text = re.sub(r"/\*.*?\*/", "", open(HEADER, encoding="utf-8").read(), flags=re.S)
+    values = {}
+    for body in re.findall(r"typedef\s+enum\s*\{(.*?)\}\s*\w+\s*;", text, re.S):
+        value = -1
+        for item in filter(None, (i.strip() for i in body.split(","))):
+            m = re.fullmatch(r"(PRNN_\w+)(?:\s*=\s*(-?\w+))?", item)
+            assert m, f"an enumerator this test cannot read: {item!r}"
+            value = int(m.group(2), 0) if m.group(2) else value + 1
+            values[m.group(1)] = value
+    return values
+
+
+def test_enum_values_equal_the_headers():
+    """The values _capi.py copies from prnn.h by hand: each of its integer
+    constants X is the header's PRNN_X, and STATUS_NAMES is the header's
+    prnnStatus_t."""
+    header = _header_enumerators()
+    copied = {name: value for name, value in vars(_capi).items()
+              if name.isupper() and type(value) is int}
+    assert "DATA_FLOAT" in copied and "LSTM" in copied and "CACHE_FILE_ENTRY" in copied
+    for name, value in copied.items():
+        assert "PRNN_" + name in header, f"_capi.{name}: prnn.h has no PRNN_{name}"
+        assert value == header["PRNN_" + name], \
+            f"_capi.{name} = {value}, prnn.h's PRNN_{name} = {header['PRNN_' + name]}"
+    statuses = {value: name[len("PRNN_STATUS_"):] for name, value in header.items()
+                if name.startswith("PRNN_STATUS_")}
+    assert _capi.STATUS_NAMES == statuses
+
+
 def test_version_and_path():
     v = prnn.library_version()
     assert re.fullmatch(r"\d+\.\d+\.\d+", v)
