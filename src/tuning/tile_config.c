@@ -102,11 +102,6 @@ const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void 
     return NULL;
 }
 
-const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen)
-{
-    return prnn_config_complete(prnn_tile_fields, c, seen);
-}
-
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
 {
     prnn_config_format(prnn_tile_fields, c, buf, size);

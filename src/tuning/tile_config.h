@@ -108,6 +108,10 @@ int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
  * prnn_tile_fields. */
 int *prnn_config_field_ptr(void *c, const prnn_tile_field *f);
 int prnn_config_field_get(const void *c, const prnn_tile_field *f);
+/* The end of a parse (text or JSON): bit i of `seen` says whether fields[i]
+ * was given. Sets every optional field not given to its default; returns the
+ * first required field not given (the caller reports it), or NULL when the
+ * configuration is complete. */
 const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
                                             unsigned long long seen);
 void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf, size_t size);
@@ -121,11 +125,5 @@ void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size);
 /* Parses the text form; every field must be present exactly once (optional
  * ones at most once) and in range. Returns 0 on success, -1 with a message in err otherwise. */
 int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err, size_t err_size);
-
-/* The end of a parse (text or JSON): bit i of `seen` says whether
- * prnn_tile_fields[i] was given. Sets every optional field not given to its
- * default; returns the first required field not given (the caller reports
- * it), or NULL when the configuration is complete. */
-const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen);
 
 #endif

@@ -19,21 +19,6 @@ const char *bench_impl_name(bench_impl i)
     return "?";
 }
 
-const char *bench_impl_title(bench_impl i)
-{
-    switch (i) {
-    case BENCH_IMPL_PRNN: return "prnn";
-    case BENCH_IMPL_PRNN_GRAPH: return "prnn graph";
-    case BENCH_IMPL_CUBLASLT_GRAPH: return "cublasLt-graph";
-    case BENCH_IMPL_CUDNN_STANDARD: return "STANDARD";
-    case BENCH_IMPL_CUDNN_PERSIST_STATIC: return "PERSIST_STATIC";
-    case BENCH_IMPL_CUDNN_PERSIST_DYNAMIC: return "PERSIST_DYNAMIC";
-    case BENCH_IMPL_CUDNN_PERSIST_SMALL_H: return "PERSIST_SMALL_H";
-    case BENCH_NUM_IMPLS: break;
-    }
-    return "?";
-}
-
 const char *bench_state_name(bench_state s)
 {
     switch (s) {

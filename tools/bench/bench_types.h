@@ -156,8 +156,6 @@ typedef struct {
 /* Short names: "prnn", "prnn-graph", "cublasLt-graph", "cudnn-standard",
  * "cudnn-persist-static", "cudnn-persist-dynamic", "cudnn-persist-small-h". */
 const char *bench_impl_name(bench_impl i);
-/* Table titles: "STANDARD", "PERSIST_STATIC", ... for the cuDNN ones. */
-const char *bench_impl_title(bench_impl i);
 const char *bench_state_name(bench_state s);
 const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
 const char *bench_pass_name(bench_pass p);       /* inference, training */
