@@ -205,9 +205,9 @@ typedef struct {
 /* Entries farther than this (see prnn_tuning_distance) are not used: a
  * configuration tuned for a shape that different is no better a guess than
  * the heuristic. SRU's scan has its own, tighter bound: its best
- * configuration follows its lane count (dirs x batch x hidden), and on the
- * H100 a batch-32 entry ran batch 128's scans 1.16x slower than the
- * heuristic's choice (bench/NOTES.md, v0.8). */
+ * configuration follows its lane count (dirs x batch x hidden), and an entry
+ * for a quarter of the lanes already lost to the heuristic's choice
+ * (bench/NOTES.md v0.8). */
 #define PRNN_TUNING_NEAREST_MAX_COST 4.0
 #define PRNN_TUNING_NEAREST_MAX_COST_SRU 1.0
 
@@ -218,10 +218,10 @@ typedef struct {
  * The batch ratio is to the nearest end of the entry's batch range (1 inside
  * it). An entry with a smaller hidden size is HUGE_VAL away: its tile spreads
  * the layer over too few blocks, with more weights per thread than it holds
- * (on the H200, H256 entries ran H512 keys 2.4-4.8x and H1024 keys 3.8-22x
- * slower than the heuristic: bench/NOTES.md, v0.10); a tiling for a larger
- * layer spreads a smaller one over the same blocks. An entry of another pass
- * is HUGE_VAL away too: its tile was measured on a different kernel.
+ * (such entries ran several times slower than the heuristic's tiles:
+ * bench/NOTES.md v0.10); a tiling for a larger layer spreads a smaller one
+ * over the same blocks. An entry of another pass is HUGE_VAL away too: its
+ * tile was measured on a different kernel.
  */
 double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *key);
 

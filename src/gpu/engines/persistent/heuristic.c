@@ -88,11 +88,9 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     double sync = ((g->red_bufs == 2 ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) * 1e-6;
     /* Calibration against measurement: the terms above under-rate the mma
      * engine (its chain of dependent mma.sync and the reduction across
-     * warps) and 128-thread blocks (too few warps to hide latency). Fitted
-     * on the 1920 candidates the autotuner timed on an H100 (v0.3): picking
-     * each key's fastest-modelled candidate costs 1.08x the best measured
-     * one instead of 1.20x (1.11x instead of 1.31x on the 1920 of v0.2's
-     * run); bench/NOTES.md. */
+     * warps) and 128-thread blocks (too few warps to hide latency): the
+     * factors that make the model's pick closest to the best of the
+     * autotuner's timed candidates (bench/NOTES.md v0.3-b). */
     double fit = (t->mma ? 2.0 : 1.0) * (t->threads == 128 ? 1.1 : 1.0);
     /* Blocks of the local hand-off need not all be resident: the ones that
      * are not run the whole sequence after the first wave. */
@@ -125,11 +123,11 @@ typedef struct {
 } ranked;
 
 /* The FMA engine unrolls its k-steps times the batch chunk: NVRTC's time
- * grows much faster than that product (sm_90, one thread of this machine's
- * CPU: 512 -> 0.7 s, 1024 -> 1.0-1.8 s, 2048 -> 8-10 s). A plan compiles on
- * first use, so the heuristic and the autotuner's candidates stay at or
- * below 1024; a tuning-DB entry beyond it is still honoured (it compiles
- * once, then comes from the disk cache). The mma engine's loops are short. */
+ * grows much faster than that product (seconds beyond 1024: bench/NOTES.md
+ * v0.1-c). A plan compiles on first use, so the heuristic and the
+ * autotuner's candidates stay at or below 1024; a tuning-DB entry beyond it
+ * is still honoured (it compiles once, then comes from the disk cache). The
+ * mma engine's loops are short. */
 static int compiles_quickly(const prnn_kernel_geometry *g)
 {
     return g->tile.mma || (long)g->ksteps * g->tile.batch_chunk <= 1024;
@@ -238,8 +236,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_
                 /* Lamport words, except for fp64 (a value fills the word)
                  * and backward mma tiles: their G-times-longer vector made
                  * spinning on every word cost more than one counter wait
-                 * and plain loads (prnn-autotune on the H100, LSTM and GRU
-                 * fp16, H 1024, B 16: 1.49x and 1.31x; bench/NOTES.md v0.6) */
+                 * and plain loads (bench/NOTES.md v0.6) */
                 t.handoff = local ? 2
                             : shape->key.dtype == PRNN_DATA_DOUBLE ||
                                     (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
