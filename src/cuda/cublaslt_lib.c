@@ -1,6 +1,5 @@
 #include "cuda/cublaslt_lib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -8,9 +7,7 @@
 #include "error.h"
 
 static prnn_cublaslt lt;
-static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
-static char load_message[PRNN_DL_MESSAGE_SIZE];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static prnn_dl_once loaded = PRNN_DL_ONCE_INIT;
 
 #define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)                                    \
     PRNN_DL_SPEC(prnn_cublaslt, name, symbol, required)
@@ -25,8 +22,8 @@ static prnnStatus_t load(void)
     void *lib;
     prnnStatus_t s = prnn_dl_load("the cuBLASLt library (set PRNN_CUBLASLT_LIBRARY to its path)",
                                   c.paths, specs, sizeof(specs) / sizeof(specs[0]), NULL, &lt,
-                                  PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, load_message,
-                                  sizeof(load_message), &lib);
+                                  PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, loaded.message,
+                                  sizeof(loaded.message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&lt, 0, sizeof(lt));
         return s;
@@ -36,22 +33,17 @@ static prnnStatus_t load(void)
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void)
+static void run_load(void)
 {
-    load_status = load();
+    loaded.status = load();
 }
 
 prnnStatus_t prnn_cublaslt_get(const prnn_cublaslt **out)
 {
-    pthread_once(&load_once, load_once_fn);
-    if (load_status != PRNN_STATUS_SUCCESS) {
-        if (out)
-            *out = NULL;
-        return prnn_fail(load_status, "%s", load_message);
-    }
+    prnnStatus_t s = prnn_dl_once_run(&loaded, run_load);
     if (out)
-        *out = &lt;
-    return PRNN_STATUS_SUCCESS;
+        *out = s == PRNN_STATUS_SUCCESS ? &lt : NULL;
+    return s;
 }
 
 const char *prnn_cublaslt_status_name(const prnn_cublaslt *l, cublasStatus_t status)

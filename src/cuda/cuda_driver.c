@@ -1,6 +1,5 @@
 #include "cuda/cuda_driver.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +8,7 @@
 #include "error.h"
 
 static prnn_cuda_driver driver;
-static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
-/* The failure message, kept so that every thread that asks gets it in its own
- * (thread-local) log, not only the one that ran the load. */
-static char load_message[PRNN_DL_MESSAGE_SIZE];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static prnn_dl_once loaded = PRNN_DL_ONCE_INIT;
 
 #define PRNN_CUDA_SPEC(name, symbol, required, ret, params)                                        \
     PRNN_DL_SPEC(prnn_cuda_driver, name, symbol, required)
@@ -82,14 +77,14 @@ static prnnStatus_t load(void)
      * PRNN_CUDA_PATH holds at most a stub that cannot run anything. */
     static const char *const candidates[] = {"libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", NULL};
     void *lib;
-    prnnStatus_t s = prnn_dl_load("the CUDA driver library", candidates, specs,
-                                  sizeof(specs) / sizeof(specs[0]), fallbacks, &driver,
-                                  PRNN_STATUS_NO_DEVICE, load_message, sizeof(load_message), &lib);
+    prnnStatus_t s = prnn_dl_load(
+        "the CUDA driver library", candidates, specs, sizeof(specs) / sizeof(specs[0]), fallbacks,
+        &driver, PRNN_STATUS_NO_DEVICE, loaded.message, sizeof(loaded.message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&driver, 0, sizeof(driver));
         if (s == PRNN_STATUS_NO_DEVICE) {
-            size_t len = strlen(load_message);
-            snprintf(load_message + len, sizeof(load_message) - len,
+            size_t len = strlen(loaded.message);
+            snprintf(loaded.message + len, sizeof(loaded.message) - len,
                      "\n(is the NVIDIA driver installed?)");
         }
         return s;
@@ -103,11 +98,11 @@ static prnnStatus_t load(void)
         if (driver.cuGetErrorString(r, &desc) != CUDA_SUCCESS)
             desc = NULL;
         if (hint)
-            snprintf(load_message, sizeof(load_message),
+            snprintf(loaded.message, sizeof(loaded.message),
                      "cuInit: CUDA error %d (%s) (driver library %s)", (int)r, hint,
                      driver.library_path);
         else
-            snprintf(load_message, sizeof(load_message),
+            snprintf(loaded.message, sizeof(loaded.message),
                      "cuInit: %s: %s (driver library %s; check that the NVIDIA driver is installed "
                      "and nvidia-smi works)",
                      prnn_cu_error_name(r, num, sizeof(num)),
@@ -118,12 +113,12 @@ static prnnStatus_t load(void)
     if (r == CUDA_SUCCESS)
         r = driver.cuDeviceGetCount(&driver.device_count);
     if (r != CUDA_SUCCESS) {
-        snprintf(load_message, sizeof(load_message), "cuDeviceGetCount: %s (driver library %s)",
+        snprintf(loaded.message, sizeof(loaded.message), "cuDeviceGetCount: %s (driver library %s)",
                  prnn_cu_error_name(r, num, sizeof(num)), driver.library_path);
         return PRNN_STATUS_NO_DEVICE;
     }
     if (driver.device_count < 1) {
-        snprintf(load_message, sizeof(load_message),
+        snprintf(loaded.message, sizeof(loaded.message),
                  "no CUDA device: cuDeviceGetCount found 0 (CUDA_ERROR_NO_DEVICE; driver library "
                  "%s, version %d)",
                  driver.library_path, driver.driver_version);
@@ -132,22 +127,17 @@ static prnnStatus_t load(void)
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void)
+static void run_load(void)
 {
-    load_status = load();
+    loaded.status = load();
 }
 
 prnnStatus_t prnn_cuda_driver_get(const prnn_cuda_driver **out)
 {
-    pthread_once(&load_once, load_once_fn);
-    if (load_status != PRNN_STATUS_SUCCESS) {
-        if (out)
-            *out = NULL;
-        return prnn_fail(load_status, "%s", load_message);
-    }
+    prnnStatus_t s = prnn_dl_once_run(&loaded, run_load);
     if (out)
-        *out = &driver;
-    return PRNN_STATUS_SUCCESS;
+        *out = s == PRNN_STATUS_SUCCESS ? &driver : NULL;
+    return s;
 }
 
 prnnStatus_t prnn_cu_status(CUresult r)

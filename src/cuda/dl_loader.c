@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+
 #ifndef PRNN_CUDA_PATH
 #define PRNN_CUDA_PATH "/usr/local/cuda"
 #endif
@@ -107,4 +109,12 @@ const char *prnn_dl_origin(void *lib, const char *symbol)
     if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
         return map->l_name;
     return "(path unknown)";
+}
+
+prnnStatus_t prnn_dl_once_run(prnn_dl_once *o, void (*run)(void))
+{
+    pthread_once(&o->once, run);
+    if (o->status != PRNN_STATUS_SUCCESS)
+        return prnn_fail(o->status, "%s", o->message);
+    return PRNN_STATUS_SUCCESS;
 }
