@@ -24,6 +24,11 @@ const char *prnn_dtype_name(prnnDataType_t t)
     return "invalid";
 }
 
+size_t prnn_dtype_math_size(prnnDataType_t t)
+{
+    return t == PRNN_DATA_DOUBLE ? 8 : 4;
+}
+
 int prnn_dtype_valid(prnnDataType_t t)
 {
     return prnn_dtype_size(t) != 0;

@@ -12,6 +12,9 @@
 
 /* 0 for a value that is not a prnnDataType_t. */
 size_t prnn_dtype_size(prnnDataType_t t);
+/* The size of the math type the GPU computes t in: double for double data,
+ * float for the others. */
+size_t prnn_dtype_math_size(prnnDataType_t t);
 /* "float", "double", "half", "bfloat16", or "invalid". */
 const char *prnn_dtype_name(prnnDataType_t t);
 int prnn_dtype_valid(prnnDataType_t t);

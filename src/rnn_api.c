@@ -94,19 +94,28 @@ static prnnStatus_t run_gpu(struct prnnContext *h, resolved_call *rc, const void
 
 /* ---- sizes ---- */
 
-prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
-                                     int seqLength, const prnnTensorDescriptor_t *xDesc,
-                                     size_t *sizeInBytes)
+/* A size query: its arguments validated, then the call of `kind` resolved
+ * (INFERENCE: its workspace; FORWARD_TRAINING: its reserve). */
+static prnnStatus_t query_size(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                               int seqLength, const prnnTensorDescriptor_t *xDesc,
+                               prnn_call_kind kind, size_t *sizeInBytes)
 {
-    prnn_api_enter("prnnGetRNNWorkspaceSize");
     prnn_rnn_problem p;
     PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
     resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_INFERENCE, &rc));
-    *sizeInBytes = rc.workspace_bytes;
+    PRNN_TRY(resolve_call(handle, &p, kind, &rc));
+    *sizeInBytes = kind == PRNN_CALL_INFERENCE ? rc.workspace_bytes : rc.reserve_bytes;
     return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                     int seqLength, const prnnTensorDescriptor_t *xDesc,
+                                     size_t *sizeInBytes)
+{
+    prnn_api_enter("prnnGetRNNWorkspaceSize");
+    return query_size(handle, rnnDesc, seqLength, xDesc, PRNN_CALL_INFERENCE, sizeInBytes);
 }
 
 prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
@@ -114,14 +123,7 @@ prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle, const prnnRNNDes
                                            size_t *sizeInBytes)
 {
     prnn_api_enter("prnnGetRNNTrainingReserveSize");
-    prnn_rnn_problem p;
-    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
-    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_FORWARD_TRAINING, &rc));
-    *sizeInBytes = rc.reserve_bytes;
-    return PRNN_STATUS_SUCCESS;
+    return query_size(handle, rnnDesc, seqLength, xDesc, PRNN_CALL_FORWARD_TRAINING, sizeInBytes);
 }
 
 static prnnStatus_t check_dtype_arg(const struct prnnRNNStruct *rnn, prnnDataType_t dataType)

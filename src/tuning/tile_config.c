@@ -56,16 +56,24 @@ const char *prnn_engine_schema_default(int sru)
     return sru ? "sru-scan" : "persistent";
 }
 
-int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
+int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,
+                             char *err, size_t err_size)
 {
-    for (const prnn_tile_field *f = prnn_sru_fields; f->name; f++) {
+    for (const prnn_tile_field *f = fields; f->name; f++) {
         int v = prnn_config_field_get(c, f);
         if (v < f->min_value || v > f->max_value) {
-            snprintf(err, err_size, "%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
-                     f->max_value);
+            snprintf(err, err_size, "%s%s = %d: must be in [%d, %d]", prefix, f->name, v,
+                     f->min_value, f->max_value);
             return -1;
         }
     }
+    return 0;
+}
+
+int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
+{
+    if (prnn_config_check_ranges(prnn_sru_fields, c, "", err, err_size))
+        return -1;
     if (c->threads % 32) {
         snprintf(err, err_size, "threads = %d: must be a multiple of 32", c->threads);
         return -1;

@@ -108,6 +108,10 @@ int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
  * prnn_tile_fields. */
 int *prnn_config_field_ptr(void *c, const prnn_tile_field *f);
 int prnn_config_field_get(const void *c, const prnn_tile_field *f);
+/* 0 when every field of c is in its range; else -1 and, in err, the first
+ * that is not: "<prefix><name> = <value>: must be in [min, max]". */
+int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,
+                             char *err, size_t err_size);
 /* The end of a parse (text or JSON): bit i of `seen` says whether fields[i]
  * was given. Sets every optional field not given to its default; returns the
  * first required field not given (the caller reports it), or NULL when the

@@ -55,14 +55,8 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
  * when it is read (and when it is written), not when it is compiled. */
 static int check_config(const prnn_tile_config *c, prnnDataType_t dtype, char *err, size_t err_size)
 {
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
-        int v = prnn_config_field_get(c, f);
-        if (v < f->min_value || v > f->max_value) {
-            snprintf(err, err_size, "config.%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
-                     f->max_value);
-            return -1;
-        }
-    }
+    if (prnn_config_check_ranges(prnn_tile_fields, c, "config.", err, err_size))
+        return -1;
     if (c->threads % 32) {
         snprintf(err, err_size, "config.threads = %d: must be a multiple of 32", c->threads);
         return -1;

@@ -186,5 +186,8 @@ int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c
 int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
                           prnn_engine_config *out, int max);
 void prnn_engine_free_state(prnn_pass_plan *pp);
+/* Where a pass plan's configuration came from (plan info): c's source, the
+ * variable that forced it, the GPU it was tuned on. */
+void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c);
 
 #endif

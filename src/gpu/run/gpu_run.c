@@ -25,7 +25,7 @@ void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prn
     if (c->training)
         prnn_reserve_layout_compute(p, &c->r);
     c->es = prnn_dtype_size(p->rnn->dtype);
-    c->acc = p->rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    c->acc = prnn_dtype_math_size(p->rnn->dtype);
     c->G = prnn_mode_gates(p->rnn->mode);
     c->H = p->rnn->hidden;
     c->gh = (size_t)c->G * (size_t)c->H;

@@ -16,7 +16,7 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
 {
     const struct prnnRNNStruct *rnn = p->rnn;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     const size_t rows = p->total_rows, L = (size_t)rnn->layers;
     const int mode = prnn_kernel_mode_code(rnn->mode);

@@ -28,7 +28,7 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     prnn_ws_layout *l = b->l;
     const size_t none = (size_t)-1;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
     const size_t rows = p->total_rows;

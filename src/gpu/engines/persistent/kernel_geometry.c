@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "descriptors.h"
+#include "dtype.h"
 
 #define CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 #define ROUND_UP(a, b) (CEIL_DIV(a, b) * (b))
@@ -14,6 +15,18 @@ static int fail(char *why, size_t n, const char *msg)
 {
     snprintf(why, n, "%s", msg);
     return -1;
+}
+
+/* The k-steps whose weights the tile's register slots hold, then those its
+ * shared-memory slots hold; the rest are read from global memory. */
+static void split_slots(prnn_kernel_geometry *g, const prnn_tile_config *t)
+{
+    g->kreg = t->reg_slots / g->wpk;
+    if (g->kreg > g->ksteps)
+        g->kreg = g->ksteps;
+    g->ksmem = t->smem_slots / g->wpk;
+    if (g->ksmem > g->ksteps - g->kreg)
+        g->ksmem = g->ksteps - g->kreg;
 }
 
 int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile_config *tile,
@@ -28,7 +41,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
     *g = (prnn_kernel_geometry){0};
     g->shape = *shape;
     g->gates = G;
-    g->acc_bytes = shape->key.dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    g->acc_bytes = (int)prnn_dtype_math_size(shape->key.dtype);
     const int bwd = shape->pass == PRNN_PASS_BACKWARD_DATA;
     /* rnn_config.cuh: KPU, KD and GOUT (backward gates are padded to an even
      * length for the mma engine's pairs) */
@@ -98,12 +111,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         g->wpk = 4 * rt;
         g->rowsp = g->rsplit * g->rpg;
         size_t hb = (size_t)ROUND_UP(ntn * 8 * hbs * 4, 16);
-        g->kreg = t.reg_slots / g->wpk;
-        if (g->kreg > g->ksteps)
-            g->kreg = g->ksteps;
-        g->ksmem = t.smem_slots / g->wpk;
-        if (g->ksmem > g->ksteps - g->kreg)
-            g->ksmem = g->ksteps - g->kreg;
+        split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
@@ -123,12 +131,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         g->wpk = rpl * aw;
         g->rowsp = g->rsplit * g->rpg;
         size_t hb = (size_t)ROUND_UP(kpl * lk * bcp * g->acc_bytes, 16);
-        g->kreg = t.reg_slots / g->wpk;
-        if (g->kreg > g->ksteps)
-            g->kreg = g->ksteps;
-        g->ksmem = t.smem_slots / g->wpk;
-        if (g->ksmem > g->ksteps - g->kreg)
-            g->ksmem = g->ksteps - g->kreg;
+        split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(kpl * lk * bcp, 32);

@@ -375,9 +375,7 @@ static prnnStatus_t load_tile(const prnn_engine_query *q, const prnn_kernel_geom
 static void chose(prnn_pass_plan *pp, const prnn_kernel_geometry *g, const prnn_engine_choice *c)
 {
     prnn_tile_config_format(&g->tile, pp->config, sizeof(pp->config));
-    pp->source = c->source;
-    pp->forced_by = c->forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
+    prnn_engine_note_choice(pp, c);
 }
 
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,

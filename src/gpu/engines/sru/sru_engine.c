@@ -130,9 +130,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         pp->state = k;
         PRNN_TRY(load(q, &choices[i].config.sru, &pp->stats, k));
         format(&choices[i].config, pp->config, sizeof(pp->config));
-        pp->source = choices[i].source;
-        pp->forced_by = choices[i].forced_by;
-        snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[i].tuned_on);
+        prnn_engine_note_choice(pp, &choices[i]);
         pp->loaded = 1;
         return PRNN_STATUS_SUCCESS;
     }
@@ -159,7 +157,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     /* every SRU buffer is rows x dirs x H elements (the projection 4 of
      * them), of the data type or the accumulation type */

@@ -138,9 +138,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     pp->state = k;
     format(&choices[0].config, pp->config, sizeof(pp->config));
-    pp->source = choices[0].source;
-    pp->forced_by = choices[0].forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    prnn_engine_note_choice(pp, &choices[0]);
     return q->pass == PRNN_PASS_FORWARD ? load(q, pp) : PRNN_STATUS_SUCCESS;
 }
 
@@ -156,7 +154,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
     const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
     if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {

@@ -137,9 +137,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
     if (q->key.input_mode == PRNN_SKIP_INPUT)
         PRNN_TRY(load_variant(q, 1, 0, pp));
     format(&choices[0].config, pp->config, sizeof(pp->config));
-    pp->source = choices[0].source;
-    pp->forced_by = choices[0].forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    prnn_engine_note_choice(pp, &choices[0]);
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -166,7 +164,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = rnn->dtype == PRNN_DATA_DOUBLE ? 8 : 4;
+    const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     const size_t B = (size_t)p->mini_batch, rows = p->total_rows;
     const int deep = rnn->layers > 1;
