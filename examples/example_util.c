@@ -9,8 +9,8 @@ void ex_check(prnnStatus_t status, const char *call, const char *file, int line)
 {
     if (status == PRNN_STATUS_SUCCESS)
         return;
-    fprintf(stderr, "%s:%d: %s failed: %s\n%s\n", file, line, call,
-            prnnGetErrorString(status), prnnGetLastErrorLog());
+    fprintf(stderr, "%s:%d: %s failed: %s\n%s\n", file, line, call, prnnGetErrorString(status),
+            prnnGetLastErrorLog());
     printf("verdict: not ok (%s failed)\n", call);
     exit(1);
 }
@@ -22,16 +22,15 @@ prnnHandle_t ex_cpu_handle(void)
     prnnHandle_t gpu = NULL, cpu = NULL;
     prnnStatus_t s = prnnCreate(&gpu);
     if (s == PRNN_STATUS_SUCCESS) {
-        printf("A GPU is present, but this example keeps its data in host "
-               "memory (it includes no CUDA header to allocate device memory): "
-               "running on the CPU reference backend.\n");
+        printf("A GPU is present, but this example keeps its data in host memory (it includes no "
+               "CUDA header to allocate device memory): running on the CPU reference backend.\n");
         CHECK(prnnDestroy(gpu));
     } else if (s == PRNN_STATUS_NO_DEVICE) {
-        printf("No GPU (prnnCreate returned PRNN_STATUS_NO_DEVICE): running "
-               "on the CPU reference backend.\n");
+        printf("No GPU (prnnCreate returned PRNN_STATUS_NO_DEVICE): running on the CPU reference "
+               "backend.\n");
     } else {
-        printf("No usable GPU (prnnCreate returned %s): running on the CPU "
-               "reference backend.\n", prnnGetErrorString(s));
+        printf("No usable GPU (prnnCreate returned %s): running on the CPU reference backend.\n",
+               prnnGetErrorString(s));
     }
     CHECK(prnnCreateWithBackend(&cpu, PRNN_BACKEND_CPU_REFERENCE));
     return cpu;
@@ -58,9 +57,9 @@ static prnnTensorDescriptor_t packed3(prnnDataType_t dtype, int a, int b, int c)
     return d;
 }
 
-void ex_problem_init(ex_problem *p, prnnHandle_t handle, prnnRNNMode_t mode,
-                     int hidden, int layers, prnnDirectionMode_t direction,
-                     int input, int seq, const int *batch, prnnDataType_t dtype)
+void ex_problem_init(ex_problem *p, prnnHandle_t handle, prnnRNNMode_t mode, int hidden, int layers,
+                     prnnDirectionMode_t direction, int input, int seq, const int *batch,
+                     prnnDataType_t dtype)
 {
     p->dtype = dtype;
     p->elem = dtype == PRNN_DATA_DOUBLE ? 8 : dtype == PRNN_DATA_FLOAT ? 4 : 2;
@@ -71,8 +70,8 @@ void ex_problem_init(ex_problem *p, prnnHandle_t handle, prnnRNNMode_t mode,
     p->seq = seq;
     p->batch = batch;
     CHECK(prnnCreateRNNDescriptor(&p->rnn));
-    CHECK(prnnSetRNNDescriptor(p->rnn, hidden, layers, NULL, PRNN_LINEAR_INPUT,
-                               direction, mode, dtype));
+    CHECK(prnnSetRNNDescriptor(p->rnn, hidden, layers, NULL, PRNN_LINEAR_INPUT, direction, mode,
+                               dtype));
     p->xd = ex_alloc((size_t)seq * sizeof(*p->xd));
     p->yd = ex_alloc((size_t)seq * sizeof(*p->yd));
     p->rows = 0;
@@ -116,8 +115,7 @@ double ex_uniform(unsigned *state, double scale)
 }
 
 /* ex_max_rel_err over arrays of doubles or (floats) of floats. */
-static double max_rel_err(const void *got, const void *want, size_t n,
-                          double floor, int floats)
+static double max_rel_err(const void *got, const void *want, size_t n, double floor, int floats)
 {
     double worst = 0;
     for (size_t i = 0; i < n; i++) {
@@ -133,14 +131,12 @@ static double max_rel_err(const void *got, const void *want, size_t n,
     return worst;
 }
 
-double ex_max_rel_err(const double *got, const double *want, size_t n,
-                      double floor)
+double ex_max_rel_err(const double *got, const double *want, size_t n, double floor)
 {
     return max_rel_err(got, want, n, floor, 0);
 }
 
-double ex_max_rel_err_f(const float *got, const float *want, size_t n,
-                        double floor)
+double ex_max_rel_err_f(const float *got, const float *want, size_t n, double floor)
 {
     return max_rel_err(got, want, n, floor, 1);
 }

@@ -43,22 +43,22 @@ prnnHandle_t ex_cpu_handle(void);
 typedef struct {
     prnnRNNDescriptor_t rnn;
     prnnDataType_t dtype;
-    size_t elem;                 /* bytes per element of dtype */
+    size_t elem; /* bytes per element of dtype */
     int hidden, layers, dirs, input, seq;
-    const int *batch;            /* batch[t]: rows of step t, never growing */
-    size_t rows;                 /* sum of batch[t]: rows of x and y */
-    prnnTensorDescriptor_t *xd;  /* seq descriptors {batch[t], input, 1} */
-    prnnTensorDescriptor_t *yd;  /* seq descriptors {batch[t], hidden * dirs, 1} */
-    prnnTensorDescriptor_t hd;   /* {layers * dirs, batch[0], hidden} */
-    prnnFilterDescriptor_t wd;   /* {weight elements, 1, 1} */
-    size_t w_bytes;              /* prnnGetRNNParamsSize */
+    const int *batch;           /* batch[t]: rows of step t, never growing */
+    size_t rows;                /* sum of batch[t]: rows of x and y */
+    prnnTensorDescriptor_t *xd; /* seq descriptors {batch[t], input, 1} */
+    prnnTensorDescriptor_t *yd; /* seq descriptors {batch[t], hidden * dirs, 1} */
+    prnnTensorDescriptor_t hd;  /* {layers * dirs, batch[0], hidden} */
+    prnnFilterDescriptor_t wd;  /* {weight elements, 1, 1} */
+    size_t w_bytes;             /* prnnGetRNNParamsSize */
 } ex_problem;
 
 /* Creates and sets every descriptor of the problem; no dropout, linear
  * input. batch must outlive the problem. */
-void ex_problem_init(ex_problem *p, prnnHandle_t handle, prnnRNNMode_t mode,
-                     int hidden, int layers, prnnDirectionMode_t direction,
-                     int input, int seq, const int *batch, prnnDataType_t dtype);
+void ex_problem_init(ex_problem *p, prnnHandle_t handle, prnnRNNMode_t mode, int hidden, int layers,
+                     prnnDirectionMode_t direction, int input, int seq, const int *batch,
+                     prnnDataType_t dtype);
 void ex_problem_free(ex_problem *p);
 
 /* Elements of a state tensor: layers * dirs * batch[0] * hidden. */
@@ -74,10 +74,8 @@ double ex_uniform(unsigned *state, double scale);
 /* Largest |got - want| / max(|want|, floor) over n values: relative error,
  * absolute below floor where a relative one would magnify rounding. The
  * second form compares float arrays. */
-double ex_max_rel_err(const double *got, const double *want, size_t n,
-                      double floor);
-double ex_max_rel_err_f(const float *got, const float *want, size_t n,
-                        double floor);
+double ex_max_rel_err(const double *got, const double *want, size_t n, double floor);
+double ex_max_rel_err_f(const float *got, const float *want, size_t n, double floor);
 
 /* Prints "verdict: ok" or "verdict: not ok" (the install test reads it)
  * and returns the example's exit status. */

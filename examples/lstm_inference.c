@@ -57,10 +57,10 @@ int main(void)
      * of different lengths. */
     static const int batch[SEQ] = {BATCH, BATCH, BATCH, BATCH, BATCH, BATCH};
     ex_problem p;
-    ex_problem_init(&p, handle, PRNN_LSTM, HIDDEN, LAYERS, PRNN_UNIDIRECTIONAL,
-                    INPUT, SEQ, batch, PRNN_DATA_FLOAT);
-    printf("LSTM: %d layers, input %d, hidden %d, batch %d, %d steps, float; "
-           "weights %zu bytes\n", LAYERS, INPUT, HIDDEN, BATCH, SEQ, p.w_bytes);
+    ex_problem_init(&p, handle, PRNN_LSTM, HIDDEN, LAYERS, PRNN_UNIDIRECTIONAL, INPUT, SEQ, batch,
+                    PRNN_DATA_FLOAT);
+    printf("LSTM: %d layers, input %d, hidden %d, batch %d, %d steps, float; weights %zu bytes\n",
+           LAYERS, INPUT, HIDDEN, BATCH, SEQ, p.w_bytes);
 
     size_t n_x = p.rows * INPUT, n_y = p.rows * HIDDEN, n_s = ex_state_elems(&p);
     unsigned seed = 2026;
@@ -79,18 +79,17 @@ int main(void)
     memset(&info, 0, sizeof info);
     info.structSize = sizeof info;
     CHECK(prnnGetRNNPlanInfo(handle, p.rnn, BATCH, PRNN_DATA_FLOAT, &info));
-    printf("plan: %s, configuration \"%s\", device \"%s\"\n", path_name(info.path),
-           info.config, info.device);
+    printf("plan: %s, configuration \"%s\", device \"%s\"\n", path_name(info.path), info.config,
+           info.device);
 
     size_t ws_bytes;
     CHECK(prnnGetRNNWorkspaceSize(handle, p.rnn, SEQ, p.xd, &ws_bytes));
     void *ws = ex_alloc(ws_bytes);
-    CHECK(prnnRNNForwardInference(handle, p.rnn, SEQ, p.xd, x, p.hd, hx, p.hd, cx,
-                                  p.wd, w, p.yd, y, p.hd, hy, p.hd, cy, ws,
-                                  ws_bytes));
-    printf("one call over %d steps: y[last step][row 0][0..3] = %.6f %.6f %.6f %.6f\n",
-           SEQ, y[n_y - BATCH * HIDDEN], y[n_y - BATCH * HIDDEN + 1],
-           y[n_y - BATCH * HIDDEN + 2], y[n_y - BATCH * HIDDEN + 3]);
+    CHECK(prnnRNNForwardInference(handle, p.rnn, SEQ, p.xd, x, p.hd, hx, p.hd, cx, p.wd, w, p.yd, y,
+                                  p.hd, hy, p.hd, cy, ws, ws_bytes));
+    printf("one call over %d steps: y[last step][row 0][0..3] = %.6f %.6f %.6f %.6f\n", SEQ,
+           y[n_y - BATCH * HIDDEN], y[n_y - BATCH * HIDDEN + 1], y[n_y - BATCH * HIDDEN + 2],
+           y[n_y - BATCH * HIDDEN + 3]);
 
     /* The same sequence, one step per call. Outputs may not overlap inputs,
      * so the state ping-pongs between two pairs of buffers. */
@@ -104,10 +103,9 @@ int main(void)
     memcpy(c_in, cx, n_s * sizeof(float));
     for (int t = 0; t < SEQ; t++) {
         size_t row = (size_t)t * BATCH;
-        CHECK(prnnRNNForwardInference(handle, p.rnn, 1, &p.xd[t], x + row * INPUT,
-                                      p.hd, h_in, p.hd, c_in, p.wd, w, &p.yd[t],
-                                      y_steps + row * HIDDEN, p.hd, h_out, p.hd,
-                                      c_out, ws1, ws1_bytes));
+        CHECK(prnnRNNForwardInference(handle, p.rnn, 1, &p.xd[t], x + row * INPUT, p.hd, h_in, p.hd,
+                                      c_in, p.wd, w, &p.yd[t], y_steps + row * HIDDEN, p.hd, h_out,
+                                      p.hd, c_out, ws1, ws1_bytes));
         float *swap = h_in;
         h_in = h_out;
         h_out = swap;
@@ -122,8 +120,9 @@ int main(void)
     double e_h = ex_max_rel_err_f(h_in, hy, n_s, 1e-3);
     double e_c = ex_max_rel_err_f(c_in, cy, n_s, 1e-3);
     const double tol = 1e-5;
-    printf("%d calls of one step against one call: max relative error y %.1e, "
-           "hy %.1e, cy %.1e (tolerance %.0e)\n", SEQ, e_y, e_h, e_c, tol);
+    printf("%d calls of one step against one call: max relative error y %.1e, hy %.1e, cy %.1e "
+           "(tolerance %.0e)\n",
+           SEQ, e_y, e_h, e_c, tol);
     int ok = e_y <= tol && e_h <= tol && e_c <= tol;
 
     free(ws1);

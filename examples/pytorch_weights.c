@@ -63,23 +63,23 @@ static float *random_floats(size_t n, unsigned *seed, double scale)
 /* Copies one PyTorch block of hidden rows (a matrix of cols columns, or a
  * bias when cols is 0) to where prnn keeps linLayerID's matrix or bias in
  * pseudo-layer pseudo, after checking the shape prnn reports for it. */
-static void copy_block(const ex_problem *p, prnnHandle_t handle, void *w, int pseudo,
-                       int id, const float *src, int cols, prnnFilterDescriptor_t desc)
+static void copy_block(const ex_problem *p, prnnHandle_t handle, void *w, int pseudo, int id,
+                       const float *src, int cols, prnnFilterDescriptor_t desc)
 {
     void *dst;
     if (cols)
-        CHECK(prnnGetRNNLinLayerMatrixParams(handle, p->rnn, pseudo, p->xd[0], p->wd,
-                                             w, id, desc, &dst));
+        CHECK(prnnGetRNNLinLayerMatrixParams(handle, p->rnn, pseudo, p->xd[0], p->wd, w, id, desc,
+                                             &dst));
     else
-        CHECK(prnnGetRNNLinLayerBiasParams(handle, p->rnn, pseudo, p->xd[0], p->wd,
-                                           w, id, desc, &dst));
+        CHECK(prnnGetRNNLinLayerBiasParams(handle, p->rnn, pseudo, p->xd[0], p->wd, w, id, desc,
+                                           &dst));
     int nb, dims[3];
     prnnDataType_t dtype;
     CHECK(prnnGetFilterNdDescriptor(desc, 3, &dtype, NULL, &nb, dims));
     int want_cols = cols ? cols : 1;
     if (nb != 3 || dims[1] != p->hidden || dims[2] != want_cols || dtype != p->dtype) {
-        printf("linLayerID %d: prnn reports {%d, %d, %d}, expected {1, %d, %d}\n", id,
-               dims[0], dims[1], dims[2], p->hidden, want_cols);
+        printf("linLayerID %d: prnn reports {%d, %d, %d}, expected {1, %d, %d}\n", id, dims[0],
+               dims[1], dims[2], p->hidden, want_cols);
         exit(ex_verdict(0));
     }
     memcpy(dst, src, (size_t)p->hidden * want_cols * sizeof(float));
@@ -87,23 +87,25 @@ static void copy_block(const ex_problem *p, prnnHandle_t handle, void *w, int ps
 
 /* PyTorch's layer into prnn's pseudo-layer `pseudo` of w; K: the columns of
  * weight_ih. */
-static void load_torch_layer(const ex_problem *p, prnnHandle_t handle, void *w,
-                             int pseudo, const torch_layer *t, int K)
+static void load_torch_layer(const ex_problem *p, prnnHandle_t handle, void *w, int pseudo,
+                             const torch_layer *t, int K)
 {
     prnnFilterDescriptor_t desc;
     CHECK(prnnCreateFilterDescriptor(&desc));
     size_t H = (size_t)p->hidden;
     for (int g = 0; g < t->gates; g++) {
         copy_block(p, handle, w, pseudo, g, t->weight_ih + g * H * K, K, desc);
-        copy_block(p, handle, w, pseudo, t->gates + g, t->weight_hh + g * H * H,
-                   (int)H, desc);
+        copy_block(p, handle, w, pseudo, t->gates + g, t->weight_hh + g * H * H, (int)H, desc);
         copy_block(p, handle, w, pseudo, g, t->bias_ih + g * H, 0, desc);
         copy_block(p, handle, w, pseudo, t->gates + g, t->bias_hh + g * H, 0, desc);
     }
     CHECK(prnnDestroyFilterDescriptor(desc));
 }
 
-static double sigmoid(double v) { return 1.0 / (1.0 + exp(-v)); }
+static double sigmoid(double v)
+{
+    return 1.0 / (1.0 + exp(-v));
+}
 
 /* Row `row` of a [rows][n] matrix times v, plus bias[row]. */
 static double affine(const float *m, const float *bias, int row, const float *v, int n)
@@ -118,8 +120,8 @@ static double affine(const float *m, const float *bias, int row, const float *v,
  * layer, one direction, every sequence SEQ long, in double; results rounded
  * to float as PyTorch's float tensors would hold them. h, c: the initial
  * state in, the final state out. */
-static void torch_forward(prnnRNNMode_t mode, const torch_layer *t, const float *x,
-                          float *h, float *c, float *y)
+static void torch_forward(prnnRNNMode_t mode, const torch_layer *t, const float *x, float *h,
+                          float *c, float *y)
 {
     enum { H = HIDDEN };
     for (int s = 0; s < SEQ; s++)
@@ -153,13 +155,12 @@ static void torch_forward(prnnRNNMode_t mode, const torch_layer *t, const float 
 /* Builds random PyTorch parameters for mode, loads them into prnn, runs
  * both forward passes and compares y, hy (and cy). Returns 1 when they
  * agree. */
-static int check_mode(prnnHandle_t handle, prnnRNNMode_t mode, const char *name,
-                      unsigned seed)
+static int check_mode(prnnHandle_t handle, prnnRNNMode_t mode, const char *name, unsigned seed)
 {
     static const int batch[SEQ] = {BATCH, BATCH, BATCH, BATCH, BATCH};
     ex_problem p;
-    ex_problem_init(&p, handle, mode, HIDDEN, 1, PRNN_UNIDIRECTIONAL, INPUT, SEQ,
-                    batch, PRNN_DATA_FLOAT);
+    ex_problem_init(&p, handle, mode, HIDDEN, 1, PRNN_UNIDIRECTIONAL, INPUT, SEQ, batch,
+                    PRNN_DATA_FLOAT);
     torch_layer t;
     t.gates = mode == PRNN_LSTM ? 4 : 3;
     size_t gh = (size_t)t.gates * HIDDEN, n_s = ex_state_elems(&p);
@@ -184,8 +185,8 @@ static int check_mode(prnnHandle_t handle, prnnRNNMode_t mode, const char *name,
     float *hy = ex_alloc(n_s * sizeof(float)), *cy = ex_alloc(n_s * sizeof(float));
     CHECK(prnnGetRNNWorkspaceSize(handle, p.rnn, SEQ, p.xd, &ws_bytes));
     void *ws = ex_alloc(ws_bytes);
-    CHECK(prnnRNNForwardInference(handle, p.rnn, SEQ, p.xd, x, p.hd, h0, p.hd, c0,
-                                  p.wd, w, p.yd, y, p.hd, hy, p.hd, cy, ws, ws_bytes));
+    CHECK(prnnRNNForwardInference(handle, p.rnn, SEQ, p.xd, x, p.hd, h0, p.hd, c0, p.wd, w, p.yd, y,
+                                  p.hd, hy, p.hd, cy, ws, ws_bytes));
 
     float *y_ref = ex_alloc(n_y * sizeof(float));
     float *h_ref = ex_alloc(n_s * sizeof(float)), *c_ref = ex_alloc(n_s * sizeof(float));
@@ -198,16 +199,16 @@ static int check_mode(prnnHandle_t handle, prnnRNNMode_t mode, const char *name,
     double e_h = ex_max_rel_err_f(hy, h_ref, n_s, 1e-3);
     double e_c = mode == PRNN_LSTM ? ex_max_rel_err_f(cy, c_ref, n_s, 1e-3) : 0;
     int ok = e_y <= tol && e_h <= tol && e_c <= tol;
-    printf("%s: weight_ih_l0 [%zu][%d], weight_hh_l0 [%zu][%d], bias_ih_l0 and "
-           "bias_hh_l0 [%zu] loaded through %d LinLayer IDs; %d steps, batch %d: "
-           "max relative error against PyTorch's equations y %.1e, hy %.1e",
+    printf("%s: weight_ih_l0 [%zu][%d], weight_hh_l0 [%zu][%d], bias_ih_l0 and bias_hh_l0 [%zu] "
+           "loaded through %d LinLayer IDs; %d steps, batch %d: max relative error against "
+           "PyTorch's equations y %.1e, hy %.1e",
            name, gh, INPUT, gh, HIDDEN, gh, 2 * t.gates, SEQ, BATCH, e_y, e_h);
     if (mode == PRNN_LSTM)
         printf(", cy %.1e", e_c);
     printf(" (tolerance %.0e): %s\n", tol, ok ? "ok" : "not ok");
 
-    float *bufs[] = {t.weight_ih, t.weight_hh, t.bias_ih, t.bias_hh, x, h0, c0, w,
-                     y, hy, cy, y_ref, h_ref, c_ref};
+    float *bufs[] = {t.weight_ih, t.weight_hh, t.bias_ih, t.bias_hh, x,     h0,    c0,
+                     w,           y,           hy,        cy,        y_ref, h_ref, c_ref};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(ws);

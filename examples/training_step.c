@@ -71,11 +71,10 @@ static double dot(const double *a, const double *b, size_t n)
 static double loss(problem *q)
 {
     const ex_problem *p = &q->p;
-    CHECK(prnnRNNForwardInference(q->handle, p->rnn, p->seq, p->xd, q->x, p->hd,
-                                  q->hx, p->hd, q->cx, p->wd, q->w, p->yd, q->y,
-                                  p->hd, q->hy, p->hd, q->cy, q->ws, q->ws_bytes));
-    return dot(q->dy, q->y, q->n_y) + dot(q->dhy, q->hy, q->n_s) +
-           dot(q->dcy, q->cy, q->n_s);
+    CHECK(prnnRNNForwardInference(q->handle, p->rnn, p->seq, p->xd, q->x, p->hd, q->hx, p->hd,
+                                  q->cx, p->wd, q->w, p->yd, q->y, p->hd, q->hy, p->hd, q->cy,
+                                  q->ws, q->ws_bytes));
+    return dot(q->dy, q->y, q->n_y) + dot(q->dhy, q->hy, q->n_s) + dot(q->dcy, q->cy, q->n_s);
 }
 
 /* Largest error of grad against central differences of L in buf's n
@@ -97,8 +96,7 @@ static double check_gradient(problem *q, double *buf, const double *grad, size_t
     int shown = 0;
     for (size_t i = 0; i < n && shown < 3; i++)
         if (ex_max_rel_err(&grad[i], &fd[i], 1, FLOOR) > TOL) {
-            printf("  %s[%zu]: backward %.10g, finite difference %.10g\n", name, i,
-                   grad[i], fd[i]);
+            printf("  %s[%zu]: backward %.10g, finite difference %.10g\n", name, i, grad[i], fd[i]);
             shown++;
         }
     printf("%-4s %4zu elements, max relative error %.1e\n", name, n, worst);
@@ -113,10 +111,11 @@ int main(void)
     /* Three sequences of lengths 4, 3 and 1, longest first. */
     static const int batch[SEQ] = {3, 2, 2, 1};
     ex_problem *p = &q.p;
-    ex_problem_init(p, q.handle, PRNN_LSTM, HIDDEN, LAYERS, PRNN_BIDIRECTIONAL,
-                    INPUT, SEQ, batch, PRNN_DATA_DOUBLE);
-    printf("LSTM: %d layers, bidirectional, input %d, hidden %d, 3 sequences "
-           "of lengths 4, 3, 1, double\n", LAYERS, INPUT, HIDDEN);
+    ex_problem_init(p, q.handle, PRNN_LSTM, HIDDEN, LAYERS, PRNN_BIDIRECTIONAL, INPUT, SEQ, batch,
+                    PRNN_DATA_DOUBLE);
+    printf("LSTM: %d layers, bidirectional, input %d, hidden %d, 3 sequences of lengths 4, 3, 1, "
+           "double\n",
+           LAYERS, INPUT, HIDDEN);
     q.n_x = p->rows * INPUT;
     q.n_y = p->rows * HIDDEN * 2;
     q.n_s = ex_state_elems(p);
@@ -147,21 +146,20 @@ int main(void)
     double *dw = ex_alloc(q.n_w * sizeof(double));
 
     /* The training step. dxDesc is the forward call's xDesc. */
-    CHECK(prnnRNNForwardTraining(q.handle, p->rnn, SEQ, p->xd, q.x, p->hd, q.hx,
-                                 p->hd, q.cx, p->wd, q.w, p->yd, q.y, p->hd, q.hy,
-                                 p->hd, q.cy, q.ws, q.ws_bytes, reserve, rs_bytes));
-    CHECK(prnnRNNBackwardData(q.handle, p->rnn, SEQ, p->yd, q.y, p->yd, q.dy, p->hd,
-                              q.dhy, p->hd, q.dcy, p->wd, q.w, p->hd, q.hx, p->hd,
-                              q.cx, p->xd, dx, p->hd, dhx, p->hd, dcx, q.ws,
-                              q.ws_bytes, reserve, rs_bytes));
+    CHECK(prnnRNNForwardTraining(q.handle, p->rnn, SEQ, p->xd, q.x, p->hd, q.hx, p->hd, q.cx, p->wd,
+                                 q.w, p->yd, q.y, p->hd, q.hy, p->hd, q.cy, q.ws, q.ws_bytes,
+                                 reserve, rs_bytes));
+    CHECK(prnnRNNBackwardData(q.handle, p->rnn, SEQ, p->yd, q.y, p->yd, q.dy, p->hd, q.dhy, p->hd,
+                              q.dcy, p->wd, q.w, p->hd, q.hx, p->hd, q.cx, p->xd, dx, p->hd, dhx,
+                              p->hd, dcx, q.ws, q.ws_bytes, reserve, rs_bytes));
     memset(dw, 0, q.n_w * sizeof(double)); /* BackwardWeights adds to dw */
-    CHECK(prnnRNNBackwardWeights(q.handle, p->rnn, SEQ, p->xd, q.x, p->hd, q.hx,
-                                 p->yd, q.y, q.ws, q.ws_bytes, p->wd, dw, reserve,
-                                 rs_bytes));
-    printf("ForwardTraining, BackwardData, BackwardWeights: done (workspace %zu "
-           "bytes, reserve %zu bytes)\n", q.ws_bytes, rs_bytes);
-    printf("loss L = %.12f; gradients against central differences (eps %.0e, "
-           "tolerance %.0e):\n", loss(&q), EPS, TOL);
+    CHECK(prnnRNNBackwardWeights(q.handle, p->rnn, SEQ, p->xd, q.x, p->hd, q.hx, p->yd, q.y, q.ws,
+                                 q.ws_bytes, p->wd, dw, reserve, rs_bytes));
+    printf("ForwardTraining, BackwardData, BackwardWeights: done (workspace %zu bytes, reserve %zu "
+           "bytes)\n",
+           q.ws_bytes, rs_bytes);
+    printf("loss L = %.12f; gradients against central differences (eps %.0e, tolerance %.0e):\n",
+           loss(&q), EPS, TOL);
 
     double worst = check_gradient(&q, q.x, dx, q.n_x, "dx");
     double e = check_gradient(&q, q.hx, dhx, q.n_s, "dhx");

@@ -22,8 +22,8 @@ struct Block {
 };
 
 // A thread's register-held weights (kept out of Block: with them inside, the
-// compiler no longer split the struct into registers as cleanly, and the
-// forward kernel's step grew by 5 % of its instructions).
+// compiler split the struct into registers less cleanly and the forward
+// kernel's step took more instructions: bench/NOTES.md v0.6).
 #if PRNN_MMA
 typedef u32 RegWeights[KREG > 0 ? KREG : 1][M_RT][4];
 #else

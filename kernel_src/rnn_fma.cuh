@@ -50,8 +50,8 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // the unrolled loop is a load and a select per weight (compile time).
     // The forward pass keeps its own copy of this loop: written through
     // weight_index (below), its row bases changed the compiler's register
-    // allocation for the whole kernel, and small tiles ran up to 19 % slower
-    // (H100, LSTM fp32 H = 256; bench/NOTES.md v0.6).
+    // allocation for the whole kernel and slowed small tiles
+    // (bench/NOTES.md v0.6).
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
         int r = fma_row(rg, lr, i);
@@ -198,8 +198,9 @@ __device__ __forceinline__ void fma_compute(AccT (&acc)[F_RPL][F_BCP],
 #pragma unroll
     for (int j = 0; j < KREG; ++j)
         fma_kstep(acc, wreg[j], hb + (lk + LK * j) * F_BCP);
-    // Unrolled by 2, not 4: by 4, tiles with KSMEM = 4 and 168 register
-    // weights rose from 240 to 255 registers and ran 1.2x slower (H100).
+    // Unrolled by 2, not 4: by 4, tiles with several shared k-steps and many
+    // register weights reach the register limit and run slower
+    // (bench/NOTES.md v0.5).
 #pragma unroll 2
     for (int j = 0; j < KSMEM; ++j) {
         AccT w[F_RPL];

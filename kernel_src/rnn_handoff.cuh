@@ -64,11 +64,7 @@ __device__ __forceinline__ void handoff_publish_pair(void *exchange, int par, lo
 // Waits until every pending Lamport word carries the wanted tag, re-reading
 // all the lane's missing words each round: they come from different
 // producer blocks, and waiting for one before asking for the next would cost
-// an L2 round trip each. (v0.2 re-read only the first missing word, to keep
-// spinning loads from flooding L2 while producers store. A/B runs on an
-// H100, same tiles: re-reading all of up to 4 words was 8 % faster at B = 1
-// and 4 (geomean of 48 points, up to 28 %), and all of up to 16 another 2 %
-// over the 120-point grid (up to 31 %); bench/NOTES.md, v0.3.)
+// an L2 round trip each (bench/NOTES.md v0.3).
 template <int PW>
 __device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&addr)[PW],
                                                unsigned pending, unsigned want)

@@ -15,12 +15,9 @@ typedef Cell<MODE> C;
 
 // Activations: the cheap forms (rnn_cell.cuh), and for 16-bit data the
 // hardware tanh; fp32 and fp64 keep the accurate tanh (the fp32 check is
-// 1e-5). Measured on the H100 (bench/NOTES.md, v0.4): LSTM fp16 0.90x, fp32
-// 0.96x (geomeans of their 20 points each; 0.97x over all 120); but groups
-// of 128 blocks (H = 2048) ran 7-28 % slower, reproducibly on three
-// machines, though the cell itself took half the time (ncu: the wait at the
-// partial-sum barrier and in the hand-off grew instead); not understood.
-// Those keep the exact forms.
+// 1e-5). Groups of 128 blocks keep the exact forms: with the cheap ones they
+// ran slower, though the cell itself took half the time, for a reason not
+// understood (bench/NOTES.md v0.4).
 constexpr bool CHEAP_ACT = NBLK < 128;
 typedef CellAct<CHEAP_ACT, CHEAP_ACT && PRNN_DTYPE >= 2> Act;
 

@@ -25,14 +25,12 @@ static prnnStatus_t default_dir(char *buf, size_t size)
     if (prnn_cache_dir(dir, sizeof(dir)) != 0) {
         char why[PATH_MAX];
         prnn_cache_dir_explain(why, sizeof(why));
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "no cache directory: %s",
-                         why);
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "no cache directory: %s", why);
     }
     size_t n = strlen(dir);
     if (n >= size)
         return prnn_fail(PRNN_STATUS_CACHE_ERROR,
-                         "size: %zu bytes, the cache directory %s needs %zu",
-                         size, dir, n + 1);
+                         "size: %zu bytes, the cache directory %s needs %zu", size, dir, n + 1);
     memcpy(buf, dir, n + 1);
     return PRNN_STATUS_SUCCESS;
 }
@@ -41,8 +39,7 @@ prnnStatus_t prnnGetCacheDirectory(char *buf, size_t size)
 {
     prnn_api_enter("prnnGetCacheDirectory");
     if (!buf || !size)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "buf: NULL or size 0; it must hold the path");
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "buf: NULL or size 0; it must hold the path");
     return default_dir(buf, size);
 }
 
@@ -56,8 +53,7 @@ static const char *resolve_dir(const char *dir, char *buf, size_t size)
 
 /* The user tuning DB that goes with dir, into buf (as prnn-cache has
  * always paired them: $PRNN_TUNING_DB, else <dir>/tuning.json). */
-static const char *resolve_db(const char *db, const char *dir, char *buf,
-                              size_t size)
+static const char *resolve_db(const char *db, const char *dir, char *buf, size_t size)
 {
     if (db)
         return db;
@@ -85,11 +81,18 @@ static int visit_entry(const prnn_cubin_entry *e, void *user)
     scan_ctx *c = user;
     char path[PATH_MAX + sizeof(e->file) + 1];
     snprintf(path, sizeof(path), "%s/%s", c->dir, e->file);
-    prnnCacheFile_t f = {
-        sizeof(f),
-        e->is_temp ? PRNN_CACHE_FILE_TEMPORARY : PRNN_CACHE_FILE_ENTRY,
-        path, e->file, e->is_temp || e->valid, e->is_temp ? "" : e->problem,
-        e->kernel, e->source, e->sm, e->nvrtc, e->file_size, e->mtime};
+    prnnCacheFile_t f = {sizeof(f),
+                         e->is_temp ? PRNN_CACHE_FILE_TEMPORARY : PRNN_CACHE_FILE_ENTRY,
+                         path,
+                         e->file,
+                         e->is_temp || e->valid,
+                         e->is_temp ? "" : e->problem,
+                         e->kernel,
+                         e->source,
+                         e->sm,
+                         e->nvrtc,
+                         e->file_size,
+                         e->mtime};
     c->stopped = c->callback(&f, c->user) != 0;
     return c->stopped;
 }
@@ -100,17 +103,24 @@ static int visit_entry(const prnn_cubin_entry *e, void *user)
 static int visit_db_temp(const char *path, const char *name, const struct stat *st, void *user)
 {
     scan_ctx *c = user;
-    prnnCacheFile_t f = {sizeof(f), PRNN_CACHE_FILE_TUNING_DB_TEMPORARY,
-                         path, name, 1, "", "", "", 0, "",
+    prnnCacheFile_t f = {sizeof(f),
+                         PRNN_CACHE_FILE_TUNING_DB_TEMPORARY,
+                         path,
+                         name,
+                         1,
+                         "",
+                         "",
+                         "",
+                         0,
+                         "",
                          (unsigned long long)st->st_size,
                          (long long)st->st_mtime};
     c->stopped = c->callback(&f, c->user) != 0;
     return c->stopped;
 }
 
-prnnStatus_t prnnScanKernelCache(const char *dir, const char *tuningDB,
-                                 int verify, prnnCacheFileCallback_t callback,
-                                 void *userData)
+prnnStatus_t prnnScanKernelCache(const char *dir, const char *tuningDB, int verify,
+                                 prnnCacheFileCallback_t callback, void *userData)
 {
     prnn_api_enter("prnnScanKernelCache");
     if (!callback)
@@ -134,12 +144,10 @@ prnnStatus_t prnnClearKernelCache(const char *dir, const char *tuningDB,
     if (!result)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "result: NULL");
     size_t size = result->structSize;
-    if (size < offsetof(prnnCacheClearResult_t, firstFailure) +
-                   sizeof(result->firstFailure))
+    if (size < offsetof(prnnCacheClearResult_t, firstFailure) + sizeof(result->firstFailure))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "result->structSize: %zu, below the %zu bytes that "
-                         "hold firstFailure; set it to "
-                         "sizeof(prnnCacheClearResult_t)",
+                         "result->structSize: %zu, below the %zu bytes that hold firstFailure; set "
+                         "it to sizeof(prnnCacheClearResult_t)",
                          size, sizeof(prnnCacheClearResult_t));
     memset(result, 0, sizeof(*result));
     result->structSize = sizeof(*result);
@@ -156,12 +164,9 @@ prnnStatus_t prnnClearKernelCache(const char *dir, const char *tuningDB,
     result->removed = r.removed + t.removed;
     result->kept = r.kept + t.kept;
     result->failed = r.failed + t.failed;
-    snprintf(result->firstFailure, sizeof(result->firstFailure), "%s",
-             r.failed ? r.why : t.why);
+    snprintf(result->firstFailure, sizeof(result->firstFailure), "%s", r.failed ? r.why : t.why);
     if (result->failed)
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR,
-                         "could not remove %d file%s; the first: %s",
-                         result->failed, result->failed == 1 ? "" : "s",
-                         result->firstFailure);
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; the first: %s",
+                         result->failed, result->failed == 1 ? "" : "s", result->firstFailure);
     return PRNN_STATUS_SUCCESS;
 }

@@ -21,13 +21,15 @@
 
 #define PRNN_SIZE_OVERFLOW SIZE_MAX
 
-static inline int prnn_size_fits(size_t n) { return n != PRNN_SIZE_OVERFLOW; }
+static inline int prnn_size_fits(size_t n)
+{
+    return n != PRNN_SIZE_OVERFLOW;
+}
 
 static inline size_t prnn_mul_size(size_t a, size_t b)
 {
     size_t r;
-    if (a == PRNN_SIZE_OVERFLOW || b == PRNN_SIZE_OVERFLOW ||
-        __builtin_mul_overflow(a, b, &r))
+    if (a == PRNN_SIZE_OVERFLOW || b == PRNN_SIZE_OVERFLOW || __builtin_mul_overflow(a, b, &r))
         return PRNN_SIZE_OVERFLOW;
     return r;
 }
@@ -35,8 +37,7 @@ static inline size_t prnn_mul_size(size_t a, size_t b)
 static inline size_t prnn_add_size(size_t a, size_t b)
 {
     size_t r;
-    if (a == PRNN_SIZE_OVERFLOW || b == PRNN_SIZE_OVERFLOW ||
-        __builtin_add_overflow(a, b, &r))
+    if (a == PRNN_SIZE_OVERFLOW || b == PRNN_SIZE_OVERFLOW || __builtin_add_overflow(a, b, &r))
         return PRNN_SIZE_OVERFLOW;
     return r;
 }

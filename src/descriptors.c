@@ -30,23 +30,22 @@ static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
         return PRNN_STATUS_SUCCESS;
     uint32_t *d = p;
     if (*d != magic)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "desc: not a live descriptor of this kind "
-                         "(wrong type, or already destroyed)");
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "desc: not a live descriptor of this kind (wrong type, or already destroyed)");
     *d = PRNN_MAGIC_DEAD; /* what later checks read (object_pool.h) */
     prnn_object_release(d, size);
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what,
-                               const char *kind)
+static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what, const char *kind)
 {
     if (!p)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", what);
     if (*(const uint32_t *)p != magic)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "%s is not a live %s descriptor (wrong type, or "
-                         "already destroyed)", what, kind);
+                         "%s is not a live %s descriptor (wrong type, or already destroyed)", what,
+                         kind);
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -55,8 +54,7 @@ prnnStatus_t prnn_check_tensor(const struct prnnTensorStruct *d, const char *wha
     prnnStatus_t s = check_kind(d, PRNN_MAGIC_TENSOR, what, "tensor");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
         s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetTensorNdDescriptor)",
-                      what);
+                      "%s was created but never set (prnnSetTensorNdDescriptor)", what);
     return s;
 }
 
@@ -65,8 +63,7 @@ prnnStatus_t prnn_check_filter(const struct prnnFilterStruct *d, const char *wha
     prnnStatus_t s = check_kind(d, PRNN_MAGIC_FILTER, what, "filter");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
         s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetFilterNdDescriptor)",
-                      what);
+                      "%s was created but never set (prnnSetFilterNdDescriptor)", what);
     return s;
 }
 
@@ -74,8 +71,8 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 {
     prnnStatus_t s = check_kind(d, PRNN_MAGIC_RNN, what, "RNN");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
-        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetRNNDescriptor)", what);
+        s = prnn_fail(PRNN_STATUS_BAD_PARAM, "%s was created but never set (prnnSetRNNDescriptor)",
+                      what);
     return s;
 }
 
@@ -84,8 +81,7 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateTensorDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnTensorStruct),
-                       PRNN_MAGIC_TENSOR);
+    return create_desc((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
@@ -94,20 +90,18 @@ prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
     return destroy_desc(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
-prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc,
-                                       prnnDataType_t dataType, int nbDims,
-                                       const int dimA[], const int strideA[])
+prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc, prnnDataType_t dataType,
+                                       int nbDims, const int dimA[], const int strideA[])
 {
     prnn_api_enter("prnnSetTensorNdDescriptor");
     prnnStatus_t s = check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
+                         (int)dataType);
     if (nbDims < 3 || nbDims > PRNN_MAX_DIMS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "nbDims = %d: must be between 3 and %d", nbDims,
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDims = %d: must be between 3 and %d", nbDims,
                          PRNN_MAX_DIMS);
     if (!dimA)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dimA is NULL");
@@ -115,11 +109,10 @@ prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc,
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "strideA is NULL");
     for (int i = 0; i < nbDims; i++) {
         if (dimA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "dimA[%d] = %d: dimensions must be >= 1", i, dimA[i]);
+            return prnn_fail(PRNN_STATUS_BAD_PARAM, "dimA[%d] = %d: dimensions must be >= 1", i,
+                             dimA[i]);
         if (strideA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "strideA[%d] = %d: strides must be >= 1", i,
+            return prnn_fail(PRNN_STATUS_BAD_PARAM, "strideA[%d] = %d: strides must be >= 1", i,
                              strideA[i]);
     }
     desc->dtype = dataType;
@@ -130,21 +123,19 @@ prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc,
-                                       int nbDimsRequested,
-                                       prnnDataType_t *dataType, int *nbDims,
-                                       int dimA[], int strideA[])
+prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc, int nbDimsRequested,
+                                       prnnDataType_t *dataType, int *nbDims, int dimA[],
+                                       int strideA[])
 {
     prnn_api_enter("prnnGetTensorNdDescriptor");
     prnnStatus_t s = prnn_check_tensor(desc, "desc");
     if (s)
         return s;
     if (nbDimsRequested < 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "nbDimsRequested = %d: must be >= 0", nbDimsRequested);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
+                         nbDimsRequested);
     if (nbDimsRequested > 0 && (!dimA || !strideA))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "%s is NULL while nbDimsRequested = %d",
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL while nbDimsRequested = %d",
                          !dimA ? "dimA" : "strideA", nbDimsRequested);
     if (dataType)
         *dataType = desc->dtype;
@@ -163,8 +154,7 @@ prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc,
 prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateFilterDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnFilterStruct),
-                       PRNN_MAGIC_FILTER);
+    return create_desc((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
@@ -173,8 +163,7 @@ prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
     return destroy_desc(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
-prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc,
-                                       prnnDataType_t dataType,
+prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType_t dataType,
                                        prnnTensorFormat_t format, int nbDims,
                                        const int filterDimA[])
 {
@@ -183,22 +172,20 @@ prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc,
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
+                         (int)dataType);
     if (format != PRNN_TENSOR_NCHW)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "format = %d: only PRNN_TENSOR_NCHW exists", (int)format);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "format = %d: only PRNN_TENSOR_NCHW exists",
+                         (int)format);
     if (nbDims < 1 || nbDims > PRNN_MAX_DIMS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "nbDims = %d: must be between 1 and %d", nbDims,
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDims = %d: must be between 1 and %d", nbDims,
                          PRNN_MAX_DIMS);
     if (!filterDimA)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA is NULL");
     for (int i = 0; i < nbDims; i++)
         if (filterDimA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "filterDimA[%d] = %d: dimensions must be >= 1", i,
-                             filterDimA[i]);
+            return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA[%d] = %d: dimensions must be >= 1",
+                             i, filterDimA[i]);
     desc->dtype = dataType;
     desc->format = format;
     desc->nb_dims = nbDims;
@@ -207,22 +194,19 @@ prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc,
-                                       int nbDimsRequested,
-                                       prnnDataType_t *dataType,
-                                       prnnTensorFormat_t *format, int *nbDims,
-                                       int filterDimA[])
+prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc, int nbDimsRequested,
+                                       prnnDataType_t *dataType, prnnTensorFormat_t *format,
+                                       int *nbDims, int filterDimA[])
 {
     prnn_api_enter("prnnGetFilterNdDescriptor");
     prnnStatus_t s = prnn_check_filter(desc, "desc");
     if (s)
         return s;
     if (nbDimsRequested < 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "nbDimsRequested = %d: must be >= 0", nbDimsRequested);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
+                         nbDimsRequested);
     if (nbDimsRequested > 0 && !filterDimA)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "filterDimA is NULL while nbDimsRequested = %d",
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA is NULL while nbDimsRequested = %d",
                          nbDimsRequested);
     if (dataType)
         *dataType = desc->dtype;
@@ -241,8 +225,7 @@ prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc,
 prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateDropoutDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnDropoutStruct),
-                       PRNN_MAGIC_DROPOUT);
+    return create_desc((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
@@ -251,9 +234,8 @@ prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
     return destroy_desc(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
-prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc,
-                                      prnnHandle_t handle, float dropout,
-                                      unsigned long long seed)
+prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
+                                      float dropout, unsigned long long seed)
 {
     prnn_api_enter("prnnSetDropoutDescriptor");
     (void)handle; /* no generator state to place on a device */
@@ -261,17 +243,16 @@ prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc,
     if (s)
         return s;
     if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dropout = %g: must be >= 0 and < 1", (double)dropout);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dropout = %g: must be >= 0 and < 1",
+                         (double)dropout);
     desc->dropout = dropout;
     desc->seed = seed;
     desc->is_set = 1;
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc,
-                                      prnnHandle_t handle, float *dropout,
-                                      unsigned long long *seed)
+prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
+                                      float *dropout, unsigned long long *seed)
 {
     prnn_api_enter("prnnGetDropoutDescriptor");
     (void)handle;
@@ -293,8 +274,7 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc,
 prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateRNNDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnRNNStruct),
-                       PRNN_MAGIC_RNN);
+    return create_desc((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
 prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
@@ -303,46 +283,41 @@ prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
     return destroy_desc(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
-prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,
-                                  int numLayers,
-                                  prnnDropoutDescriptor_t dropoutDesc,
-                                  prnnRNNInputMode_t inputMode,
-                                  prnnDirectionMode_t direction,
-                                  prnnRNNMode_t mode, prnnDataType_t dataType)
+prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, int numLayers,
+                                  prnnDropoutDescriptor_t dropoutDesc, prnnRNNInputMode_t inputMode,
+                                  prnnDirectionMode_t direction, prnnRNNMode_t mode,
+                                  prnnDataType_t dataType)
 {
     prnn_api_enter("prnnSetRNNDescriptor");
     prnnStatus_t s = check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN");
     if (s)
         return s;
     if (hiddenSize < 1 || hiddenSize > PRNN_MAX_HIDDEN)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "hiddenSize = %d: must be between 1 and %d", hiddenSize,
-                         PRNN_MAX_HIDDEN);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "hiddenSize = %d: must be between 1 and %d",
+                         hiddenSize, PRNN_MAX_HIDDEN);
     if (numLayers < 1 || numLayers > PRNN_MAX_LAYERS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "numLayers = %d: must be between 1 and %d", numLayers,
-                         PRNN_MAX_LAYERS);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "numLayers = %d: must be between 1 and %d",
+                         numLayers, PRNN_MAX_LAYERS);
     if (dropoutDesc) {
         s = check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout");
         if (s)
             return s;
         if (!dropoutDesc->is_set)
             return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "dropoutDesc was created but never set "
-                             "(prnnSetDropoutDescriptor); pass NULL for no dropout");
+                             "dropoutDesc was created but never set (prnnSetDropoutDescriptor); "
+                             "pass NULL for no dropout");
     }
     if (inputMode != PRNN_LINEAR_INPUT && inputMode != PRNN_SKIP_INPUT)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "inputMode = %d: not a prnnRNNInputMode_t", (int)inputMode);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "inputMode = %d: not a prnnRNNInputMode_t",
+                         (int)inputMode);
     if (direction != PRNN_UNIDIRECTIONAL && direction != PRNN_BIDIRECTIONAL)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "direction = %d: not a prnnDirectionMode_t", (int)direction);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "direction = %d: not a prnnDirectionMode_t",
+                         (int)direction);
     if (prnn_mode_gates(mode) == 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t",
-                         (int)mode);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t", (int)mode);
     if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
+                         (int)dataType);
     rnnDesc->hidden = hiddenSize;
     rnnDesc->layers = numLayers;
     rnnDesc->dropout = dropoutDesc ? dropoutDesc->dropout : 0.0f;
@@ -360,11 +335,9 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc,
-                                  int *hiddenSize, int *numLayers, float *dropout,
-                                  unsigned long long *seed,
-                                  prnnRNNInputMode_t *inputMode,
-                                  prnnDirectionMode_t *direction,
+prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc, int *hiddenSize,
+                                  int *numLayers, float *dropout, unsigned long long *seed,
+                                  prnnRNNInputMode_t *inputMode, prnnDirectionMode_t *direction,
                                   prnnRNNMode_t *mode, prnnDataType_t *dataType)
 {
     prnn_api_enter("prnnGetRNNDescriptor");
@@ -390,8 +363,7 @@ prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc,
-                                      prnnMathType_t mathType)
+prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc, prnnMathType_t mathType)
 {
     prnn_api_enter("prnnSetRNNMatrixMathType");
     prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
@@ -399,14 +371,13 @@ prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc,
         return s;
     if (mathType != PRNN_DEFAULT_MATH && mathType != PRNN_TENSOR_OP_MATH &&
         mathType != PRNN_FMA_MATH)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "mathType = %d: not a prnnMathType_t", (int)mathType);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType = %d: not a prnnMathType_t",
+                         (int)mathType);
     rnnDesc->math = mathType;
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc,
-                                      prnnMathType_t *mathType)
+prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc, prnnMathType_t *mathType)
 {
     prnn_api_enter("prnnGetRNNMatrixMathType");
     prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
@@ -426,14 +397,12 @@ prnnStatus_t prnnSetRNNAlgorithm(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t algo
         return s;
     if (algo != PRNN_RNN_ALGO_AUTO && algo != PRNN_RNN_ALGO_PERSISTENT &&
         algo != PRNN_RNN_ALGO_STANDARD)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t",
-                         (int)algo);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t", (int)algo);
     rnnDesc->algo = algo;
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc,
-                                 prnnRNNAlgo_t *algo)
+prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t *algo)
 {
     prnn_api_enter("prnnGetRNNAlgorithm");
     prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
@@ -445,10 +414,8 @@ prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc,
-                                     prnnSRUConvention_t convention,
-                                     prnnSRUActivation_t activation,
-                                     double highwayScale)
+prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc, prnnSRUConvention_t convention,
+                                     prnnSRUActivation_t activation, double highwayScale)
 {
     prnn_api_enter("prnnSetRNNSRUConvention");
     prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
@@ -458,24 +425,23 @@ prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc,
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "rnnDesc: mode is %s; SRU's conventions apply to PRNN_SRU only",
                          prnn_mode_name(rnnDesc->mode));
-    if (convention != PRNN_SRU_CONVENTION_PRNN &&
-        convention != PRNN_SRU_CONVENTION_SRU_PACKAGE)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "convention = %d: not a prnnSRUConvention_t", (int)convention);
+    if (convention != PRNN_SRU_CONVENTION_PRNN && convention != PRNN_SRU_CONVENTION_SRU_PACKAGE)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "convention = %d: not a prnnSRUConvention_t",
+                         (int)convention);
     if (activation != PRNN_SRU_ACTIVATION_TANH && activation != PRNN_SRU_ACTIVATION_IDENTITY)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "activation = %d: not a prnnSRUActivation_t", (int)activation);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "activation = %d: not a prnnSRUActivation_t",
+                         (int)activation);
     if (!(highwayScale > 0.0 && highwayScale <= DBL_MAX)) /* also rejects NaN */
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "highwayScale = %g: must be finite and positive (1 for none)",
                          highwayScale);
-    if (convention == PRNN_SRU_CONVENTION_SRU_PACKAGE &&
-        rnnDesc->input_mode == PRNN_SKIP_INPUT && rnnDesc->direction == PRNN_BIDIRECTIONAL)
+    if (convention == PRNN_SRU_CONVENTION_SRU_PACKAGE && rnnDesc->input_mode == PRNN_SKIP_INPUT &&
+        rnnDesc->direction == PRNN_BIDIRECTIONAL)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "convention = PRNN_SRU_CONVENTION_SRU_PACKAGE with PRNN_SKIP_INPUT "
-                         "and PRNN_BIDIRECTIONAL: layer 0's highway would be hiddenSize wide "
-                         "against 2 * hiddenSize outputs, and it has no u3 (the sru package "
-                         "has no skip-input mode); use PRNN_LINEAR_INPUT");
+                         "convention = PRNN_SRU_CONVENTION_SRU_PACKAGE with PRNN_SKIP_INPUT and "
+                         "PRNN_BIDIRECTIONAL: layer 0's highway would be hiddenSize wide against 2 "
+                         "* hiddenSize outputs, and it has no u3 (the sru package has no "
+                         "skip-input mode); use PRNN_LINEAR_INPUT");
     rnnDesc->sru_convention = convention;
     rnnDesc->sru_activation = activation;
     rnnDesc->sru_scale = highwayScale;
@@ -484,8 +450,7 @@ prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc,
 
 prnnStatus_t prnnGetRNNSRUConvention(const prnnRNNDescriptor_t rnnDesc,
                                      prnnSRUConvention_t *convention,
-                                     prnnSRUActivation_t *activation,
-                                     double *highwayScale)
+                                     prnnSRUActivation_t *activation, double *highwayScale)
 {
     prnn_api_enter("prnnGetRNNSRUConvention");
     prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");

@@ -29,7 +29,10 @@ size_t prnn_dtype_math_size(prnnDataType_t t)
     return t == PRNN_DATA_DOUBLE ? 8 : 4;
 }
 
-int prnn_dtype_valid(prnnDataType_t t) { return prnn_dtype_size(t) != 0; }
+int prnn_dtype_valid(prnnDataType_t t)
+{
+    return prnn_dtype_size(t) != 0;
+}
 
 static uint32_t float_bits(float f)
 {
@@ -94,7 +97,10 @@ uint16_t prnn_float_to_half(float f)
     return (uint16_t)(sign | half);
 }
 
-float prnn_bf16_to_float(uint16_t b) { return bits_float((uint32_t)b << 16); }
+float prnn_bf16_to_float(uint16_t b)
+{
+    return bits_float((uint32_t)b << 16);
+}
 
 uint16_t prnn_float_to_bf16(float f)
 {

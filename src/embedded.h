@@ -21,7 +21,6 @@ extern const prnn_embedded_file prnn_tuning_db_files[];
 extern const size_t prnn_tuning_db_files_count;
 
 /* The embedded file called name in table, or NULL. */
-const prnn_embedded_file *prnn_embedded_find(const prnn_embedded_file *table,
-                                             const char *name);
+const prnn_embedded_file *prnn_embedded_find(const prnn_embedded_file *table, const char *name);
 
 #endif

@@ -21,8 +21,7 @@ typedef struct {
 /* What the log reads when the message of the last failure could not be
  * stored: never nothing, never an older message. */
 static const char out_of_memory[] =
-    "out of host memory (the message of the last failure could not be "
-    "stored)";
+    "out of host memory (the message of the last failure could not be stored)";
 
 static pthread_key_t log_key;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
@@ -36,7 +35,10 @@ static void free_thread_log(void *p)
     }
 }
 
-static void make_key(void) { pthread_key_create(&log_key, free_thread_log); }
+static void make_key(void)
+{
+    pthread_key_create(&log_key, free_thread_log);
+}
 
 static thread_log *get_log(void)
 {

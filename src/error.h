@@ -24,8 +24,7 @@ void prnn_api_enter(const char *api_name);
 /* Replaces the calling thread's log with "<api>: <message>" and returns
  * status, so that validation reads: return prnn_fail(BAD_PARAM, "...").
  * The message should name the argument, its value and the rule. */
-prnnStatus_t prnn_fail(prnnStatus_t status, const char *fmt, ...)
-    PRNN_PRINTF(2, 3);
+prnnStatus_t prnn_fail(prnnStatus_t status, const char *fmt, ...) PRNN_PRINTF(2, 3);
 
 /* Appends a line to the current log without changing the status (used for
  * long compiler logs after a prnn_fail, and for notes on successful calls
@@ -37,11 +36,11 @@ void prnn_log_append_text(const char *text);
 
 /* Returns from the calling function with expr's status unless it is
  * SUCCESS: the one way the library forwards a failure it cannot handle. */
-#define PRNN_TRY(expr)                                                         \
-    do {                                                                       \
-        prnnStatus_t prnn_try_status_ = (expr);                                \
-        if (prnn_try_status_ != PRNN_STATUS_SUCCESS)                           \
-            return prnn_try_status_;                                           \
+#define PRNN_TRY(expr)                                                                             \
+    do {                                                                                           \
+        prnnStatus_t prnn_try_status_ = (expr);                                                    \
+        if (prnn_try_status_ != PRNN_STATUS_SUCCESS)                                               \
+            return prnn_try_status_;                                                               \
     } while (0)
 
 /* Empties the calling thread's log. */

@@ -15,8 +15,7 @@ prnnStatus_t prnn_check_handle(const struct prnnContext *h)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "handle is NULL");
     if (h->magic != PRNN_MAGIC_HANDLE)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "handle is not a live prnn handle (never created, or "
-                         "already destroyed)");
+                         "handle is not a live prnn handle (never created, or already destroyed)");
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -38,8 +37,7 @@ static prnnStatus_t create_handle(prnnHandle_t *handle, prnnBackend_t backend)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "handle is NULL");
     *handle = NULL;
     if (backend != PRNN_BACKEND_GPU && backend != PRNN_BACKEND_CPU_REFERENCE)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "backend = %d: not a prnnBackend_t", (int)backend);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "backend = %d: not a prnnBackend_t", (int)backend);
     struct prnnContext *h = prnn_object_alloc(sizeof(*h));
     if (!h)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
@@ -130,8 +128,7 @@ prnnStatus_t prnnSetAutotuneMode(prnnHandle_t handle, prnnAutotuneMode_t mode)
     if (s)
         return s;
     if (mode != PRNN_AUTOTUNE_OFF && mode != PRNN_AUTOTUNE_ON)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "mode = %d: not a prnnAutotuneMode_t", (int)mode);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnAutotuneMode_t", (int)mode);
     handle->autotune = mode;
     return PRNN_STATUS_SUCCESS;
 }

@@ -33,8 +33,8 @@ typedef struct {
 
 static struct {
     pthread_mutex_t lock;
-    int used;            /* entries[1..used] have held a record */
-    int newest, oldest;  /* ends of the use-order list */
+    int used;           /* entries[1..used] have held a record */
+    int newest, oldest; /* ends of the use-order list */
     uint64_t last_serial;
     int bucket[BUCKETS]; /* first record of each chain */
     record entries[CAPACITY + 1];
@@ -177,11 +177,11 @@ typedef struct {
     char text[256];
 } shape_diff;
 
-static int differs(shape_diff *d, const char *what, const char *was,
-                   const char *is, const char *arg)
+static int differs(shape_diff *d, const char *what, const char *was, const char *is,
+                   const char *arg)
 {
-    snprintf(d->text, sizeof(d->text), "with %s %s, this call%s%s has %s %s",
-             what, was, arg ? "'s " : "", arg ? arg : "", what, is);
+    snprintf(d->text, sizeof(d->text), "with %s %s, this call%s%s has %s %s", what, was,
+             arg ? "'s " : "", arg ? arg : "", what, is);
     return 1;
 }
 
@@ -212,39 +212,36 @@ static const char *enum_name(const char *const *names, int n, int v)
 
 #define ENUM_NAME(names, v) enum_name(names, (int)(sizeof(names) / sizeof(names[0])), (int)(v))
 
-static const char *const direction_names[] = {"PRNN_UNIDIRECTIONAL",
-                                              "PRNN_BIDIRECTIONAL"};
+static const char *const direction_names[] = {"PRNN_UNIDIRECTIONAL", "PRNN_BIDIRECTIONAL"};
 static const char *const input_mode_names[] = {"PRNN_LINEAR_INPUT", "PRNN_SKIP_INPUT"};
 static const char *const math_names[] = {"PRNN_DEFAULT_MATH", "PRNN_TENSOR_OP_MATH",
                                          "PRNN_FMA_MATH"};
 static const char *const algo_names[] = {"PRNN_RNN_ALGO_AUTO", "PRNN_RNN_ALGO_PERSISTENT",
                                          "PRNN_RNN_ALGO_STANDARD"};
 static const char *const sru_convention_names[] = {"PRNN_SRU_CONVENTION_PRNN",
-                                                  "PRNN_SRU_CONVENTION_SRU_PACKAGE"};
+                                                   "PRNN_SRU_CONVENTION_SRU_PACKAGE"};
 static const char *const sru_activation_names[] = {"PRNN_SRU_ACTIVATION_TANH",
-                                                  "PRNN_SRU_ACTIVATION_IDENTITY"};
-static const char *const backend_names[] = {"the GPU backend",
-                                            "the CPU reference backend"};
+                                                   "PRNN_SRU_ACTIVATION_IDENTITY"};
+static const char *const backend_names[] = {"the GPU backend", "the CPU reference backend"};
 
 /* One line per field of the fingerprint below: the field, how the message
  * calls it, and the argument of this call that carries it (NULL: the
  * argument is the field itself, seqLength). */
-#define DIFFERS_COUNT(field, what, arg)                                        \
-    do {                                                                       \
-        if (was->field != is->field)                                           \
-            return differs_count(d, what, was->field, is->field, arg);         \
+#define DIFFERS_COUNT(field, what, arg)                                                            \
+    do {                                                                                           \
+        if (was->field != is->field)                                                               \
+            return differs_count(d, what, was->field, is->field, arg);                             \
     } while (0)
-#define DIFFERS_NAMED(field, what, name_of)                                    \
-    do {                                                                       \
-        if (was->field != is->field)                                           \
-            return differs(d, what, name_of(was->field), name_of(is->field),   \
-                           "rnnDesc");                                         \
+#define DIFFERS_NAMED(field, what, name_of)                                                        \
+    do {                                                                                           \
+        if (was->field != is->field)                                                               \
+            return differs(d, what, name_of(was->field), name_of(is->field), "rnnDesc");           \
     } while (0)
-#define DIFFERS_IN(field, what, names)                                         \
-    do {                                                                       \
-        if (was->field != is->field)                                           \
-            return differs(d, what, ENUM_NAME(names, was->field),              \
-                           ENUM_NAME(names, is->field), "rnnDesc");            \
+#define DIFFERS_IN(field, what, names)                                                             \
+    do {                                                                                           \
+        if (was->field != is->field)                                                               \
+            return differs(d, what, ENUM_NAME(names, was->field), ENUM_NAME(names, is->field),     \
+                           "rnnDesc");                                                             \
     } while (0)
 
 /* The first way in which shape `is` differs from the recorded `was`, or 0.
@@ -255,8 +252,7 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
 {
     if (was->backend != is->backend) {
         snprintf(d->text, sizeof(d->text), "on %s, this call's handle is on %s",
-                 ENUM_NAME(backend_names, was->backend),
-                 ENUM_NAME(backend_names, is->backend));
+                 ENUM_NAME(backend_names, was->backend), ENUM_NAME(backend_names, is->backend));
         return 1;
     }
     DIFFERS_COUNT(seq_length, "seqLength", NULL);
@@ -265,9 +261,9 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
     DIFFERS_COUNT(total_rows, "sum of batch sizes", input_name);
     if (was->batch_hash != is->batch_hash) {
         snprintf(d->text, sizeof(d->text),
-                 "with other per-step batch sizes than this call's %s (both have "
-                 "miniBatch %d and %zu rows in all)", input_name, is->key.mini_batch,
-                 is->total_rows);
+                 "with other per-step batch sizes than this call's %s (both have miniBatch %d and "
+                 "%zu rows in all)",
+                 input_name, is->key.mini_batch, is->total_rows);
         return 1;
     }
     DIFFERS_NAMED(key.mode, "mode", prnn_mode_name);
@@ -292,8 +288,7 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
 
 /* ---- the operations ---- */
 
-void prnn_reserve_record_forward(const void *reserve, size_t bytes,
-                                 const prnn_reserve_shape *shape)
+void prnn_reserve_record_forward(const void *reserve, size_t bytes, const prnn_reserve_shape *shape)
 {
     pthread_mutex_lock(&reg.lock);
     int i = find(reserve);
@@ -313,26 +308,23 @@ void prnn_reserve_record_forward(const void *reserve, size_t bytes,
 static prnnStatus_t fail_unknown(const void *reserve, const record *inside)
 {
     if (!reserve)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "reserveSpace is NULL: pass the reserve that "
-                         "prnnRNNForwardTraining filled");
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "reserveSpace is NULL: pass the reserve that prnnRNNForwardTraining filled");
     if (inside)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "reserveSpace (%p) lies %zu bytes inside the reserve "
-                         "(%p) that prnnRNNForwardTraining filled: pass the "
-                         "reserve's start, unchanged", reserve,
-                         (size_t)((uintptr_t)reserve - (uintptr_t)inside->reserve),
+                         "reserveSpace (%p) lies %zu bytes inside the reserve (%p) that "
+                         "prnnRNNForwardTraining filled: pass the reserve's start, unchanged",
+                         reserve, (size_t)((uintptr_t)reserve - (uintptr_t)inside->reserve),
                          inside->reserve);
     return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                     "reserveSpace (%p) was not filled by prnnRNNForwardTraining "
-                     "(or was evicted: the registry remembers the last %d "
-                     "reserves)", reserve, PRNN_MAX_TRACKED_RESERVES);
+                     "reserveSpace (%p) was not filled by prnnRNNForwardTraining (or was evicted: "
+                     "the registry remembers the last %d reserves)",
+                     reserve, PRNN_MAX_TRACKED_RESERVES);
 }
 
-prnnStatus_t prnn_reserve_check(const void *reserve,
-                                const prnn_reserve_shape *shape,
-                                const char *input_name,
-                                prnn_reserve_stage stage, uint64_t *serial)
+prnnStatus_t prnn_reserve_check(const void *reserve, const prnn_reserve_shape *shape,
+                                const char *input_name, prnn_reserve_stage stage, uint64_t *serial)
 {
     /* What a failure reports is copied out, and the message (prnn_fail may
      * allocate) written after the lock is released: other threads' calls
@@ -361,17 +353,17 @@ prnnStatus_t prnn_reserve_check(const void *reserve,
     if (!known)
         return fail_unknown(reserve, inside ? &found : NULL);
     if (mismatch)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "reserveSpace (%p) was filled by prnnRNNForwardTraining "
-                         "%s: a backward call must describe the problem of the "
-                         "prnnRNNForwardTraining call that filled its reserveSpace",
-                         reserve, d.text);
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "reserveSpace (%p) was filled by prnnRNNForwardTraining %s: a backward call must "
+            "describe the problem of the prnnRNNForwardTraining call that filled its reserveSpace",
+            reserve, d.text);
     if (early)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "reserveSpace (%p): prnnRNNBackwardWeights before "
-                         "prnnRNNBackwardData on this reserveSpace: BackwardWeights "
-                         "reads the gate gradients BackwardData leaves in it",
-                         reserve);
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "reserveSpace (%p): prnnRNNBackwardWeights before prnnRNNBackwardData on this "
+            "reserveSpace: BackwardWeights reads the gate gradients BackwardData leaves in it",
+            reserve);
     if (serial)
         *serial = found.serial;
     return PRNN_STATUS_SUCCESS;

@@ -73,10 +73,8 @@ void prnn_reserve_record_forward(const void *reserve, size_t bytes,
  * BAD_PARAM naming reserveSpace and what differs otherwise; nothing changes
  * then.
  */
-prnnStatus_t prnn_reserve_check(const void *reserve,
-                                const prnn_reserve_shape *shape,
-                                const char *input_name,
-                                prnn_reserve_stage stage, uint64_t *serial);
+prnnStatus_t prnn_reserve_check(const void *reserve, const prnn_reserve_shape *shape,
+                                const char *input_name, prnn_reserve_stage stage, uint64_t *serial);
 
 /* After a successful BackwardData on the record that prnn_reserve_check
  * returned: BackwardWeights may now read the reserve. Does nothing when a

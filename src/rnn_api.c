@@ -3,6 +3,7 @@
  * four compute calls. Each validates everything, then hands a resolved
  * prnn_rnn_problem to the handle's backend.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,16 @@
 #include "reserve_registry.h"
 #include "rnn_validate.h"
 #include "weights_layout.h"
+
+/* Where the API, as cuDNN v5 declares it, hands a const pointer that prnn
+ * gives back or writes through: GetRNNLinLayer*Params return a pointer into
+ * the const w for the caller to fill, and BackwardWeights' const workspace
+ * is scratch space like every call's (undefined after the call). The one
+ * place that drops the qualifier. */
+static void *api_unconst(const void *p)
+{
+    return (void *)(uintptr_t)p;
+}
 
 static int is_cpu(const struct prnnContext *h)
 {
@@ -83,57 +94,52 @@ static prnnStatus_t run_gpu(struct prnnContext *h, resolved_call *rc, const void
 
 /* ---- sizes ---- */
 
-prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle,
-                                     const prnnRNNDescriptor_t rnnDesc,
-                                     int seqLength,
-                                     const prnnTensorDescriptor_t *xDesc,
+/* A size query: its arguments validated, then the call of `kind` resolved
+ * (INFERENCE: its workspace; FORWARD_TRAINING: its reserve). */
+static prnnStatus_t query_size(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                               int seqLength, const prnnTensorDescriptor_t *xDesc,
+                               prnn_call_kind kind, size_t *sizeInBytes)
+{
+    prnn_rnn_problem p;
+    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
+    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
+    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
+    resolved_call rc;
+    PRNN_TRY(resolve_call(handle, &p, kind, &rc));
+    *sizeInBytes = kind == PRNN_CALL_INFERENCE ? rc.workspace_bytes : rc.reserve_bytes;
+    return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnGetRNNWorkspaceSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                     int seqLength, const prnnTensorDescriptor_t *xDesc,
                                      size_t *sizeInBytes)
 {
     prnn_api_enter("prnnGetRNNWorkspaceSize");
-    prnn_rnn_problem p;
-    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
-    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_INFERENCE, &rc));
-    *sizeInBytes = rc.workspace_bytes;
-    return PRNN_STATUS_SUCCESS;
+    return query_size(handle, rnnDesc, seqLength, xDesc, PRNN_CALL_INFERENCE, sizeInBytes);
 }
 
-prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle,
-                                           const prnnRNNDescriptor_t rnnDesc,
-                                           int seqLength,
-                                           const prnnTensorDescriptor_t *xDesc,
+prnnStatus_t prnnGetRNNTrainingReserveSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                           int seqLength, const prnnTensorDescriptor_t *xDesc,
                                            size_t *sizeInBytes)
 {
     prnn_api_enter("prnnGetRNNTrainingReserveSize");
-    prnn_rnn_problem p;
-    PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
-    PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
-    PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_FORWARD_TRAINING, &rc));
-    *sizeInBytes = rc.reserve_bytes;
-    return PRNN_STATUS_SUCCESS;
+    return query_size(handle, rnnDesc, seqLength, xDesc, PRNN_CALL_FORWARD_TRAINING, sizeInBytes);
 }
 
-static prnnStatus_t check_dtype_arg(const struct prnnRNNStruct *rnn,
-                                    prnnDataType_t dataType)
+static prnnStatus_t check_dtype_arg(const struct prnnRNNStruct *rnn, prnnDataType_t dataType)
 {
     if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dataType = %d: not a prnnDataType_t", (int)dataType);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
+                         (int)dataType);
     if (dataType != rnn->dtype)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "dataType = %s but rnnDesc has %s: they must agree",
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %s but rnnDesc has %s: they must agree",
                          prnn_dtype_name(dataType), prnn_dtype_name(rnn->dtype));
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
-                                  const prnnRNNDescriptor_t rnnDesc,
-                                  const prnnTensorDescriptor_t xDesc,
-                                  size_t *sizeInBytes, prnnDataType_t dataType)
+prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                  const prnnTensorDescriptor_t xDesc, size_t *sizeInBytes,
+                                  prnnDataType_t dataType)
 {
     prnn_api_enter("prnnGetRNNParamsSize");
     int input_size;
@@ -147,13 +153,10 @@ prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle,
 /* ---- weights ---- */
 
 /* What both LinLayer calls check; returns the input size. */
-static prnnStatus_t check_lin_layer(prnnHandle_t handle,
-                                    const struct prnnRNNStruct *rnn,
-                                    int pseudo_layer,
-                                    const struct prnnTensorStruct *xDesc,
-                                    const struct prnnFilterStruct *wDesc,
-                                    const void *w, int lin_layer_id,
-                                    const struct prnnFilterStruct *out_desc,
+static prnnStatus_t check_lin_layer(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
+                                    int pseudo_layer, const struct prnnTensorStruct *xDesc,
+                                    const struct prnnFilterStruct *wDesc, const void *w,
+                                    int lin_layer_id, const struct prnnFilterStruct *out_desc,
                                     const char *out_desc_name, void **out_ptr,
                                     const char *out_ptr_name, int *input_size)
 {
@@ -161,29 +164,28 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle,
     int pseudo_layers = rnn->layers * prnn_rnn_dirs(rnn);
     if (pseudo_layer < 0 || pseudo_layer >= pseudo_layers)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "pseudoLayer = %d: must be in [0, numLayers * directions "
-                         "= %d)", pseudo_layer, pseudo_layers);
+                         "pseudoLayer = %d: must be in [0, numLayers * directions = %d)",
+                         pseudo_layer, pseudo_layers);
     PRNN_TRY(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
     prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1};
     PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     int ids = prnn_weights_lin_layer_ids(rnn);
     if (lin_layer_id < 0 || lin_layer_id >= ids)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "linLayerID = %d: must be in [0, %d) for mode %s", lin_layer_id,
-                         ids, prnn_mode_name(rnn->mode));
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "linLayerID = %d: must be in [0, %d) for mode %s",
+                         lin_layer_id, ids, prnn_mode_name(rnn->mode));
     if (!out_desc)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", out_desc_name);
     if (out_desc->magic != PRNN_MAGIC_FILTER)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "%s is not a live filter descriptor (create it with "
-                         "prnnCreateFilterDescriptor)", out_desc_name);
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "%s is not a live filter descriptor (create it with prnnCreateFilterDescriptor)",
+            out_desc_name);
     PRNN_TRY(prnn_validate_ptr(out_ptr, out_ptr_name));
     return PRNN_STATUS_SUCCESS;
 }
 
-static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a,
-                        int b, int c)
+static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a, int b, int c)
 {
     d->dtype = t;
     d->format = PRNN_TENSOR_NCHW;
@@ -194,63 +196,60 @@ static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a,
     d->is_set = 1;
 }
 
-prnnStatus_t prnnGetRNNLinLayerMatrixParams(
-    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int pseudoLayer,
-    const prnnTensorDescriptor_t xDesc, const prnnFilterDescriptor_t wDesc,
-    const void *w, int linLayerID, prnnFilterDescriptor_t linLayerMatDesc,
-    void **linLayerMat)
+prnnStatus_t prnnGetRNNLinLayerMatrixParams(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                            int pseudoLayer, const prnnTensorDescriptor_t xDesc,
+                                            const prnnFilterDescriptor_t wDesc, const void *w,
+                                            int linLayerID, prnnFilterDescriptor_t linLayerMatDesc,
+                                            void **linLayerMat)
 {
     prnn_api_enter("prnnGetRNNLinLayerMatrixParams");
     int input_size;
-    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
-                          linLayerID, linLayerMatDesc, "linLayerMatDesc",
-                          linLayerMat, "linLayerMat", &input_size));
+    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
+                             linLayerMatDesc, "linLayerMatDesc", linLayerMat, "linLayerMat",
+                             &input_size));
     size_t offset;
     int rows, cols;
-    if (!prnn_weights_matrix(rnnDesc, input_size, pseudoLayer, linLayerID,
-                             &offset, &rows, &cols)) {
+    if (!prnn_weights_matrix(rnnDesc, input_size, pseudoLayer, linLayerID, &offset, &rows, &cols)) {
         set_filter3(linLayerMatDesc, rnnDesc->dtype, 0, 0, 0);
         *linLayerMat = NULL;
         return PRNN_STATUS_SUCCESS;
     }
     set_filter3(linLayerMatDesc, rnnDesc->dtype, 1, rows, cols);
-    *linLayerMat = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    *linLayerMat = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnGetRNNLinLayerBiasParams(
-    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int pseudoLayer,
-    const prnnTensorDescriptor_t xDesc, const prnnFilterDescriptor_t wDesc,
-    const void *w, int linLayerID, prnnFilterDescriptor_t linLayerBiasDesc,
-    void **linLayerBias)
+prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                          int pseudoLayer, const prnnTensorDescriptor_t xDesc,
+                                          const prnnFilterDescriptor_t wDesc, const void *w,
+                                          int linLayerID, prnnFilterDescriptor_t linLayerBiasDesc,
+                                          void **linLayerBias)
 {
     prnn_api_enter("prnnGetRNNLinLayerBiasParams");
     int input_size;
-    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w,
-                          linLayerID, linLayerBiasDesc, "linLayerBiasDesc",
-                          linLayerBias, "linLayerBias", &input_size));
+    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
+                             linLayerBiasDesc, "linLayerBiasDesc", linLayerBias, "linLayerBias",
+                             &input_size));
     size_t offset = prnn_weights_bias(rnnDesc, input_size, pseudoLayer, linLayerID);
     set_filter3(linLayerBiasDesc, rnnDesc->dtype, 1, rnnDesc->hidden, 1);
-    *linLayerBias = (char *)w + offset * prnn_dtype_size(rnnDesc->dtype);
+    *linLayerBias = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
     return PRNN_STATUS_SUCCESS;
 }
 
 /* ---- planning ---- */
 
-static prnnStatus_t check_plan_args(prnnHandle_t handle,
-                                    const struct prnnRNNStruct *rnn,
+static prnnStatus_t check_plan_args(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
                                     int mini_batch, prnnDataType_t dataType)
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1",
-                         mini_batch);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1", mini_batch);
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
-                            int miniBatch, prnnDataType_t dataType)
+prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int miniBatch,
+                            prnnDataType_t dataType)
 {
     prnn_api_enter("prnnPrepareRNN");
     PRNN_TRY(check_plan_args(handle, rnnDesc, miniBatch, dataType));
@@ -260,18 +259,17 @@ prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDe
     return prnn_gpu_prepare(&g, rnnDesc, miniBatch);
 }
 
-prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
-                                const prnnRNNDescriptor_t rnnDesc, int miniBatch,
-                                prnnDataType_t dataType, prnnRNNPlanInfo_t *info)
+prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                int miniBatch, prnnDataType_t dataType, prnnRNNPlanInfo_t *info)
 {
     prnn_api_enter("prnnGetRNNPlanInfo");
     PRNN_TRY(check_plan_args(handle, rnnDesc, miniBatch, dataType));
     PRNN_TRY(prnn_validate_ptr(info, "info"));
     if (info->structSize < sizeof(size_t) + sizeof(prnnRNNPath_t))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "info->structSize = %zu: set it to "
-                         "sizeof(prnnRNNPlanInfo_t) before the call",
-                         info->structSize);
+        return prnn_fail(
+            PRNN_STATUS_BAD_PARAM,
+            "info->structSize = %zu: set it to sizeof(prnnRNNPlanInfo_t) before the call",
+            info->structSize);
     if (is_cpu(handle)) {
         prnnRNNPlanInfo_t full = {0};
         full.structSize = info->structSize;
@@ -294,15 +292,12 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle,
 /* The checks ForwardInference and ForwardTraining share. */
 static prnnStatus_t validate_forward(
     prnnHandle_t handle, const struct prnnRNNStruct *rnn, int seq_length,
-    const prnnTensorDescriptor_t *xDesc, const void *x,
-    const struct prnnTensorStruct *hxDesc, const void *hx,
-    const struct prnnTensorStruct *cxDesc, const void *cx,
-    const struct prnnFilterStruct *wDesc, const void *w,
-    const prnnTensorDescriptor_t *yDesc, void *y,
-    const struct prnnTensorStruct *hyDesc, void *hy,
-    const struct prnnTensorStruct *cyDesc, void *cy, void *workspace,
-    size_t workspace_size, int training, void *reserve, size_t reserve_size,
-    prnn_rnn_problem *p, resolved_call *rc)
+    const prnnTensorDescriptor_t *xDesc, const void *x, const struct prnnTensorStruct *hxDesc,
+    const void *hx, const struct prnnTensorStruct *cxDesc, const void *cx,
+    const struct prnnFilterStruct *wDesc, const void *w, const prnnTensorDescriptor_t *yDesc,
+    void *y, const struct prnnTensorStruct *hyDesc, void *hy, const struct prnnTensorStruct *cyDesc,
+    void *cy, void *workspace, size_t workspace_size, int training, void *reserve,
+    size_t reserve_size, prnn_rnn_problem *p, resolved_call *rc)
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
@@ -319,8 +314,8 @@ static prnnStatus_t validate_forward(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(resolve_call(handle, p,
-                          training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
+    PRNN_TRY(
+        resolve_call(handle, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
     PRNN_TRY(check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
@@ -339,60 +334,66 @@ static prnnStatus_t validate_forward(
     return prnn_validate_no_overlap(outs, 5, ins, 4);
 }
 
-static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p,
-                                resolved_call *rc, int training, const prnn_forward_buffers *b)
+static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p, resolved_call *rc,
+                                int training, const prnn_forward_buffers *b)
 {
     if (is_cpu(handle))
-        return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y,
-                                b->hy, b->cy, b->workspace, b->reserve);
+        return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y, b->hy, b->cy,
+                                b->workspace, b->reserve);
     return run_gpu(handle, rc, b, b->workspace);
 }
 
-prnnStatus_t prnnRNNForwardInference(
-    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
-    const prnnTensorDescriptor_t *xDesc, const void *x,
-    const prnnTensorDescriptor_t hxDesc, const void *hx,
-    const prnnTensorDescriptor_t cxDesc, const void *cx,
-    const prnnFilterDescriptor_t wDesc, const void *w,
-    const prnnTensorDescriptor_t *yDesc, void *y,
-    const prnnTensorDescriptor_t hyDesc, void *hy,
-    const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
-    size_t workSpaceSizeInBytes)
+prnnStatus_t prnnRNNForwardInference(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                     int seqLength, const prnnTensorDescriptor_t *xDesc,
+                                     const void *x, const prnnTensorDescriptor_t hxDesc,
+                                     const void *hx, const prnnTensorDescriptor_t cxDesc,
+                                     const void *cx, const prnnFilterDescriptor_t wDesc,
+                                     const void *w, const prnnTensorDescriptor_t *yDesc, void *y,
+                                     const prnnTensorDescriptor_t hyDesc, void *hy,
+                                     const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
+                                     size_t workSpaceSizeInBytes)
 {
     prnn_api_enter("prnnRNNForwardInference");
     prnn_rnn_problem p;
     resolved_call rc;
-    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
-                           cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
-                           workspace, workSpaceSizeInBytes, 0, NULL, 0, &p, &rc));
+    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
+                              w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
+                              0, NULL, 0, &p, &rc));
     int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
-    prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
-                              workspace, workSpaceSizeInBytes, NULL, 0};
+    prnn_forward_buffers b = {
+        x,    hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL, workspace, workSpaceSizeInBytes,
+        NULL, 0};
     return run_forward(handle, &p, &rc, 0, &b);
 }
 
-prnnStatus_t prnnRNNForwardTraining(
-    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
-    const prnnTensorDescriptor_t *xDesc, const void *x,
-    const prnnTensorDescriptor_t hxDesc, const void *hx,
-    const prnnTensorDescriptor_t cxDesc, const void *cx,
-    const prnnFilterDescriptor_t wDesc, const void *w,
-    const prnnTensorDescriptor_t *yDesc, void *y,
-    const prnnTensorDescriptor_t hyDesc, void *hy,
-    const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
-    size_t workSpaceSizeInBytes, void *reserveSpace,
-    size_t reserveSpaceSizeInBytes)
+prnnStatus_t prnnRNNForwardTraining(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                    int seqLength, const prnnTensorDescriptor_t *xDesc,
+                                    const void *x, const prnnTensorDescriptor_t hxDesc,
+                                    const void *hx, const prnnTensorDescriptor_t cxDesc,
+                                    const void *cx, const prnnFilterDescriptor_t wDesc,
+                                    const void *w, const prnnTensorDescriptor_t *yDesc, void *y,
+                                    const prnnTensorDescriptor_t hyDesc, void *hy,
+                                    const prnnTensorDescriptor_t cyDesc, void *cy, void *workspace,
+                                    size_t workSpaceSizeInBytes, void *reserveSpace,
+                                    size_t reserveSpaceSizeInBytes)
 {
     prnn_api_enter("prnnRNNForwardTraining");
     prnn_rnn_problem p;
     resolved_call rc;
-    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx,
-                           cxDesc, cx, wDesc, w, yDesc, y, hyDesc, hy, cyDesc, cy,
-                           workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                           reserveSpaceSizeInBytes, &p, &rc));
+    PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
+                              w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
+                              1, reserveSpace, reserveSpaceSizeInBytes, &p, &rc));
     int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
-    prnn_forward_buffers b = {x, hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL,
-                              workspace, workSpaceSizeInBytes, reserveSpace,
+    prnn_forward_buffers b = {x,
+                              hx,
+                              cell ? cx : NULL,
+                              w,
+                              y,
+                              hy,
+                              cell ? cy : NULL,
+                              workspace,
+                              workSpaceSizeInBytes,
+                              reserveSpace,
                               reserveSpaceSizeInBytes};
     prnnStatus_t s = run_forward(handle, &p, &rc, 1, &b);
     /* Only a forward pass that ran is recorded: a failing call leaves the
@@ -409,18 +410,16 @@ static prnnStatus_t run_backward_data(prnnHandle_t handle, const prnn_rnn_proble
                                       resolved_call *rc, const prnn_backward_data_buffers *b)
 {
     if (is_cpu(handle))
-        return prnn_ref_backward_data(p, b->y, b->dy, b->dhy, b->dcy, b->w, b->hx,
-                                      b->cx, b->dx, b->dhx, b->dcx, b->workspace,
-                                      b->reserve);
+        return prnn_ref_backward_data(p, b->y, b->dy, b->dhy, b->dcy, b->w, b->hx, b->cx, b->dx,
+                                      b->dhx, b->dcx, b->workspace, b->reserve);
     return run_gpu(handle, rc, b, b->workspace);
 }
 
 /* The reserve of a backward call: filled by ForwardTraining for this problem
  * on this backend, and at least at `stage` (see reserve_registry.h). */
-static prnnStatus_t check_reserve(const struct prnnContext *h,
-                                  const prnn_rnn_problem *p, const void *reserve,
-                                  const char *input_name, prnn_reserve_stage stage,
-                                  uint64_t *serial)
+static prnnStatus_t check_reserve(const struct prnnContext *h, const prnn_rnn_problem *p,
+                                  const void *reserve, const char *input_name,
+                                  prnn_reserve_stage stage, uint64_t *serial)
 {
     prnn_reserve_shape shape;
     prnn_reserve_shape_of(p, h->backend, &shape);
@@ -429,17 +428,13 @@ static prnnStatus_t check_reserve(const struct prnnContext *h,
 
 prnnStatus_t prnnRNNBackwardData(
     prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
-    const prnnTensorDescriptor_t *yDesc, const void *y,
-    const prnnTensorDescriptor_t *dyDesc, const void *dy,
-    const prnnTensorDescriptor_t dhyDesc, const void *dhy,
-    const prnnTensorDescriptor_t dcyDesc, const void *dcy,
-    const prnnFilterDescriptor_t wDesc, const void *w,
-    const prnnTensorDescriptor_t hxDesc, const void *hx,
-    const prnnTensorDescriptor_t cxDesc, const void *cx,
-    const prnnTensorDescriptor_t *dxDesc, void *dx,
-    const prnnTensorDescriptor_t dhxDesc, void *dhx,
-    const prnnTensorDescriptor_t dcxDesc, void *dcx, void *workspace,
-    size_t workSpaceSizeInBytes, void *reserveSpace,
+    const prnnTensorDescriptor_t *yDesc, const void *y, const prnnTensorDescriptor_t *dyDesc,
+    const void *dy, const prnnTensorDescriptor_t dhyDesc, const void *dhy,
+    const prnnTensorDescriptor_t dcyDesc, const void *dcy, const prnnFilterDescriptor_t wDesc,
+    const void *w, const prnnTensorDescriptor_t hxDesc, const void *hx,
+    const prnnTensorDescriptor_t cxDesc, const void *cx, const prnnTensorDescriptor_t *dxDesc,
+    void *dx, const prnnTensorDescriptor_t dhxDesc, void *dhx, const prnnTensorDescriptor_t dcxDesc,
+    void *dcx, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace,
     size_t reserveSpaceSizeInBytes)
 {
     prnn_api_enter("prnnRNNBackwardData");
@@ -451,8 +446,7 @@ prnnStatus_t prnnRNNBackwardData(
      * forward call saw, so a dxDesc unlike the forward's xDesc is reported as
      * that, not as a yDesc or wDesc that disagrees with dxDesc. */
     uint64_t serial;
-    PRNN_TRY(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE,
-                        &serial));
+    PRNN_TRY(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE, &serial));
     int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
@@ -492,9 +486,19 @@ prnnStatus_t prnnRNNBackwardData(
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
     PRNN_TRY(prnn_validate_no_overlap(outs, 4, ins, 8));
-    prnn_backward_data_buffers b = {y, dy, dhy, cell ? dcy : NULL, w, hx,
-                                    cell ? cx : NULL, dx, dhx, cell ? dcx : NULL,
-                                    workspace, workSpaceSizeInBytes, reserveSpace,
+    prnn_backward_data_buffers b = {y,
+                                    dy,
+                                    dhy,
+                                    cell ? dcy : NULL,
+                                    w,
+                                    hx,
+                                    cell ? cx : NULL,
+                                    dx,
+                                    dhx,
+                                    cell ? dcx : NULL,
+                                    workspace,
+                                    workSpaceSizeInBytes,
+                                    reserveSpace,
                                     reserveSpaceSizeInBytes};
     prnnStatus_t s = run_backward_data(handle, &p, &rc, &b);
     if (s == PRNN_STATUS_SUCCESS)
@@ -502,20 +506,21 @@ prnnStatus_t prnnRNNBackwardData(
     return s;
 }
 
-prnnStatus_t prnnRNNBackwardWeights(
-    prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc, int seqLength,
-    const prnnTensorDescriptor_t *xDesc, const void *x,
-    const prnnTensorDescriptor_t hxDesc, const void *hx,
-    const prnnTensorDescriptor_t *yDesc, const void *y, const void *workspace,
-    size_t workSpaceSizeInBytes, const prnnFilterDescriptor_t dwDesc, void *dw,
-    const void *reserveSpace, size_t reserveSpaceSizeInBytes)
+prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
+                                    int seqLength, const prnnTensorDescriptor_t *xDesc,
+                                    const void *x, const prnnTensorDescriptor_t hxDesc,
+                                    const void *hx, const prnnTensorDescriptor_t *yDesc,
+                                    const void *y, const void *workspace,
+                                    size_t workSpaceSizeInBytes,
+                                    const prnnFilterDescriptor_t dwDesc, void *dw,
+                                    const void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     prnn_api_enter("prnnRNNBackwardWeights");
     prnn_rnn_problem p;
     PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    PRNN_TRY(check_reserve(handle, &p, reserveSpace, "xDesc",
-                        PRNN_RESERVE_BACKWARD_DATA_DONE, NULL));
+    PRNN_TRY(
+        check_reserve(handle, &p, reserveSpace, "xDesc", PRNN_RESERVE_BACKWARD_DATA_DONE, NULL));
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     PRNN_TRY(prnn_validate_state(&p, hxDesc, "hxDesc"));
     PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
@@ -539,10 +544,10 @@ prnnStatus_t prnnRNNBackwardWeights(
         {"reserveSpace", reserveSpace, reserveSpaceSizeInBytes},
     };
     PRNN_TRY(prnn_validate_no_overlap(outs, 2, ins, 4));
+    void *ws = api_unconst(workspace);
     if (is_cpu(handle))
-        return prnn_ref_backward_weights(&p, x, hx, y, (void *)workspace, dw,
-                                         reserveSpace);
-    prnn_backward_weights_buffers b = {x, hx, y, (void *)workspace, workSpaceSizeInBytes,
-                                       dw, reserveSpace, reserveSpaceSizeInBytes};
-    return run_gpu(handle, &rc, &b, (void *)workspace);
+        return prnn_ref_backward_weights(&p, x, hx, y, ws, dw, reserveSpace);
+    prnn_backward_weights_buffers b = {
+        x, hx, y, ws, workSpaceSizeInBytes, dw, reserveSpace, reserveSpaceSizeInBytes};
+    return run_gpu(handle, &rc, &b, ws);
 }

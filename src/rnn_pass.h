@@ -6,10 +6,7 @@
 #ifndef PRNN_RNN_PASS_H
 #define PRNN_RNN_PASS_H
 
-typedef enum {
-    PRNN_PASS_FORWARD = 0,
-    PRNN_PASS_BACKWARD_DATA = 1
-} prnn_pass;
+typedef enum { PRNN_PASS_FORWARD = 0, PRNN_PASS_BACKWARD_DATA = 1 } prnn_pass;
 
 #define PRNN_PASS_COUNT 2
 

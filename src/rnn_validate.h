@@ -12,8 +12,7 @@
 #include "rnn_problem.h"
 
 /* handle, rnnDesc (set, supported mode), and the data type agreeing. */
-prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle,
-                               const struct prnnRNNStruct *rnn);
+prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle, const struct prnnRNNStruct *rnn);
 
 /*
  * The per-step descriptor array of the input (x or dx): seqLength >= 1,
@@ -21,44 +20,39 @@ prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle,
  * batch_t non-increasing, one inputSize (== hidden for SKIP_INPUT). Fills p
  * with the batch array in the handle's scratch.
  */
-prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle,
-                                     const struct prnnRNNStruct *rnn,
-                                     int seq_length,
-                                     const prnnTensorDescriptor_t *descs,
+prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle, const struct prnnRNNStruct *rnn,
+                                     int seq_length, const prnnTensorDescriptor_t *descs,
                                      const char *name, prnn_rnn_problem *p);
 
 /* A per-step array that must match p's batches with `vector` columns (y, dy:
  * hidden * dirs; dx: input size). */
 prnnStatus_t prnn_validate_matching_seq(const prnn_rnn_problem *p,
-                                        const prnnTensorDescriptor_t *descs,
-                                        const char *name, int vector);
+                                        const prnnTensorDescriptor_t *descs, const char *name,
+                                        int vector);
 
 /* A state descriptor {layers*dirs, miniBatch, hidden}. */
-prnnStatus_t prnn_validate_state(const prnn_rnn_problem *p,
-                                 const struct prnnTensorStruct *d,
+prnnStatus_t prnn_validate_state(const prnn_rnn_problem *p, const struct prnnTensorStruct *d,
                                  const char *name);
 
 /* The weight filter {n, 1, 1} with n * elementSize == params size. */
-prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p,
-                                   const struct prnnFilterStruct *d,
+prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p, const struct prnnFilterStruct *d,
                                    const char *name);
 
 /* A single input descriptor (GetRNNParamsSize, LinLayer calls): a packed
  * 3-d tensor of the RNN's type; returns its inputSize. */
 prnnStatus_t prnn_validate_input_desc(const struct prnnRNNStruct *rnn,
-                                      const struct prnnTensorStruct *d,
-                                      const char *name, int *input_size);
+                                      const struct prnnTensorStruct *d, const char *name,
+                                      int *input_size);
 
 /* The weight buffer's size for this input size, or BAD_PARAM naming the
  * shape when it does not fit in size_t. */
-prnnStatus_t prnn_validate_params_size(const struct prnnRNNStruct *rnn,
-                                       int input_size, size_t *bytes);
+prnnStatus_t prnn_validate_params_size(const struct prnnRNNStruct *rnn, int input_size,
+                                       size_t *bytes);
 
 /* SUCCESS when bytes (a layout's saturated total, checked_size.h) fits;
  * otherwise BAD_PARAM naming what ("workspace", "reserve space") and every
  * argument of p that goes into it. */
-prnnStatus_t prnn_validate_size(const prnn_rnn_problem *p, const char *what,
-                                size_t bytes);
+prnnStatus_t prnn_validate_size(const prnn_rnn_problem *p, const char *what, size_t bytes);
 
 /* Byte sizes of the buffers of a call (saturated: PRNN_SIZE_OVERFLOW when
  * too large; the workspace check rejects such shapes first). */
@@ -80,8 +74,7 @@ prnnStatus_t prnn_validate_no_overlap(const prnn_buffer *outputs, int n_out,
 prnnStatus_t prnn_validate_ptr(const void *ptr, const char *name);
 
 /* A scratch buffer of at least `required` bytes. */
-prnnStatus_t prnn_validate_scratch(const void *ptr, size_t bytes,
-                                   size_t required, const char *name,
+prnnStatus_t prnn_validate_scratch(const void *ptr, size_t bytes, size_t required, const char *name,
                                    const char *size_name, const char *query);
 
 #endif

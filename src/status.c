@@ -1,7 +1,10 @@
 /* Version, the names of statuses and paths, and the error-log entry point. */
 #include "error.h"
 
-size_t prnnGetVersion(void) { return PRNN_VERSION; }
+size_t prnnGetVersion(void)
+{
+    return PRNN_VERSION;
+}
 
 const char *prnnGetErrorString(prnnStatus_t status)
 {
@@ -40,4 +43,7 @@ const char *prnnGetRNNPathString(prnnRNNPath_t path)
     return "unknown";
 }
 
-const char *prnnGetLastErrorLog(void) { return prnn_log_get(); }
+const char *prnnGetLastErrorLog(void)
+{
+    return prnn_log_get();
+}

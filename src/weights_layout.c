@@ -8,8 +8,7 @@ static size_t align_elems(size_t n, size_t elem_size)
     return prnn_align_size(n, PRNN_WEIGHT_ALIGN / elem_size);
 }
 
-static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size,
-                            int layer)
+static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size, int layer)
 {
     if (layer == 0)
         return rnn->input_mode == PRNN_SKIP_INPUT ? 0 : input_size;
@@ -23,9 +22,8 @@ int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k)
 
 int prnn_sru_highway_width(const struct prnnRNNStruct *rnn)
 {
-    return rnn->sru_convention == PRNN_SRU_CONVENTION_SRU_PACKAGE
-               ? prnn_rnn_dirs(rnn) * rnn->hidden
-               : rnn->hidden;
+    return rnn->sru_convention == PRNN_SRU_CONVENTION_SRU_PACKAGE ? prnn_rnn_dirs(rnn) * rnn->hidden
+                                                                  : rnn->hidden;
 }
 
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
@@ -35,8 +33,7 @@ int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
 
 /* One pseudo-layer's blocks from element offset off; returns the offset
  * after them. */
-static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
-                    prnn_pseudo_layer_layout *l)
+static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off, prnn_pseudo_layer_layout *l)
 {
     size_t es = prnn_dtype_size(rnn->dtype);
     size_t h = (size_t)rnn->hidden;
@@ -58,16 +55,15 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off,
  * their V blocks, so that one GEMM projects the input for both directions
  * and one scan launch finds both directions' vectors. Direction dir's blocks
  * of the layer that starts at off; returns the offset after the whole layer. */
-static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir,
-                        size_t off, prnn_pseudo_layer_layout *l)
+static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir, size_t off,
+                        prnn_pseudo_layer_layout *l)
 {
     size_t es = prnn_dtype_size(rnn->dtype);
     size_t h = (size_t)rnn->hidden, dirs = (size_t)prnn_rnn_dirs(rnn);
     size_t rows = (size_t)prnn_sru_matrices(rnn, k) * h;
     l->w_cols = k;
     l->w_rows = k ? (int)rows : 0;
-    l->w_offset = k ? prnn_add_size(off, prnn_mul3_size((size_t)dir, rows, (size_t)k))
-                    : (size_t)-1;
+    l->w_offset = k ? prnn_add_size(off, prnn_mul3_size((size_t)dir, rows, (size_t)k)) : (size_t)-1;
     off = align_elems(prnn_add_size(off, prnn_mul3_size(dirs, rows, (size_t)k)), es);
     l->r_offset = l->bw_offset = l->br_offset = (size_t)-1;
     l->v_offset = prnn_add_size(off, prnn_mul3_size((size_t)dir, PRNN_SRU_VECTORS, h));
@@ -112,15 +108,14 @@ size_t prnn_weights_bytes(const struct prnnRNNStruct *rnn, int input_size)
     return prnn_mul_size(walk(rnn, input_size, -1, NULL), prnn_dtype_size(rnn->dtype));
 }
 
-void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size,
-                               int pseudo_layer, prnn_pseudo_layer_layout *out)
+void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                               prnn_pseudo_layer_layout *out)
 {
     walk(rnn, input_size, pseudo_layer, out);
 }
 
-int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size,
-                        int pseudo_layer, int lin_layer_id, size_t *offset,
-                        int *rows, int *cols)
+int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                        int lin_layer_id, size_t *offset, int *rows, int *cols)
 {
     /* SRU has W matrices only: ids 0..3 are its u0..u3 */
     int g = rnn->mode == PRNN_SRU ? PRNN_SRU_VECTORS : prnn_mode_gates(rnn->mode);
@@ -144,8 +139,8 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size,
     return 1;
 }
 
-size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size,
-                         int pseudo_layer, int lin_layer_id)
+size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                         int lin_layer_id)
 {
     int g = prnn_mode_gates(rnn->mode);
     size_t h = (size_t)rnn->hidden;

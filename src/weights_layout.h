@@ -65,8 +65,7 @@ int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k);
 int prnn_sru_highway_width(const struct prnnRNNStruct *rnn);
 
 /* The parameter vectors of an SRU V block, in order (bias linLayerIDs). */
-enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3,
-       PRNN_SRU_VECTORS = 4 };
+enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3, PRNN_SRU_VECTORS = 4 };
 
 /* Number of linLayerIDs each LinLayer call accepts for the mode: 2 * gates,
  * for SRU 4 (matrices 0..3, vectors 0..3). */
@@ -77,21 +76,20 @@ int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn);
 size_t prnn_weights_bytes(const struct prnnRNNStruct *rnn, int input_size);
 
 /* Offsets of pseudo-layer p's blocks. p must be valid. */
-void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size,
-                               int pseudo_layer, prnn_pseudo_layer_layout *out);
+void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                               prnn_pseudo_layer_layout *out);
 
 /*
  * The matrix of linLayerID (cuDNN meaning) of pseudo-layer p: element offset,
  * rows and columns. Returns 0 and sets *offset to (size_t)-1 when the matrix
  * does not exist (W of a SKIP_INPUT layer 0). IDs must be valid.
  */
-int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size,
-                        int pseudo_layer, int lin_layer_id, size_t *offset,
-                        int *rows, int *cols);
+int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                        int lin_layer_id, size_t *offset, int *rows, int *cols);
 
 /* Element offset of the bias of linLayerID (hidden values); for SRU, of
  * vector linLayerID of the V block. */
-size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size,
-                         int pseudo_layer, int lin_layer_id);
+size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
+                         int lin_layer_id);
 
 #endif

@@ -32,8 +32,8 @@ static inline uid_t foreign_uid(void)
 static inline const char *foreign_unavailable(void)
 {
     if (geteuid() != 0)
-        return "not running as root: no way to create a file owned by "
-               "another user (run the test as root, as CI does)";
+        return "not running as root: no way to create a file owned by another user (run the test "
+               "as root, as CI does)";
     if (!foreign_uid())
         return "no unused uid between 61234 and 61333";
     return NULL;

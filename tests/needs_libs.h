@@ -18,13 +18,12 @@
 
 /* 0, or 77 after printing why test is skipped, when status (of loading
  * library) is not SUCCESS. */
-static inline int needs_library(const char *test, const char *library,
-                                prnnStatus_t status)
+static inline int needs_library(const char *test, const char *library, prnnStatus_t status)
 {
     if (status == PRNN_STATUS_SUCCESS)
         return 0;
-    printf("SKIP: %s needs %s, which cannot be loaded here:\n%s\n", test,
-           library, prnnGetLastErrorLog());
+    printf("SKIP: %s needs %s, which cannot be loaded here:\n%s\n", test, library,
+           prnnGetLastErrorLog());
     fflush(stdout);
     return 77;
 }

@@ -51,6 +51,7 @@
 #define PRNN_API_NAME(name) name
 #endif
 
+/* clang-format off */
 #define PRNN_API_NONE(X)
 
 #define PRNN_API_ENUMERATOR(name, value) PRNN_API_NAME(name) = value,
@@ -88,4 +89,5 @@
 #define PRNN_API_TABLE_FIELD(name, symbol, required, ret, params)             \
     ret (*name) params;
 
+/* clang-format on */
 #endif

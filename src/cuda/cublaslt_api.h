@@ -10,6 +10,7 @@
 #include "cuda/api_decl.h"
 #include "cuda/cuda_api.h" /* cudaStream_t */
 
+/* clang-format off */
 #define PRNN_LT_STATUS_VALUES(X)                                              \
     X(CUBLAS_STATUS_SUCCESS, 0)                                               \
     X(CUBLAS_STATUS_NOT_INITIALIZED, 1)                                       \
@@ -131,4 +132,5 @@
 
 PRNN_LT_API(PRNN_API_DECLARE)
 
+/* clang-format on */
 #endif

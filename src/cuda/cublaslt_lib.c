@@ -1,6 +1,5 @@
 #include "cuda/cublaslt_lib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -8,29 +7,23 @@
 #include "error.h"
 
 static prnn_cublaslt lt;
-static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
-static char load_message[PRNN_DL_MESSAGE_SIZE];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static prnn_dl_once loaded = PRNN_DL_ONCE_INIT;
 
-#define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)               \
+#define PRNN_CUBLASLT_SPEC(name, symbol, required, ret, params)                                    \
     PRNN_DL_SPEC(prnn_cublaslt, name, symbol, required)
-static const prnn_dl_symbol_spec specs[] = {
-    PRNN_LT_FUNCTIONS(PRNN_CUBLASLT_SPEC)
-};
+static const prnn_dl_symbol_spec specs[] = {PRNN_LT_FUNCTIONS(PRNN_CUBLASLT_SPEC)};
 
 static prnnStatus_t load(void)
 {
-    static const char *const sonames[] = {"libcublasLt.so.13",
-                                          "libcublasLt.so.12",
+    static const char *const sonames[] = {"libcublasLt.so.13", "libcublasLt.so.12",
                                           "libcublasLt.so", NULL};
     prnn_dl_candidates c;
     prnn_dl_toolkit_candidates(&c, "PRNN_CUBLASLT_LIBRARY", sonames);
     void *lib;
-    prnnStatus_t s = prnn_dl_load(
-        "the cuBLASLt library (set PRNN_CUBLASLT_LIBRARY to its path)",
-        c.paths, specs, sizeof(specs) / sizeof(specs[0]), NULL, &lt,
-        PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, load_message,
-        sizeof(load_message), &lib);
+    prnnStatus_t s = prnn_dl_load("the cuBLASLt library (set PRNN_CUBLASLT_LIBRARY to its path)",
+                                  c.paths, specs, sizeof(specs) / sizeof(specs[0]), NULL, &lt,
+                                  PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, loaded.message,
+                                  sizeof(loaded.message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&lt, 0, sizeof(lt));
         return s;
@@ -40,23 +33,20 @@ static prnnStatus_t load(void)
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void) { load_status = load(); }
+static void run_load(void)
+{
+    loaded.status = load();
+}
 
 prnnStatus_t prnn_cublaslt_get(const prnn_cublaslt **out)
 {
-    pthread_once(&load_once, load_once_fn);
-    if (load_status != PRNN_STATUS_SUCCESS) {
-        if (out)
-            *out = NULL;
-        return prnn_fail(load_status, "%s", load_message);
-    }
+    prnnStatus_t s = prnn_dl_once_run(&loaded, run_load);
     if (out)
-        *out = &lt;
-    return PRNN_STATUS_SUCCESS;
+        *out = s == PRNN_STATUS_SUCCESS ? &lt : NULL;
+    return s;
 }
 
-const char *prnn_cublaslt_status_name(const prnn_cublaslt *l,
-                                      cublasStatus_t status)
+const char *prnn_cublaslt_status_name(const prnn_cublaslt *l, cublasStatus_t status)
 {
     const char *name = l ? l->cublasLtGetStatusName(status) : NULL;
     return name ? name : "CUBLAS_STATUS_UNKNOWN";

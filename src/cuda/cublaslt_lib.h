@@ -28,7 +28,6 @@ typedef struct prnn_cublaslt {
 prnnStatus_t prnn_cublaslt_get(const prnn_cublaslt **out);
 
 /* "CUBLAS_STATUS_..." for messages; never NULL (also for a NULL table). */
-const char *prnn_cublaslt_status_name(const prnn_cublaslt *lt,
-                                      cublasStatus_t status);
+const char *prnn_cublaslt_status_name(const prnn_cublaslt *lt, cublasStatus_t status);
 
 #endif

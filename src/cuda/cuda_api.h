@@ -10,6 +10,7 @@
 
 #include "cuda/api_decl.h"
 
+/* clang-format off */
 #define PRNN_CU_SCALARS(X)                                                    \
     X(CUdevice, int)                                                          \
     X(CUdeviceptr, unsigned long long)
@@ -217,4 +218,5 @@
 
 PRNN_CU_API(PRNN_API_DECLARE)
 
+/* clang-format on */
 #endif

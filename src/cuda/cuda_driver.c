@@ -1,6 +1,5 @@
 #include "cuda/cuda_driver.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,13 +8,9 @@
 #include "error.h"
 
 static prnn_cuda_driver driver;
-static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
-/* The failure message, kept so that every thread that asks gets it in its own
- * (thread-local) log, not only the one that ran the load. */
-static char load_message[PRNN_DL_MESSAGE_SIZE];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static prnn_dl_once loaded = PRNN_DL_ONCE_INIT;
 
-#define PRNN_CUDA_SPEC(name, symbol, required, ret, params)                   \
+#define PRNN_CUDA_SPEC(name, symbol, required, ret, params)                                        \
     PRNN_DL_SPEC(prnn_cuda_driver, name, symbol, required)
 static const prnn_dl_symbol_spec specs[] = {PRNN_CU_FUNCTIONS(PRNN_CUDA_SPEC)};
 
@@ -54,26 +49,23 @@ static const char *init_hint(CUresult r)
 {
     switch ((int)r) {
     case 34: /* CUDA_ERROR_STUB_LIBRARY */
-        return "CUDA_ERROR_STUB_LIBRARY: the libcuda.so.1 found is the CUDA "
-               "toolkit's stub (lib64/stubs), which only exists for linking and "
-               "cannot run anything; check that the NVIDIA driver is installed "
-               "and that LD_LIBRARY_PATH (or the linker's cache) does not put a "
-               "stubs directory before the driver's libcuda.so.1";
+        return "CUDA_ERROR_STUB_LIBRARY: the libcuda.so.1 found is the CUDA toolkit's stub "
+               "(lib64/stubs), which only exists for linking and cannot run anything; check that "
+               "the NVIDIA driver is installed and that LD_LIBRARY_PATH (or the linker's cache) "
+               "does not put a stubs directory before the driver's libcuda.so.1";
     case 35: /* CUDA_ERROR_INSUFFICIENT_DRIVER */
-        return "CUDA_ERROR_INSUFFICIENT_DRIVER: the kernel-mode NVIDIA driver is "
-               "older than this libcuda.so.1; update the driver, or check that "
-               "the libcuda.so.1 found belongs to the installed driver";
+        return "CUDA_ERROR_INSUFFICIENT_DRIVER: the kernel-mode NVIDIA driver is older than this "
+               "libcuda.so.1; update the driver, or check that the libcuda.so.1 found belongs to "
+               "the installed driver";
     case 100: /* CUDA_ERROR_NO_DEVICE */
-        return "CUDA_ERROR_NO_DEVICE: no CUDA device is visible (check "
-               "CUDA_VISIBLE_DEVICES, and in a container that the GPUs are "
-               "passed in)";
+        return "CUDA_ERROR_NO_DEVICE: no CUDA device is visible (check CUDA_VISIBLE_DEVICES, and "
+               "in a container that the GPUs are passed in)";
     case 803: /* CUDA_ERROR_SYSTEM_DRIVER_MISMATCH */
-        return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: libcuda.so.1 and the "
-               "kernel-mode driver are of different versions; reinstall the "
-               "driver or reboot after an update";
+        return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: libcuda.so.1 and the kernel-mode driver are of "
+               "different versions; reinstall the driver or reboot after an update";
     case 999: /* CUDA_ERROR_UNKNOWN */
-        return "CUDA_ERROR_UNKNOWN: often the driver's kernel module is not "
-               "loaded or /dev/nvidia* is not accessible; check nvidia-smi";
+        return "CUDA_ERROR_UNKNOWN: often the driver's kernel module is not loaded or /dev/nvidia* "
+               "is not accessible; check nvidia-smi";
     }
     return NULL;
 }
@@ -83,18 +75,16 @@ static prnnStatus_t load(void)
     /* libcuda comes with the driver, not the toolkit: only the dynamic
      * linker's search (plus WSL's location, which is not always on it).
      * PRNN_CUDA_PATH holds at most a stub that cannot run anything. */
-    static const char *const candidates[] = {"libcuda.so.1",
-                                             "/usr/lib/wsl/lib/libcuda.so.1",
-                                             NULL};
+    static const char *const candidates[] = {"libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", NULL};
     void *lib;
     prnnStatus_t s = prnn_dl_load(
-        "the CUDA driver library", candidates, specs, sizeof(specs) / sizeof(specs[0]), fallbacks, &driver,
-        PRNN_STATUS_NO_DEVICE, load_message, sizeof(load_message), &lib);
+        "the CUDA driver library", candidates, specs, sizeof(specs) / sizeof(specs[0]), fallbacks,
+        &driver, PRNN_STATUS_NO_DEVICE, loaded.message, sizeof(loaded.message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&driver, 0, sizeof(driver));
         if (s == PRNN_STATUS_NO_DEVICE) {
-            size_t len = strlen(load_message);
-            snprintf(load_message + len, sizeof(load_message) - len,
+            size_t len = strlen(loaded.message);
+            snprintf(loaded.message + len, sizeof(loaded.message) - len,
                      "\n(is the NVIDIA driver installed?)");
         }
         return s;
@@ -108,59 +98,53 @@ static prnnStatus_t load(void)
         if (driver.cuGetErrorString(r, &desc) != CUDA_SUCCESS)
             desc = NULL;
         if (hint)
-            snprintf(load_message, sizeof(load_message),
-                     "cuInit: CUDA error %d (%s) (driver library %s)", (int)r,
-                     hint, driver.library_path);
-        else
-            snprintf(load_message, sizeof(load_message),
-                     "cuInit: %s: %s (driver library %s; check that the NVIDIA "
-                     "driver is installed and nvidia-smi works)",
-                     prnn_cu_error_name(r, num, sizeof(num)),
-                     desc ? desc : "the driver gives no description",
+            snprintf(loaded.message, sizeof(loaded.message),
+                     "cuInit: CUDA error %d (%s) (driver library %s)", (int)r, hint,
                      driver.library_path);
+        else
+            snprintf(loaded.message, sizeof(loaded.message),
+                     "cuInit: %s: %s (driver library %s; check that the NVIDIA driver is installed "
+                     "and nvidia-smi works)",
+                     prnn_cu_error_name(r, num, sizeof(num)),
+                     desc ? desc : "the driver gives no description", driver.library_path);
         return PRNN_STATUS_NO_DEVICE;
     }
     r = driver.cuDriverGetVersion(&driver.driver_version);
     if (r == CUDA_SUCCESS)
         r = driver.cuDeviceGetCount(&driver.device_count);
     if (r != CUDA_SUCCESS) {
-        snprintf(load_message, sizeof(load_message),
-                 "cuDeviceGetCount: %s (driver library %s)",
+        snprintf(loaded.message, sizeof(loaded.message), "cuDeviceGetCount: %s (driver library %s)",
                  prnn_cu_error_name(r, num, sizeof(num)), driver.library_path);
         return PRNN_STATUS_NO_DEVICE;
     }
     if (driver.device_count < 1) {
-        snprintf(load_message, sizeof(load_message),
-                 "no CUDA device: cuDeviceGetCount found 0 (CUDA_ERROR_NO_DEVICE; "
-                 "driver library %s, version %d)",
+        snprintf(loaded.message, sizeof(loaded.message),
+                 "no CUDA device: cuDeviceGetCount found 0 (CUDA_ERROR_NO_DEVICE; driver library "
+                 "%s, version %d)",
                  driver.library_path, driver.driver_version);
         return PRNN_STATUS_NO_DEVICE;
     }
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void) { load_status = load(); }
+static void run_load(void)
+{
+    loaded.status = load();
+}
 
 prnnStatus_t prnn_cuda_driver_get(const prnn_cuda_driver **out)
 {
-    pthread_once(&load_once, load_once_fn);
-    if (load_status != PRNN_STATUS_SUCCESS) {
-        if (out)
-            *out = NULL;
-        return prnn_fail(load_status, "%s", load_message);
-    }
+    prnnStatus_t s = prnn_dl_once_run(&loaded, run_load);
     if (out)
-        *out = &driver;
-    return PRNN_STATUS_SUCCESS;
+        *out = s == PRNN_STATUS_SUCCESS ? &driver : NULL;
+    return s;
 }
 
 prnnStatus_t prnn_cu_status(CUresult r)
 {
     switch (r) {
-    case CUDA_SUCCESS:
-        return PRNN_STATUS_SUCCESS;
-    case CUDA_ERROR_OUT_OF_MEMORY:
-        return PRNN_STATUS_ALLOC_FAILED;
+    case CUDA_SUCCESS: return PRNN_STATUS_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY: return PRNN_STATUS_ALLOC_FAILED;
     case CUDA_ERROR_NO_DEVICE:
     case CUDA_ERROR_INVALID_DEVICE:
     case CUDA_ERROR_NOT_INITIALIZED:
@@ -169,8 +153,7 @@ prnnStatus_t prnn_cu_status(CUresult r)
     case CUDA_ERROR_DEVICE_UNAVAILABLE:
     case CUDA_ERROR_DEVICE_NOT_LICENSED:
     case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
-        return PRNN_STATUS_NO_DEVICE;
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: return PRNN_STATUS_NO_DEVICE;
     case CUDA_ERROR_INVALID_IMAGE:
     case CUDA_ERROR_INVALID_SOURCE:
     case CUDA_ERROR_NO_BINARY_FOR_GPU:
@@ -192,10 +175,8 @@ prnnStatus_t prnn_cu_status(CUresult r)
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_ECC_UNCORRECTABLE:
     case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
-    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
-        return PRNN_STATUS_EXECUTION_FAILED;
-    default:
-        return PRNN_STATUS_INTERNAL_ERROR;
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return PRNN_STATUS_EXECUTION_FAILED;
+    default: return PRNN_STATUS_INTERNAL_ERROR;
     }
 }
 
@@ -208,6 +189,5 @@ prnnStatus_t prnn_cu_check(CUresult r, const char *what)
     if (!driver.cuGetErrorString || driver.cuGetErrorString(r, &desc) != CUDA_SUCCESS)
         desc = NULL;
     return prnn_fail(prnn_cu_status(r), "%s: %s: %s", what ? what : "CUDA call",
-                     prnn_cu_error_name(r, num, sizeof(num)),
-                     desc ? desc : "no description");
+                     prnn_cu_error_name(r, num, sizeof(num)), desc ? desc : "no description");
 }

@@ -19,8 +19,8 @@
  * before calling). */
 typedef struct prnn_cuda_driver {
     PRNN_CU_FUNCTIONS(PRNN_API_TABLE_FIELD)
-    int driver_version; /* cuDriverGetVersion, e.g. 13000 */
-    int device_count;   /* >= 1 */
+    int driver_version;       /* cuDriverGetVersion, e.g. 13000 */
+    int device_count;         /* >= 1 */
     const char *library_path; /* the libcuda that was loaded */
 } prnn_cuda_driver;
 

@@ -12,8 +12,10 @@ typedef struct {
     const char *name;
 } attr_spec;
 
-#define PRNN_ATTR(a, field, req)                                              \
-    {CU_DEVICE_ATTRIBUTE_##a, offsetof(prnn_device_info, field), req, #a}
+#define PRNN_ATTR(a, field, req)                                                                   \
+    {                                                                                              \
+        CU_DEVICE_ATTRIBUTE_##a, offsetof(prnn_device_info, field), req, #a                        \
+    }
 
 static const attr_spec attrs[] = {
     PRNN_ATTR(COMPUTE_CAPABILITY_MAJOR, cc_major, 1),
@@ -41,8 +43,7 @@ static const attr_spec attrs[] = {
     PRNN_ATTR(PCI_DEVICE_ID, pci_device, 0),
 };
 
-prnnStatus_t prnn_device_info_query(const prnn_cuda_driver *cu, CUdevice dev,
-                                    prnn_device_info *out)
+prnnStatus_t prnn_device_info_query(const prnn_cuda_driver *cu, CUdevice dev, prnn_device_info *out)
 {
     prnn_device_info info;
     memset(&info, 0, sizeof(info));
@@ -61,8 +62,7 @@ prnnStatus_t prnn_device_info_query(const prnn_cuda_driver *cu, CUdevice dev,
         if (r != CUDA_SUCCESS) {
             if (!attrs[i].required)
                 continue; /* stays 0: "not reported" */
-            snprintf(what, sizeof(what),
-                     "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_%s, device %d)",
+            snprintf(what, sizeof(what), "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_%s, device %d)",
                      attrs[i].name, (int)dev);
             return prnn_cu_check(r, what);
         }
@@ -78,8 +78,7 @@ prnnStatus_t prnn_device_info_query(const prnn_cuda_driver *cu, CUdevice dev,
     return PRNN_STATUS_SUCCESS;
 }
 
-void prnn_device_info_describe(const prnn_device_info *info, char *buf,
-                               size_t size)
+void prnn_device_info_describe(const prnn_device_info *info, char *buf, size_t size)
 {
     if (!size)
         return;

@@ -10,16 +10,16 @@
 #include "cuda/cuda_driver.h"
 
 typedef struct {
-    int ordinal;   /* the CUdevice */
+    int ordinal; /* the CUdevice */
     char name[256];
     int cc_major, cc_minor;
-    int sm;        /* cc_major * 10 + cc_minor: 90 for sm_90 */
+    int sm; /* cc_major * 10 + cc_minor: 90 for sm_90 */
     int sm_count;
-    int regs_per_sm;          /* 32-bit registers */
+    int regs_per_sm; /* 32-bit registers */
     int regs_per_block;
-    int smem_per_sm;          /* bytes */
-    int smem_per_block;       /* default limit, bytes */
-    int smem_per_block_optin; /* with cuFuncSetAttribute, bytes */
+    int smem_per_sm;             /* bytes */
+    int smem_per_block;          /* default limit, bytes */
+    int smem_per_block_optin;    /* with cuFuncSetAttribute, bytes */
     int smem_reserved_per_block; /* taken by the driver per block, bytes */
     int max_threads_per_sm;
     int max_threads_per_block;
@@ -45,7 +45,6 @@ prnnStatus_t prnn_device_info_query(const prnn_cuda_driver *cu, CUdevice dev,
                                     prnn_device_info *out);
 
 /* "NVIDIA H100 80GB HBM3 sm_90 132SM" into buf (always NUL-terminated). */
-void prnn_device_info_describe(const prnn_device_info *info, char *buf,
-                               size_t size);
+void prnn_device_info_describe(const prnn_device_info *info, char *buf, size_t size);
 
 #endif

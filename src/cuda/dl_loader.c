@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+
 #ifndef PRNN_CUDA_PATH
 #define PRNN_CUDA_PATH "/usr/local/cuda"
 #endif
@@ -22,11 +24,9 @@ void prnn_dl_toolkit_candidates(prnn_dl_candidates *c, const char *env_override,
         c->paths[n] = c->storage[n];
         n++;
     } else {
-        static const char *const dirs[] = {"", PRNN_CUDA_PATH "/lib64/",
-                                           PRNN_CUDA_PATH "/lib/"};
+        static const char *const dirs[] = {"", PRNN_CUDA_PATH "/lib64/", PRNN_CUDA_PATH "/lib/"};
         for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-            for (const char *const *s = sonames;
-                 *s && n < PRNN_DL_MAX_CANDIDATES; s++) {
+            for (const char *const *s = sonames; *s && n < PRNN_DL_MAX_CANDIDATES; s++) {
                 snprintf(c->storage[n], PRNN_DL_PATH_MAX, "%s%s", dirs[d], *s);
                 c->paths[n] = c->storage[n];
                 n++;
@@ -60,8 +60,7 @@ static generic_fn lookup_with_fallback(void *lib, const char *name,
 prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
                           const prnn_dl_symbol_spec *specs, size_t num_specs,
                           const prnn_dl_fallback *fallbacks, void *table,
-                          prnnStatus_t not_found_status, char *msg,
-                          size_t msg_size, void **lib_out)
+                          prnnStatus_t not_found_status, char *msg, size_t msg_size, void **lib_out)
 {
     msg[0] = '\0';
     *lib_out = NULL;
@@ -84,8 +83,8 @@ prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
         generic_fn fn = lookup_with_fallback(lib, specs[i].name, fallbacks);
         if (!fn && specs[i].required) {
             snprintf(msg, msg_size,
-                     "%s (%s) has no function %s: it is another library, "
-                     "or a version too old for this build of prnn",
+                     "%s (%s) has no function %s: it is another library, or a version too old for "
+                     "this build of prnn",
                      what, prnn_dl_origin(lib, specs[0].name), specs[i].name);
             /* Not dlclosed: unloading CUDA libraries is never worth the
              * risk, and a retry would find the same library anyway. */
@@ -107,8 +106,15 @@ const char *prnn_dl_origin(void *lib, const char *symbol)
     /* A library without that symbol (not the one it was taken for): its
      * path from the link map, so that the message can name it. */
     struct link_map *map = NULL;
-    if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
-        map->l_name[0])
+    if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
         return map->l_name;
     return "(path unknown)";
+}
+
+prnnStatus_t prnn_dl_once_run(prnn_dl_once *o, void (*run)(void))
+{
+    pthread_once(&o->once, run);
+    if (o->status != PRNN_STATUS_SUCCESS)
+        return prnn_fail(o->status, "%s", o->message);
+    return PRNN_STATUS_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #ifndef PRNN_DL_LOADER_H
 #define PRNN_DL_LOADER_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "prnn.h"
@@ -25,8 +26,7 @@ typedef struct {
  *   #define SPEC(name, symbol, required, ret, params) \
  *       PRNN_DL_SPEC(prnn_nvrtc, name, symbol, required)
  *   static const prnn_dl_symbol_spec specs[] = {PRNN_NVRTC_FUNCTIONS(SPEC)}; */
-#define PRNN_DL_SPEC(T, name, symbol, required)                               \
-    {#symbol, offsetof(T, name), required},
+#define PRNN_DL_SPEC(T, name, symbol, required) {#symbol, offsetof(T, name), required},
 
 /* An older symbol with exactly the same prototype, tried when the library
  * predates symbol. Lists end with a NULL symbol. */
@@ -61,8 +61,27 @@ void prnn_dl_toolkit_candidates(prnn_dl_candidates *c, const char *env_override,
 prnnStatus_t prnn_dl_load(const char *what, const char *const *candidates,
                           const prnn_dl_symbol_spec *specs, size_t num_specs,
                           const prnn_dl_fallback *fallbacks, void *table,
-                          prnnStatus_t not_found_status, char *msg,
-                          size_t msg_size, void **lib_out);
+                          prnnStatus_t not_found_status, char *msg, size_t msg_size,
+                          void **lib_out);
+
+/* A library loaded once per process. The loader's run function (for
+ * pthread_once: no argument) sets status, and message when it fails; both
+ * are kept so that every thread that asks gets the message in its own
+ * (thread-local) log, not only the one that ran the load. */
+typedef struct {
+    pthread_once_t once;
+    prnnStatus_t status;
+    char message[PRNN_DL_MESSAGE_SIZE];
+} prnn_dl_once;
+
+#define PRNN_DL_ONCE_INIT                                                                          \
+    {                                                                                              \
+        PTHREAD_ONCE_INIT, PRNN_STATUS_INTERNAL_ERROR, ""                                          \
+    }
+
+/* Runs run the first time (other callers wait for it), then returns
+ * o->status, logging o->message when it is not SUCCESS. */
+prnnStatus_t prnn_dl_once_run(prnn_dl_once *o, void (*run)(void));
 
 /* The file symbol was loaded from (dladdr); the library's own path (its
  * link map) when it has no such symbol; "(path unknown)" when neither is

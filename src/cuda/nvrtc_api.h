@@ -8,6 +8,7 @@
 
 #include "cuda/api_decl.h"
 
+/* clang-format off */
 #define PRNN_NVRTC_HANDLES(X) X(nvrtcProgram, struct _nvrtcProgram)
 
 #define PRNN_NVRTC_RESULT_VALUES(X)                                           \
@@ -48,4 +49,5 @@
 
 PRNN_NVRTC_API(PRNN_API_DECLARE)
 
+/* clang-format on */
 #endif

@@ -1,6 +1,5 @@
 #include "cuda/nvrtc_lib.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,28 +9,22 @@
 #include "error.h"
 
 static prnn_nvrtc nvrtc;
-static prnnStatus_t load_status = PRNN_STATUS_INTERNAL_ERROR;
-static char load_message[PRNN_DL_MESSAGE_SIZE];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static prnn_dl_once loaded = PRNN_DL_ONCE_INIT;
 
-#define PRNN_NVRTC_SPEC(name, symbol, required, ret, params)                  \
+#define PRNN_NVRTC_SPEC(name, symbol, required, ret, params)                                       \
     PRNN_DL_SPEC(prnn_nvrtc, name, symbol, required)
-static const prnn_dl_symbol_spec specs[] = {
-    PRNN_NVRTC_FUNCTIONS(PRNN_NVRTC_SPEC)
-};
+static const prnn_dl_symbol_spec specs[] = {PRNN_NVRTC_FUNCTIONS(PRNN_NVRTC_SPEC)};
 
 static prnnStatus_t load(void)
 {
-    static const char *const sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12",
-                                          "libnvrtc.so", NULL};
+    static const char *const sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     prnn_dl_candidates c;
     prnn_dl_toolkit_candidates(&c, "PRNN_NVRTC_LIBRARY", sonames);
     void *lib;
-    prnnStatus_t s = prnn_dl_load(
-        "the NVRTC library (set PRNN_NVRTC_LIBRARY to its path)", c.paths,
-        specs, sizeof(specs) / sizeof(specs[0]), NULL, &nvrtc,
-        PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, load_message,
-        sizeof(load_message), &lib);
+    prnnStatus_t s = prnn_dl_load("the NVRTC library (set PRNN_NVRTC_LIBRARY to its path)", c.paths,
+                                  specs, sizeof(specs) / sizeof(specs[0]), NULL, &nvrtc,
+                                  PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING, loaded.message,
+                                  sizeof(loaded.message), &lib);
     if (s != PRNN_STATUS_SUCCESS) {
         memset(&nvrtc, 0, sizeof(nvrtc));
         return s;
@@ -44,26 +37,23 @@ static prnnStatus_t load(void)
     }
     nvrtcResult r = nvrtc.nvrtcVersion(&nvrtc.major, &nvrtc.minor);
     if (r != NVRTC_SUCCESS) {
-        snprintf(load_message, sizeof(load_message),
-                 "nvrtcVersion failed in %s: %s", nvrtc.library_path,
-                 nvrtc.nvrtcGetErrorString(r));
+        snprintf(loaded.message, sizeof(loaded.message), "nvrtcVersion failed in %s: %s",
+                 nvrtc.library_path, nvrtc.nvrtcGetErrorString(r));
         memset(&nvrtc, 0, sizeof(nvrtc));
         return PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING;
     }
     return PRNN_STATUS_SUCCESS;
 }
 
-static void load_once_fn(void) { load_status = load(); }
+static void run_load(void)
+{
+    loaded.status = load();
+}
 
 prnnStatus_t prnn_nvrtc_get(const prnn_nvrtc **out)
 {
-    pthread_once(&load_once, load_once_fn);
-    if (load_status != PRNN_STATUS_SUCCESS) {
-        if (out)
-            *out = NULL;
-        return prnn_fail(load_status, "%s", load_message);
-    }
+    prnnStatus_t s = prnn_dl_once_run(&loaded, run_load);
     if (out)
-        *out = &nvrtc;
-    return PRNN_STATUS_SUCCESS;
+        *out = s == PRNN_STATUS_SUCCESS ? &nvrtc : NULL;
+    return s;
 }

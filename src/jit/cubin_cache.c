@@ -12,22 +12,21 @@
  * repeat it. */
 static void note_memory_only(const char *dir, const char *why)
 {
-    prnn_note_once("note: cubin cache directory %s is not usable (%s); "
-                   "compiled kernels are cached in memory only",
+    prnn_note_once("note: cubin cache directory %s is not usable (%s); compiled kernels are cached "
+                   "in memory only",
                    dir, why);
 }
 
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
-                                  const prnn_cubin_key *key, void **cubin,
-                                  size_t *size, prnnCubinSource_t *source,
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
                                   double *compile_ms)
 {
     char dir[PATH_MAX], why[PATH_MAX + 256];
     int have_dir = prnn_cache_dir(dir, sizeof(dir)) == 0;
     if (!have_dir) {
         prnn_cache_dir_explain(why, sizeof(why));
-        prnn_note_once("note: no cubin cache directory (%s); compiled kernels "
-                       "are cached in memory only", why);
+        prnn_note_once(
+            "note: no cubin cache directory (%s); compiled kernels are cached in memory only", why);
     }
     int use_dir = have_dir;
     if (have_dir) {
@@ -45,19 +44,17 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
         case PRNN_CUBIN_BAD:
             /* Once: an entry that cannot be replaced (a directory with
              * files in it, say) is met again by every plan. */
-            prnn_note_once("note: cubin cache entry %s/%s%s (kernel %s, sm_%d) "
-                           "is unusable: %s; recompiling and replacing it",
-                           dir, key->name, PRNN_CUBIN_SUFFIX, req->kernel_name,
-                           req->sm, why);
+            prnn_note_once("note: cubin cache entry %s/%s%s (kernel %s, sm_%d) is unusable: %s; "
+                           "recompiling and replacing it",
+                           dir, key->name, PRNN_CUBIN_SUFFIX, req->kernel_name, req->sm, why);
             break;
-        case PRNN_CUBIN_ABSENT:
-            break;
+        case PRNN_CUBIN_ABSENT: break;
         case PRNN_CUBIN_NO_DIR:
             /* Untrusted (or not a directory): not written either. */
             use_dir = 0;
-            prnn_note_once("note: cubin cache directory not used: %s; prnn "
-                           "neither loads nor stores kernels there, compiled "
-                           "kernels are cached in memory only", why);
+            prnn_note_once("note: cubin cache directory not used: %s; prnn neither loads nor "
+                           "stores kernels there, compiled kernels are cached in memory only",
+                           why);
             break;
         }
     }
@@ -78,9 +75,8 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin,
-                            size_t *size, prnnCubinSource_t *source,
-                            double *compile_ms)
+prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
+                            prnnCubinSource_t *source, double *compile_ms)
 {
     prnn_cubin_key key;
     prnnStatus_t s = prnn_cubin_key_build(req, &key);

@@ -66,8 +66,7 @@ typedef struct {
 /* The key of req. Needs NVRTC (its version is part of the key): returns
  * RUNTIME_PREREQUISITE_MISSING without it. On failure *key is empty (text
  * NULL, name ""). */
-prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
-                                  prnn_cubin_key *key);
+prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req, prnn_cubin_key *key);
 void prnn_cubin_key_free(prnn_cubin_key *key);
 
 typedef enum {
@@ -83,17 +82,14 @@ typedef enum {
 
 /* Looks key up in dir. On HIT *payload (malloc, the caller frees) and *size
  * are set. Never fails otherwise: an unreadable entry is BAD. */
-prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
-                                        const prnn_cubin_key *key,
-                                        void **payload, size_t *size,
-                                        char *why, size_t why_size);
+prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *key, void **payload,
+                                        size_t *size, char *why, size_t why_size);
 
 /* Writes the entry atomically (temp file, fsync, rename), creating dir if
  * needed (mode 0700). 0 on success; -1 with the reason in why, and no file
  * left behind, otherwise (an untrusted directory included). */
-int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
-                           const void *payload, size_t size, char *why,
-                           size_t why_size);
+int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const void *payload,
+                           size_t size, char *why, size_t why_size);
 
 /*
  * The cubin for req: from the disk cache (*source = PRNN_CUBIN_DISK_CACHE,
@@ -102,27 +98,25 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
  * those of prnn_nvrtc_compile. *cubin is freed by the caller with free().
  * source and compile_ms may be NULL.
  */
-prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin,
-                            size_t *size, prnnCubinSource_t *source,
-                            double *compile_ms);
+prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
+                            prnnCubinSource_t *source, double *compile_ms);
 
 /* As prnn_cubin_get with the key already built (it must be req's). */
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req,
-                                  const prnn_cubin_key *key, void **cubin,
-                                  size_t *size, prnnCubinSource_t *source,
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
                                   double *compile_ms);
 
 /* ---- Maintenance (tools/prnn-cache) ------------------------------------ */
 
 typedef struct {
-    char file[80];        /* base name in the directory */
-    int is_temp;          /* a temporary file (a writer's, or left by a crash) */
-    int vanished;         /* removed (by a concurrent clear or store) between
-                           * the listing and the reading: not a problem */
-    int has_stat;         /* file_size and mtime are known */
-    int valid;            /* trusted, and header, sizes, name and checksum
-                           * all check out */
-    char problem[160];    /* why not valid ("" when valid) */
+    char file[80];     /* base name in the directory */
+    int is_temp;       /* a temporary file (a writer's, or left by a crash) */
+    int vanished;      /* removed (by a concurrent clear or store) between
+                        * the listing and the reading: not a problem */
+    int has_stat;      /* file_size and mtime are known */
+    int valid;         /* trusted, and header, sizes, name and checksum
+                        * all check out */
+    char problem[160]; /* why not valid ("" when valid) */
     /* From the stored key, when the header could be read ("" / 0 if not). */
     char kernel[128];
     char source[128];
@@ -137,8 +131,8 @@ typedef struct {
  * not a link), the header, the sizes, that its name is the hash of its
  * stored key, and (when check_payload) the checksum. Reads the payload only
  * when check_payload. */
-void prnn_cubin_cache_inspect(const char *dir, const char *file,
-                              int check_payload, prnn_cubin_entry *e);
+void prnn_cubin_cache_inspect(const char *dir, const char *file, int check_payload,
+                              prnn_cubin_entry *e);
 
 /* 1 when a base name is one of ours (an entry or a temporary file); the
  * maintenance functions touch nothing else (the directory also holds the
@@ -151,14 +145,13 @@ int prnn_cubin_cache_is_ours(const char *file, int *is_temp);
  * directory is scanned too (maintenance looks, it does not load): its
  * entries are checked against the rule for files all the same. */
 typedef int (*prnn_cubin_entry_fn)(const prnn_cubin_entry *e, void *user);
-prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
-                                   prnn_cubin_entry_fn fn, void *user);
+prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload, prnn_cubin_entry_fn fn,
+                                   void *user);
 
 /* Removes the temporary files of dir at least min_age seconds old that no
  * live writer holds (tuning/temp_files.h); stores do it with
  * PRNN_TEMP_STALE_SECONDS. */
-void prnn_cubin_cache_sweep(const char *dir, long long min_age,
-                            prnn_temp_sweep_result *r);
+void prnn_cubin_cache_sweep(const char *dir, long long min_age, prnn_temp_sweep_result *r);
 
 /* Removes our entries, and the temporary files no live writer holds, from
  * dir, going on past files it cannot remove: r counts what was removed,

@@ -79,8 +79,7 @@ static const char *read_problem(void)
 {
     if (errno == 0)
         return "truncated while being read";
-    return errno == EIO ? "cannot read it: input/output error"
-                        : "cannot read it: the read failed";
+    return errno == EIO ? "cannot read it: input/output error" : "cannot read it: the read failed";
 }
 
 typedef struct {
@@ -104,11 +103,10 @@ static const char *read_header(int fd, const struct stat *st, cubin_header *h)
         return "written by another cache format version";
     h->key_len = get_u32(h->bytes + 12);
     h->payload_len = get_u64(h->bytes + 16);
-    if (h->key_len == 0 || h->key_len > MAX_KEY_BYTES ||
-        h->payload_len == 0 || h->payload_len > MAX_PAYLOAD_BYTES)
+    if (h->key_len == 0 || h->key_len > MAX_KEY_BYTES || h->payload_len == 0 ||
+        h->payload_len > MAX_PAYLOAD_BYTES)
         return "corrupt header (impossible lengths)";
-    uint64_t expect = PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len +
-                      h->payload_len;
+    uint64_t expect = PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len + h->payload_len;
     if ((uint64_t)st->st_size < expect)
         return "truncated";
     if ((uint64_t)st->st_size > expect)
@@ -135,16 +133,14 @@ static char *read_key(int fd, const cubin_header *h, const char **problem)
 
 /* The payload (malloc), checked against the header's checksum; NULL with
  * the problem otherwise. */
-static unsigned char *read_payload(int fd, const cubin_header *h,
-                                   const char **problem)
+static unsigned char *read_payload(int fd, const cubin_header *h, const char **problem)
 {
     unsigned char *p = malloc((size_t)h->payload_len);
     if (!p) {
         *problem = "out of memory reading the payload";
         return NULL;
     }
-    if (read_at(fd, p, (size_t)h->payload_len,
-                PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
+    if (read_at(fd, p, (size_t)h->payload_len, PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
         *problem = read_problem();
     else if (prnn_sha256_u64(p, (size_t)h->payload_len) != get_u64(h->bytes + 24))
         *problem = "payload checksum mismatch (corrupt)";
@@ -174,28 +170,21 @@ static int open_entry(int dirfd, const char *name, struct stat *st)
 
 static const char *open_problem(int err)
 {
-    return err == ELOOP ? "a symbolic link, which prnn does not follow"
-                        : strerror(err);
+    return err == ELOOP ? "a symbolic link, which prnn does not follow" : strerror(err);
 }
 
-prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
-                                        const prnn_cubin_key *key,
-                                        void **payload, size_t *size,
-                                        char *why, size_t why_size)
+prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *key, void **payload,
+                                        size_t *size, char *why, size_t why_size)
 {
     char name[64], trust[PATH_MAX + 512];
     if (why && why_size)
         why[0] = '\0';
     prnn_trusted_dir d;
     switch (prnn_trusted_dir_open(dir, &d, trust, sizeof(trust))) {
-    case PRNN_TRUST_OK:
-        break;
-    case PRNN_TRUST_ABSENT:
-        return PRNN_CUBIN_ABSENT;
+    case PRNN_TRUST_OK: break;
+    case PRNN_TRUST_ABSENT: return PRNN_CUBIN_ABSENT;
     case PRNN_TRUST_REFUSED:
-    case PRNN_TRUST_ERROR:
-        set_why(why, why_size, "%s", trust);
-        return PRNN_CUBIN_NO_DIR;
+    case PRNN_TRUST_ERROR: set_why(why, why_size, "%s", trust); return PRNN_CUBIN_NO_DIR;
     }
     snprintf(name, sizeof(name), "%s%s", key->name, PRNN_CUBIN_SUFFIX);
     struct stat st;
@@ -205,8 +194,8 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir,
         prnn_trusted_dir_close(&d);
         if (err == ENOENT)
             return PRNN_CUBIN_ABSENT;
-        set_why(why, why_size, err == ELOOP ? "%s: not loaded" : "cannot read "
-                "it: %s", open_problem(err));
+        set_why(why, why_size, err == ELOOP ? "%s: not loaded" : "cannot read it: %s",
+                open_problem(err));
         return PRNN_CUBIN_BAD;
     }
     char untrusted[512];
@@ -257,15 +246,14 @@ static int write_all(int fd, const void *data, size_t size)
     return 0;
 }
 
-static int is_cubin_temp(const char *name, void *user)
+static int is_cubin_temp(const char *name, const void *user)
 {
     int temp;
     (void)user;
     return prnn_cubin_cache_is_ours(name, &temp) && temp;
 }
 
-void prnn_cubin_cache_sweep(const char *dir, long long min_age,
-                            prnn_temp_sweep_result *r)
+void prnn_cubin_cache_sweep(const char *dir, long long min_age, prnn_temp_sweep_result *r)
 {
     prnn_temp_sweep(dir, is_cubin_temp, NULL, min_age, r);
 }
@@ -273,26 +261,26 @@ void prnn_cubin_cache_sweep(const char *dir, long long min_age,
 /* renameat(), except that an empty directory squatting on the entry's name
  * is removed first (rename cannot replace it, so every plan would
  * recompile); a directory with files in it is reported, never emptied. */
-static int rename_over(int dirfd, const char *dir, const char *tmp,
-                       const char *final_name, char *why, size_t why_size)
+static int rename_over(int dirfd, const char *dir, const char *tmp, const char *final_name,
+                       char *why, size_t why_size)
 {
     if (renameat(dirfd, tmp, dirfd, final_name) == 0)
         return 0;
     int err = errno;
     struct stat st;
     if ((err == EISDIR || err == ENOTEMPTY || err == EEXIST) &&
-        fstatat(dirfd, final_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISDIR(st.st_mode)) {
+        fstatat(dirfd, final_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
         if (unlinkat(dirfd, final_name, AT_REMOVEDIR) == 0 &&
             renameat(dirfd, tmp, dirfd, final_name) == 0)
             return 0;
         int e2 = errno;
         if (why && why_size && (e2 == ENOTEMPTY || e2 == EEXIST))
-            snprintf(why, why_size, "%s/%s is a directory with files in it, "
-                     "not a cache entry: remove it", dir, final_name);
+            snprintf(why, why_size,
+                     "%s/%s is a directory with files in it, not a cache entry: remove it", dir,
+                     final_name);
         else if (why && why_size)
-            snprintf(why, why_size, "%s/%s is a directory that cannot be "
-                     "replaced: %s", dir, final_name, strerror(e2));
+            snprintf(why, why_size, "%s/%s is a directory that cannot be replaced: %s", dir,
+                     final_name, strerror(e2));
         return -1;
     }
     if (why && why_size)
@@ -300,9 +288,8 @@ static int rename_over(int dirfd, const char *dir, const char *tmp,
     return -1;
 }
 
-int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
-                           const void *payload, size_t size, char *why,
-                           size_t why_size)
+int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const void *payload,
+                           size_t size, char *why, size_t why_size)
 {
     char final_name[64], tmp[64];
     snprintf(final_name, sizeof(final_name), "%s%s", key->name, PRNN_CUBIN_SUFFIX);
@@ -341,8 +328,7 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
     if (fchmod(fd, 0644) != 0)
         step = "chmod";
     else if (write_all(fd, header, sizeof(header)) != 0 ||
-             write_all(fd, key->text, key->len) != 0 ||
-             write_all(fd, payload, size) != 0)
+             write_all(fd, key->text, key->len) != 0 || write_all(fd, payload, size) != 0)
         step = "write";
     /* Data on disk before the rename makes it visible: after a crash the
      * name holds the old entry or the whole new one, never a torn one. */
@@ -366,14 +352,13 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key,
     /* Killed writers' files, once they are old enough that no writer can be
      * slow rather than dead (temp_files.h). Best effort. */
     prnn_temp_sweep_result swept = {0};
-    prnn_temp_sweep_at(d.fd, dir, is_cubin_temp, NULL, PRNN_TEMP_STALE_SECONDS,
-                       &swept);
+    prnn_temp_sweep_at(d.fd, dir, is_cubin_temp, NULL, PRNN_TEMP_STALE_SECONDS, &swept);
     prnn_trusted_dir_close(&d);
     return rc;
 }
 
-void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
-                           int check_payload, prnn_cubin_entry *e)
+void prnn_cubin_inspect_at(int dirfd, int shared, const char *file, int check_payload,
+                           prnn_cubin_entry *e)
 {
     memset(e, 0, sizeof(*e));
     snprintf(e->file, sizeof(e->file), "%s", file);
@@ -384,8 +369,7 @@ void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
         if (errno == ENOENT)
             e->vanished = 1;
         else
-            snprintf(e->problem, sizeof(e->problem), "cannot read it: %s",
-                     open_problem(errno));
+            snprintf(e->problem, sizeof(e->problem), "cannot read it: %s", open_problem(errno));
         return;
     }
     e->has_stat = 1;
@@ -416,8 +400,7 @@ void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
         prnn_sha256(k, h.key_len, dg);
         prnn_hex(dg, 16, name);
         free(k);
-        if (strncmp(file, name, 32) != 0 ||
-            strcmp(file + 32, PRNN_CUBIN_SUFFIX) != 0)
+        if (strncmp(file, name, 32) != 0 || strcmp(file + 32, PRNN_CUBIN_SUFFIX) != 0)
             problem = "file name is not the hash of the stored key";
         else if (check_payload)
             free(read_payload(fd, &h, &problem));
@@ -429,8 +412,8 @@ void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
         e->valid = 1;
 }
 
-void prnn_cubin_cache_inspect(const char *dir, const char *file,
-                              int check_payload, prnn_cubin_entry *e)
+void prnn_cubin_cache_inspect(const char *dir, const char *file, int check_payload,
+                              prnn_cubin_entry *e)
 {
     prnn_trusted_dir d;
     char why[PATH_MAX + 512];
@@ -450,8 +433,7 @@ void prnn_cubin_cache_inspect(const char *dir, const char *file,
 }
 
 /* Copies (s, n), or only its first word, into dst, cut to fit. */
-static void copy_part(char *dst, size_t size, const char *s, size_t n,
-                      int first_word)
+static void copy_part(char *dst, size_t size, const char *s, size_t n, int first_word)
 {
     size_t w = 0;
     while (w < n && !(first_word && s[w] == ' '))

@@ -11,7 +11,7 @@ void prnn_cubin_key_summary(const char *key, size_t len, prnn_cubin_entry *e);
 
 /* prnn_cubin_cache_inspect for file in the open directory dirfd (shared:
  * it is PRNN_SHARED_CACHE_DIR, whose files may be anyone's). */
-void prnn_cubin_inspect_at(int dirfd, int shared, const char *file,
-                           int check_payload, prnn_cubin_entry *e);
+void prnn_cubin_inspect_at(int dirfd, int shared, const char *file, int check_payload,
+                           prnn_cubin_entry *e);
 
 #endif

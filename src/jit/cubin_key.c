@@ -27,8 +27,7 @@ static void digest_text(const char *text, size_t size, char hex[65])
 static void hash_embedded(void)
 {
     size_t i = 0;
-    for (const prnn_embedded_file *f = prnn_kernel_files;
-         f->name && i < MAX_EMBEDDED; f++, i++)
+    for (const prnn_embedded_file *f = prnn_kernel_files; f->name && i < MAX_EMBEDDED; f++, i++)
         digest_text(f->data, f->size, embedded_digest[i]);
     embedded_count = i;
 }
@@ -54,8 +53,7 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
-                          fmt, ap);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
         va_end(ap);
         if (n < 0) {
             b->oom = 1;
@@ -80,17 +78,15 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 
 /* A key is line-oriented: a newline inside one of its parts would let two
  * different requests produce the same text. */
-static prnnStatus_t check_line(const char *what, const char *value,
-                               const char *kernel)
+static prnnStatus_t check_line(const char *what, const char *value, const char *kernel)
 {
     if (strchr(value, '\n') || strchr(value, '\r'))
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "kernel %s: the %s contains a line break", kernel, what);
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "kernel %s: the %s contains a line break",
+                         kernel, what);
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
-                                  prnn_cubin_key *key)
+prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req, prnn_cubin_key *key)
 {
     memset(key, 0, sizeof(*key));
     const prnn_nvrtc *nv;
@@ -119,8 +115,7 @@ prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
     char hex[65];
     const char *digest = NULL;
     if (!req->source_text) {
-        const prnn_embedded_file *f =
-            prnn_embedded_find(prnn_kernel_files, req->source_name);
+        const prnn_embedded_file *f = prnn_embedded_find(prnn_kernel_files, req->source_name);
         digest = f ? embedded_digest_of(f) : NULL;
     }
     if (!digest) {
@@ -141,8 +136,7 @@ prnnStatus_t prnn_cubin_key_build(const prnn_compile_request *req,
         }
     }
     sb_printf(&b, "arch sm_%d\n", req->sm);
-    sb_printf(&b, "nvrtc %d.%d %lld %lld\n", nv->major, nv->minor, nv->file_size,
-              nv->file_mtime);
+    sb_printf(&b, "nvrtc %d.%d %lld %lld\n", nv->major, nv->minor, nv->file_size, nv->file_mtime);
     for (int i = 0; i < opts.count; i++)
         sb_printf(&b, "option %s\n", opts.argv[i]);
     prnn_nvrtc_options_free(&opts);

@@ -37,8 +37,7 @@ int prnn_cubin_cache_is_ours(const char *file, int *is_temp)
     if (n == 32 + tmp + 6 && strncmp(file + 32, PRNN_CUBIN_TEMP_INFIX, tmp) == 0) {
         for (size_t i = 32 + tmp; i < n; i++) {
             char c = file[i];
-            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-                  (c >= 'A' && c <= 'Z')))
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
                 return 0;
         }
         if (is_temp)
@@ -54,16 +53,15 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* Our file names in the open directory dirfd, sorted (malloc, free each). */
-static prnnStatus_t list_ours(int dirfd, const char *dir, char ***out,
-                              size_t *count)
+static prnnStatus_t list_ours(int dirfd, const char *dir, char ***out, size_t *count)
 {
     int fd = dup(dirfd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
             close(fd);
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cannot read cache directory "
-                         "%s: %s", dir, strerror(errno));
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cannot read cache directory %s: %s", dir,
+                         strerror(errno));
     }
     rewinddir(d);
     char **names = NULL;
@@ -118,19 +116,16 @@ static prnnStatus_t open_dir(const char *dir, prnn_trusted_dir *d)
     char why[PATH_MAX + 512];
     switch (prnn_trusted_dir_inspect(dir, d, why, sizeof(why))) {
     case PRNN_TRUST_OK:
-    case PRNN_TRUST_REFUSED:
-        return PRNN_STATUS_SUCCESS;
+    case PRNN_TRUST_REFUSED: return PRNN_STATUS_SUCCESS;
     case PRNN_TRUST_ABSENT:
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s does not "
-                         "exist", dir);
-    case PRNN_TRUST_ERROR:
-        break;
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s does not exist", dir);
+    case PRNN_TRUST_ERROR: break;
     }
     return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory: %s", why);
 }
 
-prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
-                                   prnn_cubin_entry_fn fn, void *user)
+prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload, prnn_cubin_entry_fn fn,
+                                   void *user)
 {
     prnn_trusted_dir d;
     PRNN_TRY(open_dir(dir, &d));
@@ -154,8 +149,7 @@ prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload,
 /* An entry: unlinked (a directory squatting on an entry's name is removed
  * when empty, as a store would). A file another process renamed or removed
  * meanwhile is gone either way. */
-static void remove_entry(int dirfd, const char *dir, const char *name,
-                         prnn_temp_sweep_result *r)
+static void remove_entry(int dirfd, const char *dir, const char *name, prnn_temp_sweep_result *r)
 {
     char path[PATH_MAX + 128];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -168,22 +162,23 @@ static void remove_entry(int dirfd, const char *dir, const char *name,
         return;
     if (err == EISDIR || err == EPERM) {
         struct stat st;
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISDIR(st.st_mode)) {
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
             if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
                 r->removed++;
             else
-                prnn_temp_note_failure(r, path, errno == ENOTEMPTY || errno == EEXIST
-                                       ? "a directory with files in it, not a "
-                                         "cache entry: remove it yourself"
-                                       : strerror(errno));
+                prnn_temp_note_failure(
+                    r, path,
+                    errno == ENOTEMPTY || errno == EEXIST
+                        ? "a directory with files in it, not a cache entry: remove it yourself"
+                        : strerror(errno));
             return;
         }
     }
     /* EPERM in a sticky directory: another user's file. */
-    prnn_temp_note_failure(r, path, err == EPERM || err == EACCES
-                           ? "permission denied (another user's file in a "
-                             "shared directory?)" : strerror(err));
+    prnn_temp_note_failure(r, path,
+                           err == EPERM || err == EACCES
+                               ? "permission denied (another user's file in a shared directory?)"
+                               : strerror(err));
 }
 
 prnnStatus_t prnn_cubin_cache_clear(const char *dir, prnn_temp_sweep_result *r)
@@ -211,8 +206,7 @@ prnnStatus_t prnn_cubin_cache_clear(const char *dir, prnn_temp_sweep_result *r)
     free_names(names, n);
     prnn_trusted_dir_close(&d);
     if (r->failed)
-        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; "
-                         "the first: %s", r->failed, r->failed == 1 ? "" : "s",
-                         r->why);
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; the first: %s",
+                         r->failed, r->failed == 1 ? "" : "s", r->why);
     return PRNN_STATUS_SUCCESS;
 }

@@ -21,7 +21,7 @@ typedef struct module_entry {
     unsigned long long ctx_id; /* cuCtxGetId, or 0 without it */
     char *key;                 /* the cubin cache key's text */
     size_t key_len;
-    CUmodule module;           /* NULL while one thread loads it */
+    CUmodule module; /* NULL while one thread loads it */
     function_entry *functions;
 } module_entry;
 
@@ -31,8 +31,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t loaded = PTHREAD_COND_INITIALIZER;
 static module_entry *entries;
 
-static module_entry *find(CUcontext ctx, unsigned long long id,
-                          const prnn_cubin_key *key)
+static module_entry *find(CUcontext ctx, unsigned long long id, const prnn_cubin_key *key)
 {
     for (module_entry *e = entries; e; e = e->next)
         if (e->ctx == ctx && e->ctx_id == id && e->key_len == key->len &&
@@ -55,8 +54,8 @@ static void unlink_entry(module_entry *victim)
 
 /* The function called name in e's module, looked up once. Lock held. */
 static prnnStatus_t entry_function(const prnn_cuda_driver *cu, module_entry *e,
-                                   const prnn_compile_request *req,
-                                   const char *name, CUfunction *fn)
+                                   const prnn_compile_request *req, const char *name,
+                                   CUfunction *fn)
 {
     for (function_entry *f = e->functions; f; f = f->next) {
         if (strcmp(f->name, name) == 0) {
@@ -68,9 +67,8 @@ static prnnStatus_t entry_function(const prnn_cuda_driver *cu, module_entry *e,
     CUresult r = cu->cuModuleGetFunction(&found, e->module, name);
     if (r != CUDA_SUCCESS) {
         char what[256];
-        snprintf(what, sizeof(what), "cuModuleGetFunction(\"%s\") in kernel %s "
-                 "(source %s, sm_%d)", name, req->kernel_name, req->source_name,
-                 req->sm);
+        snprintf(what, sizeof(what), "cuModuleGetFunction(\"%s\") in kernel %s (source %s, sm_%d)",
+                 name, req->kernel_name, req->source_name, req->sm);
         return prnn_cu_check(r, what);
     }
     function_entry *f = calloc(1, sizeof(*f));
@@ -89,9 +87,8 @@ static prnnStatus_t entry_function(const prnn_cuda_driver *cu, module_entry *e,
 }
 
 static prnnStatus_t load_module(const prnn_cuda_driver *cu, CUcontext ctx,
-                                const prnn_compile_request *req,
-                                const prnn_cubin_key *key, CUmodule *module,
-                                prnnCubinSource_t *source, double *compile_ms)
+                                const prnn_compile_request *req, const prnn_cubin_key *key,
+                                CUmodule *module, prnnCubinSource_t *source, double *compile_ms)
 {
     CUcontext current = NULL;
     CUresult r = cu->cuCtxGetCurrent(&current);
@@ -99,13 +96,12 @@ static prnnStatus_t load_module(const prnn_cuda_driver *cu, CUcontext ctx,
         return prnn_cu_check(r, "cuCtxGetCurrent");
     if (current != ctx)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "loading kernel %s: the context passed is not current "
-                         "on this thread", req->kernel_name);
+                         "loading kernel %s: the context passed is not current on this thread",
+                         req->kernel_name);
 
     void *cubin;
     size_t size;
-    prnnStatus_t s = prnn_cubin_get_keyed(req, key, &cubin, &size, source,
-                                          compile_ms);
+    prnnStatus_t s = prnn_cubin_get_keyed(req, key, &cubin, &size, source, compile_ms);
     if (s)
         return s;
 
@@ -113,22 +109,21 @@ static prnnStatus_t load_module(const prnn_cuda_driver *cu, CUcontext ctx,
      * architecture, a cubin newer than the driver) in its error log. */
     char jit_log[4096];
     jit_log[0] = '\0';
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
-                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {jit_log, (void *)(uintptr_t)sizeof(jit_log)};
     r = cu->cuModuleLoadDataEx(module, cubin, 2, opts, values);
     free(cubin);
     if (r != CUDA_SUCCESS) {
         char what[256];
-        snprintf(what, sizeof(what), "cuModuleLoadDataEx(kernel %s, source %s, "
-                 "sm_%d, %zu-byte cubin)", req->kernel_name, req->source_name,
-                 req->sm, size);
+        snprintf(what, sizeof(what),
+                 "cuModuleLoadDataEx(kernel %s, source %s, sm_%d, %zu-byte cubin)",
+                 req->kernel_name, req->source_name, req->sm, size);
         s = prnn_cu_check(r, what);
         jit_log[sizeof(jit_log) - 1] = '\0';
         if (jit_log[0])
             prnn_log_append("driver log: %s", jit_log);
-        prnn_log_append("driver version %d; cache entry %s%s", cu->driver_version,
-                        key->name, PRNN_CUBIN_SUFFIX);
+        prnn_log_append("driver version %d; cache entry %s%s", cu->driver_version, key->name,
+                        PRNN_CUBIN_SUFFIX);
         return s;
     }
     return PRNN_STATUS_SUCCESS;
@@ -136,9 +131,8 @@ static prnnStatus_t load_module(const prnn_cuda_driver *cu, CUcontext ctx,
 
 /* The entry for (ctx, req), loaded by this thread or found loaded. */
 static prnnStatus_t get_entry(const prnn_cuda_driver *cu, CUcontext ctx,
-                              const prnn_compile_request *req,
-                              const char *function_name, CUfunction *fn,
-                              CUmodule *module, prnnCubinSource_t *source,
+                              const prnn_compile_request *req, const char *function_name,
+                              CUfunction *fn, CUmodule *module, prnnCubinSource_t *source,
                               double *compile_ms)
 {
     if (!cu || !ctx || !req)
@@ -165,8 +159,7 @@ static prnnStatus_t get_entry(const prnn_cuda_driver *cu, CUcontext ctx,
     }
     if (e) {
         /* Seen before: no compile, no file, no load. */
-        s = function_name ? entry_function(cu, e, req, function_name, fn)
-                          : PRNN_STATUS_SUCCESS;
+        s = function_name ? entry_function(cu, e, req, function_name, fn) : PRNN_STATUS_SUCCESS;
         if (!s && module)
             *module = e->module;
         pthread_mutex_unlock(&lock);
@@ -223,9 +216,8 @@ static prnnStatus_t get_entry(const prnn_cuda_driver *cu, CUcontext ctx,
 }
 
 prnnStatus_t prnn_module_get(const prnn_cuda_driver *cu, CUcontext ctx,
-                             const prnn_compile_request *req,
-                             const char *function_name, CUfunction *fn,
-                             prnnCubinSource_t *source, double *compile_ms)
+                             const prnn_compile_request *req, const char *function_name,
+                             CUfunction *fn, prnnCubinSource_t *source, double *compile_ms)
 {
     if (!function_name || !fn)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
@@ -234,12 +226,10 @@ prnnStatus_t prnn_module_get(const prnn_cuda_driver *cu, CUcontext ctx,
 }
 
 prnnStatus_t prnn_module_get_module(const prnn_cuda_driver *cu, CUcontext ctx,
-                                    const prnn_compile_request *req,
-                                    CUmodule *module, prnnCubinSource_t *source,
-                                    double *compile_ms)
+                                    const prnn_compile_request *req, CUmodule *module,
+                                    prnnCubinSource_t *source, double *compile_ms)
 {
     if (!module)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "prnn_module_get_module without an output");
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_module_get_module without an output");
     return get_entry(cu, ctx, req, NULL, NULL, module, source, compile_ms);
 }

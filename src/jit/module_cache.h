@@ -24,15 +24,13 @@
  * may be NULL.
  */
 prnnStatus_t prnn_module_get(const prnn_cuda_driver *cu, CUcontext ctx,
-                             const prnn_compile_request *req,
-                             const char *function_name, CUfunction *fn,
-                             prnnCubinSource_t *source, double *compile_ms);
+                             const prnn_compile_request *req, const char *function_name,
+                             CUfunction *fn, prnnCubinSource_t *source, double *compile_ms);
 
 /* As prnn_module_get, for the module itself (cuModuleGetGlobal, several
  * functions of one module). */
 prnnStatus_t prnn_module_get_module(const prnn_cuda_driver *cu, CUcontext ctx,
-                                    const prnn_compile_request *req,
-                                    CUmodule *module, prnnCubinSource_t *source,
-                                    double *compile_ms);
+                                    const prnn_compile_request *req, CUmodule *module,
+                                    prnnCubinSource_t *source, double *compile_ms);
 
 #endif

@@ -55,29 +55,26 @@ void prnn_nvrtc_options_free(prnn_nvrtc_options *o)
 static prnnStatus_t check_request(const prnn_compile_request *req)
 {
     if (!req || !req->source_name || !req->kernel_name)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "compile request without %s",
-                         !req ? "a request" : !req->source_name ? "source_name"
-                                                                : "kernel_name");
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "compile request without %s",
+                         !req                ? "a request"
+                         : !req->source_name ? "source_name"
+                                             : "kernel_name");
     if (req->sm < 10 || req->sm > 999)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "compile request for %s: sm = %d is not an "
-                         "architecture (90 means sm_90)",
+                         "compile request for %s: sm = %d is not an architecture (90 means sm_90)",
                          req->kernel_name, req->sm);
     if (req->num_defines < 0 || (req->num_defines > 0 && !req->defines))
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "compile request for %s: %d defines but no array",
-                         req->kernel_name, req->num_defines);
+                         "compile request for %s: %d defines but no array", req->kernel_name,
+                         req->num_defines);
     for (int i = 0; i < req->num_defines; i++)
         if (!req->defines[i] || !req->defines[i][0])
             return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                             "compile request for %s: define %d is empty",
-                             req->kernel_name, i);
+                             "compile request for %s: define %d is empty", req->kernel_name, i);
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_nvrtc_options_build(const prnn_compile_request *req,
-                                      prnn_nvrtc_options *out)
+prnnStatus_t prnn_nvrtc_options_build(const prnn_compile_request *req, prnn_nvrtc_options *out)
 {
     out->argv = NULL;
     out->count = 0;
@@ -106,19 +103,17 @@ prnnStatus_t prnn_nvrtc_options_build(const prnn_compile_request *req,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_compile_request_source(const prnn_compile_request *req,
-                                         const char **text)
+prnnStatus_t prnn_compile_request_source(const prnn_compile_request *req, const char **text)
 {
     if (req->source_text) {
         *text = req->source_text;
         return PRNN_STATUS_SUCCESS;
     }
-    const prnn_embedded_file *f =
-        prnn_embedded_find(prnn_kernel_files, req->source_name);
+    const prnn_embedded_file *f = prnn_embedded_find(prnn_kernel_files, req->source_name);
     if (!f)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "kernel %s: no embedded kernel source \"%s\" (the "
-                         "files of kernel_src/ are embedded at build time)",
+                         "kernel %s: no embedded kernel source \"%s\" (the files of kernel_src/ "
+                         "are embedded at build time)",
                          req->kernel_name, req->source_name);
     *text = f->data;
     return PRNN_STATUS_SUCCESS;
@@ -143,8 +138,7 @@ prnnStatus_t prnn_nvrtc_supported_archs(int *archs, int max, int *count)
         r = nv->nvrtcGetSupportedArchs(all);
     if (!all || r != NVRTC_SUCCESS) {
         free(all);
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "nvrtcGetSupportedArchs: %s",
+        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "nvrtcGetSupportedArchs: %s",
                          r != NVRTC_SUCCESS ? nv->nvrtcGetErrorString(r)
                                             : "no architectures, or out of memory");
     }
@@ -178,9 +172,8 @@ static prnnStatus_t check_arch(const prnn_nvrtc *nv, const prnn_compile_request 
      * fail to compile for want of sm_70's instructions. */
     if (req->sm < PRNN_MIN_SM)
         return prnn_fail(PRNN_STATUS_ARCH_MISMATCH,
-                         "kernel %s: sm_%d is older than prnn supports "
-                         "(sm_%d and newer: sm_75 and newer with NVRTC 13, "
-                         "sm_70 and sm_72 with NVRTC 12)",
+                         "kernel %s: sm_%d is older than prnn supports (sm_%d and newer: sm_75 and "
+                         "newer with NVRTC 13, sm_70 and sm_72 with NVRTC 12)",
                          req->kernel_name, req->sm, PRNN_MIN_SM);
     for (int i = 0; i < n; i++)
         if (archs[i] == req->sm)
@@ -189,28 +182,23 @@ static prnnStatus_t check_arch(const prnn_nvrtc *nv, const prnn_compile_request 
     if (req->sm < oldest && req->sm <= 90)
         return prnn_fail(
             PRNN_STATUS_ARCH_MISMATCH,
-            "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: its oldest "
-            "target is sm_%d. NVRTC 12 compiles for sm_%d (a CUDA 12 toolkit's "
-            "libnvrtc.so.12, or pip install nvidia-cuda-nvrtc-cu12): set "
-            "PRNN_NVRTC_LIBRARY to that libnvrtc.so.12 (prnn loads "
+            "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: its oldest target is sm_%d. "
+            "NVRTC 12 compiles for sm_%d (a CUDA 12 toolkit's libnvrtc.so.12, or pip install "
+            "nvidia-cuda-nvrtc-cu12): set PRNN_NVRTC_LIBRARY to that libnvrtc.so.12 (prnn loads "
             "libnvrtc.so.13 first when both are installed)",
-            req->kernel_name, nv->major, nv->minor, nv->library_path, req->sm,
-            oldest, req->sm);
+            req->kernel_name, nv->major, nv->minor, nv->library_path, req->sm, oldest, req->sm);
     if (req->sm < oldest)
         return prnn_fail(PRNN_STATUS_ARCH_MISMATCH,
-                         "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: "
-                         "its oldest target is sm_%d; set PRNN_NVRTC_LIBRARY "
-                         "to an older NVRTC that targets sm_%d",
-                         req->kernel_name, nv->major, nv->minor,
-                         nv->library_path, req->sm, oldest, req->sm);
-    return prnn_fail(PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING,
-                     "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d "
-                     "(newest supported: sm_%d); install a newer NVRTC (CUDA "
-                     "13: a toolkit, or pip install nvidia-cuda-nvrtc) and, "
-                     "if prnn does not find it first, set PRNN_NVRTC_LIBRARY "
-                     "to its libnvrtc.so",
-                     req->kernel_name, nv->major, nv->minor, nv->library_path,
-                     req->sm, newest);
+                         "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d: its oldest target "
+                         "is sm_%d; set PRNN_NVRTC_LIBRARY to an older NVRTC that targets sm_%d",
+                         req->kernel_name, nv->major, nv->minor, nv->library_path, req->sm, oldest,
+                         req->sm);
+    return prnn_fail(
+        PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING,
+        "kernel %s: NVRTC %d.%d (%s) cannot compile for sm_%d (newest supported: sm_%d); install a "
+        "newer NVRTC (CUDA 13: a toolkit, or pip install nvidia-cuda-nvrtc) and, if prnn does not "
+        "find it first, set PRNN_NVRTC_LIBRARY to its libnvrtc.so",
+        req->kernel_name, nv->major, nv->minor, nv->library_path, req->sm, newest);
 }
 
 static void append_options(const prnn_nvrtc_options *o)
@@ -222,8 +210,8 @@ static void append_options(const prnn_nvrtc_options *o)
     }
 }
 
-prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
-                                size_t *cubin_size, double *compile_ms)
+prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin, size_t *cubin_size,
+                                double *compile_ms)
 {
     const prnn_nvrtc *nv = NULL;
     const char *source = NULL;
@@ -252,8 +240,7 @@ prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
         if (!prnn_kernel_file_is_header(f->name))
             continue;
         if (num_headers == 32) {
-            s = prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                          "more than 32 embedded kernel headers");
+            s = prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "more than 32 embedded kernel headers");
             goto done;
         }
         hdr_text[num_headers] = f->data;
@@ -261,27 +248,25 @@ prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
         num_headers++;
     }
 
-    nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, req->source_name,
-                                           num_headers, hdr_text, hdr_name);
+    nvrtcResult r =
+        nv->nvrtcCreateProgram(&prog, source, req->source_name, num_headers, hdr_text, hdr_name);
     if (r != NVRTC_SUCCESS) {
         prog = NULL;
         s = prnn_fail(r == NVRTC_ERROR_OUT_OF_MEMORY ? PRNN_STATUS_ALLOC_FAILED
                                                      : PRNN_STATUS_INTERNAL_ERROR,
-                      "nvrtcCreateProgram for kernel %s (%s): %s",
-                      req->kernel_name, req->source_name,
-                      nv->nvrtcGetErrorString(r));
+                      "nvrtcCreateProgram for kernel %s (%s): %s", req->kernel_name,
+                      req->source_name, nv->nvrtcGetErrorString(r));
         goto done;
     }
 
     __atomic_add_fetch(&compile_count, 1, __ATOMIC_RELAXED);
-    nvrtcResult compiled = nv->nvrtcCompileProgram(
-        prog, opts.count, (const char *const *)opts.argv);
+    nvrtcResult compiled =
+        nv->nvrtcCompileProgram(prog, opts.count, (const char *const *)opts.argv);
 
     /* The log first, whatever the result: it is the only explanation of a
      * failure, and warnings on success are worth a note. */
     size_t log_size = 0;
-    if (nv->nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS &&
-        log_size > 1) {
+    if (nv->nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
         log = malloc(log_size + 1);
         if (log && nv->nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
             log[log_size] = '\0';
@@ -291,10 +276,9 @@ prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
 
     if (compiled != NVRTC_SUCCESS) {
         s = prnn_fail(PRNN_STATUS_COMPILE_FAILED,
-                      "NVRTC %d.%d could not compile kernel %s (source %s) for "
-                      "sm_%d: %s",
-                      nv->major, nv->minor, req->kernel_name, req->source_name,
-                      req->sm, nv->nvrtcGetErrorString(compiled));
+                      "NVRTC %d.%d could not compile kernel %s (source %s) for sm_%d: %s",
+                      nv->major, nv->minor, req->kernel_name, req->source_name, req->sm,
+                      nv->nvrtcGetErrorString(compiled));
         append_options(&opts);
         prnn_log_append("NVRTC log:\n");
         prnn_log_append_text(log && log[0] ? log : "(empty)");
@@ -312,15 +296,14 @@ prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
     if (r == NVRTC_SUCCESS) {
         bin = malloc(bin_size);
         if (!bin) {
-            s = prnn_fail(PRNN_STATUS_ALLOC_FAILED,
-                          "out of host memory for a %zu-byte cubin", bin_size);
+            s = prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory for a %zu-byte cubin",
+                          bin_size);
             goto done;
         }
         r = nv->nvrtcGetCUBIN(prog, bin);
     }
     if (r != NVRTC_SUCCESS) {
-        s = prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                      "nvrtcGetCUBIN for kernel %s (sm_%d): %s",
+        s = prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "nvrtcGetCUBIN for kernel %s (sm_%d): %s",
                       req->kernel_name, req->sm, nv->nvrtcGetErrorString(r));
         goto done;
     }

@@ -38,8 +38,7 @@ typedef struct {
     int count;
 } prnn_nvrtc_options;
 
-prnnStatus_t prnn_nvrtc_options_build(const prnn_compile_request *req,
-                                      prnn_nvrtc_options *out);
+prnnStatus_t prnn_nvrtc_options_build(const prnn_compile_request *req, prnn_nvrtc_options *out);
 void prnn_nvrtc_options_free(prnn_nvrtc_options *o);
 
 /* 1 for the embedded files NVRTC gets as headers: all but the .cu sources
@@ -48,8 +47,7 @@ int prnn_kernel_file_is_header(const char *name);
 
 /* The text NVRTC compiles for req: source_text, or the embedded file.
  * INTERNAL_ERROR (with a message) when the embedded file does not exist. */
-prnnStatus_t prnn_compile_request_source(const prnn_compile_request *req,
-                                         const char **text);
+prnnStatus_t prnn_compile_request_source(const prnn_compile_request *req, const char **text);
 
 /*
  * Compiles req straight to CUBIN for sm_<req->sm> (no PTX step). The NVRTC
@@ -63,8 +61,8 @@ prnnStatus_t prnn_compile_request_source(const prnn_compile_request *req,
  * success only; compile_ms (may be NULL) receives the wall time spent in
  * NVRTC.
  */
-prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin,
-                                size_t *cubin_size, double *compile_ms);
+prnnStatus_t prnn_nvrtc_compile(const prnn_compile_request *req, void **cubin, size_t *cubin_size,
+                                double *compile_ms);
 
 /* How many times this process has called nvrtcCompileProgram (any thread). */
 unsigned long prnn_nvrtc_compile_count(void);

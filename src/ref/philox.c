@@ -12,8 +12,7 @@ static void mulhilo(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
     *lo = (uint32_t)p;
 }
 
-void prnn_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                        uint32_t out[4])
+void prnn_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
 {
     uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
     uint32_t k0 = key[0], k1 = key[1];
@@ -48,12 +47,10 @@ uint32_t prnn_dropout_threshold(double p)
     return (uint32_t)t;
 }
 
-int prnn_dropout_keep(unsigned long long seed, int layer, uint64_t e,
-                      uint32_t threshold)
+int prnn_dropout_keep(unsigned long long seed, int layer, uint64_t e, uint32_t threshold)
 {
     uint64_t group = e >> 2;
-    uint32_t counter[4] = {(uint32_t)group, (uint32_t)(group >> 32),
-                           (uint32_t)layer, 0};
+    uint32_t counter[4] = {(uint32_t)group, (uint32_t)(group >> 32), (uint32_t)layer, 0};
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t out[4];
     prnn_philox4x32_10(counter, key, out);

@@ -16,14 +16,12 @@
 
 #include <stdint.h>
 
-void prnn_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                        uint32_t out[4]);
+void prnn_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 
 /* 24-bit threshold for dropout probability p (0 <= p < 1). */
 uint32_t prnn_dropout_threshold(double p);
 
 /* 1 when element e of layer l's output is kept, 0 when dropped. */
-int prnn_dropout_keep(unsigned long long seed, int layer, uint64_t e,
-                      uint32_t threshold);
+int prnn_dropout_keep(unsigned long long seed, int layer, uint64_t e, uint32_t threshold);
 
 #endif

@@ -20,8 +20,8 @@ typedef struct {
 } bwd_ctx;
 
 /* din += dg_in W, or the sum over gates for SKIP_INPUT's layer 0. */
-static void input_gradient(const bwd_ctx *c, const prnn_pseudo_layer_layout *lay,
-                           const double *dg, size_t kin, double *din)
+static void input_gradient(const bwd_ctx *c, const prnn_pseudo_layer_layout *lay, const double *dg,
+                           size_t kin, double *din)
 {
     const prnn_ref_dims *g = c->g;
     size_t H = g->hidden, eh = g->dg_cols * H, n = g->rows;
@@ -37,8 +37,7 @@ static void input_gradient(const bwd_ctx *c, const prnn_pseudo_layer_layout *lay
         /* gates r, z then n, whose input-side gradient sits after the
          * recurrent-side one */
         prnn_ref_gemm(n, kin, 2 * H, dg, eh, 1, w, kin, din, kin, pack);
-        prnn_ref_gemm(n, kin, H, dg + 3 * H, eh, 1, w + 2 * H * kin, kin, din,
-                      kin, pack);
+        prnn_ref_gemm(n, kin, H, dg + 3 * H, eh, 1, w + 2 * H * kin, kin, din, kin, pack);
     } else {
         prnn_ref_gemm(n, kin, g->gh, dg, eh, 1, w, kin, din, kin, pack);
     }
@@ -76,17 +75,14 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
         if (gru)
-            prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, ws->h0,
-                                 ws->hprev);
+            prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, ws->h0, ws->hprev);
         if (lstm)
-            prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, ws->c0,
-                                 ws->cprev);
+            prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, ws->c0, ws->cprev);
         prnn_ref_cell_backward(g, nb, act + r0 * sh, out + r0 * dh + d * H,
-                               ws->dout + r0 * dh + d * H, dh, ws->hprev,
-                               ws->cprev, ws->dh, ws->dc, dg + r0 * eh);
+                               ws->dout + r0 * dh + d * H, dh, ws->hprev, ws->cprev, ws->dh, ws->dc,
+                               dg + r0 * eh);
         /* the recurrent-side gate gradients are the first G*H columns */
-        prnn_ref_gemm(nb, H, gh, dg + r0 * eh, eh, 1, ws->r, H, ws->dh, H,
-                      ws->pack);
+        prnn_ref_gemm(nb, H, gh, dg + r0 * eh, eh, 1, ws->r, H, ws->dh, H, ws->pack);
     }
 
     if (c->dhx)
@@ -96,11 +92,9 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
     input_gradient(c, &lay, dg, kin, din);
 }
 
-prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y,
-                                    const void *dy, const void *dhy,
-                                    const void *dcy, const void *w,
-                                    const void *hx, const void *cx, void *dx,
-                                    void *dhx, void *dcx, void *workspace,
+prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, const void *dy,
+                                    const void *dhy, const void *dcy, const void *w, const void *hx,
+                                    const void *cx, void *dx, void *dhx, void *dcx, void *workspace,
                                     void *reserve)
 {
     prnn_ref_dims g;
@@ -132,8 +126,7 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y,
         memset(ws.din, 0, g.rows * kin * sizeof(double));
         for (size_t d = 0; d < g.dirs; d++) {
             if (g.mode == PRNN_SRU)
-                prnn_ref_sru_backward_dir(&g, &ws, &res, w, dhy, dcy, dhx, dcx,
-                                          l, d, ws.din);
+                prnn_ref_sru_backward_dir(&g, &ws, &res, w, dhy, dcy, dhx, dcx, l, d, ws.din);
             else
                 backward_dir(&c, l, d, ws.din);
         }

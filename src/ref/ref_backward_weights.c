@@ -11,8 +11,8 @@
 #include "weights_layout.h"
 
 static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
-                        const prnn_ref_reserve *res, size_t l, size_t d,
-                        const double *in, const void *hx, void *dw)
+                        const prnn_ref_reserve *res, size_t l, size_t d, const double *in,
+                        const void *hx, void *dw)
 {
     size_t H = g->hidden, gh = g->gh, n = g->rows, eh = g->dg_cols * H;
     size_t pl = l * g->dirs + d, bh = g->batch0 * H;
@@ -25,13 +25,11 @@ static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
     if (lay.w_cols) {
         memset(ws->dmat, 0, gh * kin * sizeof(double));
         if (g->mode == PRNN_GRU) {
-            prnn_ref_gemm(2 * H, kin, n, dg, 1, eh, in, kin, ws->dmat, kin,
+            prnn_ref_gemm(2 * H, kin, n, dg, 1, eh, in, kin, ws->dmat, kin, ws->pack);
+            prnn_ref_gemm(H, kin, n, dg + 3 * H, 1, eh, in, kin, ws->dmat + 2 * H * kin, kin,
                           ws->pack);
-            prnn_ref_gemm(H, kin, n, dg + 3 * H, 1, eh, in, kin,
-                          ws->dmat + 2 * H * kin, kin, ws->pack);
         } else {
-            prnn_ref_gemm(gh, kin, n, dg, 1, eh, in, kin, ws->dmat, kin,
-                          ws->pack);
+            prnn_ref_gemm(gh, kin, n, dg, 1, eh, in, kin, ws->dmat, kin, ws->pack);
         }
         prnn_ref_accumulate(dw, g->dtype, lay.w_offset, gh * kin, ws->dmat);
     }
@@ -58,10 +56,9 @@ static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
     prnn_ref_accumulate(dw, g->dtype, lay.r_offset, gh * H, ws->dmat);
 }
 
-prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p,
-                                       const void *x, const void *hx,
-                                       const void *y, void *workspace,
-                                       void *dw, const void *reserve)
+prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p, const void *x, const void *hx,
+                                       const void *y, void *workspace, void *dw,
+                                       const void *reserve)
 {
     prnn_ref_dims g;
     prnn_ref_bwd_weights_ws ws;
@@ -81,8 +78,7 @@ prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p,
             if (!g.skip)
                 prnn_ref_load(x, g.dtype, 0, g.rows * g.input, ws.in);
         } else if (g.drop_threshold) {
-            prnn_ref_dropout(&g, l - 1, prnn_ref_res_out(&g, &res, l - 1),
-                             ws.in);
+            prnn_ref_dropout(&g, l - 1, prnn_ref_res_out(&g, &res, l - 1), ws.in);
         } else {
             in = prnn_ref_res_out(&g, &res, l - 1);
         }

@@ -10,11 +10,13 @@
 
 #include "ref/ref_internal.h"
 
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
 
-void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
-                           const double *proj, const double *rec, double *h,
-                           double *c, double *out, size_t ldo, double *act)
+void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj, const double *rec,
+                           double *h, double *c, double *out, size_t ldo, double *act)
 {
     size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
     for (size_t b = 0; b < nb; b++) {
@@ -67,19 +69,16 @@ void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
                 }
             }
             break;
-        case PRNN_SRU:
-            break; /* prnn_ref_sru_cell_forward: its inputs differ */
+        case PRNN_SRU: break; /* prnn_ref_sru_cell_forward: its inputs differ */
         }
         for (size_t j = 0; j < H; j++)
             o[j] = hb[j];
     }
 }
 
-void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
-                            const double *act, const double *hout,
-                            const double *dout, size_t ldo,
-                            const double *hprev, const double *cprev,
-                            double *dh, double *dc, double *dg)
+void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act,
+                            const double *hout, const double *dout, size_t ldo, const double *hprev,
+                            const double *cprev, double *dh, double *dc, double *dg)
 {
     size_t H = g->hidden, sh = g->act_cols * H, eh = g->dg_cols * H;
     for (size_t b = 0; b < nb; b++) {
@@ -127,8 +126,7 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
                 dhb[j] = dhv * z;
             }
             break;
-        case PRNN_SRU:
-            break; /* prnn_ref_sru_cell_backward */
+        case PRNN_SRU: break; /* prnn_ref_sru_cell_backward */
         }
     }
 }
@@ -146,10 +144,9 @@ static double sru_g(const prnn_ref_dims *g, double c)
     return g->sru_identity ? c : tanh(c);
 }
 
-void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
-                               const double *u, const double *xp, size_t ldx,
-                               double xs, const double *vec, double *c,
-                               double *h, double *out, size_t ldo, double *act)
+void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb, const double *u, const double *xp,
+                               size_t ldx, double xs, const double *vec, double *c, double *h,
+                               double *out, size_t ldo, double *act)
 {
     size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
     const double *bf = vec, *br = vec + H, *vf = vec + 2 * H, *vr = vec + 3 * H;
@@ -179,9 +176,8 @@ void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
     }
 }
 
-void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb,
-                                const double *act, const double *dout,
-                                size_t ldo, const double *vec, double *dh,
+void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act,
+                                const double *dout, size_t ldo, const double *vec, double *dh,
                                 double *dc, double *dg)
 {
     size_t H = g->hidden, sh = g->act_cols * H, eh = g->dg_cols * H;

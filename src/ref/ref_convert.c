@@ -8,8 +8,7 @@
 #include "dtype.h"
 #include "ref/ref_internal.h"
 
-void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n,
-                   double *dst)
+void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n, double *dst)
 {
     switch (t) {
     case PRNN_DATA_FLOAT: {
@@ -18,9 +17,7 @@ void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n,
             dst[i] = s[i];
         return;
     }
-    case PRNN_DATA_DOUBLE:
-        memcpy(dst, (const double *)src + offset, n * sizeof(double));
-        return;
+    case PRNN_DATA_DOUBLE: memcpy(dst, (const double *)src + offset, n * sizeof(double)); return;
     case PRNN_DATA_HALF: {
         const uint16_t *s = (const uint16_t *)src + offset;
         for (size_t i = 0; i < n; i++)
@@ -36,8 +33,7 @@ void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n,
     }
 }
 
-void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset,
-                           size_t n, double *dst)
+void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset, size_t n, double *dst)
 {
     if (src)
         prnn_ref_load(src, t, offset, n, dst);
@@ -46,8 +42,7 @@ void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset,
             dst[i] = 0.0;
 }
 
-void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n,
-                    const double *src)
+void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n, const double *src)
 {
     switch (t) {
     case PRNN_DATA_FLOAT: {
@@ -56,9 +51,7 @@ void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n,
             d[i] = (float)src[i];
         return;
     }
-    case PRNN_DATA_DOUBLE:
-        memcpy((double *)dst + offset, src, n * sizeof(double));
-        return;
+    case PRNN_DATA_DOUBLE: memcpy((double *)dst + offset, src, n * sizeof(double)); return;
     case PRNN_DATA_HALF: {
         uint16_t *d = (uint16_t *)dst + offset;
         for (size_t i = 0; i < n; i++)
@@ -74,16 +67,15 @@ void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n,
     }
 }
 
-void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n,
-                         const double *src)
+void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n, const double *src)
 {
     for (size_t i = 0; i < n; i++)
         prnn_store_from_double(dst, t, offset + i,
                                prnn_load_as_double(dst, t, offset + i) + src[i]);
 }
 
-void prnn_ref_load_transposed(const void *src, prnnDataType_t t, size_t offset,
-                              size_t rows, size_t cols, double *dst)
+void prnn_ref_load_transposed(const void *src, prnnDataType_t t, size_t offset, size_t rows,
+                              size_t cols, double *dst)
 {
     for (size_t i = 0; i < rows; i++)
         for (size_t k = 0; k < cols; k++)

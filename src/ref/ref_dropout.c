@@ -7,13 +7,11 @@
 #include "ref/philox.h"
 #include "ref/ref_internal.h"
 
-void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src,
-                      double *dst)
+void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src, double *dst)
 {
     size_t n = g->rows * g->dh;
     for (size_t e = 0; e < n; e++)
-        dst[e] = prnn_dropout_keep(g->seed, (int)layer, (uint64_t)e,
-                                   g->drop_threshold)
+        dst[e] = prnn_dropout_keep(g->seed, (int)layer, (uint64_t)e, g->drop_threshold)
                      ? src[e] * g->drop_scale
                      : 0.0;
 }

@@ -18,8 +18,8 @@ typedef struct {
 
 /* proj = W in + bW for every row, or in + bW per gate for SKIP_INPUT's
  * layer 0 (as if each W were the identity). */
-static void project_input(const fwd_ctx *f, const prnn_pseudo_layer_layout *lay,
-                          const double *in, size_t kin)
+static void project_input(const fwd_ctx *f, const prnn_pseudo_layer_layout *lay, const double *in,
+                          size_t kin)
 {
     const prnn_ref_dims *g = f->g;
     prnn_ref_fwd_ws *ws = f->ws;
@@ -28,8 +28,7 @@ static void project_input(const fwd_ctx *f, const prnn_pseudo_layer_layout *lay,
         memcpy(ws->proj + r * gh, ws->bw, gh * sizeof(double));
     if (lay->w_cols) {
         prnn_ref_load_transposed(f->w, g->dtype, lay->w_offset, gh, kin, ws->wt);
-        prnn_ref_gemm(g->rows, gh, kin, in, kin, 1, ws->wt, gh, ws->proj, gh,
-                      ws->pack);
+        prnn_ref_gemm(g->rows, gh, kin, in, kin, 1, ws->wt, gh, ws->proj, gh, ws->pack);
         return;
     }
     for (size_t r = 0; r < g->rows; r++)
@@ -38,8 +37,8 @@ static void project_input(const fwd_ctx *f, const prnn_pseudo_layer_layout *lay,
                 ws->proj[r * gh + q * H + j] += in[r * kin + j];
 }
 
-static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in,
-                        double *out, double *act)
+static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, double *out,
+                        double *act)
 {
     const prnn_ref_dims *g = f->g;
     prnn_ref_fwd_ws *ws = f->ws;
@@ -69,8 +68,7 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in,
             memcpy(ws->rec + b * gh, ws->br, gh * sizeof(double));
         prnn_ref_gemm(nb, gh, H, ws->h, H, 1, ws->rt, gh, ws->rec, gh, ws->pack);
         prnn_ref_cell_forward(g, nb, ws->proj + r0 * gh, ws->rec, ws->h, ws->c,
-                              out + r0 * g->dh + d * H, g->dh,
-                              act ? act + r0 * sh : NULL);
+                              out + r0 * g->dh + d * H, g->dh, act ? act + r0 * sh : NULL);
     }
 
     if (f->hy)
@@ -79,10 +77,9 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in,
         prnn_ref_store(f->cy, g->dtype, st, bh, ws->c);
 }
 
-prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training,
-                              const void *x, const void *hx, const void *cx,
-                              const void *w, void *y, void *hy, void *cy,
-                              void *workspace, void *reserve)
+prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const void *x,
+                              const void *hx, const void *cx, const void *w, void *y, void *hy,
+                              void *cy, void *workspace, void *reserve)
 {
     prnn_ref_dims g;
     prnn_ref_fwd_ws ws;
@@ -110,11 +107,9 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training,
          * inference only needs the previous one */
         out = training ? prnn_ref_res_out(&g, &res, l) : ws.out[l % 2];
         for (size_t d = 0; d < g.dirs; d++) {
-            double *act =
-                training ? prnn_ref_res_act(&g, &res, l * g.dirs + d) : NULL;
+            double *act = training ? prnn_ref_res_act(&g, &res, l * g.dirs + d) : NULL;
             if (g.mode == PRNN_SRU)
-                prnn_ref_sru_forward_dir(&g, &ws, w, cx, hy, cy, l, d, in, out,
-                                         act);
+                prnn_ref_sru_forward_dir(&g, &ws, w, cx, hy, cy, l, d, in, out, act);
             else
                 forward_dir(&f, l, d, in, out, act);
         }

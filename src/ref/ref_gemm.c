@@ -36,25 +36,25 @@
 #define REF_HAVE_AVX2_KERNEL 1
 #endif
 
-static size_t min_z(size_t a, size_t b) { return a < b ? a : b; }
+static size_t min_z(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
 
 /* ap[blk][p][r] = A(blk * MR + r, p), zero beyond mb rows. */
-static void pack_a(size_t mb, size_t kb, const double *a, size_t a_rs,
-                   size_t a_cs, double *ap)
+static void pack_a(size_t mb, size_t kb, const double *a, size_t a_rs, size_t a_cs, double *ap)
 {
     for (size_t i0 = 0; i0 < mb; i0 += MR) {
         size_t mr = min_z(MR, mb - i0);
         double *dst = ap + i0 * kb;
         for (size_t p = 0; p < kb; p++)
             for (size_t r = 0; r < MR; r++)
-                dst[p * MR + r] =
-                    r < mr ? a[(i0 + r) * a_rs + p * a_cs] : 0.0;
+                dst[p * MR + r] = r < mr ? a[(i0 + r) * a_rs + p * a_cs] : 0.0;
     }
 }
 
 /* bp[strip][p][q] = B(p, strip * NR + q), zero beyond nc columns. */
-static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb,
-                   double *bp)
+static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb, double *bp)
 {
     for (size_t j0 = 0; j0 < nc; j0 += NR) {
         size_t nr = min_z(NR, nc - j0);
@@ -68,8 +68,7 @@ static void pack_b(size_t kb, size_t nc, const double *b, size_t ldb,
 }
 
 /* C[mr][nr] += t[MR][NR]: only the valid corner of a padded tile. */
-static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr,
-                     size_t nr)
+static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr, size_t nr)
 {
     for (size_t r = 0; r < mr; r++)
         for (size_t q = 0; q < nr; q++)
@@ -78,8 +77,7 @@ static void add_tile(const double t[MR][NR], double *c, size_t ldc, size_t mr,
 
 /* Columns q0 .. q0+3 of a 4 x 8 tile. Sixteen independent accumulators
  * keep the floating-point units busy instead of waiting on one chain. */
-static void kernel_4x4(size_t kb, const double *ap, const double *bp,
-                       size_t q0, double t[MR][NR])
+static void kernel_4x4(size_t kb, const double *ap, const double *bp, size_t q0, double t[MR][NR])
 {
     double c00 = 0, c01 = 0, c02 = 0, c03 = 0;
     double c10 = 0, c11 = 0, c12 = 0, c13 = 0;
@@ -89,19 +87,23 @@ static void kernel_4x4(size_t kb, const double *ap, const double *bp,
         const double *x = ap + p * MR, *y = bp + p * NR + q0;
         double b0 = y[0], b1 = y[1], b2 = y[2], b3 = y[3];
         double a0 = x[0], a1 = x[1], a2 = x[2], a3 = x[3];
+        /* clang-format off */
         c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3;
         c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3;
         c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3;
         c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3;
+        /* clang-format on */
     }
+    /* clang-format off */
     t[0][q0] = c00; t[0][q0 + 1] = c01; t[0][q0 + 2] = c02; t[0][q0 + 3] = c03;
     t[1][q0] = c10; t[1][q0 + 1] = c11; t[1][q0 + 2] = c12; t[1][q0 + 3] = c13;
     t[2][q0] = c20; t[2][q0 + 1] = c21; t[2][q0 + 2] = c22; t[2][q0 + 3] = c23;
     t[3][q0] = c30; t[3][q0 + 1] = c31; t[3][q0 + 2] = c32; t[3][q0 + 3] = c33;
+    /* clang-format on */
 }
 
-static void kernel_generic(size_t kb, const double *ap, const double *bp,
-                           double *c, size_t ldc, size_t mr, size_t nr)
+static void kernel_generic(size_t kb, const double *ap, const double *bp, double *c, size_t ldc,
+                           size_t mr, size_t nr)
 {
     /* zeroed: with nr <= 4 the right half is never computed, and the
      * vectorized add_tile should not even look at undefined values */
@@ -117,12 +119,11 @@ static void kernel_generic(size_t kb, const double *ap, const double *bp,
  * header). Separate multiply and add, never FMA: see the top comment. The
  * type may alias double, so tiles are read and written through it directly;
  * going through memcpy would split the loads on the stack. */
-typedef double ref_v4d
-    __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double ref_v4d __attribute__((vector_size(32), aligned(8), may_alias));
 
-__attribute__((target("avx2"))) static void
-kernel_avx2(size_t kb, const double *ap, const double *bp, double *c,
-            size_t ldc, size_t mr, size_t nr)
+__attribute__((target("avx2"))) static void kernel_avx2(size_t kb, const double *ap,
+                                                        const double *bp, double *c, size_t ldc,
+                                                        size_t mr, size_t nr)
 {
     ref_v4d c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0};
     ref_v4d c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
@@ -135,16 +136,20 @@ kernel_avx2(size_t kb, const double *ap, const double *bp, double *c,
         ref_v4d a2 = {x[2], x[2], x[2], x[2]};
         ref_v4d a3 = {x[3], x[3], x[3], x[3]};
         ref_v4d m;
+        /* clang-format off */
         m = a0 * b0; c00 += m; m = a0 * b1; c01 += m;
         m = a1 * b0; c10 += m; m = a1 * b1; c11 += m;
         m = a2 * b0; c20 += m; m = a2 * b1; c21 += m;
         m = a3 * b0; c30 += m; m = a3 * b1; c31 += m;
+        /* clang-format on */
     }
     double t[MR][NR];
+    /* clang-format off */
     *(ref_v4d *)&t[0][0] = c00; *(ref_v4d *)&t[0][4] = c01;
     *(ref_v4d *)&t[1][0] = c10; *(ref_v4d *)&t[1][4] = c11;
     *(ref_v4d *)&t[2][0] = c20; *(ref_v4d *)&t[2][4] = c21;
     *(ref_v4d *)&t[3][0] = c30; *(ref_v4d *)&t[3][4] = c31;
+    /* clang-format on */
     add_tile(t, c, ldc, mr, nr);
 }
 #endif
@@ -158,12 +163,10 @@ int prnn_ref_gemm_has_avx2(void)
 #endif
 }
 
-typedef void (*kernel_fn)(size_t, const double *, const double *, double *,
-                          size_t, size_t, size_t);
+typedef void (*kernel_fn)(size_t, const double *, const double *, double *, size_t, size_t, size_t);
 
-void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
-                          const double *a, size_t a_rs, size_t a_cs,
-                          const double *b, size_t ldb, double *c, size_t ldc,
+void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k, const double *a, size_t a_rs,
+                          size_t a_cs, const double *b, size_t ldb, double *c, size_t ldc,
                           double *pack)
 {
     double *ap = pack, *bp = pack + MB * KB;
@@ -184,18 +187,15 @@ void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
                 pack_a(mb, kb, a + ic * a_rs + pc * a_cs, a_rs, a_cs, ap);
                 for (size_t j0 = 0; j0 < nc; j0 += NR)
                     for (size_t i0 = 0; i0 < mb; i0 += MR)
-                        fn(kb, ap + i0 * kb, bp + j0 * kb,
-                           c + (ic + i0) * ldc + jc + j0, ldc,
+                        fn(kb, ap + i0 * kb, bp + j0 * kb, c + (ic + i0) * ldc + jc + j0, ldc,
                            min_z(MR, mb - i0), min_z(NR, nc - j0));
             }
         }
     }
 }
 
-void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs,
-                   size_t a_cs, const double *b, size_t ldb, double *c,
-                   size_t ldc, double *pack)
+void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs, size_t a_cs,
+                   const double *b, size_t ldb, double *c, size_t ldc, double *pack)
 {
-    prnn_ref_gemm_kernel(PRNN_REF_GEMM_AVX2, m, n, k, a, a_rs, a_cs, b, ldb, c,
-                         ldc, pack);
+    prnn_ref_gemm_kernel(PRNN_REF_GEMM_AVX2, m, n, k, a, a_rs, a_cs, b, ldb, c, ldc, pack);
 }

@@ -47,7 +47,7 @@ typedef struct {
      * the recurrent side (r * dn) because the reset multiplies R_n h only.
      * SRU: du0, the pre-activation gradients of f and r, and dx' (4*H). */
     size_t dg_cols;
-    size_t kmax;   /* widest layer input: max(X, D*H) */
+    size_t kmax; /* widest layer input: max(X, D*H) */
     /* SRU's conventions (prnnSetRNNSRUConvention): g = identity instead of
      * tanh; the factor of x' where x' is the layer input; and whether
      * direction d's x' is columns d*H.. of the input (the sru package's
@@ -92,22 +92,18 @@ typedef struct {
     double *dg;
 } prnn_ref_reserve;
 
-void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base,
-                          prnn_ref_reserve *r);
+void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r);
 size_t prnn_ref_reserve_size(const prnn_ref_dims *g);
 
-static inline double *prnn_ref_res_out(const prnn_ref_dims *g,
-                                       const prnn_ref_reserve *r, size_t l)
+static inline double *prnn_ref_res_out(const prnn_ref_dims *g, const prnn_ref_reserve *r, size_t l)
 {
     return r->out + l * g->rows * g->dh;
 }
-static inline double *prnn_ref_res_act(const prnn_ref_dims *g,
-                                       const prnn_ref_reserve *r, size_t pl)
+static inline double *prnn_ref_res_act(const prnn_ref_dims *g, const prnn_ref_reserve *r, size_t pl)
 {
     return r->act + pl * g->rows * g->act_cols * g->hidden;
 }
-static inline double *prnn_ref_res_dg(const prnn_ref_dims *g,
-                                      const prnn_ref_reserve *r, size_t pl)
+static inline double *prnn_ref_res_dg(const prnn_ref_dims *g, const prnn_ref_reserve *r, size_t pl)
 {
     return r->dg + pl * g->rows * g->dg_cols * g->hidden;
 }
@@ -137,40 +133,36 @@ typedef struct {
 typedef struct {
     size_t *off;
     double *pack;
-    double *dout;    /* [N][D*H] gradient of the current layer's output */
-    double *din;     /* [N][kmax] gradient of the current layer's input */
-    double *w;       /* [G*H][kmax] W as stored (row-major, not transposed) */
-    double *r;       /* [G*H][H] */
-    double *vec;     /* [4*H] SRU's b_f b_r v_f v_r */
-    double *h0, *c0; /* [B][H] initial state */
+    double *dout;          /* [N][D*H] gradient of the current layer's output */
+    double *din;           /* [N][kmax] gradient of the current layer's input */
+    double *w;             /* [G*H][kmax] W as stored (row-major, not transposed) */
+    double *r;             /* [G*H][H] */
+    double *vec;           /* [4*H] SRU's b_f b_r v_f v_r */
+    double *h0, *c0;       /* [B][H] initial state */
     double *hprev, *cprev; /* [B][H] previous state of the current step */
-    double *dh, *dc; /* [B][H] running gradient of the state */
+    double *dh, *dc;       /* [B][H] running gradient of the state */
 } prnn_ref_bwd_data_ws;
 
 typedef struct {
     size_t *off;
     double *pack;
-    double *in;      /* [N][kmax] layer input, as the forward saw it */
-    double *hprev;   /* [N][H] previous state of every row */
-    double *h0;      /* [B][H] */
-    double *dmat;    /* [G*H][max(kmax, H)] gradient of W or R */
-    double *dbias;   /* [G*H] */
+    double *in;    /* [N][kmax] layer input, as the forward saw it */
+    double *hprev; /* [N][H] previous state of every row */
+    double *h0;    /* [B][H] */
+    double *dmat;  /* [G*H][max(kmax, H)] gradient of W or R */
+    double *dbias; /* [G*H] */
 } prnn_ref_bwd_weights_ws;
 
-void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base,
-                         prnn_ref_fwd_ws *w);
-void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base,
-                              prnn_ref_bwd_data_ws *w);
-void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base,
-                                 prnn_ref_bwd_weights_ws *w);
+void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w);
+void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w);
+void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w);
 size_t prnn_ref_workspace_size(const prnn_ref_dims *g);
 
 /* Fills off[0..T] from the batch sizes. */
 void prnn_ref_step_offsets(const prnn_ref_dims *g, size_t *off);
 
 /* Step number s of direction dir in the forward order of time. */
-static inline size_t prnn_ref_step_time(const prnn_ref_dims *g, size_t dir,
-                                        size_t s)
+static inline size_t prnn_ref_step_time(const prnn_ref_dims *g, size_t dir, size_t s)
 {
     return dir ? g->steps - 1 - s : s;
 }
@@ -182,28 +174,23 @@ static inline size_t prnn_ref_step_time(const prnn_ref_dims *g, size_t dir,
  * output plus dir * H) with rows lds doubles apart; init is [B][H]. Writes
  * batch[t] rows of H doubles to dst.
  */
-void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off,
-                          size_t dir, size_t t, const double *src, size_t lds,
-                          const double *init, double *dst);
+void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off, size_t dir, size_t t,
+                          const double *src, size_t lds, const double *init, double *dst);
 
 /* ---- storage conversions ---- */
 
 /* dst[i] = element (offset + i) of src, for i < n. */
-void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n,
-                   double *dst);
+void prnn_ref_load(const void *src, prnnDataType_t t, size_t offset, size_t n, double *dst);
 /* Loads n values, or zeros when src is NULL. */
-void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset,
-                           size_t n, double *dst);
+void prnn_ref_load_or_zero(const void *src, prnnDataType_t t, size_t offset, size_t n, double *dst);
 /* The rows x cols row-major matrix at offset, transposed: dst is
  * [cols][rows]. */
-void prnn_ref_load_transposed(const void *src, prnnDataType_t t, size_t offset,
-                              size_t rows, size_t cols, double *dst);
+void prnn_ref_load_transposed(const void *src, prnnDataType_t t, size_t offset, size_t rows,
+                              size_t cols, double *dst);
 /* Element (offset + i) of dst = src[i], rounded to t. */
-void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n,
-                    const double *src);
+void prnn_ref_store(void *dst, prnnDataType_t t, size_t offset, size_t n, const double *src);
 /* Element (offset + i) of dst += src[i], the sum rounded to t. */
-void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n,
-                         const double *src);
+void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n, const double *src);
 
 /* ---- dropout ---- */
 
@@ -212,8 +199,7 @@ void prnn_ref_accumulate(void *dst, prnnDataType_t t, size_t offset, size_t n,
  * src/ref/philox.h. Used forward on the output and backward on its gradient
  * (the same mask is what makes them consistent). dst may equal src.
  */
-void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src,
-                      double *dst);
+void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src, double *dst);
 
 /* ---- dense products ---- */
 
@@ -225,7 +211,7 @@ void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src,
 #define PRNN_REF_GEMM_KB 256
 #define PRNN_REF_GEMM_NC 256
 /* Doubles of packing scratch prnn_ref_gemm needs. */
-#define PRNN_REF_GEMM_PACK                                                     \
+#define PRNN_REF_GEMM_PACK                                                                         \
     (PRNN_REF_GEMM_MB * PRNN_REF_GEMM_KB + PRNN_REF_GEMM_KB * PRNN_REF_GEMM_NC)
 
 /*
@@ -233,18 +219,16 @@ void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src,
  * transpose may be passed without a copy), B is row-major with ldb, C
  * row-major with ldc. pack holds PRNN_REF_GEMM_PACK doubles.
  */
-void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs,
-                   size_t a_cs, const double *b, size_t ldb, double *c,
-                   size_t ldc, double *pack);
+void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs, size_t a_cs,
+                   const double *b, size_t ldb, double *c, size_t ldc, double *pack);
 
 /* The inner kernels prnn_ref_gemm can use. They give identical bits; AVX2
  * (x86-64 only) is faster and is what prnn_ref_gemm picks when the CPU has
  * it. Exposed so that the tests can compare the two. */
 enum { PRNN_REF_GEMM_GENERIC = 0, PRNN_REF_GEMM_AVX2 = 1 };
 int prnn_ref_gemm_has_avx2(void);
-void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
-                          const double *a, size_t a_rs, size_t a_cs,
-                          const double *b, size_t ldb, double *c, size_t ldc,
+void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k, const double *a, size_t a_rs,
+                          size_t a_cs, const double *b, size_t ldb, double *c, size_t ldc,
                           double *pack);
 
 /* ---- cells: one step of one direction, for the batch[t] rows active ---- */
@@ -255,9 +239,8 @@ void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k,
  * (c for LSTM only); out: where h_t goes, rows ldo apart; act: the values
  * kept for backward (act_cols*H apart), or NULL in inference.
  */
-void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
-                           const double *proj, const double *rec, double *h,
-                           double *c, double *out, size_t ldo, double *act);
+void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj, const double *rec,
+                           double *h, double *c, double *out, size_t ldo, double *act);
 
 /*
  * The reverse of prnn_ref_cell_forward for the same rows.
@@ -269,11 +252,9 @@ void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb,
  * dc: [nb][H] LSTM only, in: gradient of c_t; out: gradient of c_{t-1};
  * dg: gate gradient rows (dg_cols*H apart), see prnn_ref_dims.dg_cols.
  */
-void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
-                            const double *act, const double *hout,
-                            const double *dout, size_t ldo,
-                            const double *hprev, const double *cprev,
-                            double *dh, double *dc, double *dg);
+void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act,
+                            const double *hout, const double *dout, size_t ldo, const double *hprev,
+                            const double *cprev, double *dh, double *dc, double *dg);
 
 /* ---- SRU (src/ref/ref_sru.c): one direction of one layer ---- */
 
@@ -282,22 +263,21 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb,
  * [N][kin] (x' where no projection); out, act as for the other modes; c0: the
  * pseudo-layer's slice of cx or NULL; hy, cy: where h_T, c_T go or NULL.
  */
-void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
-                              const void *w, const void *cx, void *hy, void *cy,
-                              size_t l, size_t d, const double *in, double *out,
-                              double *act);
+void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws, const void *w,
+                              const void *cx, void *hy, void *cy, size_t l, size_t d,
+                              const double *in, double *out, double *act);
 /* Backward data: dout (ws) to din [N][kin] (added), dcx, and the gate
  * gradients dg left in the reserve; dhx is written as zeros (h has no
  * recurrent role). */
 void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
-                               const prnn_ref_reserve *res, const void *w,
-                               const void *dhy, const void *dcy, void *dhx,
-                               void *dcx, size_t l, size_t d, double *din);
+                               const prnn_ref_reserve *res, const void *w, const void *dhy,
+                               const void *dcy, void *dhx, void *dcx, size_t l, size_t d,
+                               double *din);
 /* Backward weights: dW from dg and the layer input, and the V block's
  * gradients (b_f, b_r, v_f, v_r) from dg and c_{t-1}, added to dw. */
 void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
-                              const prnn_ref_reserve *res, size_t l, size_t d,
-                              const double *in, void *dw);
+                              const prnn_ref_reserve *res, size_t l, size_t d, const double *in,
+                              void *dw);
 
 /*
  * The SRU cell of one step (src/ref/ref_cells.c): u: rows of u0 u1 u2 (u3)
@@ -306,18 +286,16 @@ void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *w
  * c: [nb][H] c_{t-1} in, c_t out; h: [nb][H] h_t out; out: rows ldo apart;
  * act: 6*H per row (see act_cols; x' there is scaled) or NULL.
  */
-void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb,
-                               const double *u, const double *xp, size_t ldx,
-                               double xs, const double *vec, double *c,
-                               double *h, double *out, size_t ldo, double *act);
+void prnn_ref_sru_cell_forward(const prnn_ref_dims *g, size_t nb, const double *u, const double *xp,
+                               size_t ldx, double xs, const double *vec, double *c, double *h,
+                               double *out, size_t ldo, double *act);
 /*
  * Its reverse: dout: gradient of h_t (rows ldo apart), plus dh [nb][H] (dhy
  * at a sequence's last step, then zeros); dc [nb][H]: gradient of c_t in, of
  * c_{t-1} out; dg: 4*H per row (see dg_cols).
  */
-void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb,
-                                const double *act, const double *dout,
-                                size_t ldo, const double *vec, double *dh,
+void prnn_ref_sru_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act,
+                                const double *dout, size_t ldo, const double *vec, double *dh,
                                 double *dc, double *dg);
 
 #endif

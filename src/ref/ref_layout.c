@@ -32,9 +32,10 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->rows = p->total_rows;
     g->gh = g->gates * g->hidden;
     g->dh = g->dirs * g->hidden;
-    g->act_cols = rnn->mode == PRNN_LSTM ? 5
+    g->act_cols = rnn->mode == PRNN_LSTM  ? 5
                   : rnn->mode == PRNN_GRU ? 4
-                  : rnn->mode == PRNN_SRU ? 6 : 0;
+                  : rnn->mode == PRNN_SRU ? 6
+                                          : 0;
     g->dg_cols = rnn->mode == PRNN_GRU ? 4 : g->gates;
     g->kmax = g->input > g->dh ? g->input : g->dh;
     g->sru_identity = rnn->sru_activation == PRNN_SRU_ACTIVATION_IDENTITY;
@@ -92,8 +93,7 @@ static void map_reserve(const prnn_ref_dims *g, arena *a, prnn_ref_reserve *r)
     r->dg = take_d(a, prnn_mul4_size(pls, g->rows, g->dg_cols, g->hidden));
 }
 
-void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base,
-                          prnn_ref_reserve *r)
+void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r)
 {
     arena a;
     arena_init(&a, base);
@@ -109,8 +109,7 @@ size_t prnn_ref_reserve_size(const prnn_ref_dims *g)
     return arena_size(&a);
 }
 
-static void map_common(const prnn_ref_dims *g, arena *a, size_t **off,
-                       double **pack)
+static void map_common(const prnn_ref_dims *g, arena *a, size_t **off, double **pack)
 {
     *off = take(a, prnn_mul_size(g->steps + 1, sizeof(size_t)));
     *pack = take_d(a, PRNN_REF_GEMM_PACK);
@@ -134,8 +133,7 @@ static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
     w->c = take_d(a, prnn_mul_size(b, g->hidden));
 }
 
-static void map_bwd_data(const prnn_ref_dims *g, arena *a,
-                         prnn_ref_bwd_data_ws *w)
+static void map_bwd_data(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_data_ws *w)
 {
     size_t n = g->rows, bh = prnn_mul_size(g->batch0, g->hidden);
     map_common(g, a, &w->off, &w->pack);
@@ -152,8 +150,7 @@ static void map_bwd_data(const prnn_ref_dims *g, arena *a,
     w->dc = take_d(a, bh);
 }
 
-static void map_bwd_weights(const prnn_ref_dims *g, arena *a,
-                            prnn_ref_bwd_weights_ws *w)
+static void map_bwd_weights(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_weights_ws *w)
 {
     size_t k = g->kmax > g->hidden ? g->kmax : g->hidden;
     map_common(g, a, &w->off, &w->pack);
@@ -164,24 +161,21 @@ static void map_bwd_weights(const prnn_ref_dims *g, arena *a,
     w->dbias = take_d(a, g->gh);
 }
 
-void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base,
-                         prnn_ref_fwd_ws *w)
+void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w)
 {
     arena a;
     arena_init(&a, base);
     map_fwd(g, &a, w);
 }
 
-void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base,
-                              prnn_ref_bwd_data_ws *w)
+void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w)
 {
     arena a;
     arena_init(&a, base);
     map_bwd_data(g, &a, w);
 }
 
-void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base,
-                                 prnn_ref_bwd_weights_ws *w)
+void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w)
 {
     arena a;
     arena_init(&a, base);
@@ -231,9 +225,8 @@ void prnn_ref_step_offsets(const prnn_ref_dims *g, size_t *off)
         off[t + 1] = off[t] + (size_t)g->batch[t];
 }
 
-void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off,
-                          size_t dir, size_t t, const double *src, size_t lds,
-                          const double *init, double *dst)
+void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off, size_t dir, size_t t,
+                          const double *src, size_t lds, const double *init, double *dst)
 {
     size_t h = g->hidden, nb = (size_t)g->batch[t], np = 0, tp = 0;
     if (dir == 0 && t > 0) {

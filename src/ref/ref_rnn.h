@@ -54,28 +54,24 @@ size_t prnn_ref_reserve_bytes(const prnn_rnn_problem *p);
 /* training: 0 = inference (no dropout, reserve unused and may be NULL),
  * 1 = training (dropout, fills reserve). hx, cx may be NULL (zeros); hy, cy
  * may be NULL (not written). cx, cy are ignored unless LSTM or SRU. */
-prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training,
-                              const void *x, const void *hx, const void *cx,
-                              const void *w, void *y, void *hy, void *cy,
-                              void *workspace, void *reserve);
+prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const void *x,
+                              const void *hx, const void *cx, const void *w, void *y, void *hy,
+                              void *cy, void *workspace, void *reserve);
 
 /* dhy, dcy may be NULL (zeros); dhx, dcx may be NULL (not written). Writes
  * dx, and the gate gradients into reserve for prnn_ref_backward_weights
  * (calling it again gives the same results). y is not read: the reserve holds
  * the same values unrounded. */
-prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y,
-                                    const void *dy, const void *dhy,
-                                    const void *dcy, const void *w,
-                                    const void *hx, const void *cx, void *dx,
-                                    void *dhx, void *dcx, void *workspace,
+prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, const void *dy,
+                                    const void *dhy, const void *dcy, const void *w, const void *hx,
+                                    const void *cx, void *dx, void *dhx, void *dcx, void *workspace,
                                     void *reserve);
 
 /* Adds the weight gradients to dw (same layout as w; padding between its
  * blocks is not touched), after prnn_ref_backward_data. hx may be NULL. y
  * is not read (see above). */
-prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p,
-                                       const void *x, const void *hx,
-                                       const void *y, void *workspace,
-                                       void *dw, const void *reserve);
+prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p, const void *x, const void *hx,
+                                       const void *y, void *workspace, void *dw,
+                                       const void *reserve);
 
 #endif

@@ -13,8 +13,7 @@
 #include "weights_layout.h"
 
 /* Whether the layer's x' is its input (no u3). */
-static int highway_is_input(const prnn_ref_dims *g,
-                            const prnn_pseudo_layer_layout *lay)
+static int highway_is_input(const prnn_ref_dims *g, const prnn_pseudo_layer_layout *lay)
 {
     return (size_t)lay->w_rows != 4 * g->hidden;
 }
@@ -29,10 +28,8 @@ static size_t highway_col(const prnn_ref_dims *g, size_t d)
 
 /* x' of row 0, the distance between rows and its factor: u3 where the
  * layer projects its input, else the input itself, scaled. */
-static const double *highway(const prnn_ref_dims *g,
-                             const prnn_pseudo_layer_layout *lay, size_t d,
-                             const double *u, const double *in, size_t kin,
-                             size_t *ldx, double *xs)
+static const double *highway(const prnn_ref_dims *g, const prnn_pseudo_layer_layout *lay, size_t d,
+                             const double *u, const double *in, size_t kin, size_t *ldx, double *xs)
 {
     if (!highway_is_input(g, lay)) {
         *ldx = g->gh;
@@ -44,10 +41,9 @@ static const double *highway(const prnn_ref_dims *g,
     return in + highway_col(g, d);
 }
 
-void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
-                              const void *w, const void *cx, void *hy, void *cy,
-                              size_t l, size_t d, const double *in, double *out,
-                              double *act)
+void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws, const void *w,
+                              const void *cx, void *hy, void *cy, size_t l, size_t d,
+                              const double *in, double *out, double *act)
 {
     size_t H = g->hidden, gh = g->gh, bh = g->batch0 * H;
     size_t pl = l * g->dirs + d, st = pl * bh, sh = g->act_cols * H;
@@ -60,14 +56,12 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
     if (lay.w_cols) {
         size_t m = (size_t)lay.w_rows;
         prnn_ref_load_transposed(w, g->dtype, lay.w_offset, m, kin, ws->wt);
-        prnn_ref_gemm(g->rows, m, kin, in, kin, 1, ws->wt, m, ws->proj, gh,
-                      ws->pack);
+        prnn_ref_gemm(g->rows, m, kin, in, kin, 1, ws->wt, m, ws->proj, gh, ws->pack);
     } else {
         /* SKIP_INPUT: u0 = u1 = u2 = x, as if each W were the identity */
         for (size_t r = 0; r < g->rows; r++)
             for (size_t q = 0; q < 3; q++)
-                memcpy(ws->proj + r * gh + q * H, in + r * kin,
-                       H * sizeof(double));
+                memcpy(ws->proj + r * gh + q * H, in + r * kin, H * sizeof(double));
     }
     size_t ldx;
     double xs;
@@ -80,9 +74,8 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
     for (size_t s = 0; s < g->steps; s++) {
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
-        prnn_ref_sru_cell_forward(g, nb, ws->proj + r0 * gh, xp + r0 * ldx,
-                                  ldx, xs, ws->vec, ws->c, ws->h,
-                                  out + r0 * g->dh + d * H, g->dh,
+        prnn_ref_sru_cell_forward(g, nb, ws->proj + r0 * gh, xp + r0 * ldx, ldx, xs, ws->vec, ws->c,
+                                  ws->h, out + r0 * g->dh + d * H, g->dh,
                                   act ? act + r0 * sh : NULL);
     }
     if (hy)
@@ -92,9 +85,9 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws,
 }
 
 void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
-                               const prnn_ref_reserve *res, const void *w,
-                               const void *dhy, const void *dcy, void *dhx,
-                               void *dcx, size_t l, size_t d, double *din)
+                               const prnn_ref_reserve *res, const void *w, const void *dhy,
+                               const void *dcy, void *dhx, void *dcx, size_t l, size_t d,
+                               double *din)
 {
     size_t H = g->hidden, dh = g->dh, bh = g->batch0 * H, n = g->rows;
     size_t pl = l * g->dirs + d, st = pl * bh;
@@ -113,8 +106,7 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
     for (size_t s = g->steps; s-- > 0;) {
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
-        prnn_ref_sru_cell_backward(g, nb, act + r0 * sh,
-                                   ws->dout + r0 * dh + d * H, dh, ws->vec,
+        prnn_ref_sru_cell_backward(g, nb, act + r0 * sh, ws->dout + r0 * dh + d * H, dh, ws->vec,
                                    ws->dh, ws->dc, dg + r0 * eh);
     }
     if (dhx) {
@@ -132,8 +124,7 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
     } else {
         for (size_t r = 0; r < n; r++)
             for (size_t j = 0; j < H; j++)
-                din[r * kin + j] += dg[r * eh + j] + dg[r * eh + H + j] +
-                                    dg[r * eh + 2 * H + j];
+                din[r * kin + j] += dg[r * eh + j] + dg[r * eh + H + j] + dg[r * eh + 2 * H + j];
     }
     if (highway_is_input(g, &lay)) { /* x' = scale * (the input's columns) */
         size_t c0 = highway_col(g, d);
@@ -144,8 +135,8 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
 }
 
 void prnn_ref_sru_weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
-                              const prnn_ref_reserve *res, size_t l, size_t d,
-                              const double *in, void *dw)
+                              const prnn_ref_reserve *res, size_t l, size_t d, const double *in,
+                              void *dw)
 {
     size_t H = g->hidden, n = g->rows, pl = l * g->dirs + d;
     size_t sh = g->act_cols * H, eh = g->dg_cols * H;

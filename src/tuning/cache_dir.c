@@ -26,8 +26,7 @@ static int join(char *buf, size_t size, const char *a, const char *b)
 /* The rule: where the directory comes from (the name of the variable, for
  * messages) and its two parts; NULL when nothing gives one. pwbuf holds the
  * password database's answer. */
-static const char *choose(const char **base, const char **suffix, char *pwbuf,
-                          size_t pwsize)
+static const char *choose(const char **base, const char **suffix, char *pwbuf, size_t pwsize)
 {
     *suffix = "/prnn";
     if ((*base = env_nonempty("PRNN_CACHE_DIR")) != NULL) {
@@ -43,8 +42,8 @@ static const char *choose(const char **base, const char **suffix, char *pwbuf,
         return "HOME";
     /* No HOME (daemons, some containers): ask the password database. */
     struct passwd pw, *res = NULL;
-    if (getpwuid_r(getuid(), &pw, pwbuf, pwsize, &res) == 0 && res &&
-        res->pw_dir && res->pw_dir[0] == '/') {
+    if (getpwuid_r(getuid(), &pw, pwbuf, pwsize, &res) == 0 && res && res->pw_dir &&
+        res->pw_dir[0] == '/') {
         *base = res->pw_dir;
         return "the home directory of the password database";
     }
@@ -74,9 +73,10 @@ void prnn_cache_dir_explain(char *why, size_t size)
     if (!from)
         snprintf(why, size, "no PRNN_CACHE_DIR, XDG_CACHE_HOME or home directory");
     else
-        snprintf(why, size, "the directory from %s is %zu characters long, more "
-                 "than a path may have (PATH_MAX %d)", from,
-                 strlen(base) + strlen(suffix), PATH_MAX);
+        snprintf(
+            why, size,
+            "the directory from %s is %zu characters long, more than a path may have (PATH_MAX %d)",
+            from, strlen(base) + strlen(suffix), PATH_MAX);
 }
 
 static int mkdir_one(const char *path)

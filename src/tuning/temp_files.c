@@ -17,8 +17,7 @@
  * retry, never a shared file). */
 static void random_suffix(char *out)
 {
-    static const char set[] =
-        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    static const char set[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     static unsigned long counter;
     unsigned char r[6];
     if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
@@ -47,8 +46,7 @@ int prnn_temp_create_at(int dirfd, char *name)
     }
     for (int attempt = 0; attempt < 100; attempt++) {
         random_suffix(name + n - 6);
-        int fd = openat(dirfd, name,
-                        O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {
             /* Cannot block: nobody else knows the name yet. A filesystem
              * without flock gives an unlocked file, which the age still
@@ -71,8 +69,7 @@ static int alnum(char c)
 int prnn_temp_is_tuning_db(const char *name, const char *base)
 {
     size_t b = strlen(base), n = strlen(name);
-    if (n != b + 5 + 6 || strncmp(name, base, b) != 0 ||
-        strncmp(name + b, ".tmp-", 5) != 0)
+    if (n != b + 5 + 6 || strncmp(name, base, b) != 0 || strncmp(name + b, ".tmp-", 5) != 0)
         return 0;
     for (size_t i = b + 5; i < n; i++)
         if (!alnum(name[i]))
@@ -109,15 +106,13 @@ void prnn_temp_each_tuning_db(const char *db, prnn_temp_visit_fn visit, void *us
     closedir(d);
 }
 
-void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path,
-                            const char *reason)
+void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path, const char *reason)
 {
     if (!r->failed++)
         snprintf(r->why, sizeof(r->why), "%s: %s", path, reason);
 }
 
-void prnn_temp_remove_abandoned(const char *path, long long min_age,
-                                prnn_temp_sweep_result *r)
+void prnn_temp_remove_abandoned(const char *path, long long min_age, prnn_temp_sweep_result *r)
 {
     prnn_temp_remove_abandoned_at(AT_FDCWD, NULL, path, min_age, r);
 }
@@ -131,8 +126,8 @@ static void shown(char *buf, size_t size, const char *dir, const char *name)
         snprintf(buf, size, "%s", name);
 }
 
-void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
-                                   long long min_age, prnn_temp_sweep_result *r)
+void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name, long long min_age,
+                                   prnn_temp_sweep_result *r)
 {
     char path[PATH_MAX];
     shown(path, sizeof(path), dir, name);
@@ -141,8 +136,8 @@ void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) {
         if (errno == ELOOP)
-            prnn_temp_note_failure(r, path, "a symbolic link, not a temporary "
-                                   "file of ours: left alone");
+            prnn_temp_note_failure(r, path,
+                                   "a symbolic link, not a temporary file of ours: left alone");
         else if (errno != ENOENT)
             prnn_temp_note_failure(r, path, strerror(errno));
         return;
@@ -167,8 +162,8 @@ void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
     close(fd);
 }
 
-void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user,
-                     long long min_age, prnn_temp_sweep_result *r)
+void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, const void *user, long long min_age,
+                     prnn_temp_sweep_result *r)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -180,8 +175,8 @@ void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user,
     close(fd);
 }
 
-void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match,
-                        void *user, long long min_age, prnn_temp_sweep_result *r)
+void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, const void *user,
+                        long long min_age, prnn_temp_sweep_result *r)
 {
     /* A descriptor of its own: closedir closes it. */
     int fd = dup(dirfd);

@@ -44,32 +44,30 @@ typedef int (*prnn_temp_visit_fn)(const char *path, const char *name, const stru
 void prnn_temp_each_tuning_db(const char *db, prnn_temp_visit_fn visit, void *user);
 
 typedef struct {
-    int removed;     /* abandoned files removed */
-    int kept;        /* a live writer's, or younger than the age asked for */
-    int failed;      /* could not be removed */
+    int removed;             /* abandoned files removed */
+    int kept;                /* a live writer's, or younger than the age asked for */
+    int failed;              /* could not be removed */
     char why[PATH_MAX + 80]; /* the first failure: path and reason */
 } prnn_temp_sweep_result;
 
 /* Removes path if it is a regular file at least min_age seconds old that no
  * writer holds locked. Counts it in r (removed, kept or failed; a file gone
  * meanwhile counts as nothing). */
-void prnn_temp_remove_abandoned(const char *path, long long min_age,
-                                prnn_temp_sweep_result *r);
+void prnn_temp_remove_abandoned(const char *path, long long min_age, prnn_temp_sweep_result *r);
 /* The same for the file name of the directory dirfd (shown as dir/name). */
-void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name,
-                                   long long min_age, prnn_temp_sweep_result *r);
+void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name, long long min_age,
+                                   prnn_temp_sweep_result *r);
 
 /* prnn_temp_remove_abandoned for every file of dir that match accepts. A
  * directory that cannot be read counts as one failure. */
-typedef int (*prnn_temp_match_fn)(const char *name, void *user);
-void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, void *user,
-                     long long min_age, prnn_temp_sweep_result *r);
+typedef int (*prnn_temp_match_fn)(const char *name, const void *user);
+void prnn_temp_sweep(const char *dir, prnn_temp_match_fn match, const void *user, long long min_age,
+                     prnn_temp_sweep_result *r);
 /* The same in the open directory dirfd (dir: its name, for messages). */
-void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match,
-                        void *user, long long min_age, prnn_temp_sweep_result *r);
+void prnn_temp_sweep_at(int dirfd, const char *dir, prnn_temp_match_fn match, const void *user,
+                        long long min_age, prnn_temp_sweep_result *r);
 
 /* Records a failure in r (the first one's reason is kept). */
-void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path,
-                            const char *reason);
+void prnn_temp_note_failure(prnn_temp_sweep_result *r, const char *path, const char *reason);
 
 #endif

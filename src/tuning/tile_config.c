@@ -4,25 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIELD(n, lo, hi) {#n, offsetof(prnn_tile_config, n), lo, hi, 0, 0}
-#define OPTIONAL_FIELD(n, lo, hi, def) {#n, offsetof(prnn_tile_config, n), lo, hi, 1, def}
+#define FIELD(n, lo, hi)                                                                           \
+    {                                                                                              \
+#n, offsetof(prnn_tile_config, n), lo, hi, 0, 0                                            \
+    }
+#define OPTIONAL_FIELD(n, lo, hi, def)                                                             \
+    {                                                                                              \
+#n, offsetof(prnn_tile_config, n), lo, hi, 1, def                                          \
+    }
 const prnn_tile_field prnn_tile_fields[] = {
-    FIELD(blocks, 1, 4096),
-    FIELD(threads, 32, 1024),
-    FIELD(ksplit, 1, 32),
-    FIELD(lanes_k, 1, 32),
-    FIELD(batch_chunk, 1, 256),
-    FIELD(reg_slots, 0, 255),
-    FIELD(smem_slots, 0, 65536),
-    FIELD(mma, 0, 1),
-    FIELD(handoff, 0, 2),
-    OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
+    FIELD(blocks, 1, 4096),      FIELD(threads, 32, 1024),
+    FIELD(ksplit, 1, 32),        FIELD(lanes_k, 1, 32),
+    FIELD(batch_chunk, 1, 256),  FIELD(reg_slots, 0, 255),
+    FIELD(smem_slots, 0, 65536), FIELD(mma, 0, 1),
+    FIELD(handoff, 0, 2),        OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
     {NULL, 0, 0, 0, 0, 0},
 };
 #undef FIELD
 #undef OPTIONAL_FIELD
 
-#define SRU_FIELD(n, lo, hi) {#n, offsetof(prnn_sru_config, n), lo, hi, 0, 0}
+#define SRU_FIELD(n, lo, hi)                                                                       \
+    {                                                                                              \
+#n, offsetof(prnn_sru_config, n), lo, hi, 0, 0                                             \
+    }
 const prnn_tile_field prnn_sru_fields[] = {
     SRU_FIELD(threads, 32, 1024),
     SRU_FIELD(units_per_thread, 1, 8),
@@ -52,16 +56,24 @@ const char *prnn_engine_schema_default(int sru)
     return sru ? "sru-scan" : "persistent";
 }
 
-int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
+int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,
+                             char *err, size_t err_size)
 {
-    for (const prnn_tile_field *f = prnn_sru_fields; f->name; f++) {
-        int v = *prnn_config_field_ptr((prnn_sru_config *)c, f);
+    for (const prnn_tile_field *f = fields; f->name; f++) {
+        int v = prnn_config_field_get(c, f);
         if (v < f->min_value || v > f->max_value) {
-            snprintf(err, err_size, "%s = %d: must be in [%d, %d]", f->name, v, f->min_value,
-                     f->max_value);
+            snprintf(err, err_size, "%s%s = %d: must be in [%d, %d]", prefix, f->name, v,
+                     f->min_value, f->max_value);
             return -1;
         }
     }
+    return 0;
+}
+
+int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
+{
+    if (prnn_config_check_ranges(prnn_sru_fields, c, "", err, err_size))
+        return -1;
     if (c->threads % 32) {
         snprintf(err, err_size, "threads = %d: must be a multiple of 32", c->threads);
         return -1;
@@ -79,9 +91,9 @@ int *prnn_config_field_ptr(void *c, const prnn_tile_field *f)
     return (int *)((char *)c + f->offset);
 }
 
-int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f)
+int prnn_config_field_get(const void *c, const prnn_tile_field *f)
 {
-    return prnn_config_field_ptr(c, f);
+    return *(const int *)((const char *)c + f->offset);
 }
 
 const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
@@ -96,11 +108,6 @@ const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void 
         *prnn_config_field_ptr(c, f) = f->default_value;
     }
     return NULL;
-}
-
-const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen)
-{
-    return prnn_config_complete(prnn_tile_fields, c, seen);
 }
 
 void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size)
@@ -119,9 +126,9 @@ void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf,
     if (size)
         buf[0] = '\0';
     for (const prnn_tile_field *f = fields; f->name; f++) {
-        int v = *prnn_config_field_ptr((void *)c, f);
-        int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d",
-                         used ? " " : "", f->name, v);
+        int v = prnn_config_field_get(c, f);
+        int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d", used ? " " : "",
+                         f->name, v);
         if (n < 0 || (size_t)n >= size - used)
             return;
         used += (size_t)n;
@@ -165,8 +172,8 @@ int prnn_config_parse(const prnn_tile_field *fields, const char *text, void *c, 
             return -1;
         }
         if (v < f->min_value || v > f->max_value) {
-            snprintf(err, err_size, "field \"%s\" = %ld: must be in [%d, %d]",
-                     f->name, v, f->min_value, f->max_value);
+            snprintf(err, err_size, "field \"%s\" = %ld: must be in [%d, %d]", f->name, v,
+                     f->min_value, f->max_value);
             return -1;
         }
         *prnn_config_field_ptr(c, f) = (int)v;

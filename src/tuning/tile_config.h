@@ -7,12 +7,11 @@
  * How the kernel uses them (kernel_src/rnn_persistent.cu has the details):
  * each direction runs `batch_groups` independent copies of the recurrence,
  * each on `blocks` blocks and a contiguous share of the batch; block i of a
- * group owns a contiguous slice of hidden units with all their gates. Inside a block, warps split the K
- * dimension (the hidden units of h_{t-1}) into `ksplit` ranges; their partial
- * products are summed in shared memory. Each thread's share of R is a list of
- * "slots" (one 32-bit register each): the first `reg_slots` stay in registers,
- * the next `smem_slots` in shared memory, the rest are re-read from global
- * memory every step (the streamed variant).
+ * group owns a contiguous slice of hidden units with all their gates. Inside a block, warps split
+ * the K dimension (the hidden units of h_{t-1}) into `ksplit` ranges; their partial products are
+ * summed in shared memory. Each thread's share of R is a list of "slots" (one 32-bit register
+ * each): the first `reg_slots` stay in registers, the next `smem_slots` in shared memory, the rest
+ * are re-read from global memory every step (the streamed variant).
  */
 #ifndef PRNN_TILE_CONFIG_H
 #define PRNN_TILE_CONFIG_H
@@ -20,18 +19,18 @@
 #include <stddef.h>
 
 typedef struct {
-    int blocks;      /* blocks per direction and batch group, >= 1 */
-    int threads;     /* threads per block, multiple of 32, 32..1024 */
-    int ksplit;      /* warps splitting K; divides threads/32 */
-    int lanes_k;     /* FMA engine: lanes along K within a warp (1,2,4,..,32);
-                      * must be 1 with the mma engine */
-    int batch_chunk; /* batch columns per pass, >= 1 */
-    int reg_slots;   /* weight slots per thread kept in registers, >= 0 */
-    int smem_slots;  /* weight slots per thread kept in shared memory, >= 0 */
-    int mma;         /* 1: tensor cores (mma.sync, half/bf16); 0: FMA */
-    int handoff;     /* 0: Lamport words (step + value); 1: step counter;
-                      * 2: through the block's shared memory (blocks=1, the
-                      * small-h engine: a barrier instead of L2) */
+    int blocks;       /* blocks per direction and batch group, >= 1 */
+    int threads;      /* threads per block, multiple of 32, 32..1024 */
+    int ksplit;       /* warps splitting K; divides threads/32 */
+    int lanes_k;      /* FMA engine: lanes along K within a warp (1,2,4,..,32);
+                       * must be 1 with the mma engine */
+    int batch_chunk;  /* batch columns per pass, >= 1 */
+    int reg_slots;    /* weight slots per thread kept in registers, >= 0 */
+    int smem_slots;   /* weight slots per thread kept in shared memory, >= 0 */
+    int mma;          /* 1: tensor cores (mma.sync, half/bf16); 0: FMA */
+    int handoff;      /* 0: Lamport words (step + value); 1: step counter;
+                       * 2: through the block's shared memory (blocks=1, the
+                       * small-h engine: a barrier instead of L2) */
     int batch_groups; /* independent copies of the recurrence, each on its own
                        * `blocks` blocks with its own copy of R, each running a
                        * contiguous share of the batch; >= 1. Optional in the
@@ -108,6 +107,15 @@ int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
  * prnn_sru_config. The prnn_tile_config functions below are these with
  * prnn_tile_fields. */
 int *prnn_config_field_ptr(void *c, const prnn_tile_field *f);
+int prnn_config_field_get(const void *c, const prnn_tile_field *f);
+/* 0 when every field of c is in its range; else -1 and, in err, the first
+ * that is not: "<prefix><name> = <value>: must be in [min, max]". */
+int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,
+                             char *err, size_t err_size);
+/* The end of a parse (text or JSON): bit i of `seen` says whether fields[i]
+ * was given. Sets every optional field not given to its default; returns the
+ * first required field not given (the caller reports it), or NULL when the
+ * configuration is complete. */
 const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
                                             unsigned long long seen);
 void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf, size_t size);
@@ -120,16 +128,6 @@ void prnn_tile_config_format(const prnn_tile_config *c, char *buf, size_t size);
 
 /* Parses the text form; every field must be present exactly once (optional
  * ones at most once) and in range. Returns 0 on success, -1 with a message in err otherwise. */
-int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err,
-                           size_t err_size);
-
-/* Field access by table entry. */
-int *prnn_tile_field_ptr(prnn_tile_config *c, const prnn_tile_field *f);
-
-/* The end of a parse (text or JSON): bit i of `seen` says whether
- * prnn_tile_fields[i] was given. Sets every optional field not given to its
- * default; returns the first required field not given (the caller reports
- * it), or NULL when the configuration is complete. */
-const prnn_tile_field *prnn_tile_config_complete(prnn_tile_config *c, unsigned long long seen);
+int prnn_tile_config_parse(const char *text, prnn_tile_config *c, char *err, size_t err_size);
 
 #endif

@@ -31,8 +31,8 @@ void prnn_describe_owner(unsigned uid, char *buf, size_t size)
 {
     struct passwd pw, *res = NULL;
     char pwbuf[1024];
-    if (getpwuid_r((uid_t)uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res &&
-        res->pw_name && res->pw_name[0])
+    if (getpwuid_r((uid_t)uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res && res->pw_name &&
+        res->pw_name[0])
         snprintf(buf, size, "uid %u (%s)", uid, res->pw_name);
     else
         snprintf(buf, size, "uid %u", uid);
@@ -50,45 +50,44 @@ static int is_shared(const struct stat *st)
 {
     const char *v = getenv(PRNN_SHARED_CACHE_ENV);
     struct stat s;
-    return v && v[0] == '/' && stat(v, &s) == 0 && s.st_dev == st->st_dev &&
-           s.st_ino == st->st_ino;
+    return v && v[0] == '/' && stat(v, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
 }
 
-static prnn_trust_result refuse_dir(const char *dir, const struct stat *st,
-                                    int shared, char *why, size_t size)
+static prnn_trust_result refuse_dir(const char *dir, const struct stat *st, int shared, char *why,
+                                    size_t size)
 {
     unsigned me = (unsigned)geteuid();
     unsigned mode = (unsigned)(st->st_mode & 07777);
     const char *w = writers(st->st_mode);
     if (shared) {
-        snprintf(why, size, "%s (%s) has mode %04o: every user may write to "
-                 "it, and prnn trusts no such directory, shared or not",
+        snprintf(why, size,
+                 "%s (%s) has mode %04o: every user may write to it, and prnn trusts no such "
+                 "directory, shared or not",
                  dir, PRNN_SHARED_CACHE_ENV, mode);
         return PRNN_TRUST_REFUSED;
     }
     char owner[300], what[700];
     prnn_describe_owner((unsigned)st->st_uid, owner, sizeof(owner));
     if (st->st_uid != me && w)
-        snprintf(what, sizeof(what), "is owned by %s, not by you (uid %u), "
-                 "and its mode %04o lets %s write to it", owner, me, mode, w);
+        snprintf(what, sizeof(what),
+                 "is owned by %s, not by you (uid %u), and its mode %04o lets %s write to it",
+                 owner, me, mode, w);
     else if (st->st_uid != me)
-        snprintf(what, sizeof(what), "is owned by %s, not by you (uid %u); "
-                 "mode %04o", owner, me, mode);
+        snprintf(what, sizeof(what), "is owned by %s, not by you (uid %u); mode %04o", owner, me,
+                 mode);
     else
-        snprintf(what, sizeof(what), "has mode %04o, which lets %s write to "
-                 "it", mode, w);
+        snprintf(what, sizeof(what), "has mode %04o, which lets %s write to it", mode, w);
     const char *v = getenv(PRNN_SHARED_CACHE_ENV);
-    snprintf(why, size, "%s %s: prnn trusts only a directory of your own that "
-             "nobody else can write, or one shared on purpose and named by "
-             PRNN_SHARED_CACHE_ENV "%s%s%s", dir, what,
-             v && v[0] ? " (it names another: " : "",
-             v && v[0] ? v : "", v && v[0] ? ")" : "");
+    snprintf(why, size,
+             "%s %s: prnn trusts only a directory of your own that nobody else can write, or one "
+             "shared on purpose and named by " PRNN_SHARED_CACHE_ENV "%s%s%s",
+             dir, what, v && v[0] ? " (it names another: " : "", v && v[0] ? v : "",
+             v && v[0] ? ")" : "");
     return PRNN_TRUST_REFUSED;
 }
 
-static prnn_trust_result open_checked(const char *dir, prnn_trusted_dir *d,
-                                      int keep_refused, char *why,
-                                      size_t why_size)
+static prnn_trust_result open_checked(const char *dir, prnn_trusted_dir *d, int keep_refused,
+                                      char *why, size_t why_size)
 {
     d->fd = -1;
     d->shared = 0;
@@ -106,8 +105,7 @@ static prnn_trust_result open_checked(const char *dir, prnn_trusted_dir *d,
             return PRNN_TRUST_ABSENT;
         struct stat st;
         if (err == ENOTDIR && stat(dir, &st) == 0)
-            snprintf(why, why_size, "%s is %s, not a directory", dir,
-                     prnn_file_kind(st.st_mode));
+            snprintf(why, why_size, "%s is %s, not a directory", dir, prnn_file_kind(st.st_mode));
         else
             snprintf(why, why_size, "cannot open %s: %s", dir, strerror(err));
         errno = err;
@@ -137,14 +135,14 @@ static prnn_trust_result open_checked(const char *dir, prnn_trusted_dir *d,
     return PRNN_TRUST_OK;
 }
 
-prnn_trust_result prnn_trusted_dir_open(const char *dir, prnn_trusted_dir *d,
-                                        char *why, size_t why_size)
+prnn_trust_result prnn_trusted_dir_open(const char *dir, prnn_trusted_dir *d, char *why,
+                                        size_t why_size)
 {
     return open_checked(dir, d, 0, why, why_size);
 }
 
-prnn_trust_result prnn_trusted_dir_inspect(const char *dir, prnn_trusted_dir *d,
-                                           char *why, size_t why_size)
+prnn_trust_result prnn_trusted_dir_inspect(const char *dir, prnn_trusted_dir *d, char *why,
+                                           size_t why_size)
 {
     return open_checked(dir, d, 1, why, why_size);
 }
@@ -156,26 +154,23 @@ void prnn_trusted_dir_close(prnn_trusted_dir *d)
     d->fd = -1;
 }
 
-int prnn_trusted_file_check(const prnn_trusted_dir *d, const struct stat *st,
-                            char *why, size_t why_size)
+int prnn_trusted_file_check(const prnn_trusted_dir *d, const struct stat *st, char *why,
+                            size_t why_size)
 {
     char owner[300];
     unsigned me = (unsigned)geteuid();
     if (!S_ISREG(st->st_mode)) {
-        snprintf(why, why_size, "%s, not a regular file",
-                 prnn_file_kind(st->st_mode));
+        snprintf(why, why_size, "%s, not a regular file", prnn_file_kind(st->st_mode));
         return -1;
     }
     if (!(d && d->shared) && st->st_uid != me && st->st_uid != 0) {
         prnn_describe_owner((unsigned)st->st_uid, owner, sizeof(owner));
-        snprintf(why, why_size, "owned by %s, not by you (uid %u) or root",
-                 owner, me);
+        snprintf(why, why_size, "owned by %s, not by you (uid %u) or root", owner, me);
         return -1;
     }
     const char *w = writers(st->st_mode);
     if (w) {
-        snprintf(why, why_size, "writable by %s (mode %04o)", w,
-                 (unsigned)(st->st_mode & 07777));
+        snprintf(why, why_size, "writable by %s (mode %04o)", w, (unsigned)(st->st_mode & 07777));
         return -1;
     }
     return 0;

@@ -49,14 +49,14 @@ typedef enum {
  * to one of the user's) and applies the rule to what was opened. On OK d is
  * open and the caller closes it with prnn_trusted_dir_close; otherwise
  * d->fd is -1. */
-prnn_trust_result prnn_trusted_dir_open(const char *dir, prnn_trusted_dir *d,
-                                        char *why, size_t why_size);
+prnn_trust_result prnn_trusted_dir_open(const char *dir, prnn_trusted_dir *d, char *why,
+                                        size_t why_size);
 
 /* The same verdict for maintenance (prnn-cache), which looks into any
  * directory it is pointed at: on REFUSED d stays open too, with the reason
  * in why. Never for loading or storing. */
-prnn_trust_result prnn_trusted_dir_inspect(const char *dir, prnn_trusted_dir *d,
-                                           char *why, size_t why_size);
+prnn_trust_result prnn_trusted_dir_inspect(const char *dir, prnn_trusted_dir *d, char *why,
+                                           size_t why_size);
 
 void prnn_trusted_dir_close(prnn_trusted_dir *d);
 
@@ -65,8 +65,8 @@ void prnn_trusted_dir_close(prnn_trusted_dir *d);
  * not by you (uid 0) or root", "writable by group and others (mode 0666)",
  * "not a regular file (a FIFO)"). A NULL d applies the rule for a file in
  * a directory of one's own (no shared opt-in). */
-int prnn_trusted_file_check(const prnn_trusted_dir *d, const struct stat *st,
-                            char *why, size_t why_size);
+int prnn_trusted_file_check(const prnn_trusted_dir *d, const struct stat *st, char *why,
+                            size_t why_size);
 
 /* "a FIFO", "a directory", "a symbolic link", ... for messages. */
 const char *prnn_file_kind(mode_t mode);

@@ -53,7 +53,7 @@ typedef struct {
     const char *gpu_name; /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
     int cc_major;         /* compute capability, e.g. 9 and 0 */
     int cc_minor;
-    int sm_count;         /* multiprocessors visible (MIG slices have fewer) */
+    int sm_count; /* multiprocessors visible (MIG slices have fewer) */
     prnn_rnn_key rnn;
     prnn_pass pass;
 } prnn_tuning_key;
@@ -79,7 +79,7 @@ typedef struct {
      * both of its scans. */
     char engine[PRNN_TUNING_ENGINE_MAX];
     prnn_engine_config config;
-    double us_per_step; /* measured on the entry's own shape, > 0 */
+    double us_per_step;                  /* measured on the entry's own shape, > 0 */
     char source[PRNN_TUNING_SOURCE_MAX]; /* free text, may be "" */
 } prnn_tuning_entry;
 
@@ -97,33 +97,28 @@ int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype);
 /* Clears e and copies the key's GPU and shape into it (batch_min = batch_max
  * = the key's batch; the engine the mode's default); the caller then sets
  * engine, config, us_per_step and source. */
-void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
-                                const prnn_tuning_key *key);
+void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key);
 
 /* Checks every rule of the schema that does not depend on a device: ranges,
  * batch_min <= batch_max, a known pass, the config's field ranges and
  * structure (threads a multiple of 32, ksplit dividing the warps, lanes_k a
  * power of two and 1 with mma, mma only for half/bfloat16). Returns 0, or -1
  * with the first broken rule in err. */
-int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
-                            size_t err_size);
+int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_size);
 
 /* Nonzero when a and b have the same key (the writer replaces such an
  * entry). */
-int prnn_tuning_entry_same_key(const prnn_tuning_entry *a,
-                               const prnn_tuning_entry *b);
+int prnn_tuning_entry_same_key(const prnn_tuning_entry *a, const prnn_tuning_entry *b);
 /* Total order on keys (GPU, cc, SMs, mode, dtype, directions, pass, hidden,
  * batch) used to sort a written file so its diffs stay readable: the pass
  * before the sizes keeps each pass's entries of one layer kind in one run
  * (forward first), so tuning one pass touches one block of lines. */
-int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
-                              const prnn_tuning_entry *b);
+int prnn_tuning_entry_compare(const prnn_tuning_entry *a, const prnn_tuning_entry *b);
 
 /* Short description for messages: "lstm half hidden 1024 dirs 1 batch 8 on
  * NVIDIA H100 80GB HBM3 (9.0, 132 SMs)"; a pass other than forward follows
  * the batch ("... batch 8 backward-data on ..."). */
-void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
-                                size_t size);
+void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Parsed databases (tuning_db_parse.c)                                     */
@@ -140,13 +135,13 @@ typedef struct {
     prnn_tuning_item *items;
     size_t count;
     size_t capacity;
-    char **origins;      /* "user tuning DB /path", "shipped tuning DB x.json" */
+    char **origins; /* "user tuning DB /path", "shipped tuning DB x.json" */
     unsigned n_origins;
-    int files_rejected;  /* files ignored as a whole */
+    int files_rejected; /* files ignored as a whole */
     size_t entries_skipped;
-    int out_of_memory;   /* a file was ignored for lack of memory, not for
-                          * what it holds: nothing to back up or to
-                          * remember as bad */
+    int out_of_memory; /* a file was ignored for lack of memory, not for
+                        * what it holds: nothing to back up or to
+                        * remember as bad */
 } prnn_tuning_db;
 
 /* 1 when text is a JSON value (with white space around it) that cJSON would
@@ -167,14 +162,12 @@ int prnn_json_syntax_ok(const char *text, size_t len);
  *    skipped, the others are kept, returns 0.
  * Never crashes, on any input.
  */
-int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
-                         const char *origin);
+int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len, const char *origin);
 
 /* 0 when text stays within PRNN_TUNING_MAX_VALUES values and
  * PRNN_TUNING_MAX_DEPTH levels (counted without parsing, in one pass);
  * otherwise -1 with the bound it breaks in why. The parser calls it first. */
-int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why,
-                                size_t why_size);
+int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why, size_t why_size);
 
 /* Frees what db holds and zeroes it. */
 void prnn_tuning_db_free(prnn_tuning_db *db);
@@ -192,29 +185,29 @@ void prnn_tuning_db_free(prnn_tuning_db *db);
  * reason written into why (which starts as ""), and lookup reports the entry
  * as skipped and goes on to the next candidate.
  */
-typedef int (*prnn_tuning_fits_fn)(const prnn_tuning_entry *entry, void *ctx,
-                                   char *why, size_t why_size);
+typedef int (*prnn_tuning_fits_fn)(const prnn_tuning_entry *entry, const void *ctx, char *why,
+                                   size_t why_size);
 
 /* An entry's engine and configuration in text form ("persistent:
  * blocks=8 ..."), for messages. */
 void prnn_tuning_entry_config_text(const prnn_tuning_entry *e, char *buf, size_t size);
 
 typedef struct {
-    prnn_tuning_entry entry;     /* the entry used (its own shape and µs) */
-    prnnConfigSource_t source;   /* PRNN_CONFIG_USER_DB or _SHIPPED_DB */
-    int exact;                   /* 1: the key itself; 0: nearest entry */
-    int sibling;                 /* 1: an entry of another GPU of the same
-                                  * architecture and SM count (entry.gpu_name
-                                  * says which) */
-    double cost;                 /* nearest-entry distance (0 when exact) */
+    prnn_tuning_entry entry;   /* the entry used (its own shape and µs) */
+    prnnConfigSource_t source; /* PRNN_CONFIG_USER_DB or _SHIPPED_DB */
+    int exact;                 /* 1: the key itself; 0: nearest entry */
+    int sibling;               /* 1: an entry of another GPU of the same
+                                * architecture and SM count (entry.gpu_name
+                                * says which) */
+    double cost;               /* nearest-entry distance (0 when exact) */
 } prnn_tuning_result;
 
 /* Entries farther than this (see prnn_tuning_distance) are not used: a
  * configuration tuned for a shape that different is no better a guess than
  * the heuristic. SRU's scan has its own, tighter bound: its best
- * configuration follows its lane count (dirs x batch x hidden), and on the
- * H100 a batch-32 entry ran batch 128's scans 1.16x slower than the
- * heuristic's choice (bench/NOTES.md, v0.8). */
+ * configuration follows its lane count (dirs x batch x hidden), and an entry
+ * for a quarter of the lanes already lost to the heuristic's choice
+ * (bench/NOTES.md v0.8). */
 #define PRNN_TUNING_NEAREST_MAX_COST 4.0
 #define PRNN_TUNING_NEAREST_MAX_COST_SRU 1.0
 
@@ -225,13 +218,12 @@ typedef struct {
  * The batch ratio is to the nearest end of the entry's batch range (1 inside
  * it). An entry with a smaller hidden size is HUGE_VAL away: its tile spreads
  * the layer over too few blocks, with more weights per thread than it holds
- * (on the H200, H256 entries ran H512 keys 2.4-4.8x and H1024 keys 3.8-22x
- * slower than the heuristic: bench/NOTES.md, v0.10); a tiling for a larger
- * layer spreads a smaller one over the same blocks. An entry of another pass
- * is HUGE_VAL away too: its tile was measured on a different kernel.
+ * (such entries ran several times slower than the heuristic's tiles:
+ * bench/NOTES.md v0.10); a tiling for a larger layer spreads a smaller one
+ * over the same blocks. An entry of another pass is HUGE_VAL away too: its
+ * tile was measured on a different kernel.
  */
-double prnn_tuning_distance(const prnn_tuning_entry *e,
-                            const prnn_tuning_key *key);
+double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *key);
 
 /*
  * The layered search over two parsed databases (either may be NULL), among
@@ -250,8 +242,8 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
  * or 0 (result untouched) when nothing matches or the key is invalid.
  */
 int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
-                       void *ctx, prnn_tuning_result *result);
+                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
+                       prnn_tuning_result *result);
 
 /* ------------------------------------------------------------------------ */
 /* The process-wide lookup (tuning_lookup.c)                                */
@@ -269,8 +261,8 @@ int prnn_tuning_user_db_path(char *buf, size_t size);
  * written by prnn-autotune in another process reach later plans. Problems of
  * a file are logged by the call that (re)reads it. Thread-safe.
  */
-int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
-                       void *ctx, prnn_tuning_result *result);
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
+                       prnn_tuning_result *result);
 
 /* ------------------------------------------------------------------------ */
 /* Writing (tuning_db_format.c, tuning_db_store.c)                          */
@@ -300,15 +292,12 @@ char *prnn_tuning_db_format(const prnn_tuning_entry *entries, size_t count);
  * prnn_tuning_entry_check; TUNING_DB_ERROR (log: path and errno text) when
  * the file cannot be read, locked or written; ALLOC_FAILED.
  */
-prnnStatus_t prnn_tuning_db_store_many(const char *path,
-                                       const prnn_tuning_entry *entries,
+prnnStatus_t prnn_tuning_db_store_many(const char *path, const prnn_tuning_entry *entries,
                                        size_t count);
-prnnStatus_t prnn_tuning_db_store(const char *path,
-                                  const prnn_tuning_entry *entry);
+prnnStatus_t prnn_tuning_db_store(const char *path, const prnn_tuning_entry *entry);
 
 /* Removes the temporary files of the database at path ("<path>.tmp-XXXXXX"
  * beside it) at least min_age seconds old that no live writer holds. */
-void prnn_tuning_db_sweep(const char *path, long long min_age,
-                          prnn_temp_sweep_result *r);
+void prnn_tuning_db_sweep(const char *path, long long min_age, prnn_temp_sweep_result *r);
 
 #endif

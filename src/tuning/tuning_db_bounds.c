@@ -11,8 +11,7 @@
 
 #include "tuning_db.h"
 
-int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why,
-                                size_t why_size)
+int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why, size_t why_size)
 {
     size_t values = 0;
     int depth = 0, max_depth = 0, in_string = 0;
@@ -39,15 +38,15 @@ int prnn_tuning_db_check_bounds(const char *text, size_t len, char *why,
         default: break;
         }
         if (max_depth > PRNN_TUNING_MAX_DEPTH) {
-            snprintf(why, why_size, "nested deeper than %d levels (a tuning DB "
-                     "has 4)", PRNN_TUNING_MAX_DEPTH);
+            snprintf(why, why_size, "nested deeper than %d levels (a tuning DB has 4)",
+                     PRNN_TUNING_MAX_DEPTH);
             return -1;
         }
         if (values > PRNN_TUNING_MAX_VALUES) {
-            snprintf(why, why_size, "more than %d JSON values (%d entries, the "
-                     "most a tuning DB may have, hold about %d)",
-                     PRNN_TUNING_MAX_VALUES, PRNN_TUNING_MAX_ENTRIES,
-                     PRNN_TUNING_MAX_ENTRIES * 26);
+            snprintf(why, why_size,
+                     "more than %d JSON values (%d entries, the most a tuning DB may have, hold "
+                     "about %d)",
+                     PRNN_TUNING_MAX_VALUES, PRNN_TUNING_MAX_ENTRIES, PRNN_TUNING_MAX_ENTRIES * 26);
             return -1;
         }
     }

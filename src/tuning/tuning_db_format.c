@@ -43,12 +43,16 @@ static void put(strbuf *b, const char *s, size_t n)
     b->s[b->len] = '\0';
 }
 
-static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(strbuf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void putf(strbuf *b, const char *fmt, ...)
+static void
+putf(strbuf *b, const char *fmt, ...)
 {
     char tmp[128];
     va_list ap;
@@ -106,18 +110,14 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
 {
     puts_(b, "    {\n      \"gpu\": {\"name\": ");
     put_json(b, cJSON_CreateString(e->gpu_name));
-    putf(b, ", \"cc\": \"%d.%d\", \"sm_count\": %d},\n", e->cc_major,
-         e->cc_minor, e->sm_count);
+    putf(b, ", \"cc\": \"%d.%d\", \"sm_count\": %d},\n", e->cc_major, e->cc_minor, e->sm_count);
     const char *mode = prnn_tuning_mode_name(e->mode);
-    putf(b, "      \"mode\": \"%s\", \"dtype\": \"%s\", \"hidden\": %d, "
-            "\"directions\": %d, ",
-         mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden,
-         e->directions);
+    putf(b, "      \"mode\": \"%s\", \"dtype\": \"%s\", \"hidden\": %d, \"directions\": %d, ",
+         mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden, e->directions);
     if (e->batch_min == e->batch_max)
         putf(b, "\"batch\": %d", e->batch_min);
     else
-        putf(b, "\"batch\": {\"min\": %d, \"max\": %d}", e->batch_min,
-             e->batch_max);
+        putf(b, "\"batch\": {\"min\": %d, \"max\": %d}", e->batch_min, e->batch_max);
     /* Absent means forward: files without backward-data entries come out
      * byte for byte as they did before passes existed. */
     if (e->pass != PRNN_PASS_FORWARD) {
@@ -133,7 +133,7 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
     const prnn_tile_field *fields = schema ? schema->fields : NULL;
     for (const prnn_tile_field *f = fields; f && f->name; f++)
         putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
-             *prnn_config_field_ptr((void *)&e->config, f));
+             prnn_config_field_get(&e->config, f));
     puts_(b, "},\n      \"us_per_step\": ");
     put_double(b, e->us_per_step);
     if (e->source[0]) {
@@ -146,8 +146,7 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
 char *prnn_tuning_db_format(const prnn_tuning_entry *entries, size_t count)
 {
     strbuf b = {0};
-    putf(&b, "{\n  \"schema_version\": %d,\n  \"entries\": [",
-         PRNN_TUNING_SCHEMA_VERSION);
+    putf(&b, "{\n  \"schema_version\": %d,\n  \"entries\": [", PRNN_TUNING_SCHEMA_VERSION);
     for (size_t i = 0; i < count; i++) {
         puts_(&b, i ? ",\n" : "\n");
         put_entry(&b, &entries[i]);

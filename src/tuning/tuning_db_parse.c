@@ -60,8 +60,8 @@ static const char *printable(const char *s, char *buf, size_t size)
 /* The member called name of obj (case-sensitive), NULL when absent, or -1
  * when it is given more than once: cJSON keeps duplicates and would silently
  * use the first, which hides a hand-editing mistake. */
-static int member(const cJSON *obj, const char *name, const cJSON **out,
-                  const char *prefix, errbuf *eb)
+static int member(const cJSON *obj, const char *name, const cJSON **out, const char *prefix,
+                  errbuf *eb)
 {
     *out = NULL;
     for (const cJSON *c = obj->child; c; c = c->next) {
@@ -74,8 +74,8 @@ static int member(const cJSON *obj, const char *name, const cJSON **out,
     return 0;
 }
 
-static int required(const cJSON *obj, const char *name, const cJSON **out,
-                    const char *prefix, errbuf *eb)
+static int required(const cJSON *obj, const char *name, const cJSON **out, const char *prefix,
+                    errbuf *eb)
 {
     if (member(obj, name, out, prefix, eb))
         return -1;
@@ -84,24 +84,22 @@ static int required(const cJSON *obj, const char *name, const cJSON **out,
     return 0;
 }
 
-static int int_value(const cJSON *v, const char *prefix, const char *name,
-                     long lo, long hi, int *out, errbuf *eb)
+static int int_value(const cJSON *v, const char *prefix, const char *name, long lo, long hi,
+                     int *out, errbuf *eb)
 {
     if (!cJSON_IsNumber(v))
-        return FAIL(eb, "\"%s%s\" is %s, not an integer", prefix, name,
-                    type_name(v));
+        return FAIL(eb, "\"%s%s\" is %s, not an integer", prefix, name, type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d) || d != floor(d))
         return FAIL(eb, "\"%s%s\" = %g is not an integer", prefix, name, d);
     if (d < (double)lo || d > (double)hi)
-        return FAIL(eb, "\"%s%s\" = %.0f: must be in [%ld, %ld]", prefix, name,
-                    d, lo, hi);
+        return FAIL(eb, "\"%s%s\" = %.0f: must be in [%ld, %ld]", prefix, name, d, lo, hi);
     *out = (int)d;
     return 0;
 }
 
-static int required_int(const cJSON *obj, const char *prefix, const char *name,
-                        long lo, long hi, int *out, errbuf *eb)
+static int required_int(const cJSON *obj, const char *prefix, const char *name, long lo, long hi,
+                        int *out, errbuf *eb)
 {
     const cJSON *v;
     if (required(obj, name, &v, prefix, eb))
@@ -109,15 +107,14 @@ static int required_int(const cJSON *obj, const char *prefix, const char *name,
     return int_value(v, prefix, name, lo, hi, out, eb);
 }
 
-static int required_string(const cJSON *obj, const char *prefix,
-                           const char *name, const char **out, errbuf *eb)
+static int required_string(const cJSON *obj, const char *prefix, const char *name, const char **out,
+                           errbuf *eb)
 {
     const cJSON *v;
     if (required(obj, name, &v, prefix, eb))
         return -1;
     if (!cJSON_IsString(v) || !v->valuestring)
-        return FAIL(eb, "\"%s%s\" is %s, not a string", prefix, name,
-                    type_name(v));
+        return FAIL(eb, "\"%s%s\" is %s, not a string", prefix, name, type_name(v));
     *out = v->valuestring;
     return 0;
 }
@@ -156,38 +153,31 @@ static int parse_gpu(const cJSON *gpu, prnn_tuning_entry *e, errbuf *eb)
     if (n == 0)
         return FAIL(eb, "\"gpu.name\" is empty");
     if (n >= sizeof(e->gpu_name))
-        return FAIL(eb, "\"gpu.name\" is longer than %zu bytes",
-                    sizeof(e->gpu_name) - 1);
+        return FAIL(eb, "\"gpu.name\" is longer than %zu bytes", sizeof(e->gpu_name) - 1);
     memcpy(e->gpu_name, s, n + 1);
     if (required_string(gpu, "gpu.", "cc", &s, eb))
         return -1;
     if (parse_cc(s, &e->cc_major, &e->cc_minor) || e->cc_major < 1)
         return FAIL(eb, "\"gpu.cc\" = \"%s\": must look like \"9.0\"",
                     printable(s, tmp, sizeof(tmp)));
-    return required_int(gpu, "gpu.", "sm_count", 1, PRNN_TUNING_MAX_SM_COUNT,
-                        &e->sm_count, eb);
+    return required_int(gpu, "gpu.", "sm_count", 1, PRNN_TUNING_MAX_SM_COUNT, &e->sm_count, eb);
 }
 
 static int parse_batch(const cJSON *b, prnn_tuning_entry *e, errbuf *eb)
 {
     if (cJSON_IsNumber(b)) {
-        if (int_value(b, "", "batch", 1, PRNN_TUNING_MAX_BATCH, &e->batch_min,
-                      eb))
+        if (int_value(b, "", "batch", 1, PRNN_TUNING_MAX_BATCH, &e->batch_min, eb))
             return -1;
         e->batch_max = e->batch_min;
         return 0;
     }
     if (!cJSON_IsObject(b))
-        return FAIL(eb, "\"batch\" is %s, not an integer or {\"min\", \"max\"}",
-                    type_name(b));
-    if (required_int(b, "batch.", "min", 1, PRNN_TUNING_MAX_BATCH,
-                     &e->batch_min, eb) ||
-        required_int(b, "batch.", "max", 1, PRNN_TUNING_MAX_BATCH,
-                     &e->batch_max, eb))
+        return FAIL(eb, "\"batch\" is %s, not an integer or {\"min\", \"max\"}", type_name(b));
+    if (required_int(b, "batch.", "min", 1, PRNN_TUNING_MAX_BATCH, &e->batch_min, eb) ||
+        required_int(b, "batch.", "max", 1, PRNN_TUNING_MAX_BATCH, &e->batch_max, eb))
         return -1;
     if (e->batch_min > e->batch_max)
-        return FAIL(eb, "batch range min %d > max %d", e->batch_min,
-                    e->batch_max);
+        return FAIL(eb, "batch range min %d > max %d", e->batch_min, e->batch_max);
     return 0;
 }
 
@@ -253,8 +243,7 @@ static int parse_config(const cJSON *cfg, prnn_tuning_entry *e, errbuf *eb)
             if (m->string && strcmp(m->string, f->name) == 0)
                 break;
         if (!f->name)
-            return FAIL(eb, "unknown field \"config.%s\"",
-                        printable(m->string, tmp, sizeof(tmp)));
+            return FAIL(eb, "unknown field \"config.%s\"", printable(m->string, tmp, sizeof(tmp)));
         if (seen & ((uint64_t)1 << i))
             return FAIL(eb, "field \"config.%s\" given twice", f->name);
         seen |= (uint64_t)1 << i;
@@ -289,8 +278,7 @@ static int parse_entry(const cJSON *j, prnn_tuning_entry *e, errbuf *eb)
     if (prnn_tuning_dtype_from_name(s, &e->dtype))
         return FAIL(eb, "unknown dtype \"%s\" (float, double, half, bfloat16)",
                     printable(s, tmp, sizeof(tmp)));
-    if (required_int(j, "", "hidden", 1, PRNN_TUNING_MAX_HIDDEN, &e->hidden,
-                     eb) ||
+    if (required_int(j, "", "hidden", 1, PRNN_TUNING_MAX_HIDDEN, &e->hidden, eb) ||
         required_int(j, "", "directions", 1, 2, &e->directions, eb))
         return -1;
     if (required(j, "batch", &v, "", eb) || parse_batch(v, e, eb))
@@ -359,8 +347,7 @@ static int add_origin(prnn_tuning_db *db, const char *origin, unsigned *id)
     return 0;
 }
 
-static int add_item(prnn_tuning_db *db, const prnn_tuning_entry *e,
-                    unsigned origin, int index)
+static int add_item(prnn_tuning_db *db, const prnn_tuning_entry *e, unsigned origin, int index)
 {
     if (db->count == db->capacity) {
         size_t cap = db->capacity ? db->capacity * 2 : 16;
@@ -386,8 +373,7 @@ static const cJSON *check_file(const cJSON *root, const char *origin)
     char err[160];
     errbuf eb = {err, sizeof(err)};
     if (!cJSON_IsObject(root)) {
-        prnn_log_append("%s: ignored: the top level is %s, not an object",
-                        origin, type_name(root));
+        prnn_log_append("%s: ignored: the top level is %s, not an object", origin, type_name(root));
         return NULL;
     }
     if (member(root, "schema_version", &v, "", &eb)) {
@@ -395,20 +381,19 @@ static const cJSON *check_file(const cJSON *root, const char *origin)
         return NULL;
     }
     if (!v) {
-        prnn_log_append("%s: ignored: no \"schema_version\" (this prnn reads "
-                        "schema_version %d)",
+        prnn_log_append("%s: ignored: no \"schema_version\" (this prnn reads schema_version %d)",
                         origin, PRNN_TUNING_SCHEMA_VERSION);
         return NULL;
     }
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble)) {
-        prnn_log_append("%s: ignored: \"schema_version\" is %s, not an integer",
-                        origin, cJSON_IsNumber(v) ? "a fraction" : type_name(v));
+        prnn_log_append("%s: ignored: \"schema_version\" is %s, not an integer", origin,
+                        cJSON_IsNumber(v) ? "a fraction" : type_name(v));
         return NULL;
     }
     if (v->valuedouble != PRNN_TUNING_SCHEMA_VERSION) {
-        prnn_log_append("%s: ignored: schema_version %g is not supported (this "
-                        "prnn reads schema_version %d)",
-                        origin, v->valuedouble, PRNN_TUNING_SCHEMA_VERSION);
+        prnn_log_append(
+            "%s: ignored: schema_version %g is not supported (this prnn reads schema_version %d)",
+            origin, v->valuedouble, PRNN_TUNING_SCHEMA_VERSION);
         return NULL;
     }
     if (member(root, "entries", &v, "", &eb)) {
@@ -420,20 +405,17 @@ static const cJSON *check_file(const cJSON *root, const char *origin)
         return NULL;
     }
     if (!cJSON_IsArray(v)) {
-        prnn_log_append("%s: ignored: \"entries\" is %s, not an array", origin,
-                        type_name(v));
+        prnn_log_append("%s: ignored: \"entries\" is %s, not an array", origin, type_name(v));
         return NULL;
     }
     if (cJSON_GetArraySize(v) > PRNN_TUNING_MAX_ENTRIES) {
-        prnn_log_append("%s: ignored: more than %d entries", origin,
-                        PRNN_TUNING_MAX_ENTRIES);
+        prnn_log_append("%s: ignored: more than %d entries", origin, PRNN_TUNING_MAX_ENTRIES);
         return NULL;
     }
     return v;
 }
 
-static cJSON *parse_json(const char *text, size_t len, const char *origin,
-                         int *out_of_memory)
+static cJSON *parse_json(const char *text, size_t len, const char *origin, int *out_of_memory)
 {
     if (len == 0) {
         prnn_log_append("%s: ignored: the file is empty", origin);
@@ -457,8 +439,7 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin,
     buf[len] = '\0';
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 0);
-    size_t pos = (end && end >= buf && end <= buf + len) ? (size_t)(end - buf)
-                                                        : len;
+    size_t pos = (end && end >= buf && end <= buf + len) ? (size_t)(end - buf) : len;
     size_t line, col;
     if (!root && prnn_json_syntax_ok(buf, len)) {
         /* Valid JSON: cJSON ran out of memory, the file is fine. */
@@ -466,13 +447,11 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin,
         *out_of_memory = 1;
     } else if (!root) {
         if (pos >= len) {
-            prnn_log_append("%s: ignored: not valid JSON: the text ends early "
-                            "(truncated file?)",
+            prnn_log_append("%s: ignored: not valid JSON: the text ends early (truncated file?)",
                             origin);
         } else {
             line_col(buf, pos, &line, &col);
-            prnn_log_append("%s: ignored: not valid JSON: syntax error at line "
-                            "%zu, column %zu",
+            prnn_log_append("%s: ignored: not valid JSON: syntax error at line %zu, column %zu",
                             origin, line, col);
         }
     }
@@ -480,13 +459,12 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin,
         free(buf);
         return NULL;
     }
-    while (pos < len && (buf[pos] == ' ' || buf[pos] == '\t' ||
-                         buf[pos] == '\n' || buf[pos] == '\r'))
+    while (pos < len &&
+           (buf[pos] == ' ' || buf[pos] == '\t' || buf[pos] == '\n' || buf[pos] == '\r'))
         pos++;
     if (pos < len) {
         line_col(buf, pos, &line, &col);
-        prnn_log_append("%s: ignored: unexpected data after the JSON value at "
-                        "line %zu, column %zu",
+        prnn_log_append("%s: ignored: unexpected data after the JSON value at line %zu, column %zu",
                         origin, line, col);
         cJSON_Delete(root);
         root = NULL;
@@ -495,8 +473,7 @@ static cJSON *parse_json(const char *text, size_t len, const char *origin,
     return root;
 }
 
-int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
-                         const char *origin)
+int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len, const char *origin)
 {
     if (!origin)
         origin = "tuning DB";
@@ -542,8 +519,7 @@ int prnn_tuning_db_parse(prnn_tuning_db *db, const char *text, size_t len,
             prnn_log_append("%s: entries[%d] skipped: %s", origin, index, err);
     }
     if (skipped > MAX_ENTRY_MESSAGES)
-        prnn_log_append("%s: %zu more entries skipped", origin,
-                        skipped - MAX_ENTRY_MESSAGES);
+        prnn_log_append("%s: %zu more entries skipped", origin, skipped - MAX_ENTRY_MESSAGES);
     db->entries_skipped += skipped;
     cJSON_Delete(root);
     return 0;

@@ -66,24 +66,22 @@ static int write_all(int fd, const char *p, size_t n)
 
 static prnnStatus_t fail_errno(const char *path, const char *what)
 {
-    return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path,
-                     what, strerror(errno));
+    return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path, what,
+                     strerror(errno));
 }
 
 /* Reads the existing file. SUCCESS with *text NULL when there is none. */
-static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len,
-                                  mode_t *mode)
+static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len, mode_t *mode)
 {
     *text = NULL;
     *len = 0;
-    int fd = openat(f->d.fd, f->base,
-                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    int fd = openat(f->d.fd, f->base, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0 && errno == ENOENT)
         return PRNN_STATUS_SUCCESS;
     if (fd < 0 && errno == ELOOP)
         return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                         "tuning DB %s: became a symbolic link while being "
-                         "stored: refused", f->path);
+                         "tuning DB %s: became a symbolic link while being stored: refused",
+                         f->path);
     if (fd < 0)
         return fail_errno(f->path, "cannot read the existing file");
     struct stat st;
@@ -96,8 +94,8 @@ static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len,
     if (prnn_trusted_file_check(&f->d, &st, why, sizeof(why)) != 0) {
         close(fd);
         return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                         "tuning DB %s: the existing file is %s: not read and "
-                         "not replaced", f->path, why);
+                         "tuning DB %s: the existing file is %s: not read and not replaced",
+                         f->path, why);
     }
     if (st.st_size > (off_t)PRNN_TUNING_MAX_FILE_BYTES) {
         close(fd);
@@ -110,8 +108,7 @@ static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len,
     char *buf = malloc(cap);
     if (!buf) {
         close(fd);
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
-                         "tuning DB %s: out of memory", f->path);
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "tuning DB %s: out of memory", f->path);
     }
     /* Reads at most the size fstat saw: the file cannot change under the
      * lock, except by a writer that ignores it. */
@@ -139,14 +136,12 @@ static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len,
 /* Keeps the bytes of a file we are about to replace as <path>.bad-<UTC
  * time>, written from memory so it works wherever the new file can be
  * written. The backup's path into bak. */
-static int backup(const db_file *f, const char *text, size_t len, char *bak,
-                  size_t bak_size)
+static int backup(const db_file *f, const char *text, size_t len, char *bak, size_t bak_size)
 {
     char stamp[32], name[PATH_MAX];
     time_t now = time(NULL);
     struct tm tm;
-    if (!gmtime_r(&now, &tm) ||
-        !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+    if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
         snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
     for (int i = 0; i < 100; i++) {
         int n = i ? snprintf(name, sizeof(name), "%s.bad-%s-%d", f->base, stamp, i)
@@ -156,8 +151,7 @@ static int backup(const db_file *f, const char *text, size_t len, char *bak,
             return -1;
         }
         snprintf(bak, bak_size, "%s/%s", f->dir, name);
-        int fd = openat(f->d.fd, name,
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(f->d.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST)
             continue;
         if (fd < 0)
@@ -188,9 +182,8 @@ static int cmp_entries(const void *a, const void *b)
 
 /* The merged, sorted list: old entries with the new ones replacing the same
  * keys (later new entries win over earlier ones). */
-static prnn_tuning_entry *merge(const prnn_tuning_db *old,
-                                const prnn_tuning_entry *add, size_t n_add,
-                                size_t *count)
+static prnn_tuning_entry *merge(const prnn_tuning_db *old, const prnn_tuning_entry *add,
+                                size_t n_add, size_t *count)
 {
     size_t cap = old->count + n_add, n = 0;
     prnn_tuning_entry *all = malloc((cap ? cap : 1) * sizeof(*all));
@@ -225,8 +218,7 @@ static void dir_of(const char *path, char *dir, size_t size)
 /* Writes text to a temporary file beside the database and renames it over
  * it. On failure nothing is left behind and errno says why; *what names the
  * step. */
-static int replace_file(const db_file *f, const char *text, mode_t mode,
-                        const char **what)
+static int replace_file(const db_file *f, const char *text, mode_t mode, const char **what)
 {
     char tmp[PATH_MAX];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", f->base);
@@ -274,18 +266,17 @@ static int replace_file(const db_file *f, const char *text, mode_t mode,
     return 0;
 }
 
-static int base_matches(const char *name, void *base)
+static int base_matches(const char *name, const void *base)
 {
     return prnn_temp_is_tuning_db(name, base);
 }
 
-void prnn_tuning_db_sweep(const char *path, long long min_age,
-                          prnn_temp_sweep_result *r)
+void prnn_tuning_db_sweep(const char *path, long long min_age, prnn_temp_sweep_result *r)
 {
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     dir_of(path, dir, sizeof(dir));
-    prnn_temp_sweep(dir, base_matches, (void *)(slash ? slash + 1 : path), min_age, r);
+    prnn_temp_sweep(dir, base_matches, slash ? slash + 1 : path, min_age, r);
 }
 
 /* The file a store replaces: path (existing or not), or where the symbolic
@@ -293,8 +284,7 @@ void prnn_tuning_db_sweep(const char *path, long long min_age,
  * when that is not an existing regular file, when the link is another
  * user's (it would choose which file we replace), or when the file it names
  * is not ours (we would replace another user's file). */
-static prnnStatus_t resolve_target(const char *path, char *real,
-                                   const char **target)
+static prnnStatus_t resolve_target(const char *path, char *real, const char **target)
 {
     struct stat st;
     char owner[300];
@@ -308,45 +298,44 @@ static prnnStatus_t resolve_target(const char *path, char *real,
         link[n > 0 ? n : 0] = '\0';
         if (st.st_uid != me && st.st_uid != 0) {
             prnn_describe_owner((unsigned)st.st_uid, owner, sizeof(owner));
-            return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                             "tuning DB %s is a symbolic link (to %s) owned by "
-                             "%s, not by you (uid %u) or root: refused, "
-                             "another user's link does not choose the file a "
-                             "store replaces", path, link, owner, me);
+            return prnn_fail(
+                PRNN_STATUS_TUNING_DB_ERROR,
+                "tuning DB %s is a symbolic link (to %s) owned by %s, not by you (uid %u) or root: "
+                "refused, another user's link does not choose the file a store replaces",
+                path, link, owner, me);
         }
         if (!realpath(path, real))
             return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                             "tuning DB %s is a symbolic link to %s, which %s%s: "
-                             "make it point to a regular file (or remove the "
-                             "link)", path, link, errno == ENOENT
-                             ? "does not exist" : "cannot be resolved: ",
+                             "tuning DB %s is a symbolic link to %s, which %s%s: make it point to "
+                             "a regular file (or remove the link)",
+                             path, link,
+                             errno == ENOENT ? "does not exist" : "cannot be resolved: ",
                              errno == ENOENT ? "" : strerror(errno));
         if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
             return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                             "tuning DB %s is a symbolic link to %s, which is "
-                             "not a regular file: make it point to one (or "
-                             "remove the link)", path, real);
+                             "tuning DB %s is a symbolic link to %s, which is not a regular file: "
+                             "make it point to one (or remove the link)",
+                             path, real);
         if (st.st_uid != me) {
             prnn_describe_owner((unsigned)st.st_uid, owner, sizeof(owner));
             return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                             "tuning DB %s is a symbolic link to %s, which is "
-                             "owned by %s, not by you (uid %u): refused, a "
-                             "store would replace another user's file", path,
-                             real, owner, me);
+                             "tuning DB %s is a symbolic link to %s, which is owned by %s, not by "
+                             "you (uid %u): refused, a store would replace another user's file",
+                             path, real, owner, me);
         }
         *target = real;
         return PRNN_STATUS_SUCCESS;
     }
     if (!S_ISREG(st.st_mode))
-        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                         "tuning DB %s is not a regular file: give the path of "
-                         "a file (or of one to create)", path);
+        return prnn_fail(
+            PRNN_STATUS_TUNING_DB_ERROR,
+            "tuning DB %s is not a regular file: give the path of a file (or of one to create)",
+            path);
     return PRNN_STATUS_SUCCESS;
 }
 
 /* Under the lock: read, check, back up if needed, merge, write. */
-static prnnStatus_t store_locked(const db_file *f,
-                                 const prnn_tuning_entry *entries, size_t count)
+static prnnStatus_t store_locked(const db_file *f, const prnn_tuning_entry *entries, size_t count)
 {
     char *text;
     size_t len;
@@ -362,27 +351,25 @@ static prnnStatus_t store_locked(const db_file *f,
             /* Not malformed: neither backed up nor replaced. */
             free(text);
             prnn_tuning_db_free(&old);
-            return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
-                             "tuning DB %s: out of memory reading the "
-                             "existing file; nothing written", f->path);
+            return prnn_fail(
+                PRNN_STATUS_ALLOC_FAILED,
+                "tuning DB %s: out of memory reading the existing file; nothing written", f->path);
         }
         if (rejected || old.entries_skipped) {
             char bak[2 * PATH_MAX + 64];
             if (backup(f, text, len, bak, sizeof(bak)) != 0) {
-                prnnStatus_t st =
-                    fail_errno(f->path, "cannot back up the malformed file");
+                prnnStatus_t st = fail_errno(f->path, "cannot back up the malformed file");
                 free(text);
                 prnn_tuning_db_free(&old);
                 return st;
             }
             if (rejected)
-                prnn_log_append("tuning DB %s: the existing file is malformed "
-                                "(see above); kept it as %s and started a "
-                                "fresh one",
+                prnn_log_append("tuning DB %s: the existing file is malformed (see above); kept it "
+                                "as %s and started a fresh one",
                                 f->path, bak);
             else
-                prnn_log_append("tuning DB %s: %zu unreadable entries dropped "
-                                "(see above); the old file is kept as %s",
+                prnn_log_append("tuning DB %s: %zu unreadable entries dropped (see above); the old "
+                                "file is kept as %s",
                                 f->path, old.entries_skipped, bak);
         }
         free(text);
@@ -394,12 +381,10 @@ static prnnStatus_t store_locked(const db_file *f,
     char *json = all ? prnn_tuning_db_format(all, n) : NULL;
     free(all);
     if (!json)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED,
-                         "tuning DB %s: out of memory", f->path);
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "tuning DB %s: out of memory", f->path);
     const char *what = "";
-    prnnStatus_t st = replace_file(f, json, mode, &what) == 0
-                          ? PRNN_STATUS_SUCCESS
-                          : fail_errno(f->path, what);
+    prnnStatus_t st = replace_file(f, json, mode, &what) == 0 ? PRNN_STATUS_SUCCESS
+                                                              : fail_errno(f->path, what);
     free(json);
     return st;
 }
@@ -415,13 +400,12 @@ static int lock_db(const db_file *f, prnnStatus_t *st)
         *st = fail_errno(f->path, "cannot open the lock file");
         return -1;
     }
-    int lfd = openat(f->d.fd, name,
-                     O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    int lfd = openat(f->d.fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     if (lfd < 0 && errno == ELOOP) {
         *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                        "tuning DB %s: the lock file %s/%s is a symbolic link: "
-                        "refused (prnn creates no file through a link; remove "
-                        "it)", f->path, f->dir, name);
+                        "tuning DB %s: the lock file %s/%s is a symbolic link: refused (prnn "
+                        "creates no file through a link; remove it)",
+                        f->path, f->dir, name);
         return -1;
     }
     if (lfd < 0) {
@@ -430,11 +414,10 @@ static int lock_db(const db_file *f, prnnStatus_t *st)
     }
     struct stat sb;
     char why[512];
-    if (fstat(lfd, &sb) != 0 ||
-        prnn_trusted_file_check(&f->d, &sb, why, sizeof(why)) != 0) {
+    if (fstat(lfd, &sb) != 0 || prnn_trusted_file_check(&f->d, &sb, why, sizeof(why)) != 0) {
         *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                        "tuning DB %s: the lock file %s/%s is %s: refused",
-                        f->path, f->dir, name, why);
+                        "tuning DB %s: the lock file %s/%s is %s: refused", f->path, f->dir, name,
+                        why);
         close(lfd);
         return -1;
     }
@@ -449,16 +432,15 @@ static int lock_db(const db_file *f, prnnStatus_t *st)
     return lfd;
 }
 
-prnnStatus_t prnn_tuning_db_store_many(const char *path,
-                                       const prnn_tuning_entry *entries,
+prnnStatus_t prnn_tuning_db_store_many(const char *path, const prnn_tuning_entry *entries,
                                        size_t count)
 {
     char user_path[PATH_MAX];
     if (!path) {
         if (prnn_tuning_user_db_path(user_path, sizeof(user_path)))
             return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                             "no user tuning DB path: set PRNN_TUNING_DB, "
-                             "PRNN_CACHE_DIR, XDG_CACHE_HOME or HOME");
+                             "no user tuning DB path: set PRNN_TUNING_DB, PRNN_CACHE_DIR, "
+                             "XDG_CACHE_HOME or HOME");
         path = user_path;
     }
     if (!path[0])
@@ -473,9 +455,8 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
         char err[256], desc[400];
         if (prnn_tuning_entry_check(&entries[i], err, sizeof(err)) != 0) {
             prnn_tuning_entry_describe(&entries[i], desc, sizeof(desc));
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "tuning DB %s: entry %zu (%s): %s", path, i, desc,
-                             err);
+            return prnn_fail(PRNN_STATUS_BAD_PARAM, "tuning DB %s: entry %zu (%s): %s", path, i,
+                             desc, err);
         }
     }
 
@@ -492,8 +473,7 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
         return fail_errno(path, "cannot create its directory");
     char why[PATH_MAX + 512];
     if (prnn_trusted_dir_open(f.dir, &f.d, why, sizeof(why)) != PRNN_TRUST_OK)
-        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
-                         "tuning DB %s: not written: %s", path, why);
+        return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: not written: %s", path, why);
     prnnStatus_t st = PRNN_STATUS_SUCCESS;
     int lfd = lock_db(&f, &st);
     if (lfd >= 0) {
@@ -501,15 +481,13 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path,
         close(lfd); /* releases the lock */
         /* Killed writers' temporary files, old enough (temp_files.h). */
         prnn_temp_sweep_result swept = {0};
-        prnn_temp_sweep_at(f.d.fd, f.dir, base_matches, (void *)f.base,
-                           PRNN_TEMP_STALE_SECONDS, &swept);
+        prnn_temp_sweep_at(f.d.fd, f.dir, base_matches, f.base, PRNN_TEMP_STALE_SECONDS, &swept);
     }
     prnn_trusted_dir_close(&f.d);
     return st;
 }
 
-prnnStatus_t prnn_tuning_db_store(const char *path,
-                                  const prnn_tuning_entry *entry)
+prnnStatus_t prnn_tuning_db_store(const char *path, const prnn_tuning_entry *entry)
 {
     if (!entry)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "entry is NULL");

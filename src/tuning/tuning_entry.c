@@ -20,8 +20,8 @@ int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode)
 
 int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype)
 {
-    static const prnnDataType_t all[] = {PRNN_DATA_FLOAT, PRNN_DATA_DOUBLE,
-                                         PRNN_DATA_HALF, PRNN_DATA_BFLOAT16};
+    static const prnnDataType_t all[] = {PRNN_DATA_FLOAT, PRNN_DATA_DOUBLE, PRNN_DATA_HALF,
+                                         PRNN_DATA_BFLOAT16};
     for (unsigned i = 0; name && i < sizeof(all) / sizeof(all[0]); i++) {
         if (strcmp(name, prnn_dtype_name(all[i])) == 0) {
             *dtype = all[i];
@@ -31,8 +31,7 @@ int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype)
     return -1;
 }
 
-void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
-                                const prnn_tuning_key *key)
+void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key)
 {
     memset(e, 0, sizeof(*e));
     if (key->gpu_name)
@@ -54,66 +53,49 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e,
 /* The structural rules of tile_config.h's comments. Kept here, not in the
  * planner, so a database entry that no kernel could be built from is refused
  * when it is read (and when it is written), not when it is compiled. */
-static int check_config(const prnn_tile_config *c, prnnDataType_t dtype,
-                        char *err, size_t err_size)
+static int check_config(const prnn_tile_config *c, prnnDataType_t dtype, char *err, size_t err_size)
 {
-    for (const prnn_tile_field *f = prnn_tile_fields; f->name; f++) {
-        int v = *prnn_tile_field_ptr((prnn_tile_config *)c, f);
-        if (v < f->min_value || v > f->max_value) {
-            snprintf(err, err_size, "config.%s = %d: must be in [%d, %d]",
-                     f->name, v, f->min_value, f->max_value);
-            return -1;
-        }
-    }
+    if (prnn_config_check_ranges(prnn_tile_fields, c, "config.", err, err_size))
+        return -1;
     if (c->threads % 32) {
-        snprintf(err, err_size, "config.threads = %d: must be a multiple of 32",
-                 c->threads);
+        snprintf(err, err_size, "config.threads = %d: must be a multiple of 32", c->threads);
         return -1;
     }
     if ((c->threads / 32) % c->ksplit) {
-        snprintf(err, err_size,
-                 "config.ksplit = %d: must divide the %d warps of a block",
+        snprintf(err, err_size, "config.ksplit = %d: must divide the %d warps of a block",
                  c->ksplit, c->threads / 32);
         return -1;
     }
     if (c->lanes_k & (c->lanes_k - 1)) {
-        snprintf(err, err_size, "config.lanes_k = %d: must be a power of two",
-                 c->lanes_k);
+        snprintf(err, err_size, "config.lanes_k = %d: must be a power of two", c->lanes_k);
         return -1;
     }
     if (c->mma && c->lanes_k != 1) {
-        snprintf(err, err_size,
-                 "config.lanes_k = %d: must be 1 with the mma engine",
-                 c->lanes_k);
+        snprintf(err, err_size, "config.lanes_k = %d: must be 1 with the mma engine", c->lanes_k);
         return -1;
     }
     if (c->mma && dtype != PRNN_DATA_HALF && dtype != PRNN_DATA_BFLOAT16) {
         snprintf(err, err_size,
-                 "config.mma = 1: tensor cores are used for half and bfloat16 "
-                 "only, not %s",
+                 "config.mma = 1: tensor cores are used for half and bfloat16 only, not %s",
                  prnn_dtype_name(dtype));
         return -1;
     }
     return 0;
 }
 
-int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
-                            size_t err_size)
+int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_size)
 {
-    if (memchr(e->gpu_name, '\0', sizeof(e->gpu_name)) == NULL ||
-        e->gpu_name[0] == '\0') {
+    if (memchr(e->gpu_name, '\0', sizeof(e->gpu_name)) == NULL || e->gpu_name[0] == '\0') {
         snprintf(err, err_size, "gpu.name must be a non-empty string");
         return -1;
     }
-    if (e->cc_major < 1 || e->cc_major > 99 || e->cc_minor < 0 ||
-        e->cc_minor > 99) {
-        snprintf(err, err_size, "gpu.cc %d.%d: must be in 1.0 .. 99.99",
-                 e->cc_major, e->cc_minor);
+    if (e->cc_major < 1 || e->cc_major > 99 || e->cc_minor < 0 || e->cc_minor > 99) {
+        snprintf(err, err_size, "gpu.cc %d.%d: must be in 1.0 .. 99.99", e->cc_major, e->cc_minor);
         return -1;
     }
     if (e->sm_count < 1 || e->sm_count > PRNN_TUNING_MAX_SM_COUNT) {
-        snprintf(err, err_size, "gpu.sm_count = %d: must be in [1, %d]",
-                 e->sm_count, PRNN_TUNING_MAX_SM_COUNT);
+        snprintf(err, err_size, "gpu.sm_count = %d: must be in [1, %d]", e->sm_count,
+                 PRNN_TUNING_MAX_SM_COUNT);
         return -1;
     }
     if (!prnn_tuning_mode_name(e->mode)) {
@@ -121,8 +103,7 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
         return -1;
     }
     if (!prnn_dtype_valid(e->dtype)) {
-        snprintf(err, err_size, "dtype %d is not a prnnDataType_t",
-                 (int)e->dtype);
+        snprintf(err, err_size, "dtype %d is not a prnnDataType_t", (int)e->dtype);
         return -1;
     }
     if (e->hidden < 1 || e->hidden > PRNN_TUNING_MAX_HIDDEN) {
@@ -131,15 +112,12 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
         return -1;
     }
     if (e->directions != 1 && e->directions != 2) {
-        snprintf(err, err_size, "directions = %d: must be 1 or 2",
-                 e->directions);
+        snprintf(err, err_size, "directions = %d: must be 1 or 2", e->directions);
         return -1;
     }
-    if (e->batch_min < 1 || e->batch_max > PRNN_TUNING_MAX_BATCH ||
-        e->batch_min > e->batch_max) {
-        snprintf(err, err_size,
-                 "batch %d..%d: must satisfy 1 <= min <= max <= %d",
-                 e->batch_min, e->batch_max, PRNN_TUNING_MAX_BATCH);
+    if (e->batch_min < 1 || e->batch_max > PRNN_TUNING_MAX_BATCH || e->batch_min > e->batch_max) {
+        snprintf(err, err_size, "batch %d..%d: must satisfy 1 <= min <= max <= %d", e->batch_min,
+                 e->batch_max, PRNN_TUNING_MAX_BATCH);
         return -1;
     }
     if (!prnn_pass_name(e->pass)) {
@@ -147,21 +125,20 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
         return -1;
     }
     if (!(e->us_per_step > 0) || !isfinite(e->us_per_step)) {
-        snprintf(err, err_size, "us_per_step = %g: must be a finite number > 0",
-                 e->us_per_step);
+        snprintf(err, err_size, "us_per_step = %g: must be a finite number > 0", e->us_per_step);
         return -1;
     }
     if (memchr(e->source, '\0', sizeof(e->source)) == NULL) {
         snprintf(err, err_size, "source is not terminated");
         return -1;
     }
-    const prnn_engine_schema *schema = memchr(e->engine, '\0', sizeof(e->engine))
-                                           ? prnn_engine_schema_find(e->engine)
-                                           : NULL;
+    const prnn_engine_schema *schema =
+        memchr(e->engine, '\0', sizeof(e->engine)) ? prnn_engine_schema_find(e->engine) : NULL;
     if (!schema) {
-        snprintf(err, err_size, "engine \"%.*s\" is not an engine this library has "
-                 "(persistent, small-h, step, standard, sru-scan)", (int)strnlen(e->engine, sizeof(e->engine)),
-                 e->engine);
+        snprintf(err, err_size,
+                 "engine \"%.*s\" is not an engine this library has (persistent, small-h, step, "
+                 "standard, sru-scan)",
+                 (int)strnlen(e->engine, sizeof(e->engine)), e->engine);
         return -1;
     }
     if (schema->sru != (e->mode == PRNN_SRU)) {
@@ -171,8 +148,10 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
     }
     if (schema->fields == prnn_sru_fields) {
         if (e->pass != PRNN_PASS_FORWARD) {
-            snprintf(err, err_size, "pass %s: an SRU entry has pass forward (one scan "
-                     "configuration serves both passes)", prnn_pass_name(e->pass));
+            snprintf(err, err_size,
+                     "pass %s: an SRU entry has pass forward (one scan configuration serves both "
+                     "passes)",
+                     prnn_pass_name(e->pass));
             return -1;
         }
         char why[160];
@@ -187,10 +166,12 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err,
     return 0;
 }
 
-static int cmp_int(int a, int b) { return (a > b) - (a < b); }
+static int cmp_int(int a, int b)
+{
+    return (a > b) - (a < b);
+}
 
-int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
-                              const prnn_tuning_entry *b)
+int prnn_tuning_entry_compare(const prnn_tuning_entry *a, const prnn_tuning_entry *b)
 {
     int c = strcmp(a->gpu_name, b->gpu_name);
     if (c)
@@ -208,14 +189,12 @@ int prnn_tuning_entry_compare(const prnn_tuning_entry *a,
     return 0;
 }
 
-int prnn_tuning_entry_same_key(const prnn_tuning_entry *a,
-                               const prnn_tuning_entry *b)
+int prnn_tuning_entry_same_key(const prnn_tuning_entry *a, const prnn_tuning_entry *b)
 {
     return prnn_tuning_entry_compare(a, b) == 0;
 }
 
-void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
-                                size_t size)
+void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf, size_t size)
 {
     const char *mode = prnn_tuning_mode_name(e->mode);
     char batch[32], pass[32] = "";
@@ -228,11 +207,9 @@ void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf,
         const char *name = prnn_pass_name(e->pass);
         snprintf(pass, sizeof(pass), " %s", name ? name : "?");
     }
-    snprintf(buf, size,
-             "%s %s hidden %d dirs %d batch %s%s on %.*s (%d.%d, %d SMs)",
-             mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden,
-             e->directions, batch, pass, (int)sizeof(e->gpu_name), e->gpu_name,
-             e->cc_major, e->cc_minor, e->sm_count);
+    snprintf(buf, size, "%s %s hidden %d dirs %d batch %s%s on %.*s (%d.%d, %d SMs)",
+             mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden, e->directions, batch, pass,
+             (int)sizeof(e->gpu_name), e->gpu_name, e->cc_major, e->cc_minor, e->sm_count);
 }
 
 void prnn_tuning_entry_config_text(const prnn_tuning_entry *e, char *buf, size_t size)

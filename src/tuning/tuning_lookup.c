@@ -181,8 +181,7 @@ static shared_db *load_user(int fd, const char *path)
 static int same_id(const file_id *a, const file_id *b)
 {
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime.tv_sec == b->mtime.tv_sec &&
-           a->mtime.tv_nsec == b->mtime.tv_nsec;
+           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
 /* Why there is no user DB path: a value too long for a path, or nothing to
@@ -192,11 +191,10 @@ static void note_no_path(void)
 {
     const char *v = getenv("PRNN_TUNING_DB");
     if (v && v[0])
-        prnn_note_once("user tuning DB: ignored: PRNN_TUNING_DB is %zu "
-                       "characters long, more than a path may have (PATH_MAX "
-                       "%d)", strlen(v), PATH_MAX);
-    else if (getenv("PRNN_CACHE_DIR") || getenv("XDG_CACHE_HOME") ||
-             getenv("HOME")) {
+        prnn_note_once("user tuning DB: ignored: PRNN_TUNING_DB is %zu characters long, more than "
+                       "a path may have (PATH_MAX %d)",
+                       strlen(v), PATH_MAX);
+    else if (getenv("PRNN_CACHE_DIR") || getenv("XDG_CACHE_HOME") || getenv("HOME")) {
         char why[PATH_MAX];
         prnn_cache_dir_explain(why, sizeof(why));
         prnn_note_once("user tuning DB: none: %s", why);
@@ -212,8 +210,8 @@ static void note_if_dangling(const char *path)
         return;
     ssize_t n = readlink(path, target, sizeof(target) - 1);
     target[n > 0 ? n : 0] = '\0';
-    prnn_note_once("user tuning DB %s: ignored: it is a symbolic link to %s, "
-                   "which does not exist", path, target);
+    prnn_note_once("user tuning DB %s: ignored: it is a symbolic link to %s, which does not exist",
+                   path, target);
 }
 
 /* Drops the cached user DB (a file that can no longer be read, or is no
@@ -251,10 +249,8 @@ static int open_user_db(const char *path, struct stat *st)
         snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
     prnn_trusted_dir d;
     switch (prnn_trusted_dir_open(dir, &d, why, sizeof(why))) {
-    case PRNN_TRUST_OK:
-        break;
-    case PRNN_TRUST_ABSENT:
-        return -1; /* no directory, no DB: the normal case before tuning */
+    case PRNN_TRUST_OK: break;
+    case PRNN_TRUST_ABSENT: return -1; /* no directory, no DB: the normal case before tuning */
     case PRNN_TRUST_REFUSED:
     case PRNN_TRUST_ERROR:
         forget_cached(path);
@@ -267,8 +263,8 @@ static int open_user_db(const char *path, struct stat *st)
     if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
         /* Exists but unreadable: worth a note, once per path. */
         if (!forget_cached(path))
-            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s",
-                            path, strerror(open_errno));
+            prnn_log_append("user tuning DB %s: ignored: cannot open it: %s", path,
+                            strerror(open_errno));
     } else if (fd < 0) {
         /* no user DB: the normal case before any tuning run */
         if (open_errno == ENOENT)
@@ -279,8 +275,8 @@ static int open_user_db(const char *path, struct stat *st)
         fd = -1;
     } else if (prnn_trusted_file_check(&d, st, why, sizeof(why)) != 0) {
         forget_cached(path);
-        prnn_note_once("user tuning DB %s: ignored: it is %s; prnn reads "
-                       "tuning data only from files nobody else can write",
+        prnn_note_once("user tuning DB %s: ignored: it is %s; prnn reads tuning data only from "
+                       "files nobody else can write",
                        path, why);
         close(fd);
         fd = -1;
@@ -307,8 +303,7 @@ static shared_db *acquire_user(void)
 
     pthread_mutex_lock(&user_mutex);
     shared_db *s = NULL;
-    if (user_cached && strcmp(user_cached_path, path) == 0 &&
-        same_id(&user_cached_id, &id)) {
+    if (user_cached && strcmp(user_cached_path, path) == 0 && same_id(&user_cached_id, &id)) {
         s = user_cached;
         s->refs++;
         pthread_mutex_unlock(&user_mutex);
@@ -330,8 +325,7 @@ static shared_db *acquire_user(void)
         return s;
     shared_db *old = NULL;
     pthread_mutex_lock(&user_mutex);
-    if (user_cached && strcmp(user_cached_path, path) == 0 &&
-        same_id(&user_cached_id, &id)) {
+    if (user_cached && strcmp(user_cached_path, path) == 0 && same_id(&user_cached_id, &id)) {
         /* another thread installed this file meanwhile: use its copy */
         old = s;
         s = user_cached;
@@ -348,13 +342,12 @@ static shared_db *acquire_user(void)
     return s;
 }
 
-int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
-                       void *ctx, prnn_tuning_result *result)
+int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
+                       prnn_tuning_result *result)
 {
     const prnn_tuning_db *ship = shipped();
     shared_db *user = acquire_user();
-    int found = prnn_tuning_search(user ? &user->db : NULL, ship, key,
-                                   fits, ctx, result);
+    int found = prnn_tuning_search(user ? &user->db : NULL, ship, key, fits, ctx, result);
     release(user);
     return found;
 }

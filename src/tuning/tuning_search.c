@@ -1,7 +1,7 @@
 /*
  * The layered search: user exact, shipped exact (the key's GPU, then a
- * sibling's), nearest entry of either, each within the key's pass. Pure functions of the parsed databases,
- * so tests and the fuzzer can drive every rule without files or environment.
+ * sibling's), nearest entry of either, each within the key's pass. Pure functions of the parsed
+ * databases, so tests and the fuzzer can drive every rule without files or environment.
  */
 #include "tuning_db.h"
 
@@ -20,14 +20,13 @@ typedef struct {
     const prnn_tuning_db *db;
     prnnConfigSource_t source;
     double cost;
-    size_t order;   /* position over both databases, user first */
-    int sibling;    /* an entry of a sibling GPU (same_gpu_and_kind) */
+    size_t order; /* position over both databases, user first */
+    int sibling;  /* an entry of a sibling GPU (same_gpu_and_kind) */
 } candidate;
 
 static int key_valid(const prnn_tuning_key *k)
 {
-    return k && k->gpu_name && k->rnn.hidden >= 1 && k->rnn.mini_batch >= 1 &&
-           k->rnn.dirs >= 1;
+    return k && k->gpu_name && k->rnn.hidden >= 1 && k->rnn.mini_batch >= 1 && k->rnn.dirs >= 1;
 }
 
 /* The pass is part of the kind: a tile tuned for one kernel says nothing
@@ -36,9 +35,8 @@ static int key_valid(const prnn_tuning_key *k)
  * key's own. */
 static int same_gpu_and_kind(const prnn_tuning_entry *e, const prnn_tuning_key *k, int sibling)
 {
-    return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor &&
-           e->sm_count == k->sm_count && e->mode == k->rnn.mode &&
-           e->dtype == k->rnn.dtype && e->directions == k->rnn.dirs &&
+    return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor && e->sm_count == k->sm_count &&
+           e->mode == k->rnn.mode && e->dtype == k->rnn.dtype && e->directions == k->rnn.dirs &&
            e->pass == k->pass && (strcmp(e->gpu_name, k->gpu_name) == 0) == !sibling;
 }
 
@@ -48,8 +46,7 @@ static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k, int si
            k->rnn.mini_batch >= e->batch_min && k->rnn.mini_batch <= e->batch_max;
 }
 
-double prnn_tuning_distance(const prnn_tuning_entry *e,
-                            const prnn_tuning_key *key)
+double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *key)
 {
     const int hidden = key->rnn.hidden, batch = key->rnn.mini_batch;
     if (e->hidden < 1 || hidden < 1 || batch < 1 || e->batch_min < 1 || e->pass != key->pass)
@@ -65,7 +62,7 @@ double prnn_tuning_distance(const prnn_tuning_entry *e,
 }
 
 /* Offers one candidate to fits; reports a rejection. */
-static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
+static int accept(const candidate *c, prnn_tuning_fits_fn fits, const void *ctx)
 {
     if (!fits)
         return 1;
@@ -75,11 +72,9 @@ static int accept(const candidate *c, prnn_tuning_fits_fn fits, void *ctx)
     char desc[400], cfg[300];
     prnn_tuning_entry_describe(&c->item->entry, desc, sizeof(desc));
     prnn_tuning_entry_config_text(&c->item->entry, cfg, sizeof(cfg));
-    const char *origin = c->item->origin < c->db->n_origins
-                             ? c->db->origins[c->item->origin]
-                             : "tuning DB";
-    prnn_log_append("%s: entries[%d] (%s) skipped: config %s does not fit "
-                    "this device or layer%s%s",
+    const char *origin = c->item->origin < c->db->n_origins ? c->db->origins[c->item->origin]
+                                                            : "tuning DB";
+    prnn_log_append("%s: entries[%d] (%s) skipped: config %s does not fit this device or layer%s%s",
                     origin, c->item->index, desc, cfg, why[0] ? ": " : "", why);
     return 0;
 }
@@ -97,7 +92,7 @@ static void fill(prnn_tuning_result *r, const candidate *c, int exact)
  * order (an exact batch beats a range that also covers it). */
 static int search_exact(const prnn_tuning_db *db, prnnConfigSource_t source,
                         const prnn_tuning_key *key, int sibling, prnn_tuning_fits_fn fits,
-                        void *ctx, prnn_tuning_result *result)
+                        const void *ctx, prnn_tuning_result *result)
 {
     if (!db)
         return 0;
@@ -153,8 +148,8 @@ static int cmp_candidate(const void *pa, const void *pb)
 }
 
 static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
-                           const prnn_tuning_key *key, int sibling, candidate *out,
-                           size_t n, size_t *order)
+                           const prnn_tuning_key *key, int sibling, candidate *out, size_t n,
+                           size_t *order)
 {
     for (size_t i = 0; db && i < db->count; i++, (*order)++) {
         const prnn_tuning_entry *e = &db->items[i].entry;
@@ -163,7 +158,7 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
             continue;
         double cost = prnn_tuning_distance(e, key);
         const double max_cost = key->rnn.mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
-                                                      : PRNN_TUNING_NEAREST_MAX_COST;
+                                                          : PRNN_TUNING_NEAREST_MAX_COST;
         if (!(cost <= max_cost + COST_EPS))
             continue;
         candidate c = {&db->items[i], db, source, cost, *order, sibling};
@@ -172,18 +167,17 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
     return n;
 }
 
-static int search_nearest(const prnn_tuning_db *user,
-                          const prnn_tuning_db *shipped,
-                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
-                          void *ctx, prnn_tuning_result *result)
+static int search_nearest(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
+                          const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
+                          prnn_tuning_result *result)
 {
     size_t total = (user ? user->count : 0) + (shipped ? shipped->count : 0);
     if (total == 0)
         return 0;
     candidate *cands = malloc(total * sizeof(*cands));
     if (!cands) {
-        prnn_log_append("tuning DB: out of memory in the nearest-entry search; "
-                        "using the heuristic");
+        prnn_log_append(
+            "tuning DB: out of memory in the nearest-entry search; using the heuristic");
         return 0;
     }
     size_t n = 0;
@@ -205,8 +199,8 @@ static int search_nearest(const prnn_tuning_db *user,
 }
 
 int prnn_tuning_search(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits,
-                       void *ctx, prnn_tuning_result *result)
+                       const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
+                       prnn_tuning_result *result)
 {
     if (!key_valid(key) || !result)
         return 0;

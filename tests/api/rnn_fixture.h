@@ -66,9 +66,8 @@ static inline void fixture_setup(fixture *f, const rnn_shape *shape)
         EXPECT_OK(prnnSetDropoutDescriptor(drop, NULL, shape->dropout, shape->seed));
     }
     EXPECT_OK(prnnCreateRNNDescriptor(&f->rnn));
-    EXPECT_OK(prnnSetRNNDescriptor(f->rnn, shape->hidden, shape->layers, drop,
-                                   PRNN_LINEAR_INPUT, shape->direction, shape->mode,
-                                   PRNN_DATA_FLOAT));
+    EXPECT_OK(prnnSetRNNDescriptor(f->rnn, shape->hidden, shape->layers, drop, PRNN_LINEAR_INPUT,
+                                   shape->direction, shape->mode, PRNN_DATA_FLOAT));
     prnnDestroyDropoutDescriptor(drop); /* the RNN descriptor copied it */
     EXPECT_OK(prnnSetRNNMatrixMathType(f->rnn, shape->math));
     EXPECT_OK(prnnSetRNNAlgorithm(f->rnn, shape->algo));
@@ -84,15 +83,13 @@ static inline void fixture_setup(fixture *f, const rnn_shape *shape)
         set_tensor3(f->dyd[t], PRNN_DATA_FLOAT, shape->batch[t], out, 1);
         rows += (size_t)shape->batch[t];
     }
-    prnnTensorDescriptor_t *states[] = {&f->hxd, &f->cxd, &f->hyd, &f->cyd,
+    prnnTensorDescriptor_t *states[] = {&f->hxd,  &f->cxd,  &f->hyd,  &f->cyd,
                                         &f->dhxd, &f->dcxd, &f->dhyd, &f->dcyd};
     for (int i = 0; i < 8; i++) {
         prnnCreateTensorDescriptor(states[i]);
-        set_tensor3(*states[i], PRNN_DATA_FLOAT, shape->layers * dirs, mini,
-                    shape->hidden);
+        set_tensor3(*states[i], PRNN_DATA_FLOAT, shape->layers * dirs, mini, shape->hidden);
     }
-    EXPECT_OK(prnnGetRNNParamsSize(f->handle, f->rnn, f->xd[0], &f->w_size,
-                                   PRNN_DATA_FLOAT));
+    EXPECT_OK(prnnGetRNNParamsSize(f->handle, f->rnn, f->xd[0], &f->w_size, PRNN_DATA_FLOAT));
     int wdims[3] = {(int)(f->w_size / sizeof(float)), 1, 1};
     prnnCreateFilterDescriptor(&f->wd);
     prnnCreateFilterDescriptor(&f->dwd);
@@ -104,8 +101,7 @@ static inline void fixture_setup(fixture *f, const rnn_shape *shape)
     f->dxdp = f->dxd;
     f->dydp = f->dyd;
     EXPECT_OK(prnnGetRNNWorkspaceSize(f->handle, f->rnn, f->seq, f->xd, &f->ws_size));
-    EXPECT_OK(prnnGetRNNTrainingReserveSize(f->handle, f->rnn, f->seq, f->xd,
-                                            &f->rs_size));
+    EXPECT_OK(prnnGetRNNTrainingReserveSize(f->handle, f->rnn, f->seq, f->xd, &f->rs_size));
     size_t st = (size_t)(shape->layers * dirs * mini * shape->hidden);
     f->x = fixture_floats(rows * (size_t)shape->input);
     f->dx = fixture_floats(rows * (size_t)shape->input);
@@ -134,7 +130,7 @@ static inline void fixture_teardown(fixture *f)
         prnnDestroyTensorDescriptor(f->dxd[t]);
         prnnDestroyTensorDescriptor(f->dyd[t]);
     }
-    prnnTensorDescriptor_t states[] = {f->hxd, f->cxd, f->hyd, f->cyd,
+    prnnTensorDescriptor_t states[] = {f->hxd,  f->cxd,  f->hyd,  f->cyd,
                                        f->dhxd, f->dcxd, f->dhyd, f->dcyd};
     for (int i = 0; i < 8; i++)
         prnnDestroyTensorDescriptor(states[i]);
@@ -142,42 +138,38 @@ static inline void fixture_teardown(fixture *f)
     prnnDestroyFilterDescriptor(f->dwd);
     prnnDestroyRNNDescriptor(f->rnn);
     prnnDestroy(f->own_handle);
-    void *bufs[] = {f->x, f->y, f->hx, f->cx, f->hy, f->cy, f->w, f->dx, f->dy,
-                    f->dhx, f->dcx, f->dhy, f->dcy, f->dw, f->ws, f->own_rs};
+    void *bufs[] = {f->x,  f->y,   f->hx,  f->cx,  f->hy,  f->cy, f->w,  f->dx,
+                    f->dy, f->dhx, f->dcx, f->dhy, f->dcy, f->dw, f->ws, f->own_rs};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]);
 }
 
 static inline prnnStatus_t fwd_training(fixture *f)
 {
-    return prnnRNNForwardTraining(f->handle, f->rnn, f->seq, f->xdp, f->x, f->hxd,
-                                  f->hx, f->cxd, f->cx, f->wd, f->w, f->ydp, f->y,
-                                  f->hyd, f->hy, f->cyd, f->cy, f->ws, f->ws_size,
-                                  f->rs, f->rs_size);
+    return prnnRNNForwardTraining(f->handle, f->rnn, f->seq, f->xdp, f->x, f->hxd, f->hx, f->cxd,
+                                  f->cx, f->wd, f->w, f->ydp, f->y, f->hyd, f->hy, f->cyd, f->cy,
+                                  f->ws, f->ws_size, f->rs, f->rs_size);
 }
 
 static inline prnnStatus_t fwd_inference(fixture *f)
 {
-    return prnnRNNForwardInference(f->handle, f->rnn, f->seq, f->xdp, f->x,
-                                   f->hxd, f->hx, f->cxd, f->cx, f->wd, f->w,
-                                   f->ydp, f->y, f->hyd, f->hy, f->cyd, f->cy,
+    return prnnRNNForwardInference(f->handle, f->rnn, f->seq, f->xdp, f->x, f->hxd, f->hx, f->cxd,
+                                   f->cx, f->wd, f->w, f->ydp, f->y, f->hyd, f->hy, f->cyd, f->cy,
                                    f->ws, f->ws_size);
 }
 
 static inline prnnStatus_t bwd_data(fixture *f)
 {
-    return prnnRNNBackwardData(f->handle, f->rnn, f->seq, f->ydp, f->y, f->dydp,
-                               f->dy, f->dhyd, f->dhy, f->dcyd, f->dcy, f->wd,
-                               f->w, f->hxd, f->hx, f->cxd, f->cx, f->dxdp, f->dx,
-                               f->dhxd, f->dhx, f->dcxd, f->dcx, f->ws,
-                               f->ws_size, f->rs, f->rs_size);
+    return prnnRNNBackwardData(f->handle, f->rnn, f->seq, f->ydp, f->y, f->dydp, f->dy, f->dhyd,
+                               f->dhy, f->dcyd, f->dcy, f->wd, f->w, f->hxd, f->hx, f->cxd, f->cx,
+                               f->dxdp, f->dx, f->dhxd, f->dhx, f->dcxd, f->dcx, f->ws, f->ws_size,
+                               f->rs, f->rs_size);
 }
 
 static inline prnnStatus_t bwd_weights(fixture *f)
 {
-    return prnnRNNBackwardWeights(f->handle, f->rnn, f->seq, f->xdp, f->x,
-                                  f->hxd, f->hx, f->ydp, f->y, f->ws, f->ws_size,
-                                  f->dwd, f->dw, f->rs, f->rs_size);
+    return prnnRNNBackwardWeights(f->handle, f->rnn, f->seq, f->xdp, f->x, f->hxd, f->hx, f->ydp,
+                                  f->y, f->ws, f->ws_size, f->dwd, f->dw, f->rs, f->rs_size);
 }
 
 #endif

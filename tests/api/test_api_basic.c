@@ -23,14 +23,15 @@ static void test_version_and_strings(void)
            "unknown status");
     /* cuDNN v5's numbering is kept. */
     EXPECT(PRNN_STATUS_BAD_PARAM == 3 && PRNN_STATUS_NOT_SUPPORTED == 9 &&
-               PRNN_STATUS_NO_DEVICE == 10, "status values changed");
+               PRNN_STATUS_NO_DEVICE == 10,
+           "status values changed");
 }
 
 static void *fail_in_thread(void *arg)
 {
     (void)arg;
-    prnnSetRNNDescriptor(NULL, 1, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL,
-                         PRNN_LSTM, PRNN_DATA_FLOAT);
+    prnnSetRNNDescriptor(NULL, 1, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL, PRNN_LSTM,
+                         PRNN_DATA_FLOAT);
     return strstr(prnnGetLastErrorLog(), "rnnDesc") ? (void *)1 : NULL;
 }
 
@@ -48,8 +49,7 @@ static void test_log_is_thread_local(void)
     pthread_join(th, &ret);
     EXPECT(ret != NULL, "the other thread did not see its own message");
     EXPECT(strcmp(before, prnnGetLastErrorLog()) == 0,
-           "another thread's failure replaced this thread's log: %s",
-           prnnGetLastErrorLog());
+           "another thread's failure replaced this thread's log: %s", prnnGetLastErrorLog());
     EXPECT(strstr(before, "dimA[1]"), "log: %s", before);
     /* A successful call leaves the last failure readable. */
     int ok_dims[3] = {1, 2, 1}, ok_strides[3] = {2, 1, 1};
@@ -72,8 +72,7 @@ static void test_descriptor_round_trips(void)
     prnnDataType_t dt;
     int nb, gd[4] = {0}, gs[4] = {0};
     EXPECT_OK(prnnGetTensorNdDescriptor(t, 4, &dt, &nb, gd, gs));
-    EXPECT(dt == PRNN_DATA_BFLOAT16 && nb == 4 && gd[3] == 5 && gs[0] == 60,
-           "tensor round trip");
+    EXPECT(dt == PRNN_DATA_BFLOAT16 && nb == 4 && gd[3] == 5 && gs[0] == 60, "tensor round trip");
     int two[2] = {0};
     int two_s[2] = {0};
     EXPECT_OK(prnnGetTensorNdDescriptor(t, 2, NULL, &nb, two, two_s));
@@ -96,8 +95,8 @@ static void test_descriptor_round_trips(void)
     EXPECT_OK(prnnSetDropoutDescriptor(d, NULL, 0.25f, 0x123456789abcULL));
     prnnRNNDescriptor_t r;
     prnnCreateRNNDescriptor(&r);
-    EXPECT_OK(prnnSetRNNDescriptor(r, 17, 3, d, PRNN_SKIP_INPUT, PRNN_BIDIRECTIONAL,
-                                   PRNN_GRU, PRNN_DATA_DOUBLE));
+    EXPECT_OK(prnnSetRNNDescriptor(r, 17, 3, d, PRNN_SKIP_INPUT, PRNN_BIDIRECTIONAL, PRNN_GRU,
+                                   PRNN_DATA_DOUBLE));
     /* The RNN descriptor copied the dropout settings. */
     EXPECT_OK(prnnSetDropoutDescriptor(d, NULL, 0.5f, 1));
     int h, l;
@@ -107,9 +106,9 @@ static void test_descriptor_round_trips(void)
     prnnDirectionMode_t dir;
     prnnRNNMode_t mode;
     EXPECT_OK(prnnGetRNNDescriptor(r, &h, &l, &p, &seed, &im, &dir, &mode, &dt));
-    EXPECT(h == 17 && l == 3 && p == 0.25f && seed == 0x123456789abcULL &&
-               im == PRNN_SKIP_INPUT && dir == PRNN_BIDIRECTIONAL && mode == PRNN_GRU &&
-               dt == PRNN_DATA_DOUBLE, "rnn round trip");
+    EXPECT(h == 17 && l == 3 && p == 0.25f && seed == 0x123456789abcULL && im == PRNN_SKIP_INPUT &&
+               dir == PRNN_BIDIRECTIONAL && mode == PRNN_GRU && dt == PRNN_DATA_DOUBLE,
+           "rnn round trip");
     prnnMathType_t m;
     EXPECT_OK(prnnGetRNNMatrixMathType(r, &m));
     EXPECT(m == PRNN_DEFAULT_MATH, "default math");
@@ -123,8 +122,8 @@ static void test_descriptor_round_trips(void)
 /* Every matrix and bias of every pseudo-layer lies inside w, has the
  * documented shape, and no two overlap. */
 static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
-                         prnnDirectionMode_t dirmode, prnnRNNInputMode_t im,
-                         int hidden, int input, prnnDataType_t dt)
+                         prnnDirectionMode_t dirmode, prnnRNNInputMode_t im, int hidden, int input,
+                         prnnDataType_t dt)
 {
     size_t es = dt == PRNN_DATA_DOUBLE ? 8 : dt == PRNN_DATA_FLOAT ? 4 : 2;
     int gates = mode == PRNN_LSTM ? 4 : mode == PRNN_GRU ? 3 : 1;
@@ -153,18 +152,18 @@ static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
         for (int id = 0; id < ids; id++) {
             for (int bias = 0; bias < 2; bias++) {
                 void *ptr = (void *)1;
-                prnnStatus_t s = bias
-                    ? prnnGetRNNLinLayerBiasParams(handle, r, pl, x, wd, w, id, md, &ptr)
-                    : prnnGetRNNLinLayerMatrixParams(handle, r, pl, x, wd, w, id, md, &ptr);
+                prnnStatus_t s =
+                    bias ? prnnGetRNNLinLayerBiasParams(handle, r, pl, x, wd, w, id, md, &ptr)
+                         : prnnGetRNNLinLayerMatrixParams(handle, r, pl, x, wd, w, id, md, &ptr);
                 EXPECT(s == PRNN_STATUS_SUCCESS, "linlayer %d/%d: %s", pl, id,
                        prnnGetLastErrorLog());
                 int nb, d[3];
                 prnnDataType_t gdt;
                 prnnGetFilterNdDescriptor(md, 3, &gdt, NULL, &nb, d);
                 int cols_expected = !sru && id >= gates ? hidden
-                                    : layer == 0 ? input : dirs * hidden;
-                int absent = !bias && (sru || id < gates) && layer == 0 &&
-                             im == PRNN_SKIP_INPUT;
+                                    : layer == 0        ? input
+                                                        : dirs * hidden;
+                int absent = !bias && (sru || id < gates) && layer == 0 && im == PRNN_SKIP_INPUT;
                 /* SRU's x' projection exists only where the widths differ */
                 absent |= sru && !bias && id == 3 && cols_expected == hidden;
                 if (absent) {
@@ -175,8 +174,8 @@ static void check_layout(prnnHandle_t handle, prnnRNNMode_t mode, int layers,
                 size_t n = bias ? (size_t)hidden : (size_t)hidden * (size_t)cols_expected;
                 EXPECT(gdt == dt && nb == 3 && d[0] == 1 && d[1] == hidden &&
                            d[2] == (bias ? 1 : cols_expected),
-                       "shape of %s %d/%d: {%d,%d,%d}", bias ? "bias" : "matrix", pl,
-                       id, d[0], d[1], d[2]);
+                       "shape of %s %d/%d: {%d,%d,%d}", bias ? "bias" : "matrix", pl, id, d[0],
+                       d[1], d[2]);
                 size_t off = (size_t)((char *)ptr - w);
                 EXPECT(off % es == 0 && off + n * es <= bytes, "out of w: %zu", off);
                 if (off + n * es > bytes)
@@ -203,18 +202,14 @@ static void test_layouts(prnnHandle_t handle)
 {
     check_layout(handle, PRNN_LSTM, 2, PRNN_BIDIRECTIONAL, PRNN_LINEAR_INPUT, 5, 3,
                  PRNN_DATA_FLOAT);
-    check_layout(handle, PRNN_GRU, 3, PRNN_UNIDIRECTIONAL, PRNN_SKIP_INPUT, 4, 4,
-                 PRNN_DATA_HALF);
+    check_layout(handle, PRNN_GRU, 3, PRNN_UNIDIRECTIONAL, PRNN_SKIP_INPUT, 4, 4, PRNN_DATA_HALF);
     check_layout(handle, PRNN_RNN_TANH, 1, PRNN_BIDIRECTIONAL, PRNN_SKIP_INPUT, 3, 3,
                  PRNN_DATA_DOUBLE);
-    check_layout(handle, PRNN_RNN_RELU, 2, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 7,
-                 1, PRNN_DATA_BFLOAT16);
-    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_LINEAR_INPUT, 5, 3,
-                 PRNN_DATA_FLOAT);
-    check_layout(handle, PRNN_SRU, 3, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 4, 4,
-                 PRNN_DATA_HALF);
-    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_SKIP_INPUT, 3, 3,
-                 PRNN_DATA_DOUBLE);
+    check_layout(handle, PRNN_RNN_RELU, 2, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 7, 1,
+                 PRNN_DATA_BFLOAT16);
+    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_LINEAR_INPUT, 5, 3, PRNN_DATA_FLOAT);
+    check_layout(handle, PRNN_SRU, 3, PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, 4, 4, PRNN_DATA_HALF);
+    check_layout(handle, PRNN_SRU, 2, PRNN_BIDIRECTIONAL, PRNN_SKIP_INPUT, 3, 3, PRNN_DATA_DOUBLE);
 }
 
 /* One TANH unit, weights placed through the LinLayer calls, two steps:
@@ -224,8 +219,8 @@ static void test_cpu_backend_tiny(prnnHandle_t handle)
 {
     prnnRNNDescriptor_t r;
     prnnCreateRNNDescriptor(&r);
-    EXPECT_OK(prnnSetRNNDescriptor(r, 1, 1, NULL, PRNN_LINEAR_INPUT,
-                                   PRNN_UNIDIRECTIONAL, PRNN_RNN_TANH, PRNN_DATA_DOUBLE));
+    EXPECT_OK(prnnSetRNNDescriptor(r, 1, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL,
+                                   PRNN_RNN_TANH, PRNN_DATA_DOUBLE));
     prnnTensorDescriptor_t xd[2], yd[2], hd;
     for (int t = 0; t < 2; t++) {
         prnnCreateTensorDescriptor(&xd[t]);
@@ -257,15 +252,15 @@ static void test_cpu_backend_tiny(prnnHandle_t handle)
     size_t ws_bytes;
     EXPECT_OK(prnnGetRNNWorkspaceSize(handle, r, 2, xd, &ws_bytes));
     void *ws = malloc(ws_bytes ? ws_bytes : 1);
-    EXPECT_OK(prnnRNNForwardInference(handle, r, 2, xd, x, hd, &hx, hd, NULL, wd, w,
-                                      yd, y, hd, &hy, hd, NULL, ws, ws_bytes));
+    EXPECT_OK(prnnRNNForwardInference(handle, r, 2, xd, x, hd, &hx, hd, NULL, wd, w, yd, y, hd, &hy,
+                                      hd, NULL, ws, ws_bytes));
     double h1 = tanh(wv * x[0] + rv * hx + bwv + brv);
     double h2 = tanh(wv * x[1] + rv * h1 + bwv + brv);
     EXPECT(fabs(y[0] - h1) < 1e-14 && fabs(y[1] - h2) < 1e-14 && fabs(hy - h2) < 1e-14,
            "tanh: got %.17g %.17g %.17g want %.17g %.17g", y[0], y[1], hy, h1, h2);
     /* NULL hx means zeros; NULL hy means not wanted. */
-    EXPECT_OK(prnnRNNForwardInference(handle, r, 2, xd, x, hd, NULL, hd, NULL, wd, w,
-                                      yd, y, hd, NULL, hd, NULL, ws, ws_bytes));
+    EXPECT_OK(prnnRNNForwardInference(handle, r, 2, xd, x, hd, NULL, hd, NULL, wd, w, yd, y, hd,
+                                      NULL, hd, NULL, ws, ws_bytes));
     h1 = tanh(wv * x[0] + bwv + brv);
     EXPECT(fabs(y[0] - h1) < 1e-14, "NULL hx: %.17g vs %.17g", y[0], h1);
 
@@ -313,8 +308,8 @@ static void test_cpu_backend_sru(prnnHandle_t handle)
     const prnnDataType_t dt = PRNN_DATA_DOUBLE;
     prnnRNNDescriptor_t r;
     prnnCreateRNNDescriptor(&r);
-    EXPECT_OK(prnnSetRNNDescriptor(r, 1, 1, NULL, PRNN_LINEAR_INPUT,
-                                   PRNN_UNIDIRECTIONAL, PRNN_SRU, dt));
+    EXPECT_OK(
+        prnnSetRNNDescriptor(r, 1, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL, PRNN_SRU, dt));
     prnnTensorDescriptor_t xd[2], hd;
     for (int t = 0; t < 2; t++) {
         prnnCreateTensorDescriptor(&xd[t]);
@@ -345,24 +340,22 @@ static void test_cpu_backend_sru(prnnHandle_t handle)
     EXPECT_OK(prnnGetRNNTrainingReserveSize(handle, r, 2, xd, &rs_bytes));
     void *ws = malloc(ws_bytes), *rs = malloc(rs_bytes);
     double x[2] = {0.3, -0.9}, y[2], hx = 5.0, cx = 0.4, hy = NAN, cy = NAN;
-    EXPECT_OK(prnnRNNForwardTraining(handle, r, 2, xd, x, hd, &hx, hd, &cx, wd, w,
-                                     xd, y, hd, &hy, hd, &cy, ws, ws_bytes, rs, rs_bytes));
+    EXPECT_OK(prnnRNNForwardTraining(handle, r, 2, xd, x, hd, &hx, hd, &cx, wd, w, xd, y, hd, &hy,
+                                     hd, &cy, ws, ws_bytes, rs, rs_bytes));
     double want_y[2], want_c;
     double want_h = sru_forward(x, cx, want_y, &want_c);
     EXPECT(fabs(y[0] - want_y[0]) < 1e-14 && fabs(y[1] - want_y[1]) < 1e-14 &&
                fabs(hy - want_h) < 1e-14 && fabs(cy - want_c) < 1e-14,
-           "sru: got y %.17g %.17g hy %.17g cy %.17g, want %.17g %.17g %.17g %.17g",
-           y[0], y[1], hy, cy, want_y[0], want_y[1], want_h, want_c);
+           "sru: got y %.17g %.17g hy %.17g cy %.17g, want %.17g %.17g %.17g %.17g", y[0], y[1], hy,
+           cy, want_y[0], want_y[1], want_h, want_c);
     /* loss = dy . y + dcy cy */
     double dy[2] = {0.5, -1.25}, dcy = 0.75, dx[2], dhx = NAN, dcx = NAN;
-    EXPECT_OK(prnnRNNBackwardData(handle, r, 2, xd, y, xd, dy, hd, NULL, hd, &dcy, wd,
-                                  w, hd, &hx, hd, &cx, xd, dx, hd, &dhx, hd, &dcx, ws,
-                                  ws_bytes, rs, rs_bytes));
+    EXPECT_OK(prnnRNNBackwardData(handle, r, 2, xd, y, xd, dy, hd, NULL, hd, &dcy, wd, w, hd, &hx,
+                                  hd, &cx, xd, dx, hd, &dhx, hd, &dcx, ws, ws_bytes, rs, rs_bytes));
     double yp[2], ym[2], cp, cm, e = 1e-6;
     sru_forward(x, cx + e, yp, &cp);
     sru_forward(x, cx - e, ym, &cm);
-    double fd = (dy[0] * (yp[0] - ym[0]) + dy[1] * (yp[1] - ym[1]) + dcy * (cp - cm)) /
-                (2 * e);
+    double fd = (dy[0] * (yp[0] - ym[0]) + dy[1] * (yp[1] - ym[1]) + dcy * (cp - cm)) / (2 * e);
     EXPECT(dhx == 0.0, "sru: dhx = %g, must be 0 (hx plays no part)", dhx);
     EXPECT(fabs(dcx - fd) < 1e-8, "sru: dcx %.12g, central difference %.12g", dcx, fd);
     free(ws);
@@ -388,8 +381,7 @@ static void test_gpu_handle_without_gpu(void)
         prnnDestroy(h);
         return;
     }
-    printf("prnnCreate without a GPU: %s: %s\n", prnnGetErrorString(s),
-           prnnGetLastErrorLog());
+    printf("prnnCreate without a GPU: %s: %s\n", prnnGetErrorString(s), prnnGetLastErrorLog());
     EXPECT(s == PRNN_STATUS_NO_DEVICE, "got %s", prnnGetErrorString(s));
     EXPECT(h == NULL, "handle not NULLed on failure");
     EXPECT(strstr(prnnGetLastErrorLog(), "libcuda"), "log should name libcuda: %s",
@@ -418,8 +410,8 @@ int main(void)
     test_cpu_backend_sru(cpu);
     prnnDestroy(cpu);
     test_gpu_handle_without_gpu();
-    printf("api-basic: version and status strings, the error log, descriptor round trips, "
-           "LinLayer weight addressing, plan info, SRU by hand, a GPU handle without a GPU: %d failures\n",
+    printf("api-basic: version and status strings, the error log, descriptor round trips, LinLayer "
+           "weight addressing, plan info, SRU by hand, a GPU handle without a GPU: %d failures\n",
            test_failures);
     return test_failures ? 1 : 0;
 }

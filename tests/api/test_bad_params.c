@@ -17,6 +17,7 @@
 #define DIRS 2
 #define MINI 3
 
+/* clang-format off */
 static const rnn_shape base_shape = {
     .mode = PRNN_LSTM, .hidden = HIDDEN, .layers = LAYERS,
     .direction = PRNN_BIDIRECTIONAL, .input = INPUT, .seq = T_STEPS,
@@ -415,6 +416,7 @@ static const bad_case cases[] = {
     {"plan info structSize 0", c_planinfo_struct_size, BAD, "structSize"},
     {"plan info NULL", c_planinfo_null, BAD, "info"},
 };
+/* clang-format on */
 
 int main(void)
 {
@@ -424,14 +426,11 @@ int main(void)
         setup(&f);
         prnnStatus_t s = cases[i].fn(&f);
         const char *log = prnnGetLastErrorLog();
-        EXPECT(s == cases[i].expected, "case \"%s\": got %s, expected %s; log: %s",
-               cases[i].name, prnnGetErrorString(s),
-               prnnGetErrorString(cases[i].expected), log);
-        EXPECT(strstr(log, cases[i].needle) != NULL,
-               "case \"%s\": log does not mention \"%s\": %s", cases[i].name,
-               cases[i].needle, log);
-        EXPECT(strstr(log, "prnn") == log,
-               "case \"%s\": log does not start with the API name: %s",
+        EXPECT(s == cases[i].expected, "case \"%s\": got %s, expected %s; log: %s", cases[i].name,
+               prnnGetErrorString(s), prnnGetErrorString(cases[i].expected), log);
+        EXPECT(strstr(log, cases[i].needle) != NULL, "case \"%s\": log does not mention \"%s\": %s",
+               cases[i].name, cases[i].needle, log);
+        EXPECT(strstr(log, "prnn") == log, "case \"%s\": log does not start with the API name: %s",
                cases[i].name, log);
         printf("%-36s %-28s %s\n", cases[i].name, prnnGetErrorString(s), log);
         fixture_teardown(&f);

@@ -64,8 +64,7 @@ static void test_directory(void)
     strcpy(buf, "untouched");
     CHECK(prnnGetCacheDirectory(buf, 5) == PRNN_STATUS_CACHE_ERROR);
     CHECK(strcmp(buf, "untouched") == 0);
-    EXPECT(strstr(prnnGetLastErrorLog(), "size: 5 bytes") != NULL, "%s",
-           prnnGetLastErrorLog());
+    EXPECT(strstr(prnnGetLastErrorLog(), "size: 5 bytes") != NULL, "%s", prnnGetLastErrorLog());
 
     unsetenv("PRNN_CACHE_DIR");
     setenv("XDG_CACHE_HOME", "/xdg", 1);
@@ -90,8 +89,7 @@ static int visit(const prnnCacheFile_t *f, void *user)
 {
     visits *v = user;
     CHECK(f->structSize == sizeof(prnnCacheFile_t));
-    CHECK(f->path && f->name && f->problem && f->kernel && f->source &&
-          f->nvrtcVersion);
+    CHECK(f->path && f->name && f->problem && f->kernel && f->source && f->nvrtcVersion);
     CHECK(strstr(f->path, f->name) != NULL);
     if (v->calls < 16) {
         v->kinds[v->calls] = f->kind;
@@ -114,11 +112,11 @@ static void test_scan_and_clear(void)
     CHECK(prnnScanKernelCache(missing, db, 1, visit, &v) == PRNN_STATUS_SUCCESS);
     CHECK(v.calls == 0);
 
-    put(ENTRY, "not a cubin");              /* an entry by name, bad inside */
-    put(ENTRY ".tmp.Ab12Cd", "half");       /* a writer's temporary file */
-    put("tuning.json", "{}");               /* never touched */
-    put("tuning.json.tmp-Zx98Yw", "{");     /* the DB writer's temporary file */
-    put("notes.txt", "a stranger's file");  /* never touched */
+    put(ENTRY, "not a cubin");             /* an entry by name, bad inside */
+    put(ENTRY ".tmp.Ab12Cd", "half");      /* a writer's temporary file */
+    put("tuning.json", "{}");              /* never touched */
+    put("tuning.json.tmp-Zx98Yw", "{");    /* the DB writer's temporary file */
+    put("notes.txt", "a stranger's file"); /* never touched */
 
     /* PRNN_TUNING_DB names the DB that goes with the directory. */
     setenv("PRNN_TUNING_DB", db, 1);
@@ -131,8 +129,7 @@ static void test_scan_and_clear(void)
     CHECK(v.kinds[2] == PRNN_CACHE_FILE_TEMPORARY && v.valid[2]);
     /* The DB is <dir>/tuning.json by default; another DB has other temps. */
     memset(&v, 0, sizeof(v));
-    CHECK(prnnScanKernelCache(tmp, "/nonexistent/db.json", 0, visit, &v) ==
-          PRNN_STATUS_SUCCESS);
+    CHECK(prnnScanKernelCache(tmp, "/nonexistent/db.json", 0, visit, &v) == PRNN_STATUS_SUCCESS);
     CHECK(v.calls == 2);
     /* A nonzero return stops the scan, successfully. */
     memset(&v, 0, sizeof(v));
@@ -143,8 +140,7 @@ static void test_scan_and_clear(void)
     char file[600];
     snprintf(file, sizeof(file), "%s/notes.txt", tmp);
     CHECK(prnnScanKernelCache(file, NULL, 0, visit, &v) == PRNN_STATUS_CACHE_ERROR);
-    EXPECT(strstr(prnnGetLastErrorLog(), "notes.txt") != NULL, "%s",
-           prnnGetLastErrorLog());
+    EXPECT(strstr(prnnGetLastErrorLog(), "notes.txt") != NULL, "%s", prnnGetLastErrorLog());
 
     prnnCacheClearResult_t r;
     memset(&r, 0xff, sizeof(r));
@@ -154,28 +150,25 @@ static void test_scan_and_clear(void)
     CHECK(strstr(prnnGetLastErrorLog(), "structSize") != NULL);
     CHECK(exists(ENTRY));
     r.structSize = sizeof(r);
-    CHECK(prnnClearKernelCache(missing, "/nonexistent/db.json", &r) ==
-          PRNN_STATUS_SUCCESS);
+    CHECK(prnnClearKernelCache(missing, "/nonexistent/db.json", &r) == PRNN_STATUS_SUCCESS);
     CHECK(r.removed == 0 && r.failed == 0);
 
     /* An empty directory squatting on an entry's name goes; one with files
      * in it is not ours to empty: counted, named, the rest still removed. */
     char squat[600];
-    snprintf(squat, sizeof(squat), "%s/fedcba9876543210fedcba9876543210.cubin",
-             tmp);
+    snprintf(squat, sizeof(squat), "%s/fedcba9876543210fedcba9876543210.cubin", tmp);
     CHECK(mkdir(squat, 0700) == 0);
     put("fedcba9876543210fedcba9876543210.cubin/keep", "x");
     memset(&r, 0, sizeof(r));
     r.structSize = sizeof(r);
     CHECK(prnnClearKernelCache(tmp, NULL, &r) == PRNN_STATUS_CACHE_ERROR);
-    EXPECT(r.removed == 3 && r.kept == 0 && r.failed == 1,
-           "removed %d kept %d failed %d", r.removed, r.kept, r.failed);
+    EXPECT(r.removed == 3 && r.kept == 0 && r.failed == 1, "removed %d kept %d failed %d",
+           r.removed, r.kept, r.failed);
     EXPECT(strstr(r.firstFailure, "fedcba98") != NULL &&
                strstr(r.firstFailure, "directory with files") != NULL,
            "firstFailure: %s", r.firstFailure);
     CHECK(strstr(prnnGetLastErrorLog(), "could not remove 1 file") != NULL);
-    CHECK(!exists(ENTRY) && !exists(ENTRY ".tmp.Ab12Cd") &&
-          !exists("tuning.json.tmp-Zx98Yw"));
+    CHECK(!exists(ENTRY) && !exists(ENTRY ".tmp.Ab12Cd") && !exists("tuning.json.tmp-Zx98Yw"));
     CHECK(exists("tuning.json") && exists("notes.txt"));
 
     char keep[700];

@@ -19,8 +19,15 @@
 
 /* Two layers, so that the dropout settings matter. */
 static const rnn_shape base = {
-    .mode = PRNN_LSTM, .hidden = 4, .layers = 2, .direction = PRNN_BIDIRECTIONAL,
-    .input = 3, .seq = 3, .batch = {3, 2, 2}, .dropout = 0.25f, .seed = 1,
+    .mode = PRNN_LSTM,
+    .hidden = 4,
+    .layers = 2,
+    .direction = PRNN_BIDIRECTIONAL,
+    .input = 3,
+    .seq = 3,
+    .batch = {3, 2, 2},
+    .dropout = 0.25f,
+    .seed = 1,
 };
 
 /* Larger than any reserve used here; never passed to ForwardTraining
@@ -59,8 +66,7 @@ static void test_unknown_reserve(void)
  * argument's name: dxDesc, then xDesc); the base problem's own backward
  * calls on it must pass. The changed problem may need a larger reserve: the
  * registry must refuse it before the size is looked at. */
-static void expect_mismatch(const char *what, void (*change)(rnn_shape *),
-                            const char *needle)
+static void expect_mismatch(const char *what, void (*change)(rnn_shape *), const char *needle)
 {
     printf("reserve of another problem: %s\n", what);
     char data_msg[256], weights_msg[256];
@@ -82,6 +88,7 @@ static void expect_mismatch(const char *what, void (*change)(rnn_shape *),
     fixture_teardown(&b);
 }
 
+/* clang-format off */
 static void longer(rnn_shape *s) { s->seq = 4; s->batch[3] = 1; }
 static void reordered_batches(rnn_shape *s) { s->batch[1] = 3; s->batch[2] = 1; }
 static void smaller_mini_batch(rnn_shape *s) { s->batch[0] = 2; }
@@ -95,6 +102,7 @@ static void one_layer(rnn_shape *s) { s->layers = 1; }
 static void unidirectional(rnn_shape *s) { s->direction = PRNN_UNIDIRECTIONAL; }
 static void tensor_op_math(rnn_shape *s) { s->math = PRNN_TENSOR_OP_MATH; }
 static void standard_algo(rnn_shape *s) { s->algo = PRNN_RNN_ALGO_STANDARD; }
+/* clang-format on */
 
 static const struct {
     const char *what;
@@ -102,30 +110,26 @@ static const struct {
     const char *needle;
 } mismatches[] = {
     {"seqLength", longer,
-     "was filled by prnnRNNForwardTraining with seqLength 3, this call has "
-     "seqLength 4: a backward call must describe the problem"},
+     "was filled by prnnRNNForwardTraining with seqLength 3, this call has seqLength 4: a backward "
+     "call must describe the problem"},
     {"batch sizes, same sum", reordered_batches,
-     "with other per-step batch sizes than this call's %s (both have miniBatch 3 "
-     "and 7 rows in all)"},
+     "with other per-step batch sizes than this call's %s (both have miniBatch 3 and 7 rows in "
+     "all)"},
     {"miniBatch", smaller_mini_batch, "with miniBatch 3, this call's %s has miniBatch 2"},
     {"sum of batch sizes", fewer_rows,
      "with sum of batch sizes 7, this call's %s has sum of batch sizes 6"},
     {"hiddenSize", wider, "with hiddenSize 4, this call's rnnDesc has hiddenSize 5"},
     {"inputSize", wider_input, "with inputSize 3, this call's %s has inputSize 4"},
-    {"dropout seed", other_seed,
-     "with dropout seed 1, this call's rnnDesc has dropout seed 2"},
+    {"dropout seed", other_seed, "with dropout seed 1, this call's rnnDesc has dropout seed 2"},
     {"dropout", more_dropout, "with dropout 0.25, this call's rnnDesc has dropout 0.5"},
     {"mode", gru, "with mode lstm, this call's rnnDesc has mode gru"},
     {"numLayers", one_layer, "with numLayers 2, this call's rnnDesc has numLayers 1"},
     {"direction", unidirectional,
-     "with direction PRNN_BIDIRECTIONAL, this call's rnnDesc has direction "
-     "PRNN_UNIDIRECTIONAL"},
+     "with direction PRNN_BIDIRECTIONAL, this call's rnnDesc has direction PRNN_UNIDIRECTIONAL"},
     {"mathType", tensor_op_math,
-     "with mathType PRNN_DEFAULT_MATH, this call's rnnDesc has mathType "
-     "PRNN_TENSOR_OP_MATH"},
+     "with mathType PRNN_DEFAULT_MATH, this call's rnnDesc has mathType PRNN_TENSOR_OP_MATH"},
     {"algorithm", standard_algo,
-     "with algorithm PRNN_RNN_ALGO_AUTO, this call's rnnDesc has algorithm "
-     "PRNN_RNN_ALGO_STANDARD"},
+     "with algorithm PRNN_RNN_ALGO_AUTO, this call's rnnDesc has algorithm PRNN_RNN_ALGO_STANDARD"},
 };
 
 static void test_reserve_of_other_problem(void)
@@ -158,8 +162,8 @@ static void test_reserve_too_small(void)
     fixture_setup(&f, &base);
     char msg[160];
     snprintf(msg, sizeof(msg),
-             "reserveSpaceSizeInBytes = %zu bytes is too small: "
-             "prnnGetRNNTrainingReserveSize needs %zu for this shape",
+             "reserveSpaceSizeInBytes = %zu bytes is too small: prnnGetRNNTrainingReserveSize "
+             "needs %zu for this shape",
              f.rs_size - 1, f.rs_size);
     f.rs_size -= 1;
     EXPECT_FAIL(fwd_training(&f), BAD, msg);
@@ -177,8 +181,8 @@ static void test_reserve_too_small(void)
 }
 
 static const char before_data[] =
-    "prnnRNNBackwardWeights before prnnRNNBackwardData on this reserveSpace: "
-    "BackwardWeights reads the gate gradients BackwardData leaves in it";
+    "prnnRNNBackwardWeights before prnnRNNBackwardData on this reserveSpace: BackwardWeights reads "
+    "the gate gradients BackwardData leaves in it";
 
 static void test_weights_needs_data_first(void)
 {
@@ -392,8 +396,9 @@ static void test_eviction(void)
 int main(void)
 {
     snprintf(unknown_msg, sizeof(unknown_msg),
-             "was not filled by prnnRNNForwardTraining (or was evicted: the "
-             "registry remembers the last %d reserves)", PRNN_MAX_TRACKED_RESERVES);
+             "was not filled by prnnRNNForwardTraining (or was evicted: the registry remembers the "
+             "last %d reserves)",
+             PRNN_MAX_TRACKED_RESERVES);
     test_unknown_reserve();
     test_reserve_of_other_problem();
     test_seed_without_dropout_is_no_mismatch();

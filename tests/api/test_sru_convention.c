@@ -36,8 +36,8 @@ static void test_round_trip(void)
            "round trip: %d %d %g", (int)c, (int)a, s);
     EXPECT_OK(prnnGetRNNSRUConvention(r, NULL, NULL, NULL)); /* outputs optional */
     /* prnnSetRNNDescriptor resets them */
-    EXPECT_OK(prnnSetRNNDescriptor(r, 8, 2, NULL, PRNN_LINEAR_INPUT, PRNN_BIDIRECTIONAL,
-                                   PRNN_SRU, PRNN_DATA_FLOAT));
+    EXPECT_OK(prnnSetRNNDescriptor(r, 8, 2, NULL, PRNN_LINEAR_INPUT, PRNN_BIDIRECTIONAL, PRNN_SRU,
+                                   PRNN_DATA_FLOAT));
     EXPECT_OK(prnnGetRNNSRUConvention(r, &c, &a, &s));
     EXPECT(c == PRNN_SRU_CONVENTION_PRNN && a == PRNN_SRU_ACTIVATION_TANH && s == 1.0,
            "after prnnSetRNNDescriptor: %d %d %g", (int)c, (int)a, s);
@@ -50,8 +50,8 @@ static void test_bad_params(void)
     const prnnSRUActivation_t id = PRNN_SRU_ACTIVATION_IDENTITY;
     prnnRNNDescriptor_t r = make_rnn(PRNN_SRU, 1, PRNN_LINEAR_INPUT, PRNN_BIDIRECTIONAL, 4);
     EXPECT_FAIL(prnnSetRNNSRUConvention(NULL, pkg, id, 1.0), PRNN_STATUS_BAD_PARAM, "rnnDesc");
-    EXPECT_FAIL(prnnSetRNNSRUConvention(r, (prnnSRUConvention_t)2, id, 1.0),
-                PRNN_STATUS_BAD_PARAM, "convention = 2: not a prnnSRUConvention_t");
+    EXPECT_FAIL(prnnSetRNNSRUConvention(r, (prnnSRUConvention_t)2, id, 1.0), PRNN_STATUS_BAD_PARAM,
+                "convention = 2: not a prnnSRUConvention_t");
     EXPECT_FAIL(prnnSetRNNSRUConvention(r, pkg, (prnnSRUActivation_t)-1, 1.0),
                 PRNN_STATUS_BAD_PARAM, "activation = -1: not a prnnSRUActivation_t");
     const double bad[] = {0.0, -1.0, NAN, INFINITY, -INFINITY};
@@ -72,8 +72,7 @@ static void test_bad_params(void)
 
     prnnRNNDescriptor_t unset;
     EXPECT_OK(prnnCreateRNNDescriptor(&unset));
-    EXPECT_FAIL(prnnSetRNNSRUConvention(unset, pkg, id, 1.0), PRNN_STATUS_BAD_PARAM,
-                "never set");
+    EXPECT_FAIL(prnnSetRNNSRUConvention(unset, pkg, id, 1.0), PRNN_STATUS_BAD_PARAM, "never set");
     prnnDestroyRNNDescriptor(unset);
 
     /* the package's x' split needs u3 at a SKIP layer 0 of a bidirectional
@@ -124,13 +123,12 @@ static void test_layout(void)
                                               PRNN_SRU_ACTIVATION_IDENTITY, 1.0));
         size_t bytes = 0;
         EXPECT_OK(prnnGetRNNParamsSize(h, r, x, &bytes, PRNN_DATA_FLOAT));
-        size_t matrices = 2 * (size_t)(pkg ? 4 * H * H + 3 * H * 2 * H
-                                           : 3 * H * H + 4 * H * 2 * H);
+        size_t matrices = 2 * (size_t)(pkg ? 4 * H * H + 3 * H * 2 * H : 3 * H * H + 4 * H * 2 * H);
         /* plus both layers' V blocks and the 256-byte alignment of 4 blocks */
         size_t low = (matrices + 2 * 2 * 4 * (size_t)H) * sizeof(float);
         EXPECT(bytes >= low && bytes < low + 4 * 256,
-               "%s: params size %zu, expected %zu plus alignment", pkg ? "package" : "prnn",
-               bytes, low);
+               "%s: params size %zu, expected %zu plus alignment", pkg ? "package" : "prnn", bytes,
+               low);
         prnnFilterDescriptor_t wd;
         prnnCreateFilterDescriptor(&wd);
         int wdims[3] = {(int)(bytes / sizeof(float)), 1, 1};
@@ -154,8 +152,9 @@ static void test_layout(void)
  * others is refused, naming the difference. */
 static void test_reserve_mismatch(void)
 {
-    rnn_shape s = {PRNN_SRU, 4, 1, PRNN_UNIDIRECTIONAL, 4, 3, {2, 2, 1}, 0, 0,
-                   PRNN_DEFAULT_MATH, PRNN_RNN_ALGO_AUTO};
+    rnn_shape s = {
+        PRNN_SRU,          4, 1, PRNN_UNIDIRECTIONAL, 4, 3, {2, 2, 1}, 0, 0, PRNN_DEFAULT_MATH,
+        PRNN_RNN_ALGO_AUTO};
     fixture f;
     fixture_setup(&f, &s);
     EXPECT_OK(prnnSetRNNSRUConvention(f.rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
@@ -169,8 +168,8 @@ static void test_reserve_mismatch(void)
     EXPECT_FAIL(bwd_data(&f), PRNN_STATUS_BAD_PARAM, "SRU highway scale");
     /* (unidirectional, input = hidden: the weights are the same for both
      * conventions) */
-    EXPECT_OK(prnnSetRNNSRUConvention(f.rnn, PRNN_SRU_CONVENTION_PRNN,
-                                      PRNN_SRU_ACTIVATION_IDENTITY, 1.5));
+    EXPECT_OK(prnnSetRNNSRUConvention(f.rnn, PRNN_SRU_CONVENTION_PRNN, PRNN_SRU_ACTIVATION_IDENTITY,
+                                      1.5));
     EXPECT_FAIL(bwd_data(&f), PRNN_STATUS_BAD_PARAM, "SRU convention");
     EXPECT_OK(prnnSetRNNSRUConvention(f.rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
                                       PRNN_SRU_ACTIVATION_IDENTITY, 1.5));

@@ -10,8 +10,8 @@
 static void expect_dead(prnnStatus_t s, const char *what)
 {
     const char *log = prnnGetLastErrorLog();
-    EXPECT(s == PRNN_STATUS_BAD_PARAM && strstr(log, "destroyed"),
-           "%s after Destroy: %s; log: %s", what, prnnGetErrorString(s), log);
+    EXPECT(s == PRNN_STATUS_BAD_PARAM && strstr(log, "destroyed"), "%s after Destroy: %s; log: %s",
+           what, prnnGetErrorString(s), log);
 }
 
 int main(void)
@@ -41,8 +41,8 @@ int main(void)
     prnnRNNDescriptor_t r;
     EXPECT_OK(prnnCreateRNNDescriptor(&r));
     EXPECT_OK(prnnDestroyRNNDescriptor(r));
-    expect_dead(prnnSetRNNDescriptor(r, 4, 1, NULL, PRNN_LINEAR_INPUT,
-                                     PRNN_UNIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT),
+    expect_dead(prnnSetRNNDescriptor(r, 4, 1, NULL, PRNN_LINEAR_INPUT, PRNN_UNIDIRECTIONAL,
+                                     PRNN_LSTM, PRNN_DATA_FLOAT),
                 "prnnSetRNNDescriptor");
 
     prnnHandle_t h;
@@ -63,8 +63,7 @@ int main(void)
         reused += x == first;
         EXPECT_OK(prnnDestroyTensorDescriptor(x));
     }
-    EXPECT(reused == 1000, "a destroyed descriptor's memory was reused %d of "
-           "1000 times", reused);
+    EXPECT(reused == 1000, "a destroyed descriptor's memory was reused %d of 1000 times", reused);
     printf("use after Destroy detected for every kind; %d failures\n", test_failures);
     return test_failures ? 1 : 0;
 }

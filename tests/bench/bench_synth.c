@@ -18,8 +18,7 @@ static void ok(bench_impl_result *r, double median)
 }
 
 /* The three phases of a training step, timed alone (ok() first). */
-static void phases(bench_impl_result *r, double fwd, double bwd_data,
-                   double bwd_weights)
+static void phases(bench_impl_result *r, double fwd, double bwd_data, double bwd_weights)
 {
     const double m[BENCH_NUM_PHASES] = {fwd, bwd_data, bwd_weights};
     for (int p = 0; p < BENCH_NUM_PHASES; p++) {
@@ -29,8 +28,7 @@ static void phases(bench_impl_result *r, double fwd, double bwd_data,
     }
 }
 
-static bench_point point(prnnRNNMode_t mode, prnnDataType_t t, int h, int b,
-                         bench_pass pass)
+static bench_point point(prnnRNNMode_t mode, prnnDataType_t t, int h, int b, bench_pass pass)
 {
     bench_point pt;
     memset(&pt, 0, sizeof(pt));
@@ -49,8 +47,7 @@ static void plan(bench_result *r, const char *path)
 {
     r->plan.valid = 1;
     bench_copy(r->plan.path, sizeof(r->plan.path), path);
-    bench_copy(r->plan.config_source, sizeof(r->plan.config_source),
-               "heuristic");
+    bench_copy(r->plan.config_source, sizeof(r->plan.config_source), "heuristic");
     bench_copy(r->plan.cubin_source, sizeof(r->plan.cubin_source), "disk");
     r->plan.num_blocks = 8;
     r->plan.threads_per_block = 256;
@@ -59,12 +56,10 @@ static void plan(bench_result *r, const char *path)
     r->plan.plan_ms = 4.5;
     r->plan.compile_ms = 0;
     r->plan.prepare_wall_ms = 4.75;
-    bench_copy(r->plan.config, sizeof(r->plan.config),
-               "blocks=8 threads=256 ksplit=4, \"quoted\"");
+    bench_copy(r->plan.config, sizeof(r->plan.config), "blocks=8 threads=256 ksplit=4, \"quoted\"");
 }
 
-int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
-                int *ncold)
+int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold, int *ncold)
 {
     int n = 0;
     bench_point pt;
@@ -133,8 +128,7 @@ int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
     bench_result_init(&rs[n], &pt);
     for (int i = 0; i < 3; i++) {
         rs[n].impl[i].state = BENCH_NA;
-        bench_copy(rs[n].impl[i].note, 512,
-                   "prnnRNNForwardTraining: PRNN_STATUS_NOT_SUPPORTED");
+        bench_copy(rs[n].impl[i].note, 512, "prnnRNNForwardTraining: PRNN_STATUS_NOT_SUPPORTED");
     }
     ok(&rs[n].fwd_inference, 1.1);
     ok(&rs[n].impl[BENCH_IMPL_CUDNN_STANDARD], 27.5);
@@ -187,8 +181,7 @@ int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
     bench_copy(meta->device, sizeof(meta->device),
                "device 0: NVIDIA H100 80GB HBM3 sm_90 132SM, 79.2 GiB");
     bench_copy(meta->driver, sizeof(meta->driver), "CUDA 13.0 (580.95.05)");
-    bench_copy(meta->cudnn, sizeof(meta->cudnn),
-               "9.14.0 (/usr/local/cuda/lib64/libcudnn.so.9)");
+    bench_copy(meta->cudnn, sizeof(meta->cudnn), "9.14.0 (/usr/local/cuda/lib64/libcudnn.so.9)");
     bench_copy(meta->prnn_version, sizeof(meta->prnn_version), "0.1.0");
     meta->math = "strict";
     meta->warmup = 3;

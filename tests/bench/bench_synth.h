@@ -9,7 +9,6 @@
 /* Fills up to SYNTH_MAX results (returns how many), the meta, and two
  * cold-start results. The numbers are chosen so that the geometric means
  * are known exactly (see the comments in bench_synth.c). */
-int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold,
-                int *ncold);
+int bench_synth(bench_result *rs, bench_meta *meta, bench_cold_result *cold, int *ncold);
 
 #endif

@@ -10,9 +10,9 @@
 static int test_failures;
 #include "../test_check.h"
 
-#define EXPECT_NEAR(a, b, tol)                                                 \
-    EXPECT(fabs((double)(a) - (double)(b)) <= (tol),                           \
-           "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
+#define EXPECT_NEAR(a, b, tol)                                                                     \
+    EXPECT(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g", #a, (double)(a),  \
+           (double)(b))
 
 /* what: the test's name and what it checked, printed with the result
  * ("tools-bench-stats: ..."). Returns the exit status. */

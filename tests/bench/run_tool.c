@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,12 +27,18 @@ run_result run_tool(const char *exe, const char *const *args)
         perror("tmpfile");
         exit(1);
     }
+    /* execv takes char *const argv[] (and writes none of it): copies */
     char *argv[16];
     int k = 0;
-    argv[k++] = (char *)exe;
+    argv[k++] = strdup(exe);
     for (; *args && k < 15; args++)
-        argv[k++] = (char *)*args;
+        argv[k++] = strdup(*args);
     argv[k] = NULL;
+    for (int i = 0; i < k; i++)
+        if (!argv[i]) {
+            perror("strdup");
+            exit(1);
+        }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -40,6 +47,8 @@ run_result run_tool(const char *exe, const char *const *args)
         execv(exe, argv);
         _exit(127);
     }
+    for (int i = 0; i < k; i++)
+        free(argv[i]);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

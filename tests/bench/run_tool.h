@@ -4,7 +4,7 @@
 #define PRNN_TEST_RUN_TOOL_H
 
 typedef struct {
-    int status;     /* exit status, or -1 when it did not exit */
+    int status;      /* exit status, or -1 when it did not exit */
     char *out, *err; /* all of its stdout and stderr (malloc'ed) */
 } run_result;
 

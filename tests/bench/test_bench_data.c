@@ -7,8 +7,7 @@
 #include "bench_test.h"
 #include "dtype.h"
 
-static bench_point pt_of(prnnRNNMode_t mode, prnnDataType_t t, int h, int in,
-                         int layers, int bidi)
+static bench_point pt_of(prnnRNNMode_t mode, prnnDataType_t t, int h, int in, int layers, int bidi)
 {
     bench_point p;
     memset(&p, 0, sizeof(p));
@@ -30,16 +29,15 @@ static void test_layout(void)
     bench_point p = pt_of(PRNN_LSTM, PRNN_DATA_FLOAT, 16, 8, 2, 1);
     EXPECT(bench_model_create(&m, &p, 1, err, sizeof(err)) == 0, "%s", err);
     /* 2 layers x 2 directions x 8 ids x (matrix + bias) */
-    EXPECT(m.n_params == 2 * 2 * 8 * 2 && m.nlin == 8 && m.dirs == 2,
-           "n_params %d", m.n_params);
+    EXPECT(m.n_params == 2 * 2 * 8 * 2 && m.nlin == 8 && m.dirs == 2, "n_params %d", m.n_params);
     size_t total = 0;
     for (int i = 0; i < m.n_params; i++) {
         const bench_param *q = &m.params[i];
         int layer = q->pseudo_layer / 2;
         size_t K = q->lin_id >= 4 ? 16 : layer == 0 ? 8 : 32;
         size_t want = q->is_bias ? 16 : 16 * K;
-        EXPECT(q->count == want, "pl %d id %d bias %d: %zu, want %zu",
-               q->pseudo_layer, q->lin_id, q->is_bias, q->count, want);
+        EXPECT(q->count == want, "pl %d id %d bias %d: %zu, want %zu", q->pseudo_layer, q->lin_id,
+               q->is_bias, q->count, want);
         EXPECT(q->offset == total, "offset");
         total += q->count * 4;
     }
@@ -55,8 +53,7 @@ static void test_layout(void)
             hi = v[i];
         zeros += v[i] == 0;
     }
-    EXPECT(lo >= -0.25f && hi <= 0.25f && lo < -0.2f && hi > 0.2f,
-           "range [%g, %g]", lo, hi);
+    EXPECT(lo >= -0.25f && hi <= 0.25f && lo < -0.2f && hi > 0.2f, "range [%g, %g]", lo, hi);
     EXPECT(zeros < nv / 100, "%zu zeros", zeros);
 
     /* Same seed, same bytes; another seed, other bytes. */
@@ -79,10 +76,8 @@ static void test_layout(void)
     const uint16_t *h = (const uint16_t *)m.bytes;
     const float *f = (const float *)m2.bytes;
     for (size_t i = 0; i < m.total_bytes / 2; i++)
-        if (prnn_half_to_float(h[i]) != prnn_half_to_float(
-                                            prnn_float_to_half(f[i]))) {
-            EXPECT(0, "element %zu: half %g vs float %g", i,
-                   prnn_half_to_float(h[i]), f[i]);
+        if (prnn_half_to_float(h[i]) != prnn_half_to_float(prnn_float_to_half(f[i]))) {
+            EXPECT(0, "element %zu: half %g vs float %g", i, prnn_half_to_float(h[i]), f[i]);
             break;
         }
     bench_model_destroy(&m);
@@ -91,8 +86,7 @@ static void test_layout(void)
     /* RELU/TANH: W and R only. */
     p = pt_of(PRNN_RNN_TANH, PRNN_DATA_DOUBLE, 4, 3, 1, 0);
     EXPECT(bench_model_create(&m, &p, 1, err, sizeof(err)) == 0, "%s", err);
-    EXPECT(m.n_params == 4 && m.params[0].count == 12 &&
-               m.params[2].count == 16 && m.elem == 8,
+    EXPECT(m.n_params == 4 && m.params[0].count == 12 && m.params[2].count == 16 && m.elem == 8,
            "tanh double");
     bench_model_destroy(&m);
 }
@@ -104,14 +98,11 @@ static void test_diff(void)
     bench_sig ra, rb;
     memset(&ra, 0, sizeof(ra));
     memset(&rb, 0, sizeof(rb));
-    EXPECT(bench_sig_append(&ra, "y", a, 3) == 0 &&
-               bench_sig_append(&ra, "hy", a + 3, 3) == 0,
+    EXPECT(bench_sig_append(&ra, "y", a, 3) == 0 && bench_sig_append(&ra, "hy", a + 3, 3) == 0,
            "append");
-    EXPECT(bench_sig_append(&rb, "y", b, 3) == 0 &&
-               bench_sig_append(&rb, "hy", b + 3, 3) == 0,
+    EXPECT(bench_sig_append(&rb, "y", b, 3) == 0 && bench_sig_append(&rb, "hy", b + 3, 3) == 0,
            "append");
-    EXPECT(bench_sig_diff(&ra, &rb) == 0, "identical: %g",
-           bench_sig_diff(&ra, &rb));
+    EXPECT(bench_sig_diff(&ra, &rb) == 0, "identical: %g", bench_sig_diff(&ra, &rb));
     /* Relative to each segment's own scale: y scale 2, hy scale 4. */
     rb.v[1] = -2.02f; /* 0.02 / 2 = 1e-2 */
     rb.v[5] = 4.004f; /* 0.004 / 4 = 1e-3 */

@@ -45,17 +45,14 @@ static int csv_fields(const char *line)
 
 static void test_finish(const bench_result *rs)
 {
-    EXPECT(rs[0].best_cudnn == BENCH_IMPL_CUDNN_PERSIST_STATIC, "best %d",
-           rs[0].best_cudnn);
+    EXPECT(rs[0].best_cudnn == BENCH_IMPL_CUDNN_PERSIST_STATIC, "best %d", rs[0].best_cudnn);
     EXPECT_NEAR(rs[0].ratio, 0.5, 1e-12);
     EXPECT_NEAR(rs[0].max_rel_diff, 5e-6, 1e-15);
-    EXPECT(rs[1].best_cudnn == BENCH_IMPL_CUDNN_STANDARD, "best %d",
-           rs[1].best_cudnn);
+    EXPECT(rs[1].best_cudnn == BENCH_IMPL_CUDNN_STANDARD, "best %d", rs[1].best_cudnn);
     EXPECT_NEAR(rs[1].ratio, 2.0, 1e-12);
     EXPECT(rs[2].best_cudnn == -1 && isnan(rs[2].ratio), "no cuDNN");
     EXPECT(isnan(rs[3].max_rel_diff), "a NaN output must poison the point");
-    EXPECT(rs[4].best_cudnn == BENCH_IMPL_CUDNN_PERSIST_STATIC &&
-               isnan(rs[4].ratio),
+    EXPECT(rs[4].best_cudnn == BENCH_IMPL_CUDNN_PERSIST_STATIC && isnan(rs[4].ratio),
            "training: prnn n/a, no ratio");
     /* bwd-data / fwd-inference needs both of prnn's figures. */
     EXPECT(isnan(rs[4].bwd_data_ratio), "prnn n/a: %g", rs[4].bwd_data_ratio);
@@ -64,8 +61,7 @@ static void test_finish(const bench_result *rs)
     EXPECT_NEAR(rs[5].bwd_data_ratio, 1.8, 1e-12);
     EXPECT_NEAR(rs[6].ratio, 1.5, 1e-12);
     EXPECT_NEAR(rs[6].bwd_data_ratio, 1.2, 1e-12);
-    EXPECT(bench_best_cudnn(&rs[5]) ==
-               &rs[5].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC],
+    EXPECT(bench_best_cudnn(&rs[5]) == &rs[5].impl[BENCH_IMPL_CUDNN_PERSIST_STATIC],
            "best of point 5");
     EXPECT(bench_best_cudnn(&rs[2]) == NULL, "no cuDNN, no best");
 }
@@ -77,18 +73,14 @@ static void test_summary(const bench_result *rs, int n)
     int on;
     int ng = bench_summary(rs, n, g, 8, &overall, &on);
     EXPECT(ng == 4, "%d groups", ng);
-    EXPECT(g[0].mode == PRNN_LSTM && g[0].dtype == PRNN_DATA_FLOAT &&
-               g[0].n == 2 && g[0].points == 3,
+    EXPECT(g[0].mode == PRNN_LSTM && g[0].dtype == PRNN_DATA_FLOAT && g[0].n == 2 &&
+               g[0].points == 3,
            "lstm f32 group: n %d points %d", g[0].n, g[0].points);
     EXPECT_NEAR(g[0].geomean, 1.0, 1e-12);
-    EXPECT(g[1].mode == PRNN_GRU && g[1].dtype == PRNN_DATA_HALF &&
-               g[1].n == 1,
-           "gru f16 group");
+    EXPECT(g[1].mode == PRNN_GRU && g[1].dtype == PRNN_DATA_HALF && g[1].n == 1, "gru f16 group");
     EXPECT_NEAR(g[1].geomean, 0.25, 1e-12);
-    EXPECT(g[2].pass == BENCH_TRAINING && g[2].n == 0 && isnan(g[2].geomean),
-           "training group");
-    EXPECT(g[3].pass == BENCH_TRAINING && g[3].mode == PRNN_LSTM &&
-               g[3].n == 2 && g[3].points == 2,
+    EXPECT(g[2].pass == BENCH_TRAINING && g[2].n == 0 && isnan(g[2].geomean), "training group");
+    EXPECT(g[3].pass == BENCH_TRAINING && g[3].mode == PRNN_LSTM && g[3].n == 2 && g[3].points == 2,
            "lstm f16 training group: n %d points %d", g[3].n, g[3].points);
     EXPECT_NEAR(g[3].geomean, sqrt(0.75), 1e-12);
     EXPECT(on == 5, "overall n %d", on);
@@ -97,20 +89,17 @@ static void test_summary(const bench_result *rs, int n)
     bench_training_summary t;
     bench_summarize_training(rs, n, &t);
     EXPECT(t.points == 3 && t.with_ratio == 2 && t.prnn_le_cudnn == 1,
-           "training: points %d with ratio %d prnn <= cuDNN %d", t.points,
-           t.with_ratio, t.prnn_le_cudnn);
+           "training: points %d with ratio %d prnn <= cuDNN %d", t.points, t.with_ratio,
+           t.prnn_le_cudnn);
     EXPECT_NEAR(t.geomean_ratio, sqrt(0.5 * 1.5), 1e-12);
     EXPECT(t.with_bwd_ratio == 2 && t.bwd_within_target == 1,
-           "bwd-data ratios %d, within target %d", t.with_bwd_ratio,
-           t.bwd_within_target);
+           "bwd-data ratios %d, within target %d", t.with_bwd_ratio, t.bwd_within_target);
     EXPECT_NEAR(t.geomean_bwd_ratio, sqrt(1.8 * 1.2), 1e-12);
     /* The first four points are inference ones. */
     bench_summarize_training(rs, 4, &t);
-    EXPECT(t.points == 0 && t.with_ratio == 0 && t.with_bwd_ratio == 0 &&
-               t.prnn_le_cudnn == 0 && t.bwd_within_target == 0 &&
-               isnan(t.geomean_ratio) && isnan(t.geomean_bwd_ratio),
-           "no training points: %d %d %d", t.points, t.with_ratio,
-           t.with_bwd_ratio);
+    EXPECT(t.points == 0 && t.with_ratio == 0 && t.with_bwd_ratio == 0 && t.prnn_le_cudnn == 0 &&
+               t.bwd_within_target == 0 && isnan(t.geomean_ratio) && isnan(t.geomean_bwd_ratio),
+           "no training points: %d %d %d", t.points, t.with_ratio, t.with_bwd_ratio);
 }
 
 /* The text between the last-but-k and the next " | " of a row (k = 0: the
@@ -146,16 +135,13 @@ static void section(const char *row, int k, char *out, size_t n)
 }
 
 /* The row's training columns: prnn's (k = 1) and cuDNN's (k = 0). */
-static void expect_phases(const char *row, const char *prnn,
-                          const char *cudnn)
+static void expect_phases(const char *row, const char *prnn, const char *cudnn)
 {
     char a[128], b[128];
     section(row, 1, a, sizeof(a));
     section(row, 0, b, sizeof(b));
-    EXPECT(!strcmp(a, prnn), "prnn phases '%s', expected '%s' in\n%s", a,
-           prnn, row);
-    EXPECT(!strcmp(b, cudnn), "cuDNN phases '%s', expected '%s' in\n%s", b,
-           cudnn, row);
+    EXPECT(!strcmp(a, prnn), "prnn phases '%s', expected '%s' in\n%s", a, prnn, row);
+    EXPECT(!strcmp(b, cudnn), "cuDNN phases '%s', expected '%s' in\n%s", b, cudnn, row);
 }
 
 /* Header, rule and rows of a table all as wide as the header; the index
@@ -178,9 +164,8 @@ static int expect_aligned(char **lines, int nl, int rows)
            bench_display_width(lines[hdr + 1]), w);
     for (int i = 0; i < rows; i++)
         EXPECT(bench_display_width(lines[hdr + 2 + i]) == w,
-               "row %d is %d wide, header %d:\n%s\n%s", i,
-               bench_display_width(lines[hdr + 2 + i]), w, lines[hdr],
-               lines[hdr + 2 + i]);
+               "row %d is %d wide, header %d:\n%s\n%s", i, bench_display_width(lines[hdr + 2 + i]),
+               w, lines[hdr], lines[hdr + 2 + i]);
     return hdr;
 }
 
@@ -197,72 +182,62 @@ static void test_table(const bench_result *rs, int n, const bench_meta *meta)
     bench_table_footer(f, rs, n);
     fclose(f);
 
-    EXPECT(strstr(buf, "NVIDIA H100") && strstr(buf, "9.14.0") &&
-               strstr(buf, "CUDNN_FMA_MATH") && strstr(buf, "TF32"),
+    EXPECT(strstr(buf, "NVIDIA H100") && strstr(buf, "9.14.0") && strstr(buf, "CUDNN_FMA_MATH") &&
+               strstr(buf, "TF32"),
            "preamble: %s", buf);
-    EXPECT(strstr(buf, "\ntraining: the columns above") &&
-               strstr(buf, "bwd-data/inf") && strstr(buf, "target <= 1.3") &&
-               strstr(buf, "idle stream"),
+    EXPECT(strstr(buf, "\ntraining: the columns above") && strstr(buf, "bwd-data/inf") &&
+               strstr(buf, "target <= 1.3") && strstr(buf, "idle stream"),
            "preamble of a training run: %s", buf);
     char *lines[256];
     int nl = split_lines(buf, lines, 256);
     int hdr = expect_aligned(lines, nl, n);
     if (hdr >= 0) {
-        EXPECT(strstr(lines[hdr], "prnn fwd") &&
-                   strstr(lines[hdr], "bwd-data/inf") &&
+        EXPECT(strstr(lines[hdr], "prnn fwd") && strstr(lines[hdr], "bwd-data/inf") &&
                    strstr(lines[hdr], "cuDNN fwd"),
                "training header: %s", lines[hdr]);
         const char *r0 = lines[hdr + 2];
-        EXPECT(strstr(r0, "lstm") && strstr(r0, "0.50") &&
-                   strstr(r0, "resident") && strstr(r0, "1.00 STATIC") &&
-                   strstr(r0, "—") && strstr(r0, "5.0e-06"),
+        EXPECT(strstr(r0, "lstm") && strstr(r0, "0.50") && strstr(r0, "resident") &&
+                   strstr(r0, "1.00 STATIC") && strstr(r0, "—") && strstr(r0, "5.0e-06"),
                "row 0: %s", r0);
         /* An inference row has no training figures. */
         expect_phases(r0, "- - - - -", "- - -");
         const char *r1 = lines[hdr + 3];
-        EXPECT(strstr(r1, "5.00*") && strstr(r1, "err") &&
-                   strstr(r1, "4.00 STANDARD") && strstr(r1, "2.00"),
+        EXPECT(strstr(r1, "5.00*") && strstr(r1, "err") && strstr(r1, "4.00 STANDARD") &&
+                   strstr(r1, "2.00"),
                "row 1: %s", r1);
         EXPECT(strstr(lines[hdr + 5], "NaN!"), "row 3: %s", lines[hdr + 5]);
         const char *r4 = lines[hdr + 6];
         EXPECT(strstr(r4, "n/a") && strstr(r4, "train"), "row 4: %s", r4);
         /* prnn's step n/a, its forward inference timed; cuDNN's best. */
         expect_phases(r4, "n/a n/a n/a 1.10 -", "6.50 8.25 5.50");
-        expect_phases(lines[hdr + 7], "0.60 0.90 0.40 0.50 1.80",
-                      "1.50 1.75 1.00");
+        expect_phases(lines[hdr + 7], "0.60 0.90 0.40 0.50 1.80", "1.50 1.75 1.00");
         /* The best ran its fallback math: marked on its phases too. */
-        expect_phases(lines[hdr + 8], "2.50 3.00 2.00 2.50 1.20",
-                      "1.25* 1.60* 0.75*");
+        expect_phases(lines[hdr + 8], "2.50 3.00 2.00 2.50 1.20", "1.25* 1.60* 0.75*");
     }
     /* The geometric means are the last lines, overall last, the training
      * line just before it. */
     EXPECT(nl >= 6, "%d lines", nl);
     if (nl >= 6) {
         EXPECT(strstr(lines[nl - 1], "geomean prnn/best-cuDNN overall") &&
-                   strstr(lines[nl - 1], "0.715") &&
-                   strstr(lines[nl - 1], "5 of 7"),
+                   strstr(lines[nl - 1], "0.715") && strstr(lines[nl - 1], "5 of 7"),
                "last line: %s", lines[nl - 1]);
-        EXPECT(strstr(lines[nl - 2],
-                      "training: prnn/best-cuDNN whole step geomean 0.866 "
-                      "(2 of 3 points; prnn <= cuDNN at 1); prnn "
-                      "bwd-data/fwd-inference geomean 1.470 (2 of 3 points; "
-                      "<= 1.3 at 1)"),
-               "training line: %s", lines[nl - 2]);
-        EXPECT(strstr(lines[nl - 3], "training") &&
-                   strstr(lines[nl - 3], "lstm") &&
-                   strstr(lines[nl - 3], "f16") &&
-                   strstr(lines[nl - 3], "0.866") &&
+        EXPECT(
+            strstr(
+                lines[nl - 2],
+                "training: prnn/best-cuDNN whole step geomean 0.866 (2 of 3 points; prnn <= cuDNN "
+                "at 1); prnn bwd-data/fwd-inference geomean 1.470 (2 of 3 points; <= 1.3 at 1)"),
+            "training line: %s", lines[nl - 2]);
+        EXPECT(strstr(lines[nl - 3], "training") && strstr(lines[nl - 3], "lstm") &&
+                   strstr(lines[nl - 3], "f16") && strstr(lines[nl - 3], "0.866") &&
                    strstr(lines[nl - 3], "2 of 2"),
                "lstm f16 training line: %s", lines[nl - 3]);
-        EXPECT(strstr(lines[nl - 4], "training") &&
-                   strstr(lines[nl - 4], "tanh") &&
+        EXPECT(strstr(lines[nl - 4], "training") && strstr(lines[nl - 4], "tanh") &&
                    strstr(lines[nl - 4], "n/a"),
                "tanh training line: %s", lines[nl - 4]);
-        EXPECT(strstr(lines[nl - 5], "gru") && strstr(lines[nl - 5], "0.250"),
-               "gru line: %s", lines[nl - 5]);
+        EXPECT(strstr(lines[nl - 5], "gru") && strstr(lines[nl - 5], "0.250"), "gru line: %s",
+               lines[nl - 5]);
         EXPECT(strstr(lines[nl - 6], "lstm") && strstr(lines[nl - 6], "f32") &&
-                   strstr(lines[nl - 6], "1.000") &&
-                   strstr(lines[nl - 6], "2 of 3"),
+                   strstr(lines[nl - 6], "1.000") && strstr(lines[nl - 6], "2 of 3"),
                "lstm line: %s", lines[nl - 6]);
     }
     free(buf);
@@ -277,14 +252,12 @@ static void test_table(const bench_result *rs, int n, const bench_meta *meta)
         bench_table_row(f, &rs[i], 0);
     bench_table_footer(f, rs, 4);
     fclose(f);
-    EXPECT(!strstr(buf, "\ntraining:") && !strstr(buf, "prnn fwd") &&
-               !strstr(buf, "bwd-data"),
+    EXPECT(!strstr(buf, "\ntraining:") && !strstr(buf, "prnn fwd") && !strstr(buf, "bwd-data"),
            "inference run with training text:\n%s", buf);
     nl = split_lines(buf, lines, 256);
     hdr = expect_aligned(lines, nl, 4);
     if (hdr >= 0)
-        EXPECT(strstr(lines[hdr], "max rel diff") &&
-                   !strstr(lines[hdr], "cuDNN fwd"),
+        EXPECT(strstr(lines[hdr], "max rel diff") && !strstr(lines[hdr], "cuDNN fwd"),
                "inference header: %s", lines[hdr]);
     free(buf);
 }
@@ -297,8 +270,8 @@ static void test_cold(const bench_cold_result *cold, int ncold)
     capture_begin(&f, &buf, &len);
     bench_cold_table(f, cold, ncold);
     fclose(f);
-    EXPECT(strstr(buf, "120.5") && strstr(buf, "compiled") &&
-               strstr(buf, "410.0") && strstr(buf, "COMPILE_FAILED"),
+    EXPECT(strstr(buf, "120.5") && strstr(buf, "compiled") && strstr(buf, "410.0") &&
+               strstr(buf, "COMPILE_FAILED"),
            "cold table:\n%s", buf);
     free(buf);
 }
@@ -340,15 +313,14 @@ static int csv_column(const char *header, const char *name)
 }
 
 /* Record rec's value in column name is want. */
-static void expect_csv(const char *header, const char *rec, const char *name,
-                       const char *want)
+static void expect_csv(const char *header, const char *rec, const char *name, const char *want)
 {
     int c = csv_column(header, name);
     char got[256] = "";
     if (c >= 0)
         csv_field(rec, c, got, sizeof(got));
-    EXPECT(c >= 0 && !strcmp(got, want), "CSV %s = '%s' (column %d), "
-           "expected '%s'", name, got, c, want);
+    EXPECT(c >= 0 && !strcmp(got, want), "CSV %s = '%s' (column %d), expected '%s'", name, got, c,
+           want);
 }
 
 static void test_csv(const bench_result *rs, int n)
@@ -372,8 +344,8 @@ static void test_csv(const bench_result *rs, int n)
             if (records == 0)
                 fields0 = k;
             else
-                EXPECT(k == fields0, "record %d has %d fields, header %d: %s",
-                       records, k, fields0, start);
+                EXPECT(k == fields0, "record %d has %d fields, header %d: %s", records, k, fields0,
+                       start);
             if (records <= SYNTH_MAX)
                 recs[records] = start;
             records++;
@@ -384,18 +356,16 @@ static void test_csv(const bench_result *rs, int n)
     EXPECT(records == n + 1, "%d records", records);
     /* The columns before the training ones, then 3 per implementation and
      * 7 more, then the engines (forward, backward-data). */
-    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2, "%d header fields",
-           fields0);
+    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2, "%d header fields", fields0);
     if (records != n + 1 || n != 7) {
         free(buf);
         return;
     }
     const char *h = recs[0];
     /* The old columns keep their places. */
-    EXPECT(csv_column(h, "reference") == 21 + 7 * 12 + 4 &&
-               csv_column(h, "prnn_median_us") == 22,
-           "reference at %d, prnn_median_us at %d",
-           csv_column(h, "reference"), csv_column(h, "prnn_median_us"));
+    EXPECT(csv_column(h, "reference") == 21 + 7 * 12 + 4 && csv_column(h, "prnn_median_us") == 22,
+           "reference at %d, prnn_median_us at %d", csv_column(h, "reference"),
+           csv_column(h, "prnn_median_us"));
     /* Record 6: lstm f16 B = 1 training; 5: prnn's step n/a, its forward
      * inference timed; 1: an inference point. */
     static const struct {
@@ -454,8 +424,7 @@ static const cJSON *phase(const cJSON *pt, const char *impl, const char *k)
 /* The training keys of the synthetic set's JSON. */
 static void test_json_training(const cJSON *root)
 {
-    EXPECT(num(item(root, "meta"), "training") == 1 &&
-               str(item(root, "meta"), "phases"),
+    EXPECT(num(item(root, "meta"), "training") == 1 && str(item(root, "meta"), "phases"),
            "meta training/phases");
     const cJSON *pts = item(root, "points");
     const cJSON *t = cJSON_GetArrayItem(pts, 5); /* lstm f16 B = 1 */
@@ -465,17 +434,14 @@ static void test_json_training(const cJSON *root)
                num(phase(t, "prnn", "bwd_data"), "repeats") == 20 &&
                num(phase(t, "prnn", "bwd_data"), "q3_us") > 0.9,
            "prnn phases");
-    EXPECT(num(phase(t, "cudnn-persist-static", "bwd_data"), "median_us") ==
-               1.75,
-           "cuDNN phases");
+    EXPECT(num(phase(t, "cudnn-persist-static", "bwd_data"), "median_us") == 1.75, "cuDNN phases");
     EXPECT(cJSON_IsNull(item(item(item(t, "impls"), "prnn-graph"), "phases")),
            "graph replay: phases null");
     const cJSON *inf = item(t, "prnn_fwd_inference");
-    EXPECT(str(inf, "state") && !strcmp(str(inf, "state"), "ok") &&
-               num(inf, "median_us") == 0.5 && num(inf, "repeats") == 20,
+    EXPECT(str(inf, "state") && !strcmp(str(inf, "state"), "ok") && num(inf, "median_us") == 0.5 &&
+               num(inf, "repeats") == 20,
            "prnn_fwd_inference");
-    EXPECT(fabs(num(t, "ratio_bwd_data_fwd_inference") - 1.8) < 1e-9,
-           "bwd-data ratio");
+    EXPECT(fabs(num(t, "ratio_bwd_data_fwd_inference") - 1.8) < 1e-9, "bwd-data ratio");
     EXPECT(num(t, "best_cudnn_fwd_training_us") == 1.5 &&
                num(t, "best_cudnn_bwd_data_us") == 1.75 &&
                num(t, "best_cudnn_bwd_weights_us") == 1.0,
@@ -492,14 +458,11 @@ static void test_json_training(const cJSON *root)
            "inference point: training keys null");
     const cJSON *ts = item(root, "training_summary");
     EXPECT(num(ts, "points") == 3 && num(ts, "points_with_ratio") == 2 &&
-               num(ts, "points_prnn_le_cudnn") == 1 &&
-               num(ts, "points_with_bwd_data_ratio") == 2 &&
-               num(ts, "points_bwd_data_within_target") == 1 &&
-               num(ts, "bwd_data_target") == 1.3,
+               num(ts, "points_prnn_le_cudnn") == 1 && num(ts, "points_with_bwd_data_ratio") == 2 &&
+               num(ts, "points_bwd_data_within_target") == 1 && num(ts, "bwd_data_target") == 1.3,
            "training_summary counts");
     EXPECT(fabs(num(ts, "geomean_ratio") - sqrt(0.75)) < 1e-5 &&
-               fabs(num(ts, "geomean_bwd_data_fwd_inference") - sqrt(2.16)) <
-                   1e-5,
+               fabs(num(ts, "geomean_bwd_data_fwd_inference") - sqrt(2.16)) < 1e-5,
            "training_summary geomeans");
 }
 
@@ -524,62 +487,47 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
     EXPECT(str(m, "device") && strstr(str(m, "device"), "H100"), "meta");
     EXPECT(num(m, "repeats") == 20, "repeats");
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(root, "points");
-    EXPECT(cJSON_GetArraySize(pts) == n, "%d points",
-           cJSON_GetArraySize(pts));
+    EXPECT(cJSON_GetArraySize(pts) == n, "%d points", cJSON_GetArraySize(pts));
     const cJSON *p0 = cJSON_GetArrayItem(pts, 0);
     EXPECT(str(p0, "mode") && !strcmp(str(p0, "mode"), "lstm"), "mode");
     EXPECT(num(p0, "hidden") == 256 && num(p0, "batch") == 1, "shape");
     EXPECT(num(p0, "ratio") == 0.5, "ratio");
-    EXPECT(str(p0, "best_cudnn") &&
-               !strcmp(str(p0, "best_cudnn"), "cudnn-persist-static"),
-           "best");
+    EXPECT(str(p0, "best_cudnn") && !strcmp(str(p0, "best_cudnn"), "cudnn-persist-static"), "best");
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(p0, "prnn_plan");
     EXPECT(str(plan, "config") &&
-               !strcmp(str(plan, "config"),
-                       "blocks=8 threads=256 ksplit=4, \"quoted\""),
+               !strcmp(str(plan, "config"), "blocks=8 threads=256 ksplit=4, \"quoted\""),
            "config string escaped");
     const cJSON *impls = cJSON_GetObjectItemCaseSensitive(p0, "impls");
-    EXPECT(cJSON_GetArraySize(impls) == 7, "%d impls",
-           cJSON_GetArraySize(impls));
+    EXPECT(cJSON_GetArraySize(impls) == 7, "%d impls", cJSON_GetArraySize(impls));
     const cJSON *prnn = cJSON_GetObjectItemCaseSensitive(impls, "prnn");
-    EXPECT(num(prnn, "median_us") == 0.5 && num(prnn, "q3_us") > 0.5 &&
-               num(prnn, "repeats") == 20,
+    EXPECT(num(prnn, "median_us") == 0.5 && num(prnn, "q3_us") > 0.5 && num(prnn, "repeats") == 20,
            "prnn numbers");
-    const cJSON *small =
-        cJSON_GetObjectItemCaseSensitive(impls, "cudnn-persist-small-h");
+    const cJSON *small = cJSON_GetObjectItemCaseSensitive(impls, "cudnn-persist-small-h");
     EXPECT(str(small, "state") && !strcmp(str(small, "state"), "refused") &&
-               cJSON_IsNull(
-                   cJSON_GetObjectItemCaseSensitive(small, "median_us")),
+               cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(small, "median_us")),
            "refused algorithm: null time");
     /* The note with quotes, a comma and a newline survives. */
     const cJSON *p3 = cJSON_GetArrayItem(pts, 3);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(p3, "impls"), "cudnn-persist-static");
-    EXPECT(str(st, "note") &&
-               !strcmp(str(st, "note"),
-                       "mathPrec half, \"quoted\", comma\nnewline"),
+    EXPECT(str(st, "note") && !strcmp(str(st, "note"), "mathPrec half, \"quoted\", comma\nnewline"),
            "note");
     EXPECT(str(st, "max_rel_diff") && !strcmp(str(st, "max_rel_diff"), "nan"),
            "poisoned diff is \"nan\"");
-    EXPECT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
-               cJSON_GetArrayItem(pts, 2), "ratio")),
+    EXPECT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pts, 2), "ratio")),
            "no ratio: null");
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(root, "summary");
     EXPECT(cJSON_GetArraySize(sum) == 4, "summary size");
-    EXPECT(num(cJSON_GetArrayItem(sum, 0), "geomean_ratio") == 1.0,
-           "summary lstm");
+    EXPECT(num(cJSON_GetArrayItem(sum, 0), "geomean_ratio") == 1.0, "summary lstm");
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(root, "overall");
-    EXPECT(fabs(num(ov, "geomean_ratio") - pow(0.1875, 0.2)) < 1e-5,
-           "overall");
+    EXPECT(fabs(num(ov, "geomean_ratio") - pow(0.1875, 0.2)) < 1e-5, "overall");
     test_json_training(root);
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "cold_start");
     EXPECT(cJSON_GetArraySize(cs) == 2, "cold_start");
     const cJSON *c0 = cJSON_GetArrayItem(cs, 0);
-    EXPECT(num(cJSON_GetObjectItemCaseSensitive(c0, "empty_cache"),
-               "compile_ms") == 101.25,
+    EXPECT(num(cJSON_GetObjectItemCaseSensitive(c0, "empty_cache"), "compile_ms") == 101.25,
            "cold compile");
-    EXPECT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
-               cJSON_GetArrayItem(cs, 1), "disk_cache")),
+    EXPECT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cs, 1), "disk_cache")),
            "missing phase: null");
     cJSON_Delete(root);
     free(buf);
@@ -590,8 +538,7 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
     fclose(f);
     root = cJSON_Parse(buf);
     EXPECT(root != NULL, "empty JSON: %s", buf);
-    EXPECT(cJSON_IsNull(item(root, "training_summary")),
-           "empty run: training_summary");
+    EXPECT(cJSON_IsNull(item(root, "training_summary")), "empty run: training_summary");
     cJSON_Delete(root);
     free(buf);
 }

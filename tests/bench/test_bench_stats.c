@@ -36,16 +36,14 @@ int main(void)
     EXPECT_NEAR(s.q3, 14, 0);
 
     bench_stats_compute(NULL, 0, 1.0, &s);
-    EXPECT(s.n == 0 && isnan(s.median), "empty: n %d median %g", s.n,
-           s.median);
+    EXPECT(s.n == 0 && isnan(s.median), "empty: n %d median %g", s.n, s.median);
 
     int used = -1;
     const double g[] = {0.5, 2.0, NAN, -1, 0, INFINITY, 4.0};
     /* 0.5 * 2 * 4 = 4: the geometric mean of the three valid values. */
     EXPECT_NEAR(bench_geomean(g, 7, &used), cbrt(4.0), 1e-12);
     EXPECT(used == 3, "used = %d", used);
-    EXPECT(isnan(bench_geomean(g + 2, 4, &used)) && used == 0,
-           "no valid value: used %d", used);
+    EXPECT(isnan(bench_geomean(g + 2, 4, &used)) && used == 0, "no valid value: used %d", used);
     const double same[] = {0.3, 0.3, 0.3};
     EXPECT_NEAR(bench_geomean(same, 3, NULL), 0.3, 1e-12);
 

@@ -31,6 +31,7 @@ typedef struct {
     const char *run[6];
 } tool_case;
 
+/* clang-format off */
 static const tool_case tools[] = {
     {"prnn-bench", 1, 0,
      {{{"--bogus"}, "unknown option --bogus"},
@@ -78,6 +79,7 @@ static const tool_case tools[] = {
                  "only"}},
      {NULL}},
 };
+/* clang-format on */
 
 static void check_help(const tool_case *t, const char *exe, const char *flag)
 {
@@ -85,9 +87,8 @@ static void check_help(const tool_case *t, const char *exe, const char *flag)
     char usage[64];
     snprintf(usage, sizeof(usage), "usage: %s", t->name);
     EXPECT(r.status == 0, "%s %s: exit %d", t->name, flag, r.status);
-    EXPECT(strncmp(r.out, usage, strlen(usage)) == 0,
-           "%s %s: stdout does not start with '%s': %s", t->name, flag,
-           usage, r.out);
+    EXPECT(strncmp(r.out, usage, strlen(usage)) == 0, "%s %s: stdout does not start with '%s': %s",
+           t->name, flag, usage, r.out);
     EXPECT(r.err[0] == '\0', "%s %s: stderr: %s", t->name, flag, r.err);
     /* The usage ends with the exit statuses, each tool with its own. */
     const char *status = strstr(r.out, "\nExit status:\n");
@@ -96,10 +97,10 @@ static void check_help(const tool_case *t, const char *exe, const char *flag)
         EXPECT(strstr(status, "\n  0    ") && strstr(status, "\n  1    ") &&
                    strstr(status, "\n  2    bad arguments"),
                "%s: statuses 0, 1, 2: %s", t->name, status);
-        EXPECT(!strstr(status, "\n  3    no GPU") == !t->uses_gpu,
-               "%s: status 3: %s", t->name, status);
-        EXPECT(!strstr(status, "\n  130  interrupted") == !t->handles_sigint,
-               "%s: status 130: %s", t->name, status);
+        EXPECT(!strstr(status, "\n  3    no GPU") == !t->uses_gpu, "%s: status 3: %s", t->name,
+               status);
+        EXPECT(!strstr(status, "\n  130  interrupted") == !t->handles_sigint, "%s: status 130: %s",
+               t->name, status);
     }
     run_result_free(&r);
 }
@@ -108,11 +109,11 @@ static void check_version(const tool_case *t, const char *exe)
 {
     run_result r = run_tool(exe, (const char *const[]){"--version", NULL});
     char expected[64];
-    snprintf(expected, sizeof(expected), "%s %d.%d.%d\n", t->name,
-             PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR, PRNN_VERSION_PATCH);
+    snprintf(expected, sizeof(expected), "%s %d.%d.%d\n", t->name, PRNN_VERSION_MAJOR,
+             PRNN_VERSION_MINOR, PRNN_VERSION_PATCH);
     EXPECT(r.status == 0, "%s --version: exit %d", t->name, r.status);
-    EXPECT(strcmp(r.out, expected) == 0, "%s --version: '%s', expected '%s'",
-           t->name, r.out, expected);
+    EXPECT(strcmp(r.out, expected) == 0, "%s --version: '%s', expected '%s'", t->name, r.out,
+           expected);
     EXPECT(r.err[0] == '\0', "%s --version: stderr: %s", t->name, r.err);
     run_result_free(&r);
 }
@@ -121,13 +122,11 @@ static void check_bad(const tool_case *t, const char *exe, const bad_args *b)
 {
     run_result r = run_tool(exe, b->args);
     char expected[512];
-    snprintf(expected, sizeof(expected),
-             "%s: %s\nrun '%s --help' for the usage\n", t->name, b->message,
-             t->name);
-    EXPECT(r.status == 2, "%s %s: exit %d", t->name,
-           b->args[0] ? b->args[0] : "", r.status);
-    EXPECT(strcmp(r.err, expected) == 0, "%s: stderr '%s', expected '%s'",
-           t->name, r.err, expected);
+    snprintf(expected, sizeof(expected), "%s: %s\nrun '%s --help' for the usage\n", t->name,
+             b->message, t->name);
+    EXPECT(r.status == 2, "%s %s: exit %d", t->name, b->args[0] ? b->args[0] : "", r.status);
+    EXPECT(strcmp(r.err, expected) == 0, "%s: stderr '%s', expected '%s'", t->name, r.err,
+           expected);
     EXPECT(r.out[0] == '\0', "%s: stdout: %s", t->name, r.out);
     run_result_free(&r);
 }
@@ -135,10 +134,9 @@ static void check_bad(const tool_case *t, const char *exe, const bad_args *b)
 static void check_no_gpu(const tool_case *t, const char *exe)
 {
     run_result r = run_tool(exe, t->run);
-    EXPECT(r.status == 3, "%s without a GPU: exit %d (%s)", t->name,
-           r.status, r.err);
-    EXPECT(strstr(r.err, "no GPU") || strstr(r.err, "no CUDA GPU"),
-           "%s without a GPU: %s", t->name, r.err);
+    EXPECT(r.status == 3, "%s without a GPU: exit %d (%s)", t->name, r.status, r.err);
+    EXPECT(strstr(r.err, "no GPU") || strstr(r.err, "no CUDA GPU"), "%s without a GPU: %s", t->name,
+           r.err);
     run_result_free(&r);
 }
 
@@ -177,8 +175,8 @@ int main(int argc, char **argv)
             gpu = "exit 3 checked";
         }
     }
-    printf("%s: --help and -h (stdout, exit 0, exit statuses), --version, "
-           "%d bad command lines (exact message, exit 2); no GPU: %s\n",
+    printf("%s: --help and -h (stdout, exit 0, exit statuses), --version, %d bad command lines "
+           "(exact message, exit 2); no GPU: %s\n",
            t->name, nbad, gpu);
     return test_done("test_tool_cli");
 }

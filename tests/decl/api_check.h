@@ -26,20 +26,19 @@
 
 #include <stddef.h>
 
-void api_check_function(const char *name, const char *header_symbol,
-                        const char *symbol, int same_type);
-void api_check_value(const char *name, long long header_value,
-                     long long value);
+void api_check_function(const char *name, const char *header_symbol, const char *symbol,
+                        int same_type);
+void api_check_value(const char *name, long long header_value, long long value);
 void api_check_type(const char *name, int same_type, const char *expected);
 void api_check_size(const char *name, size_t header_size, size_t size);
-void api_check_field(const char *type, const char *field,
-                     size_t header_offset, size_t offset, int same_type);
+void api_check_field(const char *type, const char *field, size_t header_offset, size_t offset,
+                     int same_type);
 
 /* Prints what was checked against header (the full path), and the result.
  * Returns the exit status: 0, or 1 after any mismatch. */
-int api_check_finish(const char *test, const char *header,
-                     const char *version);
+int api_check_finish(const char *test, const char *header, const char *version);
 
+/* clang-format off */
 #define API_CHECK_STR2(x) #x
 #define API_CHECK_STR(x) API_CHECK_STR2(x)
 
@@ -79,4 +78,5 @@ int api_check_finish(const char *test, const char *header,
     handles(API_CHECK_HANDLE)                                                 \
     functions(API_CHECK_FUNCTION)
 
+/* clang-format on */
 #endif

@@ -8,7 +8,7 @@
 int main(void)
 {
     PRNN_LT_API(API_CHECK_ALL)
-    return api_check_finish("decl-cublaslt", API_CHECK_HEADER,
-                            "cuBLAS " API_CHECK_STR(CUBLAS_VER_MAJOR) "."
-                            API_CHECK_STR(CUBLAS_VER_MINOR));
+    return api_check_finish(
+        "decl-cublaslt", API_CHECK_HEADER,
+        "cuBLAS " API_CHECK_STR(CUBLAS_VER_MAJOR) "." API_CHECK_STR(CUBLAS_VER_MINOR));
 }

@@ -9,6 +9,5 @@ int main(void)
 {
     BENCH_CUDNN_API(API_CHECK_ALL)
     return api_check_finish("decl-cudnn", API_CHECK_HEADER,
-                            "cuDNN " API_CHECK_STR(CUDNN_MAJOR) "."
-                            API_CHECK_STR(CUDNN_MINOR));
+                            "cuDNN " API_CHECK_STR(CUDNN_MAJOR) "." API_CHECK_STR(CUDNN_MINOR));
 }

@@ -8,6 +8,5 @@
 int main(void)
 {
     PRNN_NVRTC_API(API_CHECK_ALL)
-    return api_check_finish("decl-nvrtc", API_CHECK_HEADER,
-                            "nvrtc.h has no version macro");
+    return api_check_finish("decl-nvrtc", API_CHECK_HEADER, "nvrtc.h has no version macro");
 }

@@ -168,8 +168,14 @@ static void arm(long nth, int keep_failing)
     pthread_mutex_unlock(&lock);
 }
 
-void fault_alloc_arm(long nth) { arm(nth, 0); }
-void fault_alloc_arm_from(long nth) { arm(nth, 1); }
+void fault_alloc_arm(long nth)
+{
+    arm(nth, 0);
+}
+void fault_alloc_arm_from(long nth)
+{
+    arm(nth, 1);
+}
 
 long fault_alloc_count(void)
 {
@@ -195,5 +201,11 @@ long fault_alloc_live(void)
     return n;
 }
 
-void *fault_real_malloc(size_t n) { return __real_malloc(n); }
-void fault_real_free(void *p) { __real_free(p); }
+void *fault_real_malloc(size_t n)
+{
+    return __real_malloc(n);
+}
+void fault_real_free(void *p)
+{
+    __real_free(p);
+}

@@ -56,9 +56,18 @@ void fault_io_arm(long nth, int err)
     failed = NULL;
 }
 
-void fault_io_short_writes(int on) { short_writes = on; }
-long fault_io_count(void) { return count; }
-const char *fault_io_failed(void) { return failed; }
+void fault_io_short_writes(int on)
+{
+    short_writes = on;
+}
+long fault_io_count(void)
+{
+    return count;
+}
+const char *fault_io_failed(void)
+{
+    return failed;
+}
 
 ssize_t __wrap_write(int fd, const void *p, size_t n)
 {

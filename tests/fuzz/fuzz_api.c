@@ -50,9 +50,9 @@ static unsigned take16(input *in)
 /* Mostly small values in [lo, hi]; one time in sixteen an edge case. */
 static int take_int(input *in, int lo, int hi)
 {
-    static const int edge[] = {0, -1, 1, 2, 3, 7, 8, 16, 17, 32, 33, 64, 1 << 16,
-                               46341, 1 << 20, 0x3fffffff, 0x7fffffff,
-                               -0x7fffffff - 1};
+    static const int edge[] = {0,       -1,    1,       2,          3,          7,
+                               8,       16,    17,      32,         33,         64,
+                               1 << 16, 46341, 1 << 20, 0x3fffffff, 0x7fffffff, -0x7fffffff - 1};
     unsigned b = take8(in);
     if ((b & 15) == 15)
         return edge[take8(in) % (sizeof(edge) / sizeof(edge[0]))];
@@ -61,8 +61,8 @@ static int take_int(input *in, int lo, int hi)
 
 static void fail(const char *what, const char *call, prnnStatus_t s)
 {
-    fprintf(stderr, "fuzz_api: %s: %s returned %d (%s); log: \"%s\"\n", what,
-            call, (int)s, prnnGetErrorString(s), prnnGetLastErrorLog());
+    fprintf(stderr, "fuzz_api: %s: %s returned %d (%s); log: \"%s\"\n", what, call, (int)s,
+            prnnGetErrorString(s), prnnGetLastErrorLog());
     abort();
 }
 
@@ -98,9 +98,7 @@ static void *values(input *in, prnnDataType_t t, size_t n)
             memcpy(p + 8 * i, &d, 8);
             break;
         }
-        case PRNN_DATA_FLOAT:
-            memcpy(p + 4 * i, &v, 4);
-            break;
+        case PRNN_DATA_FLOAT: memcpy(p + 4 * i, &v, 4); break;
         default: {
             /* bfloat16 is the top half of the float; fp16 from the float
              * bits for these small values (exponent -5 .. -1, or 0). */
@@ -112,8 +110,7 @@ static void *values(input *in, prnnDataType_t t, size_t n)
             else if (v == 0.0f)
                 h = 0;
             else
-                h = (uint16_t)((u >> 16 & 0x8000) |
-                               ((((u >> 23) & 0xff) - 112) << 10) |
+                h = (uint16_t)((u >> 16 & 0x8000) | ((((u >> 23) & 0xff) - 112) << 10) |
                                ((u >> 13) & 0x3ff));
             memcpy(p + 2 * i, &h, 2);
             break;
@@ -135,11 +132,9 @@ typedef struct {
 
 static void choose(input *in, shape *s)
 {
-    static const int modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM,
-                                PRNN_GRU, PRNN_SRU};
+    static const int modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU, PRNN_SRU};
     unsigned m = take8(in);
-    s->mode = (m & 31) == 31 ? (prnnRNNMode_t)(int)(int8_t)take8(in)
-                             : (prnnRNNMode_t)modes[m % 5];
+    s->mode = (m & 31) == 31 ? (prnnRNNMode_t)(int)(int8_t)take8(in) : (prnnRNNMode_t)modes[m % 5];
     s->hidden = take_int(in, 1, 24);
     s->layers = take_int(in, 1, 3);
     s->input = take_int(in, 1, 24);
@@ -151,8 +146,7 @@ static void choose(input *in, shape *s)
         s->direction = (prnnDirectionMode_t)(int)(int8_t)take8(in);
     s->dirs = s->direction == PRNN_BIDIRECTIONAL ? 2 : 1;
     unsigned t = take8(in);
-    s->type = (t & 63) == 63 ? (prnnDataType_t)(int)(int8_t)take8(in)
-                             : (prnnDataType_t)(t % 4);
+    s->type = (t & 63) == 63 ? (prnnDataType_t)(int)(int8_t)take8(in) : (prnnDataType_t)(t % 4);
     if (s->input_mode == PRNN_SKIP_INPUT && (take8(in) & 3))
         s->input = s->hidden; /* the rule SKIP_INPUT needs, mostly kept */
     int b = take_int(in, 1, 6);
@@ -175,8 +169,8 @@ static int mul(int a, int b)
 }
 
 /* A packed 3-d tensor, or (one time in 32) a broken one. */
-static void set3(input *in, shape *s, prnnTensorDescriptor_t d,
-                 prnnDataType_t t, int a, int b, int c)
+static void set3(input *in, shape *s, prnnTensorDescriptor_t d, prnnDataType_t t, int a, int b,
+                 int c)
 {
     int dims[3] = {a, b, c};
     int strides[3] = {mul(b, c), c, 1};
@@ -220,9 +214,9 @@ static int cmp_region(const void *a, const void *b)
 
 /* Every LinLayer matrix and bias of every pseudo-layer: inside w, and no
  * two overlapping. */
-static void linlayers(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
-                      const shape *s, prnnTensorDescriptor_t x0,
-                      prnnFilterDescriptor_t wd, const void *w, size_t wbytes)
+static void linlayers(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn, const shape *s,
+                      prnnTensorDescriptor_t x0, prnnFilterDescriptor_t wd, const void *w,
+                      size_t wbytes)
 {
     prnnFilterDescriptor_t md = NULL;
     if (CALL(prnnCreateFilterDescriptor(&md)))
@@ -230,8 +224,7 @@ static void linlayers(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
     enum { MAX_REGIONS = 6 * 2 * 16 * 2 };
     static region r[MAX_REGIONS];
     int nr = 0;
-    int ids = s->mode == PRNN_LSTM ? 8 : s->mode == PRNN_GRU ? 6 :
-              s->mode == PRNN_SRU ? 4 : 2;
+    int ids = s->mode == PRNN_LSTM ? 8 : s->mode == PRNN_GRU ? 6 : s->mode == PRNN_SRU ? 4 : 2;
     int pseudo = mul(s->layers, s->dirs);
     /* A few out-of-range arguments as well. */
     int extra = (int)(take8(in) % 3);
@@ -239,22 +232,22 @@ static void linlayers(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
         for (int id = -1; id <= ids; id++) {
             for (int bias = 0; bias < 2; bias++) {
                 void *at = NULL;
-                prnnStatus_t st = bias
-                    ? CALL(prnnGetRNNLinLayerBiasParams(h, rnn, p, x0, wd, w, id, md, &at))
-                    : CALL(prnnGetRNNLinLayerMatrixParams(h, rnn, p, x0, wd, w, id, md, &at));
+                prnnStatus_t st =
+                    bias ? CALL(prnnGetRNNLinLayerBiasParams(h, rnn, p, x0, wd, w, id, md, &at))
+                         : CALL(prnnGetRNNLinLayerMatrixParams(h, rnn, p, x0, wd, w, id, md, &at));
                 int inside = p >= 0 && p < pseudo && id >= 0 && id < ids;
                 if (st == PRNN_STATUS_SUCCESS && !inside)
                     fail("LinLayer accepted an argument out of range",
-                         bias ? "prnnGetRNNLinLayerBiasParams"
-                              : "prnnGetRNNLinLayerMatrixParams", st);
+                         bias ? "prnnGetRNNLinLayerBiasParams" : "prnnGetRNNLinLayerMatrixParams",
+                         st);
                 if (st != PRNN_STATUS_SUCCESS || !at)
                     continue;
                 prnnDataType_t t;
                 prnnTensorFormat_t fmt;
                 int nb = 0, dims[3] = {0, 0, 0};
                 CALL(prnnGetFilterNdDescriptor(md, 3, &t, &fmt, &nb, dims));
-                size_t bytes = (size_t)dims[0] * (size_t)dims[1] *
-                               (size_t)dims[2] * elem_size(s->type);
+                size_t bytes = (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2] *
+                               elem_size(s->type);
                 uintptr_t lo = (uintptr_t)at, base = (uintptr_t)w;
                 if (lo < base || lo + bytes > base + wbytes || bytes == 0)
                     fail("LinLayer region outside the weights", "LinLayer", st);
@@ -272,10 +265,9 @@ static void linlayers(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
 
 /* The four compute calls with buffers of exactly the sizes the descriptors
  * and queries give. */
-static void compute(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
-                    const shape *s, prnnTensorDescriptor_t *xd,
-                    prnnTensorDescriptor_t *yd, prnnTensorDescriptor_t state,
-                    prnnFilterDescriptor_t wd, void *w, size_t wbytes,
+static void compute(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn, const shape *s,
+                    prnnTensorDescriptor_t *xd, prnnTensorDescriptor_t *yd,
+                    prnnTensorDescriptor_t state, prnnFilterDescriptor_t wd, void *w, size_t wbytes,
                     size_t ws_bytes, size_t rs_bytes)
 {
     size_t rows = 0;
@@ -283,10 +275,8 @@ static void compute(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
         rows += (size_t)s->batch[t];
     size_t es = elem_size(s->type);
     size_t nx = rows * (size_t)s->input, ny = rows * (size_t)s->hidden * (size_t)s->dirs;
-    size_t ns = (size_t)s->layers * (size_t)s->dirs * (size_t)s->batch[0] *
-                (size_t)s->hidden;
-    if ((nx + 2 * ny + 8 * ns) * es + wbytes * 2 + ws_bytes + rs_bytes >
-        MAX_COMPUTE_BYTES)
+    size_t ns = (size_t)s->layers * (size_t)s->dirs * (size_t)s->batch[0] * (size_t)s->hidden;
+    if ((nx + 2 * ny + 8 * ns) * es + wbytes * 2 + ws_bytes + rs_bytes > MAX_COMPUTE_BYTES)
         return;
     unsigned nulls = take8(in); /* which optional states are NULL */
     void *x = values(in, s->type, nx), *y = values(in, s->type, ny);
@@ -302,28 +292,24 @@ static void compute(input *in, prnnHandle_t h, prnnRNNDescriptor_t rnn,
     prnnTensorDescriptor_t sd[8];
     for (int i = 0; i < 8; i++)
         sd[i] = state;
-    CALL(prnnRNNForwardInference(h, rnn, s->seq, xd, x, sd[0], st[0], sd[1], st[1],
-                                 wd, w, yd, y, sd[2], st[2], sd[3], st[3], ws,
-                                 ws_bytes));
-    prnnStatus_t f = CALL(prnnRNNForwardTraining(h, rnn, s->seq, xd, x, sd[0], st[0],
-                                                 sd[1], st[1], wd, w, yd, y, sd[2],
-                                                 st[2], sd[3], st[3], ws, ws_bytes,
-                                                 rs, rs_bytes));
+    CALL(prnnRNNForwardInference(h, rnn, s->seq, xd, x, sd[0], st[0], sd[1], st[1], wd, w, yd, y,
+                                 sd[2], st[2], sd[3], st[3], ws, ws_bytes));
+    prnnStatus_t f =
+        CALL(prnnRNNForwardTraining(h, rnn, s->seq, xd, x, sd[0], st[0], sd[1], st[1], wd, w, yd, y,
+                                    sd[2], st[2], sd[3], st[3], ws, ws_bytes, rs, rs_bytes));
     prnnStatus_t b = PRNN_STATUS_NOT_SUPPORTED;
     if (f == PRNN_STATUS_SUCCESS)
-        b = CALL(prnnRNNBackwardData(h, rnn, s->seq, yd, y, yd, dy, sd[4], st[4],
-                                     sd[5], st[5], wd, w, sd[0], st[0], sd[1], st[1],
-                                     xd, dx, sd[6], st[6], sd[7], st[7], ws,
-                                     ws_bytes, rs, rs_bytes));
+        b = CALL(prnnRNNBackwardData(h, rnn, s->seq, yd, y, yd, dy, sd[4], st[4], sd[5], st[5], wd,
+                                     w, sd[0], st[0], sd[1], st[1], xd, dx, sd[6], st[6], sd[7],
+                                     st[7], ws, ws_bytes, rs, rs_bytes));
     if (b == PRNN_STATUS_SUCCESS)
-        CALL(prnnRNNBackwardWeights(h, rnn, s->seq, xd, x, sd[0], st[0], yd, y, ws,
-                                    ws_bytes, wd, dw, rs, rs_bytes));
+        CALL(prnnRNNBackwardWeights(h, rnn, s->seq, xd, x, sd[0], st[0], yd, y, ws, ws_bytes, wd,
+                                    dw, rs, rs_bytes));
     /* The calls the reference accepted must all succeed: the shapes passed
      * the queries. */
     if (f != PRNN_STATUS_SUCCESS || b != PRNN_STATUS_SUCCESS)
         fail("a training call failed on a shape the size queries accepted",
-             f != PRNN_STATUS_SUCCESS ? "prnnRNNForwardTraining"
-                                      : "prnnRNNBackwardData",
+             f != PRNN_STATUS_SUCCESS ? "prnnRNNForwardTraining" : "prnnRNNBackwardData",
              f != PRNN_STATUS_SUCCESS ? f : b);
     free(x);
     free(y);
@@ -353,8 +339,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     prnnDropoutDescriptor_t drop = NULL;
     unsigned dk = take8(&in);
     if (dk & 1) {
-        static const float probs[] = {0.0f, 0.25f, 0.5f, 0.99f, 1.0f, -0.25f,
-                                      2.0f, NAN, INFINITY};
+        static const float probs[] = {0.0f, 0.25f, 0.5f, 0.99f, 1.0f, -0.25f, 2.0f, NAN, INFINITY};
         float pr = probs[(dk >> 1) % 9];
         unsigned long long seed = take16(&in);
         CALL(prnnCreateDropoutDescriptor(&drop));
@@ -364,15 +349,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             unsigned long long gs = 0;
             CALL(prnnGetDropoutDescriptor(drop, h, &gp, &gs));
             if (gp != pr || gs != seed)
-                fail("dropout descriptor reads back differently",
-                     "prnnGetDropoutDescriptor", PRNN_STATUS_SUCCESS);
+                fail("dropout descriptor reads back differently", "prnnGetDropoutDescriptor",
+                     PRNN_STATUS_SUCCESS);
         }
     }
     prnnRNNDescriptor_t rnn = NULL;
     CALL(prnnCreateRNNDescriptor(&rnn));
-    prnnStatus_t set = CALL(prnnSetRNNDescriptor(rnn, s.hidden, s.layers, drop,
-                                                 s.input_mode, s.direction,
-                                                 s.mode, s.type));
+    prnnStatus_t set = CALL(prnnSetRNNDescriptor(rnn, s.hidden, s.layers, drop, s.input_mode,
+                                                 s.direction, s.mode, s.type));
     prnnDestroyDropoutDescriptor(drop);
     if (set == PRNN_STATUS_SUCCESS) {
         int gh, gl;
@@ -407,11 +391,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * range: the arrays hold seq entries, so only that many are passed). */
     size_t wbytes = 0, ws_bytes = 0, rs_bytes = 0;
     int qseq = s.seq <= 0 ? s.seq : seq;
-    prnnStatus_t ok =
-        CALL(prnnGetRNNParamsSize(h, rnn, xd[0], &wbytes, s.type));
+    prnnStatus_t ok = CALL(prnnGetRNNParamsSize(h, rnn, xd[0], &wbytes, s.type));
     prnnStatus_t okw = CALL(prnnGetRNNWorkspaceSize(h, rnn, qseq, xd, &ws_bytes));
-    prnnStatus_t okr =
-        CALL(prnnGetRNNTrainingReserveSize(h, rnn, qseq, xd, &rs_bytes));
+    prnnStatus_t okr = CALL(prnnGetRNNTrainingReserveSize(h, rnn, qseq, xd, &rs_bytes));
     if ((am & 0xf0) == 0xf0) {
         prnnRNNPlanInfo_t info;
         memset(&info, 0, sizeof(info));
@@ -434,10 +416,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             s.broken = 1;
         w = values(&in, s.type, wbytes / elem_size(s.type));
         linlayers(&in, h, rnn, &s, xd[0], wd, w, wbytes);
-        if (!s.broken && okw == PRNN_STATUS_SUCCESS && okr == PRNN_STATUS_SUCCESS &&
-            s.seq == qseq)
-            compute(&in, h, rnn, &s, xd, yd, state, wd, w, wbytes, ws_bytes,
-                    rs_bytes);
+        if (!s.broken && okw == PRNN_STATUS_SUCCESS && okr == PRNN_STATUS_SUCCESS && s.seq == qseq)
+            compute(&in, h, rnn, &s, xd, yd, state, wd, w, wbytes, ws_bytes, rs_bytes);
     }
     free(w);
     prnnDestroyFilterDescriptor(wd);

@@ -44,6 +44,7 @@ typedef struct {
     float dropout;
 } shape;
 
+/* clang-format off */
 static const shape shapes[] = {
     {"lstm bidir 2 layers dropout", PRNN_LSTM, 5, 2, 3, 3, PRNN_BIDIRECTIONAL,
      PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT, {3, 2, 2, 0}, 0.25f},
@@ -56,6 +57,7 @@ static const shape shapes[] = {
     {"sru bidir 2 layers", PRNN_SRU, 4, 2, 3, 3, PRNN_BIDIRECTIONAL,
      PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT, {2, 2, 1, 0}, 0.5f},
 };
+/* clang-format on */
 
 static size_t elem(prnnDataType_t t)
 {
@@ -107,19 +109,18 @@ typedef struct {
     char log[512];
 } outcome;
 
-#define STEP(call)                                                             \
-    do {                                                                       \
-        prnnStatus_t s_ = (call);                                              \
-        if (s_ != PRNN_STATUS_SUCCESS) {                                       \
-            o->status = s_;                                                    \
-            o->step = #call;                                                   \
-            snprintf(o->log, sizeof(o->log), "%s", prnnGetLastErrorLog());     \
-            goto done;                                                         \
-        }                                                                      \
+#define STEP(call)                                                                                 \
+    do {                                                                                           \
+        prnnStatus_t s_ = (call);                                                                  \
+        if (s_ != PRNN_STATUS_SUCCESS) {                                                           \
+            o->status = s_;                                                                        \
+            o->step = #call;                                                                       \
+            snprintf(o->log, sizeof(o->log), "%s", prnnGetLastErrorLog());                         \
+            goto done;                                                                             \
+        }                                                                                          \
     } while (0)
 
-static void set3(prnnTensorDescriptor_t d, prnnDataType_t t, int a, int b,
-                 int c, outcome *o)
+static void set3(prnnTensorDescriptor_t d, prnnDataType_t t, int a, int b, int c, outcome *o)
 {
     int dims[3] = {a, b, c}, strides[3] = {b * c, c, 1};
     prnnStatus_t s = prnnSetTensorNdDescriptor(d, t, 3, dims, strides);
@@ -132,8 +133,7 @@ static void set3(prnnTensorDescriptor_t d, prnnDataType_t t, int a, int b,
 
 /* The public call sequence; everything it made is destroyed before it
  * returns. given: a handle to use, or NULL to create (and destroy) one. */
-static void api_sequence(prnnHandle_t given, const shape *s, results *r,
-                         outcome *o)
+static void api_sequence(prnnHandle_t given, const shape *s, results *r, outcome *o)
 {
     const int dirs = s->dir == PRNN_BIDIRECTIONAL ? 2 : 1;
     const size_t es = elem(s->type);
@@ -152,8 +152,7 @@ static void api_sequence(prnnHandle_t given, const shape *s, results *r,
     STEP(prnnCreateDropoutDescriptor(&drop));
     STEP(prnnSetDropoutDescriptor(drop, h, s->dropout, 1234));
     STEP(prnnCreateRNNDescriptor(&rnn));
-    STEP(prnnSetRNNDescriptor(rnn, s->hidden, s->layers, drop, s->imode, s->dir,
-                              s->mode, s->type));
+    STEP(prnnSetRNNDescriptor(rnn, s->hidden, s->layers, drop, s->imode, s->dir, s->mode, s->type));
     STEP(prnnSetRNNMatrixMathType(rnn, PRNN_DEFAULT_MATH));
     STEP(prnnSetRNNAlgorithm(rnn, PRNN_RNN_ALGO_AUTO));
     int hd, ld_;
@@ -201,30 +200,27 @@ static void api_sequence(prnnHandle_t given, const shape *s, results *r,
     void *dhy = buf[nbuf++] = buffer(ns * es, 13);
     void *dhx = buf[nbuf++] = buffer(ns * es, 14);
     void *dcx = buf[nbuf++] = buffer(ns * es, 15);
-    int ids = s->mode == PRNN_LSTM ? 8 : s->mode == PRNN_GRU ? 6 :
-              s->mode == PRNN_SRU ? 4 : 2;
+    int ids = s->mode == PRNN_LSTM ? 8 : s->mode == PRNN_GRU ? 6 : s->mode == PRNN_SRU ? 4 : 2;
     for (int p = 0; p < s->layers * dirs; p++)
         for (int id = 0; id < ids; id++) {
             void *at;
             STEP(prnnGetRNNLinLayerMatrixParams(h, rnn, p, xd[0], wd, w, id, ld, &at));
             STEP(prnnGetRNNLinLayerBiasParams(h, rnn, p, xd[0], wd, w, id, ld, &at));
         }
-    STEP(prnnRNNForwardInference(h, rnn, s->seq, xd, x, sd, hx, sd, cx, wd, w, yd,
-                                 y, sd, hy, sd, cy, wsp, ws));
+    STEP(prnnRNNForwardInference(h, rnn, s->seq, xd, x, sd, hx, sd, cx, wd, w, yd, y, sd, hy, sd,
+                                 cy, wsp, ws));
     keep(r, y, ny * es);
-    STEP(prnnRNNForwardTraining(h, rnn, s->seq, xd, x, sd, hx, sd, cx, wd, w, yd, y,
-                                sd, hy, sd, cy, wsp, ws, rsp, rs));
+    STEP(prnnRNNForwardTraining(h, rnn, s->seq, xd, x, sd, hx, sd, cx, wd, w, yd, y, sd, hy, sd, cy,
+                                wsp, ws, rsp, rs));
     keep(r, y, ny * es);
     keep(r, hy, ns * es);
     keep(r, cy, ns * es);
-    STEP(prnnRNNBackwardData(h, rnn, s->seq, yd, y, yd, dy, sd, dhy, sd, NULL, wd,
-                             w, sd, hx, sd, cx, xd, dx, sd, dhx, sd, dcx, wsp, ws,
-                             rsp, rs));
+    STEP(prnnRNNBackwardData(h, rnn, s->seq, yd, y, yd, dy, sd, dhy, sd, NULL, wd, w, sd, hx, sd,
+                             cx, xd, dx, sd, dhx, sd, dcx, wsp, ws, rsp, rs));
     keep(r, dx, nx * es);
     keep(r, dhx, ns * es);
     keep(r, dcx, ns * es);
-    STEP(prnnRNNBackwardWeights(h, rnn, s->seq, xd, x, sd, hx, yd, y, wsp, ws, wd,
-                                dw, rsp, rs));
+    STEP(prnnRNNBackwardWeights(h, rnn, s->seq, xd, x, sd, hx, yd, y, wsp, ws, wd, dw, rsp, rs));
     keep(r, dw, wbytes);
     /* A failing call: its message is formatted (and may need memory). */
     if (prnnGetRNNWorkspaceSize(h, rnn, 0, xd, &ws) != PRNN_STATUS_BAD_PARAM ||
@@ -276,8 +272,7 @@ static int db_blocks(const prnn_tuning_db *db, int hidden)
     return r.entry.config.tile.blocks;
 }
 
-static void files_sequence(prnnHandle_t given, const shape *s, results *r,
-                           outcome *o)
+static void files_sequence(prnnHandle_t given, const shape *s, results *r, outcome *o)
 {
     (void)given;
     (void)s;
@@ -302,12 +297,10 @@ static void files_sequence(prnnHandle_t given, const shape *s, results *r,
     int found = prnn_tuning_lookup(&k, NULL, NULL, &res);
     int blocks = found && res.source == PRNN_CONFIG_USER_DB ? res.entry.config.tile.blocks : 0;
     if (!fault_alloc_fired() || (fired && !failing_for_good))
-        EXPECT(blocks == 4, "the user DB's entry not found (%d); log: %s",
-               blocks, prnn_log_get());
+        EXPECT(blocks == 4, "the user DB's entry not found (%d); log: %s", blocks, prnn_log_get());
     else
         EXPECT(blocks == 4 || strstr(prnn_log_get(), "out of memory"),
-               "the lookup failed without saying it was out of memory: %s",
-               prnn_log_get());
+               "the lookup failed without saying it was out of memory: %s", prnn_log_get());
     keep(r, "lookup", 6);
 
     /* The cubin cache: an out-of-memory load is a miss, never a hit of
@@ -317,12 +310,11 @@ static void files_sequence(prnnHandle_t given, const shape *s, results *r,
     prnn_cubin_key ck = {text, sizeof(text) - 1, ""};
     memset(ck.name, 'f', 32);
     char why[4400];
-    int stored = prnn_cubin_cache_store(files_dir, &ck, payload, sizeof(payload),
-                                        why, sizeof(why)) == 0;
+    int stored =
+        prnn_cubin_cache_store(files_dir, &ck, payload, sizeof(payload), why, sizeof(why)) == 0;
     void *got = NULL;
     size_t n = 0;
-    prnn_cubin_lookup l = prnn_cubin_cache_load(files_dir, &ck, &got, &n, why,
-                                                sizeof(why));
+    prnn_cubin_lookup l = prnn_cubin_cache_load(files_dir, &ck, &got, &n, why, sizeof(why));
     if (l == PRNN_CUBIN_HIT) {
         CHECK(n == sizeof(payload) && memcmp(got, payload, n) == 0);
         free(got);
@@ -363,8 +355,7 @@ static void files_check(const outcome *o)
 
 /* ---- the driver ----------------------------------------------------------- */
 
-typedef void (*sequence_fn)(prnnHandle_t given, const shape *s, results *r,
-                            outcome *o);
+typedef void (*sequence_fn)(prnnHandle_t given, const shape *s, results *r, outcome *o);
 
 typedef struct {
     sequence_fn fn;
@@ -383,8 +374,7 @@ static void *run_thread(void *p)
     /* A failure's message in this thread's log first: a later failure
      * whose message cannot be stored must not show this one. */
     if (a->fail_at >= 0 &&
-        prnnSetTensorNdDescriptor(NULL, PRNN_DATA_FLOAT, 3, NULL, NULL) !=
-            PRNN_STATUS_BAD_PARAM)
+        prnnSetTensorNdDescriptor(NULL, PRNN_DATA_FLOAT, 3, NULL, NULL) != PRNN_STATUS_BAD_PARAM)
         exit(2);
     failing_for_good = a->for_good;
     if (a->for_good)
@@ -418,9 +408,8 @@ static long live_now(void)
 static int total_runs, total_failures_injected, absorbed;
 
 /* The sequence with each of its allocations failing in turn. */
-static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
-                   const shape *s, void (*setup)(void),
-                   void (*after)(const outcome *))
+static void inject(const char *what, sequence_fn fn, prnnHandle_t given, const shape *s,
+                   void (*setup)(void), void (*after)(const outcome *))
 {
     run_args ref = {fn, given, s, -1, 0, {0}, {0}, 0};
     /* Once first, so that what a process does once (the shipped tuning DB,
@@ -435,8 +424,8 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
         setup();
     prnn_object_pool_trim();
     run(&ref);
-    EXPECT(ref.o.status == PRNN_STATUS_SUCCESS, "%s: the reference run "
-           "failed at %s: %s", what, ref.o.step, ref.o.log);
+    EXPECT(ref.o.status == PRNN_STATUS_SUCCESS, "%s: the reference run failed at %s: %s", what,
+           ref.o.step, ref.o.log);
     int before_failures = test_failures;
     long n = ref.allocations;
     /* k / 2: the allocation that fails; k % 2: alone, or with every one
@@ -446,7 +435,7 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
             setup();
         prnn_object_pool_trim();
         long live0 = live_now();
-        run_args a = {fn, given, s, k / 2, k % 2, {0}, {0}, 0};
+        run_args a = {fn, given, s, k / 2, (int)(k % 2), {0}, {0}, 0};
         run(&a);
         long leaked = live_now() - live0;
         total_runs++;
@@ -454,24 +443,19 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
         if (a.o.status == PRNN_STATUS_SUCCESS) {
             absorbed++;
             EXPECT(a.r.n == ref.r.n && memcmp(a.r.bytes, ref.r.bytes, ref.r.n) == 0,
-                   "%s: allocation %ld of %ld failed, the sequence succeeded "
-                   "with other results", what, k / 2, n);
+                   "%s: allocation %ld of %ld failed, the sequence succeeded with other results",
+                   what, k / 2, n);
         } else {
             EXPECT(a.o.status == PRNN_STATUS_ALLOC_FAILED ||
-                   (fn == files_sequence &&
-                    a.o.status == PRNN_STATUS_CACHE_ERROR),
-                   "%s: allocation %ld of %ld failed: %s returned %s, not "
-                   "ALLOC_FAILED; log: %s", what, k / 2, n, a.o.step,
-                   prnnGetErrorString(a.o.status), a.o.log);
-            EXPECT(strstr(a.o.log, "out of") != NULL &&
-                       strstr(a.o.log, "desc is NULL") == NULL,
-                   "%s: allocation %ld failed%s, %s's message does not say "
-                   "so: \"%s\"", what, k / 2, k % 2 ? " for good" : "",
-                   a.o.step, a.o.log);
+                       (fn == files_sequence && a.o.status == PRNN_STATUS_CACHE_ERROR),
+                   "%s: allocation %ld of %ld failed: %s returned %s, not ALLOC_FAILED; log: %s",
+                   what, k / 2, n, a.o.step, prnnGetErrorString(a.o.status), a.o.log);
+            EXPECT(strstr(a.o.log, "out of") != NULL && strstr(a.o.log, "desc is NULL") == NULL,
+                   "%s: allocation %ld failed%s, %s's message does not say so: \"%s\"", what, k / 2,
+                   k % 2 ? " for good" : "", a.o.step, a.o.log);
         }
-        EXPECT(leaked == 0, "%s: allocation %ld of %ld failed (%s): %ld "
-               "allocation%s leaked", what, k / 2, n,
-               a.o.step ? a.o.step : "absorbed", leaked, leaked == 1 ? "" : "s");
+        EXPECT(leaked == 0, "%s: allocation %ld of %ld failed (%s): %ld allocation%s leaked", what,
+               k / 2, n, a.o.step ? a.o.step : "absorbed", leaked, leaked == 1 ? "" : "s");
         if (after)
             after(&a.o);
         /* Still usable, with the same results. */
@@ -480,13 +464,11 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
         run_args again = {fn, given, s, -1, 0, {0}, {0}, 0};
         run(&again);
         total_runs++;
-        EXPECT(again.o.status == PRNN_STATUS_SUCCESS &&
-                   again.r.n == ref.r.n &&
+        EXPECT(again.o.status == PRNN_STATUS_SUCCESS && again.r.n == ref.r.n &&
                    memcmp(again.r.bytes, ref.r.bytes, ref.r.n) == 0,
-               "%s: after allocation %ld failed, the sequence run again "
-               "%s (%s: %s)", what, k / 2,
-               again.o.status ? "failed" : "gave other results",
-               again.o.step ? again.o.step : "", again.o.log);
+               "%s: after allocation %ld failed, the sequence run again %s (%s: %s)", what, k / 2,
+               again.o.status ? "failed" : "gave other results", again.o.step ? again.o.step : "",
+               again.o.log);
         fault_real_free(a.r.bytes);
         fault_real_free(again.r.bytes);
         if (test_failures - before_failures > 20) {
@@ -494,8 +476,7 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
             break;
         }
     }
-    printf("%-44s %4ld allocations, each failed in turn (alone, and for "
-           "good)%s\n", what, n,
+    printf("%-44s %4ld allocations, each failed in turn (alone, and for good)%s\n", what, n,
            test_failures == before_failures ? ": clean" : ": FAILURES");
     fault_real_free(ref.r.bytes);
 }
@@ -507,10 +488,16 @@ static void inject(const char *what, sequence_fn fn, prnnHandle_t given,
  * of memory must not cost the process its database. */
 static void test_shipped_db_first_load(void)
 {
-    prnn_tuning_key k = {.gpu_name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .cc_minor = 0,
+    prnn_tuning_key k = {.gpu_name = "NVIDIA H100 80GB HBM3",
+                         .cc_major = 9,
+                         .cc_minor = 0,
                          .sm_count = 132,
-                         .rnn = {.mode = PRNN_RNN_TANH, .dtype = PRNN_DATA_FLOAT, .hidden = 256,
-                                 .layers = 1, .dirs = 1, .mini_batch = 4},
+                         .rnn = {.mode = PRNN_RNN_TANH,
+                                 .dtype = PRNN_DATA_FLOAT,
+                                 .hidden = 256,
+                                 .layers = 1,
+                                 .dirs = 1,
+                                 .mini_batch = 4},
                          .pass = PRNN_PASS_FORWARD};
     unsetenv("PRNN_TUNING_DB");
     setenv("PRNN_CACHE_DIR", "/nonexistent/prnn-test", 1);
@@ -540,27 +527,24 @@ static void test_shipped_db_first_load(void)
             int found = prnn_tuning_lookup(&k, NULL, NULL, &r);
             fault_alloc_arm(-1);
             if (!found && !strstr(prnn_log_get(), "out of memory")) {
-                fprintf(stderr, "allocation %ld: no entry, and the log does "
-                        "not say why: %s\n", i, prnn_log_get());
+                fprintf(stderr, "allocation %ld: no entry, and the log does not say why: %s\n", i,
+                        prnn_log_get());
                 _exit(1);
             }
             found = prnn_tuning_lookup(&k, NULL, NULL, &r);
             _exit(found && r.entry.config.tile.batch_groups == 4 ? 0 : 2);
         }
         samples++;
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0) {
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             if (bad++ < 5)
-                fprintf(stderr, "shipped DB, allocation %ld of %ld failing: "
-                        "child %s %d\n", i, n,
+                fprintf(stderr, "shipped DB, allocation %ld of %ld failing: child %s %d\n", i, n,
                         WIFEXITED(status) ? "exited" : "killed by signal",
                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
         }
     }
     CHECK(bad == 0);
     printf("%-44s %4ld allocations, %d of them failed (one per process)%s\n",
-           "shipped tuning DB, first lookup", n, samples,
-           bad ? ": FAILURES" : ": clean");
+           "shipped tuning DB, first lookup", n, samples, bad ? ": FAILURES" : ": clean");
 }
 
 /* A thread's first call, with no memory at all: its log cannot even be
@@ -574,8 +558,7 @@ static void *no_memory_thread(void *p)
     snprintf(log, 256, "%s", prnnGetLastErrorLog());
     fault_alloc_arm(-1);
     EXPECT(s == PRNN_STATUS_ALLOC_FAILED && d == NULL,
-           "no memory: prnnCreateTensorDescriptor returned %s",
-           prnnGetErrorString(s));
+           "no memory: prnnCreateTensorDescriptor returned %s", prnnGetErrorString(s));
     return NULL;
 }
 
@@ -587,10 +570,8 @@ static void test_no_memory_at_all(void)
     CHECK(pthread_create(&t, NULL, no_memory_thread, log) == 0);
     pthread_join(t, NULL);
     EXPECT(strstr(log, "out of host memory") != NULL,
-           "a thread's first failure with no memory left has the message "
-           "\"%s\"", log);
-    printf("%-44s the failure says \"%s\"\n", "no memory at all, first call",
-           log);
+           "a thread's first failure with no memory left has the message \"%s\"", log);
+    printf("%-44s the failure says \"%s\"\n", "no memory at all, first call", log);
 }
 
 int main(void)
@@ -604,8 +585,7 @@ int main(void)
         snprintf(what, sizeof(what), "api, fresh handle: %s", shapes[i].name);
         inject(what, api_sequence, NULL, &shapes[i], NULL, NULL);
         prnnHandle_t h;
-        CHECK(prnnCreateWithBackend(&h, PRNN_BACKEND_CPU_REFERENCE) ==
-              PRNN_STATUS_SUCCESS);
+        CHECK(prnnCreateWithBackend(&h, PRNN_BACKEND_CPU_REFERENCE) == PRNN_STATUS_SUCCESS);
         snprintf(what, sizeof(what), "api, handle kept: %s", shapes[i].name);
         inject(what, api_sequence, h, &shapes[i], NULL, NULL);
         prnnDestroy(h);
@@ -613,12 +593,11 @@ int main(void)
     char *dir = test_mkdtemp();
     snprintf(files_dir, sizeof(files_dir), "%s", dir);
     free(dir);
-    inject("files: DB store and lookup, cubin cache", files_sequence, NULL,
-           NULL, files_setup, files_check);
+    inject("files: DB store and lookup, cubin cache", files_sequence, NULL, NULL, files_setup,
+           files_check);
     test_rm_rf(files_dir);
-    printf("%d runs, %d with one allocation failing (%d absorbed with the "
-           "same results)\n", total_runs, total_failures_injected, absorbed);
-    return test_finish("fuzz-alloc-failures: every allocation of every "
-                       "sequence failed in turn: clean statuses, no leak, "
-                       "handles still usable");
+    printf("%d runs, %d with one allocation failing (%d absorbed with the same results)\n",
+           total_runs, total_failures_injected, absorbed);
+    return test_finish("fuzz-alloc-failures: every allocation of every sequence failed in turn: "
+                       "clean statuses, no leak, handles still usable");
 }

@@ -67,8 +67,8 @@ static int says_error(const char *msg, int err)
 /* ---- scenarios ------------------------------------------------------------ */
 
 typedef struct {
-    int rc;          /* 0: success */
-    char msg[8192];  /* why, or the log */
+    int rc;         /* 0: success */
+    char msg[8192]; /* why, or the log */
 } result;
 
 static void clean_dir(void)
@@ -102,18 +102,19 @@ static void cubin_store_check(const result *r, const char *failed, int err)
     prnn_cubin_lookup l = prnn_cubin_cache_load(dir, &k, &got, &n, why, sizeof(why));
     int old = l == PRNN_CUBIN_HIT && n == sizeof(p1) && !memcmp(got, p1, n);
     int new_ = l == PRNN_CUBIN_HIT && n == sizeof(p2) && !memcmp(got, p2, n);
-    EXPECT(old || new_, "cubin store (%s failed): the entry is neither the old "
-           "nor the new one (%d: %s)", failed ? failed : "nothing", (int)l, why);
+    EXPECT(old || new_,
+           "cubin store (%s failed): the entry is neither the old nor the new one (%d: %s)",
+           failed ? failed : "nothing", (int)l, why);
     if (r->rc == 0)
-        EXPECT(new_, "cubin store succeeded (%s failed) but the entry is not "
-               "the new one", failed ? failed : "nothing");
+        EXPECT(new_, "cubin store succeeded (%s failed) but the entry is not the new one",
+               failed ? failed : "nothing");
     else
-        EXPECT(says_error(r->msg, err), "cubin store failed (%s) without "
-               "saying why: \"%s\"", failed, r->msg);
+        EXPECT(says_error(r->msg, err), "cubin store failed (%s) without saying why: \"%s\"",
+               failed, r->msg);
     free(got);
     if (!failed || strcmp(failed, "unlinkat") != 0)
-        EXPECT(count_files("eeee") == 1, "cubin store (%s failed): %d files "
-               "left", failed ? failed : "nothing", count_files("eeee"));
+        EXPECT(count_files("eeee") == 1, "cubin store (%s failed): %d files left",
+               failed ? failed : "nothing", count_files("eeee"));
 }
 
 static void cubin_load(result *r)
@@ -122,20 +123,18 @@ static void cubin_load(result *r)
     void *got = NULL;
     size_t n = 0;
     r->msg[0] = '\0';
-    prnn_cubin_lookup l = prnn_cubin_cache_load(dir, &k, &got, &n, r->msg,
-                                                sizeof(r->msg));
+    prnn_cubin_lookup l = prnn_cubin_cache_load(dir, &k, &got, &n, r->msg, sizeof(r->msg));
     r->rc = l == PRNN_CUBIN_HIT ? 0 : 1;
     if (l == PRNN_CUBIN_HIT)
-        EXPECT(n == sizeof(p1) && memcmp(got, p1, n) == 0,
-               "cubin load: a hit with other bytes");
+        EXPECT(n == sizeof(p1) && memcmp(got, p1, n) == 0, "cubin load: a hit with other bytes");
     free(got);
 }
 
 static void cubin_load_check(const result *r, const char *failed, int err)
 {
     if (r->rc)
-        EXPECT(says_error(r->msg, err), "cubin load missed (%s failed) "
-               "without saying why: \"%s\"", failed, r->msg);
+        EXPECT(says_error(r->msg, err), "cubin load missed (%s failed) without saying why: \"%s\"",
+               failed, r->msg);
 }
 
 /* Two entries in the DB before each run. */
@@ -179,8 +178,8 @@ static void db_store_check(const result *r, const char *failed, int err)
         EXPECT(blocks_of(&db, 256) == 3 && blocks_of(&db, 512) == 4,
                "tuning DB store (%s failed): an old entry was lost", failed);
         if (r->rc == 0)
-            EXPECT(blocks_of(&db, 1024) == 5, "tuning DB store succeeded (%s "
-                   "failed) without the new entry", failed);
+            EXPECT(blocks_of(&db, 1024) == 5,
+                   "tuning DB store succeeded (%s failed) without the new entry", failed);
         else
             EXPECT(db_before && strcmp(text, db_before) == 0,
                    "tuning DB store failed (%s) and changed the file", failed);
@@ -189,13 +188,13 @@ static void db_store_check(const result *r, const char *failed, int err)
     free(text);
     if (r->rc)
         EXPECT(says_error(r->msg, err) && strstr(r->msg, path),
-               "tuning DB store failed (%s) without naming the file and the "
-               "error: \"%s\"", failed, r->msg);
-    EXPECT(count_files("db.json.bad") == 0, "tuning DB store (%s failed): an "
-           "I/O error taken for a malformed file", failed);
+               "tuning DB store failed (%s) without naming the file and the error: \"%s\"", failed,
+               r->msg);
+    EXPECT(count_files("db.json.bad") == 0,
+           "tuning DB store (%s failed): an I/O error taken for a malformed file", failed);
     if (!failed || strcmp(failed, "unlinkat") != 0)
-        EXPECT(count_files("db.json.tmp") == 0, "tuning DB store (%s failed): "
-               "a temporary file left", failed);
+        EXPECT(count_files("db.json.tmp") == 0,
+               "tuning DB store (%s failed): a temporary file left", failed);
 }
 
 /* A malformed DB: the store keeps it as a backup, whole or not at all. */
@@ -213,17 +212,17 @@ static void bad_db_store_check(const result *r, const char *failed, int err)
     if (r->rc == 0) {
         prnn_tuning_db db;
         EXPECT(text && test_parse(&db, text) == 0 && blocks_of(&db, 1024) == 5,
-               "store over a malformed DB succeeded (%s failed) without the "
-               "new entry", failed ? failed : "nothing");
+               "store over a malformed DB succeeded (%s failed) without the new entry",
+               failed ? failed : "nothing");
         if (text)
             prnn_tuning_db_free(&db);
-        EXPECT(count_files("db.json.bad") == 1, "store over a malformed DB "
-               "succeeded (%s failed) without a backup", failed);
+        EXPECT(count_files("db.json.bad") == 1,
+               "store over a malformed DB succeeded (%s failed) without a backup", failed);
     } else {
-        EXPECT(text && strcmp(text, malformed) == 0, "store over a malformed "
-               "DB failed (%s) and changed it", failed);
-        EXPECT(says_error(r->msg, err), "store over a malformed DB failed (%s) "
-               "without saying why: \"%s\"", failed, r->msg);
+        EXPECT(text && strcmp(text, malformed) == 0,
+               "store over a malformed DB failed (%s) and changed it", failed);
+        EXPECT(says_error(r->msg, err),
+               "store over a malformed DB failed (%s) without saying why: \"%s\"", failed, r->msg);
     }
     free(text);
     /* Any backup there is holds the whole file. */
@@ -249,8 +248,7 @@ static void db_lookup(result *r)
     prnn_tuning_key k = test_key(512, 8);
     prnn_tuning_result res;
     prnn_log_clear();
-    int found = prnn_tuning_lookup(&k, NULL, NULL, &res) &&
-                res.source == PRNN_CONFIG_USER_DB;
+    int found = prnn_tuning_lookup(&k, NULL, NULL, &res) && res.source == PRNN_CONFIG_USER_DB;
     r->rc = found ? 0 : 1;
     if (found)
         EXPECT(res.entry.config.tile.blocks == 4, "lookup: the wrong entry");
@@ -261,8 +259,8 @@ static void db_lookup(result *r)
 static void db_lookup_check(const result *r, const char *failed, int err)
 {
     if (r->rc)
-        EXPECT(says_error(r->msg, err), "lookup missed (%s failed) without "
-               "saying why: \"%s\"", failed, r->msg);
+        EXPECT(says_error(r->msg, err), "lookup missed (%s failed) without saying why: \"%s\"",
+               failed, r->msg);
 }
 
 static void new_dir_setup(void)
@@ -284,8 +282,8 @@ static void new_dir_store(result *r)
 static void new_dir_check(const result *r, const char *failed, int err)
 {
     if (r->rc)
-        EXPECT(says_error(r->msg, err), "store into new directories failed "
-               "(%s) without saying why: \"%s\"", failed, r->msg);
+        EXPECT(says_error(r->msg, err),
+               "store into new directories failed (%s) without saying why: \"%s\"", failed, r->msg);
 }
 
 typedef struct {
@@ -336,21 +334,20 @@ static void inject(const scenario *s)
             total_runs++;
             if (!failed) /* the call count changed: nothing was injected */
                 continue;
-            EXPECT(count_fds() == fds, "%s: %s failing with %s leaked a "
-                   "descriptor", s->name, failed, strerror(errs[e]));
+            EXPECT(count_fds() == fds, "%s: %s failing with %s leaked a descriptor", s->name,
+                   failed, strerror(errs[e]));
             s->check(&r, failed, errs[e]);
             /* Again, unharmed: nothing was left locked or remembered. */
             s->run(&r);
             total_runs++;
-            EXPECT(r.rc == 0, "%s: after %s failed with %s, the next run "
-                   "failed too: %s", s->name, failed, strerror(errs[e]), r.msg);
+            EXPECT(r.rc == 0, "%s: after %s failed with %s, the next run failed too: %s", s->name,
+                   failed, strerror(errs[e]), r.msg);
             if (test_failures - before > 20)
                 break;
         }
     }
-    printf("%-40s %3ld I/O calls, each failed in turn with ENOSPC and EIO, "
-           "and short writes%s\n", s->name, n,
-           test_failures == before ? ": clean" : ": FAILURES");
+    printf("%-40s %3ld I/O calls, each failed in turn with ENOSPC and EIO, and short writes%s\n",
+           s->name, n, test_failures == before ? ": clean" : ": FAILURES");
 }
 
 int main(void)
@@ -366,8 +363,7 @@ int main(void)
     test_rm_rf(base);
     free(base);
     free(db_before);
-    return test_finish("faults-io: every I/O call of the cache's and the "
-                       "tuning DB's writers and readers failed in turn: "
-                       "old contents intact, no torn files, no leftovers, "
-                       "messages that say why");
+    return test_finish(
+        "faults-io: every I/O call of the cache's and the tuning DB's writers and readers failed "
+        "in turn: old contents intact, no torn files, no leftovers, messages that say why");
 }

@@ -262,8 +262,9 @@ void gc_parse_args(int argc, char **argv)
         else if (!strcmp(argv[i], "--list"))
             gc.list = 1;
         else {
-            fprintf(stderr, "usage: %s [--quick|--full] [--seed N] [--threads N] "
-                            "[--filter S] [--verbose] [--repeat N] [--self-test] [--list]\n",
+            fprintf(stderr,
+                    "usage: %s [--quick|--full] [--seed N] [--threads N] [--filter S] [--verbose] "
+                    "[--repeat N] [--self-test] [--list]\n",
                     argv[0]);
             exit(2);
         }
@@ -300,8 +301,8 @@ static int start_gpu(void)
     CUdevice dev;
     cu->cuDeviceGet(&dev, 0);
     cu->cuDeviceGetAttribute(&gc.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    cu->cuDeviceGetAttribute(&gc.smem_optin,
-                             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    cu->cuDeviceGetAttribute(&gc.smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                             dev);
     cu->cuDevicePrimaryCtxRetain(&primary_ctx, dev);
     cu->cuCtxSetCurrent(primary_ctx);
     gc.dev = &gpu_ops;
@@ -312,9 +313,8 @@ int gc_start(void)
 {
     if (gc.self_test) {
         gc.dev = &host_ops;
-        printf("self-test: the device under test is a second CPU-reference handle in host "
-               "memory; every comparison must be exact; graph capture and forced tiles "
-               "are skipped\n");
+        printf("self-test: the device under test is a second CPU-reference handle in host memory; "
+               "every comparison must be exact; graph capture and forced tiles are skipped\n");
     } else {
         int r = start_gpu();
         if (r)
@@ -323,8 +323,7 @@ int gc_start(void)
     /* Autotuned cases record their winners: into a scratch user DB, never
      * into the user's own. */
     if (!mkdtemp(tuning_dir)) {
-        printf("FAIL: cannot create a scratch tuning DB directory in /tmp: %s\n",
-               strerror(errno));
+        printf("FAIL: cannot create a scratch tuning DB directory in /tmp: %s\n", strerror(errno));
         return 1;
     }
     snprintf(tuning_db, sizeof(tuning_db), "%s/tuning.json", tuning_dir);
@@ -334,8 +333,8 @@ int gc_start(void)
 
 void gc_print_header(const char *prog, int ncases)
 {
-    printf("%s: %d cases (%s), seed %llu, %d threads\n", prog, ncases,
-           gc.full ? "full" : "quick", gc.seed, gc.threads);
+    printf("%s: %d cases (%s), seed %llu, %d threads\n", prog, ncases, gc.full ? "full" : "quick",
+           gc.seed, gc.threads);
     fflush(stdout);
 }
 
@@ -374,8 +373,8 @@ void gc_fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long 
 
 /* ---- comparisons ---- */
 
-void gc_err_add(gc_err_sum *e, const void *got, const void *ref, prnnDataType_t t,
-                size_t from, size_t n)
+void gc_err_add(gc_err_sum *e, const void *got, const void *ref, prnnDataType_t t, size_t from,
+                size_t n)
 {
     for (size_t i = from; i < from + n; i++) {
         double a = prnn_load_as_double(got, t, i), r = prnn_load_as_double(ref, t, i);
@@ -393,8 +392,7 @@ double gc_err_value(const gc_err_sum *e)
     return e->den > 0 ? sqrt(e->num / e->den) : sqrt(e->num);
 }
 
-double gc_rel_err(const void *got, const void *ref, prnnDataType_t t, size_t n,
-                  size_t *nan_count)
+double gc_rel_err(const void *got, const void *ref, prnnDataType_t t, size_t n, size_t *nan_count)
 {
     gc_err_sum e = {0, 0, 0};
     gc_err_add(&e, got, ref, t, 0, n);
@@ -509,8 +507,8 @@ int gc_can_capture(void)
     return gc.dev->capture_begin != NULL;
 }
 
-int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
-                      int launches, const char *what, char *err, size_t errsize)
+int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx, int launches,
+                      const char *what, char *err, size_t errsize)
 {
     void *graph = NULL, *exec = NULL;
     char why[400];
@@ -527,8 +525,8 @@ int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void 
         return -1;
     }
     if (r) {
-        snprintf(err, errsize, "cuStreamEndCapture: %d (something in the call is not "
-                 "capturable)", r);
+        snprintf(err, errsize, "cuStreamEndCapture: %d (something in the call is not capturable)",
+                 r);
         gc.dev->graph_destroy(NULL, graph);
         return -1;
     }
@@ -581,9 +579,9 @@ const int gc_sru_convention_count =
 void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf, size_t n)
 {
     snprintf(buf, n, "%s %s H=%d B=%d L=%d %s T=%d in=%d%s%s%s%s%s%s%s", prnn_mode_name(s->mode),
-             prnn_dtype_name(s->dtype), s->hidden, s->batch, s->layers,
-             s->dirs == 2 ? "bi" : "uni", s->steps, s->input, s->varlen ? " varlen" : "",
-             s->skip ? " skip" : "", gc_sru_conventions[s->sru].name, mid,
+             prnn_dtype_name(s->dtype), s->hidden, s->batch, s->layers, s->dirs == 2 ? "bi" : "uni",
+             s->steps, s->input, s->varlen ? " varlen" : "", s->skip ? " skip" : "",
+             gc_sru_conventions[s->sru].name, mid,
              s->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "", tail,
              s->tile ? " forced tile" : "");
 }
@@ -656,6 +654,7 @@ void gc_add(gc_cases *v, void *c)
 }
 
 /* Forced tiles (see gpu_check.h); the suites pick from this one list. */
+/* clang-format off */
 const gc_forced_tile gc_forced_tiles[] = {
     {{.mode = PRNN_RNN_TANH, .hidden = 256, .batch = 64, .layers = 1, .dirs = 1,
       .dtype = PRNN_DATA_FLOAT},
@@ -690,6 +689,7 @@ const gc_forced_tile gc_forced_tiles[] = {
      "blocks=3 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=24 smem_slots=0 "
      "mma=0 handoff=0 batch_groups=8", 48, 1408},
 };
+/* clang-format on */
 const int gc_forced_tile_count = (int)(sizeof(gc_forced_tiles) / sizeof(gc_forced_tiles[0]));
 
 void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(void *c))
@@ -718,9 +718,9 @@ void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(voi
     if (left_out && gc.self_test)
         printf("note: %d forced-tile case(s) left out: the self-test has no GPU\n", left_out);
     else if (left_out)
-        printf("note: %d forced-tile case(s) left out: this GPU has %d SMs and %d bytes of "
-               "shared memory per block, too few for them\n", left_out, gc.sms,
-               gc.smem_optin);
+        printf("note: %d forced-tile case(s) left out: this GPU has %d SMs and %d bytes of shared "
+               "memory per block, too few for them\n",
+               left_out, gc.sms, gc.smem_optin);
 }
 
 /* ---- the descriptors of one case ---- */
@@ -763,10 +763,9 @@ int gc_problem_init(gc_problem *p, const gc_shape *s, prnnHandle_t ref,
         }
     }
     prnnCreateRNNDescriptor(&p->rnn);
-    prnnStatus_t st = prnnSetRNNDescriptor(p->rnn, s->hidden, s->layers, drop,
-                                           s->skip ? PRNN_SKIP_INPUT : PRNN_LINEAR_INPUT,
-                                           dirs == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                                           s->mode, dt);
+    prnnStatus_t st = prnnSetRNNDescriptor(
+        p->rnn, s->hidden, s->layers, drop, s->skip ? PRNN_SKIP_INPUT : PRNN_LINEAR_INPUT,
+        dirs == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL, s->mode, dt);
     prnnDestroyDropoutDescriptor(drop); /* rnnDesc holds a copy */
     if (st) {
         snprintf(err, errsize, "prnnSetRNNDescriptor: %s", prnnGetLastErrorLog());
@@ -818,8 +817,7 @@ void gc_problem_free(gc_problem *p)
     memset(p, 0, sizeof(*p));
 }
 
-int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune,
-            gc_result *r)
+int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune, gc_result *r)
 {
     char *err = r->problem;
     const size_t errsize = sizeof(r->problem);
@@ -862,8 +860,10 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
     const char *forced_engine = getenv("PRNN_ENGINE");
     if (autotune && !gc.self_test && !(forced_engine && forced_engine[0]) &&
         info.configSource != PRNN_CONFIG_AUTOTUNED) {
-        snprintf(err, errsize, "autotune mode on, but the plan's configuration source is "
-                 "%d, not PRNN_CONFIG_AUTOTUNED", (int)info.configSource);
+        snprintf(err, errsize,
+                 "autotune mode on, but the plan's configuration source is %d, not "
+                 "PRNN_CONFIG_AUTOTUNED",
+                 (int)info.configSource);
         return -1;
     }
     if (s->tile && strcmp(info.config, s->tile) != 0) {
@@ -896,9 +896,13 @@ static void close_handles(gc_handles *h)
     prnnDestroy(h->dut);
 }
 
+/* The suite gc_run_suite's workers run (set before they start). */
+static const gc_suite *running_suite;
+
 static void *worker(void *arg)
 {
-    const gc_suite *suite = arg;
+    (void)arg;
+    const gc_suite *suite = running_suite;
     gc_handles h;
     open_handles(&h);
     /* The harness's own driver calls need the context current here. */
@@ -923,8 +927,9 @@ void gc_run_suite(const gc_suite *suite)
 {
     pthread_t tid[32];
     next_case = 0;
+    running_suite = suite;
     for (int i = 0; i < gc.threads; i++)
-        pthread_create(&tid[i], NULL, worker, (void *)suite);
+        pthread_create(&tid[i], NULL, worker, NULL);
     for (int i = 0; i < gc.threads; i++)
         pthread_join(tid[i], NULL);
     for (int i = 0; i < suite->cases->n; i++) {
@@ -943,8 +948,7 @@ void gc_run_suite(const gc_suite *suite)
     }
 }
 
-int gc_main(int argc, char **argv, const char *prog, void (*build)(int full),
-            const gc_suite *suite)
+int gc_main(int argc, char **argv, const char *prog, void (*build)(int full), const gc_suite *suite)
 {
     gc_parse_args(argc, argv);
     int r = gc_start();

@@ -113,18 +113,17 @@ void gc_fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long 
 /* ---- comparisons ---- */
 
 typedef struct {
-    double num, den;  /* sum (got - ref)^2, sum ref^2 over non-NaN got */
-    size_t nan;       /* NaN elements of got: unwritten (poisoned) or NaN */
+    double num, den; /* sum (got - ref)^2, sum ref^2 over non-NaN got */
+    size_t nan;      /* NaN elements of got: unwritten (poisoned) or NaN */
 } gc_err_sum;
 
 /* Adds elements [from, from + n) of got and ref (type t) to e. */
-void gc_err_add(gc_err_sum *e, const void *got, const void *ref, prnnDataType_t t,
-                size_t from, size_t n);
+void gc_err_add(gc_err_sum *e, const void *got, const void *ref, prnnDataType_t t, size_t from,
+                size_t n);
 /* sqrt(num / den), or sqrt(num) when ref is all zeros. */
 double gc_err_value(const gc_err_sum *e);
 /* ||got - ref|| / ||ref|| over n elements; *nan_count as in gc_err_sum. */
-double gc_rel_err(const void *got, const void *ref, prnnDataType_t t, size_t n,
-                  size_t *nan_count);
+double gc_rel_err(const void *got, const void *ref, prnnDataType_t t, size_t n, size_t *nan_count);
 
 typedef enum {
     GC_TOL_FORWARD,     /* forward inference outputs */
@@ -197,8 +196,8 @@ int gc_can_capture(void);
  * it `launches` times back to back (replays must not interfere). 0, or -1
  * with a message that starts with `what` where fn failed under capture.
  */
-int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx,
-                      int launches, const char *what, char *err, size_t errsize);
+int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void *ctx, int launches,
+                      const char *what, char *err, size_t errsize);
 
 /* How many runs a case has: two plain ones (the second must repeat the
  * first's bits), and a graph replay when `capture` and the device can. */
@@ -255,8 +254,7 @@ extern const int gc_sru_convention_count;
  * convention's name, mid, " standard", tail, " forced tile": mid and tail
  * are the suite's own flags (each starting with a space, or "").
  */
-void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf,
-                 size_t n);
+void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf, size_t n);
 
 /* Enough steps to use both hand-off parities many times, few enough that
  * the reference's work (gates * H^2 * B * layers * dirs per step) stays
@@ -275,7 +273,10 @@ typedef struct {
     void (*describe)(const void *c, char *buf, size_t n);
 } gc_cases;
 
-#define GC_CASES(type, describe) {NULL, 0, 0, sizeof(type), describe}
+#define GC_CASES(type, describe)                                                                   \
+    {                                                                                              \
+        NULL, 0, 0, sizeof(type), describe                                                         \
+    }
 
 /* Case i, and its shape. */
 void *gc_case(const gc_cases *v, int i);
@@ -337,14 +338,13 @@ void gc_problem_free(gc_problem *p);
  * Fails when a forced tile is not the plan's forward config, or when an
  * autotuned plan does not say so. 0, or -1 with r->problem set.
  */
-int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune,
-            gc_result *r);
+int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune, gc_result *r);
 
 /* snprintf into a case's problem text and go to its `out` label. */
-#define GC_FAILF(problem, ...)                                                 \
-    do {                                                                       \
-        snprintf((problem), sizeof(problem), __VA_ARGS__);                     \
-        goto out;                                                              \
+#define GC_FAILF(problem, ...)                                                                     \
+    do {                                                                                           \
+        snprintf((problem), sizeof(problem), __VA_ARGS__);                                         \
+        goto out;                                                                                  \
     } while (0)
 
 /* ---- running a suite ---- */

@@ -36,8 +36,7 @@ static void describe(const void *p, char *buf, size_t n)
 {
     const tcase *c = p;
     char mid[32];
-    snprintf(mid, sizeof(mid), "%s%s", c->null_hx ? " hx=NULL" : "",
-             c->null_hy ? " hy=NULL" : "");
+    snprintf(mid, sizeof(mid), "%s%s", c->null_hx ? " hx=NULL" : "", c->null_hy ? " hy=NULL" : "");
     gc_describe(&c->s, mid, c->autotune ? " autotune" : "", buf, n);
 }
 
@@ -61,9 +60,9 @@ static int enqueue_forward(void *arg, char *err, size_t errsize)
 {
     const fwd_call *f = arg;
     const gc_problem *pb = f->pb;
-    prnnStatus_t s = prnnRNNForwardInference(f->h, pb->rnn, pb->steps, pb->xd, f->x, pb->hd,
-                                             f->hx, pb->hd, f->cx, pb->wd, f->w, pb->yd, f->y,
-                                             pb->hd, f->hy, pb->hd, f->cy, f->ws, f->ws_bytes);
+    prnnStatus_t s = prnnRNNForwardInference(f->h, pb->rnn, pb->steps, pb->xd, f->x, pb->hd, f->hx,
+                                             pb->hd, f->cx, pb->wd, f->w, pb->yd, f->y, pb->hd,
+                                             f->hy, pb->hd, f->cy, f->ws, f->ws_bytes);
     if (s) {
         snprintf(err, errsize, "%s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
         return -1;
@@ -116,8 +115,8 @@ static void run_case(int index, gc_handles *wh)
     if (!cws)
         FAILF("out of host memory");
     s = prnnRNNForwardInference(wh->ref, pb.rnn, pb.steps, pb.xd, hx, pb.hd,
-                                c->null_hx ? NULL : hhx, pb.hd, c->null_hx ? NULL : hcx, pb.wd,
-                                hw, pb.yd, ref_y, pb.hd, ref_hy, pb.hd, ref_cy, cws, cws_bytes);
+                                c->null_hx ? NULL : hhx, pb.hd, c->null_hx ? NULL : hcx, pb.wd, hw,
+                                pb.yd, ref_y, pb.hd, ref_hy, pb.hd, ref_cy, cws, cws_bytes);
     if (s)
         FAILF("cpu reference: %s", prnnGetLastErrorLog());
 
@@ -159,8 +158,8 @@ static void run_case(int index, gc_handles *wh)
         gc_poison(&dhy, stream);
         gc_poison(&dcy, stream);
         gc_poison(&dws, stream);
-        if (gc_run(stream, run, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward",
-                   index, d, c->r.config, c->r.problem, sizeof(c->r.problem)))
+        if (gc_run(stream, run, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward", index, d,
+                   c->r.config, c->r.problem, sizeof(c->r.problem)))
             goto out;
         void *dst = run == 0 ? got : got2;
         gc_download(dst, &dy);
@@ -218,6 +217,7 @@ out:
 
 /* ---- the sweep ---- */
 
+/* clang-format off */
 /* SRU under its other conventions (gc_sru_conventions): the sru package's
  * with an input as wide as the output (x' = x split across directions at
  * every layer) and as wide as one direction (u3 at layer 0, the split at
@@ -353,6 +353,7 @@ static void build_sweep(int full)
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
 }
+/* clang-format on */
 
 static void report(int i)
 {
@@ -361,9 +362,9 @@ static void report(int i)
     describe(c, d, sizeof(d));
     if (!c->r.pass || gc.verbose) {
         pthread_mutex_lock(&gc_print_lock);
-        printf("%s %-60s %-9s y %.1e hy %.1e cy %.1e  %s%s%s\n",
-               c->r.pass ? "ok  " : "FAIL", d, c->r.path, c->err_y, c->err_hy, c->err_cy,
-               c->r.config, c->r.pass ? "" : "\n     -> ", c->r.problem);
+        printf("%s %-60s %-9s y %.1e hy %.1e cy %.1e  %s%s%s\n", c->r.pass ? "ok  " : "FAIL", d,
+               c->r.path, c->err_y, c->err_hy, c->err_cy, c->r.config,
+               c->r.pass ? "" : "\n     -> ", c->r.problem);
         fflush(stdout);
         pthread_mutex_unlock(&gc_print_lock);
     }
@@ -399,7 +400,7 @@ int main(int argc, char **argv)
     printf("\n| cases | passed | failed | resident | streamed | small-h | step | standard | "
            "sru-scan | worst rel err f32 / f64 / f16 / bf16 |\n"
            "|---|---|---|---|---|---|---|---|---|---|\n");
-    printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass,
-           sweep.n - pass, resident, streamed, small_h, step, standard, sru, w);
+    printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass, sweep.n - pass,
+           resident, streamed, small_h, step, standard, sru, w);
     return gc_finish(pass, sweep.n);
 }

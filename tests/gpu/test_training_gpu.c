@@ -47,8 +47,7 @@
 /* Inputs of the step (IN_DW0: dw before BackwardWeights) and its outputs. */
 enum { IN_X, IN_HX, IN_CX, IN_W, IN_DY, IN_DHY, IN_DCY, IN_DW0, NIN };
 enum { OUT_Y, OUT_HY, OUT_CY, OUT_DX, OUT_DHX, OUT_DCX, OUT_DW, NOUT };
-static const char *const in_name[NIN] = {"x",  "hx",  "cx",  "w",
-                                         "dy", "dhy", "dcy", "dw (initial)"};
+static const char *const in_name[NIN] = {"x", "hx", "cx", "w", "dy", "dhy", "dcy", "dw (initial)"};
 static const char *const out_name[NOUT] = {"y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
 
 #define DROPOUT 0.3f
@@ -62,10 +61,10 @@ typedef struct {
     int capture;  /* also replay the whole step from a CUDA graph */
     /* results */
     gc_result r;
-    double err[NOUT]; /* OUT_DW: the whole buffer */
+    double err[NOUT];             /* OUT_DW: the whole buffer */
     double tol, tol_grad, tol_dw; /* y, hy, cy; dx, dhx, dcx; dw */
-    int relu_allowance; /* passed only by ReLU's allowance (GC_TOL_RELU_GRAD) */
-    char dw_worst[40]; /* the part of dw with the largest relative error */
+    int relu_allowance;           /* passed only by ReLU's allowance (GC_TOL_RELU_GRAD) */
+    char dw_worst[40];            /* the part of dw with the largest relative error */
     double dw_worst_err;
     char note[200]; /* forced tiles: the log after planning (--verbose) */
 } tcase;
@@ -96,24 +95,27 @@ typedef struct {
 
 static size_t in_bytes(const gc_problem *pb, int i)
 {
-    return i == IN_X ? pb->xbytes : i == IN_W || i == IN_DW0 ? pb->wbytes
-                                  : i == IN_DY               ? pb->ybytes
-                                                             : pb->sbytes;
+    return i == IN_X                  ? pb->xbytes
+           : i == IN_W || i == IN_DW0 ? pb->wbytes
+           : i == IN_DY               ? pb->ybytes
+                                      : pb->sbytes;
 }
 
 static size_t out_bytes(const gc_problem *pb, int o)
 {
-    return o == OUT_Y ? pb->ybytes : o == OUT_DX ? pb->xbytes : o == OUT_DW ? pb->wbytes
-                                                                            : pb->sbytes;
+    return o == OUT_Y    ? pb->ybytes
+           : o == OUT_DX ? pb->xbytes
+           : o == OUT_DW ? pb->wbytes
+                         : pb->sbytes;
 }
 
 /* Which arguments a case passes as NULL: the flag that drops each one, and
  * those only the modes with a cell state have (cx, dcy; cy, dcx). */
 enum { KEEP, NULL_HX, NULL_HY, NULL_DHY, NULL_DHX };
-static const unsigned char in_drop[NIN] = {KEEP, NULL_HX, NULL_HX, KEEP,
+static const unsigned char in_drop[NIN] = {KEEP, NULL_HX,  NULL_HX,  KEEP,
                                            KEEP, NULL_DHY, NULL_DHY, KEEP};
 static const unsigned char in_cell[NIN] = {0, 0, 1, 0, 0, 0, 1, 0};
-static const unsigned char out_drop[NOUT] = {KEEP, NULL_HY, NULL_HY, KEEP,
+static const unsigned char out_drop[NOUT] = {KEEP,     NULL_HY,  NULL_HY, KEEP,
                                              NULL_DHX, NULL_DHX, KEEP};
 static const unsigned char out_cell[NOUT] = {0, 0, 1, 0, 0, 1, 0};
 
@@ -149,27 +151,26 @@ static side args(const tcase *c, const side *b)
 
 static prnnStatus_t forward_training(prnnHandle_t h, const gc_problem *pb, const side *a)
 {
-    return prnnRNNForwardTraining(h, pb->rnn, pb->steps, pb->xd, a->in[IN_X], pb->hd,
-                                  a->in[IN_HX], pb->hd, a->in[IN_CX], pb->wd, a->in[IN_W],
-                                  pb->yd, a->out[OUT_Y], pb->hd, a->out[OUT_HY], pb->hd,
-                                  a->out[OUT_CY], a->ws, a->ws_bytes, a->rs, a->rs_bytes);
+    return prnnRNNForwardTraining(h, pb->rnn, pb->steps, pb->xd, a->in[IN_X], pb->hd, a->in[IN_HX],
+                                  pb->hd, a->in[IN_CX], pb->wd, a->in[IN_W], pb->yd, a->out[OUT_Y],
+                                  pb->hd, a->out[OUT_HY], pb->hd, a->out[OUT_CY], a->ws,
+                                  a->ws_bytes, a->rs, a->rs_bytes);
 }
 
 static prnnStatus_t backward_data(prnnHandle_t h, const gc_problem *pb, const side *a)
 {
-    return prnnRNNBackwardData(h, pb->rnn, pb->steps, pb->yd, a->out[OUT_Y], pb->yd,
-                               a->in[IN_DY], pb->hd, a->in[IN_DHY], pb->hd, a->in[IN_DCY],
-                               pb->wd, a->in[IN_W], pb->hd, a->in[IN_HX], pb->hd,
-                               a->in[IN_CX], pb->xd, a->out[OUT_DX], pb->hd, a->out[OUT_DHX],
-                               pb->hd, a->out[OUT_DCX], a->ws, a->ws_bytes, a->rs,
-                               a->rs_bytes);
+    return prnnRNNBackwardData(h, pb->rnn, pb->steps, pb->yd, a->out[OUT_Y], pb->yd, a->in[IN_DY],
+                               pb->hd, a->in[IN_DHY], pb->hd, a->in[IN_DCY], pb->wd, a->in[IN_W],
+                               pb->hd, a->in[IN_HX], pb->hd, a->in[IN_CX], pb->xd, a->out[OUT_DX],
+                               pb->hd, a->out[OUT_DHX], pb->hd, a->out[OUT_DCX], a->ws, a->ws_bytes,
+                               a->rs, a->rs_bytes);
 }
 
 static prnnStatus_t backward_weights(prnnHandle_t h, const gc_problem *pb, const side *a)
 {
-    return prnnRNNBackwardWeights(h, pb->rnn, pb->steps, pb->xd, a->in[IN_X], pb->hd,
-                                  a->in[IN_HX], pb->yd, a->out[OUT_Y], a->ws, a->ws_bytes,
-                                  pb->wd, a->out[OUT_DW], a->rs, a->rs_bytes);
+    return prnnRNNBackwardWeights(h, pb->rnn, pb->steps, pb->xd, a->in[IN_X], pb->hd, a->in[IN_HX],
+                                  pb->yd, a->out[OUT_Y], a->ws, a->ws_bytes, pb->wd, a->out[OUT_DW],
+                                  a->rs, a->rs_bytes);
 }
 
 static int call_failed(char *err, size_t n, const char *call, prnnStatus_t s)
@@ -222,8 +223,8 @@ static void part_name(const tcase *c, int pseudo, int id, int bias, char *buf, s
     char gate[4] = "";
     if (gates > 1)
         snprintf(gate, sizeof(gate), "[%c]", letters[id % gates]);
-    snprintf(buf, n, "dw L%d dir%d %s%s%s", pseudo / c->s.dirs, pseudo % c->s.dirs,
-             bias ? "b" : "", id < gates ? "W" : "R", gate);
+    snprintf(buf, n, "dw L%d dir%d %s%s%s", pseudo / c->s.dirs, pseudo % c->s.dirs, bias ? "b" : "",
+             id < gates ? "W" : "R", gate);
 }
 
 /*
@@ -254,15 +255,14 @@ static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, cons
         for (int id = 0; id < ids; id++)
             for (int bias = 0; bias < 2; bias++) {
                 void *ptr = NULL;
-                prnnStatus_t s =
-                    bias ? prnnGetRNNLinLayerBiasParams(h, pb->rnn, q, pb->xd[0], pb->wd, base,
-                                                        id, fd, &ptr)
-                         : prnnGetRNNLinLayerMatrixParams(h, pb->rnn, q, pb->xd[0], pb->wd,
-                                                          base, id, fd, &ptr);
+                prnnStatus_t s = bias ? prnnGetRNNLinLayerBiasParams(h, pb->rnn, q, pb->xd[0],
+                                                                     pb->wd, base, id, fd, &ptr)
+                                      : prnnGetRNNLinLayerMatrixParams(h, pb->rnn, q, pb->xd[0],
+                                                                       pb->wd, base, id, fd, &ptr);
                 if (s) {
-                    snprintf(err, errsize, "prnnGetRNNLinLayer%sParams(pseudoLayer %d, "
-                             "linLayerID %d): %s", bias ? "Bias" : "Matrix", q, id,
-                             prnnGetLastErrorLog());
+                    snprintf(err, errsize,
+                             "prnnGetRNNLinLayer%sParams(pseudoLayer %d, linLayerID %d): %s",
+                             bias ? "Bias" : "Matrix", q, id, prnnGetLastErrorLog());
                     prnnDestroyFilterDescriptor(fd);
                     return -1;
                 }
@@ -283,9 +283,10 @@ static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, cons
     for (int i = 0; i <= named; i++) {
         size_t next = i < named ? p->r[i].off : total;
         if (i < named && (next < at || next > total || p->r[i].n > total - next)) {
-            snprintf(err, errsize, "%s (elements %zu to %zu) overlaps another part or leaves "
-                     "the %zu-element buffer", p->name[p->r[i].group], p->r[i].off,
-                     p->r[i].off + p->r[i].n, total);
+            snprintf(
+                err, errsize,
+                "%s (elements %zu to %zu) overlaps another part or leaves the %zu-element buffer",
+                p->name[p->r[i].group], p->r[i].off, p->r[i].off + p->r[i].n, total);
             return -1;
         }
         if (next > at) {
@@ -307,8 +308,8 @@ static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, cons
  * initial values neither drown the gradient nor vanish beside it; the
  * padding at scale 1.
  */
-static void initial_dw(const dw_parts *p, const void *g, void *dw0, prnnDataType_t dt,
-                       size_t es, unsigned long long *seed)
+static void initial_dw(const dw_parts *p, const void *g, void *dw0, prnnDataType_t dt, size_t es,
+                       unsigned long long *seed)
 {
     for (int i = 0; i < p->nr; i++) {
         const dw_range *r = &p->r[i];
@@ -366,8 +367,7 @@ static int reference(tcase *c, case_state *k, prnnHandle_t ref, unsigned long lo
     prnnStatus_t s;
     char why[400];
     if ((s = prnnGetRNNWorkspaceSize(ref, pb->rnn, pb->steps, pb->xd, &k->ref_ws_bytes)) ||
-        (s = prnnGetRNNTrainingReserveSize(ref, pb->rnn, pb->steps, pb->xd,
-                                           &k->ref_rs_bytes)))
+        (s = prnnGetRNNTrainingReserveSize(ref, pb->rnn, pb->steps, pb->xd, &k->ref_rs_bytes)))
         return call_failed(c->r.problem, sizeof(c->r.problem), "cpu reference sizes", s);
     k->ref_ws = malloc(k->ref_ws_bytes ? k->ref_ws_bytes : 1);
     k->ref_rs = malloc(k->ref_rs_bytes ? k->ref_rs_bytes : 1);
@@ -400,9 +400,10 @@ static int reference(tcase *c, case_state *k, prnnHandle_t ref, unsigned long lo
         const dw_range *r = &k->parts.r[i];
         for (size_t e = r->off; r->group == k->parts.padding && e < r->off + r->n; e++)
             if (prnn_load_as_double(k->ref_out[OUT_DW], dt, e) != 0.0) {
-                snprintf(c->r.problem, sizeof(c->r.problem), "the reference's BackwardWeights "
-                         "wrote element %zu of dw, outside every matrix and bias that "
-                         "prnnGetRNNLinLayerMatrixParams / BiasParams report", e);
+                snprintf(c->r.problem, sizeof(c->r.problem),
+                         "the reference's BackwardWeights wrote element %zu of dw, outside every "
+                         "matrix and bias that prnnGetRNNLinLayerMatrixParams / BiasParams report",
+                         e);
                 return -1;
             }
     }
@@ -425,8 +426,8 @@ static int reference(tcase *c, case_state *k, prnnHandle_t ref, unsigned long lo
 }
 
 /* Buffers on the device under test, the inputs uploaded, the stream open. */
-static int device_setup(tcase *c, case_state *k, prnnHandle_t dut, size_t ws_bytes,
-                        size_t rs_bytes, gc_stream *stream)
+static int device_setup(tcase *c, case_state *k, prnnHandle_t dut, size_t ws_bytes, size_t rs_bytes,
+                        gc_stream *stream)
 {
     const gc_problem *pb = &k->pb;
     char err[160];
@@ -520,8 +521,8 @@ static int compare(tcase *c, case_state *k)
     size_t nan[NOUT] = {0};
     for (int o = 0; o < NOUT; o++)
         if (out_used(c, o))
-            c->err[o] = gc_rel_err(k->got0[o], k->ref_out[o], dt, out_bytes(pb, o) / pb->es,
-                                   &nan[o]);
+            c->err[o] =
+                gc_rel_err(k->got0[o], k->ref_out[o], dt, out_bytes(pb, o) / pb->es, &nan[o]);
     /* dw part by part */
     const dw_parts *p = &k->parts;
     gc_err_sum *g = calloc((size_t)p->ngroups, sizeof(*g));
@@ -543,8 +544,9 @@ static int compare(tcase *c, case_state *k)
     free(g);
     for (int o = 0; o < NOUT; o++)
         if (nan[o]) {
-            snprintf(c->r.problem, sizeof(c->r.problem), "%zu of %zu %s elements unwritten (NaN) "
-                     "or NaN", nan[o], out_bytes(pb, o) / pb->es, out_name[o]);
+            snprintf(c->r.problem, sizeof(c->r.problem),
+                     "%zu of %zu %s elements unwritten (NaN) or NaN", nan[o],
+                     out_bytes(pb, o) / pb->es, out_name[o]);
             return -1;
         }
     return 0;
@@ -572,9 +574,9 @@ static int check_run(tcase *c, case_state *k, int run)
             continue;
         gc_download(run == 0 ? k->got0[o] : k->scratch, &k->out[o]);
         if (run > 0 && memcmp(k->got0[o], k->scratch, k->out[o].bytes) != 0) {
-            snprintf(c->r.problem, sizeof(c->r.problem), "%s: %s gave different bits than the "
-                     "first run", out_name[o], run == 1 ? "a second identical step"
-                                                       : "the graph replay (two launches)");
+            snprintf(c->r.problem, sizeof(c->r.problem),
+                     "%s: %s gave different bits than the first run", out_name[o],
+                     run == 1 ? "a second identical step" : "the graph replay (two launches)");
             return -1;
         }
     }
@@ -619,9 +621,8 @@ static int within_tolerance(tcase *c)
         double strict = o >= OUT_DW ? strict_dw : o >= OUT_DX ? strict_grad : tol;
         c->relu_allowance |= e > strict && e <= tol;
         if (e > tol && at < sizeof(list))
-            at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s %.2e > %.1e",
-                                   at ? ", " : "", o < NOUT ? out_name[o] : c->dw_worst, e,
-                                   tol);
+            at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s %.2e > %.1e", at ? ", " : "",
+                                   o < NOUT ? out_name[o] : c->dw_worst, e, tol);
     }
     if (!at)
         return 0;
@@ -704,9 +705,8 @@ static void run_case(int index, gc_handles *wh)
     /* Thread-local capture: the other workers keep planning (loading
      * modules) while this thread captures. */
     for (int run = 0; run < gc_run_count(c->capture); run++)
-        if (gc_run(stream, run, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st,
-                   "training step", index, d, c->r.config, c->r.problem,
-                   sizeof(c->r.problem)) ||
+        if (gc_run(stream, run, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st, "training step", index,
+                   d, c->r.config, c->r.problem, sizeof(c->r.problem)) ||
             check_run(c, &k, run))
             goto out;
     if (within_tolerance(c))
@@ -724,6 +724,7 @@ out:
 
 /* ---- the sweep ---- */
 
+/* clang-format off */
 /* The grid: mode x hidden x batch x data type; quick takes one (layers,
  * directions) combination per point, rotating through the four, full takes
  * all four; two-layer cases alternate dropout on and off in blocks of four
@@ -887,6 +888,7 @@ static void build_sweep(int full)
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
 }
+/* clang-format on */
 
 static void report(int i)
 {
@@ -896,13 +898,13 @@ static void report(int i)
     char d[256];
     describe(c, d, sizeof(d));
     pthread_mutex_lock(&gc_print_lock);
-    printf("%s %-72s %-9s y %.1e hy %.1e cy %.1e dx %.1e dhx %.1e dcx %.1e dw %.1e (worst "
-           "%s %.1e)%s  %s%s%s\n",
-           c->r.pass ? "ok  " : "FAIL", d, c->r.path, c->err[OUT_Y], c->err[OUT_HY],
-           c->err[OUT_CY], c->err[OUT_DX], c->err[OUT_DHX], c->err[OUT_DCX], c->err[OUT_DW],
+    printf("%s %-72s %-9s y %.1e hy %.1e cy %.1e dx %.1e dhx %.1e dcx %.1e dw %.1e (worst %s "
+           "%.1e)%s  %s%s%s\n",
+           c->r.pass ? "ok  " : "FAIL", d, c->r.path, c->err[OUT_Y], c->err[OUT_HY], c->err[OUT_CY],
+           c->err[OUT_DX], c->err[OUT_DHX], c->err[OUT_DCX], c->err[OUT_DW],
            c->dw_worst[0] ? c->dw_worst : "-", c->dw_worst_err > 0 ? c->dw_worst_err : 0.0,
-           c->relu_allowance ? " [relu allowance]" : "", c->r.config,
-           c->r.pass ? "" : "\n     -> ", c->r.problem);
+           c->relu_allowance ? " [relu allowance]" : "", c->r.config, c->r.pass ? "" : "\n     -> ",
+           c->r.problem);
     if (c->s.tile && gc.verbose)
         printf("     log after planning: %s\n", c->note);
     fflush(stdout);
@@ -945,11 +947,11 @@ int main(int argc, char **argv)
     char w[3][64];
     for (int j = 0; j < 3; j++)
         gc_format_per_dtype(worst[j], w[j], sizeof(w[j]));
-    printf("\n| cases | passed | failed | worst rel err f32 / f64 / f16 / bf16: y, hy, cy | "
-           "dx, dhx, dcx | dw |\n|---|---|---|---|---|---|\n");
-    printf("| %d | %d | %d | %s | %s | %s |\n", sweep.n, pass, sweep.n - pass, w[0], w[1],
-           w[2]);
-    printf("%d passed case(s) needed the ReLU gradient allowance (their gradients are not "
-           "in the worst columns; --verbose marks them)\n", allowance);
+    printf("\n| cases | passed | failed | worst rel err f32 / f64 / f16 / bf16: y, hy, cy | dx, "
+           "dhx, dcx | dw |\n|---|---|---|---|---|---|\n");
+    printf("| %d | %d | %d | %s | %s | %s |\n", sweep.n, pass, sweep.n - pass, w[0], w[1], w[2]);
+    printf("%d passed case(s) needed the ReLU gradient allowance (their gradients are not in the "
+           "worst columns; --verbose marks them)\n",
+           allowance);
     return gc_finish(pass, sweep.n);
 }

@@ -25,7 +25,10 @@ void jit_test_rmtree(const char *path)
     test_rmtree(path);
 }
 
-void jit_test_use_cache_dir(const char *dir) { setenv("PRNN_CACHE_DIR", dir, 1); }
+void jit_test_use_cache_dir(const char *dir)
+{
+    setenv("PRNN_CACHE_DIR", dir, 1);
+}
 
 prnn_cubin_key jit_test_fake_key(char d)
 {

@@ -12,15 +12,15 @@ extern int test_failures;
 #include "../test_check.h"
 
 /* Checks a status; on mismatch prints both and the thread's log. */
-#define CHECK_STATUS(expr, expected)                                          \
-    do {                                                                      \
-        prnnStatus_t s_ = (expr);                                             \
-        if (s_ != (expected)) {                                               \
-            fprintf(stderr, "%s:%d: %s returned %s, expected %s\nlog: %s\n",  \
-                    __FILE__, __LINE__, #expr, prnnGetErrorString(s_),        \
-                    prnnGetErrorString(expected), prnnGetLastErrorLog());     \
-            test_failures++;                                              \
-        }                                                                     \
+#define CHECK_STATUS(expr, expected)                                                               \
+    do {                                                                                           \
+        prnnStatus_t s_ = (expr);                                                                  \
+        if (s_ != (expected)) {                                                                    \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\nlog: %s\n", __FILE__, __LINE__,   \
+                    #expr, prnnGetErrorString(s_), prnnGetErrorString(expected),                   \
+                    prnnGetLastErrorLog());                                                        \
+            test_failures++;                                                                       \
+        }                                                                                          \
     } while (0)
 
 /* A fresh directory under /tmp (mkdtemp); exits on failure. */

@@ -11,6 +11,7 @@
 
 #include "kernel_variants.h"
 
+/* clang-format off */
 const jit_kernel_variant jit_kernel_variants[] = {
     {"probe.cu", "prnn_probe", {NULL}, 0},
     {"probe.cu", "prnn_probe offset", {"PRNN_PROBE_OFFSET=3", NULL}, 0},
@@ -185,6 +186,7 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"rnn_step.cu", "step gru bf16",
      {"PRNN_DTYPE=3", "PRNN_MODE=3", "PRNN_H=33", "PRNN_SKIP=0", NULL}, 0},
 };
+/* clang-format on */
 
 const int jit_kernel_variant_count =
     (int)(sizeof(jit_kernel_variants) / sizeof(jit_kernel_variants[0]));

@@ -43,8 +43,7 @@ static void put_le(unsigned char *p, unsigned long long v, int n)
 }
 
 /* A sparse file of size bytes at path starting with head. */
-static void sparse_file(const char *path, const void *head, size_t n,
-                        long long size)
+static void sparse_file(const char *path, const void *head, size_t n, long long size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     CHECK(fd >= 0);
@@ -56,8 +55,7 @@ static void sparse_file(const char *path, const void *head, size_t n,
 }
 
 /* A header for a key of key_len bytes and a payload of payload_len. */
-static void header(unsigned char *h, unsigned key_len,
-                   unsigned long long payload_len)
+static void header(unsigned char *h, unsigned key_len, unsigned long long payload_len)
 {
     memcpy(h, PRNN_CUBIN_MAGIC, 8);
     put_le(h + 8, PRNN_CUBIN_CACHE_FORMAT, 4);
@@ -68,8 +66,8 @@ static void header(unsigned char *h, unsigned key_len,
 
 /* list_problem: what the listing says (it has no expected key: a foreign
  * key shows as a name that is not its hash). */
-static void expect_cheap(const char *what, const char *dir, const char *name,
-                         const char *problem, const char *list_problem)
+static void expect_cheap(const char *what, const char *dir, const char *name, const char *problem,
+                         const char *list_problem)
 {
     prnn_cubin_key k = jit_test_fake_key('b');
     void *p = NULL;
@@ -84,8 +82,8 @@ static void expect_cheap(const char *what, const char *dir, const char *name,
     prnn_cubin_cache_inspect(dir, name, 0, &e);
     double t_inspect = now_s() - t0;
     long grown = max_rss_mib() - rss0;
-    printf("%-40s load: %s (%.4f s); list: %s (%.4f s); peak memory grew "
-           "%ld MiB\n", what, why, t_load, e.problem, t_inspect, grown);
+    printf("%-40s load: %s (%.4f s); list: %s (%.4f s); peak memory grew %ld MiB\n", what, why,
+           t_load, e.problem, t_inspect, grown);
     CHECK(r == PRNN_CUBIN_BAD);
     if (r == PRNN_CUBIN_HIT)
         free(p);
@@ -128,12 +126,11 @@ int main(void)
     /* Lengths beyond any real entry: rejected from the header alone. */
     header(h, klen, 4ull << 30);
     sparse_file(path, h, 32, GIB);
-    expect_cheap("1 GiB claiming a 4 GiB payload", dir, name,
-                 "impossible lengths", "impossible lengths");
+    expect_cheap("1 GiB claiming a 4 GiB payload", dir, name, "impossible lengths",
+                 "impossible lengths");
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("jit-cache-bounded: junk, foreign and truncated "
-                           "1 GiB entries rejected from their header without "
-                           "reading them");
+    return jit_test_finish("jit-cache-bounded: junk, foreign and truncated 1 GiB entries rejected "
+                           "from their header without reading them");
 }

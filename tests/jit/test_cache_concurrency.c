@@ -25,8 +25,7 @@
 #define REWRITES 25
 
 static const char *const defines[] = {"PRNN_PROBE_OFFSET=7"};
-static const prnn_compile_request req = {"probe.cu", defines, 1, 90,
-                                         "prnn_probe", NULL};
+static const prnn_compile_request req = {"probe.cu", defines, 1, 90, "prnn_probe", NULL};
 
 static void wait_for_start(int fd)
 {
@@ -45,12 +44,10 @@ static void *planner(void *arg)
     size_t size = 0;
     prnnCubinSource_t src = PRNN_CUBIN_NONE;
     prnnStatus_t s = prnn_cubin_get(&req, &cubin, &size, &src, NULL);
-    *ok = s == PRNN_STATUS_SUCCESS && cubin && size > 64 &&
-          memcmp(cubin, "\177ELF", 4) == 0 &&
+    *ok = s == PRNN_STATUS_SUCCESS && cubin && size > 64 && memcmp(cubin, "\177ELF", 4) == 0 &&
           (src == PRNN_CUBIN_COMPILED || src == PRNN_CUBIN_DISK_CACHE);
     if (!*ok)
-        fprintf(stderr, "planner: %s\n%s\n", prnnGetErrorString(s),
-                prnnGetLastErrorLog());
+        fprintf(stderr, "planner: %s\n%s\n", prnnGetErrorString(s), prnnGetLastErrorLog());
     prnn_cubin_key key;
     if (*ok && prnn_cubin_key_build(&req, &key) == PRNN_STATUS_SUCCESS) {
         char dir[PATH_MAX], why[256];
@@ -105,9 +102,7 @@ static int reader(int start_fd, const char *done_path)
             hits++;
             free(p);
             break;
-        case PRNN_CUBIN_ABSENT:
-            absent++;
-            break;
+        case PRNN_CUBIN_ABSENT: absent++; break;
         case PRNN_CUBIN_BAD:
         case PRNN_CUBIN_NO_DIR:
             if (bad++ < 5)
@@ -117,8 +112,8 @@ static int reader(int start_fd, const char *done_path)
         if (done)
             break;
     }
-    printf("reader %d: %ld loads saw the entry, %ld saw none, %ld saw a bad "
-           "one\n", (int)getpid(), hits, absent, bad);
+    printf("reader %d: %ld loads saw the entry, %ld saw none, %ld saw a bad one\n", (int)getpid(),
+           hits, absent, bad);
     prnn_cubin_key_free(&key);
     return bad == 0 && hits > 0 ? 0 : 1;
 }
@@ -175,8 +170,8 @@ int main(void)
         CHECK(waitpid(readers[i], &status, 0) == readers[i]);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    printf("%d processes x %d threads planned one kernel in %.0f ms\n", WRITERS,
-           THREADS, prnn_now_ms() - t0);
+    printf("%d processes x %d threads planned one kernel in %.0f ms\n", WRITERS, THREADS,
+           prnn_now_ms() - t0);
 
     /* One valid entry, no temporary file, and a warm hit from here. */
     char path[PATH_MAX];
@@ -192,14 +187,13 @@ int main(void)
     void *cubin = NULL;
     size_t size;
     prnnCubinSource_t src;
-    CHECK_STATUS(prnn_cubin_get(&req, &cubin, &size, &src, NULL),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_cubin_get(&req, &cubin, &size, &src, NULL), PRNN_STATUS_SUCCESS);
     CHECK(src == PRNN_CUBIN_DISK_CACHE);
     CHECK(prnn_nvrtc_compile_count() == before);
     free(cubin);
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("jit-cache-concurrency: concurrent planners and "
-                           "readers on one cold cache directory");
+    return jit_test_finish(
+        "jit-cache-concurrency: concurrent planners and readers on one cold cache directory");
 }

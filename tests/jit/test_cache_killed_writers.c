@@ -73,8 +73,7 @@ static void *hammer(void *arg)
         } else {
             void *got = NULL;
             size_t n = 0;
-            prnn_cubin_lookup r = prnn_cubin_cache_load(dir, &key, &got, &n, why,
-                                                        sizeof(why));
+            prnn_cubin_lookup r = prnn_cubin_cache_load(dir, &key, &got, &n, why, sizeof(why));
             unsigned char *want = payload_of(k);
             if (r == PRNN_CUBIN_BAD)
                 report_bad(k, why);
@@ -156,8 +155,7 @@ int main(void)
         void *got = NULL;
         size_t n = 0;
         char why[512];
-        prnn_cubin_lookup r = prnn_cubin_cache_load(dir, &key, &got, &n, why,
-                                                    sizeof(why));
+        prnn_cubin_lookup r = prnn_cubin_cache_load(dir, &key, &got, &n, why, sizeof(why));
         if (r == PRNN_CUBIN_BAD)
             fprintf(stderr, "entry %d: %s\n", k, why);
         CHECK(r != PRNN_CUBIN_BAD);
@@ -172,12 +170,12 @@ int main(void)
     CHECK(prnn_cubin_cache_store(dir, &key, p, PAYLOAD, why, sizeof(why)) == 0);
     free(p);
     int after = jit_test_count_files(dir, PRNN_CUBIN_TEMP_INFIX);
-    printf("%d processes x %d threads, %d killed: %d of %d entries whole, the "
-           "rest absent; %d temporary files left by killed writers, %d after "
-           "the next store\n", PROCS, THREADS, kills, whole, KEYS, left, after);
+    printf("%d processes x %d threads, %d killed: %d of %d entries whole, the rest absent; %d "
+           "temporary files left by killed writers, %d after the next store\n",
+           PROCS, THREADS, kills, whole, KEYS, left, after);
     CHECK(after == 0);
     jit_test_rmtree(tmp);
     free(tmp);
-    return jit_test_finish("jit-cache-killed-writers: readers never see a "
-                           "damaged entry, killed writers' files reclaimed");
+    return jit_test_finish("jit-cache-killed-writers: readers never see a damaged entry, killed "
+                           "writers' files reclaimed");
 }

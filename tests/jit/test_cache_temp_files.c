@@ -25,8 +25,7 @@ static const char payload[] = "\177ELF pretend cubin";
 
 /* A key whose name is hex digit d repeated (the name is all a store uses). */
 /* Entry d's path, made a directory (with a file in it when full). */
-static void directory_at_entry(const char *dir, char d, int full, char *path,
-                               size_t size)
+static void directory_at_entry(const char *dir, char d, int full, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s%s", dir, jit_test_fake_key(d).name, PRNN_CUBIN_SUFFIX);
     CHECK(mkdir(path, 0755) == 0);
@@ -43,8 +42,7 @@ static void store(const char *dir, char d)
 {
     prnn_cubin_key k = jit_test_fake_key(d);
     char why[PATH_MAX + 256] = "";
-    int rc = prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why,
-                                    sizeof(why));
+    int rc = prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why, sizeof(why));
     if (rc)
         fprintf(stderr, "store %c: %s\n", d, why);
     CHECK(rc == 0);
@@ -52,12 +50,11 @@ static void store(const char *dir, char d)
 
 /* A writer's temporary file for entry d, aged by age seconds; with locked,
  * held under flock by a descriptor returned (as a live writer holds it). */
-static int temp_file(const char *dir, char d, const char *suffix, long age,
-                     int locked)
+static int temp_file(const char *dir, char d, const char *suffix, long age, int locked)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%.32s%s%s", dir,
-             "dddddddddddddddddddddddddddddddd", PRNN_CUBIN_TEMP_INFIX, suffix);
+    snprintf(path, sizeof(path), "%s/%.32s%s%s", dir, "dddddddddddddddddddddddddddddddd",
+             PRNN_CUBIN_TEMP_INFIX, suffix);
     memset(path + strlen(dir) + 1, d, 32);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     CHECK(fd >= 0);
@@ -121,8 +118,8 @@ static void test_clear_goes_on(void)
     int live = temp_file(dir, '4', "Living", 0, 1);
     prnn_temp_sweep_result r;
     CHECK_STATUS(prnn_cubin_cache_clear(dir, &r), PRNN_STATUS_CACHE_ERROR);
-    printf("clear: removed %d, kept %d, failed %d (%s); log: %s\n", r.removed,
-           r.kept, r.failed, r.why, prnnGetLastErrorLog());
+    printf("clear: removed %d, kept %d, failed %d (%s); log: %s\n", r.removed, r.kept, r.failed,
+           r.why, prnnGetLastErrorLog());
     CHECK(r.removed == 3 && r.kept == 1 && r.failed == 1);
     CHECK(strstr(r.why, "a directory with files in it") != NULL);
     CHECK(jit_test_log_has("could not remove 1 file"));
@@ -160,11 +157,9 @@ static void test_scan_vanished(void)
     temp_file(dir, '3', "Killed", 0, 0);
     setenv("PRNN_TEST_SCAN_DIR", dir, 1);
     int seen = 0;
-    CHECK_STATUS(prnn_cubin_cache_scan(dir, 1, remove_the_rest, &seen),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_cubin_cache_scan(dir, 1, remove_the_rest, &seen), PRNN_STATUS_SUCCESS);
     CHECK(seen == 3);
-    printf("scan: files removed by a concurrent clear are reported as "
-           "vanished, not bad\n");
+    printf("scan: files removed by a concurrent clear are reported as vanished, not bad\n");
     jit_test_rmtree(dir);
     free(dir);
 }
@@ -175,8 +170,7 @@ int main(void)
     test_empty_directory_replaced();
     test_clear_goes_on();
     test_scan_vanished();
-    return jit_test_finish("jit-cache-temp-files: stale temporary files swept "
-                           "by stores, live ones kept, an empty directory "
-                           "replaced, clear goes on past what it cannot "
+    return jit_test_finish("jit-cache-temp-files: stale temporary files swept by stores, live ones "
+                           "kept, an empty directory replaced, clear goes on past what it cannot "
                            "remove, files removed during a scan are not bad");
 }

@@ -40,8 +40,7 @@ static void make_entry(const char *offset)
     prnn_compile_request req = {"probe.cu", defs, 1, 90, "prnn_probe", NULL};
     void *cubin = NULL;
     size_t size;
-    CHECK_STATUS(prnn_cubin_get(&req, &cubin, &size, NULL, NULL),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_cubin_get(&req, &cubin, &size, NULL, NULL), PRNN_STATUS_SUCCESS);
     free(cubin);
 }
 
@@ -57,8 +56,7 @@ static void fake_entry(const char *dir, int i)
     prnn_sha256(text, k.len, d);
     prnn_hex(d, 16, k.name);
     char why[PATH_MAX + 512];
-    CHECK(prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why,
-                                 sizeof(why)) == 0);
+    CHECK(prnn_cubin_cache_store(dir, &k, payload, sizeof(payload), why, sizeof(why)) == 0);
 }
 
 /* Issue #25's misleading messages, and what needs no NVRTC. */
@@ -98,8 +96,7 @@ static void test_messages(char *out, size_t size)
      * temporary file that is one: no size, no age. */
     snprintf(path, sizeof(path), "%s/0123456789abcdef0123456789abcdef.cubin", dir);
     CHECK(mkfifo(path, 0600) == 0);
-    snprintf(path, sizeof(path),
-             "%s/0123456789abcdef0123456789abcdef.cubin.tmp.Ab3dE9", dir);
+    snprintf(path, sizeof(path), "%s/0123456789abcdef0123456789abcdef.cubin.tmp.Ab3dE9", dir);
     CHECK(mkfifo(path, 0600) == 0);
     snprintf(args, sizeof(args), "--dir '%s' verify", dir);
     CHECK(run(args, out, size) == 1);
@@ -172,8 +169,7 @@ static void test_verify_during_clear(char *out, size_t size)
         int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         int child = 0;
         waitpid(pid, &child, 0);
-        seen = strstr(out, "removed meanwhile") != NULL ||
-               strstr(out, "No such file") != NULL;
+        seen = strstr(out, "removed meanwhile") != NULL || strstr(out, "No such file") != NULL;
         if (rc != 0 || strstr(out, "BAD") || strstr(out, " old)")) {
             bad_runs++;
             fprintf(stderr, "verify during a clear (exit %d):\n%.2000s\n", rc, out);
@@ -182,9 +178,9 @@ static void test_verify_during_clear(char *out, size_t size)
         prnn_cubin_cache_clear(dir, &r);
     }
     CHECK(bad_runs == 0);
-    printf("verify during a concurrent clear: %d run%s, %s\n", runs,
-           runs == 1 ? "" : "s", seen ? "files vanished under it and none was "
-           "BAD" : "the race was never hit (nothing checked)");
+    printf("verify during a concurrent clear: %d run%s, %s\n", runs, runs == 1 ? "" : "s",
+           seen ? "files vanished under it and none was BAD"
+                : "the race was never hit (nothing checked)");
     jit_test_rmtree(dir);
     jit_test_rmtree(src);
     free(dir);
@@ -292,6 +288,6 @@ int main(int argc, char **argv)
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("tools-cache: prnn-cache list, verify, clear, "
-                           "--dir, --help and usage errors");
+    return jit_test_finish(
+        "tools-cache: prnn-cache list, verify, clear, --dir, --help and usage errors");
 }

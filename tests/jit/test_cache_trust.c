@@ -103,8 +103,7 @@ static int plant(void *arg)
 }
 
 /* The log or why says all of these. */
-static void expect_text(const char *text, const char *a, const char *b,
-                        const char *c)
+static void expect_text(const char *text, const char *a, const char *b, const char *c)
 {
     const char *want[] = {a, b, c};
     for (int i = 0; i < 3; i++)
@@ -118,8 +117,7 @@ static char uid_text[32];
 
 /* dir is refused: no load, no store, nothing new in it, and the reason
  * names dir and the mode (and owner when given). */
-static void expect_refused_dir(const char *dir, const char *mode,
-                               const char *owner)
+static void expect_refused_dir(const char *dir, const char *mode, const char *owner)
 {
     char why[PATH_MAX + 512];
     int before = jit_test_count_files(dir, "");
@@ -151,8 +149,7 @@ static void test_foreign_directories(void)
 
     /* A sticky world-writable directory (ours: root's, like /tmp) where
      * the other user planted a valid entry. */
-    printf("sticky world-writable directory (1777), entry planted by "
-           "another user:\n");
+    printf("sticky world-writable directory (1777), entry planted by another user:\n");
     snprintf(dir, sizeof(dir), "%s/sticky", base);
     CHECK(mkdir(dir, 0700) == 0 && chmod(dir, 01777) == 0);
     entry_path(path, sizeof(path), dir, 'a');
@@ -242,8 +239,7 @@ static void test_foreign_entries(int foreign)
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
     CHECK(load(dir, 'a', why, sizeof(why)) == PRNN_CUBIN_HIT);
 
-    printf("own directory, entry a symbolic link to a valid entry "
-           "elsewhere:\n");
+    printf("own directory, entry a symbolic link to a valid entry elsewhere:\n");
     snprintf(target, sizeof(target), "%s/valid.cubin", other);
     CHECK(write_file(target, bytes, n, 0644) == 0);
     CHECK(unlink(path) == 0 && symlink(target, path) == 0);
@@ -256,8 +252,7 @@ static void test_foreign_entries(int foreign)
     CHECK(store(dir, 'a', why, sizeof(why)) == 0);
     CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
     CHECK(stat(target, &after) == 0 && after.st_ino == before.st_ino &&
-          after.st_size == before.st_size &&
-          after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+          after.st_size == before.st_size && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
     /* A dangling link: the store creates nothing where it points. */
     snprintf(target, sizeof(target), "%s/created-through-link", other);
     CHECK(unlink(path) == 0 && symlink(target, path) == 0);
@@ -295,8 +290,7 @@ static void test_foreign_entries(int foreign)
 static void test_get(int foreign)
 {
     static const char *const defs[] = {"PRNN_PROBE_OFFSET=5"};
-    static const prnn_compile_request probe = {"probe.cu", defs, 1, 90,
-                                               "prnn_probe", NULL};
+    static const prnn_compile_request probe = {"probe.cu", defs, 1, 90, "prnn_probe", NULL};
     char *base = jit_test_tmpdir("trust-get");
     char dir[PATH_MAX];
     snprintf(dir, sizeof(dir), "%s/cache", base);
@@ -310,15 +304,13 @@ static void test_get(int foreign)
         void *cubin = NULL;
         size_t size = 0;
         prnnCubinSource_t src = PRNN_CUBIN_NONE;
-        CHECK_STATUS(prnn_cubin_get(&probe, &cubin, &size, &src, NULL),
-                     PRNN_STATUS_SUCCESS);
+        CHECK_STATUS(prnn_cubin_get(&probe, &cubin, &size, &src, NULL), PRNN_STATUS_SUCCESS);
         CHECK(src == PRNN_CUBIN_COMPILED);
         free(cubin);
         if (i == 0) {
-            expect_text(prnnGetLastErrorLog(), "cubin cache directory not used",
-                        dir, "mode 0777");
-            expect_text(prnnGetLastErrorLog(), "neither loads nor stores",
-                        "memory only", foreign ? uid_text : NULL);
+            expect_text(prnnGetLastErrorLog(), "cubin cache directory not used", dir, "mode 0777");
+            expect_text(prnnGetLastErrorLog(), "neither loads nor stores", "memory only",
+                        foreign ? uid_text : NULL);
             printf("  %s\n", prnnGetLastErrorLog());
         } else {
             CHECK(!jit_test_log_has("not used")); /* once per process */
@@ -340,16 +332,13 @@ int main(void)
     if (prnn_nvrtc_get(NULL) == PRNN_STATUS_SUCCESS)
         test_get(!no_foreign);
     else
-        printf("prnn_cubin_get with an untrusted directory: not run, NVRTC "
-               "cannot be loaded here\n");
-    int rc = jit_test_finish("jit-cache-trust: foreign, world- and "
-                             "group-writable directories neither read nor "
-                             "written, foreign, writable and linked entries "
-                             "not loaded, nothing written through links, "
-                             "PRNN_SHARED_CACHE_DIR");
+        printf(
+            "prnn_cubin_get with an untrusted directory: not run, NVRTC cannot be loaded here\n");
+    int rc = jit_test_finish("jit-cache-trust: foreign, world- and group-writable directories "
+                             "neither read nor written, foreign, writable and linked entries not "
+                             "loaded, nothing written through links, PRNN_SHARED_CACHE_DIR");
     if (rc == 0 && no_foreign) {
-        printf("SKIP: the checks with files of another user did not run: %s\n",
-               no_foreign);
+        printf("SKIP: the checks with files of another user did not run: %s\n", no_foreign);
         return 77;
     }
     return rc;

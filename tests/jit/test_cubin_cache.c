@@ -19,25 +19,22 @@
 
 static const char *const offset3[] = {"PRNN_PROBE_OFFSET=3"};
 static const char *const offset4[] = {"PRNN_PROBE_OFFSET=4"};
-static const prnn_compile_request probe3 = {"probe.cu", offset3, 1, 90,
-                                            "prnn_probe", NULL};
-static const prnn_compile_request probe4 = {"probe.cu", offset4, 1, 90,
-                                            "prnn_probe", NULL};
+static const prnn_compile_request probe3 = {"probe.cu", offset3, 1, 90, "prnn_probe", NULL};
+static const prnn_compile_request probe4 = {"probe.cu", offset4, 1, 90, "prnn_probe", NULL};
 
 /* prnn_cubin_get, checking the source and whether NVRTC ran. */
-static void get_expect(const prnn_compile_request *req,
-                       prnnCubinSource_t expect, void **out, size_t *out_size)
+static void get_expect(const prnn_compile_request *req, prnnCubinSource_t expect, void **out,
+                       size_t *out_size)
 {
     unsigned long before = prnn_nvrtc_compile_count();
     void *cubin = NULL;
     size_t size = 0;
     prnnCubinSource_t src = PRNN_CUBIN_NONE;
     double ms = -1;
-    CHECK_STATUS(prnn_cubin_get(req, &cubin, &size, &src, &ms),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_cubin_get(req, &cubin, &size, &src, &ms), PRNN_STATUS_SUCCESS);
     if (src != expect)
-        fprintf(stderr, "cubin source %d, expected %d\nlog: %s\n", (int)src,
-                (int)expect, prnnGetLastErrorLog());
+        fprintf(stderr, "cubin source %d, expected %d\nlog: %s\n", (int)src, (int)expect,
+                prnnGetLastErrorLog());
     CHECK(src == expect);
     unsigned long compiles = prnn_nvrtc_compile_count() - before;
     CHECK(compiles == (expect == PRNN_CUBIN_COMPILED ? 1u : 0u));
@@ -244,8 +241,7 @@ static void forged_key(const char *path, const char *dir)
 {
     void *cubin;
     size_t size;
-    CHECK_STATUS(prnn_nvrtc_compile(&probe4, &cubin, &size, NULL),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_nvrtc_compile(&probe4, &cubin, &size, NULL), PRNN_STATUS_SUCCESS);
     prnn_cubin_key k4, k3;
     CHECK_STATUS(prnn_cubin_key_build(&probe4, &k4), PRNN_STATUS_SUCCESS);
     CHECK_STATUS(prnn_cubin_key_build(&probe3, &k3), PRNN_STATUS_SUCCESS);
@@ -276,8 +272,7 @@ static void directory_in_the_way(const char *path, const char *dir)
     write_all(inner, "x", 1);
 }
 
-static void test_damage(const char *name, damage_fn damage, const char *expect,
-                        int replaced)
+static void test_damage(const char *name, damage_fn damage, const char *expect, int replaced)
 {
     char *dir = jit_test_tmpdir("cache-damage");
     jit_test_use_cache_dir(dir);
@@ -306,8 +301,7 @@ static void test_damage(const char *name, damage_fn damage, const char *expect,
         CHECK(entry_valid(dir, path));
         get_expect(&probe3, PRNN_CUBIN_DISK_CACHE, NULL, NULL);
     }
-    printf("%-22s detected (%s), recompiled%s\n", name, expect,
-           replaced ? ", replaced" : "");
+    printf("%-22s detected (%s), recompiled%s\n", name, expect, replaced ? ", replaced" : "");
     free(good);
     free(again);
     jit_test_rmtree(dir);
@@ -343,8 +337,8 @@ static void test_unusable_directory(void)
     /* A read-only directory: hits still work, misses compile and note. Root
      * writes anyway, so only an ordinary user can check this. */
     if (geteuid() == 0) {
-        printf("read-only directory: running as root, chmod does not stop "
-               "writes; the path-under-a-file case above covers it\n");
+        printf("read-only directory: running as root, chmod does not stop writes; the "
+               "path-under-a-file case above covers it\n");
         return;
     }
     char *ro = jit_test_tmpdir("cache-readonly");
@@ -410,11 +404,9 @@ int main(void)
     test_damage("bad magic", bad_magic, "bad magic", 1);
     test_damage("other format version", other_format, "another cache format", 1);
     test_damage("forged key", forged_key, "stored key differs", 1);
-    test_damage("directory in the way", directory_in_the_way,
-                "a directory, not a regular file", 0);
+    test_damage("directory in the way", directory_in_the_way, "a directory, not a regular file", 0);
     test_unusable_directory();
     test_maintenance();
-    return jit_test_finish("jit-cubin-cache: cold miss, warm hit, damaged "
-                           "and foreign entries, unusable directories, "
-                           "maintenance");
+    return jit_test_finish("jit-cubin-cache: cold miss, warm hit, damaged and foreign entries, "
+                           "unusable directories, maintenance");
 }

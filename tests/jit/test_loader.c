@@ -51,9 +51,8 @@ static void test_load_failures(void)
     one_fn_table t;
     char msg[PRNN_DL_MESSAGE_SIZE];
     void *lib;
-    prnnStatus_t s = prnn_dl_load("the test library", missing, spec, 1, NULL,
-                                  &t, PRNN_STATUS_NO_DEVICE, msg, sizeof(msg),
-                                  &lib);
+    prnnStatus_t s = prnn_dl_load("the test library", missing, spec, 1, NULL, &t,
+                                  PRNN_STATUS_NO_DEVICE, msg, sizeof(msg), &lib);
     CHECK(s == PRNN_STATUS_NO_DEVICE);
     CHECK(lib == NULL);
     /* Every path, each with dlerror()'s reason. */
@@ -64,8 +63,8 @@ static void test_load_failures(void)
     /* A library that loads but lacks a required symbol. libc has no
      * "no_such_fn", but has "strlen". */
     static const char *const libc[] = {"libc.so.6", NULL};
-    s = prnn_dl_load("the test library", libc, spec, 1, NULL, &t,
-                     PRNN_STATUS_NO_DEVICE, msg, sizeof(msg), &lib);
+    s = prnn_dl_load("the test library", libc, spec, 1, NULL, &t, PRNN_STATUS_NO_DEVICE, msg,
+                     sizeof(msg), &lib);
     CHECK(s == PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
     CHECK(strstr(msg, "no_such_fn") != NULL);
 
@@ -81,8 +80,8 @@ static void test_load_failures(void)
     };
     static const prnn_dl_fallback fb[] = {{"strlen_v9", "strlen"}, {NULL, NULL}};
     libc_table lt;
-    s = prnn_dl_load("libc", libc, spec2, 2, fb, &lt, PRNN_STATUS_NO_DEVICE, msg,
-                     sizeof(msg), &lib);
+    s = prnn_dl_load("libc", libc, spec2, 2, fb, &lt, PRNN_STATUS_NO_DEVICE, msg, sizeof(msg),
+                     &lib);
     CHECK(s == PRNN_STATUS_SUCCESS);
     CHECK(lt.len && lt.len("four") == 4);
     CHECK(lt.opt == NULL);
@@ -96,8 +95,7 @@ static void test_driver(void)
     if (s != PRNN_STATUS_SUCCESS) {
         /* No driver or no device here: the failure must say so precisely. */
         printf("driver: %s\n%s\n", prnnGetErrorString(s), prnnGetLastErrorLog());
-        CHECK(s == PRNN_STATUS_NO_DEVICE ||
-              s == PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
+        CHECK(s == PRNN_STATUS_NO_DEVICE || s == PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
         CHECK(cu == NULL);
         if (strstr(prnnGetLastErrorLog(), "cannot load")) {
             CHECK(s == PRNN_STATUS_NO_DEVICE);
@@ -111,19 +109,17 @@ static void test_driver(void)
         CHECK(prnn_cuda_driver_get(&cu) == s);
         CHECK(prnnGetLastErrorLog()[0] != '\0');
         /* prnn_cu_check still works without the driver's names. */
-        CHECK(prnn_cu_check(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc") ==
-              PRNN_STATUS_ALLOC_FAILED);
+        CHECK(prnn_cu_check(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc") == PRNN_STATUS_ALLOC_FAILED);
         CHECK(jit_test_log_has("cuMemAlloc: "));
         return;
     }
-    printf("driver: %s, version %d, %d device(s)\n", cu->library_path,
-           cu->driver_version, cu->device_count);
+    printf("driver: %s, version %d, %d device(s)\n", cu->library_path, cu->driver_version,
+           cu->device_count);
     CHECK(cu->device_count >= 1);
     CHECK(cu->driver_version >= 11000);
-    CHECK(cu->cuLaunchKernel && cu->cuMemAlloc && cu->cuCtxPushCurrent &&
-          cu->cuGraphInstantiate && cu->cuEventElapsedTime);
-    CHECK(prnn_cu_check(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc") ==
-          PRNN_STATUS_ALLOC_FAILED);
+    CHECK(cu->cuLaunchKernel && cu->cuMemAlloc && cu->cuCtxPushCurrent && cu->cuGraphInstantiate &&
+          cu->cuEventElapsedTime);
+    CHECK(prnn_cu_check(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc") == PRNN_STATUS_ALLOC_FAILED);
     CHECK(jit_test_log_has("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY: "));
     CHECK(prnn_cu_check(CUDA_ERROR_ILLEGAL_ADDRESS, "cuStreamSynchronize") ==
           PRNN_STATUS_EXECUTION_FAILED);
@@ -135,19 +131,17 @@ static void test_driver(void)
     CHECK_STATUS(prnn_device_info_query(cu, dev, &info), PRNN_STATUS_SUCCESS);
     char desc[128];
     prnn_device_info_describe(&info, desc, sizeof(desc));
-    printf("device 0: %s; %d regs/SM, %d B smem/SM, %d B opt-in/block, L2 %d B, "
-           "cooperative %d\n", desc, info.regs_per_sm, info.smem_per_sm,
-           info.smem_per_block_optin, info.l2_bytes, info.cooperative_launch);
-    CHECK(info.sm >= 50 && info.sm_count > 0 && info.regs_per_sm > 0 &&
-          info.smem_per_sm > 0 && info.warp_size == 32 && info.l2_bytes > 0 &&
-          info.total_mem > 0 && info.name[0]);
+    printf("device 0: %s; %d regs/SM, %d B smem/SM, %d B opt-in/block, L2 %d B, cooperative %d\n",
+           desc, info.regs_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes,
+           info.cooperative_launch);
+    CHECK(info.sm >= 50 && info.sm_count > 0 && info.regs_per_sm > 0 && info.smem_per_sm > 0 &&
+          info.warp_size == 32 && info.l2_bytes > 0 && info.total_mem > 0 && info.name[0]);
 }
 
 /* After a failed load: the log names what was tried, which is the
  * override alone when env_override is set (test_missing_libs checks that
  * rule), else every soname, then the toolkit's copies. */
-static void check_tried(const char *env_override, const char *soname,
-                        const char *older_soname)
+static void check_tried(const char *env_override, const char *soname, const char *older_soname)
 {
     const char *over = getenv(env_override);
     char path[PRNN_DL_PATH_MAX + 4];
@@ -205,7 +199,6 @@ int main(void)
     test_driver();
     test_nvrtc();
     test_cublaslt();
-    return jit_test_finish("jit-loader: candidate lists, load failure "
-                           "messages, and this machine's driver, NVRTC and "
-                           "cuBLASLt");
+    return jit_test_finish("jit-loader: candidate lists, load failure messages, and this machine's "
+                           "driver, NVRTC and cuBLASLt");
 }

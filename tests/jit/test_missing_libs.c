@@ -48,8 +48,7 @@ int main(void)
 
     jit_test_rmtree(dir);
     free(dir);
-    return jit_test_finish("jit-missing-libs: NVRTC and cuBLASLt overrides "
-                           "that do not exist are the only candidates and "
-                           "every entry point reports "
-                           "RUNTIME_PREREQUISITE_MISSING naming them");
+    return jit_test_finish(
+        "jit-missing-libs: NVRTC and cuBLASLt overrides that do not exist are the only candidates "
+        "and every entry point reports RUNTIME_PREREQUISITE_MISSING naming them");
 }

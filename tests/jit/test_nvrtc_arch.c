@@ -37,8 +37,8 @@ int main(void)
     CHECK_STATUS(prnn_nvrtc_supported_archs(archs, 64, &n), PRNN_STATUS_SUCCESS);
     if (!nv || n < 1)
         return jit_test_finish("jit-nvrtc-arch: no NVRTC architecture list");
-    printf("NVRTC %d.%d (%s): sm_%d to sm_%d\n", nv->major, nv->minor,
-           nv->library_path, archs[0], archs[n < 64 ? n - 1 : 63]);
+    printf("NVRTC %d.%d (%s): sm_%d to sm_%d\n", nv->major, nv->minor, nv->library_path, archs[0],
+           archs[n < 64 ? n - 1 : 63]);
 
     if (archs[0] > 70) {
         /* NVRTC 13: the V100 user's message. */
@@ -64,6 +64,6 @@ int main(void)
     CHECK_STATUS(compile_for(990), PRNN_STATUS_RUNTIME_PREREQUISITE_MISSING);
     CHECK(jit_test_log_has("install a newer NVRTC"));
     CHECK(jit_test_log_has("PRNN_NVRTC_LIBRARY"));
-    return jit_test_finish("jit-nvrtc-arch: the architecture errors name the "
-                           "NVRTC that works and PRNN_NVRTC_LIBRARY");
+    return jit_test_finish(
+        "jit-nvrtc-arch: the architecture errors name the NVRTC that works and PRNN_NVRTC_LIBRARY");
 }

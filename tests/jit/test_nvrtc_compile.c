@@ -42,16 +42,15 @@ static int defines_count(const jit_kernel_variant *v)
 
 static void run_job(job *j)
 {
-    prnn_compile_request req = {j->v->source, j->v->defines,
-                                defines_count(j->v), j->sm, j->v->kernel, NULL};
+    prnn_compile_request req = {j->v->source, j->v->defines, defines_count(j->v),
+                                j->sm,        j->v->kernel,  NULL};
     void *cubin = NULL;
     prnn_log_clear();
     j->status = prnn_nvrtc_compile(&req, &cubin, &j->size, &j->ms);
     if (j->status == PRNN_STATUS_SUCCESS) {
         const unsigned char *p = cubin;
         /* An ELF file for EM_CUDA (190): a cubin, not PTX. */
-        j->elf_ok = j->size > 64 && memcmp(p, "\177ELF", 4) == 0 &&
-                    (p[18] | p[19] << 8) == 190;
+        j->elf_ok = j->size > 64 && memcmp(p, "\177ELF", 4) == 0 && (p[18] | p[19] << 8) == 190;
         free(cubin);
     }
     if (prnnGetLastErrorLog()[0])
@@ -97,8 +96,7 @@ static int build_arch_list(int *archs)
         for (int i = 0; i < n; i++)
             found |= supported[i] == required[r];
         if (!found)
-            fprintf(stderr, "NVRTC cannot target sm_%d, which prnn supports\n",
-                    required[r]);
+            fprintf(stderr, "NVRTC cannot target sm_%d, which prnn supports\n", required[r]);
         CHECK(found);
         archs[count++] = required[r];
     }
@@ -119,8 +117,7 @@ static void test_variants(void)
         for (int v = 0; v < jit_kernel_variant_count; v++)
             found |= strcmp(jit_kernel_variants[v].source, f->name) == 0;
         if (!found)
-            fprintf(stderr, "kernel_src/%s has no entry in "
-                            "tests/jit/kernel_variants.c\n", f->name);
+            fprintf(stderr, "kernel_src/%s has no entry in tests/jit/kernel_variants.c\n", f->name);
         CHECK(found);
     }
 
@@ -129,17 +126,16 @@ static void test_variants(void)
     for (int v = 0; v < jit_kernel_variant_count; v++)
         for (int a = 0; a < num_archs; a++)
             if (archs[a] >= jit_kernel_variants[v].min_sm && num_jobs < MAX_JOBS)
-                jobs[num_jobs++] = (job){&jit_kernel_variants[v], archs[a],
-                                         PRNN_STATUS_INTERNAL_ERROR, 0, 0, 0,
-                                         NULL};
+                jobs[num_jobs++] = (job){
+                    &jit_kernel_variants[v], archs[a], PRNN_STATUS_INTERNAL_ERROR, 0, 0, 0, NULL};
 
     /* The first compile of a process also loads NVRTC's builtins: do one
      * alone so the table below shows the cost of a kernel, not of start-up. */
     double t0 = prnn_now_ms();
     job warm = {&jit_kernel_variants[0], 90, PRNN_STATUS_SUCCESS, 0, 0, 0, NULL};
     run_job(&warm);
-    printf("first compile in the process (NVRTC start-up included): %s sm_90 "
-           "%.1f ms\n", warm.v->kernel, prnn_now_ms() - t0);
+    printf("first compile in the process (NVRTC start-up included): %s sm_90 %.1f ms\n",
+           warm.v->kernel, prnn_now_ms() - t0);
     free(warm.log);
 
     unsigned long before = prnn_nvrtc_compile_count();
@@ -158,8 +154,8 @@ static void test_variants(void)
     printf("%-36s %-8s %10s %10s\n", "variant", "arch", "cold ms", "bytes");
     for (int i = 0; i < num_jobs; i++) {
         job *j = &jobs[i];
-        printf("%-36s sm_%-5d %10.1f %10zu %s\n", j->v->kernel, j->sm, j->ms,
-               j->size, j->status ? prnnGetErrorString(j->status) : "");
+        printf("%-36s sm_%-5d %10.1f %10zu %s\n", j->v->kernel, j->sm, j->ms, j->size,
+               j->status ? prnnGetErrorString(j->status) : "");
         if (j->status) {
             fprintf(stderr, "%s for sm_%d failed:\n%s\n", j->v->kernel, j->sm,
                     j->log ? j->log : "");
@@ -171,32 +167,29 @@ static void test_variants(void)
          * are still being written. */
         if (j->log) {
             if (!warned_before(i))
-                printf("NVRTC warnings for %s (sm_%d; other archs alike):\n%s\n",
-                       j->v->kernel, j->sm, j->log);
+                printf("NVRTC warnings for %s (sm_%d; other archs alike):\n%s\n", j->v->kernel,
+                       j->sm, j->log);
             warnings++;
         }
     }
     for (int i = 0; i < num_jobs; i++)
         free(jobs[i].log);
-    printf("%d compiles on %d threads in %.0f ms; %d with NVRTC warnings\n",
-           num_jobs, threads, wall, warnings);
+    printf("%d compiles on %d threads in %.0f ms; %d with NVRTC warnings\n", num_jobs, threads,
+           wall, warnings);
 }
 
 static void test_broken_source(void)
 {
-    static const char broken[] =
-        "#include \"prnn_device.cuh\"\n"
-        "extern \"C\" __global__ void broken(float *x)\n"
-        "{\n"
-        "    x[0] = prnn_undefined_symbol + PRNN_BROKEN;\n"
-        "}\n";
+    static const char broken[] = "#include \"prnn_device.cuh\"\n"
+                                 "extern \"C\" __global__ void broken(float *x)\n"
+                                 "{\n"
+                                 "    x[0] = prnn_undefined_symbol + PRNN_BROKEN;\n"
+                                 "}\n";
     const char *defs[] = {"PRNN_BROKEN=1", "PRNN_OTHER=two"};
-    prnn_compile_request req = {"broken_test.cu", defs, 2, 90, "broken_kernel",
-                                broken};
+    prnn_compile_request req = {"broken_test.cu", defs, 2, 90, "broken_kernel", broken};
     void *cubin = (void *)&req;
     size_t size = 12345;
-    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL),
-                 PRNN_STATUS_COMPILE_FAILED);
+    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL), PRNN_STATUS_COMPILE_FAILED);
     CHECK(cubin == (void *)&req && size == 12345); /* untouched on failure */
     const char *log = prnnGetLastErrorLog();
     CHECK(strstr(log, "broken_kernel") != NULL);
@@ -208,24 +201,22 @@ static void test_broken_source(void)
     CHECK(strstr(log, "-DPRNN_OTHER=two") != NULL);
     CHECK(strstr(log, "NVRTC log:") != NULL);
     CHECK(strstr(log, "prnn_undefined_symbol") != NULL); /* NVRTC's own words */
-    CHECK(strstr(log, "-I") == NULL);                     /* no include path */
+    CHECK(strstr(log, "-I") == NULL);                    /* no include path */
     printf("broken source, as reported:\n%s\n", log);
 }
 
 static void test_warning_is_a_note(void)
 {
-    static const char warns[] =
-        "extern \"C\" __global__ void warns(float *x)\n"
-        "{\n"
-        "    int unused_variable = 3;\n"
-        "    x[0] = 1.0f;\n"
-        "}\n";
+    static const char warns[] = "extern \"C\" __global__ void warns(float *x)\n"
+                                "{\n"
+                                "    int unused_variable = 3;\n"
+                                "    x[0] = 1.0f;\n"
+                                "}\n";
     prnn_compile_request req = {"warns_test.cu", NULL, 0, 90, "warns", warns};
     void *cubin = NULL;
     size_t size = 0;
     prnn_log_clear();
-    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL), PRNN_STATUS_SUCCESS);
     free(cubin);
     CHECK(jit_test_log_has("note: NVRTC warnings for kernel warns"));
     CHECK(jit_test_log_has("unused_variable"));
@@ -237,8 +228,7 @@ static void test_bad_requests(void)
     size_t size = 0;
     prnn_compile_request req = {"probe.cu", NULL, 0, 52, "prnn_probe", NULL};
     /* Older than this NVRTC supports. */
-    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL),
-                 PRNN_STATUS_ARCH_MISMATCH);
+    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL), PRNN_STATUS_ARCH_MISMATCH);
     CHECK(jit_test_log_has("sm_52"));
     /* Newer than this NVRTC knows: a newer NVRTC is the fix. */
     req.sm = 990;
@@ -248,15 +238,13 @@ static void test_bad_requests(void)
     CHECK(jit_test_log_has("PRNN_NVRTC_LIBRARY"));
     req.sm = 90;
     req.source_name = "no_such_kernel.cu";
-    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL),
-                 PRNN_STATUS_INTERNAL_ERROR);
+    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL), PRNN_STATUS_INTERNAL_ERROR);
     CHECK(jit_test_log_has("no_such_kernel.cu"));
     req.source_name = "probe.cu";
     const char *empty[] = {""};
     req.defines = empty;
     req.num_defines = 1;
-    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL),
-                 PRNN_STATUS_INTERNAL_ERROR);
+    CHECK_STATUS(prnn_nvrtc_compile(&req, &cubin, &size, NULL), PRNN_STATUS_INTERNAL_ERROR);
 }
 
 int main(void)
@@ -267,7 +255,6 @@ int main(void)
     test_broken_source();
     test_warning_is_a_note();
     test_bad_requests();
-    return jit_test_finish("jit-nvrtc-compile: every kernel variant "
-                           "compiled to CUBIN for every architecture, and "
-                           "the failure paths");
+    return jit_test_finish("jit-nvrtc-compile: every kernel variant compiled to CUBIN for every "
+                           "architecture, and the failure paths");
 }

@@ -35,16 +35,15 @@ static prnn_compile_request probe_request(const char *const *define)
     return req;
 }
 
-#define CU_OK(call)                                                           \
-    do {                                                                      \
-        CUresult r_ = (call);                                                 \
-        if (r_ != CUDA_SUCCESS) {                                             \
-            prnn_cu_check(r_, #call);                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                \
-                    prnnGetLastErrorLog());                                   \
-            test_failures++;                                              \
-            goto out;                                                         \
-        }                                                                     \
+#define CU_OK(call)                                                                                \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            prnn_cu_check(r_, #call);                                                              \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, prnnGetLastErrorLog());             \
+            test_failures++;                                                                       \
+            goto out;                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* Launches fn (out[i] = a * in[i] + offset) on a new stream and checks
@@ -65,8 +64,7 @@ static void launch_and_check(CUfunction fn, float offset)
     float a = 2.0f;
     int n = N;
     void *params[] = {&din, &dout, &a, &n};
-    CU_OK(cu->cuLaunchKernel(fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, stream,
-                             params, NULL));
+    CU_OK(cu->cuLaunchKernel(fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, stream, params, NULL));
     CU_OK(cu->cuMemcpyDtoHAsync(out, dout, sizeof(out), stream));
     CU_OK(cu->cuStreamSynchronize(stream));
     int wrong = 0;
@@ -77,8 +75,8 @@ static void launch_and_check(CUfunction fn, float offset)
             fprintf(stderr, "out[%d] = %g, expected %g\n", i, out[i], expect);
     }
     CHECK(wrong == 0);
-    printf("launched prnn_probe (offset %g) on a stream: %d/%d values right\n",
-           offset, N - wrong, N);
+    printf("launched prnn_probe (offset %g) on a stream: %d/%d values right\n", offset, N - wrong,
+           N);
 out:
     if (din)
         cu->cuMemFree(din);
@@ -102,8 +100,7 @@ static void *race(void *arg)
     r->status = PRNN_STATUS_INTERNAL_ERROR;
     if (cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
         return NULL;
-    r->status = prnn_module_get(cu, ctx, &req, "prnn_probe", &r->fn, &r->source,
-                                NULL);
+    r->status = prnn_module_get(cu, ctx, &req, "prnn_probe", &r->fn, &r->source, NULL);
     if (r->status)
         fprintf(stderr, "racer: %s\n", prnnGetLastErrorLog());
     return NULL;
@@ -125,8 +122,8 @@ int main(int argc, char **argv)
     int child = argc > 1 && strcmp(argv[1], "--child") == 0;
     prnnStatus_t s = prnn_cuda_driver_get(&cu);
     if (s != PRNN_STATUS_SUCCESS) {
-        printf("SKIP: no usable CUDA driver or device: %s\n%s\n",
-               prnnGetErrorString(s), prnnGetLastErrorLog());
+        printf("SKIP: no usable CUDA driver or device: %s\n%s\n", prnnGetErrorString(s),
+               prnnGetLastErrorLog());
         return 77;
     }
     if (needs_nvrtc("gpu-jit-pipeline"))
@@ -143,9 +140,9 @@ int main(int argc, char **argv)
     CHECK_STATUS(prnn_device_info_query(cu, dev, &info), PRNN_STATUS_SUCCESS);
     prnn_device_info_describe(&info, desc, sizeof(desc));
     sm = info.sm;
-    printf("%sdevice 0: %s, driver %d, %d regs/SM, %d B smem/SM (%d opt-in per "
-           "block), L2 %d B, cooperative launch %d\n", child ? "child: " : "",
-           desc, info.driver_version, info.regs_per_sm, info.smem_per_sm,
+    printf("%sdevice 0: %s, driver %d, %d regs/SM, %d B smem/SM (%d opt-in per block), L2 %d B, "
+           "cooperative launch %d\n",
+           child ? "child: " : "", desc, info.driver_version, info.regs_per_sm, info.smem_per_sm,
            info.smem_per_block_optin, info.l2_bytes, info.cooperative_launch);
     CU_OK(cu->cuDevicePrimaryCtxRetain(&ctx, dev));
     CU_OK(cu->cuCtxSetCurrent(ctx));
@@ -155,13 +152,11 @@ int main(int argc, char **argv)
     CUfunction fn = NULL, fn2 = NULL;
     prnnCubinSource_t src = PRNN_CUBIN_NONE;
     double ms = -1;
-    CHECK_STATUS(prnn_module_get(cu, ctx, &req, "prnn_probe", &fn, &src, &ms),
-                 PRNN_STATUS_SUCCESS);
+    CHECK_STATUS(prnn_module_get(cu, ctx, &req, "prnn_probe", &fn, &src, &ms), PRNN_STATUS_SUCCESS);
     /* A cold directory compiles; the child, same directory, reads it. */
     prnnCubinSource_t expect = child ? PRNN_CUBIN_DISK_CACHE : PRNN_CUBIN_COMPILED;
     if (src != expect)
-        fprintf(stderr, "first get: source %d, expected %d\n", (int)src,
-                (int)expect);
+        fprintf(stderr, "first get: source %d, expected %d\n", (int)src, (int)expect);
     CHECK(src == expect);
     printf("%sfirst get: %s, %.1f ms in NVRTC\n", child ? "child: " : "",
            src == PRNN_CUBIN_COMPILED ? "compiled" : "disk cache", ms);
@@ -179,8 +174,7 @@ int main(int argc, char **argv)
     /* A function the module lacks: an error, not a crash, and the module
      * stays usable. */
     CUfunction missing;
-    CHECK_STATUS(prnn_module_get(cu, ctx, &req, "no_such_function", &missing,
-                                 NULL, NULL),
+    CHECK_STATUS(prnn_module_get(cu, ctx, &req, "no_such_function", &missing, NULL, NULL),
                  PRNN_STATUS_MAPPING_ERROR);
     CHECK(jit_test_log_has("no_such_function"));
 
@@ -231,7 +225,6 @@ out:
         jit_test_rmtree(dir);
         free(dir);
     }
-    return jit_test_finish(
-        child ? "gpu-jit-pipeline (child): the disk cache from a fresh process"
-              : "gpu-jit-pipeline: compile, cache, load and launch on the GPU");
+    return jit_test_finish(child ? "gpu-jit-pipeline (child): the disk cache from a fresh process"
+                                 : "gpu-jit-pipeline: compile, cache, load and launch on the GPU");
 }

@@ -11,22 +11,19 @@ static void check_vector(const void *data, size_t size, const char *expect)
     prnn_sha256(data, size, d);
     prnn_hex(d, 32, hex);
     if (strcmp(hex, expect) != 0)
-        fprintf(stderr, "sha256 of %zu bytes: got %s\n  expected %s\n", size,
-                hex, expect);
+        fprintf(stderr, "sha256 of %zu bytes: got %s\n  expected %s\n", size, hex, expect);
     CHECK(strcmp(hex, expect) == 0);
 }
 
 int main(void)
 {
-    check_vector("", 0,
-                 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    check_vector("abc", 3,
-                 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    check_vector("", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    check_vector("abc", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     const char *m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
     check_vector(m448, strlen(m448),
                  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
-                       "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjkl"
+                       "mnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
     check_vector(m896, strlen(m896),
                  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
 
@@ -61,6 +58,6 @@ int main(void)
 
     /* The checksum is the digest's first 8 bytes, big-endian. */
     CHECK(prnn_sha256_u64("abc", 3) == 0xba7816bf8f01cfeaull);
-    return jit_test_finish("jit-sha256: SHA-256 against the FIPS 180-4 / "
-                           "NIST vectors, incremental == one-shot");
+    return jit_test_finish(
+        "jit-sha256: SHA-256 against the FIPS 180-4 / NIST vectors, incremental == one-shot");
 }

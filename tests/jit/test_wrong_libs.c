@@ -75,6 +75,6 @@ int main(int argc, char **argv)
     }
     test_not_nvrtc();
     test_stub_driver(argv[0]);
-    return jit_test_finish("jit-wrong-libs: a non-NVRTC library and a stub "
-                           "driver named for what they are");
+    return jit_test_finish(
+        "jit-wrong-libs: a non-NVRTC library and a stub driver named for what they are");
 }

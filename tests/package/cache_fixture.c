@@ -16,8 +16,7 @@
 #include "jit/cubin_cache.h"
 #include "jit/sha256.h"
 
-static int store(const char *dir, const char *kernel, const char *source,
-                 int sm, char name[33])
+static int store(const char *dir, const char *kernel, const char *source, int sm, char name[33])
 {
     char text[512], why[256], payload[300];
     snprintf(text, sizeof(text),
@@ -33,8 +32,7 @@ static int store(const char *dir, const char *kernel, const char *source,
     prnn_cubin_key key = {text, strlen(text), ""};
     prnn_hex(d, 16, key.name);
     memcpy(name, key.name, 33);
-    if (prnn_cubin_cache_store(dir, &key, payload, sizeof(payload), why,
-                               sizeof(why)) != 0) {
+    if (prnn_cubin_cache_store(dir, &key, payload, sizeof(payload), why, sizeof(why)) != 0) {
         fprintf(stderr, "cache_fixture: store %s: %s\n", kernel, why);
         return -1;
     }
@@ -69,8 +67,8 @@ static int damage(const char *dir, const char *name, long at)
         ok = truncate(path, -at) == 0;
     } else {
         int c;
-        ok = fseek(f, at, SEEK_SET) == 0 && (c = fgetc(f)) != EOF &&
-             fseek(f, at, SEEK_SET) == 0 && fputc(c ^ 0x5a, f) != EOF;
+        ok = fseek(f, at, SEEK_SET) == 0 && (c = fgetc(f)) != EOF && fseek(f, at, SEEK_SET) == 0 &&
+             fputc(c ^ 0x5a, f) != EOF;
     }
     return fclose(f) == 0 && ok ? 0 : -1;
 }
@@ -91,14 +89,12 @@ int main(int argc, char **argv)
         return 1;
     char temp[64];
     snprintf(temp, sizeof(temp), "%s.cubin.tmp.Ab12Cd", a);
-    if (damage(dir, bad_payload, PRNN_CUBIN_HEADER_SIZE + 200) ||
-        damage(dir, cut, -20) ||
+    if (damage(dir, bad_payload, PRNN_CUBIN_HEADER_SIZE + 200) || damage(dir, cut, -20) ||
         write_file(dir, temp, "half a cubin") ||
         write_file(dir, "tuning.json.tmp-Zx98Yw", "{\"schema_") ||
-        write_file(dir, "tuning.json", "{}\n") ||
-        write_file(dir, "notes.txt", "not prnn's\n"))
+        write_file(dir, "tuning.json", "{}\n") || write_file(dir, "notes.txt", "not prnn's\n"))
         return 1;
-    printf("cache_fixture: %s: 5 entries (2 bad), 2 temporary files, "
-           "tuning.json, notes.txt\n", dir);
+    printf("cache_fixture: %s: 5 entries (2 bad), 2 temporary files, tuning.json, notes.txt\n",
+           dir);
     return 0;
 }

@@ -12,8 +12,7 @@
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s MAJOR.MINOR.PATCH (meson's project version)\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s MAJOR.MINOR.PATCH (meson's project version)\n", argv[0]);
         return 2;
     }
     unsigned major, minor, patch;
@@ -25,12 +24,10 @@ int main(int argc, char **argv)
     size_t project = (size_t)major * 10000 + minor * 100 + patch;
     int ok = 1;
     printf("project version %s = %zu\n", argv[1], project);
-    printf("header PRNN_VERSION_MAJOR.MINOR.PATCH %d.%d.%d = PRNN_VERSION %d\n",
-           PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR, PRNN_VERSION_PATCH,
-           PRNN_VERSION);
+    printf("header PRNN_VERSION_MAJOR.MINOR.PATCH %d.%d.%d = PRNN_VERSION %d\n", PRNN_VERSION_MAJOR,
+           PRNN_VERSION_MINOR, PRNN_VERSION_PATCH, PRNN_VERSION);
     printf("library prnnGetVersion() = %zu\n", prnnGetVersion());
-    if (major != (unsigned)PRNN_VERSION_MAJOR ||
-        minor != (unsigned)PRNN_VERSION_MINOR ||
+    if (major != (unsigned)PRNN_VERSION_MAJOR || minor != (unsigned)PRNN_VERSION_MINOR ||
         patch != (unsigned)PRNN_VERSION_PATCH) {
         printf("not ok: the header's version is not the project's\n");
         ok = 0;

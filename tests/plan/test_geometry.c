@@ -13,9 +13,11 @@
 #include "plan_check.h"
 #include "plan_test.h"
 
-
 /* An H100's limits: 132 SMs, 227 KB of shared memory per block. */
-static prnn_device_info h100(void) { return plan_test_device(90, 132, 232448); }
+static prnn_device_info h100(void)
+{
+    return plan_test_device(90, 132, 232448);
+}
 
 static prnn_tile_config tile(int blocks, int chunk, int groups, int mma)
 {
@@ -39,7 +41,8 @@ static void check_groups(int batch, int groups, int chunk, int want_groups, int 
                          int want_chunks, int want_stride)
 {
     prnn_device_info dev = h100();
-    prnn_kernel_shape shape = plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 256, batch, 1, 0, PRNN_PASS_FORWARD);
+    prnn_kernel_shape shape =
+        plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 256, batch, 1, 0, PRNN_PASS_FORWARD);
     prnn_tile_config t = tile(2, chunk, groups, 0);
     prnn_kernel_geometry g, again;
     char why[256];
@@ -78,12 +81,12 @@ int main(void)
 {
     /* B, requested groups, chunk -> groups, chunk, chunks per group, stride */
     check_groups(32, 1, 16, 1, 16, 2, 32);
-    check_groups(64, 16, 8, 16, 4, 1, 4);   /* chunk shrinks to the group's rows */
+    check_groups(64, 16, 8, 16, 4, 1, 4); /* chunk shrinks to the group's rows */
     check_groups(64, 64, 1, 64, 1, 1, 1);
-    check_groups(7, 3, 2, 2, 2, 2, 4);      /* 3 rows per group in chunks of 2: 2 groups of 4 */
+    check_groups(7, 3, 2, 2, 2, 2, 4); /* 3 rows per group in chunks of 2: 2 groups of 4 */
     check_groups(10, 3, 3, 2, 3, 2, 6);
-    check_groups(7, 2, 4, 2, 4, 1, 4);      /* 4 + 3 rows */
-    check_groups(1, 4, 8, 1, 1, 1, 1);      /* more groups than rows */
+    check_groups(7, 2, 4, 2, 4, 1, 4); /* 4 + 3 rows */
+    check_groups(1, 4, 8, 1, 1, 1, 1); /* more groups than rows */
     check_groups(5, 5, 1, 5, 1, 1, 1);
 
     /* Sizes: the FMA hand-off area holds both parities of every group's
@@ -92,7 +95,8 @@ int main(void)
     prnn_device_info dev = h100();
     char why[256];
     prnn_kernel_geometry g;
-    prnn_kernel_shape fma_shape = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 7, 1, 0, PRNN_PASS_FORWARD);
+    prnn_kernel_shape fma_shape =
+        plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 7, 1, 0, PRNN_PASS_FORWARD);
     prnn_tile_config t = tile(32, 2, 2, 0);
     t.reg_slots = 16; /* most of R streamed */
     t.smem_slots = 0;
@@ -100,13 +104,13 @@ int main(void)
     CHECK(g.tile.batch_groups == 2 && g.group_stride == 4);
     CHECK(g.exchange_bytes_per_dir == 2ull * 1024 * 2 * 4 * 8);
     CHECK(g.kglb > 0);
-    CHECK(g.packed_bytes_per_dir ==
-          (size_t)32 * 2 * g.kglb * g.wpk * 256 * 4);
+    CHECK(g.packed_bytes_per_dir == (size_t)32 * 2 * g.kglb * g.wpk * 256 * 4);
     CHECK(g.smem_bytes <= (size_t)dev.smem_per_block_optin);
 
     /* The mma hand-off area is batch-row major (pairs of units), unchanged
      * by groups. */
-    prnn_kernel_shape mma_shape = plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 100, 9, 1, 0, PRNN_PASS_FORWARD);
+    prnn_kernel_shape mma_shape =
+        plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 100, 9, 1, 0, PRNN_PASS_FORWARD);
     CHECK(prnn_kernel_geometry_compute(&mma_shape, &(prnn_tile_config){0}, NULL, &g, why,
                                        sizeof(why)) == -1); /* threads = 0 */
     t = tile(4, 4, 3, 1);
@@ -117,7 +121,8 @@ int main(void)
     /* Backward-data: rows are the block's units (R^T), the vector every
      * gate's gradient, padded per gate to pairs for the mma engine (GRU,
      * H = 101: 3 gates x 102), so the hand-off carries G times the words. */
-    prnn_kernel_shape bwd_mma = plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 101, 9, 1, 0, PRNN_PASS_BACKWARD_DATA);
+    prnn_kernel_shape bwd_mma =
+        plan_test_shape(PRNN_GRU, PRNN_DATA_HALF, 101, 9, 1, 0, PRNN_PASS_BACKWARD_DATA);
     t = tile(4, 4, 3, 1);
     CHECK(prnn_kernel_geometry_compute(&bwd_mma, &t, &dev, &g, why, sizeof(why)) == 0);
     CHECK(g.kdim == 3 * 102 && g.rows_per_unit == 1 && g.rows == g.units_per_block);
@@ -132,7 +137,8 @@ int main(void)
     CHECK(g.exchange_bytes_per_dir == 2ull * 4 * 1024 * 2 * 4 * 8);
 
     /* Rules, each with a message that names it. */
-    prnn_kernel_shape s = plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0, PRNN_PASS_FORWARD);
+    prnn_kernel_shape s =
+        plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0, PRNN_PASS_FORWARD);
     t = tile(16, 1, 0, 0);
     check_rejects(s, t, "batch_groups must be >= 1");
     t = tile(16, 1, 8, 0); /* 16 x 8 x 2 directions = 256 blocks */
@@ -143,7 +149,7 @@ int main(void)
     if (test_failures)
         fprintf(stderr, "plan-geometry: %d check(s) failed\n", test_failures);
     else
-        printf("plan-geometry: tile normalisation, workspace sizes and the tile rules' "
-               "messages: all checks passed\n");
+        printf("plan-geometry: tile normalisation, workspace sizes and the tile rules' messages: "
+               "all checks passed\n");
     return test_failures ? 1 : 0;
 }

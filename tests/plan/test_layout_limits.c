@@ -26,12 +26,10 @@ static void plan_on(prnn_plan *plan, const char *engine)
         plan->pass[i].engine = prnn_engine_find(engine);
 }
 
-
 /* An LSTM problem of seq steps of batch rows each (the batch array is one
  * element long: the layouts read only totals). */
 static prnn_rnn_problem problem(struct prnnRNNStruct *rnn, int hidden, int layers,
-                                prnnDirectionMode_t dir, int seq, int batch,
-                                const int *batch0)
+                                prnnDirectionMode_t dir, int seq, int batch, const int *batch0)
 {
     memset(rnn, 0, sizeof(*rnn));
     rnn->magic = PRNN_MAGIC_RNN;
@@ -89,8 +87,7 @@ int main(void)
     rnn.mode = PRNN_LSTM;
     p = problem(&rnn, 256, 2, PRNN_UNIDIRECTIONAL, 4, 1, &one);
     prnn_reserve_layout_compute(&p, &r);
-    CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 &&
-          r.total < (1u << 20));
+    CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 && r.total < (1u << 20));
     CHECK(prnn_plan_workspace_bytes(&plan, &p) < (1u << 26));
 
     /* SRU's multi-layer backward weights: a second cuBLASLt workspace for

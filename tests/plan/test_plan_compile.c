@@ -71,8 +71,7 @@ int main(void)
                                          PRNN_DATA_DOUBLE};
     static const int hs[] = {32, 100, 256, 1024, 2048};
     static const int bs[] = {1, 3, 8, 64};
-    prnn_device_info devs[] = {plan_test_device(90, 132, 232448),
-                               plan_test_device(80, 108, 166912),
+    prnn_device_info devs[] = {plan_test_device(90, 132, 232448), plan_test_device(80, 108, 166912),
                                plan_test_device(75, 40, 65536)};
     int failures = 0, k = 0;
     jobs = calloc(512, sizeof(*jobs));
@@ -88,7 +87,7 @@ int main(void)
                         prnn_pass pass = (k / 7) % 3 == 2 ? PRNN_PASS_BACKWARD_DATA
                                                           : PRNN_PASS_FORWARD;
                         prnn_kernel_shape shape = plan_test_shape(modes[m], dts[t], hs[hi], bs[bi],
-                                                   1 + (k / 7) % 2, 0, pass);
+                                                                  1 + (k / 7) % 2, 0, pass);
                         int is16 = dts[t] == PRNN_DATA_HALF || dts[t] == PRNN_DATA_BFLOAT16;
                         int use_mma = is16 && devs[di].sm >= 80;
                         prnn_kernel_geometry g;
@@ -106,7 +105,8 @@ int main(void)
                             (g.tile.handoff == 2 && (g.tile.blocks != 1 || g.kglb)) ||
                             (long)g.smem_bytes > devs[di].smem_per_block_optin) {
                             printf("FAIL heuristic invariant for %s H=%d B=%d\n",
-                                   prnn_mode_name(shape.key.mode), shape.key.hidden, shape.key.mini_batch);
+                                   prnn_mode_name(shape.key.mode), shape.key.hidden,
+                                   shape.key.mini_batch);
                             failures++;
                         }
                         job *j = &jobs[njobs++];
@@ -120,10 +120,10 @@ int main(void)
                         }
                         char cfg[256];
                         prnn_tile_config_format(&g.tile, cfg, sizeof(cfg));
-                        snprintf(j->label, sizeof(j->label), "sm_%d %s %s dt%d H=%d B=%d dirs=%d: %s",
-                                 devs[di].sm, prnn_pass_name(pass), prnn_mode_name(shape.key.mode), t,
-                                 shape.key.hidden,
-                                 shape.key.mini_batch, shape.key.dirs, cfg);
+                        snprintf(j->label, sizeof(j->label),
+                                 "sm_%d %s %s dt%d H=%d B=%d dirs=%d: %s", devs[di].sm,
+                                 prnn_pass_name(pass), prnn_mode_name(shape.key.mode), t,
+                                 shape.key.hidden, shape.key.mini_batch, shape.key.dirs, cfg);
                     }
     /* SRU's scan: the heuristic's configuration for every data type over
      * lane counts from a few warps to several times the device, each valid
@@ -149,8 +149,8 @@ int main(void)
                     prnn_heuristic_sru(&rnn, &devs[di], &c);
                     prnn_config_format(prnn_sru_fields, &c, cfg, sizeof(cfg));
                     if (prnn_sru_config_check(&c, why, sizeof(why))) {
-                        printf("FAIL SRU heuristic H=%d B=%d: %s: %s\n", rnn.hidden, sru_b[bi],
-                               cfg, why);
+                        printf("FAIL SRU heuristic H=%d B=%d: %s: %s\n", rnn.hidden, sru_b[bi], cfg,
+                               why);
                         failures++;
                         continue;
                     }

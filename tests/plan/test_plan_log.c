@@ -54,58 +54,67 @@ static void test_lines(void)
 {
     prnn_plan_log_event e = lstm_event("plan");
     e.npasses = 2;
-    e.passes[0] = (prnn_plan_log_pass){"forward", PRNN_PATH_PERSISTENT_RESIDENT, "blocks=8 mma=1",
-                                       PRNN_CONFIG_SHIPPED_DB, NULL, NULL};
-    e.passes[1] = (prnn_plan_log_pass){"backward-data", PRNN_PATH_PERSISTENT_STREAMED,
-                                       "blocks=16 mma=1", PRNN_CONFIG_HEURISTIC, NULL, NULL};
+    e.passes[0] = (prnn_plan_log_pass){
+        "forward", PRNN_PATH_PERSISTENT_RESIDENT, "blocks=8 mma=1", PRNN_CONFIG_SHIPPED_DB, NULL,
+        NULL};
+    e.passes[1] = (prnn_plan_log_pass){"backward-data",
+                                       PRNN_PATH_PERSISTENT_STREAMED,
+                                       "blocks=16 mma=1",
+                                       PRNN_CONFIG_HEURISTIC,
+                                       NULL,
+                                       NULL};
     expect_line("a plan: both passes, their tiles and sources, cubin, times", &e,
-                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB "
-                "HBM3 sm_90 132SM | forward: persistent-resident [blocks=8 mma=1] from "
-                "shipped-db | backward-data: persistent-streamed [blocks=16 mma=1] from "
-                "heuristic | cubin: compiled | 123.5 ms (compile 98.8 ms)");
+                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB HBM3 "
+                "sm_90 132SM | forward: persistent-resident [blocks=8 mma=1] from shipped-db | "
+                "backward-data: persistent-streamed [blocks=16 mma=1] from heuristic | cubin: "
+                "compiled | 123.5 ms (compile 98.8 ms)");
 
     e.passes[0].forced_by = "PRNN_TILE";
     e.passes[0].source = PRNN_CONFIG_USER_DB;
-    e.passes[1] = (prnn_plan_log_pass){"backward-data", PRNN_PATH_STANDARD, "standard",
-                                       PRNN_CONFIG_HEURISTIC, NULL, NULL};
+    e.passes[1] = (prnn_plan_log_pass){
+        "backward-data", PRNN_PATH_STANDARD, "standard", PRNN_CONFIG_HEURISTIC, NULL, NULL};
     e.cubin = PRNN_CUBIN_MEMORY;
     expect_line("a forced tile names its variable; the standard path has no tile", &e,
-                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB "
-                "HBM3 sm_90 132SM | forward: persistent-resident [blocks=8 mma=1] from "
-                "PRNN_TILE (forced) | backward-data: standard | cubin: memory | 123.5 ms "
-                "(compile 98.8 ms)");
+                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB HBM3 "
+                "sm_90 132SM | forward: persistent-resident [blocks=8 mma=1] from PRNN_TILE "
+                "(forced) | backward-data: standard | cubin: memory | 123.5 ms (compile 98.8 ms)");
 
     /* an H200 planned from the H100's entry says whose; the short pass */
-    e.passes[0] = (prnn_plan_log_pass){"forward", PRNN_PATH_SMALL_H, "blocks=1 handoff=2",
-                                       PRNN_CONFIG_SHIPPED_DB, NULL, "NVIDIA H100 80GB HBM3"};
-    e.passes[2] = (prnn_plan_log_pass){"forward T<=3", PRNN_PATH_STEP, "step",
-                                       PRNN_CONFIG_HEURISTIC, NULL, NULL};
+    e.passes[0] = (prnn_plan_log_pass){
+        "forward", PRNN_PATH_SMALL_H,      "blocks=1 handoff=2", PRNN_CONFIG_SHIPPED_DB,
+        NULL,      "NVIDIA H100 80GB HBM3"};
+    e.passes[2] = (prnn_plan_log_pass){"forward T<=3",        PRNN_PATH_STEP, "step",
+                                       PRNN_CONFIG_HEURISTIC, NULL,           NULL};
     e.npasses = 3;
     expect_line("a sibling's entry names its GPU; the short-sequence pass has its own", &e,
-                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB "
-                "HBM3 sm_90 132SM | forward: small-h [blocks=1 handoff=2] from shipped-db "
-                "(tuned on NVIDIA H100 80GB HBM3) | backward-data: standard | forward T<=3: "
-                "step | cubin: memory | 123.5 ms (compile 98.8 ms)");
+                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB HBM3 "
+                "sm_90 132SM | forward: small-h [blocks=1 handoff=2] from shipped-db (tuned on "
+                "NVIDIA H100 80GB HBM3) | backward-data: standard | forward T<=3: step | cubin: "
+                "memory | 123.5 ms (compile 98.8 ms)");
 
     e = lstm_event("training kernels");
     e.npasses = 1;
-    e.passes[0] = (prnn_plan_log_pass){"backward-data", PRNN_PATH_PERSISTENT_RESIDENT,
-                                       "blocks=4", PRNN_CONFIG_AUTOTUNED, NULL, NULL};
+    e.passes[0] = (prnn_plan_log_pass){"backward-data",
+                                       PRNN_PATH_PERSISTENT_RESIDENT,
+                                       "blocks=4",
+                                       PRNN_CONFIG_AUTOTUNED,
+                                       NULL,
+                                       NULL};
     e.cubin = PRNN_CUBIN_DISK_CACHE;
     e.ms = 5;
     e.compile_ms = 0;
     expect_line("the training kernels' event: the backward tile that loaded", &e,
                 "prnn: training kernels lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA "
-                "H100 80GB HBM3 sm_90 132SM | backward-data: persistent-resident [blocks=4] "
-                "from autotuned | cubin: disk | 5.0 ms (compile 0.0 ms)");
+                "H100 80GB HBM3 sm_90 132SM | backward-data: persistent-resident [blocks=4] from "
+                "autotuned | cubin: disk | 5.0 ms (compile 0.0 ms)");
 
     e = lstm_event("plan");
     e.status = PRNN_STATUS_NOT_SUPPORTED;
     e.ms = 2;
-    expect_line("a failed plan says its status, not passes", &e,
-                "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB "
-                "HBM3 sm_90 132SM | failed: PRNN_STATUS_NOT_SUPPORTED (prnnGetLastErrorLog says "
-                "why) | 2.0 ms");
+    expect_line(
+        "a failed plan says its status, not passes", &e,
+        "prnn: plan lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA H100 80GB HBM3 sm_90 "
+        "132SM | failed: PRNN_STATUS_NOT_SUPPORTED (prnnGetLastErrorLog says why) | 2.0 ms");
 }
 
 static void test_truncation(void)
@@ -152,8 +161,8 @@ static void test_print(void)
     char want[1024];
     prnn_plan_log_format(&e, want, sizeof(want));
     strcat(want, "\n");
-    expect("prnn_plan_log_print writes the line and its newline to stderr",
-           strcmp(line, want) == 0, NULL);
+    expect("prnn_plan_log_print writes the line and its newline to stderr", strcmp(line, want) == 0,
+           NULL);
 }
 
 int main(void)

@@ -28,10 +28,9 @@ typedef struct {
     int batch[RT_MAX_STEPS];
 } rt_problem;
 
-static inline void rt_problem_init(rt_problem *q, prnnRNNMode_t mode, int hidden,
-                            int layers, int bidir, int skip, int input,
-                            int steps, const int *batch, prnnDataType_t dtype,
-                            float dropout, unsigned long long seed)
+static inline void rt_problem_init(rt_problem *q, prnnRNNMode_t mode, int hidden, int layers,
+                                   int bidir, int skip, int input, int steps, const int *batch,
+                                   prnnDataType_t dtype, float dropout, unsigned long long seed)
 {
     memset(q, 0, sizeof(*q));
     q->rnn.magic = PRNN_MAGIC_RNN;
@@ -81,7 +80,10 @@ static inline void rt_problem_sru(rt_problem *q, int which)
     q->rnn.sru_activation = c[which].activation;
     q->rnn.sru_scale = c[which].scale;
 }
-static inline int rt_problem_sru_split(int which) { return which == 1 || which == 2; }
+static inline int rt_problem_sru_split(int which)
+{
+    return which == 1 || which == 2;
+}
 static inline const char *rt_sru_name(int which)
 {
     static const char *n[RT_SRU_CONVENTIONS] = {"", " pkg-id-1.73", " pkg-tanh-1.25",
@@ -89,8 +91,14 @@ static inline const char *rt_sru_name(int which)
     return n[which];
 }
 
-static inline int rt_dirs(const rt_problem *q) { return prnn_rnn_dirs(&q->rnn); }
-static inline size_t rt_rows(const rt_problem *q) { return q->p.total_rows; }
+static inline int rt_dirs(const rt_problem *q)
+{
+    return prnn_rnn_dirs(&q->rnn);
+}
+static inline size_t rt_rows(const rt_problem *q)
+{
+    return q->p.total_rows;
+}
 static inline size_t rt_out_cols(const rt_problem *q)
 {
     return (size_t)(rt_dirs(q) * q->rnn.hidden);
@@ -98,13 +106,12 @@ static inline size_t rt_out_cols(const rt_problem *q)
 /* Elements of hx and friends: [layers * dirs][mini_batch][hidden]. */
 static inline size_t rt_state_elems(const rt_problem *q)
 {
-    return (size_t)q->rnn.layers * (size_t)rt_dirs(q) *
-           (size_t)q->p.mini_batch * (size_t)q->rnn.hidden;
+    return (size_t)q->rnn.layers * (size_t)rt_dirs(q) * (size_t)q->p.mini_batch *
+           (size_t)q->rnn.hidden;
 }
 static inline size_t rt_weight_elems(const rt_problem *q)
 {
-    return prnn_weights_bytes(&q->rnn, q->p.input_size) /
-           prnn_dtype_size(q->rnn.dtype);
+    return prnn_weights_bytes(&q->rnn, q->p.input_size) / prnn_dtype_size(q->rnn.dtype);
 }
 
 /* Element offsets of the real (non-padding) weights, in a fixed order (per
@@ -139,7 +146,10 @@ static inline size_t rt_weight_indices(const rt_problem *q, size_t *idx)
 /* ---- seeded random numbers (xorshift64*, the same everywhere) ---- */
 
 static uint64_t rt_rng_state = 0x9e3779b97f4a7c15ull;
-static inline void rt_seed(uint64_t s) { rt_rng_state = s ? s : 1; }
+static inline void rt_seed(uint64_t s)
+{
+    rt_rng_state = s ? s : 1;
+}
 static inline uint64_t rt_next(void)
 {
     rt_rng_state ^= rt_rng_state >> 12;
@@ -182,8 +192,7 @@ static inline int rt_check_guard(const rt_buf *b, const char *name)
 {
     for (size_t i = 0; i < RT_GUARD; i++) {
         if (b->raw[i] != RT_GUARD_BYTE) {
-            printf("  %s: written %zu bytes before its start\n", name,
-                   RT_GUARD - i);
+            printf("  %s: written %zu bytes before its start\n", name, RT_GUARD - i);
             return 1;
         }
         if (b->raw[RT_GUARD + b->size + i] != RT_GUARD_BYTE) {

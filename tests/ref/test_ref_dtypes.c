@@ -71,12 +71,11 @@ static int run_all(typed_run *r)
     int fails = 0;
     void *ws = malloc(prnn_ref_workspace_bytes(p));
     void *rs = malloc(prnn_ref_reserve_bytes(p));
-    prnn_ref_forward(p, 1, r->in[X], r->in[HX], r->in[CX], r->in[W], r->out[Y],
-                     r->out[HY], r->out[CY], ws, rs);
+    prnn_ref_forward(p, 1, r->in[X], r->in[HX], r->in[CX], r->in[W], r->out[Y], r->out[HY],
+                     r->out[CY], ws, rs);
     void *y2 = calloc(r->n_out[Y], r->es), *hy2 = calloc(r->n_out[HY], r->es);
     void *cy2 = calloc(r->n_out[CY], r->es);
-    prnn_ref_forward(p, 0, r->in[X], r->in[HX], r->in[CX], r->in[W], y2, hy2,
-                     cy2, ws, NULL);
+    prnn_ref_forward(p, 0, r->in[X], r->in[HX], r->in[CX], r->in[W], y2, hy2, cy2, ws, NULL);
     if (memcmp(y2, r->out[Y], r->n_out[Y] * r->es) ||
         memcmp(hy2, r->out[HY], r->n_out[HY] * r->es) ||
         memcmp(cy2, r->out[CY], r->n_out[CY] * r->es)) {
@@ -84,11 +83,9 @@ static int run_all(typed_run *r)
                rt_mode_name(r->q.rnn.mode), prnn_dtype_name(r->q.rnn.dtype));
         fails++;
     }
-    prnn_ref_backward_data(p, r->out[Y], r->in[DY], r->in[DHY], r->in[DCY],
-                           r->in[W], r->in[HX], r->in[CX], r->out[DX],
-                           r->out[DHX], r->out[DCX], ws, rs);
-    prnn_ref_backward_weights(p, r->in[X], r->in[HX], r->out[Y], ws, r->out[DW],
-                              rs);
+    prnn_ref_backward_data(p, r->out[Y], r->in[DY], r->in[DHY], r->in[DCY], r->in[W], r->in[HX],
+                           r->in[CX], r->out[DX], r->out[DHX], r->out[DCX], ws, rs);
+    prnn_ref_backward_weights(p, r->in[X], r->in[HX], r->out[Y], ws, r->out[DW], rs);
     for (int i = 0; i < NOUT; i++)
         for (size_t k = 0; k < r->n_out[i]; k++)
             r->res[i][k] = rt_get(r->out[i], r->q.rnn.dtype, k);
@@ -106,14 +103,13 @@ static int run_all(typed_run *r)
 
 int main(void)
 {
-    static const prnnRNNMode_t modes[5] = {PRNN_RNN_RELU, PRNN_RNN_TANH,
-                                           PRNN_LSTM, PRNN_GRU, PRNN_SRU};
-    static const dtype_case types[3] = {{PRNN_DATA_FLOAT, 1e-6},
-                                        {PRNN_DATA_HALF, 1e-2},
-                                        {PRNN_DATA_BFLOAT16, 2e-2}};
+    static const prnnRNNMode_t modes[5] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
+                                           PRNN_SRU};
+    static const dtype_case types[3] = {
+        {PRNN_DATA_FLOAT, 1e-6}, {PRNN_DATA_HALF, 1e-2}, {PRNN_DATA_BFLOAT16, 2e-2}};
     int fails = 0;
-    printf("max relative error against DOUBLE storage (2 layers, bidir, "
-           "lengths {3,3,2,1}, hidden 4)\n");
+    printf("max relative error against DOUBLE storage (2 layers, bidir, lengths {3,3,2,1}, hidden "
+           "4)\n");
     for (int m = 0; m < 5; m++) {
         typed_run ref;
         alloc_run(&ref, modes[m], PRNN_DATA_DOUBLE);
@@ -122,8 +118,7 @@ int main(void)
         for (int i = 0; i < NIN; i++) {
             double lo = i == W ? -40 : -64, hi = i == W ? 40 : 64;
             for (size_t k = 0; k < ref.n_in[i]; k++)
-                rt_set(ref.in[i], PRNN_DATA_DOUBLE, k,
-                       floor(rt_uniform(lo, hi)) / 64.0);
+                rt_set(ref.in[i], PRNN_DATA_DOUBLE, k, floor(rt_uniform(lo, hi)) / 64.0);
         }
         fails += run_all(&ref);
         for (int ti = 0; ti < 3; ti++) {
@@ -132,14 +127,12 @@ int main(void)
             for (int i = 0; i < NIN; i++)
                 if (i != W)
                     for (size_t k = 0; k < r.n_in[i]; k++)
-                        rt_set(r.in[i], types[ti].t, k,
-                               rt_get(ref.in[i], PRNN_DATA_DOUBLE, k));
+                        rt_set(r.in[i], types[ti].t, k, rt_get(ref.in[i], PRNN_DATA_DOUBLE, k));
             for (size_t k = 0; k < r.nw; k++)
                 rt_set(r.in[W], types[ti].t, r.widx[k],
                        rt_get(ref.in[W], PRNN_DATA_DOUBLE, ref.widx[k]));
             fails += run_all(&r);
-            printf("%-4s %-8s", rt_mode_name(modes[m]),
-                   prnn_dtype_name(types[ti].t));
+            printf("%-4s %-8s", rt_mode_name(modes[m]), prnn_dtype_name(types[ti].t));
             for (int o = 0; o < NOUT; o++) {
                 double worst = 0;
                 int nonzero = 0;

@@ -19,8 +19,7 @@ static int run(size_t m, size_t n, size_t k, int trans_a)
     double *a = malloc(na * sizeof(double));
     double *b = malloc(k * ldb * sizeof(double));
     double *c0 = malloc(m * ldc * sizeof(double));
-    double *c[2] = {malloc(m * ldc * sizeof(double)),
-                    malloc(m * ldc * sizeof(double))};
+    double *c[2] = {malloc(m * ldc * sizeof(double)), malloc(m * ldc * sizeof(double))};
     double *pack = malloc(PRNN_REF_GEMM_PACK * sizeof(double));
     int fails = 0;
 
@@ -32,8 +31,7 @@ static int run(size_t m, size_t n, size_t k, int trans_a)
         c0[i] = rt_uniform(-1, 1);
     for (int kern = 0; kern < 2; kern++) {
         memcpy(c[kern], c0, m * ldc * sizeof(double));
-        prnn_ref_gemm_kernel(kern, m, n, k, a, a_rs, a_cs, b, ldb, c[kern], ldc,
-                             pack);
+        prnn_ref_gemm_kernel(kern, m, n, k, a, a_rs, a_cs, b, ldb, c[kern], ldc, pack);
     }
 
     double worst = 0;
@@ -58,9 +56,9 @@ static int run(size_t m, size_t n, size_t k, int trans_a)
     int same = memcmp(c[0], c[1], m * ldc * sizeof(double)) == 0;
     /* both sums carry at most about k roundings relative to sum |terms| */
     int ok = fails == 0 && worst < 2.0 * (double)(k + 1) * DBL_EPSILON && same;
-    printf("%4zu x %4zu x %4zu %s: error %.1e, kernels %s%s %s\n", m, n, k,
-           trans_a ? "A^T" : "A  ", worst, same ? "identical" : "DIFFER",
-           fails ? ", padding of C written" : "", ok ? "ok" : "FAILED");
+    printf("%4zu x %4zu x %4zu %s: error %.1e, kernels %s%s %s\n", m, n, k, trans_a ? "A^T" : "A  ",
+           worst, same ? "identical" : "DIFFER", fails ? ", padding of C written" : "",
+           ok ? "ok" : "FAILED");
     free(a);
     free(b);
     free(c0);
@@ -73,7 +71,7 @@ static int run(size_t m, size_t n, size_t k, int trans_a)
 int main(void)
 {
     static const size_t shapes[][3] = {
-        {1, 1, 1}, {3, 5, 7}, {4, 8, 256}, {5, 9, 257},
+        {1, 1, 1},      {3, 5, 7},      {4, 8, 256},     {5, 9, 257},
         {64, 256, 256}, {65, 257, 513}, {130, 520, 300}, {200, 70, 600},
     };
     int failed = 0;

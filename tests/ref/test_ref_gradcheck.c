@@ -15,10 +15,10 @@
  * Loss = sum(dy * y) + sum(dhy * hy) + sum(dcy * cy) with random dy, dhy, dcy,
  * so its gradient is exactly what backward data / weights compute for those
  * incoming gradients. Checked: dx, dhx, dcx and every element of every W, R,
- * bW, bR (SRU: W and b_f, b_r, v_f, v_r). Also checked: backward weights adds to dw (twice on a nonzero dw
- * gives dw + 2 g) and leaves the layout's padding alone, forward inference
- * equals forward training bit for bit without dropout, backward data can be
- * repeated, and no call writes outside its buffers.
+ * bW, bR (SRU: W and b_f, b_r, v_f, v_r). Also checked: backward weights adds to dw (twice on a
+ * nonzero dw gives dw + 2 g) and leaves the layout's padding alone, forward inference equals
+ * forward training bit for bit without dropout, backward data can be repeated, and no call writes
+ * outside its buffers.
  */
 #include "ref_test_util.h"
 
@@ -54,9 +54,8 @@ static double loss(gc_ctx *g)
     const gc_case *c = g->c;
     int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
     prnn_ref_forward(&g->q.p, c->dropout > 0, g->x, c->state ? g->hx : NULL,
-                     c->state && cell ? g->cx : NULL, g->w, g->y,
-                     c->state ? g->hy : NULL, c->state && cell ? g->cy : NULL,
-                     g->ws, g->rs);
+                     c->state && cell ? g->cx : NULL, g->w, g->y, c->state ? g->hy : NULL,
+                     c->state && cell ? g->cy : NULL, g->ws, g->rs);
     /* compensated sums: at the mid-size shapes, plain rounding of the
      * thousands of terms would swamp the finite differences */
     double l = 0, comp = 0;
@@ -76,12 +75,11 @@ static double loss(gc_ctx *g)
 
 /* Largest error of grad[k] against the central difference of buf[k], for
  * k = idx[i] (or i), i < n; only `samples` random i when that is nonzero. */
-static double check_grad(gc_ctx *g, double *buf, const size_t *idx, size_t n,
-                         const double *grad, const char *what, int *fails)
+static double check_grad(gc_ctx *g, double *buf, const size_t *idx, size_t n, const double *grad,
+                         const char *what, int *fails)
 {
     double worst = 0;
-    size_t count = g->c->samples && (size_t)g->c->samples < n
-                       ? (size_t)g->c->samples : n;
+    size_t count = g->c->samples && (size_t)g->c->samples < n ? (size_t)g->c->samples : n;
     for (size_t s = 0; s < count; s++) {
         size_t i = count < n ? (size_t)(rt_next() % n) : s;
         size_t k = idx ? idx[i] : i;
@@ -96,8 +94,7 @@ static double check_grad(gc_ctx *g, double *buf, const size_t *idx, size_t n,
         if (e > worst)
             worst = e;
         if (e > TOL && (*fails)++ < 5)
-            printf("    %s[%zu]: analytic %.10g, finite difference %.10g\n",
-                   what, k, grad[k], fd);
+            printf("    %s[%zu]: analytic %.10g, finite difference %.10g\n", what, k, grad[k], fd);
     }
     return worst;
 }
@@ -120,28 +117,26 @@ static int run_case(const gc_case *c)
     int fails = 0;
     char name[96];
 
-    snprintf(name, sizeof name, "%-4s L%d %s %s %s %s%s%s%s%s",
-             rt_mode_name(c->mode), c->layers, c->bidir ? "bi " : "uni",
-             c->skip ? "SKIP  " : "LINEAR", c->var ? "var" : "eq ",
+    snprintf(name, sizeof name, "%-4s L%d %s %s %s %s%s%s%s%s", rt_mode_name(c->mode), c->layers,
+             c->bidir ? "bi " : "uni", c->skip ? "SKIP  " : "LINEAR", c->var ? "var" : "eq ",
              c->state ? "hx   " : "no-hx", c->dropout > 0 ? " dropout" : "",
              c->hidden ? " mid-size" : "", rt_sru_name(c->sru), c->wide ? " wide" : "");
     memset(&g, 0, sizeof g);
     g.c = c;
-    rt_problem_init(&g.q, c->mode, hidden, c->layers, c->bidir, c->skip, input,
-                    3, batch, PRNN_DATA_DOUBLE, c->dropout, 1234);
+    rt_problem_init(&g.q, c->mode, hidden, c->layers, c->bidir, c->skip, input, 3, batch,
+                    PRNN_DATA_DOUBLE, c->dropout, 1234);
     rt_problem_sru(&g.q, c->sru);
     g.n_x = rt_rows(&g.q) * (size_t)input;
     g.n_s = rt_state_elems(&g.q);
     g.n_w = rt_weight_elems(&g.q);
     g.n_y = rt_rows(&g.q) * rt_out_cols(&g.q);
 
-    enum { X, HX, CX, W, Y, HY, CY, DY, DHY, DCY, DX, DHX, DCX, DW, WS, RS,
-           NBUF };
-    static const char *names[NBUF] = {"x", "hx", "cx", "w", "y", "hy", "cy",
-                                      "dy", "dhy", "dcy", "dx", "dhx", "dcx",
-                                      "dw", "workspace", "reserve"};
-    size_t sizes[NBUF] = {g.n_x, g.n_s, g.n_s, g.n_w, g.n_y, g.n_s, g.n_s,
-                          g.n_y, g.n_s, g.n_s, g.n_x, g.n_s, g.n_s, g.n_w, 0, 0};
+    enum { X, HX, CX, W, Y, HY, CY, DY, DHY, DCY, DX, DHX, DCX, DW, WS, RS, NBUF };
+    static const char *names[NBUF] = {"x",   "hx", "cx",        "w",      "y",  "hy",
+                                      "cy",  "dy", "dhy",       "dcy",    "dx", "dhx",
+                                      "dcx", "dw", "workspace", "reserve"};
+    size_t sizes[NBUF] = {g.n_x, g.n_s, g.n_s, g.n_w, g.n_y, g.n_s, g.n_s, g.n_y,
+                          g.n_s, g.n_s, g.n_x, g.n_s, g.n_s, g.n_w, 0,     0};
     rt_buf bufs[NBUF];
     void *ptr[NBUF];
     for (int i = 0; i < NBUF; i++)
@@ -150,10 +145,12 @@ static int run_case(const gc_case *c)
     rt_free(&bufs[RS]);
     ptr[WS] = rt_alloc(&bufs[WS], prnn_ref_workspace_bytes(&g.q.p));
     ptr[RS] = rt_alloc(&bufs[RS], prnn_ref_reserve_bytes(&g.q.p));
+    /* clang-format off */
     g.x = ptr[X]; g.hx = ptr[HX]; g.cx = ptr[CX]; g.w = ptr[W];
     g.y = ptr[Y]; g.hy = ptr[HY]; g.cy = ptr[CY];
     g.dy = ptr[DY]; g.dhy = ptr[DHY]; g.dcy = ptr[DCY];
     g.ws = ptr[WS]; g.rs = ptr[RS];
+    /* clang-format on */
     double *dx = ptr[DX], *dhx = ptr[DHX], *dcx = ptr[DCX], *dw = ptr[DW];
 
     size_t *widx = malloc(g.n_w * sizeof(size_t));
@@ -177,22 +174,18 @@ static int run_case(const gc_case *c)
         for (size_t e = 0; e < g.n_y; e++)
             kept += (size_t)prnn_dropout_keep(1234, 0, e, th);
         if (kept == 0 || kept == g.n_y) {
-            printf("  %s: dropout mask keeps %zu of %zu: pick another seed\n",
-                   name, kept, g.n_y);
+            printf("  %s: dropout mask keeps %zu of %zu: pick another seed\n", name, kept, g.n_y);
             fails++;
         }
     }
 
     /* analytic gradients */
-    prnn_ref_forward(&g.q.p, 1, g.x, c->state ? g.hx : NULL,
-                     c->state && cell ? g.cx : NULL, g.w, g.y,
-                     c->state ? g.hy : NULL, c->state && cell ? g.cy : NULL,
-                     g.ws, g.rs);
+    prnn_ref_forward(&g.q.p, 1, g.x, c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL, g.w,
+                     g.y, c->state ? g.hy : NULL, c->state && cell ? g.cy : NULL, g.ws, g.rs);
     if (c->dropout == 0) {
         double *y_inf = malloc(g.n_y * sizeof(double));
-        prnn_ref_forward(&g.q.p, 0, g.x, c->state ? g.hx : NULL,
-                         c->state && cell ? g.cx : NULL, g.w, y_inf, NULL, NULL,
-                         g.ws, NULL);
+        prnn_ref_forward(&g.q.p, 0, g.x, c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL,
+                         g.w, y_inf, NULL, NULL, g.ws, NULL);
         if (memcmp(y_inf, g.y, g.n_y * sizeof(double)) != 0) {
             printf("  %s: inference and training outputs differ\n", name);
             fails++;
@@ -202,13 +195,11 @@ static int run_case(const gc_case *c)
     for (size_t i = 0; i < g.n_x; i++)
         dx[i] = 555.0;
     prnn_ref_backward_data(&g.q.p, g.y, g.dy, c->state ? g.dhy : NULL,
-                           c->state && cell ? g.dcy : NULL, g.w,
-                           c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL,
-                           dx, c->state ? dhx : NULL,
+                           c->state && cell ? g.dcy : NULL, g.w, c->state ? g.hx : NULL,
+                           c->state && cell ? g.cx : NULL, dx, c->state ? dhx : NULL,
                            c->state && cell ? dcx : NULL, g.ws, g.rs);
     memset(dw, 0, g.n_w * sizeof(double));
-    prnn_ref_backward_weights(&g.q.p, g.x, c->state ? g.hx : NULL, g.y, g.ws,
-                              dw, g.rs);
+    prnn_ref_backward_weights(&g.q.p, g.x, c->state ? g.hx : NULL, g.y, g.ws, dw, g.rs);
     double *gw = malloc(g.n_w * sizeof(double));
     memcpy(gw, dw, g.n_w * sizeof(double));
 
@@ -216,9 +207,8 @@ static int run_case(const gc_case *c)
     double *dx2 = malloc(g.n_x * sizeof(double));
     memcpy(dx2, dx, g.n_x * sizeof(double));
     prnn_ref_backward_data(&g.q.p, g.y, g.dy, c->state ? g.dhy : NULL,
-                           c->state && cell ? g.dcy : NULL, g.w,
-                           c->state ? g.hx : NULL, c->state && cell ? g.cx : NULL,
-                           dx, c->state ? dhx : NULL,
+                           c->state && cell ? g.dcy : NULL, g.w, c->state ? g.hx : NULL,
+                           c->state && cell ? g.cx : NULL, dx, c->state ? dhx : NULL,
                            c->state && cell ? dcx : NULL, g.ws, g.rs);
     if (memcmp(dx, dx2, g.n_x * sizeof(double)) != 0) {
         printf("  %s: a second backward data gives another dx\n", name);
@@ -233,8 +223,7 @@ static int run_case(const gc_case *c)
         dw[widx[i]] = dw0[widx[i]] = rt_uniform(-2, 2);
     double acc_err = 0;
     for (int rep = 1; rep <= 2; rep++) {
-        prnn_ref_backward_weights(&g.q.p, g.x, c->state ? g.hx : NULL, g.y,
-                                  g.ws, dw, g.rs);
+        prnn_ref_backward_weights(&g.q.p, g.x, c->state ? g.hx : NULL, g.y, g.ws, dw, g.rs);
         for (size_t i = 0; i < g.n_w; i++) {
             double e = rt_rel_err(dw[i], dw0[i] + rep * gw[i], 1.0);
             if (e > acc_err)
@@ -242,8 +231,7 @@ static int run_case(const gc_case *c)
         }
     }
     if (acc_err > 1e-12) {
-        printf("  %s: backward weights does not accumulate (error %.2e)\n",
-               name, acc_err);
+        printf("  %s: backward weights does not accumulate (error %.2e)\n", name, acc_err);
         fails++;
     }
 
@@ -260,10 +248,9 @@ static int run_case(const gc_case *c)
     for (int i = 0; i < NBUF; i++)
         fails += rt_check_guard(&bufs[i], names[i]);
 
-    int ok = fails == 0 && e_x <= TOL && e_hx <= TOL && e_cx <= TOL &&
-             e_w <= TOL;
-    printf("%-66s dx %.1e  dhx %.1e  dcx %.1e  dw %.1e  %s\n", name, e_x, e_hx,
-           e_cx, e_w, ok ? "ok" : "FAILED");
+    int ok = fails == 0 && e_x <= TOL && e_hx <= TOL && e_cx <= TOL && e_w <= TOL;
+    printf("%-66s dx %.1e  dhx %.1e  dcx %.1e  dw %.1e  %s\n", name, e_x, e_hx, e_cx, e_w,
+           ok ? "ok" : "FAILED");
 
     for (int i = 0; i < NBUF; i++)
         rt_free(&bufs[i]);
@@ -276,20 +263,19 @@ static int run_case(const gc_case *c)
 
 int main(void)
 {
-    static const prnnRNNMode_t modes[5] = {PRNN_RNN_RELU, PRNN_RNN_TANH,
-                                           PRNN_LSTM, PRNN_GRU, PRNN_SRU};
+    static const prnnRNNMode_t modes[5] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
+                                           PRNN_SRU};
     int total = 0, failed = 0;
     rt_seed(20240611);
-    printf("max relative error against central differences (eps %g, "
-           "tolerance %g)\n", EPS, TOL);
+    printf("max relative error against central differences (eps %g, tolerance %g)\n", EPS, TOL);
     for (int m = 0; m < 5; m++)
         for (int layers = 1; layers <= 2; layers++)
             for (int bidir = 0; bidir <= 1; bidir++)
                 for (int skip = 0; skip <= 1; skip++)
                     for (int var = 0; var <= 1; var++)
                         for (int state = 0; state <= 1; state++) {
-                            gc_case c = {modes[m], layers, bidir, skip, var,
-                                         state, 0.0f, 0, 0, 0, 0, 0};
+                            gc_case c = {modes[m], layers, bidir, skip, var, state,
+                                         0.0f,     0,      0,     0,    0,   0};
                             total++;
                             failed += !run_case(&c);
                         }
@@ -329,8 +315,7 @@ int main(void)
                     /* equal and variable lengths (with hx) in turn: the
                      * default convention's cases cover both everywhere */
                     int var = (sru + layers + bidir + input) & 1;
-                    gc_case c = {PRNN_SRU, layers, bidir, skip, var, var, 0.0f,
-                                 0, 0, 0, sru, wide};
+                    gc_case c = {PRNN_SRU, layers, bidir, skip, var, var, 0.0f, 0, 0, 0, sru, wide};
                     total++;
                     failed += !run_case(&c);
                 }

@@ -28,7 +28,10 @@
 
 static int failures;
 
-static double sig(double v) { return 1.0 / (1.0 + exp(-v)); }
+static double sig(double v)
+{
+    return 1.0 / (1.0 + exp(-v));
+}
 
 static void expect(const char *what, size_t i, double got, double want)
 {
@@ -51,8 +54,8 @@ static double tanh_step(const unit_params *p, double x, double h)
     return tanh(p->w[0] * x + p->r[0] * h + p->bw[0] + p->br[0]);
 }
 
-static void lstm_step(const unit_params *p, double x, double h, double c,
-                      double *h_out, double *c_out)
+static void lstm_step(const unit_params *p, double x, double h, double c, double *h_out,
+                      double *c_out)
 {
     double i = sig(p->w[0] * x + p->r[0] * h + p->bw[0] + p->br[0]);
     double f = sig(p->w[1] * x + p->r[1] * h + p->bw[1] + p->br[1]);
@@ -72,20 +75,17 @@ static double gru_step(const unit_params *p, double x, double h)
 
 /* ---- weight placement through the public layout ---- */
 
-static void set_matrix(const rt_problem *q, double *w, int pl, int id,
-                       const double *vals)
+static void set_matrix(const rt_problem *q, double *w, int pl, int id, const double *vals)
 {
     size_t off;
     int rows, cols;
-    if (!prnn_weights_matrix(&q->rnn, q->p.input_size, pl, id, &off, &rows,
-                             &cols))
+    if (!prnn_weights_matrix(&q->rnn, q->p.input_size, pl, id, &off, &rows, &cols))
         return; /* SKIP input: no W */
     for (int i = 0; i < rows * cols; i++)
         w[off + (size_t)i] = vals[i];
 }
 
-static void set_bias(const rt_problem *q, double *w, int pl, int id,
-                     const double *vals)
+static void set_bias(const rt_problem *q, double *w, int pl, int id, const double *vals)
 {
     size_t off = prnn_weights_bias(&q->rnn, q->p.input_size, pl, id);
     for (int i = 0; i < q->rnn.hidden; i++)
@@ -94,8 +94,8 @@ static void set_bias(const rt_problem *q, double *w, int pl, int id,
 
 /* Puts a hidden-size-1 unit into pseudo-layer pl. With K > 1 input columns
  * (a second bidirectional layer) wk gives W per gate and column. */
-static void set_unit(const rt_problem *q, double *w, int pl,
-                     const unit_params *u, const double wk[4][2])
+static void set_unit(const rt_problem *q, double *w, int pl, const unit_params *u,
+                     const double wk[4][2])
 {
     int gates = prnn_mode_gates(q->rnn.mode);
     for (int gi = 0; gi < gates; gi++) {
@@ -118,12 +118,12 @@ typedef struct {
     double *w, *y, *hy, *cy, *ws, *rs;
 } run_bufs;
 
-static void bufs_init(run_bufs *b, prnnRNNMode_t mode, int hidden, int layers,
-                      int bidir, int skip, int input, int steps,
-                      const int *batch, float dropout, unsigned long long seed)
+static void bufs_init(run_bufs *b, prnnRNNMode_t mode, int hidden, int layers, int bidir, int skip,
+                      int input, int steps, const int *batch, float dropout,
+                      unsigned long long seed)
 {
-    rt_problem_init(&b->q, mode, hidden, layers, bidir, skip, input, steps,
-                    batch, PRNN_DATA_DOUBLE, dropout, seed);
+    rt_problem_init(&b->q, mode, hidden, layers, bidir, skip, input, steps, batch, PRNN_DATA_DOUBLE,
+                    dropout, seed);
     b->w = calloc(rt_weight_elems(&b->q), sizeof(double));
     b->y = calloc(rt_rows(&b->q) * rt_out_cols(&b->q), sizeof(double));
     b->hy = calloc(rt_state_elems(&b->q), sizeof(double));
@@ -132,11 +132,9 @@ static void bufs_init(run_bufs *b, prnnRNNMode_t mode, int hidden, int layers,
     b->rs = malloc(prnn_ref_reserve_bytes(&b->q.p));
 }
 
-static void bufs_run(run_bufs *b, int training, const double *x,
-                     const double *hx, const double *cx)
+static void bufs_run(run_bufs *b, int training, const double *x, const double *hx, const double *cx)
 {
-    prnn_ref_forward(&b->q.p, training, x, hx, cx, b->w, b->y, b->hy, b->cy,
-                     b->ws, b->rs);
+    prnn_ref_forward(&b->q.p, training, x, hx, cx, b->w, b->y, b->hy, b->cy, b->ws, b->rs);
 }
 
 static void bufs_free(run_bufs *b)
@@ -170,13 +168,12 @@ static void case_tanh_matrix(void)
 
     double h1[2], h2[2];
     for (int j = 0; j < 2; j++)
-        h1[j] = tanh(W[j][0] * x[0][0] + W[j][1] * x[0][1] + R[j][0] * hx[0] +
-                     R[j][1] * hx[1] + bw[j] + br[j]);
+        h1[j] = tanh(W[j][0] * x[0][0] + W[j][1] * x[0][1] + R[j][0] * hx[0] + R[j][1] * hx[1] +
+                     bw[j] + br[j]);
     for (int j = 0; j < 2; j++)
-        h2[j] = tanh(W[j][0] * x[1][0] + W[j][1] * x[1][1] + R[j][0] * h1[0] +
-                     R[j][1] * h1[1] + bw[j] + br[j]);
-    printf("TANH 2 units: y %.6f %.6f | %.6f %.6f\n", b.y[0], b.y[1], b.y[2],
-           b.y[3]);
+        h2[j] = tanh(W[j][0] * x[1][0] + W[j][1] * x[1][1] + R[j][0] * h1[0] + R[j][1] * h1[1] +
+                     bw[j] + br[j]);
+    printf("TANH 2 units: y %.6f %.6f | %.6f %.6f\n", b.y[0], b.y[1], b.y[2], b.y[3]);
     expect("tanh y", 0, b.y[0], h1[0]);
     expect("tanh y", 1, b.y[1], h1[1]);
     expect("tanh y", 2, b.y[2], h2[0]);
@@ -211,14 +208,10 @@ static void case_relu(void)
     bufs_free(&b);
 }
 
-static const unit_params lstm_u = {{0.3, -0.5, 0.8, 0.1},
-                                   {0.2, 0.6, -0.4, 0.9},
-                                   {0.1, 0.2, -0.1, 0.05},
-                                   {-0.05, 0.3, 0.15, -0.2}};
-static const unit_params gru_u = {{0.7, -0.4, 0.9},
-                                  {-0.3, 0.5, 0.8},
-                                  {0.1, -0.2, 0.05},
-                                  {0.25, 0.15, 0.4}};
+static const unit_params lstm_u = {
+    {0.3, -0.5, 0.8, 0.1}, {0.2, 0.6, -0.4, 0.9}, {0.1, 0.2, -0.1, 0.05}, {-0.05, 0.3, 0.15, -0.2}};
+static const unit_params gru_u = {
+    {0.7, -0.4, 0.9}, {-0.3, 0.5, 0.8}, {0.1, -0.2, 0.05}, {0.25, 0.15, 0.4}};
 
 static void case_lstm(int skip)
 {
@@ -235,8 +228,7 @@ static void case_lstm(int skip)
     double h1, c1, h2, c2;
     lstm_step(&u, x[0], hx[0], cx[0], &h1, &c1);
     lstm_step(&u, x[1], h1, c1, &h2, &c2);
-    printf("LSTM%s: y %.6f %.6f cy %.6f\n", skip ? " SKIP" : "", b.y[0],
-           b.y[1], b.cy[0]);
+    printf("LSTM%s: y %.6f %.6f cy %.6f\n", skip ? " SKIP" : "", b.y[0], b.y[1], b.cy[0]);
     expect(skip ? "lstm skip y" : "lstm y", 0, b.y[0], h1);
     expect(skip ? "lstm skip y" : "lstm y", 1, b.y[1], h2);
     expect(skip ? "lstm skip hy" : "lstm hy", 0, b.hy[0], h2);
@@ -343,8 +335,8 @@ static void case_bidir_varlen(prnnRNNMode_t mode)
     const double want_hy[4] = {f01, f10, g00, g10};
     const char *ny = mode == PRNN_LSTM ? "lstm bidir y" : "tanh bidir y";
     const char *nh = mode == PRNN_LSTM ? "lstm bidir hy" : "tanh bidir hy";
-    printf("%s bidir lengths {2,1}: hy %.6f %.6f %.6f %.6f\n",
-           rt_mode_name(mode), b.hy[0], b.hy[1], b.hy[2], b.hy[3]);
+    printf("%s bidir lengths {2,1}: hy %.6f %.6f %.6f %.6f\n", rt_mode_name(mode), b.hy[0], b.hy[1],
+           b.hy[2], b.hy[3]);
     for (size_t i = 0; i < 6; i++)
         expect(ny, i, b.y[i], want_y[i]);
     for (size_t i = 0; i < 4; i++)
@@ -384,8 +376,7 @@ static void case_two_layers_bidir(void)
     double v0 = tanh(-0.45 * f0 + 0.6 * g0 - 0.35 * v1 + 0.04 + 0.09);
     const double want_y[4] = {u0, v0, u1, v1};
     const double want_hy[4] = {f1, g0, u1, v0};
-    printf("TANH 2 layers bidir: y %.6f %.6f | %.6f %.6f\n", b.y[0], b.y[1],
-           b.y[2], b.y[3]);
+    printf("TANH 2 layers bidir: y %.6f %.6f | %.6f %.6f\n", b.y[0], b.y[1], b.y[2], b.y[3]);
     for (size_t i = 0; i < 4; i++)
         expect("2-layer y", i, b.y[i], want_y[i]);
     for (size_t i = 0; i < 4; i++)
@@ -431,8 +422,8 @@ static void case_dropout(void)
         want_inf[3 + s] = tanh_step(&l1, o[3 + s], want_inf[s]);
     }
     bufs_run(&b, 1, x, NULL, NULL);
-    printf("dropout p=0.5: %d of 6 kept; y(train) %.6f %.6f %.6f ...\n", kept,
-           b.y[0], b.y[1], b.y[2]);
+    printf("dropout p=0.5: %d of 6 kept; y(train) %.6f %.6f %.6f ...\n", kept, b.y[0], b.y[1],
+           b.y[2]);
     for (size_t i = 0; i < 6; i++)
         expect("dropout train y", i, b.y[i], want_train[i]);
     bufs_run(&b, 0, x, NULL, NULL);
@@ -448,8 +439,8 @@ typedef struct {
     double bf, br, vf, vr;
 } sru_params;
 
-static void sru_step(const sru_params *p, const double *x, int k, double c,
-                     double *h_out, double *c_out)
+static void sru_step(const sru_params *p, const double *x, int k, double c, double *h_out,
+                     double *c_out)
 {
     double u[4] = {0, 0, 0, 0};
     for (int q = 0; q < 4; q++)
@@ -471,10 +462,10 @@ static void set_sru(const rt_problem *q, double *w, int pl, const sru_params *p)
     }
 }
 
-static const sru_params sru_a = {{{0.6, -0.3}, {-0.4, 0.2}, {0.9, 0.5}, {0.7, -0.8}},
-                                 0.15, -0.25, 0.8, -0.6};
-static const sru_params sru_b = {{{-0.5, 0.4}, {0.3, -0.7}, {-0.2, 0.6}, {-0.9, 0.35}},
-                                 -0.1, 0.2, -0.45, 0.7};
+static const sru_params sru_a = {
+    {{0.6, -0.3}, {-0.4, 0.2}, {0.9, 0.5}, {0.7, -0.8}}, 0.15, -0.25, 0.8, -0.6};
+static const sru_params sru_b = {
+    {{-0.5, 0.4}, {0.3, -0.7}, {-0.2, 0.6}, {-0.9, 0.35}}, -0.1, 0.2, -0.45, 0.7};
 
 /* input: 1 (x' = x), 2 (x' = u3); skip: u0 = u1 = u2 = x' = x. */
 static void case_sru(int input, int skip)
@@ -497,8 +488,8 @@ static void case_sru(int input, int skip)
     sru_step(&p, x + input, input, c1, &h2, &c2);
     char name[40];
     snprintf(name, sizeof name, "sru%s input %d", skip ? " SKIP" : "", input);
-    printf("SRU%s input %d: y %.6f %.6f cy %.6f\n", skip ? " SKIP" : "", input,
-           b.y[0], b.y[1], b.cy[0]);
+    printf("SRU%s input %d: y %.6f %.6f cy %.6f\n", skip ? " SKIP" : "", input, b.y[0], b.y[1],
+           b.cy[0]);
     expect(name, 0, y0, h1);
     expect(name, 1, y1, h2);
     expect(name, 2, b.y[0], h1);
@@ -531,8 +522,7 @@ static void case_sru_bidir_varlen(void)
     const double want_y[6] = {f00, g00, f10, g10, f01, g01};
     const double want_hy[4] = {f01, f10, g00, g10};
     const double want_cy[4] = {cf1, cf2, cg0, cg2};
-    printf("SRU bidir lengths {2,1}: cy %.6f %.6f %.6f %.6f\n", b.cy[0],
-           b.cy[1], b.cy[2], b.cy[3]);
+    printf("SRU bidir lengths {2,1}: cy %.6f %.6f %.6f %.6f\n", b.cy[0], b.cy[1], b.cy[2], b.cy[3]);
     for (size_t i = 0; i < 6; i++)
         expect("sru bidir y", i, b.y[i], want_y[i]);
     for (size_t i = 0; i < 4; i++) {
@@ -583,8 +573,8 @@ static void case_sru_package(int input)
     }
     char name[40];
     snprintf(name, sizeof name, "sru package input %d", input);
-    printf("SRU package convention, input %d: y %.6f %.6f %.6f %.6f\n", input, b.y[0],
-           b.y[1], b.y[2], b.y[3]);
+    printf("SRU package convention, input %d: y %.6f %.6f %.6f %.6f\n", input, b.y[0], b.y[1],
+           b.y[2], b.y[3]);
     for (size_t i = 0; i < 4; i++)
         expect(name, i, b.y[i], want_y[i]);
     for (size_t i = 0; i < 2; i++)

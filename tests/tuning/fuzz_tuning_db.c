@@ -18,17 +18,16 @@
 #include "error.h"
 #include "tuning/tuning_db.h"
 
-#define REQUIRE(cond)                                                       \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "fuzz_tuning_db: property failed: %s\n", #cond); \
-            abort();                                                        \
-        }                                                                   \
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_tuning_db: property failed: %s\n", #cond);                       \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* Rejects every other configuration, so the fall-through paths run too. */
-static int fits_even_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
-                            size_t why_size)
+static int fits_even_blocks(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     (void)ctx;
     if (e->config.tile.blocks % 2 == 0)
@@ -40,11 +39,9 @@ static int fits_even_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
 /* Field by field: struct copies need not preserve padding bytes. */
 static int same_entry(const prnn_tuning_entry *a, const prnn_tuning_entry *b)
 {
-    return prnn_tuning_entry_same_key(a, b) &&
-           strcmp(a->engine, b->engine) == 0 &&
+    return prnn_tuning_entry_same_key(a, b) && strcmp(a->engine, b->engine) == 0 &&
            memcmp(&a->config, &b->config, sizeof(a->config)) == 0 &&
-           a->us_per_step == b->us_per_step &&
-           strcmp(a->source, b->source) == 0;
+           a->us_per_step == b->us_per_step && strcmp(a->source, b->source) == 0;
 }
 
 static int in_db(const prnn_tuning_db *db, const prnn_tuning_entry *e)
@@ -74,8 +71,7 @@ static void search_around(const prnn_tuning_db *db, const prnn_tuning_entry *e)
         k.pass = e->pass;
         prnn_tuning_result r;
         if (prnn_tuning_search(db, db, &k, NULL, NULL, &r))
-            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 &&
-                    r.entry.pass == k.pass);
+            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 && r.entry.pass == k.pass);
         if (prnn_tuning_search(db, NULL, &k, fits_even_blocks, NULL, &r))
             REQUIRE(in_db(db, &r.entry) && r.entry.config.tile.blocks % 2 == 0 &&
                     r.entry.pass == k.pass);
@@ -93,8 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(all != NULL);
     for (size_t i = 0; i < db.count; i++) {
         char err[256];
-        REQUIRE(prnn_tuning_entry_check(&db.items[i].entry, err,
-                                        sizeof(err)) == 0);
+        REQUIRE(prnn_tuning_entry_check(&db.items[i].entry, err, sizeof(err)) == 0);
         all[i] = db.items[i].entry;
     }
     for (size_t i = 0; i < db.count && i < 8; i++)

@@ -64,8 +64,7 @@ static void test_cache_dir(void)
     char buf[4096];
     if (prnn_cache_dir(buf, sizeof(buf)) == 0) {
         size_t n = strlen(buf);
-        CHECK(buf[0] == '/' && n > 12 &&
-              strcmp(buf + n - 12, "/.cache/prnn") == 0);
+        CHECK(buf[0] == '/' && n > 12 && strcmp(buf + n - 12, "/.cache/prnn") == 0);
     }
 }
 
@@ -129,8 +128,7 @@ static void test_shipped_files_clean(void)
         for (size_t i = 0; all && i < db.count; i++)
             all[i] = db.items[i].entry;
         char *text = all ? prnn_tuning_db_format(all, db.count) : NULL;
-        CHECK(text && strlen(text) == f->size &&
-              memcmp(text, f->data, f->size) == 0);
+        CHECK(text && strlen(text) == f->size && memcmp(text, f->data, f->size) == 0);
         free(text);
         free(all);
         prnn_tuning_db_free(&db);
@@ -262,8 +260,9 @@ static void test_lookup_notes(void)
     setenv("PRNN_TUNING_DB", path, 1);
     prnn_log_clear();
     CHECK(lookup_blocks(1024, 8, &r) == 0);
-    snprintf(msg, sizeof(msg), "user tuning DB %s: ignored: it is a symbolic "
-             "link to gone.json, which does not exist", path);
+    snprintf(msg, sizeof(msg),
+             "user tuning DB %s: ignored: it is a symbolic link to gone.json, which does not exist",
+             path);
     CHECK_LOG(msg);
 
     /* too long for a path */
@@ -274,8 +273,8 @@ static void test_lookup_notes(void)
     setenv("PRNN_TUNING_DB", longer, 1);
     prnn_log_clear();
     CHECK(lookup_blocks(1024, 8, &r) == 0);
-    snprintf(msg, sizeof(msg), "PRNN_TUNING_DB is %d characters long, more "
-             "than a path may have", PATH_MAX + 99);
+    snprintf(msg, sizeof(msg), "PRNN_TUNING_DB is %d characters long, more than a path may have",
+             PATH_MAX + 99);
     CHECK_LOG(msg);
     /* and PRNN_CACHE_DIR too long names itself, not "(none)" */
     unsetenv("PRNN_TUNING_DB");
@@ -386,7 +385,6 @@ int main(void)
     test_lookup_user_db();
     test_lookup_notes();
     test_concurrent_lookups();
-    return test_finish("tuning-env: where the user DB is, re-reading, bad "
-                       "files ignored, shipped files clean, concurrent "
-                       "lookups");
+    return test_finish("tuning-env: where the user DB is, re-reading, bad files ignored, shipped "
+                       "files clean, concurrent lookups");
 }

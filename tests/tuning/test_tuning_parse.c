@@ -11,42 +11,34 @@
 #include "tuning_test.h"
 
 static const char *const entry_template =
-    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"8.6\", \"sm_count\": 84},"
-    " \"mode\": \"lstm\", \"dtype\": \"half\", \"hidden\": 1024,"
-    " \"directions\": 1, \"batch\": 8,"
-    " \"config\": {\"blocks\": 64, \"threads\": 256, \"ksplit\": 8,"
-    " \"lanes_k\": 1, \"batch_chunk\": 8, \"reg_slots\": 128,"
-    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},"
-    " \"us_per_step\": 1.23, \"source\": \"unit test\"}";
+    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"8.6\", \"sm_count\": 84}, \"mode\": \"lstm\", "
+    "\"dtype\": \"half\", \"hidden\": 1024, \"directions\": 1, \"batch\": 8, \"config\": "
+    "{\"blocks\": 64, \"threads\": 256, \"ksplit\": 8, \"lanes_k\": 1, \"batch_chunk\": 8, "
+    "\"reg_slots\": 128, \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0}, \"us_per_step\": 1.23, "
+    "\"source\": \"unit test\"}";
 
 static const char *const valid_file =
     "{\n"
     "  \"schema_version\": 1,\n"
     "  \"note\": \"unknown top-level keys are ignored\",\n"
     "  \"entries\": [\n"
-    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\","
-    " \"sm_count\": 132},\n"
-    "     \"mode\": \"lstm\", \"dtype\": \"half\", \"hidden\": 1024,"
-    " \"directions\": 1, \"batch\": 8,\n"
-    "     \"config\": {\"blocks\": 64, \"threads\": 256, \"ksplit\": 8,"
-    " \"lanes_k\": 1, \"batch_chunk\": 8, \"reg_slots\": 128,"
-    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\", \"sm_count\": 132},\n"
+    "     \"mode\": \"lstm\", \"dtype\": \"half\", \"hidden\": 1024, \"directions\": 1, \"batch\": "
+    "8,\n"
+    "     \"config\": {\"blocks\": 64, \"threads\": 256, \"ksplit\": 8, \"lanes_k\": 1, "
+    "\"batch_chunk\": 8, \"reg_slots\": 128, \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
     "     \"us_per_step\": 1.23, \"source\": \"prnn-autotune 0.1.0\"},\n"
-    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\","
-    " \"sm_count\": 132},\n"
-    "     \"mode\": \"gru\", \"dtype\": \"float\", \"hidden\": 512,"
-    " \"directions\": 2, \"batch\": {\"min\": 9, \"max\": 16},\n"
-    "     \"config\": {\"handoff\": 1, \"mma\": 0, \"smem_slots\": 64,"
-    " \"reg_slots\": 32, \"batch_chunk\": 4, \"lanes_k\": 4, \"ksplit\": 2,"
-    " \"threads\": 128, \"blocks\": 16},\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\", \"sm_count\": 132},\n"
+    "     \"mode\": \"gru\", \"dtype\": \"float\", \"hidden\": 512, \"directions\": 2, \"batch\": "
+    "{\"min\": 9, \"max\": 16},\n"
+    "     \"config\": {\"handoff\": 1, \"mma\": 0, \"smem_slots\": 64, \"reg_slots\": 32, "
+    "\"batch_chunk\": 4, \"lanes_k\": 4, \"ksplit\": 2, \"threads\": 128, \"blocks\": 16},\n"
     "     \"us_per_step\": 2.5e-1, \"note\": \"no source, an extra key\"},\n"
-    "    {\"gpu\": {\"name\": \"NVIDIA GeForce RTX 4090\", \"cc\": \"8.9\","
-    " \"sm_count\": 128},\n"
-    "     \"mode\": \"relu\", \"dtype\": \"bfloat16\", \"hidden\": 1,"
-    " \"directions\": 1, \"batch\": 1048576, \"pass\": \"backward-data\",\n"
-    "     \"config\": {\"blocks\": 1, \"threads\": 32, \"ksplit\": 1,"
-    " \"lanes_k\": 1, \"batch_chunk\": 1, \"reg_slots\": 0,"
-    " \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
+    "    {\"gpu\": {\"name\": \"NVIDIA GeForce RTX 4090\", \"cc\": \"8.9\", \"sm_count\": 128},\n"
+    "     \"mode\": \"relu\", \"dtype\": \"bfloat16\", \"hidden\": 1, \"directions\": 1, "
+    "\"batch\": 1048576, \"pass\": \"backward-data\",\n"
+    "     \"config\": {\"blocks\": 1, \"threads\": 32, \"ksplit\": 1, \"lanes_k\": 1, "
+    "\"batch_chunk\": 1, \"reg_slots\": 0, \"smem_slots\": 0, \"mma\": 1, \"handoff\": 0},\n"
     "     \"us_per_step\": 7, \"source\": \"\"}\n"
     "  ]\n"
     "}\n";
@@ -140,12 +132,10 @@ static void test_file_level(void)
         {"{\"schema_version\": 1, \"schema_version\": 1, \"entries\": []}",
          "\"schema_version\" given twice"},
         {"{\"schema_version\": 1}", "no \"entries\" array"},
-        {"{\"schema_version\": 1, \"entries\": {}}",
-         "\"entries\" is an object, not an array"},
+        {"{\"schema_version\": 1, \"entries\": {}}", "\"entries\" is an object, not an array"},
         {"{\"schema_version\": 1, \"entries\": \"x\"}", "is a string"},
         {"{\"schema_version\": 1, \"entries\": null}", "is null"},
-        {"{\"schema_version\": 1, \"entries\": [], \"entries\": []}",
-         "\"entries\" given twice"},
+        {"{\"schema_version\": 1, \"entries\": [], \"entries\": []}", "\"entries\" given twice"},
         {"{\"schema_version\": 1, \"entries\": []} trailing",
          "unexpected data after the JSON value at line 1, column 38"},
         {"{\"schema_version\": 1, \"entries\": []}{}", "unexpected data"},
@@ -155,8 +145,7 @@ static void test_file_level(void)
         prnn_log_clear();
         int rc = test_parse(&db, cases[i].text);
         if (rc != -1 || db.count != 0 || db.files_rejected != 1)
-            fprintf(stderr, "file case %zu (%s) was not rejected\n", i,
-                    cases[i].text);
+            fprintf(stderr, "file case %zu (%s) was not rejected\n", i, cases[i].text);
         CHECK(rc == -1 && db.count == 0 && db.files_rejected == 1);
         CHECK_LOG("test DB: ignored: ");
         CHECK_LOG(cases[i].message);
@@ -243,8 +232,8 @@ static char *file_with_mutated_entry(const mutation *m, size_t n)
     snprintf(second, sizeof(second), "%s", entry_template);
     char *h = strstr(second, "1024");
     memcpy(h, "2048", 4);
-    snprintf(text, size, "{\"schema_version\": 1, \"entries\": [%s,\n%s,\n%s]}",
-             entry_template, mutated, second);
+    snprintf(text, size, "{\"schema_version\": 1, \"entries\": [%s,\n%s,\n%s]}", entry_template,
+             mutated, second);
     free(mutated);
     return text;
 }
@@ -257,9 +246,8 @@ static void run_entry_case(const entry_case *c)
     int rc = test_parse(&db, text);
     int ok = rc == 0 && db.count == 2 && db.entries_skipped == 1;
     if (!ok)
-        fprintf(stderr, "entry case %s=%s: rc %d, %zu entries, %zu skipped\n",
-                c->m[0].path, c->m[0].value ? c->m[0].value : "(deleted)", rc,
-                db.count, db.entries_skipped);
+        fprintf(stderr, "entry case %s=%s: rc %d, %zu entries, %zu skipped\n", c->m[0].path,
+                c->m[0].value ? c->m[0].value : "(deleted)", rc, db.count, db.entries_skipped);
     CHECK(ok);
     if (db.count == 2) {
         CHECK(db.items[0].entry.hidden == 1024 && db.items[0].index == 0);
@@ -274,8 +262,8 @@ static void run_entry_case(const entry_case *c)
 static void test_missing_fields(void)
 {
     static const char *const fields[] = {
-        "gpu",    "gpu.name", "gpu.cc", "gpu.sm_count", "mode",       "dtype",
-        "hidden", "directions", "batch", "config",    "us_per_step",
+        "gpu",    "gpu.name",   "gpu.cc", "gpu.sm_count", "mode",        "dtype",
+        "hidden", "directions", "batch",  "config",       "us_per_step",
     };
     char message[128];
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
@@ -292,11 +280,9 @@ static void test_missing_fields(void)
         snprintf(message, sizeof(message), "missing field \"%s\"", path);
         run_entry_case(&c);
     }
-    entry_case c = {{{"batch", "{\"max\": 4}"}, {NULL, NULL}},
-                    "missing field \"batch.min\""};
+    entry_case c = {{{"batch", "{\"max\": 4}"}, {NULL, NULL}}, "missing field \"batch.min\""};
     run_entry_case(&c);
-    entry_case d = {{{"batch", "{\"min\": 4}"}, {NULL, NULL}},
-                    "missing field \"batch.max\""};
+    entry_case d = {{{"batch", "{\"min\": 4}"}, {NULL, NULL}}, "missing field \"batch.max\""};
     run_entry_case(&d);
 }
 
@@ -345,12 +331,10 @@ static void test_pass_field(void)
         CHECK(prnn_log_get()[0] == '\0');
         if (db.count == 3) {
             /* entries 0 and 1 have the same shape; only 1 may name a pass */
-            const prnn_tuning_entry *a = &db.items[0].entry,
-                                    *b = &db.items[1].entry;
+            const prnn_tuning_entry *a = &db.items[0].entry, *b = &db.items[1].entry;
             CHECK(a->pass == PRNN_PASS_FORWARD);
             CHECK(b->pass == cases[i].pass);
-            CHECK(prnn_tuning_entry_same_key(a, b) ==
-                  (cases[i].pass == PRNN_PASS_FORWARD));
+            CHECK(prnn_tuning_entry_same_key(a, b) == (cases[i].pass == PRNN_PASS_FORWARD));
         }
         prnn_tuning_db_free(&db);
         free(text);
@@ -372,8 +356,8 @@ static void test_text_form(void)
     CHECK(prnn_tile_config_parse(text, &back, err, sizeof(err)) == 0);
     CHECK(memcmp(&c, &back, sizeof(c)) == 0);
     static const char *const bad[][2] = {
-        {"blocks=8 threads=256 ksplit=8 lanes_k=2 batch_chunk=4 reg_slots=16 smem_slots=0 "
-         "mma=0", "field \"handoff\" missing"},
+        {"blocks=8 threads=256 ksplit=8 lanes_k=2 batch_chunk=4 reg_slots=16 smem_slots=0 mma=0",
+         "field \"handoff\" missing"},
         {"blocks=8 blocks=8", "field \"blocks\" given twice"},
         {"batch_groups=0", "field \"batch_groups\" = 0: must be in [1, 1024]"},
         {"warps=4", "unknown field \"warps\""},
@@ -393,11 +377,10 @@ static void test_text_form(void)
 
 /* SRU entries: their config holds the scan's fields, not a tile's. */
 static const char *const sru_entry =
-    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"9.0\", \"sm_count\": 132},"
-    " \"mode\": \"sru\", \"dtype\": \"float\", \"hidden\": 1024,"
-    " \"directions\": 2, \"batch\": 32,"
-    " \"config\": {\"threads\": 256, \"units_per_thread\": 4, \"steps_in_flight\": 2},"
-    " \"us_per_step\": 31.5, \"source\": \"unit test\"}";
+    "{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"9.0\", \"sm_count\": 132}, \"mode\": \"sru\", "
+    "\"dtype\": \"float\", \"hidden\": 1024, \"directions\": 2, \"batch\": 32, \"config\": "
+    "{\"threads\": 256, \"units_per_thread\": 4, \"steps_in_flight\": 2}, \"us_per_step\": 31.5, "
+    "\"source\": \"unit test\"}";
 
 static void test_sru_entries(void)
 {
@@ -414,12 +397,16 @@ static void test_sru_entries(void)
               e->config.sru.steps_in_flight == 2);
         /* the writer's text reads back the same, with the scan's fields */
         char *out = prnn_tuning_db_format(e, 1);
-        CHECK(out && strstr(out, "\"config\": {\"threads\": 256, \"units_per_thread\": 4, "
-                                 "\"steps_in_flight\": 2}"));
+        CHECK(
+            out &&
+            strstr(
+                out,
+                "\"config\": {\"threads\": 256, \"units_per_thread\": 4, \"steps_in_flight\": 2}"));
         prnn_tuning_db back;
         CHECK(out && test_parse(&back, out) == 0 && back.count == 1);
         if (back.count == 1)
-            CHECK(memcmp(&back.items[0].entry.config.sru, &e->config.sru, sizeof(e->config.sru)) == 0);
+            CHECK(memcmp(&back.items[0].entry.config.sru, &e->config.sru, sizeof(e->config.sru)) ==
+                  0);
         prnn_tuning_db_free(&back);
         free(out);
     }
@@ -459,8 +446,8 @@ static void test_sru_entries(void)
     /* the text form (PRNN_SRU_TILE, plan info) */
     prnn_sru_config c, back;
     char err[160], line[128];
-    CHECK(prnn_config_parse(prnn_sru_fields, "threads=128 units_per_thread=2 steps_in_flight=4",
-                            &c, sizeof(c), err, sizeof(err)) == 0);
+    CHECK(prnn_config_parse(prnn_sru_fields, "threads=128 units_per_thread=2 steps_in_flight=4", &c,
+                            sizeof(c), err, sizeof(err)) == 0);
     CHECK(c.threads == 128 && c.units_per_thread == 2 && c.steps_in_flight == 4);
     CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == 0);
     prnn_config_format(prnn_sru_fields, &c, line, sizeof(line));
@@ -511,8 +498,7 @@ static void test_bad_values(void)
         {{{"mode", "\"lstmx\""}}, "unknown mode \"lstmx\""},
         {{{"mode", "\"LSTM\""}}, "unknown mode \"LSTM\""},
         {{{"dtype", "\"fp16\""}}, "unknown dtype \"fp16\""},
-        {{{"pass", "\"backward\""}},
-         "unknown pass \"backward\" (forward, backward-data)"},
+        {{{"pass", "\"backward\""}}, "unknown pass \"backward\" (forward, backward-data)"},
         {{{"pass", "\"Forward\""}}, "unknown pass \"Forward\""},
         {{{"pass", "\"\""}}, "unknown pass \"\""},
         {{{"hidden", "0"}}, "\"hidden\" = 0: must be in [1, 1048576]"},
@@ -547,8 +533,7 @@ static void test_bad_values(void)
     static const char *const not_objects[] = {"5", "null", "[]", "\"x\""};
     for (size_t i = 0; i < 4; i++) {
         char text[1024];
-        snprintf(text, sizeof(text),
-                 "{\"schema_version\": 1, \"entries\": [%s, %s]}",
+        snprintf(text, sizeof(text), "{\"schema_version\": 1, \"entries\": [%s, %s]}",
                  not_objects[i], entry_template);
         prnn_tuning_db db;
         prnn_log_clear();
@@ -562,13 +547,11 @@ static void test_bad_values(void)
     static const char *const dups[][2] = {
         {"\"hidden\": 1024,", "field \"hidden\" given twice"},
         {"\"config\": {\"blocks\": 1},", "field \"config\" given twice"},
-        {"\"pass\": \"forward\", \"pass\": \"forward\",",
-         "field \"pass\" given twice"},
+        {"\"pass\": \"forward\", \"pass\": \"forward\",", "field \"pass\" given twice"},
     };
     for (size_t i = 0; i < sizeof(dups) / sizeof(dups[0]); i++) {
         char text[2048];
-        snprintf(text, sizeof(text),
-                 "{\"schema_version\": 1, \"entries\": [{%s%s]}", dups[i][0],
+        snprintf(text, sizeof(text), "{\"schema_version\": 1, \"entries\": [{%s%s]}", dups[i][0],
                  entry_template + 1);
         prnn_tuning_db db;
         prnn_log_clear();
@@ -578,8 +561,7 @@ static void test_bad_values(void)
     }
     char text[2048];
     const char *k = strstr(entry_template, "\"ksplit\": 8");
-    snprintf(text, sizeof(text),
-             "{\"schema_version\": 1, \"entries\": [%.*s\"ksplit\": 8, %s]}",
+    snprintf(text, sizeof(text), "{\"schema_version\": 1, \"entries\": [%.*s\"ksplit\": 8, %s]}",
              (int)(k - entry_template), entry_template, k);
     prnn_tuning_db db;
     prnn_log_clear();
@@ -668,8 +650,8 @@ static void test_format_round_trip(void)
     CHECK(text && strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}"));
     CHECK(text && strstr(text, "\"us_per_step\": 1.23,"));
     /* "pass" only where it is not forward, on the shape line after "batch" */
-    CHECK(text && strstr(text, "\"batch\": 1048576, \"pass\": "
-                               "\"backward-data\",\n      \"config\": {"));
+    CHECK(text &&
+          strstr(text, "\"batch\": 1048576, \"pass\": \"backward-data\",\n      \"config\": {"));
     CHECK(occurrences(text, "\"pass\"") == 1);
     /* and the text is a fixed point: parse then format gives it back */
     prnn_tuning_entry again[3];
@@ -687,15 +669,14 @@ static void test_format_round_trip(void)
     free(text);
     e[1].pass = PRNN_PASS_BACKWARD_DATA;
     text = prnn_tuning_db_format(&e[1], 1);
-    CHECK(text && strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}, "
-                               "\"pass\": \"backward-data\",\n"));
+    CHECK(text &&
+          strstr(text, "\"batch\": {\"min\": 9, \"max\": 16}, \"pass\": \"backward-data\",\n"));
     free(text);
     prnn_tuning_db_free(&a);
     prnn_tuning_db_free(&b);
 
     text = prnn_tuning_db_format(NULL, 0);
-    CHECK(text && strcmp(text, "{\n  \"schema_version\": 1,\n  \"entries\": "
-                               "[]\n}\n") == 0);
+    CHECK(text && strcmp(text, "{\n  \"schema_version\": 1,\n  \"entries\": []\n}\n") == 0);
     free(text);
 
     /* Awkward doubles and strings survive exactly. */
@@ -735,8 +716,7 @@ static void test_random_damage(void)
         prnn_tuning_db_parse(&db, buf, len, "damaged");
         for (size_t i = 0; i < db.count; i++) {
             char err[256];
-            CHECK(prnn_tuning_entry_check(&db.items[i].entry, err,
-                                          sizeof(err)) == 0);
+            CHECK(prnn_tuning_entry_check(&db.items[i].entry, err, sizeof(err)) == 0);
         }
         prnn_tuning_db_free(&db);
     }
@@ -751,8 +731,7 @@ static void test_bounds(void)
     prnn_tuning_db db;
     char text[256], why[160];
     int n = 0;
-    n += snprintf(text + n, sizeof(text) - (size_t)n,
-                  "{\"schema_version\": 1, \"entries\": [");
+    n += snprintf(text + n, sizeof(text) - (size_t)n, "{\"schema_version\": 1, \"entries\": [");
     for (int i = 0; i < PRNN_TUNING_MAX_DEPTH; i++)
         text[n++] = '[';
     text[n] = '\0';
@@ -762,8 +741,7 @@ static void test_bounds(void)
     prnn_tuning_db_free(&db);
     /* brackets and commas inside a string are not structure */
     const char *quoted = "{\"k\": \"[[[[[[[[[[[[[[[[[[[[,,,,\\\"[[[[\"}";
-    CHECK(prnn_tuning_db_check_bounds(quoted, strlen(quoted), why,
-                                      sizeof(why)) == 0);
+    CHECK(prnn_tuning_db_check_bounds(quoted, strlen(quoted), why, sizeof(why)) == 0);
 
     /* entries: more than the bound, each a value the bound counts */
     size_t cap = (size_t)PRNN_TUNING_MAX_ENTRIES * 3 + 64;
@@ -788,18 +766,18 @@ static void test_bounds(void)
 static void test_engine_field(void)
 {
     static const char *const head =
-        "{\"schema_version\": 1, \"entries\": [{\"gpu\": {\"name\": \"Test GPU\", "
-        "\"cc\": \"9.0\", \"sm_count\": 132}, \"mode\": \"lstm\", \"dtype\": \"float\", "
-        "\"hidden\": 64, \"directions\": 1, \"batch\": 256, ";
+        "{\"schema_version\": 1, \"entries\": [{\"gpu\": {\"name\": \"Test GPU\", \"cc\": \"9.0\", "
+        "\"sm_count\": 132}, \"mode\": \"lstm\", \"dtype\": \"float\", \"hidden\": 64, "
+        "\"directions\": 1, \"batch\": 256, ";
     static const char *const tile =
         "\"config\": {\"blocks\": 1, \"threads\": 256, \"ksplit\": 8, \"lanes_k\": 1, "
-        "\"batch_chunk\": 2, \"reg_slots\": 32, \"smem_slots\": 0, \"mma\": 0, "
-        "\"handoff\": 2, \"batch_groups\": 128}, ";
+        "\"batch_chunk\": 2, \"reg_slots\": 32, \"smem_slots\": 0, \"mma\": 0, \"handoff\": 2, "
+        "\"batch_groups\": 128}, ";
     char text[2048];
     prnn_tuning_db db;
     /* a small-h entry, read and written back with its engine */
-    snprintf(text, sizeof(text), "%s\"engine\": \"small-h\", %s\"us_per_step\": 0.4}]}",
-             head, tile);
+    snprintf(text, sizeof(text), "%s\"engine\": \"small-h\", %s\"us_per_step\": 0.4}]}", head,
+             tile);
     CHECK(test_parse(&db, text) == 0 && db.count == 1);
     if (db.count == 1) {
         const prnn_tuning_entry *e = &db.items[0].entry;
@@ -825,9 +803,10 @@ static void test_engine_field(void)
     }
     prnn_tuning_db_free(&db);
     /* engines without a configuration: config empty or absent */
-    snprintf(text, sizeof(text), "%s\"engine\": \"standard\", \"us_per_step\": 9.5}, "
-             "%s\"engine\": \"step\", \"config\": {}, \"us_per_step\": 3.1}]}", head,
-             strchr(head, '{') + strlen("{\"schema_version\": 1, \"entries\": ["));
+    snprintf(text, sizeof(text),
+             "%s\"engine\": \"standard\", \"us_per_step\": 9.5}, %s\"engine\": \"step\", "
+             "\"config\": {}, \"us_per_step\": 3.1}]}",
+             head, strchr(head, '{') + strlen("{\"schema_version\": 1, \"entries\": ["));
     CHECK(test_parse(&db, text) == 0 && db.count == 2 && db.entries_skipped == 0);
     prnn_tuning_db_free(&db);
     static const struct {
@@ -836,14 +815,14 @@ static void test_engine_field(void)
         {"\"engine\": \"warp-drive\", \"config\": {}, ", "unknown engine \"warp-drive\""},
         {"\"engine\": 3, \"config\": {}, ", "\"engine\" is a number, not a string"},
         {"\"engine\": \"sru-scan\", \"config\": {\"threads\": 128, \"units_per_thread\": 1, "
-         "\"steps_in_flight\": 4}, ", "engine sru-scan does not run mode lstm"},
+         "\"steps_in_flight\": 4}, ",
+         "engine sru-scan does not run mode lstm"},
         {"\"engine\": \"standard\", \"config\": {\"blocks\": 1}, ",
          "unknown field \"config.blocks\""},
         {"\"engine\": \"small-h\", ", "missing field \"config\""},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        snprintf(text, sizeof(text), "%s%s\"us_per_step\": 1.0}]}", head,
-                 bad[i].engine_and_config);
+        snprintf(text, sizeof(text), "%s%s\"us_per_step\": 1.0}]}", head, bad[i].engine_and_config);
         prnn_log_clear();
         CHECK(test_parse(&db, text) == 0 && db.count == 0 && db.entries_skipped == 1);
         CHECK_LOG(bad[i].message);
@@ -867,6 +846,6 @@ int main(void)
     test_misc();
     test_format_round_trip();
     test_random_damage();
-    return test_finish("tuning-parse: a valid DB, every malformed case of "
-                       "the schema, the writer's text read back");
+    return test_finish("tuning-parse: a valid DB, every malformed case of the schema, the writer's "
+                       "text read back");
 }

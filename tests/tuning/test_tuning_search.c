@@ -9,8 +9,8 @@
 #include "error.h"
 #include "tuning_test.h"
 
-static int found(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                 int hidden, int batch, prnn_tuning_result *r)
+static int found(const prnn_tuning_db *user, const prnn_tuning_db *shipped, int hidden, int batch,
+                 prnn_tuning_result *r)
 {
     prnn_tuning_key k = test_key(hidden, batch);
     memset(r, 0, sizeof(*r));
@@ -20,10 +20,10 @@ static int found(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
 static void test_overlay_order(void)
 {
     prnn_tuning_entry u[2], s[2];
-    test_entry(&u[0], 1024, 8, 1);  /* user exact */
-    test_entry(&u[1], 2048, 8, 2);  /* user, nearest for 1024 */
-    test_entry(&s[0], 1024, 8, 3);  /* shipped exact */
-    test_entry(&s[1], 512, 16, 4);  /* shipped, nearest for 512 x 8 */
+    test_entry(&u[0], 1024, 8, 1); /* user exact */
+    test_entry(&u[1], 2048, 8, 2); /* user, nearest for 1024 */
+    test_entry(&s[0], 1024, 8, 3); /* shipped exact */
+    test_entry(&s[1], 512, 16, 4); /* shipped, nearest for 512 x 8 */
     prnn_tuning_db user, shipped;
     test_db_of(&user, u, 2);
     test_db_of(&shipped, s, 2);
@@ -58,10 +58,10 @@ static void test_exact_rules(void)
 {
     prnn_tuning_entry e[3];
     test_entry(&e[0], 1024, 1, 1);
-    e[0].batch_max = 64;            /* a wide range covering 8 */
+    e[0].batch_max = 64; /* a wide range covering 8 */
     test_entry(&e[1], 1024, 4, 2);
-    e[1].batch_max = 16;            /* a narrower one */
-    test_entry(&e[2], 1024, 8, 3);  /* exactly 8 */
+    e[1].batch_max = 16;           /* a narrower one */
+    test_entry(&e[2], 1024, 8, 3); /* exactly 8 */
     prnn_tuning_db db;
     test_db_of(&db, e, 3);
     prnn_tuning_result r;
@@ -146,8 +146,8 @@ static void test_sibling_exact_before_own_nearest(void)
           r.entry.config.tile.blocks == 2);
     k = test_key(2048, 8); /* a third GPU of the family: nothing of its own */
     k.gpu_name = "Test GPU Ultra";
-    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 &&
-          r.exact && r.entry.config.tile.blocks == 1);
+    CHECK(prnn_tuning_search(&db, NULL, &k, NULL, NULL, &r) == 1 && r.sibling == 1 && r.exact &&
+          r.entry.config.tile.blocks == 1);
     prnn_tuning_db_free(&db);
 }
 
@@ -301,9 +301,8 @@ static void test_nearest_sru(void)
     prnn_tuning_db_free(&a);
 }
 
-static int found_pass(const prnn_tuning_db *user, const prnn_tuning_db *shipped,
-                      prnn_pass pass, int hidden, int batch,
-                      prnn_tuning_result *r)
+static int found_pass(const prnn_tuning_db *user, const prnn_tuning_db *shipped, prnn_pass pass,
+                      int hidden, int batch, prnn_tuning_result *r)
 {
     prnn_tuning_key k = test_key(hidden, batch);
     k.pass = pass;
@@ -317,20 +316,20 @@ static void test_passes_apart(void)
 {
     const prnn_pass fwd = PRNN_PASS_FORWARD, bwd = PRNN_PASS_BACKWARD_DATA;
     prnn_tuning_entry u[2], s[2];
-    test_entry(&u[0], 1024, 8, 1);  /* forward */
-    test_entry(&u[1], 1024, 8, 2);  /* the same shape, backward-data */
+    test_entry(&u[0], 1024, 8, 1); /* forward */
+    test_entry(&u[1], 1024, 8, 2); /* the same shape, backward-data */
     u[1].pass = bwd;
-    test_entry(&s[0], 4096, 8, 3);  /* forward */
-    test_entry(&s[1], 2048, 8, 4);  /* backward-data */
+    test_entry(&s[0], 4096, 8, 3); /* forward */
+    test_entry(&s[1], 2048, 8, 4); /* backward-data */
     s[1].pass = bwd;
     /* messages about a candidate name its pass, unless it is forward */
     char desc[400];
     prnn_tuning_entry_describe(&u[1], desc, sizeof(desc));
-    CHECK(strcmp(desc, "lstm half hidden 1024 dirs 1 batch 8 backward-data on "
-                       "Test GPU (8.6, 84 SMs)") == 0);
+    CHECK(strcmp(desc,
+                 "lstm half hidden 1024 dirs 1 batch 8 backward-data on Test GPU (8.6, 84 SMs)") ==
+          0);
     prnn_tuning_entry_describe(&u[0], desc, sizeof(desc));
-    CHECK(strcmp(desc, "lstm half hidden 1024 dirs 1 batch 8 on Test GPU "
-                       "(8.6, 84 SMs)") == 0);
+    CHECK(strcmp(desc, "lstm half hidden 1024 dirs 1 batch 8 on Test GPU (8.6, 84 SMs)") == 0);
     prnn_tuning_db user, shipped;
     test_db_of(&user, u, 2);
     test_db_of(&shipped, s, 2);
@@ -369,8 +368,7 @@ static void test_passes_apart(void)
 
 /* Accepts (returns 0 for) only configurations whose blocks are in ctx's
  * list, as the planner's check does: 0 fits, -1 does not. */
-static int fits_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
-                       size_t why_size)
+static int fits_blocks(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     for (const int *ok = ctx; *ok; ok++)
         if (e->config.tile.blocks == *ok)
@@ -380,8 +378,7 @@ static int fits_blocks(const prnn_tuning_entry *e, void *ctx, char *why,
 }
 
 /* Rejects everything without saying why: the log still names the entry. */
-static int fits_nothing(const prnn_tuning_entry *e, void *ctx, char *why,
-                        size_t why_size)
+static int fits_nothing(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
 {
     (void)e;
     (void)ctx;
@@ -393,46 +390,40 @@ static int fits_nothing(const prnn_tuning_entry *e, void *ctx, char *why,
 static void test_fits(void)
 {
     prnn_tuning_entry u[2], s[2];
-    test_entry(&u[0], 1024, 8, 1);  /* user exact */
-    test_entry(&u[1], 1024, 8, 2);  /* user exact, wider range */
+    test_entry(&u[0], 1024, 8, 1); /* user exact */
+    test_entry(&u[1], 1024, 8, 2); /* user exact, wider range */
     u[1].batch_min = 1;
     u[1].batch_max = 32;
-    test_entry(&s[0], 1024, 8, 3);  /* shipped exact */
-    test_entry(&s[1], 2048, 8, 4);  /* nearest */
+    test_entry(&s[0], 1024, 8, 3); /* shipped exact */
+    test_entry(&s[1], 2048, 8, 4); /* nearest */
     prnn_tuning_db user, shipped;
     test_db_of(&user, u, 2);
     test_db_of(&shipped, s, 2);
     prnn_tuning_key k = test_key(1024, 8);
     prnn_tuning_result r;
 
-    static const int only2[] = {2, 0}, only3[] = {3, 0}, only4[] = {4, 0},
-                     none[] = {0};
+    static const int only2[] = {2, 0}, only3[] = {3, 0}, only4[] = {4, 0}, none[] = {0};
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only2,
-                             &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only2, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 2 && r.source == PRNN_CONFIG_USER_DB);
-    CHECK_LOG("test DB: entries[0] (lstm half hidden 1024 dirs 1 batch 8 on "
-              "Test GPU (8.6, 84 SMs)) skipped: config persistent: blocks=1 threads=256");
-    CHECK_LOG("does not fit this device or layer: 1 blocks cannot be "
-              "co-resident");
+    CHECK_LOG("test DB: entries[0] (lstm half hidden 1024 dirs 1 batch 8 on Test GPU (8.6, 84 "
+              "SMs)) skipped: config persistent: blocks=1 threads=256");
+    CHECK_LOG("does not fit this device or layer: 1 blocks cannot be co-resident");
 
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only3,
-                             &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only3, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 3 && r.source == PRNN_CONFIG_SHIPPED_DB);
     CHECK(r.exact == 1);
     CHECK_LOG("config persistent: blocks=2 ");
 
     prnn_log_clear();
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)only4,
-                             &r) == 1);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, only4, &r) == 1);
     CHECK(r.entry.config.tile.blocks == 4 && r.exact == 0);
 
     prnn_log_clear();
     memset(&r, 0x5a, sizeof(r));
     prnn_tuning_result before = r;
-    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, (void *)none,
-                             &r) == 0);
+    CHECK(prnn_tuning_search(&user, &shipped, &k, fits_blocks, none, &r) == 0);
     CHECK(memcmp(&r, &before, sizeof(r)) == 0); /* untouched on a miss */
     CHECK_LOG("config persistent: blocks=4 ");
     /* every candidate offered once: 4 rejections */
@@ -461,7 +452,6 @@ int main(void)
     test_nearest_sru();
     test_passes_apart();
     test_fits();
-    return test_finish("tuning-search: user before shipped, exact before "
-                       "nearest, tie-breaks, the fits callback, passes kept "
-                       "apart");
+    return test_finish("tuning-search: user before shipped, exact before nearest, tie-breaks, the "
+                       "fits callback, passes kept apart");
 }

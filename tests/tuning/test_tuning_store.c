@@ -33,8 +33,7 @@ static long file_entries(const char *path, prnn_tuning_db *db)
     return (long)db->count;
 }
 
-static int find_pass_blocks(const prnn_tuning_db *db, prnn_pass pass,
-                            int hidden, int batch)
+static int find_pass_blocks(const prnn_tuning_db *db, prnn_pass pass, int hidden, int batch)
 {
     prnn_tuning_key k = test_key(hidden, batch);
     k.pass = pass;
@@ -84,7 +83,7 @@ static void test_round_trip(void)
     test_entry(&more[0], 512, 8, 7);
     test_entry(&more[1], 1024, 4, 8);
     test_entry(&more[2], 1024, 1, 9);
-    more[2].batch_max = 16; /* a range is a different key from batch 8 */
+    more[2].batch_max = 16;           /* a range is a different key from batch 8 */
     test_entry(&more[3], 512, 8, 10); /* same key as more[0]: later wins */
     CHECK(prnn_tuning_db_store_many(path, more, 4) == PRNN_STATUS_SUCCESS);
     CHECK(file_entries(path, &db) == 4);
@@ -93,8 +92,7 @@ static void test_round_trip(void)
     CHECK(find_blocks(&db, 1024, 8) == 6); /* exact batch beats the range */
     CHECK(find_blocks(&db, 1024, 9) == 9);
     for (size_t i = 1; i < db.count; i++)
-        CHECK(prnn_tuning_entry_compare(&db.items[i - 1].entry,
-                                        &db.items[i].entry) < 0);
+        CHECK(prnn_tuning_entry_compare(&db.items[i - 1].entry, &db.items[i].entry) < 0);
     prnn_tuning_db_free(&db);
 
     /* writing it again changes nothing (stable output) */
@@ -224,15 +222,14 @@ static void test_invalid_entries(void)
 
 /* Stores e into path, which must then hold the two passes' entries for
  * 1024 x 8 and nothing else, with these blocks. */
-static void store_both_passes(const char *path, const prnn_tuning_entry *e,
-                              int fwd_blocks, int bwd_blocks)
+static void store_both_passes(const char *path, const prnn_tuning_entry *e, int fwd_blocks,
+                              int bwd_blocks)
 {
     prnn_tuning_db db;
     CHECK(prnn_tuning_db_store(path, e) == PRNN_STATUS_SUCCESS);
     CHECK(file_entries(path, &db) == 2);
     CHECK(find_pass_blocks(&db, PRNN_PASS_FORWARD, 1024, 8) == fwd_blocks);
-    CHECK(find_pass_blocks(&db, PRNN_PASS_BACKWARD_DATA, 1024, 8) ==
-          bwd_blocks);
+    CHECK(find_pass_blocks(&db, PRNN_PASS_BACKWARD_DATA, 1024, 8) == bwd_blocks);
     prnn_tuning_db_free(&db);
 }
 
@@ -357,8 +354,7 @@ static void test_malformed_existing(void)
     char *text = prnn_tuning_db_format(&good, 1);
     char *mixed = malloc(strlen(text) + 64);
     char *open_bracket = strchr(text, '[');
-    sprintf(mixed, "%.*s{\"bad\": 1},%s", (int)(open_bracket + 1 - text), text,
-            open_bracket + 1);
+    sprintf(mixed, "%.*s{\"bad\": 1},%s", (int)(open_bracket + 1 - text), text, open_bracket + 1);
     CHECK(test_write_file(path, mixed) == 0);
     prnn_log_clear();
     CHECK(prnn_tuning_db_store(path, &e) == PRNN_STATUS_SUCCESS);
@@ -463,8 +459,8 @@ static void test_symlinks(void)
     CHECK(symlink("nowhere/db.json", link) == 0);
     prnn_log_clear();
     CHECK(prnn_tuning_db_store(link, &e) == PRNN_STATUS_TUNING_DB_ERROR);
-    snprintf(msg, sizeof(msg), "%s is a symbolic link to nowhere/db.json, which "
-             "does not exist", link);
+    snprintf(msg, sizeof(msg), "%s is a symbolic link to nowhere/db.json, which does not exist",
+             link);
     CHECK_LOG(msg);
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode)); /* not replaced */
     snprintf(lock, sizeof(lock), "%s.lock", link);
@@ -526,8 +522,8 @@ static void test_concurrent_writers(void)
     for (int p = 0; p < PROCS; p++) {
         int status = 0;
         if (pids[p] > 0)
-            CHECK(waitpid(pids[p], &status, 0) == pids[p] &&
-                  WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            CHECK(waitpid(pids[p], &status, 0) == pids[p] && WIFEXITED(status) &&
+                  WEXITSTATUS(status) == 0);
     }
     prnn_tuning_db db;
     CHECK(file_entries(path, &db) == PROCS * EACH);
@@ -552,7 +548,6 @@ int main(void)
     test_symlinks();
     test_stale_temp_files();
     test_concurrent_writers();
-    return test_finish("tuning-store: store then find, replace, sorted "
-                       "output, concurrent writers, malformed files backed "
-                       "up, symlinks, stale temporary files");
+    return test_finish("tuning-store: store then find, replace, sorted output, concurrent writers, "
+                       "malformed files backed up, symlinks, stale temporary files");
 }

@@ -74,8 +74,8 @@ static void expect_unchanged(const char *path, snapshot *s)
     struct stat st;
     char *now = test_read_file(path, NULL);
     CHECK(now && s->text && strcmp(now, s->text) == 0);
-    CHECK(lstat(path, &st) == 0 && st.st_ino == s->st.st_ino &&
-          st.st_uid == s->st.st_uid && st.st_mode == s->st.st_mode);
+    CHECK(lstat(path, &st) == 0 && st.st_ino == s->st.st_ino && st.st_uid == s->st.st_uid &&
+          st.st_mode == s->st.st_mode);
     free(now);
     free(s->text);
 }
@@ -112,8 +112,7 @@ static void test_reader(int foreign)
     CHECK(chmod(path, 0666) == 0);
     prnn_log_clear();
     CHECK(lookup_blocks(1024) == 0);
-    expect_log(path, "writable by group and others (mode 0666)",
-               "ignored");
+    expect_log(path, "writable by group and others (mode 0666)", "ignored");
     printf("writable file: %s\n", prnn_log_get());
     CHECK(chmod(path, 0644) == 0);
     CHECK(lookup_blocks(1024) == 7);
@@ -257,8 +256,7 @@ static void test_writer(int foreign)
         prnn_log_clear();
         CHECK(prnn_tuning_db_store(path, &e) == PRNN_STATUS_TUNING_DB_ERROR);
         expect_log(path, uid_text, "refused");
-        printf("another user's link in a sticky directory: %s\n",
-               prnn_log_get());
+        printf("another user's link in a sticky directory: %s\n", prnn_log_get());
         expect_unchanged(victim, &v);
         CHECK(test_count_files(base, "victim") == 1);
         CHECK(test_count_files(dir, "tuning.json") == 1);
@@ -330,13 +328,11 @@ int main(void)
     snprintf(uid_text, sizeof(uid_text), "uid %u", (unsigned)foreign_uid());
     test_reader(!no_foreign);
     test_writer(!no_foreign);
-    int rc = test_finish("tuning-trust: the user DB read only from the "
-                         "user's files in the user's directories, the "
-                         "writer refuses planted links, foreign files and "
+    int rc = test_finish("tuning-trust: the user DB read only from the user's files in the user's "
+                         "directories, the writer refuses planted links, foreign files and "
                          "directories, writes nothing through a link");
     if (rc == 0 && no_foreign) {
-        printf("SKIP: the checks with files of another user did not run: %s\n",
-               no_foreign);
+        printf("SKIP: the checks with files of another user did not run: %s\n", no_foreign);
         return 77;
     }
     return rc;

@@ -14,8 +14,7 @@ void test_check_log(const char *file, int line, const char *needle)
 {
     const char *log = prnn_log_get();
     if (!strstr(log, needle)) {
-        fprintf(stderr, "%s:%d: log lacks \"%s\"; log is:\n%s\n", file, line,
-                needle, log);
+        fprintf(stderr, "%s:%d: log lacks \"%s\"; log is:\n%s\n", file, line, needle, log);
         test_failures++;
     }
 }
@@ -24,8 +23,7 @@ char *test_mkdtemp(void)
 {
     const char *base = getenv("TMPDIR");
     char tmpl[4096];
-    snprintf(tmpl, sizeof(tmpl), "%s/prnn-tuning-test-XXXXXX",
-             base && base[0] ? base : "/tmp");
+    snprintf(tmpl, sizeof(tmpl), "%s/prnn-tuning-test-XXXXXX", base && base[0] ? base : "/tmp");
     char *d = mkdtemp(tmpl);
     if (!d) {
         perror("mkdtemp");
@@ -128,8 +126,8 @@ void test_db_of(prnn_tuning_db *db, const prnn_tuning_entry *e, size_t n)
 {
     char *text = prnn_tuning_db_format(e, n);
     if (!text || test_parse(db, text) != 0 || db->count != n) {
-        fprintf(stderr, "test_db_of: could not build a database:\n%s\n%s\n",
-                text ? text : "(null)", prnn_log_get());
+        fprintf(stderr, "test_db_of: could not build a database:\n%s\n%s\n", text ? text : "(null)",
+                prnn_log_get());
         exit(1);
     }
     free(text);

@@ -61,8 +61,7 @@ typedef struct {
 
 /* The items of the list options (tool_item_fn): each fills ctx[index]. */
 
-static int item_mode(void *ctx, int index, const char *s, char *rule,
-                     size_t n)
+static int item_mode(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     prnnRNNMode_t m;
     if (prnn_tuning_mode_from_name(s, &m)) {
@@ -73,8 +72,7 @@ static int item_mode(void *ctx, int index, const char *s, char *rule,
     return 0;
 }
 
-static int item_dtype(void *ctx, int index, const char *s, char *rule,
-                      size_t n)
+static int item_dtype(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     if (prnn_tuning_dtype_from_name(s, &((prnnDataType_t *)ctx)[index])) {
         snprintf(rule, n, "must be one of float, half, bfloat16, double");
@@ -83,8 +81,7 @@ static int item_dtype(void *ctx, int index, const char *s, char *rule,
     return 0;
 }
 
-static int item_pass(void *ctx, int index, const char *s, char *rule,
-                     size_t n)
+static int item_pass(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     if (prnn_pass_from_name(s, &((prnn_pass *)ctx)[index])) {
         snprintf(rule, n, "must be forward or backward-data");
@@ -128,18 +125,30 @@ static void usage(FILE *f)
             "  -h, --help        this text\n"
             "  --version         prnn-autotune's version (and the loaded library's)\n",
             PRNN_AUTOTUNE_MAX_CANDIDATES);
-    tool_help_exit_status(
-        f,
-        "every key of the grid is tuned or already in the database",
-        "a key failed (the others are recorded), prnnCreate failed for "
-        "another reason than no GPU, or there is no user tuning DB path",
-        TOOL_USES_GPU | TOOL_HANDLES_SIGINT);
+    tool_help_exit_status(f, "every key of the grid is tuned or already in the database",
+                          "a key failed (the others are recorded), prnnCreate failed for another "
+                          "reason than no GPU, or there is no user tuning DB path",
+                          TOOL_USES_GPU | TOOL_HANDLES_SIGINT);
 }
 
 enum {
-    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_DIRS, OPT_LAYERS, OPT_PASS,
-    OPT_QUICK, OPT_OUTPUT, OPT_FORCE, OPT_CANDIDATES, OPT_SEQ, OPT_REPEATS,
-    OPT_BUDGET, OPT_VERBOSE, OPT_VERSION, OPT_ENGINE,
+    OPT_MODES = 256,
+    OPT_HIDDEN,
+    OPT_BATCH,
+    OPT_DTYPE,
+    OPT_DIRS,
+    OPT_LAYERS,
+    OPT_PASS,
+    OPT_QUICK,
+    OPT_OUTPUT,
+    OPT_FORCE,
+    OPT_CANDIDATES,
+    OPT_SEQ,
+    OPT_REPEATS,
+    OPT_BUDGET,
+    OPT_VERBOSE,
+    OPT_VERSION,
+    OPT_ENGINE,
 };
 
 static const struct option long_options[] = {
@@ -165,8 +174,7 @@ static const struct option long_options[] = {
 };
 
 /* One option (tool_option_fn). */
-static int apply(void *ctx, int c, const char *name, const char *value,
-                 char *err, size_t n)
+static int apply(void *ctx, int c, const char *name, const char *value, char *err, size_t n)
 {
     tune_args *a = ctx;
     long v;
@@ -189,35 +197,23 @@ static int apply(void *ctx, int c, const char *name, const char *value,
         }
         return 0;
     case OPT_VERBOSE: a->verbose = 1; return 0;
-    case OPT_MODES:
-        return tool_parse_list(name, value, 8, item_mode, a->modes,
-                               &a->nmodes, err, n);
-    case OPT_DTYPE:
-        return tool_parse_list(name, value, 8, item_dtype, a->dts, &a->ndts,
-                               err, n);
+    case OPT_MODES: return tool_parse_list(name, value, 8, item_mode, a->modes, &a->nmodes, err, n);
+    case OPT_DTYPE: return tool_parse_list(name, value, 8, item_dtype, a->dts, &a->ndts, err, n);
     case OPT_PASS:
-        return tool_parse_list(name, value, PRNN_PASS_COUNT, item_pass,
-                               a->passes, &a->npasses, err, n);
-    case OPT_HIDDEN:
-        return tool_parse_ints(name, value, 1, 65536, a->hidden, 64,
-                               &a->nhidden, err, n);
-    case OPT_BATCH:
-        return tool_parse_ints(name, value, 1, 65536, a->batch, 64,
-                               &a->nbatch, err, n);
-    case OPT_DIRS:
-        return tool_parse_ints(name, value, 1, 2, a->dirs, 2, &a->ndirs, err,
+        return tool_parse_list(name, value, PRNN_PASS_COUNT, item_pass, a->passes, &a->npasses, err,
                                n);
+    case OPT_HIDDEN:
+        return tool_parse_ints(name, value, 1, 65536, a->hidden, 64, &a->nhidden, err, n);
+    case OPT_BATCH: return tool_parse_ints(name, value, 1, 65536, a->batch, 64, &a->nbatch, err, n);
+    case OPT_DIRS: return tool_parse_ints(name, value, 1, 2, a->dirs, 2, &a->ndirs, err, n);
     case OPT_LAYERS:
         if (tool_parse_long(name, value, 1, 64, &v, err, n))
             return -1;
         a->layers = (int)v;
         return 0;
-    case OPT_OUTPUT:
-        a->output = value;
-        return tool_parse_path(name, value, err, n);
+    case OPT_OUTPUT: a->output = value; return tool_parse_path(name, value, err, n);
     case OPT_CANDIDATES:
-        if (tool_parse_long(name, value, 1, PRNN_AUTOTUNE_MAX_CANDIDATES, &v,
-                            err, n))
+        if (tool_parse_long(name, value, 1, PRNN_AUTOTUNE_MAX_CANDIDATES, &v, err, n))
             return -1;
         a->opts.max_candidates = (int)v;
         return 0;
@@ -231,16 +227,14 @@ static int apply(void *ctx, int c, const char *name, const char *value,
             return -1;
         a->opts.repeats = (int)v;
         return 0;
-    case OPT_BUDGET:
-        return tool_parse_seconds(name, value, &a->opts.budget_s, err, n);
+    case OPT_BUDGET: return tool_parse_seconds(name, value, &a->opts.budget_s, err, n);
     }
     snprintf(err, n, "option %d is not handled", c); /* a bug, not input */
     return -1;
 }
 
 /* The grid of the usage's defaults, then argv: 0, or -1 with err. */
-static int parse_args(int argc, char **argv, tune_args *a, char *err,
-                      size_t n)
+static int parse_args(int argc, char **argv, tune_args *a, char *err, size_t n)
 {
     static const tune_args defaults = {
         .modes = {PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU},
@@ -309,7 +303,7 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void on_progress(void *ctx, int done, int total, const char *line)
@@ -322,8 +316,8 @@ static void on_progress(void *ctx, int done, int total, const char *line)
         double el = now_s() - p->t_start;
         double eta = frac > 0 ? el / frac - el : 0;
         int width = 30, fill = (int)(frac * width);
-        fprintf(stderr, "\r[%.*s%*s] %5.1f%%  ETA %4.0f s ", fill,
-                "##############################", width - fill, "", 100 * frac, eta);
+        fprintf(stderr, "\r[%.*s%*s] %5.1f%%  ETA %4.0f s ", fill, "##############################",
+                width - fill, "", 100 * frac, eta);
         fflush(stderr);
     }
 }
@@ -347,8 +341,8 @@ int main(int argc, char **argv)
     prnnStatus_t s = prnnCreate(&h);
     if (s) {
         fprintf(stderr, "prnn-autotune: %s (%s): %s\n",
-                s == PRNN_STATUS_NO_DEVICE ? "no GPU" : "prnnCreate failed",
-                prnnGetErrorString(s), prnnGetLastErrorLog());
+                s == PRNN_STATUS_NO_DEVICE ? "no GPU" : "prnnCreate failed", prnnGetErrorString(s),
+                prnnGetLastErrorLog());
         return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU : TOOL_EXIT_FAILURE;
     }
     char path[4096];
@@ -369,82 +363,82 @@ int main(int argc, char **argv)
     const prnn_device_info *dev = &h->gpu->info;
     prnn_gpu_call call = {h->gpu, h->stream, h->autotune};
     printf("prnn-autotune on %s -> %s (%d keys)\n", h->gpu->description, path, ps.key_total);
-    printf("%-13s %-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "pass", "mode", "dtype", "H",
-           "B", "dir", "heuristic", "autotuned", "gain", "config");
+    printf("%-13s %-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "pass", "mode", "dtype", "H", "B",
+           "dir", "heuristic", "autotuned", "gain", "config");
     int tuned = 0, skipped = 0, failed = 0;
     double log_gain = 0;
     for (int pi = 0; pi < a.npasses && !interrupted; pi++)
-    for (int mi = 0; mi < a.nmodes && !interrupted; mi++)
-        for (int ti = 0; ti < a.ndts && !interrupted; ti++)
-            for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
-                for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
-                    for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
-                        const int sru = a.modes[mi] == PRNN_SRU;
-                        if (sru && a.passes[pi] != PRNN_PASS_FORWARD) {
-                            /* one scan configuration serves both passes */
-                            skipped++;
-                            continue;
-                        }
-                        prnnRNNDescriptor_t rnn;
-                        prnnCreateRNNDescriptor(&rnn);
-                        prnnSetRNNDescriptor(rnn, a.hidden[hi], a.layers, NULL,
-                                             PRNN_LINEAR_INPUT,
-                                             a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL
-                                                                  : PRNN_UNIDIRECTIONAL,
-                                             a.modes[mi], a.dts[ti]);
-                        prnn_tuning_key key;
-                        memset(&key, 0, sizeof(key));
-                        key.gpu_name = dev->name;
-                        key.cc_major = dev->cc_major;
-                        key.cc_minor = dev->cc_minor;
-                        key.sm_count = dev->sm_count;
-                        prnn_rnn_key_of(rnn, a.batch[bi], &key.rnn);
-                        key.pass = a.passes[pi];
-                        if (!a.force && in_db(path, &key)) {
-                            skipped++;
+        for (int mi = 0; mi < a.nmodes && !interrupted; mi++)
+            for (int ti = 0; ti < a.ndts && !interrupted; ti++)
+                for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
+                    for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
+                        for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
+                            const int sru = a.modes[mi] == PRNN_SRU;
+                            if (sru && a.passes[pi] != PRNN_PASS_FORWARD) {
+                                /* one scan configuration serves both passes */
+                                skipped++;
+                                continue;
+                            }
+                            prnnRNNDescriptor_t rnn;
+                            prnnCreateRNNDescriptor(&rnn);
+                            prnnSetRNNDescriptor(
+                                rnn, a.hidden[hi], a.layers, NULL, PRNN_LINEAR_INPUT,
+                                a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
+                                a.modes[mi], a.dts[ti]);
+                            prnn_tuning_key key;
+                            memset(&key, 0, sizeof(key));
+                            key.gpu_name = dev->name;
+                            key.cc_major = dev->cc_major;
+                            key.cc_minor = dev->cc_minor;
+                            key.sm_count = dev->sm_count;
+                            prnn_rnn_key_of(rnn, a.batch[bi], &key.rnn);
+                            key.pass = a.passes[pi];
+                            if (!a.force && in_db(path, &key)) {
+                                skipped++;
+                                prnnDestroyRNNDescriptor(rnn);
+                                continue;
+                            }
+                            char cfg[320] = "";
+                            double heuristic_us = 0, best_us = 0;
+                            prnn_api_enter("prnn-autotune");
+                            prnn_autotune_result best;
+                            prnn_autotune_report rep;
+                            s = prnn_autotune_pass(&call, rnn, a.batch[bi], a.passes[pi], a.engine,
+                                                   &opts, &best, &rep);
+                            if (s == PRNN_STATUS_SUCCESS) {
+                                char text[256];
+                                best.engine->format(&best.config, text, sizeof(text));
+                                snprintf(cfg, sizeof(cfg), "%s%s%s", best.engine->name,
+                                         best.engine->fields ? ": " : "",
+                                         best.engine->fields ? text : "");
+                                heuristic_us = rep.heuristic_us;
+                                best_us = rep.cand[rep.best].out.us_per_step;
+                            }
+                            if (ps.tty)
+                                fprintf(stderr, "\r%60s\r", "");
+                            if (s == PRNN_STATUS_SUCCESS) {
+                                double gain = heuristic_us > 0 ? heuristic_us / best_us : 0;
+                                if (gain > 0)
+                                    log_gain += log(gain);
+                                tuned++;
+                                printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
+                                       prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]),
+                                       prnn_dtype_name(a.dts[ti]), a.hidden[hi], a.batch[bi],
+                                       a.dirs[di], heuristic_us, best_us, gain, cfg);
+                            } else {
+                                failed++;
+                                printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",
+                                       prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]),
+                                       prnn_dtype_name(a.dts[ti]), a.hidden[hi], a.batch[bi],
+                                       a.dirs[di], prnnGetLastErrorLog());
+                            }
+                            fflush(stdout);
                             prnnDestroyRNNDescriptor(rnn);
-                            continue;
                         }
-                        char cfg[320] = "";
-                        double heuristic_us = 0, best_us = 0;
-                        prnn_api_enter("prnn-autotune");
-                        prnn_autotune_result best;
-                        prnn_autotune_report rep;
-                        s = prnn_autotune_pass(&call, rnn, a.batch[bi], a.passes[pi], a.engine,
-                                               &opts, &best, &rep);
-                        if (s == PRNN_STATUS_SUCCESS) {
-                            char text[256];
-                            best.engine->format(&best.config, text, sizeof(text));
-                            snprintf(cfg, sizeof(cfg), "%s%s%s", best.engine->name,
-                                     best.engine->fields ? ": " : "",
-                                     best.engine->fields ? text : "");
-                            heuristic_us = rep.heuristic_us;
-                            best_us = rep.cand[rep.best].out.us_per_step;
-                        }
-                        if (ps.tty)
-                            fprintf(stderr, "\r%60s\r", "");
-                        if (s == PRNN_STATUS_SUCCESS) {
-                            double gain = heuristic_us > 0 ? heuristic_us / best_us : 0;
-                            if (gain > 0)
-                                log_gain += log(gain);
-                            tuned++;
-                            printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
-                                   prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]), prnn_dtype_name(a.dts[ti]),
-                                   a.hidden[hi], a.batch[bi], a.dirs[di],
-                                   heuristic_us, best_us, gain, cfg);
-                        } else {
-                            failed++;
-                            printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",
-                                   prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]), prnn_dtype_name(a.dts[ti]),
-                                   a.hidden[hi], a.batch[bi], a.dirs[di],
-                                   prnnGetLastErrorLog());
-                        }
-                        fflush(stdout);
-                        prnnDestroyRNNDescriptor(rnn);
-                    }
-    printf("\n%d tuned, %d already in the database, %d failed%s; geometric-mean gain over "
-           "the heuristic %.2fx\n", tuned, skipped, failed,
-           interrupted ? ", interrupted" : "", tuned ? exp(log_gain / tuned) : 1.0);
+    printf("\n%d tuned, %d already in the database, %d failed%s; geometric-mean gain over the "
+           "heuristic %.2fx\n",
+           tuned, skipped, failed, interrupted ? ", interrupted" : "",
+           tuned ? exp(log_gain / tuned) : 1.0);
     prnnDestroy(h);
     return failed ? TOOL_EXIT_FAILURE : interrupted ? TOOL_EXIT_INTERRUPTED : TOOL_EXIT_OK;
 }

@@ -11,6 +11,7 @@
 
 void bench_usage(FILE *f, const char *prog)
 {
+    /* clang-format off */
     fprintf(f,
 "usage: %s [options]\n"
 "\n"
@@ -81,13 +82,13 @@ void bench_usage(FILE *f, const char *prog)
 "  -h, --help         this text\n"
 "  --version          prnn-bench's version (and the loaded library's)\n",
             prog);
-    tool_help_exit_status(
-        f,
-        "the sweep ran (an implementation that failed at a point is shown "
-        "in the table; a plot that could not be drawn is reported)",
-        "the device failed (the sweep stopped there), nothing could be "
-        "timed, or --csv or --json could not be written",
-        TOOL_USES_GPU);
+    /* clang-format on */
+    tool_help_exit_status(f,
+                          "the sweep ran (an implementation that failed at a point is shown in the "
+                          "table; a plot that could not be drawn is reported)",
+                          "the device failed (the sweep stopped there), nothing could be timed, or "
+                          "--csv or --json could not be written",
+                          TOOL_USES_GPU);
 }
 
 int bench_parse_mode(const char *s, prnnRNNMode_t *m)
@@ -104,12 +105,15 @@ int bench_parse_mode(const char *s, prnnRNNMode_t *m)
 
 int bench_parse_dtype(const char *s, prnnDataType_t *d)
 {
-    static const struct { const char *name; prnnDataType_t t; } t[] = {
-        {"float", PRNN_DATA_FLOAT},   {"f32", PRNN_DATA_FLOAT},
-        {"fp32", PRNN_DATA_FLOAT},    {"half", PRNN_DATA_HALF},
-        {"f16", PRNN_DATA_HALF},      {"fp16", PRNN_DATA_HALF},
+    static const struct {
+        const char *name;
+        prnnDataType_t t;
+    } t[] = {
+        {"float", PRNN_DATA_FLOAT},       {"f32", PRNN_DATA_FLOAT},
+        {"fp32", PRNN_DATA_FLOAT},        {"half", PRNN_DATA_HALF},
+        {"f16", PRNN_DATA_HALF},          {"fp16", PRNN_DATA_HALF},
         {"bfloat16", PRNN_DATA_BFLOAT16}, {"bf16", PRNN_DATA_BFLOAT16},
-        {"double", PRNN_DATA_DOUBLE}, {"f64", PRNN_DATA_DOUBLE},
+        {"double", PRNN_DATA_DOUBLE},     {"f64", PRNN_DATA_DOUBLE},
         {"fp64", PRNN_DATA_DOUBLE},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -122,11 +126,18 @@ int bench_parse_dtype(const char *s, prnnDataType_t *d)
 
 static int parse_cudnn_algo(const char *s, unsigned *bit)
 {
-    static const struct { const char *name; unsigned algo; } t[] = {
-        {"standard", 0},       {"static", 1},
-        {"persist_static", 1}, {"dynamic", 2},
-        {"persist_dynamic", 2}, {"small_h", 3},
-        {"persist_static_small_h", 3}, {"persist_small_h", 3},
+    static const struct {
+        const char *name;
+        unsigned algo;
+    } t[] = {
+        {"standard", 0},
+        {"static", 1},
+        {"persist_static", 1},
+        {"dynamic", 2},
+        {"persist_dynamic", 2},
+        {"small_h", 3},
+        {"persist_static_small_h", 3},
+        {"persist_small_h", 3},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcasecmp(s, t[i].name) == 0) {
@@ -144,25 +155,21 @@ static int item_rule(char *rule, size_t n, const char *text)
     return -1;
 }
 
-static int item_mode(void *ctx, int index, const char *s, char *rule,
-                     size_t n)
+static int item_mode(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     if (bench_parse_mode(s, &((prnnRNNMode_t *)ctx)[index]))
         return item_rule(rule, n, "must be one of relu, tanh, lstm, gru, sru");
     return 0;
 }
 
-static int item_dtype(void *ctx, int index, const char *s, char *rule,
-                      size_t n)
+static int item_dtype(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     if (bench_parse_dtype(s, &((prnnDataType_t *)ctx)[index]))
-        return item_rule(rule, n,
-                         "must be one of float, half, bfloat16, double");
+        return item_rule(rule, n, "must be one of float, half, bfloat16, double");
     return 0;
 }
 
-static int item_pass(void *ctx, int index, const char *s, char *rule,
-                     size_t n)
+static int item_pass(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     bench_pass *p = &((bench_pass *)ctx)[index];
     if (strcasecmp(s, "inference") == 0 || strcasecmp(s, "forward") == 0)
@@ -175,14 +182,12 @@ static int item_pass(void *ctx, int index, const char *s, char *rule,
 }
 
 /* ctx: the algorithm bit set, each item adds its bit. */
-static int item_algo(void *ctx, int index, const char *s, char *rule,
-                     size_t n)
+static int item_algo(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     (void)index;
     unsigned bit;
     if (parse_cudnn_algo(s, &bit))
-        return item_rule(rule, n,
-                         "must be one of standard, static, dynamic, small_h");
+        return item_rule(rule, n, "must be one of standard, static, dynamic, small_h");
     *(unsigned *)ctx |= bit;
     return 0;
 }
@@ -217,16 +222,12 @@ static const int full_batch[] = {1, 4, 8, 16, 64};
 /* The default sweep (docs/ARCHITECTURE.md section 8), for both passes: for training it is also
  * the grid the training-step issue names (T = 256, one layer, float and
  * half). */
-static const default_grid full_grid = {LIST(full_modes), LIST(full_hidden),
-                                       LIST(full_batch)};
+static const default_grid full_grid = {LIST(full_modes), LIST(full_hidden), LIST(full_batch)};
 
-static const prnnRNNMode_t quick_modes[] = {PRNN_LSTM, PRNN_GRU,
-                                            PRNN_RNN_TANH};
+static const prnnRNNMode_t quick_modes[] = {PRNN_LSTM, PRNN_GRU, PRNN_RNN_TANH};
 static const int quick_hidden[] = {256, 1024};
 static const int quick_batch[] = {1, 8, 64};
-static const default_grid quick_grid = {LIST(quick_modes),
-                                        LIST(quick_hidden),
-                                        LIST(quick_batch)};
+static const default_grid quick_grid = {LIST(quick_modes), LIST(quick_hidden), LIST(quick_batch)};
 
 /* A training point costs several inference points (three calls, timed as
  * a step and again one by one, and prnn's forward inference beside them):
@@ -235,11 +236,9 @@ static const prnnRNNMode_t quick_training_modes[] = {PRNN_LSTM, PRNN_GRU};
 static const int quick_training_hidden[] = {512, 1024};
 static const int quick_training_batch[] = {1, 16};
 static const default_grid quick_training_grid = {
-    LIST(quick_training_modes), LIST(quick_training_hidden),
-    LIST(quick_training_batch)};
+    LIST(quick_training_modes), LIST(quick_training_hidden), LIST(quick_training_batch)};
 
-static const prnnDataType_t default_dtypes[] = {PRNN_DATA_FLOAT,
-                                                PRNN_DATA_HALF};
+static const prnnDataType_t default_dtypes[] = {PRNN_DATA_FLOAT, PRNN_DATA_HALF};
 
 /* --quick's edges, per mode and data type: (hidden, batch, T). */
 typedef struct {
@@ -249,7 +248,10 @@ static const edge_point quick_edges[] = {
     {64, 1, 256}, {64, 256, 256}, {128, 8, 256}, {256, 256, 256}, {256, 1, 1}, {256, 1, 16},
 };
 static const edge_point quick_training_edges[] = {
-    {64, 8, 128}, {512, 128, 128}, {1024, 256, 128}, {256, 1, 16},
+    {64, 8, 128},
+    {512, 128, 128},
+    {1024, 256, 128},
+    {256, 1, 16},
 };
 
 /* The 'engines' preset (issue 22's grid). */
@@ -300,12 +302,12 @@ static void fill_unset_lists(bench_args *a)
     const default_grid *g = &full_grid;
     if (a->quick)
         g = bench_args_has_training(a) ? &quick_training_grid : &quick_grid;
-#define FILL(dst, cnt, src, src_cnt)                                          \
-    do {                                                                      \
-        if (!(cnt)) {                                                         \
-            (cnt) = (src_cnt);                                                \
-            memcpy((dst), (src), (size_t)(src_cnt) * sizeof((dst)[0]));       \
-        }                                                                     \
+#define FILL(dst, cnt, src, src_cnt)                                                               \
+    do {                                                                                           \
+        if (!(cnt)) {                                                                              \
+            (cnt) = (src_cnt);                                                                     \
+            memcpy((dst), (src), (size_t)(src_cnt) * sizeof((dst)[0]));                            \
+        }                                                                                          \
     } while (0)
     FILL(a->modes, a->n_modes, g->modes, g->n_modes);
     FILL(a->hidden, a->n_hidden, g->hidden, g->n_hidden);
@@ -349,11 +351,33 @@ static int apply_preset(bench_args *a, const char *name, char *err, size_t n)
 
 /* getopt_long's values of the long-only options. */
 enum {
-    OPT_MODES = 256, OPT_HIDDEN, OPT_BATCH, OPT_DTYPE, OPT_SEQ, OPT_INPUT,
-    OPT_LAYERS, OPT_BIDIRECTIONAL, OPT_PASS, OPT_TRAINING, OPT_QUICK,
-    OPT_REPEATS, OPT_WARMUP, OPT_MATH, OPT_CUDNN_ALGOS, OPT_NO_CUDNN,
-    OPT_NO_PRNN, OPT_DEVICE, OPT_SEED, OPT_COLD_START, OPT_CSV, OPT_JSON,
-    OPT_PLOT, OPT_VERSION, OPT_COLD_CHILD, OPT_PRESET, OPT_SRU_PACKAGE,
+    OPT_MODES = 256,
+    OPT_HIDDEN,
+    OPT_BATCH,
+    OPT_DTYPE,
+    OPT_SEQ,
+    OPT_INPUT,
+    OPT_LAYERS,
+    OPT_BIDIRECTIONAL,
+    OPT_PASS,
+    OPT_TRAINING,
+    OPT_QUICK,
+    OPT_REPEATS,
+    OPT_WARMUP,
+    OPT_MATH,
+    OPT_CUDNN_ALGOS,
+    OPT_NO_CUDNN,
+    OPT_NO_PRNN,
+    OPT_DEVICE,
+    OPT_SEED,
+    OPT_COLD_START,
+    OPT_CSV,
+    OPT_JSON,
+    OPT_PLOT,
+    OPT_VERSION,
+    OPT_COLD_CHILD,
+    OPT_PRESET,
+    OPT_SRU_PACKAGE,
 };
 
 static const struct option long_options[] = {
@@ -404,8 +428,7 @@ typedef struct {
 } parse_state;
 
 /* One option (tool_option_fn). */
-static int apply(void *ctx, int c, const char *name, const char *value,
-                 char *err, size_t n)
+static int apply(void *ctx, int c, const char *name, const char *value, char *err, size_t n)
 {
     parse_state *ps = ctx;
     bench_args *a = ps->a;
@@ -416,20 +439,19 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_VERSION: a->version = 1; return 0;
     case 'v': a->verbose = 1; return 0;
     case OPT_MODES:
-        return tool_parse_list(name, value, BENCH_MAX_LIST, item_mode,
-                               a->modes, &a->n_modes, err, n);
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_mode, a->modes, &a->n_modes, err,
+                               n);
     case OPT_HIDDEN:
-        return tool_parse_ints(name, value, 1, 65536, a->hidden,
-                               BENCH_MAX_LIST, &a->n_hidden, err, n);
+        return tool_parse_ints(name, value, 1, 65536, a->hidden, BENCH_MAX_LIST, &a->n_hidden, err,
+                               n);
     case OPT_BATCH:
-        return tool_parse_ints(name, value, 1, 65536, a->batch,
-                               BENCH_MAX_LIST, &a->n_batch, err, n);
+        return tool_parse_ints(name, value, 1, 65536, a->batch, BENCH_MAX_LIST, &a->n_batch, err,
+                               n);
     case OPT_DTYPE:
-        return tool_parse_list(name, value, BENCH_MAX_LIST, item_dtype,
-                               a->dtypes, &a->n_dtypes, err, n);
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_dtype, a->dtypes, &a->n_dtypes,
+                               err, n);
     case OPT_SEQ:
-        return tool_parse_ints(name, value, 1, 1000000, a->seq,
-                               BENCH_MAX_LIST, &a->n_seq, err, n);
+        return tool_parse_ints(name, value, 1, 1000000, a->seq, BENCH_MAX_LIST, &a->n_seq, err, n);
     case OPT_PASS:
         if (tool_parse_list(name, value, 2, item_pass, a->passes, &k, err, n))
             return -1;
@@ -468,13 +490,11 @@ static int apply(void *ctx, int c, const char *name, const char *value,
         else if (!strcasecmp(value, "tf32"))
             a->math = BENCH_MATH_TF32;
         else
-            return tool_bad_value(err, n, name, value,
-                                  "must be strict or tf32");
+            return tool_bad_value(err, n, name, value, "must be strict or tf32");
         return 0;
     case OPT_CUDNN_ALGOS:
         ps->algos_given = 1;
-        return tool_parse_list(name, value, BENCH_MAX_LIST, item_algo,
-                               &ps->algos, &k, err, n);
+        return tool_parse_list(name, value, BENCH_MAX_LIST, item_algo, &ps->algos, &k, err, n);
     case OPT_QUICK: a->quick = 1; return 0;
     case OPT_PRESET: ps->preset = value; return 0;
     case OPT_NO_CUDNN: a->no_cudnn = 1; return 0;
@@ -491,8 +511,7 @@ static int apply(void *ctx, int c, const char *name, const char *value,
         unsigned long long s = strtoull(value, &end, 0);
         if (errno || !*value || *end || *value == '-')
             return tool_bad_value(err, n, name, value,
-                                  "must be an unsigned integer (decimal, "
-                                  "or hexadecimal after 0x)");
+                                  "must be an unsigned integer (decimal, or hexadecimal after 0x)");
         a->seed = s;
         return 0;
     }
@@ -502,8 +521,7 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_PLOT:
         if (tool_parse_path(name, value, err, n))
             return -1;
-        *(c == OPT_CSV ? &a->csv : c == OPT_JSON ? &a->json : &a->plot) =
-            value;
+        *(c == OPT_CSV ? &a->csv : c == OPT_JSON ? &a->json : &a->plot) = value;
         return 0;
     case OPT_COLD_CHILD: a->cold_child = value; return 0;
     }
@@ -511,15 +529,12 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     return -1;
 }
 
-int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
-                     size_t n)
+int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t n)
 {
     set_defaults(a);
     parse_state ps = {a, 0, 0, 0, 0, NULL};
-    int first = tool_getopt(argc, argv, "hv", long_options, apply, &ps, err,
-                            n);
-    if (first < 0 ||
-        tool_no_operands("prnn-bench", argc, argv, first, err, n))
+    int first = tool_getopt(argc, argv, "hv", long_options, apply, &ps, err, n);
+    if (first < 0 || tool_no_operands("prnn-bench", argc, argv, first, err, n))
         return -1;
     if (ps.algos_given)
         a->cudnn_algos = ps.algos;
@@ -529,8 +544,7 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
     if (a->quick && !ps.warmup_given)
         a->warmup = 2;
     if (a->no_cudnn && a->no_prnn) {
-        snprintf(err, n, "--no-cudnn and --no-prnn together leave nothing "
-                         "to time");
+        snprintf(err, n, "--no-cudnn and --no-prnn together leave nothing to time");
         return -1;
     }
     if (ps.preset && apply_preset(a, ps.preset, err, n))
@@ -541,8 +555,7 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
 
 static long cross_points(const bench_args *a)
 {
-    return (long)a->n_passes * a->n_modes * a->n_dtypes * a->n_hidden *
-           a->n_batch * a->n_seq;
+    return (long)a->n_passes * a->n_modes * a->n_dtypes * a->n_hidden * a->n_batch * a->n_seq;
 }
 
 long bench_args_num_points(const bench_args *a)

@@ -24,21 +24,21 @@ typedef struct {
     int n_seq;
     bench_pass passes[2];
     int n_passes;
-    int input;          /* 0: input size = hidden size */
-    int layers;         /* default 1 */
+    int input;  /* 0: input size = hidden size */
+    int layers; /* default 1 */
     int bidirectional;
-    int repeats;        /* default 20 */
-    int warmup;         /* default 3 */
+    int repeats; /* default 20 */
+    int warmup;  /* default 3 */
     bench_math math;
-    int sru_package;    /* SRU in the sru package's conventions (identity,
-                         * x' split, scale 1: its SRU's defaults) */
+    int sru_package; /* SRU in the sru package's conventions (identity,
+                      * x' split, scale 1: its SRU's defaults) */
     int quick;
     /* Points beyond the lists' cross product (--quick's edges: small hidden
      * sizes, large batches, short sequences), run after it. */
     bench_point extra[BENCH_MAX_EXTRA];
     int n_extra;
     int no_cudnn;
-    int no_prnn;        /* time cuDNN only (prnn's GPU path not needed) */
+    int no_prnn;          /* time cuDNN only (prnn's GPU path not needed) */
     unsigned cudnn_algos; /* bit i: cuDNN algorithm i (cudnnRNNAlgo_t) */
     int device;
     int cold_start;
@@ -62,8 +62,7 @@ typedef struct {
  * accepted, and so is an unambiguous prefix of a flag. argv may be
  * reordered (options before operands), as getopt_long does.
  */
-int bench_args_parse(int argc, char **argv, bench_args *a, char *err,
-                     size_t err_size);
+int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t err_size);
 
 /* The --help text, ending with the exit statuses. */
 void bench_usage(FILE *f, const char *prog);

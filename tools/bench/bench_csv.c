@@ -38,9 +38,9 @@ static void csv_phases(FILE *f, const bench_impl_result *r)
     }
 }
 
-static const char *const impl_fields[] = {
-    "state", "median_us", "min_us", "q1_us", "q3_us", "max_us", "mean_us",
-    "repeats", "setup_ms", "first_call_ms", "max_rel_diff", "note"};
+static const char *const impl_fields[] = {"state",    "median_us",     "min_us",       "q1_us",
+                                          "q3_us",    "max_us",        "mean_us",      "repeats",
+                                          "setup_ms", "first_call_ms", "max_rel_diff", "note"};
 
 static void impl_key(char *buf, size_t n, int impl)
 {
@@ -59,28 +59,24 @@ static void phase_header(FILE *f, const char *key)
 
 static void write_header(FILE *f)
 {
-    fputs("pass,mode,dtype,hidden,input,batch,seq,layers,bidirectional,"
-          "prnn_path,prnn_config_source,prnn_cubin_source,prnn_blocks,"
-          "prnn_threads,prnn_units_per_block,prnn_tensor_cores,"
-          "prnn_resident_fraction,prnn_plan_ms,prnn_compile_ms,"
-          "prnn_prepare_wall_ms,prnn_config",
-          f);
+    fputs(
+        "pass,mode,dtype,hidden,input,batch,seq,layers,bidirectional,prnn_path,prnn_config_source,"
+        "prnn_cubin_source,prnn_blocks,prnn_threads,prnn_units_per_block,prnn_tensor_cores,prnn_"
+        "resident_fraction,prnn_plan_ms,prnn_compile_ms,prnn_prepare_wall_ms,prnn_config",
+        f);
     char key[64];
     for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
         impl_key(key, sizeof(key), i);
-        for (size_t k = 0; k < sizeof(impl_fields) / sizeof(impl_fields[0]);
-             k++)
+        for (size_t k = 0; k < sizeof(impl_fields) / sizeof(impl_fields[0]); k++)
             fprintf(f, ",%s_%s", key, impl_fields[k]);
     }
-    fputs(",best_cudnn,best_cudnn_us,ratio_prnn_best_cudnn,max_rel_diff,"
-          "reference",
-          f);
+    fputs(",best_cudnn,best_cudnn_us,ratio_prnn_best_cudnn,max_rel_diff,reference", f);
     for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
         impl_key(key, sizeof(key), i);
         phase_header(f, key);
     }
-    fputs(",prnn_fwd_inference_state,prnn_fwd_inference_us,"
-          "prnn_fwd_inference_note,ratio_bwd_data_fwd_inference",
+    fputs(",prnn_fwd_inference_state,prnn_fwd_inference_us,prnn_fwd_inference_note,ratio_bwd_data_"
+          "fwd_inference",
           f);
     phase_header(f, "best_cudnn");
     fputs(",prnn_engine,prnn_backward_engine", f);
@@ -93,11 +89,9 @@ static void write_plan(FILE *f, const bench_plan *pl)
         fputs(",,,,,,,,,,,", f);
         return;
     }
-    fprintf(f, "%s,%s,%s,%d,%d,%d,%d,", pl->path, pl->config_source,
-            pl->cubin_source, pl->num_blocks, pl->threads_per_block,
-            pl->units_per_block, pl->tensor_cores);
-    const double v[] = {pl->resident_fraction, pl->plan_ms, pl->compile_ms,
-                        pl->prepare_wall_ms};
+    fprintf(f, "%s,%s,%s,%d,%d,%d,%d,", pl->path, pl->config_source, pl->cubin_source,
+            pl->num_blocks, pl->threads_per_block, pl->units_per_block, pl->tensor_cores);
+    const double v[] = {pl->resident_fraction, pl->plan_ms, pl->compile_ms, pl->prepare_wall_ms};
     for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
         csv_num(f, v[k]);
         fputc(',', f);
@@ -108,8 +102,7 @@ static void write_plan(FILE *f, const bench_plan *pl)
 static void write_impl(FILE *f, const bench_impl_result *ir)
 {
     fprintf(f, ",%s,", bench_state_name(ir->state));
-    const double us[] = {ir->us.median, ir->us.min, ir->us.q1,
-                         ir->us.q3,     ir->us.max, ir->us.mean};
+    const double us[] = {ir->us.median, ir->us.min, ir->us.q1, ir->us.q3, ir->us.max, ir->us.mean};
     for (size_t k = 0; k < sizeof(us) / sizeof(us[0]); k++) {
         csv_num(f, us[k]);
         fputc(',', f);
@@ -137,14 +130,12 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
         const bench_point *pt = &x->pt;
         const bench_impl_result *best = bench_best_cudnn(x);
         fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%d,%d,", bench_pass_name(pt->pass),
-                prnn_mode_name(pt->mode), bench_dtype_short(pt->dtype),
-                pt->hidden, pt->input, pt->batch, pt->seq, pt->layers,
-                pt->bidirectional);
+                prnn_mode_name(pt->mode), bench_dtype_short(pt->dtype), pt->hidden, pt->input,
+                pt->batch, pt->seq, pt->layers, pt->bidirectional);
         write_plan(f, &x->plan);
         for (int i = 0; i < BENCH_NUM_IMPLS; i++)
             write_impl(f, &x->impl[i]);
-        fprintf(f, ",%s,",
-                best ? bench_impl_name((bench_impl)x->best_cudnn) : "");
+        fprintf(f, ",%s,", best ? bench_impl_name((bench_impl)x->best_cudnn) : "");
         csv_num(f, best ? best->us.median : NAN);
         fputc(',', f);
         csv_num(f, x->ratio);
@@ -153,9 +144,7 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
             fputs("nan", f);
         else
             csv_num(f, x->max_rel_diff);
-        fprintf(f, ",%s",
-                x->reference >= 0 ? bench_impl_name((bench_impl)x->reference)
-                                  : "");
+        fprintf(f, ",%s", x->reference >= 0 ? bench_impl_name((bench_impl)x->reference) : "");
         for (int i = 0; i < BENCH_NUM_IMPLS; i++)
             csv_phases(f, &x->impl[i]);
         const bench_impl_result *inf = &x->fwd_inference;

@@ -16,8 +16,7 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static uint64_t stream_key(unsigned long long seed, int tag, int a, int b,
-                           int c)
+static uint64_t stream_key(unsigned long long seed, int tag, int a, int b, int c)
 {
     uint64_t k = mix64(seed + 0x9e3779b97f4a7c15ull);
     k = mix64(k ^ (uint64_t)(unsigned)tag);
@@ -33,8 +32,7 @@ static double uniform_pm1(uint64_t key, size_t i)
 }
 
 /* Writes count values of stream key, times scale, rounded to t. */
-static void fill(void *dst, prnnDataType_t t, size_t count, uint64_t key,
-                 double scale)
+static void fill(void *dst, prnnDataType_t t, size_t count, uint64_t key, double scale)
 {
     float *f32 = dst;
     uint16_t *f16 = dst;
@@ -97,8 +95,8 @@ static int sru_params(bench_model *m, const bench_point *pt, size_t *off)
     return k;
 }
 
-int bench_model_create(bench_model *m, const bench_point *pt,
-                       unsigned long long seed, char *err, size_t n)
+int bench_model_create(bench_model *m, const bench_point *pt, unsigned long long seed, char *err,
+                       size_t n)
 {
     memset(m, 0, sizeof(*m));
     m->pt = *pt;
@@ -120,9 +118,7 @@ int bench_model_create(bench_model *m, const bench_point *pt,
         int layer = pl / m->dirs;
         for (int id = 0; id < m->nlin; id++) {
             int is_w = id < m->nlin / 2;
-            size_t K = !is_w ? H
-                       : layer == 0 ? (size_t)pt->input
-                                    : H * (size_t)m->dirs;
+            size_t K = !is_w ? H : layer == 0 ? (size_t)pt->input : H * (size_t)m->dirs;
             for (int bias = 0; bias < 2; bias++) {
                 bench_param *p = &m->params[k++];
                 p->pseudo_layer = pl;
@@ -138,7 +134,7 @@ int bench_model_create(bench_model *m, const bench_point *pt,
     m->bytes = malloc(off ? off : 1);
     if (!m->bytes) {
         snprintf(err, n, "out of host memory (%.1f MiB of weights)",
-                 off / (1024.0 * 1024.0));
+                 (double)off / (1024.0 * 1024.0));
         bench_model_destroy(m);
         return -1;
     }
@@ -146,9 +142,7 @@ int bench_model_create(bench_model *m, const bench_point *pt,
     for (int i = 0; i < m->n_params; i++) {
         const bench_param *p = &m->params[i];
         fill(m->bytes + p->offset, pt->dtype, p->count,
-             stream_key(seed, TAG_WEIGHT, p->pseudo_layer, p->lin_id,
-                        p->is_bias),
-             scale);
+             stream_key(seed, TAG_WEIGHT, p->pseudo_layer, p->lin_id, p->is_bias), scale);
     }
     return 0;
 }
@@ -162,37 +156,33 @@ void bench_model_destroy(bench_model *m)
     m->n_params = 0;
 }
 
-static int locate_checked(const bench_model *m, const bench_param *p,
-                          bench_locate_fn loc, void *user, CUdeviceptr base,
-                          CUdeviceptr *ptr, char *err, size_t n)
+static int locate_checked(const bench_model *m, const bench_param *p, bench_locate_fn loc,
+                          void *user, CUdeviceptr base, CUdeviceptr *ptr, char *err, size_t n)
 {
     size_t count = 0;
-    if (loc(user, base, p->pseudo_layer, p->lin_id, p->is_bias, ptr, &count,
-            err, n))
+    if (loc(user, base, p->pseudo_layer, p->lin_id, p->is_bias, ptr, &count, err, n))
         return -1;
     if (count != p->count || !*ptr) {
         snprintf(err, n,
-                 "weight layout mismatch: pseudo-layer %d, linLayerID %d %s: "
-                 "%zu elements expected, the implementation has %zu%s",
-                 p->pseudo_layer, p->lin_id, p->is_bias ? "bias" : "matrix",
-                 p->count, count, *ptr ? "" : " (no address)");
+                 "weight layout mismatch: pseudo-layer %d, linLayerID %d %s: %zu elements "
+                 "expected, the implementation has %zu%s",
+                 p->pseudo_layer, p->lin_id, p->is_bias ? "bias" : "matrix", p->count, count,
+                 *ptr ? "" : " (no address)");
         return -1;
     }
     (void)m;
     return 0;
 }
 
-int bench_model_upload(const bench_device *d, const bench_model *m,
-                       bench_locate_fn loc, void *user, CUdeviceptr w,
-                       char *err, size_t n)
+int bench_model_upload(const bench_device *d, const bench_model *m, bench_locate_fn loc, void *user,
+                       CUdeviceptr w, char *err, size_t n)
 {
     for (int i = 0; i < m->n_params; i++) {
         const bench_param *p = &m->params[i];
         CUdeviceptr dst;
         if (locate_checked(m, p, loc, user, w, &dst, err, n))
             return -1;
-        if (bench_cu(d, d->cu->cuMemcpyHtoD(dst, m->bytes + p->offset,
-                                            p->count * m->elem),
+        if (bench_cu(d, d->cu->cuMemcpyHtoD(dst, m->bytes + p->offset, p->count * m->elem),
                      "cuMemcpyHtoD(weights)", err, n))
             return -1;
     }
@@ -201,15 +191,13 @@ int bench_model_upload(const bench_device *d, const bench_model *m,
 
 /* ---- shared I/O buffers ---- */
 
-static int upload_random(const bench_device *d, CUdeviceptr dst,
-                         prnnDataType_t t, size_t count, uint64_t key,
-                         char *err, size_t n)
+static int upload_random(const bench_device *d, CUdeviceptr dst, prnnDataType_t t, size_t count,
+                         uint64_t key, char *err, size_t n)
 {
     size_t bytes = count * prnn_dtype_size(t);
     void *h = malloc(bytes ? bytes : 1);
     if (!h) {
-        snprintf(err, n, "out of host memory (%.1f MiB)",
-                 bytes / (1024.0 * 1024.0));
+        snprintf(err, n, "out of host memory (%.1f MiB)", (double)bytes / (1024.0 * 1024.0));
         return -1;
     }
     fill(h, t, count, key, 1.0);
@@ -240,28 +228,23 @@ int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
         bench_alloc(d, &io->hy, io->h_bytes, "hy", err, n) ||
         (lstm && bench_alloc(d, &io->cy, io->h_bytes, "cy", err, n)))
         goto fail;
-    if (train &&
-        (bench_alloc(d, &io->dy, io->y_bytes, "dy", err, n) ||
-         bench_alloc(d, &io->dhy, io->h_bytes, "dhy", err, n) ||
-         (lstm && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
-         bench_alloc(d, &io->dx, io->x_bytes, "dx", err, n) ||
-         bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
-         (lstm && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
+    if (train && (bench_alloc(d, &io->dy, io->y_bytes, "dy", err, n) ||
+                  bench_alloc(d, &io->dhy, io->h_bytes, "dhy", err, n) ||
+                  (lstm && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
+                  bench_alloc(d, &io->dx, io->x_bytes, "dx", err, n) ||
+                  bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
+                  (lstm && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
         goto fail;
-    if (upload_random(d, io->x, pt->dtype, x_n,
-                      stream_key(seed, TAG_X, 0, 0, 0), err, n) ||
-        upload_random(d, io->hx, pt->dtype, h_n,
-                      stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
-        (lstm && upload_random(d, io->cx, pt->dtype, h_n,
-                               stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
+    if (upload_random(d, io->x, pt->dtype, x_n, stream_key(seed, TAG_X, 0, 0, 0), err, n) ||
+        upload_random(d, io->hx, pt->dtype, h_n, stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
+        (lstm &&
+         upload_random(d, io->cx, pt->dtype, h_n, stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
         goto fail;
     if (train &&
-        (upload_random(d, io->dy, pt->dtype, y_n,
-                       stream_key(seed, TAG_DY, 0, 0, 0), err, n) ||
-         upload_random(d, io->dhy, pt->dtype, h_n,
-                       stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
-         (lstm && upload_random(d, io->dcy, pt->dtype, h_n,
-                                stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
+        (upload_random(d, io->dy, pt->dtype, y_n, stream_key(seed, TAG_DY, 0, 0, 0), err, n) ||
+         upload_random(d, io->dhy, pt->dtype, h_n, stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
+         (lstm &&
+          upload_random(d, io->dcy, pt->dtype, h_n, stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
         goto fail;
     return 0;
 fail:
@@ -271,15 +254,13 @@ fail:
 
 void bench_io_destroy(const bench_device *d, bench_io *io)
 {
-    CUdeviceptr *all[] = {&io->x,  &io->hx,  &io->cx,  &io->y,
-                          &io->hy, &io->cy,  &io->dy,  &io->dhy,
-                          &io->dcy, &io->dx, &io->dhx, &io->dcx};
+    CUdeviceptr *all[] = {&io->x,  &io->hx,  &io->cx,  &io->y,  &io->hy,  &io->cy,
+                          &io->dy, &io->dhy, &io->dcy, &io->dx, &io->dhx, &io->dcx};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         bench_free(d, all[i]);
 }
 
-int bench_io_poison_outputs(const bench_device *d, const bench_io *io,
-                            char *err, size_t n)
+int bench_io_poison_outputs(const bench_device *d, const bench_io *io, char *err, size_t n)
 {
     if (bench_memset(d, io->y, 0xFF, io->y_bytes, err, n) ||
         bench_memset(d, io->hy, 0xFF, io->h_bytes, err, n) ||
@@ -303,11 +284,9 @@ static int sig_reserve(bench_sig *s, size_t more)
     return 0;
 }
 
-int bench_sig_append(bench_sig *s, const char *name, const float *v,
-                     size_t count)
+int bench_sig_append(bench_sig *s, const char *name, const float *v, size_t count)
 {
-    if (s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0])) ||
-        sig_reserve(s, count))
+    if (s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0])) || sig_reserve(s, count))
         return -1;
     bench_seg *g = &s->seg[s->nseg++];
     bench_copy(g->name, sizeof(g->name), name);
@@ -319,13 +298,11 @@ int bench_sig_append(bench_sig *s, const char *name, const float *v,
 }
 
 /* Reads count elements of type t at src, as floats, into a new segment. */
-static int sig_read(const bench_device *d, bench_sig *s, const char *name,
-                    CUdeviceptr src, prnnDataType_t t, size_t count,
-                    int new_segment, char *err, size_t n)
+static int sig_read(const bench_device *d, bench_sig *s, const char *name, CUdeviceptr src,
+                    prnnDataType_t t, size_t count, int new_segment, char *err, size_t n)
 {
     size_t e = prnn_dtype_size(t);
-    if (new_segment &&
-        s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0]))) {
+    if (new_segment && s->nseg >= (int)(sizeof(s->seg) / sizeof(s->seg[0]))) {
         snprintf(err, n, "internal: too many output segments");
         return -1;
     }
@@ -343,9 +320,7 @@ static int sig_read(const bench_device *d, bench_sig *s, const char *name,
     const uint16_t *h16 = h;
     const double *h64 = h;
     switch (t) {
-    case PRNN_DATA_FLOAT:
-        memcpy(out, h, count * sizeof(float));
-        break;
+    case PRNN_DATA_FLOAT: memcpy(out, h, count * sizeof(float)); break;
     case PRNN_DATA_HALF:
         for (size_t i = 0; i < count; i++)
             out[i] = prnn_half_to_float(h16[i]);
@@ -371,9 +346,8 @@ static int sig_read(const bench_device *d, bench_sig *s, const char *name,
     return 0;
 }
 
-int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io,
-                      const bench_model *m, bench_locate_fn loc, void *user,
-                      CUdeviceptr dw, char *err, size_t n)
+int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, const bench_model *m,
+                      bench_locate_fn loc, void *user, CUdeviceptr dw, char *err, size_t n)
 {
     memset(s, 0, sizeof(*s));
     const bench_point *pt = &m->pt;
@@ -384,14 +358,12 @@ int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io,
     if (pt->pass == BENCH_INFERENCE) {
         rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
              sig_read(d, s, "hy", io->hy, t, io->h_bytes / e, 1, err, n) ||
-             (lstm &&
-              sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
+             (lstm && sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
     } else {
         rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
              sig_read(d, s, "dx", io->dx, t, io->x_bytes / e, 1, err, n) ||
              sig_read(d, s, "dhx", io->dhx, t, io->h_bytes / e, 1, err, n) ||
-             (lstm &&
-              sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
+             (lstm && sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
         for (int i = 0; !rc && loc && i < m->n_params; i++) {
             const bench_param *p = &m->params[i];
             CUdeviceptr src;

@@ -21,15 +21,15 @@ typedef struct {
     int pseudo_layer; /* layer * dirs + direction */
     int lin_id;       /* 0..nlin-1: W ids first, then R ids */
     int is_bias;
-    size_t count;     /* elements: hidden * K for a matrix, hidden for a bias */
-    size_t offset;    /* bytes into bench_model.bytes */
+    size_t count;  /* elements: hidden * K for a matrix, hidden for a bias */
+    size_t offset; /* bytes into bench_model.bytes */
 } bench_param;
 
 typedef struct {
     bench_point pt;
-    int dirs;         /* 1 or 2 */
-    int nlin;         /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU), 4 (SRU: per call) */
-    size_t elem;      /* bytes per element of pt.dtype */
+    int dirs;    /* 1 or 2 */
+    int nlin;    /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU), 4 (SRU: per call) */
+    size_t elem; /* bytes per element of pt.dtype */
     bench_param *params;
     int n_params;
     unsigned char *bytes; /* every parameter, stored as pt.dtype */
@@ -37,8 +37,8 @@ typedef struct {
 } bench_model;
 
 /* Generates the weights of pt. */
-int bench_model_create(bench_model *m, const bench_point *pt,
-                       unsigned long long seed, char *err, size_t n);
+int bench_model_create(bench_model *m, const bench_point *pt, unsigned long long seed, char *err,
+                       size_t n);
 void bench_model_destroy(bench_model *m);
 
 /*
@@ -46,15 +46,13 @@ void bench_model_destroy(bench_model *m);
  * address of the parameter inside the buffer at base, *count = its number of
  * elements as the implementation describes it. 0, or -1 with a message.
  */
-typedef int (*bench_locate_fn)(void *user, CUdeviceptr base, int pseudo_layer,
-                               int lin_id, int is_bias, CUdeviceptr *ptr,
-                               size_t *count, char *err, size_t n);
+typedef int (*bench_locate_fn)(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
+                               int is_bias, CUdeviceptr *ptr, size_t *count, char *err, size_t n);
 
 /* Copies every parameter into the buffer w through loc; a count that does
  * not match the model's is an error (the layouts disagree). */
-int bench_model_upload(const bench_device *d, const bench_model *m,
-                       bench_locate_fn loc, void *user, CUdeviceptr w,
-                       char *err, size_t n);
+int bench_model_upload(const bench_device *d, const bench_model *m, bench_locate_fn loc, void *user,
+                       CUdeviceptr w, char *err, size_t n);
 
 /* Device buffers shared by every implementation of a point (the same layout
  * for prnn and cuDNN: time-major packed x/y, {layers*dirs, batch, hidden}
@@ -72,8 +70,7 @@ void bench_io_destroy(const bench_device *d, bench_io *io);
 
 /* Fills every output with 0xFF bytes (NaN in every floating type), so an
  * element an implementation fails to write shows up in the comparison. */
-int bench_io_poison_outputs(const bench_device *d, const bench_io *io,
-                            char *err, size_t n);
+int bench_io_poison_outputs(const bench_device *d, const bench_io *io, char *err, size_t n);
 
 /* Outputs read back as floats, in named segments. */
 typedef struct {
@@ -93,14 +90,12 @@ typedef struct {
  * LSTM); training y, dx, dhx (dcx) and, when loc is not NULL, every
  * parameter of dw through loc. Waits for the stream.
  */
-int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io,
-                      const bench_model *m, bench_locate_fn loc, void *user,
-                      CUdeviceptr dw, char *err, size_t n);
+int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, const bench_model *m,
+                      bench_locate_fn loc, void *user, CUdeviceptr dw, char *err, size_t n);
 void bench_sig_free(bench_sig *s);
 
 /* Appends n values (already floats) as a segment: used by the tests. */
-int bench_sig_append(bench_sig *s, const char *name, const float *v,
-                     size_t n);
+int bench_sig_append(bench_sig *s, const char *name, const float *v, size_t n);
 
 /*
  * The largest, over the segments, of max|s - ref| / max|ref| (a relative

@@ -36,23 +36,22 @@ int bench_device_open(bench_device *d, int ordinal, char *err, size_t n);
 void bench_device_close(bench_device *d);
 
 /* 0 on CUDA_SUCCESS, else -1 with "<what>: <name>: <description>" in err. */
-int bench_cu(const bench_device *d, CUresult r, const char *what, char *err,
-             size_t n);
+int bench_cu(const bench_device *d, CUresult r, const char *what, char *err, size_t n);
 
 /* Device memory: *p = 0 for bytes == 0. Free accepts 0. */
-int bench_alloc(const bench_device *d, CUdeviceptr *p, size_t bytes,
-                const char *what, char *err, size_t n);
+int bench_alloc(const bench_device *d, CUdeviceptr *p, size_t bytes, const char *what, char *err,
+                size_t n);
 void bench_free(const bench_device *d, CUdeviceptr *p);
 
 /* Synchronous copies; both wait for the benchmark stream first. */
-int bench_upload(const bench_device *d, CUdeviceptr dst, const void *src,
-                 size_t bytes, char *err, size_t n);
-int bench_download(const bench_device *d, void *dst, CUdeviceptr src,
-                   size_t bytes, char *err, size_t n);
+int bench_upload(const bench_device *d, CUdeviceptr dst, const void *src, size_t bytes, char *err,
+                 size_t n);
+int bench_download(const bench_device *d, void *dst, CUdeviceptr src, size_t bytes, char *err,
+                   size_t n);
 
 /* Fills bytes with byte value v on the stream (asynchronous). */
-int bench_memset(const bench_device *d, CUdeviceptr p, unsigned char v,
-                 size_t bytes, char *err, size_t n);
+int bench_memset(const bench_device *d, CUdeviceptr p, unsigned char v, size_t bytes, char *err,
+                 size_t n);
 
 int bench_sync(const bench_device *d, char *err, size_t n);
 

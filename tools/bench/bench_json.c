@@ -68,8 +68,7 @@ static void json_kv_int(FILE *f, const char *k, long v, int comma)
 
 /* "median_us" ... "mean_us", "repeats" of s (repeats 0 unless valid);
  * comma: one after repeats too. */
-static void json_stats_keys(FILE *f, const bench_stats *s, int valid,
-                            int comma)
+static void json_stats_keys(FILE *f, const bench_stats *s, int valid, int comma)
 {
     json_kv_num(f, "median_us", s->median, 1);
     json_kv_num(f, "min_us", s->min, 1);
@@ -103,8 +102,7 @@ static void json_phases(FILE *f, const bench_impl_result *r)
     fputs("}, ", f);
 }
 
-static void json_cold_phase(FILE *f, const char *k, const bench_cold_phase *p,
-                            int comma)
+static void json_cold_phase(FILE *f, const char *k, const bench_cold_phase *p, int comma)
 {
     json_key(f, k);
     if (!p->ok) {
@@ -154,10 +152,8 @@ static void json_training_keys(FILE *f, const bench_result *x)
     const bench_impl_result *best = bench_best_cudnn(x);
     for (int p = 0; p < BENCH_NUM_PHASES; p++) {
         char key[64];
-        snprintf(key, sizeof(key), "best_cudnn_%s_us",
-                 bench_phase_key((bench_phase)p));
-        json_kv_num(f, key, best ? best->phase[p].median : NAN,
-                    p + 1 < BENCH_NUM_PHASES);
+        snprintf(key, sizeof(key), "best_cudnn_%s_us", bench_phase_key((bench_phase)p));
+        json_kv_num(f, key, best ? best->phase[p].median : NAN, p + 1 < BENCH_NUM_PHASES);
     }
 }
 
@@ -181,8 +177,8 @@ static void json_training_summary(FILE *f, const bench_result *rs, int n)
     fputc('}', f);
 }
 
-void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
-                      int n, const bench_cold_result *cold, int ncold)
+void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int n,
+                      const bench_cold_result *cold, int ncold)
 {
     fputs("{\n  \"meta\": {", f);
     json_kv_str(f, "tool", "prnn-bench", 1);
@@ -195,24 +191,20 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
     json_kv_int(f, "warmup", m->warmup, 1);
     json_kv_int(f, "repeats", m->repeats, 1);
     json_kv_int(f, "training", m->training, 1);
-    json_kv_str(f, "unit",
-                "microseconds per timestep (median of repeats / seq)", 1);
+    json_kv_str(f, "unit", "microseconds per timestep (median of repeats / seq)", 1);
     json_kv_str(f, "timing",
-                "one call (whole sequence; training: forward + backward data "
-                "+ backward weights) between two CUDA events on an idle "
-                "stream, after one checked call and the warm-ups; plan, "
-                "compile and setup excluded",
+                "one call (whole sequence; training: forward + backward data + backward weights) "
+                "between two CUDA events on an idle stream, after one checked call and the "
+                "warm-ups; plan, compile and setup excluded",
                 1);
-    json_kv_str(f, "phases",
-                "training points, plain calls: forward-training, backward-"
-                "data and backward-weights each timed alone, in a loop after "
-                "the whole-step one (per repeat the three in order, each "
-                "between two CUDA events from an idle stream); "
-                "prnn_fwd_inference: prnn's forward inference of the same "
-                "shape, timed like an inference point",
-                1);
-    json_kv_str(f, "max_rel_diff",
-                "largest over output tensors of max|out - ref| / max|ref|", 0);
+    json_kv_str(
+        f, "phases",
+        "training points, plain calls: forward-training, backward-data and backward-weights each "
+        "timed alone, in a loop after the whole-step one (per repeat the three in order, each "
+        "between two CUDA events from an idle stream); prnn_fwd_inference: prnn's forward "
+        "inference of the same shape, timed like an inference point",
+        1);
+    json_kv_str(f, "max_rel_diff", "largest over output tensors of max|out - ref| / max|ref|", 0);
     fputs("},\n  \"points\": [", f);
     for (int r = 0; r < n; r++) {
         const bench_result *x = &rs[r];
@@ -266,9 +258,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
         }
         fputs("},\n     ", f);
         const bench_impl_result *best = bench_best_cudnn(x);
-        json_kv_str(f, "best_cudnn",
-                    best ? bench_impl_name((bench_impl)x->best_cudnn) : "",
-                    1);
+        json_kv_str(f, "best_cudnn", best ? bench_impl_name((bench_impl)x->best_cudnn) : "", 1);
         json_kv_num(f, "best_cudnn_us", best ? best->us.median : NAN, 1);
         json_kv_num(f, "ratio", x->ratio, 1);
         if (bench_result_compared(x) && isnan(x->max_rel_diff))
@@ -276,10 +266,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
         else
             json_kv_num(f, "max_rel_diff", x->max_rel_diff, 1);
         json_kv_str(f, "reference",
-                    x->reference >= 0
-                        ? bench_impl_name((bench_impl)x->reference)
-                        : "",
-                    1);
+                    x->reference >= 0 ? bench_impl_name((bench_impl)x->reference) : "", 1);
         json_training_keys(f, x);
         fputc('}', f);
     }

@@ -31,6 +31,7 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
     fprintf(f, "prnn-bench: prnn %s on %s\n", m->prnn_version, m->device);
     fprintf(f, "driver: %s; cuDNN: %s\n", m->driver, m->cudnn);
     fprintf(f, "date: %s\n", m->date);
+    /* clang-format off */
     if (m->math && strcmp(m->math, "tf32") == 0)
         fprintf(f,
 "math: tf32: float data may use TF32 tensor cores in the non-recurrent\n"
@@ -77,6 +78,7 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  the best cuDNN algorithm (best by whole step). µs per timestep.\n",
                 BENCH_BWD_DATA_TARGET);
     fputc('\n', f);
+    /* clang-format on */
     fflush(f);
 }
 
@@ -87,35 +89,68 @@ typedef struct {
 } column;
 
 enum {
-    C_MODE, C_DTYPE, C_PASS, C_H, C_B, C_T, C_PRNN, C_PATH, C_PGRAPH,
-    C_STD, C_STATIC, C_DYN, C_SMALL, C_BEST, C_CUBLAS, C_RATIO, C_DIFF,
+    C_MODE,
+    C_DTYPE,
+    C_PASS,
+    C_H,
+    C_B,
+    C_T,
+    C_PRNN,
+    C_PATH,
+    C_PGRAPH,
+    C_STD,
+    C_STATIC,
+    C_DYN,
+    C_SMALL,
+    C_BEST,
+    C_CUBLAS,
+    C_RATIO,
+    C_DIFF,
     C_COUNT, /* the columns of every table; then the training ones */
-    C_PRNN_FWD = C_COUNT, C_PRNN_BWD_DATA, C_PRNN_BWD_WEIGHTS, C_FWD_INF,
-    C_BWD_RATIO, C_CUDNN_FWD, C_CUDNN_BWD_DATA, C_CUDNN_BWD_WEIGHTS,
+    C_PRNN_FWD = C_COUNT,
+    C_PRNN_BWD_DATA,
+    C_PRNN_BWD_WEIGHTS,
+    C_FWD_INF,
+    C_BWD_RATIO,
+    C_CUDNN_FWD,
+    C_CUDNN_BWD_DATA,
+    C_CUDNN_BWD_WEIGHTS,
     C_ALL
 };
 
 static const column cols[C_ALL] = {
-    {"mode", 5, 0},           {"dtype", 5, 0},
-    {"pass", 5, 0},           {"H", 5, 1},
-    {"B", 5, 1},              {"T", 5, 1},
-    {"prnn", 8, 1},           {"path", 9, 0},
-    {"prnn graph", 10, 1},    {"STANDARD", 9, 1},
-    {"PERSIST_STATIC", 15, 1}, {"PERSIST_DYNAMIC", 16, 1},
-    {"PERSIST_SMALL_H", 16, 1}, {"best cuDNN", 17, 1},
-    {"cublasLt-graph", 15, 1}, {"prnn/best", 10, 1},
+    {"mode", 5, 0},
+    {"dtype", 5, 0},
+    {"pass", 5, 0},
+    {"H", 5, 1},
+    {"B", 5, 1},
+    {"T", 5, 1},
+    {"prnn", 8, 1},
+    {"path", 9, 0},
+    {"prnn graph", 10, 1},
+    {"STANDARD", 9, 1},
+    {"PERSIST_STATIC", 15, 1},
+    {"PERSIST_DYNAMIC", 16, 1},
+    {"PERSIST_SMALL_H", 16, 1},
+    {"best cuDNN", 17, 1},
+    {"cublasLt-graph", 15, 1},
+    {"prnn/best", 10, 1},
     {"max rel diff", 13, 1},
-    {"prnn fwd", 8, 1},       {"bwd-data", 8, 1},
-    {"bwd-wgts", 8, 1},       {"fwd-inf", 8, 1},
-    {"bwd-data/inf", 12, 1},  {"cuDNN fwd", 9, 1},
-    {"bwd-data", 8, 1},       {"bwd-wgts", 8, 1},
+    {"prnn fwd", 8, 1},
+    {"bwd-data", 8, 1},
+    {"bwd-wgts", 8, 1},
+    {"fwd-inf", 8, 1},
+    {"bwd-data/inf", 12, 1},
+    {"cuDNN fwd", 9, 1},
+    {"bwd-data", 8, 1},
+    {"bwd-wgts", 8, 1},
 };
 
 /* Where the table puts a separator before the column. */
 static int bar_before(int c)
 {
-    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO ||
-           c == C_PRNN_FWD || c == C_CUDNN_FWD;
+    return c == C_PRNN || c == C_STD || c == C_BEST || c == C_RATIO || c == C_PRNN_FWD ||
+           c == C_CUDNN_FWD;
 }
 
 static int ncols(int phases)
@@ -161,8 +196,7 @@ static const char *short_algo(int impl)
 
 /* One figure of ir (its whole call, a phase): the number, or what became
  * of the implementation. */
-static void fmt_stats(char *buf, size_t n, const bench_impl_result *ir,
-                      const bench_stats *s)
+static void fmt_stats(char *buf, size_t n, const bench_impl_result *ir, const bench_stats *s)
 {
     switch (ir->state) {
     case BENCH_OK:
@@ -238,8 +272,7 @@ void bench_table_row(FILE *f, const bench_result *r, int phases)
     fmt_impl(c[C_DYN], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_DYNAMIC]);
     fmt_impl(c[C_SMALL], 64, &r->impl[BENCH_IMPL_CUDNN_PERSIST_SMALL_H]);
     if (best)
-        snprintf(c[C_BEST], 64, "%.2f %s", best->us.median,
-                 short_algo(r->best_cudnn));
+        snprintf(c[C_BEST], 64, "%.2f %s", best->us.median, short_algo(r->best_cudnn));
     else
         snprintf(c[C_BEST], 64, "-");
     fmt_impl(c[C_CUBLAS], 64, &r->impl[BENCH_IMPL_CUBLASLT_GRAPH]);
@@ -268,14 +301,11 @@ static void training_line(FILE *f, const bench_result *rs, int n)
         return;
     char a[32], b[32];
     fprintf(f,
-            "training: prnn/best-cuDNN whole step geomean %s (%d of %d "
-            "points; prnn <= cuDNN at %d); prnn bwd-data/fwd-inference "
-            "geomean %s (%d of %d points; <= %.1f at %d)\n",
-            fmt_geomean(a, sizeof(a), t.geomean_ratio, t.with_ratio),
-            t.with_ratio, t.points, t.prnn_le_cudnn,
-            fmt_geomean(b, sizeof(b), t.geomean_bwd_ratio, t.with_bwd_ratio),
-            t.with_bwd_ratio, t.points, BENCH_BWD_DATA_TARGET,
-            t.bwd_within_target);
+            "training: prnn/best-cuDNN whole step geomean %s (%d of %d points; prnn <= cuDNN at "
+            "%d); prnn bwd-data/fwd-inference geomean %s (%d of %d points; <= %.1f at %d)\n",
+            fmt_geomean(a, sizeof(a), t.geomean_ratio, t.with_ratio), t.with_ratio, t.points,
+            t.prnn_le_cudnn, fmt_geomean(b, sizeof(b), t.geomean_bwd_ratio, t.with_bwd_ratio),
+            t.with_bwd_ratio, t.points, BENCH_BWD_DATA_TARGET, t.bwd_within_target);
 }
 
 void bench_table_footer(FILE *f, const bench_result *rs, int n)
@@ -293,11 +323,14 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
     }
     fputc('\n', f);
     if (failed)
-        fprintf(f, "%d implementation run(s) failed: see the messages above "
-                   "(and the CSV/JSON notes).\n", failed);
+        fprintf(
+            f,
+            "%d implementation run(s) failed: see the messages above (and the CSV/JSON notes).\n",
+            failed);
     if (poisoned)
-        fprintf(f, "%d point(s) with NaN/Inf in an output (NaN!): an "
-                   "implementation left outputs unwritten or diverged.\n",
+        fprintf(f,
+                "%d point(s) with NaN/Inf in an output (NaN!): an implementation left outputs "
+                "unwritten or diverged.\n",
                 poisoned);
 
     bench_group groups[256];
@@ -306,29 +339,23 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
     int ng = bench_summary(rs, n, groups, 256, &overall, &overall_n);
     for (int g = 0; g < ng; g++) {
         if (groups[g].n)
-            fprintf(f,
-                    "geomean prnn/best-cuDNN %-9s %-4s %-4s: %6.3f  (%d of %d "
-                    "points)\n",
-                    bench_pass_name(groups[g].pass),
-                    prnn_mode_name(groups[g].mode),
-                    bench_dtype_short(groups[g].dtype), groups[g].geomean,
-                    groups[g].n, groups[g].points);
+            fprintf(f, "geomean prnn/best-cuDNN %-9s %-4s %-4s: %6.3f  (%d of %d points)\n",
+                    bench_pass_name(groups[g].pass), prnn_mode_name(groups[g].mode),
+                    bench_dtype_short(groups[g].dtype), groups[g].geomean, groups[g].n,
+                    groups[g].points);
         else
             fprintf(f,
-                    "geomean prnn/best-cuDNN %-9s %-4s %-4s:    n/a  (0 of %d "
-                    "points have both)\n",
-                    bench_pass_name(groups[g].pass),
-                    prnn_mode_name(groups[g].mode),
+                    "geomean prnn/best-cuDNN %-9s %-4s %-4s:    n/a  (0 of %d points have both)\n",
+                    bench_pass_name(groups[g].pass), prnn_mode_name(groups[g].mode),
                     bench_dtype_short(groups[g].dtype), groups[g].points);
     }
     training_line(f, rs, n);
     if (overall_n)
-        fprintf(f, "geomean prnn/best-cuDNN overall            : %6.3f  (%d "
-                   "of %d points)\n",
+        fprintf(f, "geomean prnn/best-cuDNN overall            : %6.3f  (%d of %d points)\n",
                 overall, overall_n, n);
     else
-        fprintf(f, "geomean prnn/best-cuDNN overall            :    n/a  (no "
-                   "point has both a prnn and a cuDNN time)\n");
+        fprintf(f, "geomean prnn/best-cuDNN overall            :    n/a  (no point has both a prnn "
+                   "and a cuDNN time)\n");
     fflush(f);
 }
 
@@ -342,16 +369,17 @@ static void fmt_ms(char *buf, size_t n, double v)
 
 void bench_cold_table(FILE *f, const bench_cold_result *c, int n)
 {
+    /* clang-format off */
     fprintf(f,
 "\ncold start: prnn plan time in ms (wall clock of prnnPrepareRNN; plan =\n"
 "  planMs, compile = compileMs from prnnGetRNNPlanInfo). empty cache: a fresh\n"
 "  process with an empty PRNN_CACHE_DIR; memory: a second handle in that\n"
 "  process; disk: another fresh process with the cache the first one filled;\n"
 "  process: from that first process's start (cuInit, context) to its plan.\n");
-    fprintf(f, "%-5s %-5s %5s %5s | %8s %8s %8s %-9s | %8s %-9s | %8s "
-               "%-9s | %8s\n",
-            "mode", "dtype", "H", "B", "empty", "plan", "compile", "kernel",
-            "memory", "kernel", "disk", "kernel", "process");
+    /* clang-format on */
+    fprintf(f, "%-5s %-5s %5s %5s | %8s %8s %8s %-9s | %8s %-9s | %8s %-9s | %8s\n", "mode",
+            "dtype", "H", "B", "empty", "plan", "compile", "kernel", "memory", "kernel", "disk",
+            "kernel", "process");
     for (int i = 0; i < n; i++) {
         const bench_cold_result *r = &c[i];
         char a[5][32];
@@ -362,14 +390,11 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n)
         fmt_ms(a[4], 32, r->disk.ok ? r->disk.wall_ms : NAN);
         char p[32];
         fmt_ms(p, sizeof(p), r->process_to_plan_ms);
-        fprintf(f, "%-5s %-5s %5d %5d | %8s %8s %8s %-9s | %8s %-9s | %8s "
-                   "%-9s | %8s%s%s\n",
-                prnn_mode_name(r->pt.mode), bench_dtype_short(r->pt.dtype),
-                r->pt.hidden, r->pt.batch, a[0], a[1], a[2],
-                r->cold.ok ? r->cold.cubin_source : "-", a[3],
+        fprintf(f, "%-5s %-5s %5d %5d | %8s %8s %8s %-9s | %8s %-9s | %8s %-9s | %8s%s%s\n",
+                prnn_mode_name(r->pt.mode), bench_dtype_short(r->pt.dtype), r->pt.hidden,
+                r->pt.batch, a[0], a[1], a[2], r->cold.ok ? r->cold.cubin_source : "-", a[3],
                 r->memory.ok ? r->memory.cubin_source : "-", a[4],
-                r->disk.ok ? r->disk.cubin_source : "-", p,
-                r->note[0] ? "  " : "", r->note);
+                r->disk.ok ? r->disk.cubin_source : "-", p, r->note[0] ? "  " : "", r->note);
     }
     fflush(f);
 }

@@ -71,8 +71,8 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n);
  * geomean_bwd_data_fwd_inference, bwd_data_target,
  * points_bwd_data_within_target}.
  */
-void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs,
-                      int n, const bench_cold_result *cold, int ncold);
+void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int n,
+                      const bench_cold_result *cold, int ncold);
 
 /* Number of characters a UTF-8 string takes on a terminal (one per code
  * point: enough for the "—" and "µ" the table uses). */

@@ -10,14 +10,14 @@
 
 typedef struct {
     const bench_device *d;
-    bench_timer *timer;      /* at least repeats event pairs */
-    double *samples;         /* room for BENCH_NUM_PHASES * repeats samples
-                                (ms) */
+    bench_timer *timer; /* at least repeats event pairs */
+    double *samples;    /* room for BENCH_NUM_PHASES * repeats samples
+                           (ms) */
     const bench_model *model;
     const bench_io *io;
     int warmup, repeats;
     bench_math math;
-    int sru_package;         /* bench_args.sru_package */
+    int sru_package; /* bench_args.sru_package */
     int verbose;
 } bench_run_ctx;
 
@@ -28,8 +28,7 @@ static inline double bench_us_per_step_scale(const bench_point *pt)
 }
 
 /* The whole training step: fns[0..BENCH_NUM_PHASES-1] in order. */
-int bench_run_step(const bench_call_fn fns[BENCH_NUM_PHASES], void *user,
-                   char *err, size_t n);
+int bench_run_step(const bench_call_fn fns[BENCH_NUM_PHASES], void *user, char *err, size_t n);
 
 /*
  * Times the phases of a training step one by one: fns[p] enqueues phase p
@@ -50,8 +49,7 @@ int bench_run_step(const bench_call_fn fns[BENCH_NUM_PHASES], void *user,
  * own figure, undisturbed by extra events or waits.
  * 0, or -1 with the failing call's message in err.
  */
-int bench_run_phases(const bench_run_ctx *ctx,
-                     const bench_call_fn fns[BENCH_NUM_PHASES], void *user,
-                     bench_stats out[BENCH_NUM_PHASES], char *err, size_t n);
+int bench_run_phases(const bench_run_ctx *ctx, const bench_call_fn fns[BENCH_NUM_PHASES],
+                     void *user, bench_stats out[BENCH_NUM_PHASES], char *err, size_t n);
 
 #endif

@@ -26,8 +26,7 @@ double bench_quantile_sorted(const double *sorted, int n, double q)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-void bench_stats_compute(const double *samples, int n, double scale,
-                         bench_stats *out)
+void bench_stats_compute(const double *samples, int n, double scale, bench_stats *out)
 {
     out->n = n > 0 ? n : 0;
     out->median = out->min = out->max = NAN;

@@ -12,8 +12,7 @@
  * median of an even count is the mean of the middle two. samples is not
  * modified. n == 0 gives n = 0 and NaN everywhere.
  */
-void bench_stats_compute(const double *samples, int n, double scale,
-                         bench_stats *out);
+void bench_stats_compute(const double *samples, int n, double scale, bench_stats *out);
 
 /* The q-quantile (0 <= q <= 1) of n sorted values, interpolated. */
 double bench_quantile_sorted(const double *sorted, int n, double q);

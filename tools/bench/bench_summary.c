@@ -6,8 +6,8 @@
 
 #include "bench_stats.h"
 
-int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
-                  double *overall, int *overall_n)
+int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, double *overall,
+                  int *overall_n)
 {
     int ng = 0;
     for (int i = 0; i < n; i++) {
@@ -32,8 +32,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
     for (int g = 0; g < ng; g++) {
         int k = 0;
         for (int i = 0; v && i < n; i++)
-            if (rs[i].pt.pass == groups[g].pass &&
-                rs[i].pt.mode == groups[g].mode &&
+            if (rs[i].pt.pass == groups[g].pass && rs[i].pt.mode == groups[g].mode &&
                 rs[i].pt.dtype == groups[g].dtype)
                 v[k++] = rs[i].ratio;
         groups[g].geomean = v ? bench_geomean(v, k, &groups[g].n) : NAN;
@@ -50,8 +49,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max,
     return ng;
 }
 
-void bench_summarize_training(const bench_result *rs, int n,
-                              bench_training_summary *s)
+void bench_summarize_training(const bench_result *rs, int n, bench_training_summary *s)
 {
     memset(s, 0, sizeof(*s));
     s->geomean_ratio = s->geomean_bwd_ratio = NAN;

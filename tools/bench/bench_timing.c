@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int bench_timer_create(const bench_device *d, bench_timer *t, int repeats,
-                       char *err, size_t n)
+int bench_timer_create(const bench_device *d, bench_timer *t, int repeats, char *err, size_t n)
 {
     t->n = 0;
     t->start = calloc((size_t)repeats, sizeof(CUevent));
@@ -17,11 +16,11 @@ int bench_timer_create(const bench_device *d, bench_timer *t, int repeats,
         return -1;
     }
     for (int i = 0; i < repeats; i++) {
-        if (bench_cu(d, d->cu->cuEventCreate(&t->start[i], CU_EVENT_DEFAULT),
-                     "cuEventCreate", err, n))
+        if (bench_cu(d, d->cu->cuEventCreate(&t->start[i], CU_EVENT_DEFAULT), "cuEventCreate", err,
+                     n))
             goto fail;
-        if (bench_cu(d, d->cu->cuEventCreate(&t->stop[i], CU_EVENT_DEFAULT),
-                     "cuEventCreate", err, n)) {
+        if (bench_cu(d, d->cu->cuEventCreate(&t->stop[i], CU_EVENT_DEFAULT), "cuEventCreate", err,
+                     n)) {
             d->cu->cuEventDestroy(t->start[i]);
             goto fail;
         }
@@ -45,8 +44,8 @@ void bench_timer_destroy(const bench_device *d, bench_timer *t)
     t->n = 0;
 }
 
-int bench_time_first_call(const bench_device *d, bench_call_fn fn, void *user,
-                          double *ms, char *err, size_t n)
+int bench_time_first_call(const bench_device *d, bench_call_fn fn, void *user, double *ms,
+                          char *err, size_t n)
 {
     if (bench_sync(d, err, n))
         return -1;
@@ -58,40 +57,33 @@ int bench_time_first_call(const bench_device *d, bench_call_fn fn, void *user,
 }
 
 /* One sample: fn between event pair i, waited for. */
-static int time_one(const bench_device *d, bench_timer *t, int i,
-                    bench_call_fn fn, void *user, double *ms_out, char *err,
-                    size_t n)
+static int time_one(const bench_device *d, bench_timer *t, int i, bench_call_fn fn, void *user,
+                    double *ms_out, char *err, size_t n)
 {
     const prnn_cuda_driver *cu = d->cu;
-    if (bench_cu(d, cu->cuEventRecord(t->start[i], d->stream),
-                 "cuEventRecord", err, n) ||
+    if (bench_cu(d, cu->cuEventRecord(t->start[i], d->stream), "cuEventRecord", err, n) ||
         fn(user, err, n) ||
-        bench_cu(d, cu->cuEventRecord(t->stop[i], d->stream),
-                 "cuEventRecord", err, n) ||
-        bench_cu(d, cu->cuEventSynchronize(t->stop[i]),
-                 "cuEventSynchronize", err, n))
+        bench_cu(d, cu->cuEventRecord(t->stop[i], d->stream), "cuEventRecord", err, n) ||
+        bench_cu(d, cu->cuEventSynchronize(t->stop[i]), "cuEventSynchronize", err, n))
         return -1;
     float ms = 0;
-    if (bench_cu(d, cu->cuEventElapsedTime(&ms, t->start[i], t->stop[i]),
-                 "cuEventElapsedTime", err, n))
+    if (bench_cu(d, cu->cuEventElapsedTime(&ms, t->start[i], t->stop[i]), "cuEventElapsedTime", err,
+                 n))
         return -1;
     *ms_out = ms;
     return 0;
 }
 
-static int check_pairs(const bench_timer *t, int repeats, char *err,
-                       size_t n)
+static int check_pairs(const bench_timer *t, int repeats, char *err, size_t n)
 {
     if (repeats <= t->n)
         return 0;
-    snprintf(err, n, "internal: %d repeats but %d event pairs", repeats,
-             t->n);
+    snprintf(err, n, "internal: %d repeats but %d event pairs", repeats, t->n);
     return -1;
 }
 
-int bench_time_calls(const bench_device *d, bench_timer *t, int warmup,
-                     int repeats, bench_call_fn fn, void *user,
-                     double *samples_ms, char *err, size_t n)
+int bench_time_calls(const bench_device *d, bench_timer *t, int warmup, int repeats,
+                     bench_call_fn fn, void *user, double *samples_ms, char *err, size_t n)
 {
     if (check_pairs(t, repeats, err, n))
         return -1;
@@ -107,8 +99,8 @@ int bench_time_calls(const bench_device *d, bench_timer *t, int warmup,
 }
 
 int bench_time_sequence(const bench_device *d, bench_timer *t, int repeats,
-                        const bench_call_fn *fns, int nfn, void *user,
-                        double *samples_ms, char *err, size_t n)
+                        const bench_call_fn *fns, int nfn, void *user, double *samples_ms,
+                        char *err, size_t n)
 {
     if (check_pairs(t, repeats, err, n) || bench_sync(d, err, n))
         return -1;
@@ -116,8 +108,7 @@ int bench_time_sequence(const bench_device *d, bench_timer *t, int repeats,
      * it is recorded again. */
     for (int i = 0; i < repeats; i++)
         for (int k = 0; k < nfn; k++)
-            if (time_one(d, t, i, fns[k], user, &samples_ms[k * repeats + i],
-                         err, n))
+            if (time_one(d, t, i, fns[k], user, &samples_ms[k * repeats + i], err, n))
                 return -1;
     return 0;
 }

@@ -20,22 +20,20 @@ typedef struct {
 } bench_timer;
 
 /* Events for up to repeats samples. */
-int bench_timer_create(const bench_device *d, bench_timer *t, int repeats,
-                       char *err, size_t n);
+int bench_timer_create(const bench_device *d, bench_timer *t, int repeats, char *err, size_t n);
 void bench_timer_destroy(const bench_device *d, bench_timer *t);
 
 /* Enqueues one call on the benchmark stream: 0, or -1 with a message. */
 typedef int (*bench_call_fn)(void *user, char *err, size_t n);
 
 /* One call on an idle stream, wall clock until it finished, in *ms. */
-int bench_time_first_call(const bench_device *d, bench_call_fn fn, void *user,
-                          double *ms, char *err, size_t n);
+int bench_time_first_call(const bench_device *d, bench_call_fn fn, void *user, double *ms,
+                          char *err, size_t n);
 
 /* warmup untimed calls, then repeats timed ones (repeats <= t->n);
  * samples_ms[i] gets sample i in milliseconds. */
-int bench_time_calls(const bench_device *d, bench_timer *t, int warmup,
-                     int repeats, bench_call_fn fn, void *user,
-                     double *samples_ms, char *err, size_t n);
+int bench_time_calls(const bench_device *d, bench_timer *t, int warmup, int repeats,
+                     bench_call_fn fn, void *user, double *samples_ms, char *err, size_t n);
 
 /*
  * Calls that depend on each other, each timed alone: per repeat, fns[0],
@@ -45,7 +43,7 @@ int bench_time_calls(const bench_device *d, bench_timer *t, int warmup,
  * repeat i. No warm-up: meant to follow bench_time_calls on the same work.
  */
 int bench_time_sequence(const bench_device *d, bench_timer *t, int repeats,
-                        const bench_call_fn *fns, int nfn, void *user,
-                        double *samples_ms, char *err, size_t n);
+                        const bench_call_fn *fns, int nfn, void *user, double *samples_ms,
+                        char *err, size_t n);
 
 #endif

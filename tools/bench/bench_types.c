@@ -19,21 +19,6 @@ const char *bench_impl_name(bench_impl i)
     return "?";
 }
 
-const char *bench_impl_title(bench_impl i)
-{
-    switch (i) {
-    case BENCH_IMPL_PRNN: return "prnn";
-    case BENCH_IMPL_PRNN_GRAPH: return "prnn graph";
-    case BENCH_IMPL_CUBLASLT_GRAPH: return "cublasLt-graph";
-    case BENCH_IMPL_CUDNN_STANDARD: return "STANDARD";
-    case BENCH_IMPL_CUDNN_PERSIST_STATIC: return "PERSIST_STATIC";
-    case BENCH_IMPL_CUDNN_PERSIST_DYNAMIC: return "PERSIST_DYNAMIC";
-    case BENCH_IMPL_CUDNN_PERSIST_SMALL_H: return "PERSIST_SMALL_H";
-    case BENCH_NUM_IMPLS: break;
-    }
-    return "?";
-}
-
 const char *bench_state_name(bench_state s)
 {
     switch (s) {
@@ -120,13 +105,11 @@ void bench_result_init(bench_result *r, const bench_point *pt)
 void bench_result_finish(bench_result *r)
 {
     r->best_cudnn = -1;
-    for (int i = BENCH_FIRST_CUDNN; i < BENCH_FIRST_CUDNN + BENCH_NUM_CUDNN;
-         i++) {
+    for (int i = BENCH_FIRST_CUDNN; i < BENCH_FIRST_CUDNN + BENCH_NUM_CUDNN; i++) {
         const bench_impl_result *ir = &r->impl[i];
         if (ir->state != BENCH_OK || !(ir->us.median > 0))
             continue;
-        if (r->best_cudnn < 0 ||
-            ir->us.median < r->impl[r->best_cudnn].us.median)
+        if (r->best_cudnn < 0 || ir->us.median < r->impl[r->best_cudnn].us.median)
             r->best_cudnn = i;
     }
     const bench_impl_result *p = &r->impl[BENCH_IMPL_PRNN];
@@ -137,8 +120,7 @@ void bench_result_finish(bench_result *r)
     const bench_impl_result *inf = &r->fwd_inference;
     double bwd = p->phase[BENCH_PHASE_BWD_DATA].median;
     r->bwd_data_ratio = NAN;
-    if (p->state == BENCH_OK && inf->state == BENCH_OK && bwd > 0 &&
-        inf->us.median > 0)
+    if (p->state == BENCH_OK && inf->state == BENCH_OK && bwd > 0 && inf->us.median > 0)
         r->bwd_data_ratio = bwd / inf->us.median;
 
     /* NaN (an output that held NaN/Inf) must win over any number. */

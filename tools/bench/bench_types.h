@@ -31,9 +31,9 @@ typedef struct {
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
     int hidden;
-    int input;  /* input size (the sweep sets it to hidden unless --input) */
+    int input; /* input size (the sweep sets it to hidden unless --input) */
     int batch;
-    int seq;    /* T */
+    int seq; /* T */
     int layers;
     int bidirectional;
     bench_pass pass;
@@ -44,9 +44,9 @@ typedef struct {
  * first that runs is the reference the others' outputs are compared with.
  */
 typedef enum {
-    BENCH_IMPL_PRNN = 0,        /* PRNN_RNN_ALGO_AUTO, plain call on a stream */
-    BENCH_IMPL_PRNN_GRAPH,      /* the same call captured once, replayed */
-    BENCH_IMPL_CUBLASLT_GRAPH,  /* PRNN_RNN_ALGO_STANDARD captured, replayed */
+    BENCH_IMPL_PRNN = 0,       /* PRNN_RNN_ALGO_AUTO, plain call on a stream */
+    BENCH_IMPL_PRNN_GRAPH,     /* the same call captured once, replayed */
+    BENCH_IMPL_CUBLASLT_GRAPH, /* PRNN_RNN_ALGO_STANDARD captured, replayed */
     BENCH_IMPL_CUDNN_STANDARD,
     BENCH_IMPL_CUDNN_PERSIST_STATIC,
     BENCH_IMPL_CUDNN_PERSIST_DYNAMIC,
@@ -73,16 +73,16 @@ typedef struct {
 
 typedef struct {
     bench_state state;
-    bench_stats us;        /* µs per timestep (valid when state == OK) */
-    double setup_ms;       /* plan / descriptor setup, wall clock, untimed */
-    double first_call_ms;  /* the first (checked) call, wall clock incl. sync */
+    bench_stats us;       /* µs per timestep (valid when state == OK) */
+    double setup_ms;      /* plan / descriptor setup, wall clock, untimed */
+    double first_call_ms; /* the first (checked) call, wall clock incl. sync */
     /* Largest relative difference of this implementation's outputs from the
      * point's reference (see bench_result.reference); NaN when not compared
      * (or when an output held NaN/Inf: a red flag). */
     double max_rel_diff;
-    int compared;          /* 1 when max_rel_diff was computed */
-    int fallback;          /* cuDNN: ran with its second math choice */
-    char note[512];        /* math fallback, error message, reason refused */
+    int compared;   /* 1 when max_rel_diff was computed */
+    int fallback;   /* cuDNN: ran with its second math choice */
+    char note[512]; /* math fallback, error message, reason refused */
     /* Training points, plain calls (prnn, cuDNN): each phase timed alone,
      * µs per timestep; n = 0 and NaN where not timed (graph replays,
      * inference points, state not OK). */
@@ -92,8 +92,8 @@ typedef struct {
 /* prnn's plan, as prnnGetRNNPlanInfo described it. */
 typedef struct {
     int valid;
-    char path[24];          /* resident, streamed, small-h, step, standard, sru-scan, cpu */
-    char engine[32];        /* the engine that runs the point's forward pass */
+    char path[24];   /* resident, streamed, small-h, step, standard, sru-scan, cpu */
+    char engine[32]; /* the engine that runs the point's forward pass */
     char backward_engine[32];
     char config_source[16]; /* shipped-db, user-db, heuristic, autotuned */
     char cubin_source[16];  /* memory, disk, compiled */
@@ -108,10 +108,10 @@ typedef struct {
     bench_point pt;
     bench_impl_result impl[BENCH_NUM_IMPLS];
     bench_plan plan;
-    int best_cudnn;        /* bench_impl index, or -1 */
-    double ratio;          /* prnn median / best cuDNN median; NaN when n/a */
-    double max_rel_diff;   /* largest over the compared implementations */
-    int reference;         /* bench_impl of the reference output, or -1 */
+    int best_cudnn;      /* bench_impl index, or -1 */
+    double ratio;        /* prnn median / best cuDNN median; NaN when n/a */
+    double max_rel_diff; /* largest over the compared implementations */
+    int reference;       /* bench_impl of the reference output, or -1 */
     /* Training points: prnnRNNForwardInference of the same shape, timed
      * like an inference point: the yardstick of prnn's backward-data. Its
      * state is NOT_RUN on inference points and without prnn. */
@@ -122,9 +122,9 @@ typedef struct {
 
 /* Cold-start figures of one shape (see cold_start.h). */
 typedef struct {
-    int ok;           /* 0: see note */
-    double wall_ms;   /* prnnPrepareRNN, wall clock */
-    double plan_ms;   /* prnnRNNPlanInfo.planMs */
+    int ok;         /* 0: see note */
+    double wall_ms; /* prnnPrepareRNN, wall clock */
+    double plan_ms; /* prnnRNNPlanInfo.planMs */
     double compile_ms;
     char cubin_source[16];
 } bench_cold_phase;
@@ -142,22 +142,20 @@ typedef struct {
 
 /* What the header, CSV and JSON say about the run. */
 typedef struct {
-    char date[32];        /* UTC, ISO 8601 */
+    char date[32]; /* UTC, ISO 8601 */
     char device[320];
     char driver[64];
-    char cudnn[256];      /* "9.14.0 (/path/libcudnn.so.9)" or why missing */
+    char cudnn[256]; /* "9.14.0 (/path/libcudnn.so.9)" or why missing */
     char prnn_version[32];
-    const char *math;     /* "strict" or "tf32" */
+    const char *math; /* "strict" or "tf32" */
     int warmup, repeats;
-    int training;         /* the sweep has training points: the table gets
-                             the phase columns, the preamble their notes */
+    int training; /* the sweep has training points: the table gets
+                     the phase columns, the preamble their notes */
 } bench_meta;
 
 /* Short names: "prnn", "prnn-graph", "cublasLt-graph", "cudnn-standard",
  * "cudnn-persist-static", "cudnn-persist-dynamic", "cudnn-persist-small-h". */
 const char *bench_impl_name(bench_impl i);
-/* Table titles: "STANDARD", "PERSIST_STATIC", ... for the cuDNN ones. */
-const char *bench_impl_title(bench_impl i);
 const char *bench_state_name(bench_state s);
 const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
 const char *bench_pass_name(bench_pass p);       /* inference, training */

@@ -17,28 +17,25 @@ extern char **environ;
 
 #define LINE_TAG "PRNN_BENCH_COLD"
 
-void bench_cold_spec_format(char *buf, size_t n, const bench_point *pt,
-                            bench_math math, double spawn_ms)
+void bench_cold_spec_format(char *buf, size_t n, const bench_point *pt, bench_math math,
+                            double spawn_ms)
 {
     snprintf(buf, n, "%s,%s,%d,%d,%d,%d,%d,%s,%.3f", prnn_mode_name(pt->mode),
-             bench_dtype_short(pt->dtype), pt->hidden, pt->input, pt->batch,
-             pt->layers, pt->bidirectional,
-             math == BENCH_MATH_TF32 ? "tf32" : "strict", spawn_ms);
+             bench_dtype_short(pt->dtype), pt->hidden, pt->input, pt->batch, pt->layers,
+             pt->bidirectional, math == BENCH_MATH_TF32 ? "tf32" : "strict", spawn_ms);
 }
 
-int bench_cold_spec_parse(const char *spec, bench_point *pt, bench_math *math,
-                          double *spawn_ms)
+int bench_cold_spec_parse(const char *spec, bench_point *pt, bench_math *math, double *spawn_ms)
 {
     char mode[16], dtype[16], m[16];
     int h, in, b, l, bi;
     double t;
     memset(pt, 0, sizeof(*pt));
-    if (sscanf(spec, "%15[^,],%15[^,],%d,%d,%d,%d,%d,%15[^,],%lf", mode, dtype,
-               &h, &in, &b, &l, &bi, m, &t) != 9)
+    if (sscanf(spec, "%15[^,],%15[^,],%d,%d,%d,%d,%d,%15[^,],%lf", mode, dtype, &h, &in, &b, &l,
+               &bi, m, &t) != 9)
         return -1;
-    if (bench_parse_mode(mode, &pt->mode) ||
-        bench_parse_dtype(dtype, &pt->dtype) || h < 1 || in < 1 || b < 1 ||
-        l < 1 || (bi != 0 && bi != 1))
+    if (bench_parse_mode(mode, &pt->mode) || bench_parse_dtype(dtype, &pt->dtype) || h < 1 ||
+        in < 1 || b < 1 || l < 1 || (bi != 0 && bi != 1))
         return -1;
     if (!strcmp(m, "tf32"))
         *math = BENCH_MATH_TF32;
@@ -59,20 +56,18 @@ int bench_cold_spec_parse(const char *spec, bench_point *pt, bench_math *math,
 
 /* ---- child ---- */
 
-static void print_phase(const char *phase, double wall,
-                        const prnnRNNPlanInfo_t *info)
+static void print_phase(const char *phase, double wall, const prnnRNNPlanInfo_t *info)
 {
     static const char *const src[] = {"none", "memory", "disk", "compiled"};
     int s = (int)info->cubinSource;
-    printf(LINE_TAG " %s %.3f %.3f %.3f %s\n", phase, wall, info->planMs,
-           info->compileMs, s >= 0 && s <= 3 ? src[s] : "?");
+    printf(LINE_TAG " %s %.3f %.3f %.3f %s\n", phase, wall, info->planMs, info->compileMs,
+           s >= 0 && s <= 3 ? src[s] : "?");
 }
 
 static void print_error(const char *what, prnnStatus_t s)
 {
     char msg[512];
-    snprintf(msg, sizeof(msg), "%s: %s: %s", what, prnnGetErrorString(s),
-             prnnGetLastErrorLog());
+    snprintf(msg, sizeof(msg), "%s: %s: %s", what, prnnGetErrorString(s), prnnGetLastErrorLog());
     for (char *c = msg; *c; c++)
         if (*c == '\n')
             *c = ' ';
@@ -80,8 +75,7 @@ static void print_error(const char *what, prnnStatus_t s)
 }
 
 /* One handle, one plan: prints the phase. 0 or -1. */
-static int plan_once(const bench_point *pt, bench_math math, const char *phase,
-                     double spawn_ms)
+static int plan_once(const bench_point *pt, bench_math math, const char *phase, double spawn_ms)
 {
     prnnHandle_t h = NULL;
     prnnRNNDescriptor_t rnn = NULL;
@@ -92,14 +86,11 @@ static int plan_once(const bench_point *pt, bench_math math, const char *phase,
     }
     int rc = -1;
     if ((s = prnnCreateRNNDescriptor(&rnn)) ||
-        (s = prnnSetRNNDescriptor(rnn, pt->hidden, pt->layers, NULL,
-                                  PRNN_LINEAR_INPUT,
-                                  pt->bidirectional ? PRNN_BIDIRECTIONAL
-                                                    : PRNN_UNIDIRECTIONAL,
+        (s = prnnSetRNNDescriptor(rnn, pt->hidden, pt->layers, NULL, PRNN_LINEAR_INPUT,
+                                  pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                   pt->mode, pt->dtype)) ||
-        (s = prnnSetRNNMatrixMathType(rnn, math == BENCH_MATH_TF32
-                                               ? PRNN_TENSOR_OP_MATH
-                                               : PRNN_DEFAULT_MATH))) {
+        (s = prnnSetRNNMatrixMathType(rnn, math == BENCH_MATH_TF32 ? PRNN_TENSOR_OP_MATH
+                                                                   : PRNN_DEFAULT_MATH))) {
         print_error("RNN descriptor", s);
         goto done;
     }
@@ -150,16 +141,14 @@ int bench_cold_child(const char *spec, int device)
     }
     /* The device's primary context stays retained between the two handles,
      * so the second finds the kernel in the module cache. */
-    rc = plan_once(&pt, math, "first", spawn_ms) ||
-         plan_once(&pt, math, "second", spawn_ms);
+    rc = plan_once(&pt, math, "first", spawn_ms) || plan_once(&pt, math, "second", spawn_ms);
     bench_device_close(&d);
     return rc ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }
 
 /* ---- parent ---- */
 
-int bench_cold_parse_line(const char *line, bench_cold_result *r,
-                          int first_is_disk)
+int bench_cold_parse_line(const char *line, bench_cold_result *r, int first_is_disk)
 {
     size_t tl = strlen(LINE_TAG);
     if (strncmp(line, LINE_TAG " ", tl + 1) != 0)
@@ -169,8 +158,7 @@ int bench_cold_parse_line(const char *line, bench_cold_result *r,
     double wall, plan, compile;
     if (!strncmp(p, "error ", 6)) {
         size_t len = strlen(r->note);
-        snprintf(r->note + len, sizeof(r->note) - len, "%s%s", len ? "; " : "",
-                 p + 6);
+        snprintf(r->note + len, sizeof(r->note) - len, "%s%s", len ? "; " : "", p + 6);
         len = strlen(r->note);
         while (len && (r->note[len - 1] == '\n' || r->note[len - 1] == '\r'))
             r->note[--len] = '\0';
@@ -181,8 +169,7 @@ int bench_cold_parse_line(const char *line, bench_cold_result *r,
             r->process_to_plan_ms = wall;
         return 0;
     }
-    if (sscanf(p, "%15s %lf %lf %lf %15s", phase, &wall, &plan, &compile,
-               src) != 5)
+    if (sscanf(p, "%15s %lf %lf %lf %15s", phase, &wall, &plan, &compile, src) != 5)
         return -1;
     bench_cold_phase *ph = NULL;
     if (!strcmp(phase, "first"))
@@ -201,8 +188,7 @@ int bench_cold_parse_line(const char *line, bench_cold_result *r,
     return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-                    struct FTW *ftw)
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
     (void)flag;
@@ -213,9 +199,8 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 
 /* Runs this executable as a cold-start child with PRNN_CACHE_DIR=cache_dir
  * and feeds its output lines to bench_cold_parse_line. */
-static int run_child(const bench_args *a, const bench_point *pt,
-                     const char *cache_dir, bench_cold_result *r,
-                     int first_is_disk)
+static int run_child(const bench_args *a, const bench_point *pt, const char *cache_dir,
+                     bench_cold_result *r, int first_is_disk)
 {
     size_t nenv = 0;
     while (environ[nenv])
@@ -235,8 +220,7 @@ static int run_child(const bench_args *a, const bench_point *pt,
     char spec[256], device[16];
     bench_cold_spec_format(spec, sizeof(spec), pt, a->math, bench_now_ms());
     snprintf(device, sizeof(device), "%d", a->device);
-    char *argv[] = {"prnn-bench", "--cold-child", spec, "--device", device,
-                    NULL};
+    char *argv[] = {"prnn-bench", "--cold-child", spec, "--device", device, NULL};
 
     int fds[2];
     if (pipe(fds)) {
@@ -280,8 +264,7 @@ static int run_child(const bench_args *a, const bench_point *pt,
     return 0;
 }
 
-int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout,
-                     char *err, size_t n)
+int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout, char *err, size_t n)
 {
     *out = NULL;
     *nout = 0;
@@ -298,9 +281,8 @@ int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout,
         int seen = 0;
         for (int j = 0; j < count && !seen; j++) {
             const bench_point *q = &res[j].pt;
-            seen = q->mode == pt.mode && q->dtype == pt.dtype &&
-                   q->hidden == pt.hidden && q->input == pt.input &&
-                   q->batch == pt.batch;
+            seen = q->mode == pt.mode && q->dtype == pt.dtype && q->hidden == pt.hidden &&
+                   q->input == pt.input && q->batch == pt.batch;
         }
         if (seen)
             continue;
@@ -318,8 +300,8 @@ int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout,
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         if (a->verbose)
             fprintf(stderr, "prnn-bench: cold start %s %s H=%d B=%d done%s%s\n",
-                    prnn_mode_name(pt.mode), bench_dtype_short(pt.dtype),
-                    pt.hidden, pt.batch, r->note[0] ? ": " : "", r->note);
+                    prnn_mode_name(pt.mode), bench_dtype_short(pt.dtype), pt.hidden, pt.batch,
+                    r->note[0] ? ": " : "", r->note);
     }
     *out = res;
     *nout = count;

@@ -12,6 +12,7 @@
 #include "cuda/api_decl.h"
 #include "cuda/cuda_api.h" /* cudaStream_t */
 
+/* clang-format off */
 #define BENCH_CUDNN_HANDLES(X)                                                \
     X(cudnnHandle_t, struct cudnnContext)                                     \
     X(cudnnTensorDescriptor_t, struct cudnnTensorStruct)                      \
@@ -187,4 +188,5 @@
 
 BENCH_CUDNN_API(PRNN_API_DECLARE)
 
+/* clang-format on */
 #endif

@@ -27,8 +27,8 @@ int bench_cudnn_load(const bench_cudnn_lib **out, char *err, size_t n);
 
 /* "CUDNN_STATUS_NOT_SUPPORTED_SHAPE" and, when the library has one, its
  * message for the last failure: "<what>: <name> (<detail>)". */
-void bench_cudnn_error(const bench_cudnn_lib *lib, cudnnStatus_t s,
-                       const char *what, char *err, size_t n);
+void bench_cudnn_error(const bench_cudnn_lib *lib, cudnnStatus_t s, const char *what, char *err,
+                       size_t n);
 
 /* 1 for a "this configuration is not supported" answer (the 3000 family),
  * except those that mean the installation itself is broken (a missing

@@ -27,7 +27,6 @@ cudnnDataType_t bench_cudnn_dtype(prnnDataType_t t);
  * first the one that compares like with like with prnn under math, and
  * returns how many. A choice cuDNN refuses falls back to the next.
  */
-int bench_cudnn_math_choices(prnnDataType_t t, bench_math math,
-                             bench_cudnn_math *c);
+int bench_cudnn_math_choices(prnnDataType_t t, bench_math math, bench_cudnn_math *c);
 
 #endif

@@ -18,8 +18,8 @@ struct bench_cudnn {
 
 /* ---- session ---- */
 
-int bench_cudnn_open(bench_cudnn **out, const bench_device *d, char *version,
-                     size_t version_size, char *err, size_t n)
+int bench_cudnn_open(bench_cudnn **out, const bench_device *d, char *version, size_t version_size,
+                     char *err, size_t n)
 {
     *out = NULL;
     const bench_cudnn_lib *lib;
@@ -57,12 +57,10 @@ int bench_cudnn_open(bench_cudnn **out, const bench_device *d, char *version,
         bench_cudnn_error(lib, s, "cudnnDropoutGetStatesSize", err, n);
         goto fail;
     }
-    if (bench_alloc(d, &c->dropout_states, states, "cuDNN dropout states",
-                    err, n))
+    if (bench_alloc(d, &c->dropout_states, states, "cuDNN dropout states", err, n))
         goto fail;
-    s = lib->cudnnSetDropoutDescriptor(c->dropout, c->handle, 0.0f,
-                                       bench_ptr(c->dropout_states), states,
-                                       1234ull);
+    s = lib->cudnnSetDropoutDescriptor(c->dropout, c->handle, 0.0f, bench_ptr(c->dropout_states),
+                                       states, 1234ull);
     if (s != CUDNN_STATUS_SUCCESS) {
         bench_cudnn_error(lib, s, "cudnnSetDropoutDescriptor", err, n);
         goto fail;
@@ -93,9 +91,9 @@ void bench_cudnn_close(bench_cudnn *c)
 
 /* ---- one algorithm ---- */
 
-static const char *const algo_names[] = {
-    "CUDNN_RNN_ALGO_STANDARD", "CUDNN_RNN_ALGO_PERSIST_STATIC",
-    "CUDNN_RNN_ALGO_PERSIST_DYNAMIC", "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H"};
+static const char *const algo_names[] = {"CUDNN_RNN_ALGO_STANDARD", "CUDNN_RNN_ALGO_PERSIST_STATIC",
+                                         "CUDNN_RNN_ALGO_PERSIST_DYNAMIC",
+                                         "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H"};
 
 static cudnnRNNMode_t cudnn_mode(prnnRNNMode_t m)
 {
@@ -123,8 +121,7 @@ typedef struct {
 
 /* Checks a cuDNN status inside an attempt: on failure records it, writes
  * the message and returns -1. */
-static int ck(attempt *a, cudnnStatus_t s, const char *what, char *err,
-              size_t n)
+static int ck(attempt *a, cudnnStatus_t s, const char *what, char *err, size_t n)
 {
     if (s == CUDNN_STATUS_SUCCESS)
         return 0;
@@ -157,17 +154,15 @@ static void attempt_free(attempt *a)
     bench_free(d, &a->seqlens);
 }
 
-static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
-                  int is_bias, CUdeviceptr *ptr, size_t *count, char *err,
-                  size_t n)
+static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, int is_bias,
+                  CUdeviceptr *ptr, size_t *count, char *err, size_t n)
 {
     attempt *a = user;
     const bench_cudnn_lib *lib = a->c->lib;
     void *m_addr = NULL, *b_addr = NULL;
     if (ck(a,
-           lib->cudnnGetRNNWeightParams(a->c->handle, a->rnn, pseudo_layer,
-                                        a->w_size, bench_ptr(base), lin_id,
-                                        a->md, &m_addr, a->bd, &b_addr),
+           lib->cudnnGetRNNWeightParams(a->c->handle, a->rnn, pseudo_layer, a->w_size,
+                                        bench_ptr(base), lin_id, a->md, &m_addr, a->bd, &b_addr),
            "cudnnGetRNNWeightParams", err, n))
         return -1;
     void *addr = is_bias ? b_addr : m_addr;
@@ -177,9 +172,7 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
         return 0;
     cudnnDataType_t dt;
     int nb = 0, dims[8], strides[8];
-    if (ck(a,
-           lib->cudnnGetTensorNdDescriptor(is_bias ? a->bd : a->md, 8, &dt,
-                                           &nb, dims, strides),
+    if (ck(a, lib->cudnnGetTensorNdDescriptor(is_bias ? a->bd : a->md, 8, &dt, &nb, dims, strides),
            "cudnnGetTensorNdDescriptor", err, n))
         return -1;
     size_t c = 1;
@@ -189,21 +182,17 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
     return 0;
 }
 
-static int call_forward(attempt *a, cudnnForwardMode_t mode, char *err,
-                        size_t n)
+static int call_forward(attempt *a, cudnnForwardMode_t mode, char *err, size_t n)
 {
     const bench_io *io = a->ctx->io;
     return ck(a,
               a->c->lib->cudnnRNNForward(
-                  a->c->handle, a->rnn, mode,
-                  (const int32_t *)bench_ptr(a->seqlens), a->xd,
-                  bench_ptr(io->x), a->yd, bench_ptr(io->y), a->hd,
-                  bench_ptr(io->hx), bench_ptr(io->hy), a->hd,
-                  bench_ptr(io->cx), bench_ptr(io->cy), a->w_size,
+                  a->c->handle, a->rnn, mode, (const int32_t *)bench_ptr(a->seqlens), a->xd,
+                  bench_ptr(io->x), a->yd, bench_ptr(io->y), a->hd, bench_ptr(io->hx),
+                  bench_ptr(io->hy), a->hd, bench_ptr(io->cx), bench_ptr(io->cy), a->w_size,
                   bench_ptr(a->w), a->work_size, bench_ptr(a->work),
                   mode == CUDNN_FWD_MODE_TRAINING ? a->reserve_size : 0,
-                  mode == CUDNN_FWD_MODE_TRAINING ? bench_ptr(a->reserve)
-                                                  : NULL),
+                  mode == CUDNN_FWD_MODE_TRAINING ? bench_ptr(a->reserve) : NULL),
               "cudnnRNNForward", err, n);
 }
 
@@ -219,14 +208,12 @@ static int call_backward_data(void *user, char *err, size_t n)
     const bench_io *io = a->ctx->io;
     return ck(a,
               a->c->lib->cudnnRNNBackwardData_v8(
-                  a->c->handle, a->rnn,
-                  (const int32_t *)bench_ptr(a->seqlens), a->yd,
-                  bench_ptr(io->y), bench_ptr(io->dy), a->xd,
-                  bench_ptr(io->dx), a->hd, bench_ptr(io->hx),
-                  bench_ptr(io->dhy), bench_ptr(io->dhx), a->hd,
-                  bench_ptr(io->cx), bench_ptr(io->dcy), bench_ptr(io->dcx),
-                  a->w_size, bench_ptr(a->w), a->work_size,
-                  bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
+                  a->c->handle, a->rnn, (const int32_t *)bench_ptr(a->seqlens), a->yd,
+                  bench_ptr(io->y), bench_ptr(io->dy), a->xd, bench_ptr(io->dx), a->hd,
+                  bench_ptr(io->hx), bench_ptr(io->dhy), bench_ptr(io->dhx), a->hd,
+                  bench_ptr(io->cx), bench_ptr(io->dcy), bench_ptr(io->dcx), a->w_size,
+                  bench_ptr(a->w), a->work_size, bench_ptr(a->work), a->reserve_size,
+                  bench_ptr(a->reserve)),
               "cudnnRNNBackwardData_v8", err, n);
 }
 
@@ -237,10 +224,9 @@ static int call_backward_weights(void *user, char *err, size_t n)
     return ck(a,
               a->c->lib->cudnnRNNBackwardWeights_v8(
                   a->c->handle, a->rnn, CUDNN_WGRAD_MODE_ADD,
-                  (const int32_t *)bench_ptr(a->seqlens), a->xd,
-                  bench_ptr(io->x), a->hd, bench_ptr(io->hx), a->yd,
-                  bench_ptr(io->y), a->w_size, bench_ptr(a->dw), a->work_size,
-                  bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
+                  (const int32_t *)bench_ptr(a->seqlens), a->xd, bench_ptr(io->x), a->hd,
+                  bench_ptr(io->hx), a->yd, bench_ptr(io->y), a->w_size, bench_ptr(a->dw),
+                  a->work_size, bench_ptr(a->work), a->reserve_size, bench_ptr(a->reserve)),
               "cudnnRNNBackwardWeights_v8", err, n);
 }
 
@@ -256,8 +242,8 @@ static int call_step(void *user, char *err, size_t n)
 }
 
 /* Descriptors, buffers and weights: everything before the first call. */
-static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
-                 double *setup_ms, char *err, size_t n)
+static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup_ms, char *err,
+                 size_t n)
 {
     const bench_cudnn_lib *lib = a->c->lib;
     const bench_device *d = a->c->d;
@@ -266,34 +252,26 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
     int dirs = pt->bidirectional ? 2 : 1;
     int train = pt->pass == BENCH_TRAINING;
 
-    if (ck(a, lib->cudnnCreateRNNDescriptor(&a->rnn),
-           "cudnnCreateRNNDescriptor", err, n) ||
-        ck(a, lib->cudnnCreateRNNDataDescriptor(&a->xd),
-           "cudnnCreateRNNDataDescriptor", err, n) ||
-        ck(a, lib->cudnnCreateRNNDataDescriptor(&a->yd),
-           "cudnnCreateRNNDataDescriptor", err, n) ||
-        ck(a, lib->cudnnCreateTensorDescriptor(&a->hd),
-           "cudnnCreateTensorDescriptor", err, n) ||
-        ck(a, lib->cudnnCreateTensorDescriptor(&a->md),
-           "cudnnCreateTensorDescriptor", err, n) ||
-        ck(a, lib->cudnnCreateTensorDescriptor(&a->bd),
-           "cudnnCreateTensorDescriptor", err, n))
+    if (ck(a, lib->cudnnCreateRNNDescriptor(&a->rnn), "cudnnCreateRNNDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateRNNDataDescriptor(&a->xd), "cudnnCreateRNNDataDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateRNNDataDescriptor(&a->yd), "cudnnCreateRNNDataDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateTensorDescriptor(&a->hd), "cudnnCreateTensorDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateTensorDescriptor(&a->md), "cudnnCreateTensorDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateTensorDescriptor(&a->bd), "cudnnCreateTensorDescriptor", err, n))
         return -1;
 
     double t0 = bench_now_ms();
     if (ck(a,
            lib->cudnnSetRNNDescriptor_v8(
-               a->rnn, (cudnnRNNAlgo_t)algo, cudnn_mode(pt->mode),
-               CUDNN_RNN_DOUBLE_BIAS,
-               pt->bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
-               CUDNN_LINEAR_INPUT, dt, mc->math_prec, mc->math_type,
-               pt->input, pt->hidden, pt->hidden, pt->layers, a->c->dropout,
-               CUDNN_RNN_PADDED_IO_DISABLED),
+               a->rnn, (cudnnRNNAlgo_t)algo, cudnn_mode(pt->mode), CUDNN_RNN_DOUBLE_BIAS,
+               pt->bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
+               dt, mc->math_prec, mc->math_type, pt->input, pt->hidden, pt->hidden, pt->layers,
+               a->c->dropout, CUDNN_RNN_PADDED_IO_DISABLED),
            "cudnnSetRNNDescriptor_v8", err, n))
         return -1;
     if (algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC &&
-        ck(a, lib->cudnnBuildRNNDynamic(a->c->handle, a->rnn, pt->batch),
-           "cudnnBuildRNNDynamic", err, n))
+        ck(a, lib->cudnnBuildRNNDynamic(a->c->handle, a->rnn, pt->batch), "cudnnBuildRNNDynamic",
+           err, n))
         return -1;
 
     int *lens = malloc((size_t)pt->batch * sizeof(int));
@@ -305,27 +283,24 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
         lens[b] = pt->seq;
     int hdims[3] = {pt->layers * dirs, pt->batch, pt->hidden};
     int hstrides[3] = {pt->batch * pt->hidden, pt->hidden, 1};
-    int rc =
-        ck(a,
-           lib->cudnnSetRNNDataDescriptor(
-               a->xd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, pt->seq,
-               pt->batch, pt->input, lens, NULL),
-           "cudnnSetRNNDataDescriptor(x)", err, n) ||
-        ck(a,
-           lib->cudnnSetRNNDataDescriptor(
-               a->yd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, pt->seq,
-               pt->batch, pt->hidden * dirs, lens, NULL),
-           "cudnnSetRNNDataDescriptor(y)", err, n) ||
-        ck(a, lib->cudnnSetTensorNdDescriptor(a->hd, dt, 3, hdims, hstrides),
-           "cudnnSetTensorNdDescriptor(h)", err, n) ||
-        ck(a, lib->cudnnGetRNNWeightSpaceSize(a->c->handle, a->rnn, &a->w_size),
-           "cudnnGetRNNWeightSpaceSize", err, n) ||
-        ck(a,
-           lib->cudnnGetRNNTempSpaceSizes(
-               a->c->handle, a->rnn,
-               train ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-               a->xd, &a->work_size, &a->reserve_size),
-           "cudnnGetRNNTempSpaceSizes", err, n);
+    int rc = ck(a,
+                lib->cudnnSetRNNDataDescriptor(a->xd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                               pt->seq, pt->batch, pt->input, lens, NULL),
+                "cudnnSetRNNDataDescriptor(x)", err, n) ||
+             ck(a,
+                lib->cudnnSetRNNDataDescriptor(a->yd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                               pt->seq, pt->batch, pt->hidden * dirs, lens, NULL),
+                "cudnnSetRNNDataDescriptor(y)", err, n) ||
+             ck(a, lib->cudnnSetTensorNdDescriptor(a->hd, dt, 3, hdims, hstrides),
+                "cudnnSetTensorNdDescriptor(h)", err, n) ||
+             ck(a, lib->cudnnGetRNNWeightSpaceSize(a->c->handle, a->rnn, &a->w_size),
+                "cudnnGetRNNWeightSpaceSize", err, n) ||
+             ck(a,
+                lib->cudnnGetRNNTempSpaceSizes(a->c->handle, a->rnn,
+                                               train ? CUDNN_FWD_MODE_TRAINING
+                                                     : CUDNN_FWD_MODE_INFERENCE,
+                                               a->xd, &a->work_size, &a->reserve_size),
+                "cudnnGetRNNTempSpaceSizes", err, n);
     *setup_ms = bench_now_ms() - t0;
     if (rc) {
         free(lens);
@@ -333,15 +308,12 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
     }
 
     rc = bench_alloc(d, &a->w, a->w_size, "cuDNN weights", err, n) ||
-         (train &&
-          bench_alloc(d, &a->dw, a->w_size, "cuDNN dw", err, n)) ||
+         (train && bench_alloc(d, &a->dw, a->w_size, "cuDNN dw", err, n)) ||
          bench_alloc(d, &a->work, a->work_size, "cuDNN workspace", err, n) ||
-         (train && bench_alloc(d, &a->reserve, a->reserve_size,
-                               "cuDNN reserve", err, n)) ||
-         bench_alloc(d, &a->seqlens, (size_t)pt->batch * sizeof(int32_t),
-                     "cuDNN devSeqLengths", err, n) ||
-         bench_upload(d, a->seqlens, lens, (size_t)pt->batch * sizeof(int32_t),
-                      err, n);
+         (train && bench_alloc(d, &a->reserve, a->reserve_size, "cuDNN reserve", err, n)) ||
+         bench_alloc(d, &a->seqlens, (size_t)pt->batch * sizeof(int32_t), "cuDNN devSeqLengths",
+                     err, n) ||
+         bench_upload(d, a->seqlens, lens, (size_t)pt->batch * sizeof(int32_t), err, n);
     free(lens);
     if (rc)
         return -1;
@@ -352,8 +324,8 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc,
     return 0;
 }
 
-void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
-                     bench_impl_result *r, bench_sig *sig)
+void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo, bench_impl_result *r,
+                     bench_sig *sig)
 {
     memset(sig, 0, sizeof(*sig));
     const bench_device *d = c->d;
@@ -374,26 +346,20 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
         if (!rc) {
             /* The checked first call: poisoned outputs, zeroed dw. */
             rc = bench_io_poison_outputs(d, ctx->io, err, sizeof(err)) ||
-                 bench_memset(d, a.dw, 0, a.dw ? a.w_size : 0, err,
-                              sizeof(err)) ||
-                 bench_time_first_call(d, call_step, &a, &first_ms, err,
-                                       sizeof(err)) ||
-                 bench_sig_capture(d, sig, ctx->io, ctx->model,
-                                   train ? locate : NULL, &a, a.dw, err,
-                                   sizeof(err));
+                 bench_memset(d, a.dw, 0, a.dw ? a.w_size : 0, err, sizeof(err)) ||
+                 bench_time_first_call(d, call_step, &a, &first_ms, err, sizeof(err)) ||
+                 bench_sig_capture(d, sig, ctx->io, ctx->model, train ? locate : NULL, &a, a.dw,
+                                   err, sizeof(err));
         }
         bench_stats us, phase[BENCH_NUM_PHASES];
         if (!rc) {
-            rc = bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
-                                  call_step, &a, ctx->samples, err,
-                                  sizeof(err));
+            rc = bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats, call_step, &a,
+                                  ctx->samples, err, sizeof(err));
             /* Before the phases reuse the samples. */
             if (!rc)
-                bench_stats_compute(ctx->samples, ctx->repeats,
-                                    bench_us_per_step_scale(pt), &us);
+                bench_stats_compute(ctx->samples, ctx->repeats, bench_us_per_step_scale(pt), &us);
             if (!rc && train)
-                rc = bench_run_phases(ctx, training_phases, &a, phase, err,
-                                      sizeof(err));
+                rc = bench_run_phases(ctx, training_phases, &a, phase, err, sizeof(err));
             if (rc)
                 bench_sig_free(sig);
         }
@@ -409,16 +375,15 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
             bench_copy(r->note, sizeof(r->note), choices[k].note);
             return;
         }
-        if (a.last == CUDNN_STATUS_SUCCESS ||
-            !bench_cudnn_is_refusal(a.last)) {
+        if (a.last == CUDNN_STATUS_SUCCESS || !bench_cudnn_is_refusal(a.last)) {
             r->state = BENCH_FAILED;
             bench_copy(r->note, sizeof(r->note), err);
             return;
         }
         /* Refused: try the next math choice, if any. */
         if (ctx->verbose)
-            fprintf(stderr, "prnn-bench:   %s refused (math choice %d): %s\n",
-                    algo_names[algo], k + 1, err);
+            fprintf(stderr, "prnn-bench:   %s refused (math choice %d): %s\n", algo_names[algo],
+                    k + 1, err);
     }
     r->state = BENCH_REFUSED;
     bench_copy(r->note, sizeof(r->note), err);

@@ -14,8 +14,8 @@ typedef struct bench_cudnn bench_cudnn;
  * in err (cuDNN not found, or it does not work). version gets
  * "9.14.0 (/usr/local/cuda/lib64/libcudnn.so.9)".
  */
-int bench_cudnn_open(bench_cudnn **out, const bench_device *d, char *version,
-                     size_t version_size, char *err, size_t n);
+int bench_cudnn_open(bench_cudnn **out, const bench_device *d, char *version, size_t version_size,
+                     char *err, size_t n);
 void bench_cudnn_close(bench_cudnn *c);
 
 /*
@@ -27,7 +27,7 @@ void bench_cudnn_close(bench_cudnn *c);
  * in r->note. On OK, *sig holds the outputs of the checked first call (the
  * caller frees it); otherwise *sig is empty.
  */
-void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo,
-                     bench_impl_result *r, bench_sig *sig);
+void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo, bench_impl_result *r,
+                     bench_sig *sig);
 
 #endif

@@ -34,14 +34,14 @@ typedef struct {
     bench_cudnn *cudnn; /* NULL with --no-cudnn or when cuDNN is missing */
     bench_timer timer;
     double *samples;
-    int said_na;        /* the first "n/a" reason was printed */
+    int said_na; /* the first "n/a" reason was printed */
 } bench_state_t;
 
 static void no_gpu(const char *why)
 {
     fprintf(stderr,
-            "prnn-bench: no CUDA GPU found (%s) — nothing to benchmark. Run "
-            "the CPU reference demo instead: prnn-demo\n",
+            "prnn-bench: no CUDA GPU found (%s) — nothing to benchmark. Run the CPU reference demo "
+            "instead: prnn-demo\n",
             why);
 }
 
@@ -56,19 +56,18 @@ static void point_label(char *buf, size_t n, const bench_point *pt)
 
 /* Prints what went wrong with one implementation: failures always,
  * refusals and n/a with --verbose (the first n/a always). */
-static void report_impl(bench_state_t *s, const bench_point *pt,
-                        const char *name, const bench_impl_result *r)
+static void report_impl(bench_state_t *s, const bench_point *pt, const char *name,
+                        const bench_impl_result *r)
 {
     int show = r->state == BENCH_FAILED ||
-               (s->a->verbose &&
-                (r->state == BENCH_REFUSED || r->state == BENCH_NA)) ||
+               (s->a->verbose && (r->state == BENCH_REFUSED || r->state == BENCH_NA)) ||
                (r->state == BENCH_NA && !s->said_na);
     if (!show)
         return;
     char label[128];
     point_label(label, sizeof(label), pt);
-    fprintf(stderr, "prnn-bench: %s: %s %s: %s\n", label, name,
-            bench_state_name(r->state), r->note);
+    fprintf(stderr, "prnn-bench: %s: %s %s: %s\n", label, name, bench_state_name(r->state),
+            r->note);
     if (r->state == BENCH_NA && !s->said_na && !s->a->verbose)
         fprintf(stderr, "prnn-bench: (further n/a reasons: --verbose)\n");
     if (r->state == BENCH_NA)
@@ -77,8 +76,7 @@ static void report_impl(bench_state_t *s, const bench_point *pt,
 
 /* Compares sig with the point's reference (the first output seen), or
  * makes it the reference; sig is consumed. */
-static void consider(bench_result *res, int impl, bench_sig *sig,
-                     bench_sig *ref)
+static void consider(bench_result *res, int impl, bench_sig *sig, bench_sig *ref)
 {
     bench_impl_result *r = &res->impl[impl];
     if (r->state != BENCH_OK || !sig->nseg) {
@@ -121,10 +119,10 @@ static int check_device(bench_state_t *s, const bench_result *res)
     char err[BENCH_ERR];
     if (bench_device_healthy(&s->dev, err, sizeof(err)))
         return 0;
-    fprintf(stderr,
-            "prnn-bench: the device is in an error state after a failure "
-            "(%s); stopping the sweep\n",
-            err);
+    fprintf(
+        stderr,
+        "prnn-bench: the device is in an error state after a failure (%s); stopping the sweep\n",
+        err);
     return -1;
 }
 
@@ -165,14 +163,11 @@ static int run_point(bench_state_t *s, bench_result *res)
     int rc = 0;
 
     if (s->prnn) {
-        bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_AUTO, &res->plan,
-                       &res->impl[BENCH_IMPL_PRNN], &sig1,
-                       &res->impl[BENCH_IMPL_PRNN_GRAPH], &sig2,
-                       &res->fwd_inference);
+        bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_AUTO, &res->plan, &res->impl[BENCH_IMPL_PRNN],
+                       &sig1, &res->impl[BENCH_IMPL_PRNN_GRAPH], &sig2, &res->fwd_inference);
         consider(res, BENCH_IMPL_PRNN, &sig1, &ref);
         consider(res, BENCH_IMPL_PRNN_GRAPH, &sig2, &ref);
-        report_impl(s, pt, bench_impl_name(BENCH_IMPL_PRNN),
-                    &res->impl[BENCH_IMPL_PRNN]);
+        report_impl(s, pt, bench_impl_name(BENCH_IMPL_PRNN), &res->impl[BENCH_IMPL_PRNN]);
         if (res->impl[BENCH_IMPL_PRNN].state != BENCH_NA)
             report_impl(s, pt, bench_impl_name(BENCH_IMPL_PRNN_GRAPH),
                         &res->impl[BENCH_IMPL_PRNN_GRAPH]);
@@ -180,9 +175,8 @@ static int run_point(bench_state_t *s, bench_result *res)
         rc = check_device(s, res);
         /* SRU has one path whatever the algorithm: no per-step baseline */
         if (!rc && pt->mode != PRNN_SRU) {
-            bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_STANDARD, NULL, NULL,
-                           NULL, &res->impl[BENCH_IMPL_CUBLASLT_GRAPH], &sig1,
-                           NULL);
+            bench_prnn_run(s->prnn, &ctx, PRNN_RNN_ALGO_STANDARD, NULL, NULL, NULL,
+                           &res->impl[BENCH_IMPL_CUBLASLT_GRAPH], &sig1, NULL);
             consider(res, BENCH_IMPL_CUBLASLT_GRAPH, &sig1, &ref);
             if (res->impl[BENCH_IMPL_PRNN].state != BENCH_NA)
                 report_impl(s, pt, bench_impl_name(BENCH_IMPL_CUBLASLT_GRAPH),
@@ -225,8 +219,7 @@ static int run_point(bench_state_t *s, bench_result *res)
             consider(res, impl, &sig1, &ref);
         else
             bench_sig_free(&sig1);
-        report_impl(s, pt, bench_impl_name((bench_impl)impl),
-                    &res->impl[impl]);
+        report_impl(s, pt, bench_impl_name((bench_impl)impl), &res->impl[impl]);
         rc = check_device(s, res);
     }
     if (twin) {
@@ -263,14 +256,12 @@ static const char *plot_script(void)
 
 /* Writes the results as JSON (json) or CSV to path: 0, or -1 after saying
  * why on stderr. */
-static int write_results(const char *path, int json, const bench_meta *m,
-                         const bench_result *rs, int n,
-                         const bench_cold_result *cold, int ncold)
+static int write_results(const char *path, int json, const bench_meta *m, const bench_result *rs,
+                         int n, const bench_cold_result *cold, int ncold)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "prnn-bench: cannot write %s: %s\n", path,
-                strerror(errno));
+        fprintf(stderr, "prnn-bench: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
     if (json)
@@ -278,15 +269,13 @@ static int write_results(const char *path, int json, const bench_meta *m,
     else
         bench_write_csv(f, rs, n);
     if (fclose(f)) {
-        fprintf(stderr, "prnn-bench: writing %s failed: %s\n", path,
-                strerror(errno));
+        fprintf(stderr, "prnn-bench: writing %s failed: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-static void make_plot(const bench_args *a, const bench_meta *m,
-                      const bench_result *rs, int n,
+static void make_plot(const bench_args *a, const bench_meta *m, const bench_result *rs, int n,
                       const bench_cold_result *cold, int ncold)
 {
     char tmp[] = "/tmp/prnn-bench-XXXXXX.json";
@@ -295,8 +284,7 @@ static void make_plot(const bench_args *a, const bench_meta *m,
     if (!json) {
         int fd = mkstemps(tmp, 5);
         if (fd < 0) {
-            fprintf(stderr, "prnn-bench: no plot: mkstemps: %s\n",
-                    strerror(errno));
+            fprintf(stderr, "prnn-bench: no plot: mkstemps: %s\n", strerror(errno));
             return;
         }
         close(fd);
@@ -310,15 +298,22 @@ static void make_plot(const bench_args *a, const bench_meta *m,
     const char *script = plot_script();
     if (!script) {
         fprintf(stderr,
-                "prnn-bench: no plot: tools/plot_bench.py not found (set "
-                "PRNN_PLOT_SCRIPT); the data is in %s\n",
+                "prnn-bench: no plot: tools/plot_bench.py not found (set PRNN_PLOT_SCRIPT); the "
+                "data is in %s\n",
                 json);
         return;
     }
-    char *argv[] = {"python3", (char *)script, "--json", (char *)json,
-                    "--out",   (char *)a->plot, NULL};
+    /* posix_spawnp takes char *const argv[] (and writes none of it): copies */
+    char *script_arg = strdup(script), *json_arg = strdup(json), *out_arg = strdup(a->plot);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "python3", NULL, NULL, argv, environ);
+    int rc = ENOMEM;
+    if (script_arg && json_arg && out_arg) {
+        char *argv[] = {"python3", script_arg, "--json", json_arg, "--out", out_arg, NULL};
+        rc = posix_spawnp(&pid, "python3", NULL, NULL, argv, environ);
+    }
+    free(script_arg);
+    free(json_arg);
+    free(out_arg);
     int status = -1;
     if (rc == 0)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -330,27 +325,25 @@ static void make_plot(const bench_args *a, const bench_meta *m,
         return;
     }
     fprintf(stderr,
-            "prnn-bench: the plot was not written (%s; it needs python3 with "
-            "matplotlib). To make it later:\n  python3 %s --json %s --out %s\n",
-            rc ? "python3 not found"
-               : "plot_bench.py failed, see its message above",
+            "prnn-bench: the plot was not written (%s; it needs python3 with matplotlib). To make "
+            "it later:\n  python3 %s --json %s --out %s\n",
+            rc == ENOMEM ? "out of memory"
+            : rc         ? "python3 not found"
+                         : "plot_bench.py failed, see its message above",
             script, json, a->plot);
 }
 
-static void fill_meta(bench_meta *m, const bench_state_t *s,
-                      const char *cudnn_desc)
+static void fill_meta(bench_meta *m, const bench_state_t *s, const char *cudnn_desc)
 {
     memset(m, 0, sizeof(*m));
     time_t now = time(NULL);
     struct tm tmv;
     gmtime_r(&now, &tmv);
     strftime(m->date, sizeof(m->date), "%Y-%m-%dT%H:%M:%SZ", &tmv);
-    snprintf(m->device, sizeof(m->device), "device %d: %s", s->dev.ordinal,
-             s->dev.description);
+    snprintf(m->device, sizeof(m->device), "device %d: %s", s->dev.ordinal, s->dev.description);
     bench_copy(m->driver, sizeof(m->driver), s->dev.driver);
     bench_copy(m->cudnn, sizeof(m->cudnn), cudnn_desc);
-    tool_format_version(prnnGetVersion(), m->prnn_version,
-                        sizeof(m->prnn_version));
+    tool_format_version(prnnGetVersion(), m->prnn_version, sizeof(m->prnn_version));
     m->math = s->a->math == BENCH_MATH_TF32 ? "tf32" : "strict";
     m->warmup = s->a->warmup;
     m->repeats = s->a->repeats;
@@ -384,8 +377,7 @@ int main(int argc, char **argv)
         return rc;
     }
     if (rc) {
-        fprintf(stderr, "prnn-bench: cannot use device %d: %s\n", args.device,
-                err);
+        fprintf(stderr, "prnn-bench: cannot use device %d: %s\n", args.device, err);
         return rc;
     }
     if (!args.no_prnn) {
@@ -401,17 +393,14 @@ int main(int argc, char **argv)
     }
     char cudnn_desc[256] = "not used (--no-cudnn)";
     if (!args.no_cudnn &&
-        bench_cudnn_open(&s.cudnn, &s.dev, cudnn_desc, sizeof(cudnn_desc),
-                         err, sizeof(err))) {
+        bench_cudnn_open(&s.cudnn, &s.dev, cudnn_desc, sizeof(cudnn_desc), err, sizeof(err))) {
         s.cudnn = NULL;
         fprintf(stderr,
-                "prnn-bench: cuDNN was not found or does not work; "
-                "benchmarking prnn only.\n  %s\n",
+                "prnn-bench: cuDNN was not found or does not work; benchmarking prnn only.\n  %s\n",
                 err);
         snprintf(cudnn_desc, sizeof(cudnn_desc), "not found");
         if (!s.prnn) {
-            fprintf(stderr, "prnn-bench: --no-prnn without cuDNN: nothing to "
-                            "time\n");
+            fprintf(stderr, "prnn-bench: --no-prnn without cuDNN: nothing to time\n");
             bench_device_close(&s.dev);
             return TOOL_EXIT_FAILURE;
         }
@@ -425,8 +414,7 @@ int main(int argc, char **argv)
     int ncold = 0;
     if (args.cold_start) {
         if (!s.prnn)
-            fprintf(stderr, "prnn-bench: --cold-start measures prnn: skipped "
-                            "with --no-prnn\n");
+            fprintf(stderr, "prnn-bench: --cold-start measures prnn: skipped with --no-prnn\n");
         else if (bench_cold_start(&args, &cold, &ncold, err, sizeof(err)))
             fprintf(stderr, "prnn-bench: cold start: %s\n", err);
         else
@@ -436,12 +424,10 @@ int main(int argc, char **argv)
 
     long npoints = bench_args_num_points(&args);
     bench_result *results = calloc((size_t)npoints, sizeof(*results));
-    s.samples = calloc((size_t)args.repeats * BENCH_NUM_PHASES,
-                       sizeof(double));
+    s.samples = calloc((size_t)args.repeats * BENCH_NUM_PHASES, sizeof(double));
     if (!results || !s.samples ||
         bench_timer_create(&s.dev, &s.timer, args.repeats, err, sizeof(err))) {
-        fprintf(stderr, "prnn-bench: %s\n",
-                results && s.samples ? err : "out of host memory");
+        fprintf(stderr, "prnn-bench: %s\n", results && s.samples ? err : "out of host memory");
         free(results);
         free(s.samples);
         free(cold);
@@ -464,9 +450,8 @@ int main(int argc, char **argv)
             size_t free_b = 0, total_b = 0;
             point_label(label, sizeof(label), &pt);
             s.dev.cu->cuMemGetInfo(&free_b, &total_b);
-            fprintf(stderr, "prnn-bench: [%ld/%ld] %s (device memory free: "
-                            "%.2f GiB)\n",
-                    i + 1, npoints, label, free_b / 1073741824.0);
+            fprintf(stderr, "prnn-bench: [%ld/%ld] %s (device memory free: %.2f GiB)\n", i + 1,
+                    npoints, label, (double)free_b / 1073741824.0);
         }
         broken = run_point(&s, &results[i]) != 0;
         bench_table_row(stdout, &results[i], meta.training);
@@ -480,11 +465,9 @@ int main(int argc, char **argv)
      * next must not take an old file for this run's. */
     int unwritten = 0;
     if (args.csv)
-        unwritten |= write_results(args.csv, 0, &meta, results, done, cold,
-                                   ncold) != 0;
+        unwritten |= write_results(args.csv, 0, &meta, results, done, cold, ncold) != 0;
     if (args.json)
-        unwritten |= write_results(args.json, 1, &meta, results, done, cold,
-                                   ncold) != 0;
+        unwritten |= write_results(args.json, 1, &meta, results, done, cold, ncold) != 0;
     if (args.plot)
         make_plot(&args, &meta, results, done, cold, ncold);
     fprintf(stderr, "prnn-bench: %d point(s) in %.1f s\n", done,

@@ -45,8 +45,7 @@ static const char *cubin_source_name(prnnCubinSource_t s)
     return "?";
 }
 
-int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
-                    size_t n)
+int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err, size_t n)
 {
     *out = NULL;
     bench_prnn *p = calloc(1, sizeof(*p));
@@ -57,16 +56,13 @@ int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
     p->d = d;
     prnnStatus_t s = prnnCreate(&p->handle);
     if (s != PRNN_STATUS_SUCCESS) {
-        snprintf(err, n, "prnnCreate: %s: %s", prnnGetErrorString(s),
-                 prnnGetLastErrorLog());
+        snprintf(err, n, "prnnCreate: %s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
         free(p);
-        return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU
-                                          : TOOL_EXIT_FAILURE;
+        return s == PRNN_STATUS_NO_DEVICE ? TOOL_EXIT_NO_GPU : TOOL_EXIT_FAILURE;
     }
     s = prnnSetStream(p->handle, d->stream);
     if (s != PRNN_STATUS_SUCCESS) {
-        snprintf(err, n, "prnnSetStream: %s: %s", prnnGetErrorString(s),
-                 prnnGetLastErrorLog());
+        snprintf(err, n, "prnnSetStream: %s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
         bench_prnn_close(p);
         return TOOL_EXIT_FAILURE;
     }
@@ -96,8 +92,8 @@ typedef struct {
     CUdeviceptr w, dw, work, reserve;
     CUgraph graph;
     CUgraphExec exec;
-    int use_graph;            /* call_step launches exec instead */
-    prnnStatus_t last;        /* the last prnn failure, or SUCCESS */
+    int use_graph;     /* call_step launches exec instead */
+    prnnStatus_t last; /* the last prnn failure, or SUCCESS */
 } prun;
 
 static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
@@ -105,8 +101,7 @@ static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
     if (s == PRNN_STATUS_SUCCESS)
         return 0;
     r->last = s;
-    snprintf(err, n, "%s: %s: %s", what, prnnGetErrorString(s),
-             prnnGetLastErrorLog());
+    snprintf(err, n, "%s: %s: %s", what, prnnGetErrorString(s), prnnGetLastErrorLog());
     /* One line in the table's note. */
     for (char *c = err; *c; c++)
         if (*c == '\n')
@@ -114,8 +109,7 @@ static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
     return -1;
 }
 
-static prnnStatus_t set3(prnnTensorDescriptor_t t, prnnDataType_t dt, int a,
-                         int b, int c)
+static prnnStatus_t set3(prnnTensorDescriptor_t t, prnnDataType_t dt, int a, int b, int c)
 {
     int dims[3] = {a, b, c};
     int strides[3] = {b * c, c, 1};
@@ -144,25 +138,18 @@ static void prun_free(prun *r)
     bench_free(d, &r->reserve);
 }
 
-static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id,
-                  int is_bias, CUdeviceptr *ptr, size_t *count, char *err,
-                  size_t n)
+static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, int is_bias,
+                  CUdeviceptr *ptr, size_t *count, char *err, size_t n)
 {
     prun *r = user;
     void *addr = NULL;
     prnnStatus_t s =
-        is_bias ? prnnGetRNNLinLayerBiasParams(r->p->handle, r->rnn,
-                                               pseudo_layer, r->x1, r->wd,
-                                               bench_ptr(base), lin_id, r->md,
-                                               &addr)
-                : prnnGetRNNLinLayerMatrixParams(r->p->handle, r->rnn,
-                                                 pseudo_layer, r->x1, r->wd,
-                                                 bench_ptr(base), lin_id,
-                                                 r->md, &addr);
-    if (pk(r, s,
-           is_bias ? "prnnGetRNNLinLayerBiasParams"
-                   : "prnnGetRNNLinLayerMatrixParams",
-           err, n))
+        is_bias ? prnnGetRNNLinLayerBiasParams(r->p->handle, r->rnn, pseudo_layer, r->x1, r->wd,
+                                               bench_ptr(base), lin_id, r->md, &addr)
+                : prnnGetRNNLinLayerMatrixParams(r->p->handle, r->rnn, pseudo_layer, r->x1, r->wd,
+                                                 bench_ptr(base), lin_id, r->md, &addr);
+    if (pk(r, s, is_bias ? "prnnGetRNNLinLayerBiasParams" : "prnnGetRNNLinLayerMatrixParams", err,
+           n))
         return -1;
     *ptr = (CUdeviceptr)(uintptr_t)addr;
     *count = 0;
@@ -187,12 +174,11 @@ static int call_forward_inference(void *user, char *err, size_t n)
     prun *r = user;
     const bench_io *io = r->ctx->io;
     return pk(r,
-              prnnRNNForwardInference(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
-                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
-                  bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
-                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-                  bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
+              prnnRNNForwardInference(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                                      bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
+                                      bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                                      bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+                                      bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
               "prnnRNNForwardInference", err, n);
 }
 
@@ -202,12 +188,10 @@ static int call_forward_training(void *user, char *err, size_t n)
     const bench_io *io = r->ctx->io;
     return pk(r,
               prnnRNNForwardTraining(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
-                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
-                  bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
-                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-                  bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
-                  bench_ptr(r->reserve), r->reserve_size),
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs, bench_ptr(io->x), r->h1,
+                  bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1, bench_ptr(io->cy),
+                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve), r->reserve_size),
               "prnnRNNForwardTraining", err, n);
 }
 
@@ -217,14 +201,11 @@ static int call_backward_data(void *user, char *err, size_t n)
     const bench_io *io = r->ctx->io;
     return pk(r,
               prnnRNNBackwardData(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->ys,
-                  bench_ptr(io->y), r->ys, bench_ptr(io->dy), r->h1,
-                  bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
-                  bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1,
-                  bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
-                  bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
-                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve),
-                  r->reserve_size),
+                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->ys, bench_ptr(io->y), r->ys,
+                  bench_ptr(io->dy), r->h1, bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
+                  bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->xs,
+                  bench_ptr(io->dx), r->h1, bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
+                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve), r->reserve_size),
               "prnnRNNBackwardData", err, n);
 }
 
@@ -233,11 +214,10 @@ static int call_backward_weights(void *user, char *err, size_t n)
     prun *r = user;
     const bench_io *io = r->ctx->io;
     return pk(r,
-              prnnRNNBackwardWeights(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
-                  bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
-                  bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
-                  bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
+              prnnRNNBackwardWeights(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                                     bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
+                                     bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
+                                     bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
               "prnnRNNBackwardWeights", err, n);
 }
 
@@ -258,8 +238,7 @@ static int call_step(void *user, char *err, size_t n)
     prun *r = user;
     if (r->use_graph) {
         const bench_device *d = r->p->d;
-        return bench_cu(d, d->cu->cuGraphLaunch(r->exec, d->stream),
-                        "cuGraphLaunch", err, n);
+        return bench_cu(d, d->cu->cuGraphLaunch(r->exec, d->stream), "cuGraphLaunch", err, n);
     }
     return call_api(r, err, n);
 }
@@ -274,13 +253,11 @@ static void fill_plan(prun *r, bench_plan *plan)
     prnnRNNPlanInfo_t info;
     memset(&info, 0, sizeof(info));
     info.structSize = sizeof(info);
-    prnnStatus_t s =
-        prnnGetRNNPlanInfo(r->p->handle, r->rnn, pt->batch, pt->dtype, &info);
+    prnnStatus_t s = prnnGetRNNPlanInfo(r->p->handle, r->rnn, pt->batch, pt->dtype, &info);
     if (s != PRNN_STATUS_SUCCESS) {
         bench_copy(plan->path, sizeof(plan->path), "?");
         if (r->ctx->verbose)
-            fprintf(stderr, "prnn-bench:   prnnGetRNNPlanInfo: %s\n",
-                    prnnGetLastErrorLog());
+            fprintf(stderr, "prnn-bench:   prnnGetRNNPlanInfo: %s\n", prnnGetLastErrorLog());
         return;
     }
     plan->valid = 1;
@@ -296,8 +273,7 @@ static void fill_plan(prun *r, bench_plan *plan)
     }
     bench_copy(plan->config_source, sizeof(plan->config_source),
                config_source_name(info.configSource));
-    bench_copy(plan->cubin_source, sizeof(plan->cubin_source),
-               cubin_source_name(info.cubinSource));
+    bench_copy(plan->cubin_source, sizeof(plan->cubin_source), cubin_source_name(info.cubinSource));
     plan->num_blocks = info.numBlocks;
     plan->threads_per_block = info.threadsPerBlock;
     plan->units_per_block = info.unitsPerBlock;
@@ -308,8 +284,8 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->config, sizeof(plan->config), info.config);
 }
 
-static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
-                 double *plan_ms, char *err, size_t n)
+static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan, double *plan_ms, char *err,
+                 size_t n)
 {
     const bench_device *d = r->p->d;
     const bench_point *pt = &r->ctx->model->pt;
@@ -324,42 +300,31 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
         snprintf(err, n, "out of host memory");
         return -1;
     }
-    if (pk(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor",
-           err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->x1), "prnnCreateTensorDescriptor",
-           err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->y1), "prnnCreateTensorDescriptor",
-           err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor",
-           err, n) ||
-        pk(r, prnnCreateFilterDescriptor(&r->wd), "prnnCreateFilterDescriptor",
-           err, n) ||
-        pk(r, prnnCreateFilterDescriptor(&r->md), "prnnCreateFilterDescriptor",
-           err, n))
+    if (pk(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor", err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->x1), "prnnCreateTensorDescriptor", err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->y1), "prnnCreateTensorDescriptor", err, n) ||
+        pk(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor", err, n) ||
+        pk(r, prnnCreateFilterDescriptor(&r->wd), "prnnCreateFilterDescriptor", err, n) ||
+        pk(r, prnnCreateFilterDescriptor(&r->md), "prnnCreateFilterDescriptor", err, n))
         return -1;
     if (pk(r,
-           prnnSetRNNDescriptor(r->rnn, pt->hidden, pt->layers, NULL,
-                                PRNN_LINEAR_INPUT,
-                                pt->bidirectional ? PRNN_BIDIRECTIONAL
-                                                  : PRNN_UNIDIRECTIONAL,
+           prnnSetRNNDescriptor(r->rnn, pt->hidden, pt->layers, NULL, PRNN_LINEAR_INPUT,
+                                pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                 pt->mode, dt),
            "prnnSetRNNDescriptor", err, n) ||
         pk(r,
-           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32
-                                                ? PRNN_TENSOR_OP_MATH
-                                                : PRNN_DEFAULT_MATH),
+           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32 ? PRNN_TENSOR_OP_MATH
+                                                                            : PRNN_DEFAULT_MATH),
            "prnnSetRNNMatrixMathType", err, n) ||
-        pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err,
-           n) ||
+        pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err, n) ||
         (pt->mode == PRNN_SRU && r->ctx->sru_package &&
          pk(r,
             prnnSetRNNSRUConvention(r->rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
                                     PRNN_SRU_ACTIVATION_IDENTITY, 1.0),
             "prnnSetRNNSRUConvention", err, n)) ||
-        pk(r, set3(r->x1, dt, pt->batch, pt->input, 1),
-           "prnnSetTensorNdDescriptor(x)", err, n) ||
-        pk(r, set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1),
-           "prnnSetTensorNdDescriptor(y)", err, n) ||
+        pk(r, set3(r->x1, dt, pt->batch, pt->input, 1), "prnnSetTensorNdDescriptor(x)", err, n) ||
+        pk(r, set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1), "prnnSetTensorNdDescriptor(y)", err,
+           n) ||
         pk(r, set3(r->h1, dt, pt->layers * dirs, pt->batch, pt->hidden),
            "prnnSetTensorNdDescriptor(h)", err, n))
         return -1;
@@ -371,18 +336,18 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
      * plan too (the workspace depends on the plan), and the plan time must
      * be measured where it is spent. */
     double t0 = bench_now_ms();
-    if (pk(r, prnnPrepareRNN(h, r->rnn, pt->batch, dt), "prnnPrepareRNN", err,
-           n))
+    if (pk(r, prnnPrepareRNN(h, r->rnn, pt->batch, dt), "prnnPrepareRNN", err, n))
         return -1;
     fill_plan(r, plan);
     *plan_ms = bench_now_ms() - t0;
-    if (pk(r, prnnGetRNNParamsSize(h, r->rnn, r->x1, &r->w_size, dt),
-           "prnnGetRNNParamsSize", err, n))
+    if (pk(r, prnnGetRNNParamsSize(h, r->rnn, r->x1, &r->w_size, dt), "prnnGetRNNParamsSize", err,
+           n))
         return -1;
     size_t elem = prnn_dtype_size(dt);
     if (r->w_size % elem || r->w_size / elem > 0x7fffffff) {
-        snprintf(err, n, "prnnGetRNNParamsSize: %zu bytes is not a whole "
-                 "number of elements below 2^31", r->w_size);
+        snprintf(err, n,
+                 "prnnGetRNNParamsSize: %zu bytes is not a whole number of elements below 2^31",
+                 r->w_size);
         return -1;
     }
     int wdims[3] = {(int)(r->w_size / elem), 1, 1};
@@ -390,16 +355,13 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
            "prnnSetFilterNdDescriptor(w)", err, n) ||
         pk(r, prnnGetRNNWorkspaceSize(h, r->rnn, pt->seq, r->xs, &r->work_size),
            "prnnGetRNNWorkspaceSize", err, n) ||
-        (train && pk(r,
-                     prnnGetRNNTrainingReserveSize(h, r->rnn, pt->seq, r->xs,
-                                                   &r->reserve_size),
+        (train && pk(r, prnnGetRNNTrainingReserveSize(h, r->rnn, pt->seq, r->xs, &r->reserve_size),
                      "prnnGetRNNTrainingReserveSize", err, n)))
         return -1;
     if (bench_alloc(d, &r->w, r->w_size, "prnn weights", err, n) ||
         (train && bench_alloc(d, &r->dw, r->w_size, "prnn dw", err, n)) ||
         bench_alloc(d, &r->work, r->work_size, "prnn workspace", err, n) ||
-        (train && bench_alloc(d, &r->reserve, r->reserve_size, "prnn reserve",
-                              err, n)) ||
+        (train && bench_alloc(d, &r->reserve, r->reserve_size, "prnn reserve", err, n)) ||
         bench_memset(d, r->w, 0, r->w_size, err, n) ||
         bench_model_upload(d, r->ctx->model, locate, r, r->w, err, n))
         return -1;
@@ -407,8 +369,7 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan,
 }
 
 /* The checked first call (or launch): poisoned outputs, zeroed dw. */
-static int checked_call(prun *r, double *ms, bench_sig *sig, char *err,
-                        size_t n)
+static int checked_call(prun *r, double *ms, bench_sig *sig, char *err, size_t n)
 {
     const bench_device *d = r->p->d;
     const bench_run_ctx *ctx = r->ctx;
@@ -416,17 +377,14 @@ static int checked_call(prun *r, double *ms, bench_sig *sig, char *err,
     return bench_io_poison_outputs(d, ctx->io, err, n) ||
            bench_memset(d, r->dw, 0, r->dw ? r->w_size : 0, err, n) ||
            bench_time_first_call(d, call_step, r, ms, err, n) ||
-           bench_sig_capture(d, sig, ctx->io, ctx->model,
-                             train ? locate : NULL, r, r->dw, err, n);
+           bench_sig_capture(d, sig, ctx->io, ctx->model, train ? locate : NULL, r, r->dw, err, n);
 }
 
-static void set_failure(bench_impl_result *res, const prun *r,
-                        const char *err)
+static void set_failure(bench_impl_result *res, const prun *r, const char *err)
 {
     if (!res)
         return;
-    res->state =
-        r->last == PRNN_STATUS_NOT_SUPPORTED ? BENCH_NA : BENCH_FAILED;
+    res->state = r->last == PRNN_STATUS_NOT_SUPPORTED ? BENCH_NA : BENCH_FAILED;
     bench_copy(res->note, sizeof(res->note), err);
 }
 
@@ -436,9 +394,7 @@ static int capture(prun *r, char *err, size_t n)
     const bench_device *d = r->p->d;
     const prnn_cuda_driver *cu = d->cu;
     if (bench_sync(d, err, n) ||
-        bench_cu(d,
-                 cu->cuStreamBeginCapture(d->stream,
-                                          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        bench_cu(d, cu->cuStreamBeginCapture(d->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                  "cuStreamBeginCapture", err, n))
         return -1;
     char call_err[BENCH_ERR] = "";
@@ -454,8 +410,7 @@ static int capture(prun *r, char *err, size_t n)
         snprintf(err, n, "cuStreamEndCapture returned no graph");
         return -1;
     }
-    if (bench_cu(d, cu->cuGraphInstantiate(&r->exec, r->graph, 0),
-                 "cuGraphInstantiate", err, n)) {
+    if (bench_cu(d, cu->cuGraphInstantiate(&r->exec, r->graph, 0), "cuGraphInstantiate", err, n)) {
         r->exec = NULL;
         return -1;
     }
@@ -465,22 +420,20 @@ static int capture(prun *r, char *err, size_t n)
 
 /* The plain call: checked first call, whole-call timing, and for a
  * training point each phase alone. -1 (res and err set) on failure. */
-static int run_plain(prun *r, double prepare_ms, bench_impl_result *res,
-                     bench_sig *sig, char *err, size_t n)
+static int run_plain(prun *r, double prepare_ms, bench_impl_result *res, bench_sig *sig, char *err,
+                     size_t n)
 {
     const bench_run_ctx *ctx = r->ctx;
     const bench_point *pt = &ctx->model->pt;
     double first = 0;
     bench_stats us;
     if (checked_call(r, &first, sig, err, n) ||
-        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats,
-                         call_step, r, ctx->samples, err, n))
+        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats, call_step, r, ctx->samples,
+                         err, n))
         goto fail;
     /* Before the phases reuse the samples. */
-    bench_stats_compute(ctx->samples, ctx->repeats,
-                        bench_us_per_step_scale(pt), &us);
-    if (pt->pass == BENCH_TRAINING &&
-        bench_run_phases(ctx, training_phases, r, res->phase, err, n))
+    bench_stats_compute(ctx->samples, ctx->repeats, bench_us_per_step_scale(pt), &us);
+    if (pt->pass == BENCH_TRAINING && bench_run_phases(ctx, training_phases, r, res->phase, err, n))
         goto fail;
     res->state = BENCH_OK;
     res->us = us;
@@ -502,23 +455,20 @@ static void run_fwd_inference(prun *r, bench_impl_result *res)
     char err[BENCH_ERR] = "";
     double first = 0;
     r->last = PRNN_STATUS_SUCCESS;
-    if (bench_time_first_call(r->p->d, call_forward_inference, r, &first, err,
-                              sizeof(err)) ||
-        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats,
-                         call_forward_inference, r, ctx->samples, err,
-                         sizeof(err))) {
+    if (bench_time_first_call(r->p->d, call_forward_inference, r, &first, err, sizeof(err)) ||
+        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats, call_forward_inference, r,
+                         ctx->samples, err, sizeof(err))) {
         set_failure(res, r, err);
         return;
     }
     res->state = BENCH_OK;
     res->first_call_ms = first;
-    bench_stats_compute(ctx->samples, ctx->repeats,
-                        bench_us_per_step_scale(&ctx->model->pt), &res->us);
+    bench_stats_compute(ctx->samples, ctx->repeats, bench_us_per_step_scale(&ctx->model->pt),
+                        &res->us);
 }
 
-void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
-                    bench_plan *plan, bench_impl_result *plain,
-                    bench_sig *sig_plain, bench_impl_result *graph,
+void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo, bench_plan *plan,
+                    bench_impl_result *plain, bench_sig *sig_plain, bench_impl_result *graph,
                     bench_sig *sig_graph, bench_impl_result *fwd_inference)
 {
     const bench_device *d = p->d;
@@ -546,16 +496,14 @@ void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
     if (plan)
         plan->prepare_wall_ms = prepare_ms;
 
-    if (plain && run_plain(&r, prepare_ms, plain, sig_plain, err,
-                           sizeof(err))) {
+    if (plain && run_plain(&r, prepare_ms, plain, sig_plain, err, sizeof(err))) {
         /* The graph would fail the same way. */
         set_failure(graph, &r, err);
         graph = NULL;
     } else if (!plain && graph) {
         /* One plain call first, so that anything done lazily on the first
          * call happens outside the capture. */
-        if (bench_sync(d, err, sizeof(err)) ||
-            call_api(&r, err, sizeof(err)) ||
+        if (bench_sync(d, err, sizeof(err)) || call_api(&r, err, sizeof(err)) ||
             bench_sync(d, err, sizeof(err))) {
             set_failure(graph, &r, err);
             graph = NULL;
@@ -574,9 +522,8 @@ void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
         double first = 0;
         if (!rc)
             rc = checked_call(&r, &first, sig_graph, err, sizeof(err)) ||
-                 bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats,
-                                  call_step, &r, ctx->samples, err,
-                                  sizeof(err));
+                 bench_time_calls(d, ctx->timer, ctx->warmup, ctx->repeats, call_step, &r,
+                                  ctx->samples, err, sizeof(err));
         if (rc) {
             if (sig_graph)
                 bench_sig_free(sig_graph);

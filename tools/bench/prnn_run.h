@@ -14,8 +14,7 @@ typedef struct bench_prnn bench_prnn;
 /* prnnCreate on d's current context, stream set to d's stream. 0;
  * TOOL_EXIT_NO_GPU when prnnCreate says NO_DEVICE; TOOL_EXIT_FAILURE for
  * other failures (message in err). */
-int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err,
-                    size_t n);
+int bench_prnn_open(bench_prnn **out, const bench_device *d, char *err, size_t n);
 void bench_prnn_close(bench_prnn *p);
 
 /*
@@ -34,9 +33,8 @@ void bench_prnn_close(bench_prnn *p);
  * training path exists) is state NA with prnn's message; other failures are
  * FAILED. Signatures are empty unless their result is OK.
  */
-void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
-                    bench_plan *plan, bench_impl_result *plain,
-                    bench_sig *sig_plain, bench_impl_result *graph,
+void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo, bench_plan *plan,
+                    bench_impl_result *plain, bench_sig *sig_plain, bench_impl_result *graph,
                     bench_sig *sig_graph, bench_impl_result *fwd_inference);
 
 /* "resident", "streamed", "standard", "cpu". */

@@ -27,32 +27,30 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: prnn-cache [--dir DIR] list|verify|clear\n"
-            "\n"
-            "  list    one line per cached kernel: file, kernel, source, arch,\n"
-            "          NVRTC version, size, age\n"
-            "  verify  re-read every entry and check its header, name and\n"
-            "          payload checksum\n"
-            "  clear   remove every entry, and every temporary file (of the\n"
-            "          cache or of the user tuning DB) that no running writer\n"
-            "          holds; it goes on past files it cannot remove and says\n"
-            "          why\n"
-            "\n"
-            "  The user tuning DB ($PRNN_TUNING_DB, else DIR/tuning.json) is\n"
-            "  never touched; its writers' temporary files are listed and\n"
-            "  cleared with the cache's.\n"
-            "\n"
-            "  --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else\n"
-            "               $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
-            "  -h, --help   this text\n"
-            "  --version    prnn-cache's version (and the loaded library's)\n");
+    fprintf(f, "usage: prnn-cache [--dir DIR] list|verify|clear\n"
+               "\n"
+               "  list    one line per cached kernel: file, kernel, source, arch,\n"
+               "          NVRTC version, size, age\n"
+               "  verify  re-read every entry and check its header, name and\n"
+               "          payload checksum\n"
+               "  clear   remove every entry, and every temporary file (of the\n"
+               "          cache or of the user tuning DB) that no running writer\n"
+               "          holds; it goes on past files it cannot remove and says\n"
+               "          why\n"
+               "\n"
+               "  The user tuning DB ($PRNN_TUNING_DB, else DIR/tuning.json) is\n"
+               "  never touched; its writers' temporary files are listed and\n"
+               "  cleared with the cache's.\n"
+               "\n"
+               "  --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else\n"
+               "               $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
+               "  -h, --help   this text\n"
+               "  --version    prnn-cache's version (and the loaded library's)\n");
     tool_help_exit_status(
         f, "done (list also when it shows bad entries)",
-        "verify found a bad entry (one prnn would not load included) or the "
-        "directory is one prnn does not trust, the directory could not be "
-        "read or a file could not be removed, or there is no cache directory "
-        "(no $HOME and no --dir)",
+        "verify found a bad entry (one prnn would not load included) or the directory is one prnn "
+        "does not trust, the directory could not be read or a file could not be removed, or there "
+        "is no cache directory (no $HOME and no --dir)",
         0);
 }
 
@@ -86,8 +84,7 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
      * is no size or age to show. */
     if (e->vanished) {
         st->vanished++;
-        printf("%-38s  removed meanwhile (a concurrent clear or store)\n",
-               e->file);
+        printf("%-38s  removed meanwhile (a concurrent clear or store)\n", e->file);
         return 0;
     }
     if (e->has_stat)
@@ -96,8 +93,7 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
         /* A writer's file in flight, or debris of a crash: not an error. */
         st->temps++;
         if (e->has_stat && !e->problem[0])
-            printf("%-38s  temporary file (%llu bytes, %s old)\n", e->file,
-                   e->file_size, age);
+            printf("%-38s  temporary file (%llu bytes, %s old)\n", e->file, e->file_size, age);
         else
             printf("%-38s  temporary file: %s\n", e->file, e->problem);
         return 0;
@@ -114,9 +110,9 @@ static int print_entry(const prnn_cubin_entry *e, void *user)
         return 0;
     }
     if (e->has_stat && (e->valid || e->kernel[0]))
-        printf("%-38s  %-24s %-22s sm_%-4d nvrtc %-6s %8llu B  %5s%s%s\n",
-               e->file, e->kernel, e->source, e->sm, e->nvrtc, e->file_size,
-               age, e->valid ? "" : "  BAD: ", e->valid ? "" : e->problem);
+        printf("%-38s  %-24s %-22s sm_%-4d nvrtc %-6s %8llu B  %5s%s%s\n", e->file, e->kernel,
+               e->source, e->sm, e->nvrtc, e->file_size, age,
+               e->valid ? "" : "  BAD: ", e->valid ? "" : e->problem);
     else
         printf("%-38s  BAD: %s\n", e->file, e->problem);
     return 0;
@@ -130,8 +126,8 @@ static int list_db_temp(const char *path, const char *name, const struct stat *s
     char age[32];
     format_age(st->now - (long long)sb->st_mtime, age, sizeof(age));
     st->temps++;
-    printf("%-38s  tuning DB temporary file (%lld bytes, %s old)\n", path,
-           (long long)sb->st_size, age);
+    printf("%-38s  tuning DB temporary file (%lld bytes, %s old)\n", path, (long long)sb->st_size,
+           age);
     return 0;
 }
 
@@ -144,8 +140,7 @@ static int note_untrusted(const char *dir)
     prnn_trusted_dir_close(&d);
     if (t != PRNN_TRUST_REFUSED)
         return 0;
-    fprintf(stderr, "prnn-cache: note: %s; prnn neither loads nor stores "
-            "kernels there\n", why);
+    fprintf(stderr, "prnn-cache: note: %s; prnn neither loads nor stores kernels there\n", why);
     return 1;
 }
 
@@ -165,8 +160,7 @@ static int scan(const char *dir, const char *db, int verify)
         fprintf(stderr, "prnn-cache: %s\n", prnn_log_get());
         return TOOL_EXIT_FAILURE;
     }
-    printf("%s: %d entr%s, %llu bytes", dir, st.entries,
-           st.entries == 1 ? "y" : "ies", st.bytes);
+    printf("%s: %d entr%s, %llu bytes", dir, st.entries, st.entries == 1 ? "y" : "ies", st.bytes);
     if (st.temps)
         printf(", %d temporary file%s", st.temps, st.temps == 1 ? "" : "s");
     if (verify || st.bad)
@@ -208,8 +202,8 @@ static int clear(const char *dir, const char *db)
         printf(", could not remove %d", r.failed);
     printf("\n");
     if (r.failed) {
-        fprintf(stderr, "prnn-cache: could not remove %d file%s; the first: %s\n",
-                r.failed, r.failed == 1 ? "" : "s", r.why);
+        fprintf(stderr, "prnn-cache: could not remove %d file%s; the first: %s\n", r.failed,
+                r.failed == 1 ? "" : "s", r.why);
         return TOOL_EXIT_FAILURE;
     }
     return TOOL_EXIT_OK;
@@ -232,8 +226,7 @@ static const struct option long_options[] = {
 };
 
 /* One option (tool_option_fn). */
-static int apply(void *ctx, int c, const char *name, const char *value,
-                 char *err, size_t n)
+static int apply(void *ctx, int c, const char *name, const char *value, char *err, size_t n)
 {
     cache_args *a = ctx;
     switch (c) {
@@ -242,9 +235,10 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     case OPT_DIR:
         a->dir = value;
         if (strlen(value) >= PATH_MAX) {
-            snprintf(err, n, "--%s: the path is %zu characters long, more than a "
-                     "path may have (PATH_MAX %d)", name, strlen(value),
-                     PATH_MAX);
+            snprintf(
+                err, n,
+                "--%s: the path is %zu characters long, more than a path may have (PATH_MAX %d)",
+                name, strlen(value), PATH_MAX);
             return -1;
         }
         return tool_parse_path(name, value, err, n);
@@ -253,8 +247,7 @@ static int apply(void *ctx, int c, const char *name, const char *value,
     return -1;
 }
 
-static int parse_args(int argc, char **argv, cache_args *a, char *err,
-                      size_t n)
+static int parse_args(int argc, char **argv, cache_args *a, char *err, size_t n)
 {
     memset(a, 0, sizeof(*a));
     int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
@@ -267,16 +260,12 @@ static int parse_args(int argc, char **argv, cache_args *a, char *err,
         return -1;
     }
     a->command = argv[first];
-    if (strcmp(a->command, "list") && strcmp(a->command, "verify") &&
-        strcmp(a->command, "clear")) {
-        snprintf(err, n, "unknown command \"%s\": must be list, verify or "
-                         "clear",
-                 a->command);
+    if (strcmp(a->command, "list") && strcmp(a->command, "verify") && strcmp(a->command, "clear")) {
+        snprintf(err, n, "unknown command \"%s\": must be list, verify or clear", a->command);
         return -1;
     }
     if (first + 1 < argc) {
-        snprintf(err, n, "unexpected argument \"%s\": one command at a time",
-                 argv[first + 1]);
+        snprintf(err, n, "unexpected argument \"%s\": one command at a time", argv[first + 1]);
         return -1;
     }
     return 0;
@@ -302,8 +291,7 @@ int main(int argc, char **argv)
         if (prnn_cache_dir(buf, sizeof(buf)) != 0) {
             char why[512];
             prnn_cache_dir_explain(why, sizeof(why));
-            fprintf(stderr, "prnn-cache: no cache directory: %s (pass --dir)\n",
-                    why);
+            fprintf(stderr, "prnn-cache: no cache directory: %s (pass --dir)\n", why);
             return TOOL_EXIT_FAILURE;
         }
         dir = buf;
@@ -312,13 +300,12 @@ int main(int argc, char **argv)
      * a listing or a clear would report it as files it could not read. */
     struct stat sb;
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        char err[PATH_MAX + 200];
-        snprintf(err, sizeof(err), "%s is %s, not a directory: %s names the "
-                 "cache directory", dir, prnn_file_kind(sb.st_mode),
-                 a.dir ? "--dir" : "PRNN_CACHE_DIR (or the default)");
+        char what[PATH_MAX + 200];
+        snprintf(what, sizeof(what), "%s is %s, not a directory: %s names the cache directory", dir,
+                 prnn_file_kind(sb.st_mode), a.dir ? "--dir" : "PRNN_CACHE_DIR (or the default)");
         if (a.dir)
-            return tool_bad_args("prnn-cache", err);
-        fprintf(stderr, "prnn-cache: %s\n", err);
+            return tool_bad_args("prnn-cache", what);
+        fprintf(stderr, "prnn-cache: %s\n", what);
         return TOOL_EXIT_FAILURE;
     }
     /* The user tuning DB that goes with this directory. */

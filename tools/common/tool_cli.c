@@ -33,33 +33,28 @@ static void status_line(FILE *f, int code, const char *text)
     fputc('\n', f);
 }
 
-void tool_help_exit_status(FILE *f, const char *ok, const char *failure,
-                           unsigned flags)
+void tool_help_exit_status(FILE *f, const char *ok, const char *failure, unsigned flags)
 {
     fputs("\nExit status:\n", f);
     status_line(f, TOOL_EXIT_OK, ok);
     status_line(f, TOOL_EXIT_FAILURE, failure);
     status_line(f, TOOL_EXIT_USAGE,
-                "bad arguments (the message names the argument and the "
-                "rule; nothing was done)");
+                "bad arguments (the message names the argument and the rule; nothing was done)");
     if (flags & TOOL_USES_GPU)
         status_line(f, TOOL_EXIT_NO_GPU,
-                    "no GPU: no CUDA driver or no CUDA device "
-                    "(PRNN_STATUS_NO_DEVICE)");
+                    "no GPU: no CUDA driver or no CUDA device (PRNN_STATUS_NO_DEVICE)");
     if (flags & TOOL_HANDLES_SIGINT)
         status_line(f, TOOL_EXIT_INTERRUPTED, "interrupted (Ctrl-C)");
 }
 
 void tool_format_version(size_t version, char *buf, size_t n)
 {
-    snprintf(buf, n, "%zu.%zu.%zu", version / 10000, version / 100 % 100,
-             version % 100);
+    snprintf(buf, n, "%zu.%zu.%zu", version / 10000, version / 100 % 100, version % 100);
 }
 
 void tool_print_version(FILE *f, const char *tool)
 {
-    fprintf(f, "%s %d.%d.%d", tool, PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR,
-            PRNN_VERSION_PATCH);
+    fprintf(f, "%s %d.%d.%d", tool, PRNN_VERSION_MAJOR, PRNN_VERSION_MINOR, PRNN_VERSION_PATCH);
     /* A tool linked to the shared library can meet another build of it. */
     size_t loaded = prnnGetVersion();
     if (loaded != PRNN_VERSION) {
@@ -72,28 +67,25 @@ void tool_print_version(FILE *f, const char *tool)
 
 int tool_bad_args(const char *tool, const char *msg)
 {
-    fprintf(stderr, "%s: %s\nrun '%s --help' for the usage\n", tool, msg,
-            tool);
+    fprintf(stderr, "%s: %s\nrun '%s --help' for the usage\n", tool, msg, tool);
     return TOOL_EXIT_USAGE;
 }
 
-
 /* The long option named name (or a prefix of it, as getopt_long accepts)
  * whose value is val: its full name, or NULL. */
-static const char *long_name(const struct option *o, const char *name,
-                             size_t len, int val, int has_arg)
+static const char *long_name(const struct option *o, const char *name, size_t len, int val,
+                             int has_arg)
 {
     for (; o->name; o++)
-        if (o->val == val && o->has_arg == has_arg &&
-            strncmp(o->name, name, len) == 0)
+        if (o->val == val && o->has_arg == has_arg && strncmp(o->name, name, len) == 0)
             return o->name;
     return NULL;
 }
 
 /* err = "ambiguous option --<typed>: --a, --b or --c" when the typed
  * prefix matches options of more than one meaning; 0 when it did. */
-static int ambiguous(const struct option *longopts, const char *typed,
-                     size_t len, char *err, size_t n)
+static int ambiguous(const struct option *longopts, const char *typed, size_t len, char *err,
+                     size_t n)
 {
     const struct option *match[16];
     int k = 0;
@@ -111,13 +103,15 @@ static int ambiguous(const struct option *longopts, const char *typed,
     int at = snprintf(err, n, "ambiguous option --%.*s: ", (int)len, typed);
     for (int i = 0; i < k && at >= 0 && (size_t)at < n; i++)
         at += snprintf(err + at, n - (size_t)at, "--%s%s", match[i]->name,
-                       i + 2 < k ? ", " : i + 1 < k ? " or " : "");
+                       i + 2 < k   ? ", "
+                       : i + 1 < k ? " or "
+                                   : "");
     return 0;
 }
 
 /* After getopt_long returned '?' or ':': why, in err. */
-static void getopt_error(int c, char *const argv[],
-                         const struct option *longopts, char *err, size_t n)
+static void getopt_error(int c, char *const argv[], const struct option *longopts, char *err,
+                         size_t n)
 {
     /* getopt_long has stepped past the element it refused, for every case
      * worded here (a short option's missing value is always the last). */
@@ -127,10 +121,8 @@ static void getopt_error(int c, char *const argv[],
     size_t len = strcspn(typed, "=");
     if (c == ':') {
         if (is_long) {
-            const char *full =
-                long_name(longopts, typed, len, optopt, required_argument);
-            snprintf(err, n, "option --%s needs a value",
-                     full ? full : typed);
+            const char *full = long_name(longopts, typed, len, optopt, required_argument);
+            snprintf(err, n, "option --%s needs a value", full ? full : typed);
         } else {
             snprintf(err, n, "option -%c needs a value", optopt);
         }
@@ -138,9 +130,7 @@ static void getopt_error(int c, char *const argv[],
     }
     if (optopt) {
         /* A flag given "=value", or an unknown short option. */
-        const char *full =
-            is_long ? long_name(longopts, typed, len, optopt, no_argument)
-                    : NULL;
+        const char *full = is_long ? long_name(longopts, typed, len, optopt, no_argument) : NULL;
         if (full)
             snprintf(err, n, "option --%s takes no value", full);
         else
@@ -152,9 +142,8 @@ static void getopt_error(int c, char *const argv[],
     snprintf(err, n, "unknown option --%.*s", (int)len, typed);
 }
 
-int tool_getopt(int argc, char **argv, const char *shortopts,
-                const struct option *longopts, tool_option_fn fn, void *ctx,
-                char *err, size_t n)
+int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                tool_option_fn fn, void *ctx, char *err, size_t n)
 {
     /* A leading ':' makes getopt_long tell a missing value (':') from an
      * unknown option ('?'). */
@@ -179,18 +168,16 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
     }
 }
 
-int tool_no_operands(const char *tool, int argc, char **argv, int first,
-                     char *err, size_t n)
+int tool_no_operands(const char *tool, int argc, char **argv, int first, char *err, size_t n)
 {
     if (first >= argc)
         return 0;
-    snprintf(err, n, "unexpected argument \"%s\": %s takes options only",
-             argv[first], tool);
+    snprintf(err, n, "unexpected argument \"%s\": %s takes options only", argv[first], tool);
     return -1;
 }
 
-int tool_bad_value(char *err, size_t n, const char *name, const char *value,
-                   const char *rule_fmt, ...)
+int tool_bad_value(char *err, size_t n, const char *name, const char *value, const char *rule_fmt,
+                   ...)
 {
     int at = snprintf(err, n, "--%s \"%s\": ", name, value);
     if (at >= 0 && (size_t)at < n) {
@@ -202,8 +189,7 @@ int tool_bad_value(char *err, size_t n, const char *name, const char *value,
     return -1;
 }
 
-static int item_long(const char *item, long lo, long hi, long *out,
-                     char *rule, size_t rule_size)
+static int item_long(const char *item, long lo, long hi, long *out, char *rule, size_t rule_size)
 {
     char *end;
     errno = 0;
@@ -219,43 +205,37 @@ static int item_long(const char *item, long lo, long hi, long *out,
 /* Longest list value accepted (far beyond any sweep). */
 #define LIST_MAX_CHARS 1024
 
-int tool_parse_list(const char *name, const char *value, int max,
-                    tool_item_fn fn, void *ctx, int *count, char *err,
-                    size_t n)
+int tool_parse_list(const char *name, const char *value, int max, tool_item_fn fn, void *ctx,
+                    int *count, char *err, size_t n)
 {
     char buf[LIST_MAX_CHARS];
     if (strlen(value) >= sizeof(buf))
-        return tool_bad_value(err, n, name, value,
-                              "must be shorter than %d characters",
+        return tool_bad_value(err, n, name, value, "must be shorter than %d characters",
                               LIST_MAX_CHARS);
     strcpy(buf, value);
     int single = strchr(value, ',') == NULL;
     int k = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         tok += strspn(tok, " ");
         if (k >= max)
-            return tool_bad_value(err, n, name, value,
-                                  "must list at most %d values", max);
+            return tool_bad_value(err, n, name, value, "must list at most %d values", max);
         char rule[160];
         if (fn(ctx, k, tok, rule, sizeof(rule))) {
             if (single)
                 return tool_bad_value(err, n, name, value, "%s", rule);
-            return tool_bad_value(err, n, name, value, "\"%s\" %s", tok,
-                                  rule);
+            return tool_bad_value(err, n, name, value, "\"%s\" %s", tok, rule);
         }
         k++;
     }
     if (k == 0)
-        return tool_bad_value(err, n, name, value,
-                              "must list at least one value");
+        return tool_bad_value(err, n, name, value, "must list at least one value");
     *count = k;
     return 0;
 }
 
-int tool_parse_long(const char *name, const char *value, long lo, long hi,
-                    long *out, char *err, size_t n)
+int tool_parse_long(const char *name, const char *value, long lo, long hi, long *out, char *err,
+                    size_t n)
 {
     char rule[96];
     if (item_long(value, lo, hi, out, rule, sizeof(rule)))
@@ -268,8 +248,7 @@ typedef struct {
     long lo, hi;
 } int_items;
 
-static int int_item(void *ctx, int index, const char *item, char *rule,
-                    size_t rule_size)
+static int int_item(void *ctx, int index, const char *item, char *rule, size_t rule_size)
 {
     int_items *l = ctx;
     long v;
@@ -279,22 +258,20 @@ static int int_item(void *ctx, int index, const char *item, char *rule,
     return 0;
 }
 
-int tool_parse_ints(const char *name, const char *value, long lo, long hi,
-                    int *out, int max, int *count, char *err, size_t n)
+int tool_parse_ints(const char *name, const char *value, long lo, long hi, int *out, int max,
+                    int *count, char *err, size_t n)
 {
     int_items l = {out, lo, hi};
     return tool_parse_list(name, value, max, int_item, &l, count, err, n);
 }
 
-int tool_parse_seconds(const char *name, const char *value, double *out,
-                       char *err, size_t n)
+int tool_parse_seconds(const char *name, const char *value, double *out, char *err, size_t n)
 {
     char *end;
     errno = 0;
     double v = strtod(value, &end);
     if (!*value || *end || errno || !isfinite(v) || !(v > 0))
-        return tool_bad_value(err, n, name, value,
-                              "must be a number of seconds above 0");
+        return tool_bad_value(err, n, name, value, "must be a number of seconds above 0");
     *out = v;
     return 0;
 }

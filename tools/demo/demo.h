@@ -11,14 +11,14 @@
 #include "prnn.h"
 #include "tool_cli.h" /* exit statuses: TOOL_EXIT_NO_GPU only from --probe */
 
-#define DEMO_CHECK(call)                                                       \
-    do {                                                                       \
-        prnnStatus_t s_ = (call);                                              \
-        if (s_ != PRNN_STATUS_SUCCESS) {                                       \
-            fprintf(stderr, "prnn-demo: %s failed: %s\n%s\n", #call,           \
-                    prnnGetErrorString(s_), prnnGetLastErrorLog());            \
-            exit(TOOL_EXIT_FAILURE);                                           \
-        }                                                                      \
+#define DEMO_CHECK(call)                                                                           \
+    do {                                                                                           \
+        prnnStatus_t s_ = (call);                                                                  \
+        if (s_ != PRNN_STATUS_SUCCESS) {                                                           \
+            fprintf(stderr, "prnn-demo: %s failed: %s\n%s\n", #call, prnnGetErrorString(s_),       \
+                    prnnGetLastErrorLog());                                                        \
+            exit(TOOL_EXIT_FAILURE);                                                               \
+        }                                                                                          \
     } while (0)
 
 /* The buffers of one training step, host copies: inputs first. */

@@ -32,13 +32,13 @@ typedef struct {
 
 /* The loss is summed in double: the two forward passes differ by little, and
  * fp32 sums of 10^5 products would bury that in rounding. */
-static double loss(const demo_problem *p, prnnHandle_t cpu, float *const *in, float *y,
-                   void *work, size_t ws)
+static double loss(const demo_problem *p, prnnHandle_t cpu, float *const *in, float *y, void *work,
+                   size_t ws)
 {
     const prnnTensorDescriptor_t hd = p->hd;
     DEMO_CHECK(prnnRNNForwardInference(cpu, p->rnn, p->seq, p->xd, in[B_X], hd, in[B_HX], hd,
-                                       in[B_CX], p->wd, in[B_W], p->yd, y, hd, NULL, hd, NULL,
-                                       work, ws));
+                                       in[B_CX], p->wd, in[B_W], p->yd, y, hd, NULL, hd, NULL, work,
+                                       ws));
     double l = 0;
     for (size_t i = 0; i < p->sizes[B_Y]; i++)
         l += (double)p->inputs[B_DY][i] * y[i];
@@ -56,8 +56,7 @@ static unsigned next_random(unsigned *state)
  * times a random magnitude in [0.5, 1): every term of grad . v then adds (no
  * cancellation that would make the relative error meaningless), and a
  * gradient of the wrong sign, size or place anywhere shows. */
-static void direction(const check_spec *c, const float *grad, size_t n, unsigned *state,
-                      float *v)
+static void direction(const check_spec *c, const float *grad, size_t n, unsigned *state, float *v)
 {
     if (!c->single) {
         for (size_t i = 0; i < n; i++) {
@@ -86,8 +85,8 @@ static double rms(const float *p, size_t n)
 
 /* One check: 0 when the finite difference agrees with the gradient. */
 static int check_one(const demo_problem *p, prnnHandle_t cpu, const check_spec *c,
-                     const float *grad, unsigned *state, float *const *in, float *y,
-                     void *work, size_t ws)
+                     const float *grad, unsigned *state, float *const *in, float *y, void *work,
+                     size_t ws)
 {
     size_t n = p->sizes[c->input];
     const float *orig = p->inputs[c->input];
@@ -111,20 +110,17 @@ static int check_one(const demo_problem *p, prnnHandle_t cpu, const check_spec *
     double got = sides[0] - sides[1];
     double err = fabs(got - expect) / fmax(fabs(expect), 1e-30);
     int ok = err <= CHECK_TOLERANCE && expect != 0;
-    printf("  %-18s finite difference %+.6e, gradient %+.6e: relative error %.1e (%s)\n",
-           c->what, got, expect, err, ok ? "ok" : "TOO LARGE");
+    printf("  %-18s finite difference %+.6e, gradient %+.6e: relative error %.1e (%s)\n", c->what,
+           got, expect, err, ok ? "ok" : "TOO LARGE");
     return !ok;
 }
 
 int demo_gradcheck(const demo_problem *p, prnnHandle_t cpu, float *const *grad)
 {
     static const check_spec checks[] = {
-        {"dw, all weights", B_W, B_DW, 0, 3e-3},
-        {"dx, all inputs", B_X, B_DX, 0, 3e-3},
-        {"dhx, all of hx", B_HX, B_DHX, 0, 3e-3},
-        {"dcx, all of cx", B_CX, B_DCX, 0, 3e-3},
-        {"dw, one weight", B_W, B_DW, 1, 3e-2},
-        {"dx, one input", B_X, B_DX, 1, 3e-2},
+        {"dw, all weights", B_W, B_DW, 0, 3e-3},  {"dx, all inputs", B_X, B_DX, 0, 3e-3},
+        {"dhx, all of hx", B_HX, B_DHX, 0, 3e-3}, {"dcx, all of cx", B_CX, B_DCX, 0, 3e-3},
+        {"dw, one weight", B_W, B_DW, 1, 3e-2},   {"dx, one input", B_X, B_DX, 1, 3e-2},
     };
     size_t ws;
     DEMO_CHECK(prnnGetRNNWorkspaceSize(cpu, p->rnn, p->seq, p->xd, &ws));

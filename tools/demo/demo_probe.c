@@ -53,8 +53,8 @@ static int probe_gpu(FILE *out)
     }
     prnn_device_info_describe(&info, desc, sizeof(desc));
     kernel_module_version(module, sizeof(module));
-    fprintf(out, "GPU:       %s (device 0 of %d), driver %s%sCUDA %d.%d\n", desc,
-            cu->device_count, module, module[0] ? ", " : "", cu->driver_version / 1000,
+    fprintf(out, "GPU:       %s (device 0 of %d), driver %s%sCUDA %d.%d\n", desc, cu->device_count,
+            module, module[0] ? ", " : "", cu->driver_version / 1000,
             cu->driver_version % 1000 / 10);
     return 1;
 }

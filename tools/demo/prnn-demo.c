@@ -25,7 +25,7 @@ static double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 static float *random_floats(size_t n, unsigned *state, float scale)
@@ -37,7 +37,6 @@ static float *random_floats(size_t n, unsigned *state, float scale)
     }
     return p;
 }
-
 
 typedef struct {
     double fwd_ms, bwd_data_ms, bwd_weights_ms;
@@ -101,20 +100,20 @@ static void training_step(const demo_problem *p, prnnHandle_t h, const prnn_cuda
         }
         t0 = now_ms();
         DEMO_CHECK(prnnRNNForwardTraining(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], hd,
-                                     buf[B_CX], p->wd, buf[B_W], p->yd, buf[B_Y], hd, buf[B_HY],
-                                     hd, buf[B_CY], work, ws, reserve, rs));
+                                          buf[B_CX], p->wd, buf[B_W], p->yd, buf[B_Y], hd,
+                                          buf[B_HY], hd, buf[B_CY], work, ws, reserve, rs));
         if (cu)
             cu->cuCtxSynchronize();
         t1 = now_ms();
-        DEMO_CHECK(prnnRNNBackwardData(h, p->rnn, p->seq, p->yd, buf[B_Y], p->yd, buf[B_DY], hd, NULL,
-                                  hd, NULL, p->wd, buf[B_W], hd, buf[B_HX], hd, buf[B_CX], p->xd,
-                                  buf[B_DX], hd, buf[B_DHX], hd, buf[B_DCX], work, ws, reserve,
-                                  rs));
+        DEMO_CHECK(prnnRNNBackwardData(h, p->rnn, p->seq, p->yd, buf[B_Y], p->yd, buf[B_DY], hd,
+                                       NULL, hd, NULL, p->wd, buf[B_W], hd, buf[B_HX], hd,
+                                       buf[B_CX], p->xd, buf[B_DX], hd, buf[B_DHX], hd, buf[B_DCX],
+                                       work, ws, reserve, rs));
         if (cu)
             cu->cuCtxSynchronize();
         t2 = now_ms();
         DEMO_CHECK(prnnRNNBackwardWeights(h, p->rnn, p->seq, p->xd, buf[B_X], hd, buf[B_HX], p->yd,
-                                     buf[B_Y], work, ws, p->wd, buf[B_DW], reserve, rs));
+                                          buf[B_Y], work, ws, p->wd, buf[B_DW], reserve, rs));
         if (cu)
             cu->cuCtxSynchronize();
         t3 = now_ms();
@@ -142,28 +141,26 @@ typedef struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: prnn-demo [--cpu] [--hidden N] [--batch N] [--seq N] [--input N]\n"
-            "       prnn-demo --probe | --help | --version\n"
-            "\n"
-            "One training step (ForwardTraining, BackwardData, BackwardWeights) of a 2-layer\n"
-            "bidirectional fp32 LSTM on random data. The CPU reference runs it and its\n"
-            "gradients are checked against finite differences; on a GPU the same step runs\n"
-            "there too and is compared with the CPU reference. The last line is the\n"
-            "verdict: \"verdict: ok\" or \"verdict: NOT OK\".\n"
-            "\n"
-            "  --cpu        the CPU reference only, even with a GPU\n"
-            "  --hidden N   hidden size (default 256)\n"
-            "  --batch N    batch size (default 8)\n"
-            "  --seq N      timesteps (default 64)\n"
-            "  --input N    input size (default 128)\n"
-            "  --probe      print what this machine offers prnn (GPU and driver, NVRTC,\n"
-            "               cuBLASLt, cuDNN) and exit: 0 when prnn can use the GPU, 3 when not\n"
-            "  -h, --help   this text\n"
-            "  --version    prnn-demo's version (and the loaded library's)\n");
-    tool_help_exit_status(
-        f, "verdict ok (--probe: prnn can use the GPU)",
-        "a check failed or a call failed", TOOL_USES_GPU);
+    fprintf(f, "usage: prnn-demo [--cpu] [--hidden N] [--batch N] [--seq N] [--input N]\n"
+               "       prnn-demo --probe | --help | --version\n"
+               "\n"
+               "One training step (ForwardTraining, BackwardData, BackwardWeights) of a 2-layer\n"
+               "bidirectional fp32 LSTM on random data. The CPU reference runs it and its\n"
+               "gradients are checked against finite differences; on a GPU the same step runs\n"
+               "there too and is compared with the CPU reference. The last line is the\n"
+               "verdict: \"verdict: ok\" or \"verdict: NOT OK\".\n"
+               "\n"
+               "  --cpu        the CPU reference only, even with a GPU\n"
+               "  --hidden N   hidden size (default 256)\n"
+               "  --batch N    batch size (default 8)\n"
+               "  --seq N      timesteps (default 64)\n"
+               "  --input N    input size (default 128)\n"
+               "  --probe      print what this machine offers prnn (GPU and driver, NVRTC,\n"
+               "               cuBLASLt, cuDNN) and exit: 0 when prnn can use the GPU, 3 when not\n"
+               "  -h, --help   this text\n"
+               "  --version    prnn-demo's version (and the loaded library's)\n");
+    tool_help_exit_status(f, "verdict ok (--probe: prnn can use the GPU)",
+                          "a check failed or a call failed", TOOL_USES_GPU);
     fprintf(f, "Only --probe exits 3: without a GPU the demo itself runs on the CPU\n"
                "reference and says so.\n");
 }
@@ -243,9 +240,9 @@ static int compare_gpu(const demo_problem *pr, prnnHandle_t gpu, float *const *r
     training_step(pr, gpu, cu, got, &gpu_t);
     prnnRNNPlanInfo_t info = {.structSize = sizeof(info)};
     DEMO_CHECK(prnnGetRNNPlanInfo(gpu, pr->rnn, batch, PRNN_DATA_FLOAT, &info));
-    printf("GPU %s, training step (second run): forward %.3f ms, backward data %.3f ms, "
-           "backward weights %.3f ms (%.2f us/step in all)\n", info.device, gpu_t.fwd_ms,
-           gpu_t.bwd_data_ms, gpu_t.bwd_weights_ms,
+    printf("GPU %s, training step (second run): forward %.3f ms, backward data %.3f ms, backward "
+           "weights %.3f ms (%.2f us/step in all)\n",
+           info.device, gpu_t.fwd_ms, gpu_t.bwd_data_ms, gpu_t.bwd_weights_ms,
            (gpu_t.fwd_ms + gpu_t.bwd_data_ms + gpu_t.bwd_weights_ms) * 1e3 / pr->seq);
     printf("  forward: %s, %s\n  backward data: %s, %s\n",
            info.path == PRNN_PATH_STANDARD ? "standard" : "persistent", info.config,
@@ -255,7 +252,7 @@ static int compare_gpu(const demo_problem *pr, prnnHandle_t gpu, float *const *r
         int buf;
         const char *name;
         double tol;
-    } checks[] = {{B_Y, "y", 1e-5}, {B_HY, "hy", 1e-5}, {B_CY, "cy", 1e-5},
+    } checks[] = {{B_Y, "y", 1e-5},   {B_HY, "hy", 1e-5},   {B_CY, "cy", 1e-5},
                   {B_DX, "dx", 1e-5}, {B_DHX, "dhx", 1e-5}, {B_DCX, "dcx", 1e-5},
                   {B_DW, "dw", 1e-4}};
     int failed = 0;
@@ -298,7 +295,7 @@ int main(int argc, char **argv)
     prnnRNNDescriptor_t rnn;
     DEMO_CHECK(prnnCreateRNNDescriptor(&rnn));
     DEMO_CHECK(prnnSetRNNDescriptor(rnn, hidden, layers, NULL, PRNN_LINEAR_INPUT,
-                               PRNN_BIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT));
+                                    PRNN_BIDIRECTIONAL, PRNN_LSTM, PRNN_DATA_FLOAT));
     prnnTensorDescriptor_t *xd = calloc((size_t)seq, sizeof(*xd));
     prnnTensorDescriptor_t *yd = calloc((size_t)seq, sizeof(*yd));
     for (int t = 0; t < seq; t++) {
@@ -345,11 +342,11 @@ int main(int argc, char **argv)
     int cpu_failed = demo_gradcheck(&pr, cpu, ref);
     int gpu_failed = gpu ? compare_gpu(&pr, gpu, ref, got, batch) : 0;
     if (cpu_failed || gpu_failed)
-        printf("verdict: NOT OK (%d gradient check(s) of the CPU reference failed%s)\n",
-               cpu_failed, gpu_failed ? "; the GPU disagrees with the CPU reference" : "");
+        printf("verdict: NOT OK (%d gradient check(s) of the CPU reference failed%s)\n", cpu_failed,
+               gpu_failed ? "; the GPU disagrees with the CPU reference" : "");
     else if (gpu)
-        printf("verdict: ok (the CPU reference's gradients match finite differences, and the "
-               "GPU's training step matches the CPU reference)\n");
+        printf("verdict: ok (the CPU reference's gradients match finite differences, and the GPU's "
+               "training step matches the CPU reference)\n");
     else
         printf("verdict: ok (the CPU reference's gradients match finite differences)\n");
     for (int t = 0; t < seq; t++) {
@@ -365,6 +362,12 @@ int main(int argc, char **argv)
         free(ref[i]);
         free(got[i]);
     }
-    free(xd); free(yd); free(x); free(w); free(hx); free(cx); free(dyv);
+    free(xd);
+    free(yd);
+    free(x);
+    free(w);
+    free(hx);
+    free(cx);
+    free(dyv);
     return cpu_failed || gpu_failed ? TOOL_EXIT_FAILURE : TOOL_EXIT_OK;
 }

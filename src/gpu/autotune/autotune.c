@@ -43,28 +43,43 @@ static prnnStatus_t call(const candidate_run *r, prnn_call_kind kind)
     const int cell = prnn_mode_has_cell(r->p->rnn->mode);
     const void *cx = cell ? (const void *)d->cx : NULL;
     if (kind == PRNN_CALL_BACKWARD_DATA) {
-        prnn_backward_data_buffers b = {(const void *)d->y, (const void *)d->dy, NULL, NULL,
-                                        (const void *)d->w, (const void *)d->hx, cx,
-                                        (void *)d->dx, NULL, NULL, (void *)d->ws, d->ws_bytes,
-                                        (void *)d->reserve, d->reserve_bytes};
+        prnn_backward_data_buffers b = {(const void *)d->y,
+                                        (const void *)d->dy,
+                                        NULL,
+                                        NULL,
+                                        (const void *)d->w,
+                                        (const void *)d->hx,
+                                        cx,
+                                        (void *)d->dx,
+                                        NULL,
+                                        NULL,
+                                        (void *)d->ws,
+                                        d->ws_bytes,
+                                        (void *)d->reserve,
+                                        d->reserve_bytes};
         return prnn_call_run(&cp, r->g, &b, (void *)d->ws);
     }
-    prnn_forward_buffers b = {(const void *)d->x, (const void *)d->hx, cx, (const void *)d->w,
-                              (void *)d->y, NULL, NULL, (void *)d->ws, d->ws_bytes,
+    prnn_forward_buffers b = {(const void *)d->x,
+                              (const void *)d->hx,
+                              cx,
+                              (const void *)d->w,
+                              (void *)d->y,
+                              NULL,
+                              NULL,
+                              (void *)d->ws,
+                              d->ws_bytes,
                               kind == PRNN_CALL_INFERENCE ? NULL : (void *)d->reserve,
                               kind == PRNN_CALL_INFERENCE ? 0 : d->reserve_bytes};
     return prnn_call_run(&cp, r->g, &b, (void *)d->ws);
 }
 
 /* The timed work. */
-static prnnStatus_t timed_fn(void *ctx)
+static prnnStatus_t timed_fn(const void *ctx)
 {
     const candidate_run *r = ctx;
     switch (r->how) {
-    case TIME_FORWARD:
-        return call(r, PRNN_CALL_INFERENCE);
-    case TIME_BACKWARD:
-        return call(r, PRNN_CALL_BACKWARD_DATA);
+    case TIME_FORWARD: return call(r, PRNN_CALL_INFERENCE);
+    case TIME_BACKWARD: return call(r, PRNN_CALL_BACKWARD_DATA);
     case TIME_STEP:
         PRNN_TRY(call(r, PRNN_CALL_FORWARD_TRAINING));
         return call(r, PRNN_CALL_BACKWARD_DATA);
@@ -81,12 +96,11 @@ static prnnStatus_t run_candidate(const candidate_run *r, int repeats, int warmu
     if (r->how == TIME_BACKWARD)
         PRNN_TRY(call(r, PRNN_CALL_FORWARD_TRAINING));
     if (!repeats) {
-        PRNN_TRY(timed_fn((void *)r));
+        PRNN_TRY(timed_fn(r));
         return prnn_cu_check(r->g->gs->cu->cuStreamSynchronize((CUstream)r->g->stream),
                              "cuStreamSynchronize");
     }
-    return prnn_autotune_time(r->g, timed_fn, (void *)r, r->p->seq_length, repeats, warmups,
-                              us_per_step);
+    return prnn_autotune_time(r->g, timed_fn, r, r->p->seq_length, repeats, warmups, us_per_step);
 }
 
 /* ---- the check against the CPU reference ---- */
@@ -127,8 +141,8 @@ static prnnStatus_t make_check(const prnn_autotune_inputs *in, timing how, check
         s = prnn_ref_forward(pc, how != TIME_FORWARD, in->x, in->hx, cx, in->w, cd->yref, NULL,
                              NULL, ws, how != TIME_FORWARD ? res : NULL);
     if (!s && how != TIME_FORWARD)
-        s = prnn_ref_backward_data(pc, cd->yref, in->dy, NULL, NULL, in->w, in->hx, cx,
-                                   cd->dxref, NULL, NULL, ws, res);
+        s = prnn_ref_backward_data(pc, cd->yref, in->dy, NULL, NULL, in->w, in->hx, cx, cd->dxref,
+                                   NULL, NULL, ws, res);
     free(ws);
     free(res);
     return s;
@@ -148,8 +162,7 @@ static double rel_error(const void *got, const void *want, prnnDataType_t t, siz
 /* Checks a candidate on the short problem (outputs poisoned first); 0 with
  * o->rel_error set, or EXECUTION_FAILED with a note when the results are
  * wrong. */
-static prnnStatus_t check(const candidate_run *r, const check_data *cd,
-                          prnn_autotune_outcome *o)
+static prnnStatus_t check(const candidate_run *r, const check_data *cd, prnn_autotune_outcome *o)
 {
     const prnn_cuda_driver *cu = r->g->gs->cu;
     const prnnDataType_t t = r->p->rnn->dtype;
@@ -165,20 +178,20 @@ static prnnStatus_t check(const candidate_run *r, const check_data *cd,
     PRNN_TRY(run_candidate(r, 0, 0, NULL));
     double ey = 0, ex = 0;
     if (want_y) {
-        PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(cd->ygot, r->d->y, cd->ycount * es),
-                               "cuMemcpyDtoH"));
+        PRNN_TRY(
+            prnn_cu_check(cu->cuMemcpyDtoH(cd->ygot, r->d->y, cd->ycount * es), "cuMemcpyDtoH"));
         ey = rel_error(cd->ygot, cd->yref, t, cd->ycount);
     }
     if (want_dx) {
-        PRNN_TRY(prnn_cu_check(cu->cuMemcpyDtoH(cd->dxgot, r->d->dx, cd->xcount * es),
-                               "cuMemcpyDtoH"));
+        PRNN_TRY(
+            prnn_cu_check(cu->cuMemcpyDtoH(cd->dxgot, r->d->dx, cd->xcount * es), "cuMemcpyDtoH"));
         ex = rel_error(cd->dxgot, cd->dxref, t, cd->xcount);
     }
     o->rel_error = ey > ex || isnan(ey) ? ey : ex;
     const double tol = t == PRNN_DATA_FLOAT || t == PRNN_DATA_DOUBLE ? 1e-4 : 3e-2;
     if (!(o->rel_error <= tol)) {
-        snprintf(o->note, sizeof(o->note), "rejected: relative error %.3g > %.0e (y %.3g, "
-                 "dx %.3g)", o->rel_error, tol, ey, ex);
+        snprintf(o->note, sizeof(o->note), "rejected: relative error %.3g > %.0e (y %.3g, dx %.3g)",
+                 o->rel_error, tol, ey, ex);
         return PRNN_STATUS_EXECUTION_FAILED;
     }
     return PRNN_STATUS_SUCCESS;
@@ -207,8 +220,8 @@ static prnnStatus_t candidate_plan(const search_kind *k, const prnn_autotune_can
         return prnn_plan_with(q->g, q->rnn, q->key.mini_batch, c->engine, &choice, NULL, NULL,
                               plan);
     case TIME_BACKWARD:
-        return prnn_plan_with(q->g, q->rnn, q->key.mini_batch, k->forward_engine, NULL,
-                              c->engine, &choice, plan);
+        return prnn_plan_with(q->g, q->rnn, q->key.mini_batch, k->forward_engine, NULL, c->engine,
+                              &choice, plan);
     case TIME_STEP:
         return prnn_plan_with(q->g, q->rnn, q->key.mini_batch, c->engine, &choice, c->engine,
                               &choice, plan);
@@ -308,8 +321,7 @@ static prnnStatus_t time_one(void *ctx, int k, double *us)
 }
 
 static prnnStatus_t remeasure(const search_kind *k, const prnn_rnn_problem *pt,
-                              prnn_autotune_buffers *d, int repeats,
-                              prnn_autotune_report *report)
+                              prnn_autotune_buffers *d, int repeats, prnn_autotune_report *report)
 {
     alternation a = {k, {&report->cand[0], &report->cand[report->best]}, pt, d, repeats};
     double us[2];
@@ -349,8 +361,9 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates) : 0;
     if (!m)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "autotune: no %s%s configuration fits %s "
-                         "hidden %d batch %d", only ? only->name : "", only ? "" : "engine's",
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "autotune: no %s%s configuration fits %s hidden %d batch %d",
+                         only ? only->name : "", only ? "" : "engine's",
                          prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch);
 
     /* Fill the disk cache in parallel; loading below then reads it. */
@@ -415,10 +428,10 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     if (s)
         return s;
     if (report->best < 0)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "autotune: none of %d %s candidates for %s hidden %d batch %d ran "
-                         "correctly", m, prnn_pass_name(q->pass), prnn_mode_name(q->key.mode),
-                         q->key.hidden, q->key.mini_batch);
+        return prnn_fail(
+            PRNN_STATUS_NOT_SUPPORTED,
+            "autotune: none of %d %s candidates for %s hidden %d batch %d ran correctly", m,
+            prnn_pass_name(q->pass), prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch);
     const prnn_autotune_candidate *w = &report->cand[report->best];
     best->engine = w->engine;
     best->config = w->config;

@@ -99,18 +99,15 @@ static double rnd(unsigned long long *state)
     return (double)(*state >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
 }
 
-static void fill(void *buf, prnnDataType_t t, size_t n, double scale,
-                 unsigned long long *state)
+static void fill(void *buf, prnnDataType_t t, size_t n, double scale, unsigned long long *state)
 {
     for (size_t i = 0; i < n; i++)
         prnn_store_from_double(buf, t, i, scale * rnd(state));
 }
 
-
 void prnn_autotune_free_buffers(const prnn_cuda_driver *cu, prnn_autotune_buffers *d)
 {
-    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->dy, &d->dx, &d->ws,
-                          &d->reserve};
+    CUdeviceptr *all[] = {&d->x, &d->hx, &d->cx, &d->w, &d->y, &d->dy, &d->dx, &d->ws, &d->reserve};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         if (*all[i])
             cu->cuMemFree(*all[i]);
@@ -175,9 +172,8 @@ void prnn_autotune_inputs_free(prnn_autotune_inputs *in)
     memset(in, 0, sizeof(*in));
 }
 
-prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu,
-                                         const prnn_autotune_inputs *in, prnnDataType_t t,
-                                         prnn_autotune_buffers *d)
+prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu, const prnn_autotune_inputs *in,
+                                         prnnDataType_t t, prnn_autotune_buffers *d)
 {
     const size_t es = prnn_dtype_size(t);
     PRNN_TRY(prnn_autotune_alloc(cu, &d->x, in->xcount * es));
@@ -201,7 +197,7 @@ double prnn_autotune_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int prnn_autotune_cmp_double(const void *a, const void *b)
@@ -224,8 +220,7 @@ prnnStatus_t prnn_autotune_ensure(const prnn_cuda_driver *cu, CUdeviceptr *p, si
     return PRNN_STATUS_SUCCESS;
 }
 
-
-prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, const void *ctx,
                                 int seq_length, int repeats, int warmups, double *us_per_step)
 {
     const prnn_cuda_driver *cu = h->gs->cu;
@@ -275,10 +270,10 @@ prnnStatus_t prnn_autotune_alternate(prnn_autotune_time_fn time, void *ctx, doub
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m,
-                                  prnnStatus_t cs, int rejected, const char *config_text,
-                                  prnn_autotune_outcome *o, const prnn_autotune_outcome *best,
-                                  int *now_best, double *heuristic_us)
+prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m, prnnStatus_t cs,
+                                  int rejected, const char *config_text, prnn_autotune_outcome *o,
+                                  const prnn_autotune_outcome *best, int *now_best,
+                                  double *heuristic_us)
 {
     *now_best = 0;
     if (cs == PRNN_STATUS_SUCCESS) {

@@ -54,20 +54,19 @@ prnnStatus_t prnn_autotune_inputs_make(const struct prnnRNNStruct *rnn, int mini
 void prnn_autotune_inputs_free(prnn_autotune_inputs *in);
 /* d's x, hx, cx, w, y, dy and dx for the timed problem, the inputs copied
  * in; returns once the copies are done. */
-prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu,
-                                         const prnn_autotune_inputs *in, prnnDataType_t t,
-                                         prnn_autotune_buffers *d);
+prnnStatus_t prnn_autotune_inputs_upload(const prnn_cuda_driver *cu, const prnn_autotune_inputs *in,
+                                         prnnDataType_t t, prnn_autotune_buffers *d);
 
 double prnn_autotune_now_s(void);
 int prnn_autotune_cmp_double(const void *a, const void *b);
 
 /* One candidate's pass (or pair of calls) on the handle's stream. */
-typedef prnnStatus_t (*prnn_autotune_run_fn)(void *ctx);
+typedef prnnStatus_t (*prnn_autotune_run_fn)(const void *ctx);
 
 /* Times `repeats` runs of run(ctx) (at most 64) after `warmups`, each
  * between two events on h's stream; *us_per_step is their median divided by
  * seq_length. */
-prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, void *ctx,
+prnnStatus_t prnn_autotune_time(const prnn_gpu_call *h, prnn_autotune_run_fn run, const void *ctx,
                                 int seq_length, int repeats, int warmups, double *us_per_step);
 
 /* Times candidate k (0 or 1) once: builds its plan and times it. */
@@ -87,10 +86,10 @@ prnnStatus_t prnn_autotune_alternate(prnn_autotune_time_fn time, void *ctx, doub
  * search goes on with: a fault on the device leaves the context unusable and
  * stops it; a rejected or failing candidate does not.
  */
-prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m,
-                                  prnnStatus_t cs, int rejected, const char *config_text,
-                                  prnn_autotune_outcome *o, const prnn_autotune_outcome *best,
-                                  int *now_best, double *heuristic_us);
+prnnStatus_t prnn_autotune_finish(const prnn_autotune_options *opts, int i, int m, prnnStatus_t cs,
+                                  int rejected, const char *config_text, prnn_autotune_outcome *o,
+                                  const prnn_autotune_outcome *best, int *now_best,
+                                  double *heuristic_us);
 
 /* After prnn_autotune_alternate: the two times become the heuristic's and
  * the winner's; 1 when the winner is still the faster, else 0 (the

@@ -62,21 +62,21 @@ typedef struct {
     const prnn_engine *engine;
     prnnConfigSource_t source;
     const char *forced_by;
-    char config[256]; /* the configuration that runs, in its text form */
-    char tuned_on[128]; /* its tuning DB entry's GPU when another of the same
-                         * architecture and SM count (prnn_engine_choice) */
-    int loaded;       /* its kernels are loaded (backward-data: on the
-                       * first training need) */
-    int settled;      /* its configuration was forced or is an exact tuning
-                       * DB entry: autotuning must not replace it */
-    void *state;      /* the engine's own; engine->release frees it */
+    char config[256];      /* the configuration that runs, in its text form */
+    char tuned_on[128];    /* its tuning DB entry's GPU when another of the same
+                            * architecture and SM count (prnn_engine_choice) */
+    int loaded;            /* its kernels are loaded (backward-data: on the
+                            * first training need) */
+    int settled;           /* its configuration was forced or is an exact tuning
+                            * DB entry: autotuning must not replace it */
+    void *state;           /* the engine's own; engine->release frees it */
     prnn_load_stats stats; /* what loading its kernels cost so far */
 } prnn_pass_plan;
 
 /* What plan info reports of a pass plan. */
 typedef struct {
     prnnRNNPath_t path;
-    int num_blocks;     /* per direction */
+    int num_blocks; /* per direction */
     int threads_per_block;
     int units_per_block;
     int tensor_cores;
@@ -88,8 +88,8 @@ typedef struct {
 typedef struct {
     const struct prnn_call_plan *c;
     int layer;
-    int skip;                /* layer 0 of a SKIP_INPUT network (forward) */
-    unsigned tag_base;       /* hand-off tags of the layer's first step */
+    int skip;          /* layer 0 of a SKIP_INPUT network (forward) */
+    unsigned tag_base; /* hand-off tags of the layer's first step */
     /* forward: the call's buffers, the layer's input (what SKIP adds) and
      * output */
     const prnn_forward_buffers *fwd;
@@ -186,5 +186,8 @@ int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c
 int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
                           prnn_engine_config *out, int max);
 void prnn_engine_free_state(prnn_pass_plan *pp);
+/* Where a pass plan's configuration came from (plan info): c's source, the
+ * variable that forced it, the GPU it was tuned on. */
+void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c);
 
 #endif

@@ -1,5 +1,7 @@
 /* What several engines share: the callbacks of an engine without a
- * configuration, and the release of a state that is one heap block. */
+ * configuration, the release of a state that is one heap block, and the
+ * record of a chosen configuration's origin. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,4 +33,11 @@ void prnn_engine_free_state(prnn_pass_plan *pp)
 {
     free(pp->state);
     pp->state = NULL;
+}
+
+void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c)
+{
+    pp->source = c->source;
+    pp->forced_by = c->forced_by;
+    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
 }

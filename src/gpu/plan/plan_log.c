@@ -59,8 +59,8 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
         return;
     buf[0] = '\0';
     add(buf, size, &len, "prnn: %s %s %s hidden=%d batch=%d layers=%d dirs=%d on %s", e->event,
-        prnn_mode_name(e->mode), prnn_dtype_name(e->dtype), e->hidden, e->batch, e->layers,
-        e->dirs, e->device);
+        prnn_mode_name(e->mode), prnn_dtype_name(e->dtype), e->hidden, e->batch, e->layers, e->dirs,
+        e->device);
     if (e->status != PRNN_STATUS_SUCCESS) {
         add(buf, size, &len, " | failed: %s (prnnGetLastErrorLog says why) | %.1f ms",
             prnnGetErrorString(e->status), e->ms);
@@ -79,8 +79,8 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
         if (p->tuned_on)
             add(buf, size, &len, " (tuned on %s)", p->tuned_on);
     }
-    add(buf, size, &len, " | cubin: %s | %.1f ms (compile %.1f ms)",
-        NAME_OF(cubin_names, e->cubin), e->ms, e->compile_ms);
+    add(buf, size, &len, " | cubin: %s | %.1f ms (compile %.1f ms)", NAME_OF(cubin_names, e->cubin),
+        e->ms, e->compile_ms);
 }
 
 void prnn_plan_log_print(const prnn_plan_log_event *e)

@@ -10,12 +10,11 @@
  *
  * (one line; wrapped here). Sources: shipped-db, user-db, heuristic,
  * autotuned, or "PRNN_TILE (forced)"; a database entry of another GPU of
- * the same architecture and SM count adds "(tuned on <GPU>)". Two events: "plan" when a plan is made (the
- * forward tile that loaded, and the backward-data tile chosen with it, which
- * sizes the workspace) and "training kernels" when the training kernels are
- * loaded (the backward-data tile that loaded). The cubin source is the worst
- * of the event's modules (compiled > disk > memory); the times are the
- * event's own. A failed event prints its status instead of the passes.
+ * the same architecture and SM count adds "(tuned on <GPU>)". Two events: "plan" when a plan is
+ * made (the forward tile that loaded, and the backward-data tile chosen with it, which sizes the
+ * workspace) and "training kernels" when the training kernels are loaded (the backward-data tile
+ * that loaded). The cubin source is the worst of the event's modules (compiled > disk > memory);
+ * the times are the event's own. A failed event prints its status instead of the passes.
  */
 #ifndef PRNN_PLAN_LOG_H
 #define PRNN_PLAN_LOG_H

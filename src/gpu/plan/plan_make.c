@@ -52,8 +52,8 @@ int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order
 /* Engine e's pass plan for q, from its choices (NOT_SUPPORTED when none
  * runs). On failure pp holds nothing. */
 prnnStatus_t prnn_plan_prepare_engine(const prnn_engine_query *q, const prnn_engine *e,
-                                   const prnn_engine_choice *choices, int count,
-                                   prnn_pass_plan *pp)
+                                      const prnn_engine_choice *choices, int count,
+                                      prnn_pass_plan *pp)
 {
     memset(pp, 0, sizeof(*pp));
     pp->engine = e;
@@ -66,10 +66,10 @@ prnnStatus_t prnn_plan_prepare_engine(const prnn_engine_query *q, const prnn_eng
     return s;
 }
 
-prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                            int mini_batch, const prnn_engine *fwd_engine,
-                            const prnn_engine_choice *fwd, const prnn_engine *bwd_engine,
-                            const prnn_engine_choice *bwd, prnn_plan **out)
+prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
+                            const prnn_engine *fwd_engine, const prnn_engine_choice *fwd,
+                            const prnn_engine *bwd_engine, const prnn_engine_choice *bwd,
+                            prnn_plan **out)
 {
     *out = NULL;
     prnn_plan *p = calloc(1, sizeof(*p));
@@ -105,8 +105,8 @@ prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *
         if (passes[i].c) {
             c = *passes[i].c;
         } else if (e->candidates(passes[i].q, 0, 0, &c.config, 1) < 1) {
-            s = prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "the %s engine has no configuration for "
-                          "this shape", e->name);
+            s = prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                          "the %s engine has no configuration for this shape", e->name);
             break;
         } else {
             c.source = PRNN_CONFIG_HEURISTIC;

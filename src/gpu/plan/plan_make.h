@@ -37,10 +37,10 @@ prnnStatus_t prnn_plan_prepare_engine(const prnn_engine_query *q, const prnn_eng
  * runs inference only (its backward-data pass has no engine). NOT_SUPPORTED
  * when a choice cannot run here. Free it with prnn_plan_free.
  */
-prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                            int mini_batch, const prnn_engine *fwd_engine,
-                            const prnn_engine_choice *fwd, const prnn_engine *bwd_engine,
-                            const prnn_engine_choice *bwd, prnn_plan **out);
+prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
+                            const prnn_engine *fwd_engine, const prnn_engine_choice *fwd,
+                            const prnn_engine *bwd_engine, const prnn_engine_choice *bwd,
+                            prnn_plan **out);
 
 /* The call plan of a call of `kind` of p on plan: its engine, layouts and
  * the sizes the caller's buffers are checked against. INTERNAL_ERROR for a

@@ -22,7 +22,7 @@ typedef struct {
     const prnn_engine *engine;
 } fits_ctx;
 
-static int entry_fits(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+static int entry_fits(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
 {
     const fits_ctx *f = ctx;
     if (strcmp(e->engine, f->engine->name) != 0) {
@@ -111,8 +111,7 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
             out[n].config = found.entry.config;
             out[n].source = found.source;
             if (found.sibling)
-                snprintf(out[n].tuned_on, sizeof(out[n].tuned_on), "%.127s",
-                         found.entry.gpu_name);
+                snprintf(out[n].tuned_on, sizeof(out[n].tuned_on), "%.127s", found.entry.gpu_name);
             n++;
             *settled = found.exact;
         }
@@ -146,7 +145,7 @@ typedef struct {
     int n;
 } any_fits_ctx;
 
-static int entry_fits_any(const prnn_tuning_entry *e, void *ctx, char *why, size_t n)
+static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
 {
     const any_fits_ctx *f = ctx;
     for (int i = 0; i < f->n; i++)
@@ -238,8 +237,8 @@ static prnnStatus_t prepare_from_choices(const prnn_engine_query *q, const prnn_
  * backward-data pass's, should its own not load. The last engine's reason
  * goes into the error when none can.
  */
-static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune,
-                                prnn_pass_plan *pp, prnn_pass_plan *fallback)
+static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, prnn_pass_plan *pp,
+                                prnn_pass_plan *fallback)
 {
     const prnn_engine *order[16];
     int n = prnn_plan_engine_order(q, order);
@@ -262,14 +261,14 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune,
     }
     if (q->key.algo == PRNN_RNN_ALGO_PERSISTENT)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "PRNN_RNN_ALGO_PERSISTENT: no persistent configuration runs "
-                         "%s hidden %d batch %d on %s%s%s", prnn_mode_name(q->key.mode),
-                         q->key.hidden, q->key.mini_batch, q->gs->description,
-                         why[0] ? ": " : "", why);
-    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "no engine runs the %s pass of %s hidden %d "
-                     "batch %d on %s%s%s", prnn_pass_name(q->pass), prnn_mode_name(q->key.mode),
-                     q->key.hidden, q->key.mini_batch, q->gs->description,
-                     why[0] ? ": " : "", why);
+                         "PRNN_RNN_ALGO_PERSISTENT: no persistent configuration runs %s hidden %d "
+                         "batch %d on %s%s%s",
+                         prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch,
+                         q->gs->description, why[0] ? ": " : "", why);
+    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                     "no engine runs the %s pass of %s hidden %d batch %d on %s%s%s",
+                     prnn_pass_name(q->pass), prnn_mode_name(q->key.mode), q->key.hidden,
+                     q->key.mini_batch, q->gs->description, why[0] ? ": " : "", why);
 }
 
 /* Sequences longer than this always run on the forward engine: the short
@@ -328,15 +327,13 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
     return s;
 }
 
-static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                              prnn_plan *p)
+static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, prnn_plan *p)
 {
     PRNN_TRY(prnn_run_kernels_load(g->gs, &p->kernels, &p->stats));
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
-    PRNN_TRY(choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD],
-                         NULL));
+    PRNN_TRY(choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD], NULL));
     return choose_short(&fq, p);
 }
 
@@ -388,9 +385,9 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
         PRNN_TRY(p->short_fwd.engine->load_training(&fq, &p->short_fwd));
     prnnStatus_t s = b->engine->load_training(&bq, b);
     if (s == PRNN_STATUS_NOT_SUPPORTED && p->bwd_fallback.engine) {
-        prnn_log_append("note: the %s engine's backward-data kernels do not load here; "
-                        "the %s engine runs the pass", b->engine->name,
-                        p->bwd_fallback.engine->name);
+        prnn_log_append("note: the %s engine's backward-data kernels do not load here; the %s "
+                        "engine runs the pass",
+                        b->engine->name, p->bwd_fallback.engine->name);
         s = p->bwd_fallback.engine->load_training(&bq, &p->bwd_fallback);
         if (!s) {
             b->engine->release(b);
@@ -405,8 +402,8 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
 
 /* PRNN_LOG_PLANS: an event's shape, device, outcome and time. */
 static void log_event_init(prnn_plan_log_event *e, const char *event,
-                           const struct prnn_gpu_state *gs, const prnn_rnn_key *key,
-                           prnnStatus_t s, double ms)
+                           const struct prnn_gpu_state *gs, const prnn_rnn_key *key, prnnStatus_t s,
+                           double ms)
 {
     memset(e, 0, sizeof(*e));
     e->event = event;
@@ -424,8 +421,8 @@ static void log_event_init(prnn_plan_log_event *e, const char *event,
 static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
 {
     const prnn_pass_plan *pp = &p->pass[pass];
-    prnn_plan_log_pass lp = {prnn_pass_name(pass), PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE,
-                             NULL, NULL};
+    prnn_plan_log_pass lp = {
+        prnn_pass_name(pass), PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE, NULL, NULL};
     if (!pp->engine)
         return lp;
     prnn_engine_info info;
@@ -439,8 +436,7 @@ static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
 }
 
 /* A new plan: the forward pass that loaded, the backward-data pass chosen. */
-static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s,
-                     double ms)
+static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms)
 {
     prnn_plan_log_event e;
     log_event_init(&e, "plan", gs, &p->key, s, ms);
@@ -452,8 +448,8 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
         prnn_engine_info info;
         p->short_fwd.engine->describe(&p->short_fwd, &p->key, &info);
         snprintf(short_name, sizeof(short_name), "forward T<=%d", p->short_max_seq);
-        e.passes[2] = (prnn_plan_log_pass){short_name, info.path, p->short_fwd.config,
-                                           p->short_fwd.source, NULL, NULL};
+        e.passes[2] = (prnn_plan_log_pass){short_name,          info.path, p->short_fwd.config,
+                                           p->short_fwd.source, NULL,      NULL};
         e.npasses = 3;
     }
     prnn_load_stats stats = prnn_plan_load_stats(p);
@@ -532,8 +528,8 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                           int mini_batch, int training, prnn_plan **out)
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
+                           int training, prnn_plan **out)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_rnn_key key;

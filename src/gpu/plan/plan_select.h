@@ -18,8 +18,8 @@
 
 /* The plan for (rnn, mini_batch) on the call's device, made on first use;
  * with training, its training kernels are loaded too (once). */
-prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                           int mini_batch, int training, prnn_plan **out);
+prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
+                           int training, prnn_plan **out);
 
 /* Frees a list of plans (modules stay loaded in the process-wide cache). */
 void prnn_plan_free_all(prnn_plan *list);

@@ -5,12 +5,11 @@
 
 #include "error.h"
 
-static prnnStatus_t lt_check(const prnn_cublaslt *lt, cublasStatus_t s,
-                             const char *what)
+static prnnStatus_t lt_check(const prnn_cublaslt *lt, cublasStatus_t s, const char *what)
 {
     if (s == CUBLAS_STATUS_SUCCESS)
         return PRNN_STATUS_SUCCESS;
-    return prnn_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PRNN_STATUS_ALLOC_FAILED
+    return prnn_fail(s == CUBLAS_STATUS_ALLOC_FAILED    ? PRNN_STATUS_ALLOC_FAILED
                      : s == CUBLAS_STATUS_NOT_SUPPORTED ? PRNN_STATUS_NOT_SUPPORTED
                                                         : PRNN_STATUS_EXECUTION_FAILED,
                      "%s: %s", what, prnn_cublaslt_status_name(lt, s));
@@ -92,9 +91,12 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     cublasStatus_t e3 = lt->cublasLtMatrixLayoutCreate(&g->c, cd, key->n, key->m, key->ldc);
     if (e1 || e2 || e3) {
         g->valid = 1; /* let release() free what was made */
-        if (e1) g->a = NULL;
-        if (e2) g->b = NULL;
-        if (e3) g->c = NULL;
+        if (e1)
+            g->a = NULL;
+        if (e2)
+            g->b = NULL;
+        if (e3)
+            g->c = NULL;
         release(lt, g);
         return lt_check(lt, e1 ? e1 : e2 ? e2 : e3, "cublasLtMatrixLayoutCreate");
     }
@@ -106,8 +108,8 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
         return s;
     }
     size_t ws = c->workspace_bytes;
-    lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &ws, sizeof(ws));
+    lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                             sizeof(ws));
     /* cuBLASLt's first operand is our B, its second our A (see above). */
     uint32_t align[4] = {(uint32_t)key->align_b, (uint32_t)key->align_a, (uint32_t)key->align_c,
                          (uint32_t)key->align_c};
@@ -118,15 +120,15 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
         lt->cublasLtMatmulPreferenceSetAttribute(pref, align_attr[i], &align[i], sizeof(align[i]));
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
-    cublasStatus_t hs = lt->cublasLtMatmulAlgoGetHeuristic(c->handle, g->op, g->a, g->b, g->c,
-                                                           g->c, pref, 1, &result, &found);
+    cublasStatus_t hs = lt->cublasLtMatmulAlgoGetHeuristic(c->handle, g->op, g->a, g->b, g->c, g->c,
+                                                           pref, 1, &result, &found);
     lt->cublasLtMatmulPreferenceDestroy(pref);
     if (hs != CUBLAS_STATUS_SUCCESS || found < 1) {
         release(lt, g);
         if (hs == CUBLAS_STATUS_SUCCESS)
             return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                             "cuBLASLt has no algorithm for a %d x %d x %d GEMM", key->m,
-                             key->n, key->k);
+                             "cuBLASLt has no algorithm for a %d x %d x %d GEMM", key->m, key->n,
+                             key->k);
         return lt_check(lt, hs, "cublasLtMatmulAlgoGetHeuristic");
     }
     g->algo = result.algo;

@@ -10,9 +10,8 @@
 #include "prnn_kernel_abi.h"
 #include "weights_layout.h"
 
-void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
-                         const prnn_run_kernels *k, const prnn_pass_plan *pp,
-                         const prnn_rnn_problem *p, prnn_call_kind call)
+void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prnn_run_kernels *k,
+                         const prnn_pass_plan *pp, const prnn_rnn_problem *p, prnn_call_kind call)
 {
     memset(c, 0, sizeof(*c));
     c->gs = gs;
@@ -34,8 +33,7 @@ void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
     c->state_stride = (size_t)p->mini_batch * c->H * c->es;
 }
 
-prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers,
-                           void *ws)
+prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers, void *ws)
 {
     if (c->training && !c->kernels->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
@@ -66,16 +64,44 @@ const void *prnn_run_offset(const void *base, size_t bytes)
     return base ? (const char *)base + bytes : NULL;
 }
 
-void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
+void *prnn_run_out_offset(void *base, size_t bytes)
+{
+    return base ? (char *)base + bytes : NULL;
+}
+
+/* Byte offsets of a pseudo-layer's W (or (size_t)-1: none), R, bW and bR. */
+static void dir_parts(const prnn_call_plan *c, int pseudo, size_t at[4], int *w_cols)
 {
     prnn_pseudo_layer_layout pl;
     prnn_weights_pseudo_layer(c->rnn, c->p->input_size, pseudo, &pl);
+    at[0] = pl.w_offset == (size_t)-1 ? (size_t)-1 : pl.w_offset * c->es;
+    at[1] = pl.r_offset * c->es;
+    at[2] = pl.bw_offset * c->es;
+    at[3] = pl.br_offset * c->es;
+    *w_cols = pl.w_cols;
+}
+
+void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
+{
+    size_t at[4];
+    dir_parts(c, pseudo, at, &d->w_cols);
     const char *base = w;
-    d->W = pl.w_offset == (size_t)-1 ? NULL : base + pl.w_offset * c->es;
-    d->R = base + pl.r_offset * c->es;
-    d->bW = base + pl.bw_offset * c->es;
-    d->bR = base + pl.br_offset * c->es;
-    d->w_cols = pl.w_cols;
+    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
+    d->R = base + at[1];
+    d->bW = base + at[2];
+    d->bR = base + at[3];
+}
+
+void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d)
+{
+    size_t at[4];
+    int w_cols;
+    dir_parts(c, pseudo, at, &w_cols);
+    char *base = dw;
+    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
+    d->R = base + at[1];
+    d->bW = base + at[2];
+    d->bR = base + at[3];
 }
 
 unsigned prnn_run_grid(unsigned long long n, unsigned block)
@@ -100,8 +126,8 @@ prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsi
                              what);
     }
     snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
-    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1,
-                                                       (unsigned)smem, c->stream, params),
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1, (unsigned)smem,
+                                                       c->stream, params),
                          what);
 }
 
@@ -111,9 +137,9 @@ prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned gr
     char what[80];
     snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
     void *params[] = {arg};
-    return prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0,
-                                                   c->stream, params, NULL),
-                         what);
+    return prnn_cu_check(
+        c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0, c->stream, params, NULL),
+        what);
 }
 
 /* The runs (steps of equal batch) travel in the kernel's parameters; a long

@@ -24,9 +24,9 @@ typedef struct prnn_call_plan {
     const prnn_rnn_problem *p;
     const struct prnnRNNStruct *rnn;
     prnn_call_kind kind;
-    int training;                    /* any call but inference */
-    prnn_ws_layout l;                /* this call's workspace */
-    prnn_reserve_layout r;           /* training calls' reserve; zero for inference */
+    int training;          /* any call but inference */
+    prnn_ws_layout l;      /* this call's workspace */
+    prnn_reserve_layout r; /* training calls' reserve; zero for inference */
     /* What the caller's buffers must hold: the workspace every call of the
      * shape runs in (prnnGetRNNWorkspaceSize) and, for training calls, the
      * reserve (prnnGetRNNTrainingReserveSize); set by the planner. */
@@ -47,12 +47,17 @@ typedef struct {
     int w_cols;
 } prnn_dir_weights;
 
+/* The same parts inside dw, which BackwardWeights writes. */
+typedef struct {
+    void *W; /* NULL for SKIP_INPUT layer 0 */
+    void *R, *bW, *bR;
+} prnn_dir_grads;
+
 /* Fills c for a call of kind `call` of p run by pp, with kernels k:
  * layouts and derived sizes (workspace_bytes and reserve_bytes are the
  * planner's to set). */
-void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs,
-                         const prnn_run_kernels *k, const prnn_pass_plan *pp,
-                         const prnn_rnn_problem *p, prnn_call_kind call);
+void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prnn_run_kernels *k,
+                         const prnn_pass_plan *pp, const prnn_rnn_problem *p, prnn_call_kind call);
 
 /* Runs the call on the caller's buffers (a prnn_forward_buffers,
  * prnn_backward_data_buffers or prnn_backward_weights_buffers as the kind
@@ -65,11 +70,13 @@ prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void
 /* Address of a workspace part, NULL for (size_t)-1. */
 void *prnn_run_ws(const prnn_call_plan *c, size_t offset);
 
-/* base + bytes, NULL when base is NULL (optional state slices). */
+/* base + bytes, NULL when base is NULL (optional state slices): of a
+ * buffer the call reads, and of one it writes. */
 const void *prnn_run_offset(const void *base, size_t bytes);
+void *prnn_run_out_offset(void *base, size_t bytes);
 
-void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo,
-                          prnn_dir_weights *d);
+void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d);
+void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d);
 
 /* The step tables of the call (and the workspace's zero_begin .. zero_end,
  * an engine's hand-off area, zeroed when there is one). */

@@ -74,14 +74,14 @@ prnnStatus_t prnn_gpu_side_stream(struct prnn_gpu_state *g)
     /* non-blocking: ordered with the caller's stream by the events alone,
      * even where that stream is the legacy default one */
     if (!g->side)
-        PRNN_TRY(prnn_cu_check(cu->cuStreamCreate(&g->side, CU_STREAM_NON_BLOCKING),
-                               "cuStreamCreate"));
+        PRNN_TRY(
+            prnn_cu_check(cu->cuStreamCreate(&g->side, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
     if (!g->fork)
-        PRNN_TRY(prnn_cu_check(cu->cuEventCreate(&g->fork, CU_EVENT_DISABLE_TIMING),
-                               "cuEventCreate"));
+        PRNN_TRY(
+            prnn_cu_check(cu->cuEventCreate(&g->fork, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
     if (!g->join)
-        PRNN_TRY(prnn_cu_check(cu->cuEventCreate(&g->join, CU_EVENT_DISABLE_TIMING),
-                               "cuEventCreate"));
+        PRNN_TRY(
+            prnn_cu_check(cu->cuEventCreate(&g->join, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
     return PRNN_STATUS_SUCCESS;
 }
 

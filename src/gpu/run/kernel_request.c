@@ -55,10 +55,11 @@ void prnn_request_define(prnn_kernel_request *r, const char *name, long value)
 prnnStatus_t prnn_request_finish(prnn_kernel_request *r)
 {
     if (r->overflow)
-        return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                         "the request for %s (%s) needs more than %d defines of at most %d "
-                         "characters", r->req.kernel_name, r->req.source_name,
-                         PRNN_REQUEST_MAX_DEFINES, PRNN_REQUEST_DEFINE_CHARS - 1);
+        return prnn_fail(
+            PRNN_STATUS_INTERNAL_ERROR,
+            "the request for %s (%s) needs more than %d defines of at most %d characters",
+            r->req.kernel_name, r->req.source_name, PRNN_REQUEST_MAX_DEFINES,
+            PRNN_REQUEST_DEFINE_CHARS - 1);
     r->req.defines = r->ptr;
     r->req.num_defines = r->n;
     return PRNN_STATUS_SUCCESS;

@@ -25,15 +25,14 @@ static int input_side_runs(prnnRNNMode_t mode, int gates, gate_run *runs)
 
 /* The gradient of layer l's output: dy for the top layer, else what the
  * layer above left in the workspace (math type). */
-static const void *dout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
-                           int layer, int *storage)
+static const void *dout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b, int layer,
+                           int *storage)
 {
     *storage = layer == c->rnn->layers - 1;
     return *storage ? b->dy : prnn_run_ws(c, c->l.dgrad);
 }
 
-static const void *hout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
-                           int layer)
+static const void *hout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b, int layer)
 {
     return layer == c->rnn->layers - 1 ? b->y : prnn_reserve_out(&c->r, b->reserve, layer);
 }
@@ -73,8 +72,8 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
             key.accumulate = !first;
             first = 0;
             PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
-                                (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,
-                                out));
+                                   (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,
+                                   out));
         }
     }
     return PRNN_STATUS_SUCCESS;
@@ -124,32 +123,33 @@ static prnnStatus_t grad_gemm(const prnn_call_plan *c, int m, int n, const void 
 }
 
 static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_weights_buffers *b,
-                               int layer, int d, const void *input, int kin)
+                                int layer, int d, const void *input, int kin)
 {
     const int H = c->H, pseudo = layer * c->dirs + d;
     const int ld = c->r.dg_cols * H;
-    const char *dg = prnn_reserve_dg(&c->r, (void *)b->reserve, pseudo);
-    prnn_dir_weights w;
-    prnn_run_dir_weights(c, b->dw, pseudo, &w);
+    const char *reserve = b->reserve; /* only read */
+    const char *dg = reserve + prnn_reserve_dg_at(&c->r, pseudo);
+    prnn_dir_grads w;
+    prnn_run_dir_grads(c, b->dw, pseudo, &w);
     gate_run runs[2];
     int nruns = input_side_runs(c->rnn->mode, c->G, runs);
     if (w.W) {
         for (int i = 0; i < nruns; i++)
             PRNN_TRY(grad_gemm(c, runs[i].count * H, kin, dg + (size_t)runs[i].dg_col * H * c->es,
-                            ld, input, kin,
-                            (char *)w.W + (size_t)runs[i].w_row * H * kin * c->es));
+                               ld, input, kin,
+                               (char *)w.W + (size_t)runs[i].w_row * H * kin * c->es));
     }
     /* input-side bias: GRU skips the recurrent n column block */
     int split = nruns == 2 ? runs[1].w_row * H : (int)c->gh;
-    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, (void *)w.bW));
-    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, (void *)w.bR));
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, w.bW));
+    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, w.bR));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} of every row gathered first */
     const int L = c->rnn->layers;
-    const void *out = layer == L - 1 ? b->y : prnn_reserve_out(&c->r, (void *)b->reserve, layer);
+    const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
     size_t so = (size_t)pseudo * c->state_stride;
     void *hprev = prnn_run_ws(c, c->l.hprev);
     PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * H, prnn_run_offset(b->hx, so), hprev));
-    return grad_gemm(c, (int)c->gh, H, dg, ld, hprev, H, (void *)w.R);
+    return grad_gemm(c, (int)c->gh, H, dg, ld, hprev, H, w.R);
 }
 
 prnnStatus_t prnn_layered_backward_weights(const prnn_call_plan *c, const void *buffers)
@@ -162,7 +162,7 @@ prnnStatus_t prnn_layered_backward_weights(const prnn_call_plan *c, const void *
         if (layer > 0) {
             kin = c->dirs * c->H;
             PRNN_TRY(prnn_train_next_input(
-                c, layer - 1, 1, prnn_reserve_out(&c->r, (void *)b->reserve, layer - 1),
+                c, layer - 1, 1, (const char *)b->reserve + prnn_reserve_out_at(&c->r, layer - 1),
                 &input));
         }
         for (int d = 0; d < c->dirs; d++)

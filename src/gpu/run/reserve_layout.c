@@ -7,7 +7,10 @@
 
 #define ALIGN 256
 
-static size_t align_up(size_t n) { return prnn_align_size(n, ALIGN); }
+static size_t align_up(size_t n)
+{
+    return prnn_align_size(n, ALIGN);
+}
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r)
 {

@@ -33,34 +33,55 @@ typedef struct {
     size_t dg, dg_stride;
     int act_cols, dg_cols;
     size_t sru[4], sru_stride[4]; /* SRU: layer 0's part, and per layer */
-    size_t total; /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
-                   * does not fit in size_t; the offsets are then
-                   * meaningless */
+    size_t total;                 /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
+                                   * does not fit in size_t; the offsets are then
+                                   * meaningless */
 } prnn_reserve_layout;
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r);
 
-/* Addresses inside a reserve at base. */
-static inline char *prnn_reserve_out(const prnn_reserve_layout *r, void *base, int layer)
+/* Byte offsets inside a reserve. */
+static inline size_t prnn_reserve_out_at(const prnn_reserve_layout *r, int layer)
 {
-    return (char *)base + r->out + (size_t)layer * r->out_stride;
+    return r->out + (size_t)layer * r->out_stride;
 }
-static inline char *prnn_reserve_act(const prnn_reserve_layout *r, void *base, int pseudo)
+static inline size_t prnn_reserve_act_at(const prnn_reserve_layout *r, int pseudo)
 {
-    return (char *)base + r->act + (size_t)pseudo * r->act_stride;
+    return r->act + (size_t)pseudo * r->act_stride;
 }
-static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, int pseudo)
+static inline size_t prnn_reserve_dg_at(const prnn_reserve_layout *r, int pseudo)
 {
-    return (char *)base + r->dg + (size_t)pseudo * r->dg_stride;
+    return r->dg + (size_t)pseudo * r->dg_stride;
 }
 
 /* SRU's parts, in reserve order. */
 typedef enum { PRNN_SRU_U = 0, PRNN_SRU_C = 1, PRNN_SRU_DU = 2, PRNN_SRU_V = 3 } prnn_sru_part;
 
-static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base,
-                                     prnn_sru_part part, int layer)
+static inline size_t prnn_reserve_sru_at(const prnn_reserve_layout *r, prnn_sru_part part,
+                                         int layer)
 {
-    return (char *)base + r->sru[part] + (size_t)layer * r->sru_stride[part];
+    return r->sru[part] + (size_t)layer * r->sru_stride[part];
+}
+
+/* Addresses inside a reserve at base that the call writes (forward
+ * training, BackwardData). BackwardWeights only reads its reserve (const in
+ * the API): (const char *)base + prnn_reserve_..._at(). */
+static inline char *prnn_reserve_out(const prnn_reserve_layout *r, void *base, int layer)
+{
+    return (char *)base + prnn_reserve_out_at(r, layer);
+}
+static inline char *prnn_reserve_act(const prnn_reserve_layout *r, void *base, int pseudo)
+{
+    return (char *)base + prnn_reserve_act_at(r, pseudo);
+}
+static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, int pseudo)
+{
+    return (char *)base + prnn_reserve_dg_at(r, pseudo);
+}
+static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base, prnn_sru_part part,
+                                     int layer)
+{
+    return (char *)base + prnn_reserve_sru_at(r, part, layer);
 }
 
 #endif

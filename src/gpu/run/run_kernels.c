@@ -62,8 +62,8 @@ prnnStatus_t prnn_run_kernels_load_training(struct prnn_gpu_state *gs, prnnDataT
         {"prnn_bias_finish", &k->bias_finish},
         {"prnn_skip_dx", &k->skip_dx},
     };
-    prnnStatus_t s = prnn_load_functions(gs, prnn_request_train(dtype, gs->info.sm, &r), &r,
-                                         stats, fns, sizeof(fns) / sizeof(fns[0]));
+    prnnStatus_t s = prnn_load_functions(gs, prnn_request_train(dtype, gs->info.sm, &r), &r, stats,
+                                         fns, sizeof(fns) / sizeof(fns[0]));
     if (!s)
         k->training_loaded = 1;
     return s;

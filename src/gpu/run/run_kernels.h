@@ -36,8 +36,7 @@ prnnStatus_t prnn_load_functions(struct prnn_gpu_state *gs, prnnStatus_t request
 
 typedef struct {
     CUfunction setup;
-    CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish,
-        skip_dx;
+    CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish, skip_dx;
     int training_loaded;
 } prnn_run_kernels;
 

@@ -30,8 +30,8 @@ prnnStatus_t prnn_train_dropout_forward(const prnn_call_plan *c, int layer, cons
     dropout_args(c, layer, &a);
     a.src = src;
     a.dst = dst;
-    return prnn_run_launch(c, c->kernels->dropout_forward, prnn_run_grid((a.n + 3) / 4, 256),
-                           1, 256, &a, "prnn_dropout_forward");
+    return prnn_run_launch(c, c->kernels->dropout_forward, prnn_run_grid((a.n + 3) / 4, 256), 1,
+                           256, &a, "prnn_dropout_forward");
 }
 
 prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad)
@@ -39,8 +39,8 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
     prnn_dropout_args a;
     dropout_args(c, layer, &a);
     a.dst = grad;
-    return prnn_run_launch(c, c->kernels->dropout_backward, prnn_run_grid((a.n + 3) / 4, 256),
-                           1, 256, &a, "prnn_dropout_backward");
+    return prnn_run_launch(c, c->kernels->dropout_backward, prnn_run_grid((a.n + 3) / 4, 256), 1,
+                           256, &a, "prnn_dropout_backward");
 }
 
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
@@ -93,8 +93,8 @@ prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int l
     a.chunk_rows = c->l.bias_chunk_rows;
     a.chunks = c->l.bias_chunks;
     unsigned gx = (unsigned)((cols + 127) / 128);
-    prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, gx, (unsigned)a.chunks, 128,
-                                     &a, "prnn_bias_partial");
+    prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, gx, (unsigned)a.chunks, 128, &a,
+                                     "prnn_bias_partial");
     if (!s)
         s = prnn_run_launch(c, c->kernels->bias_finish, gx, 1, 128, &a, "prnn_bias_finish");
     return s;

@@ -32,29 +32,29 @@ prnn_pass prnn_call_pass(prnn_call_kind call);
 
 /* Byte offsets into the workspace; (size_t)-1 for parts a call does not use. */
 typedef struct {
-    size_t batch;      /* int[seq_length]: rows of each step */
-    size_t offset;     /* int[seq_length]: first row of each step */
+    size_t batch;  /* int[seq_length]: rows of each step */
+    size_t offset; /* int[seq_length]: first row of each step */
     /* zeroed by the setup kernel before the recurrence (an engine's
      * hand-off area): zero_begin .. zero_end, or none */
     size_t zero_begin, zero_end;
     /* forward */
-    size_t xproj;      /* dirs * rows * gates * hidden, math type (SRU: U) */
-    size_t layer_out;  /* inference, layers > 1: rows * dirs * hidden, storage */
+    size_t xproj;     /* dirs * rows * gates * hidden, math type (SRU: U) */
+    size_t layer_out; /* inference, layers > 1: rows * dirs * hidden, storage */
     /* training */
-    size_t dropped;    /* dropout, layers > 1: the next layer's input,
-                        * rows * dirs * hidden, storage type */
-    size_t dgrad;      /* backward data, layers > 1: gradient of a layer's
-                        * output, rows * dirs * hidden, math type */
-    size_t hprev;      /* backward weights: h_{t-1} of every row, rows *
-                        * hidden, storage type */
+    size_t dropped;      /* dropout, layers > 1: the next layer's input,
+                          * rows * dirs * hidden, storage type */
+    size_t dgrad;        /* backward data, layers > 1: gradient of a layer's
+                          * output, rows * dirs * hidden, math type */
+    size_t hprev;        /* backward weights: h_{t-1} of every row, rows *
+                          * hidden, storage type */
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
     int bias_chunks, bias_chunk_rows;
-    size_t gemm_ws;    /* cuBLASLt workspace */
-    size_t gemm_ws_side; /* the side stream's (prnn_run_fork), or none */
+    size_t gemm_ws;                      /* cuBLASLt workspace */
+    size_t gemm_ws_side;                 /* the side stream's (prnn_run_fork), or none */
     size_t engine[PRNN_WS_ENGINE_PARTS]; /* the engine's own parts */
-    size_t total;      /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
-                        * shape's workspace does not fit in size_t; the
-                        * offsets are then meaningless */
+    size_t total;                        /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
+                                          * shape's workspace does not fit in size_t; the
+                                          * offsets are then meaningless */
 } prnn_ws_layout;
 
 /* A layout being built: parts are taken one after the other, aligned. */

@@ -12,8 +12,8 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
     const double l2_bw = 5.0e12, hbm_bw = 2.5e12;
     const int dirs = g->shape.key.dirs;
-    const int blocks = t->blocks * dirs;                   /* that hand off h_t */
-    const int all_blocks = blocks * t->batch_groups;       /* that load L2 */
+    const int blocks = t->blocks * dirs;             /* that hand off h_t */
+    const int all_blocks = blocks * t->batch_groups; /* that load L2 */
     const int bc = t->batch_chunk;
 
     const int local = t->handoff == 2; /* the small-h engine */
@@ -24,8 +24,7 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     /* (the local figure fitted to the small-h engine's first H100/H200
      * timings, bench/NOTES.md v0.10: its step at batch 1 costs about what
      * the L2 hand-off's does at H = 64, more above) */
-    double handoff = local ? 0.2e-6
-                           : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+    double handoff = local ? 0.2e-6 : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
 
     /* Every block reads all of its group's vector (h_{t-1} forward, the
      * gate gradients backward): 8-byte words carrying one value (FMA) or two
@@ -89,11 +88,9 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     double sync = ((g->red_bufs == 2 ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) * 1e-6;
     /* Calibration against measurement: the terms above under-rate the mma
      * engine (its chain of dependent mma.sync and the reduction across
-     * warps) and 128-thread blocks (too few warps to hide latency). Fitted
-     * on the 1920 candidates the autotuner timed on an H100 (v0.3): picking
-     * each key's fastest-modelled candidate costs 1.08x the best measured
-     * one instead of 1.20x (1.11x instead of 1.31x on the 1920 of v0.2's
-     * run); bench/NOTES.md. */
+     * warps) and 128-thread blocks (too few warps to hide latency): the
+     * factors that make the model's pick closest to the best of the
+     * autotuner's timed candidates (bench/NOTES.md v0.3-b). */
     double fit = (t->mma ? 2.0 : 1.0) * (t->threads == 128 ? 1.1 : 1.0);
     /* Blocks of the local hand-off need not all be resident: the ones that
      * are not run the whole sequence after the first wave. */
@@ -126,19 +123,19 @@ typedef struct {
 } ranked;
 
 /* The FMA engine unrolls its k-steps times the batch chunk: NVRTC's time
- * grows much faster than that product (sm_90, one thread of this machine's
- * CPU: 512 -> 0.7 s, 1024 -> 1.0-1.8 s, 2048 -> 8-10 s). A plan compiles on
- * first use, so the heuristic and the autotuner's candidates stay at or
- * below 1024; a tuning-DB entry beyond it is still honoured (it compiles
- * once, then comes from the disk cache). The mma engine's loops are short. */
+ * grows much faster than that product (seconds beyond 1024: bench/NOTES.md
+ * v0.1-c). A plan compiles on first use, so the heuristic and the
+ * autotuner's candidates stay at or below 1024; a tuning-DB entry beyond it
+ * is still honoured (it compiles once, then comes from the disk cache). The
+ * mma engine's loops are short. */
 static int compiles_quickly(const prnn_kernel_geometry *g)
 {
     return g->tile.mma || (long)g->ksteps * g->tile.batch_chunk <= 1024;
 }
 
 /* Largest register and shared-memory shares for a tile, then the geometry. */
-static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
-                    prnn_tile_config t, prnn_kernel_geometry *g)
+static int fit_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev, prnn_tile_config t,
+                    prnn_kernel_geometry *g)
 {
     char why[256];
     /* First pass with no weights on-chip gives the fixed costs. */
@@ -177,9 +174,8 @@ static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
            compiles_quickly(g);
 }
 
-int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
-                              const prnn_device_info *dev, int use_mma, int local,
-                              prnn_kernel_geometry *out, int max)
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                              int use_mma, int local, prnn_kernel_geometry *out, int max)
 {
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
@@ -207,6 +203,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
     const int B = shape->key.mini_batch;
     /* Both engines where tensor cores are allowed: at small batch the FMA
      * engine's shorter dependency chain can win. */
+    /* clang-format off */
     for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
     for (int gi = 0; gi < ngroup_opts && group_opts[gi] <= B; gi++) {
         const int groups = group_opts[gi];
@@ -239,8 +236,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
                 /* Lamport words, except for fp64 (a value fills the word)
                  * and backward mma tiles: their G-times-longer vector made
                  * spinning on every word cost more than one counter wait
-                 * and plain loads (prnn-autotune on the H100, LSTM and GRU
-                 * fp16, H 1024, B 16: 1.49x and 1.31x; bench/NOTES.md v0.6) */
+                 * and plain loads (bench/NOTES.md v0.6) */
                 t.handoff = local ? 2
                             : shape->key.dtype == PRNN_DATA_DOUBLE ||
                                     (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
@@ -253,6 +249,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
             }
         }
     }
+    /* clang-format on */
 ranked_out:;
     ranked *r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
     if (!r) {
@@ -280,9 +277,8 @@ ranked_out:;
     return m;
 }
 
-int prnn_heuristic_choose(const prnn_kernel_shape *shape,
-                          const prnn_device_info *dev, int use_mma, int local,
-                          prnn_kernel_geometry *out, char *why, size_t why_size)
+int prnn_heuristic_choose(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,
+                          int local, prnn_kernel_geometry *out, char *why, size_t why_size)
 {
     if (prnn_heuristic_candidates(shape, dev, use_mma, local, out, 1) == 1)
         return 0;

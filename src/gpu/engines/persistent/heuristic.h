@@ -21,14 +21,12 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
  * small-h engine's tiles (one block per batch group, handoff 2 through
  * shared memory), else the persistent engine's (handoff 0 or 1 through L2,
  * every block resident). */
-int prnn_heuristic_candidates(const prnn_kernel_shape *shape,
-                              const prnn_device_info *dev, int use_mma, int local,
-                              prnn_kernel_geometry *out, int max);
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                              int use_mma, int local, prnn_kernel_geometry *out, int max);
 
 /* The best candidate; -1 with a reason when nothing fits (then only the
  * standard path can run the shape). */
-int prnn_heuristic_choose(const prnn_kernel_shape *shape,
-                          const prnn_device_info *dev, int use_mma, int local,
-                          prnn_kernel_geometry *out, char *why, size_t why_size);
+int prnn_heuristic_choose(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,
+                          int local, prnn_kernel_geometry *out, char *why, size_t why_size);
 
 #endif

@@ -17,10 +17,20 @@ static int fail(char *why, size_t n, const char *msg)
     return -1;
 }
 
-int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
-                                 const prnn_tile_config *tile,
-                                 const prnn_device_info *dev,
-                                 prnn_kernel_geometry *g, char *why,
+/* The k-steps whose weights the tile's register slots hold, then those its
+ * shared-memory slots hold; the rest are read from global memory. */
+static void split_slots(prnn_kernel_geometry *g, const prnn_tile_config *t)
+{
+    g->kreg = t->reg_slots / g->wpk;
+    if (g->kreg > g->ksteps)
+        g->kreg = g->ksteps;
+    g->ksmem = t->smem_slots / g->wpk;
+    if (g->ksmem > g->ksteps - g->kreg)
+        g->ksmem = g->ksteps - g->kreg;
+}
+
+int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile_config *tile,
+                                 const prnn_device_info *dev, prnn_kernel_geometry *g, char *why,
                                  size_t why_size)
 {
     char msg[256];
@@ -79,8 +89,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         upb = ROUND_UP(upb, 2);
     t.blocks = CEIL_DIV(H, upb);
     if (t.handoff == 2 && t.blocks != 1)
-        return fail(why, why_size, "handoff 2 (through shared memory) needs the whole layer in "
-                    "one block: blocks=1");
+        return fail(
+            why, why_size,
+            "handoff 2 (through shared memory) needs the whole layer in one block: blocks=1");
     g->units_per_block = upb;
     g->rows = g->rows_per_unit * upb;
 
@@ -100,12 +111,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->wpk = 4 * rt;
         g->rowsp = g->rsplit * g->rpg;
         size_t hb = (size_t)ROUND_UP(ntn * 8 * hbs * 4, 16);
-        g->kreg = t.reg_slots / g->wpk;
-        if (g->kreg > g->ksteps)
-            g->kreg = g->ksteps;
-        g->ksmem = t.smem_slots / g->wpk;
-        if (g->ksmem > g->ksteps - g->kreg)
-            g->ksmem = g->ksteps - g->kreg;
+        split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
@@ -125,20 +131,15 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
         g->wpk = rpl * aw;
         g->rowsp = g->rsplit * g->rpg;
         size_t hb = (size_t)ROUND_UP(kpl * lk * bcp * g->acc_bytes, 16);
-        g->kreg = t.reg_slots / g->wpk;
-        if (g->kreg > g->ksteps)
-            g->kreg = g->ksteps;
-        g->ksmem = t.smem_slots / g->wpk;
-        if (g->ksmem > g->ksteps - g->kreg)
-            g->ksmem = g->ksteps - g->kreg;
+        split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
         g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
         int poll = CEIL_DIV(kpl * lk * bcp, 32);
         g->accumulators = rpl * bcp * aw;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
-        g->exchange_bytes_per_dir =
-            2 * (size_t)KD * (size_t)t.batch_groups * (size_t)g->group_stride * 8;
+        g->exchange_bytes_per_dir = 2 * (size_t)KD * (size_t)t.batch_groups *
+                                    (size_t)g->group_stride * 8;
     }
     (void)kpw;
     /* The local hand-off (handoff 2): the group's words, plain values, both
@@ -172,8 +173,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
     g->weight_regs = g->kreg * g->wpk;
     /* every block of every group streams its own copy (written at the start
      * of the call, read back by the same thread every step) */
-    g->packed_bytes_per_dir =
-        (size_t)t.blocks * t.batch_groups * g->kglb * g->wpk * t.threads * 4;
+    g->packed_bytes_per_dir = (size_t)t.blocks * t.batch_groups * g->kglb * g->wpk * t.threads * 4;
     g->resident_fraction = g->ksteps ? (double)(g->kreg + g->ksmem) / g->ksteps : 1.0;
     /* Store the normalised reg/smem slot counts so that the text form of the
      * configuration says exactly what runs. */
@@ -183,31 +183,32 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
 
     if (g->est_regs > 255) {
         snprintf(msg, sizeof(msg),
-                 "needs about %d registers per thread (the limit is 255): move "
-                 "weights from registers to shared memory", g->est_regs);
+                 "needs about %d registers per thread (the limit is 255): move weights from "
+                 "registers to shared memory",
+                 g->est_regs);
         return fail(why, why_size, msg);
     }
     if (dev) {
-        int smem_limit = dev->smem_per_block_optin;
+        /* smem_limit is the device's here */
         if ((long)g->smem_bytes > smem_limit) {
             snprintf(msg, sizeof(msg),
-                     "needs %zu bytes of shared memory per block, the device allows %d",
+                     "needs %zu bytes of shared memory per block, the device allows %ld",
                      g->smem_bytes, smem_limit);
             return fail(why, why_size, msg);
         }
         if ((long)t.threads * (g->est_regs < 64 ? 64 : g->est_regs) > dev->regs_per_sm) {
             snprintf(msg, sizeof(msg),
-                     "%d threads x ~%d registers exceed the %d registers of an SM",
-                     t.threads, g->est_regs, dev->regs_per_sm);
+                     "%d threads x ~%d registers exceed the %d registers of an SM", t.threads,
+                     g->est_regs, dev->regs_per_sm);
             return fail(why, why_size, msg);
         }
         /* Blocks that hand off through L2 must all be resident; the local
          * hand-off's blocks are independent (an ordinary launch). */
         if (t.handoff != 2 && t.blocks * t.batch_groups * shape->key.dirs > dev->sm_count) {
             snprintf(msg, sizeof(msg),
-                     "%d blocks x %d batch groups x %d directions exceed the %d SMs "
-                     "(one block per SM must be resident)", t.blocks, t.batch_groups,
-                     shape->key.dirs, dev->sm_count);
+                     "%d blocks x %d batch groups x %d directions exceed the %d SMs (one block per "
+                     "SM must be resident)",
+                     t.blocks, t.batch_groups, shape->key.dirs, dev->sm_count);
             return fail(why, why_size, msg);
         }
         if (t.mma && dev->sm < 80)

@@ -34,18 +34,18 @@ typedef struct {
                             * chunk and groups from the batch, slots rounded
                             * to whole k-steps */
     int gates;
-    int kdim;        /* length of the vector multiplied each step: hidden
-                      * (forward), gates * hidden padded per gate (backward) */
+    int kdim;          /* length of the vector multiplied each step: hidden
+                        * (forward), gates * hidden padded per gate (backward) */
     int rows_per_unit; /* matrix rows per hidden unit: gates (forward), 1 */
     int units_per_block;
     int warps, rsplit;
-    int acc_bytes;  /* 4 (float math) or 8 (double) */
+    int acc_bytes; /* 4 (float math) or 8 (double) */
     int rows, rpg, rowsp;
     int ksteps, wpk; /* k-steps per thread and 32-bit words per k-step */
     int kreg, ksmem, kglb;
-    int chunks;      /* batch chunks per step and group */
+    int chunks;       /* batch chunks per step and group */
     int group_stride; /* batch rows per group: chunks * batch_chunk */
-    int items;       /* cell items per thread per chunk */
+    int items;        /* cell items per thread per chunk */
     size_t smem_bytes;
     size_t red_bytes;              /* one partial-sum buffer */
     int red_bufs;                  /* 1 or 2 (one barrier per chunk) */
@@ -64,10 +64,8 @@ typedef struct {
  * with the reason in why (e.g. "needs 260 KB of shared memory, the device
  * allows 227 KB").
  */
-int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape,
-                                 const prnn_tile_config *tile,
-                                 const prnn_device_info *dev,
-                                 prnn_kernel_geometry *g, char *why,
+int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile_config *tile,
+                                 const prnn_device_info *dev, prnn_kernel_geometry *g, char *why,
                                  size_t why_size);
 
 #endif

@@ -43,8 +43,7 @@ enum {
 };
 
 /* The kernel shape of q (forward: layer > 0 unless skip_layer0). */
-void prnn_persistent_shape(const prnn_engine_query *q, int skip_layer0,
-                           prnn_kernel_shape *shape);
+void prnn_persistent_shape(const prnn_engine_query *q, int skip_layer0, prnn_kernel_shape *shape);
 
 /* Whether the tensor-core product may be used for this key on this
  * device. */

@@ -134,8 +134,8 @@ static int fits_small_h(const prnn_engine_query *q, const prnn_engine_config *c,
     if (fits_geometry(q, &c->tile, &g, why, n))
         return -1;
     if (g.kglb) {
-        snprintf(why, n, "the weights do not fit in one block (%d of %d k-steps streamed)",
-                 g.kglb, g.ksteps);
+        snprintf(why, n, "the weights do not fit in one block (%d of %d k-steps streamed)", g.kglb,
+                 g.ksteps);
         return -1;
     }
     return 0;
@@ -170,8 +170,8 @@ static int in_list(const prnn_engine_config *list, int count, const prnn_tile_co
  * cheaper on paper.
  */
 static int search_candidates(const prnn_engine_query *q, const prnn_kernel_shape *shape,
-                             int use_mma, int local, size_t max_scratch,
-                             prnn_engine_config *out, int max)
+                             int use_mma, int local, size_t max_scratch, prnn_engine_config *out,
+                             int max)
 {
     enum { POOL = 2048 };
     prnn_kernel_geometry *geoms = malloc(sizeof(*geoms) * POOL);
@@ -180,8 +180,7 @@ static int search_candidates(const prnn_engine_query *q, const prnn_kernel_shape
     int n = prnn_heuristic_candidates(shape, &q->gs->info, use_mma, local, geoms, POOL);
     int kept = 0;
     for (int i = 0; i < n; i++)
-        if ((!max_scratch || scratch_bytes(&geoms[i]) <= max_scratch) &&
-            (!local || !geoms[i].kglb))
+        if ((!max_scratch || scratch_bytes(&geoms[i]) <= max_scratch) && (!local || !geoms[i].kglb))
             geoms[kept++] = geoms[i];
     n = kept;
     int m = 0;
@@ -251,8 +250,7 @@ static double tile_estimate(const prnn_engine_query *q, int local)
     prnn_persistent_shape(q, 0, &shape);
     prnn_kernel_geometry g;
     if (prnn_heuristic_candidates(&shape, &q->gs->info,
-                                  prnn_persistent_use_mma(&q->key, &q->gs->info), local, &g,
-                                  1) < 1)
+                                  prnn_persistent_use_mma(&q->key, &q->gs->info), local, &g, 1) < 1)
         return HUGE_VAL;
     const int half = q->key.dtype == PRNN_DATA_HALF || q->key.dtype == PRNN_DATA_BFLOAT16;
     const double scale = half ? 1.5 : q->pass == PRNN_PASS_BACKWARD_DATA ? 1.7 : 2.1;
@@ -276,8 +274,8 @@ static double estimate_small_h(const prnn_engine_query *q)
 static double call_setup(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double weights =
-        (double)prnn_mode_gates(k->mode) * k->hidden * k->hidden * prnn_dtype_size(k->dtype);
+    const double weights = (double)prnn_mode_gates(k->mode) * k->hidden * k->hidden *
+                           (double)prnn_dtype_size(k->dtype);
     return 7.5 + weights / 2e12 * 1e6;
 }
 
@@ -298,8 +296,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     prnn_tile_config_format(&c->tile, buf, size);
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     prnn_kernel_geometry g;
     char why[200];
@@ -312,8 +309,8 @@ static int request(const prnn_engine_query *q, const prnn_engine_config *c,
 
 /* One persistent kernel's function, with its shared memory raised and the
  * co-residency of every block checked. */
-static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geometry *g,
-                                int skip, int train, prnn_load_stats *stats, CUfunction *out)
+static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geometry *g, int skip,
+                                int train, prnn_load_stats *stats, CUfunction *out)
 {
     const prnn_cuda_driver *cu = gs->cu;
     prnn_kernel_request r;
@@ -324,7 +321,8 @@ static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geo
         s = prnn_load_functions(gs, s, &r, stats, &f, 1);
     }
     if (!s)
-        s = prnn_cu_check(cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        s = prnn_cu_check(cu->cuFuncSetAttribute(fn,
+                                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                  (int)g->smem_bytes),
                           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     int per_sm = 0;
@@ -339,8 +337,8 @@ static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geo
     int need = g->tile.handoff == 2 ? 1 : g->tile.blocks * g->tile.batch_groups * g->shape.key.dirs;
     if (per_sm * (g->tile.handoff == 2 ? 1 : gs->info.sm_count) < need)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "the %s kernel (%d threads, %zu bytes of shared memory) fits %d "
-                         "block(s) per SM: %d SMs cannot hold %d co-resident blocks",
+                         "the %s kernel (%d threads, %zu bytes of shared memory) fits %d block(s) "
+                         "per SM: %d SMs cannot hold %d co-resident blocks",
                          prnn_pass_name(g->shape.pass), g->tile.threads, g->smem_bytes, per_sm,
                          gs->info.sm_count, need);
     int local = 0;
@@ -348,9 +346,9 @@ static prnnStatus_t load_kernel(struct prnn_gpu_state *gs, const prnn_kernel_geo
     if (local > 0) {
         char cfg[256];
         prnn_tile_config_format(&g->tile, cfg, sizeof(cfg));
-        prnn_log_append("note: the %s kernel for %s spills %d bytes per thread to local "
-                        "memory (slower, still correct)", prnn_pass_name(g->shape.pass), cfg,
-                        local);
+        prnn_log_append("note: the %s kernel for %s spills %d bytes per thread to local memory "
+                        "(slower, still correct)",
+                        prnn_pass_name(g->shape.pass), cfg, local);
     }
     *out = fn;
     return PRNN_STATUS_SUCCESS;
@@ -374,13 +372,10 @@ static prnnStatus_t load_tile(const prnn_engine_query *q, const prnn_kernel_geom
     return s;
 }
 
-static void chose(prnn_pass_plan *pp, const prnn_kernel_geometry *g,
-                  const prnn_engine_choice *c)
+static void chose(prnn_pass_plan *pp, const prnn_kernel_geometry *g, const prnn_engine_choice *c)
 {
     prnn_tile_config_format(&g->tile, pp->config, sizeof(pp->config));
-    pp->source = c->source;
-    pp->forced_by = c->forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
+    prnn_engine_note_choice(pp, c);
 }
 
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
@@ -420,10 +415,10 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
     }
     if (st->n_cand)
         return PRNN_STATUS_SUCCESS;
-    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "no persistent %s configuration runs %s "
-                     "hidden %d batch %d on %s%s%s", prnn_pass_name(q->pass),
-                     prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch,
-                     q->gs->description, why[0] ? ": " : "", why);
+    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                     "no persistent %s configuration runs %s hidden %d batch %d on %s%s%s",
+                     prnn_pass_name(q->pass), prnn_mode_name(q->key.mode), q->key.hidden,
+                     q->key.mini_batch, q->gs->description, why[0] ? ": " : "", why);
 }
 
 static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
@@ -451,10 +446,11 @@ static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp
             return s;
         snprintf(why, sizeof(why), "%s", prnn_log_get());
     }
-    return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "no persistent backward-data configuration "
-                     "loads for %s hidden %d batch %d on %s%s%s", prnn_mode_name(q->key.mode),
-                     q->key.hidden, q->key.mini_batch, q->gs->description, why[0] ? ": " : "",
-                     why);
+    return prnn_fail(
+        PRNN_STATUS_NOT_SUPPORTED,
+        "no persistent backward-data configuration loads for %s hidden %d batch %d on %s%s%s",
+        prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch, q->gs->description,
+        why[0] ? ": " : "", why);
 }
 
 /* ---- running ---- */
@@ -493,8 +489,8 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     b->cursor = prnn_add_size(b->cursor, prnn_mul3_size(dirs, groups, sizeof(unsigned)));
     l->zero_begin = l->engine[PRNN_PERSISTENT_WS_EXCHANGE];
     l->zero_end = b->cursor;
-    l->engine[PRNN_PERSISTENT_WS_PACKED] =
-        packed ? prnn_ws_take(b, prnn_mul_size(dirs, packed)) : (size_t)-1;
+    l->engine[PRNN_PERSISTENT_WS_PACKED] = packed ? prnn_ws_take(b, prnn_mul_size(dirs, packed))
+                                                  : (size_t)-1;
 }
 
 /* The tile that runs (forward, or the loaded backward tile), else the

@@ -48,8 +48,8 @@ prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)
         size_t so = (size_t)pseudo * c->state_stride;
         da->hx = prnn_run_offset(b->hx, so);
         da->cx = prnn_run_offset(b->cx, so);
-        da->hy = (void *)prnn_run_offset(b->hy, so);
-        da->cy = (void *)prnn_run_offset(b->cy, so);
+        da->hy = prnn_run_out_offset(b->hy, so);
+        da->cy = prnn_run_out_offset(b->cy, so);
         scratch_of(c, g, d, &da->exchange, &da->counter, &da->packed);
         da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
@@ -83,8 +83,8 @@ prnnStatus_t prnn_persistent_backward_layer(const prnn_layer_run *lr)
         da->cx = prnn_run_offset(b->cx, so);
         da->dhy = prnn_run_offset(b->dhy, so);
         da->dcy = prnn_run_offset(b->dcy, so);
-        da->dhx = (void *)prnn_run_offset(b->dhx, so);
-        da->dcx = (void *)prnn_run_offset(b->dcx, so);
+        da->dhx = prnn_run_out_offset(b->dhx, so);
+        da->dcx = prnn_run_out_offset(b->dcx, so);
         da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
         scratch_of(c, g, d, &da->exchange, &da->counter, &da->packed);
     }

@@ -35,8 +35,8 @@ enum { PRNN_SRU_WS_DXP = 0 };
 /* SRU's scan kernels (sru_scan.cu: forward, backward, V-block reduction,
  * input gradient) for one data type, hidden size, block size, units per
  * thread and steps in flight. */
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
-                              int depth, int sm, prnn_kernel_request *r);
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int depth,
+                              int sm, prnn_kernel_request *r);
 
 /*
  * SRU's scan for a shape no tuning database knows. The scan streams U
@@ -44,15 +44,14 @@ prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int
  * how many bytes are in flight while every lane's step waits on its loads
  * (bench/NOTES.md, v0.8: ncu shows long-scoreboard stalls first). Once the
  * lanes fill half the device's threads: four adjacent units per thread moved
- * as vectors, two steps in flight, 256-thread blocks (1.2-1.4x one unit per
- * thread there). Below that, one unit per thread and four steps in flight
- * for fp32 (two units once the lanes fill a quarter of the device), and two
- * units with eight steps in flight for the 16-bit types, whose U rows are
- * read at the same width but whose steps are shorter (the autotuner's pick
- * at every paper-setting key, 1.03-1.08x the old heuristic).
+ * as vectors, two steps in flight, 256-thread blocks. Below that, one unit
+ * per thread and four steps in flight for fp32 (two units once the lanes
+ * fill a quarter of the device), and two units with eight steps in flight
+ * for the 16-bit types, whose U rows are read at the same width but whose
+ * steps are shorter (the autotuner's pick at every paper-setting key:
+ * bench/NOTES.md v0.8).
  */
-void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev,
-                        prnn_sru_config *out);
+void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev, prnn_sru_config *out);
 
 /* A whole call of any kind (sru_run.c). */
 prnnStatus_t prnn_sru_run(struct prnn_call_plan *c, const void *buffers);

@@ -82,8 +82,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "sru-scan %s", text);
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     const prnn_sru_config *s = &c->sru;
     return prnn_request_sru(q->key.dtype, q->key.hidden, s->threads, s->units_per_thread,
@@ -111,8 +110,8 @@ static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
         {"prnn_sru_keep_input", &k->keep_input},
     };
     prnnStatus_t s = prnn_request_sru(q->key.dtype, q->key.hidden, cfg->threads,
-                                      cfg->units_per_thread, cfg->steps_in_flight,
-                                      q->gs->info.sm, &r);
+                                      cfg->units_per_thread, cfg->steps_in_flight, q->gs->info.sm,
+                                      &r);
     return prnn_load_functions(q->gs, s, &r, stats, fns, sizeof(fns) / sizeof(fns[0]));
 }
 
@@ -131,9 +130,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         pp->state = k;
         PRNN_TRY(load(q, &choices[i].config.sru, &pp->stats, k));
         format(&choices[i].config, pp->config, sizeof(pp->config));
-        pp->source = choices[i].source;
-        pp->forced_by = choices[i].forced_by;
-        snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[i].tuned_on);
+        prnn_engine_note_choice(pp, &choices[i]);
         pp->loaded = 1;
         return PRNN_STATUS_SUCCESS;
     }

@@ -1,8 +1,8 @@
 /* SRU's kernel request and its heuristic configuration (sru.h). */
 #include "gpu/engines/sru/sru.h"
 
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt,
-                              int depth, int sm, prnn_kernel_request *r)
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int depth,
+                              int sm, prnn_kernel_request *r)
 {
     prnn_request_start(r, "sru_scan.cu", "prnn_sru_kernels", sm);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(dtype));
@@ -13,9 +13,7 @@ prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int
     return prnn_request_finish(r);
 }
 
-
-void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev,
-                        prnn_sru_config *out)
+void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev, prnn_sru_config *out)
 {
     const long long lanes = (long long)key->dirs * key->mini_batch * key->hidden;
     const long long resident = (long long)(dev->sm_count > 0 ? dev->sm_count : 1) * 2048;

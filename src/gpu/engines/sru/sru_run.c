@@ -11,10 +11,11 @@
 /* One layer's parameters inside w (or dw): both directions' W back to back,
  * then both V blocks (weights_layout.h). */
 typedef struct {
-    char *W;   /* [dirs * m * hidden][k]; NULL for SKIP_INPUT's layer 0 */
-    char *V;   /* [dirs][4][hidden] */
-    int k;     /* the layer's input width */
-    int m;     /* matrices per direction: 3, or 4 with the x' projection */
+    const char *W;     /* [dirs * m * hidden][k]; NULL for SKIP_INPUT's layer 0 */
+    const char *V;     /* [dirs][4][hidden] */
+    size_t w_at, v_at; /* their offsets in bytes (BackwardWeights: in dw) */
+    int k;             /* the layer's input width */
+    int m;             /* matrices per direction: 3, or 4 with the x' projection */
     int skip;
 } sru_layer;
 
@@ -31,8 +32,10 @@ static void layer_of(const prnn_call_plan *c, const void *w, int layer, sru_laye
     s->k = layer == 0 ? c->p->input_size : c->dirs * c->H;
     s->skip = pl.w_cols == 0;
     s->m = prnn_sru_matrices(c->rnn, pl.w_cols);
-    s->W = s->skip ? NULL : (char *)w + pl.w_offset * c->es;
-    s->V = (char *)w + pl.v_offset * c->es;
+    s->w_at = pl.w_offset * c->es;
+    s->v_at = pl.v_offset * c->es;
+    s->W = s->skip ? NULL : (const char *)w + s->w_at;
+    s->V = (const char *)w + s->v_at;
 }
 
 /* The layer's scan kernel (prnn_sru_variant). */
@@ -100,18 +103,17 @@ static prnnStatus_t launch_scan(const prnn_call_plan *c, const CUfunction *fns, 
     return prnn_run_launch(c, fns[variant_of(s)], grid, 1, (unsigned)k->threads, a, name);
 }
 
-/* A layer's slice of hx-shaped state (both directions), or NULL. */
-static const void *state_of(const prnn_call_plan *c, const void *base, int layer)
+/* Where a layer's slice of hx-shaped state (both directions) starts. */
+static size_t state_at(const prnn_call_plan *c, int layer)
 {
-    return prnn_run_offset(base, (size_t)layer * c->dirs * c->state_stride);
+    return (size_t)layer * c->dirs * c->state_stride;
 }
 
 /* ---- forward ---- */
 
 /* U[rows][dirs*m*hidden] (rows dirs*4*hidden apart) = input W^T: every step,
  * both directions, one GEMM. */
-static prnnStatus_t project(const prnn_call_plan *c, const sru_layer *s, const void *input,
-                            void *u)
+static prnnStatus_t project(const prnn_call_plan *c, const sru_layer *s, const void *input, void *u)
 {
     prnn_gemm_key key;
     prnn_run_gemm_key(c, &key);
@@ -185,9 +187,9 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
         scan_args(c, &s, &a);
         a.u = s.skip && !training ? NULL : u;
         a.xin = input;
-        a.cx = state_of(c, b->cx, layer);
-        a.hy = (void *)state_of(c, b->hy, layer);
-        a.cy = (void *)state_of(c, b->cy, layer);
+        a.cx = prnn_run_offset(b->cx, state_at(c, layer));
+        a.hy = prnn_run_out_offset(b->hy, state_at(c, layer));
+        a.cy = prnn_run_out_offset(b->cy, state_at(c, layer));
         a.y = output;
         if (training)
             a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
@@ -196,7 +198,6 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
     }
     return PRNN_STATUS_SUCCESS;
 }
-
 
 /* ---- backward data ---- */
 
@@ -222,8 +223,8 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
         a.split = highway_split(c);
         const unsigned long long width = (unsigned long long)(a.split ? c->dirs * c->H : c->H);
         PRNN_TRY(prnn_run_launch(c, sru_kernels(c)->input_grad,
-                              prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
-                              "prnn_sru_input_grad"));
+                                 prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
+                                 "prnn_sru_input_grad"));
     }
     if (s->skip)
         return PRNN_STATUS_SUCCESS;
@@ -256,11 +257,11 @@ static prnnStatus_t backward_layers(const prnn_call_plan *c, const prnn_reserve_
         prnn_sru_args a;
         scan_args(c, &s, &a);
         a.u = prnn_reserve_sru(r, b->reserve, PRNN_SRU_U, layer);
-        a.cx = state_of(c, b->cx, layer);
-        a.dhy = state_of(c, b->dhy, layer);
-        a.dcy = state_of(c, b->dcy, layer);
-        a.dhx = (void *)state_of(c, b->dhx, layer);
-        a.dcx = (void *)state_of(c, b->dcx, layer);
+        a.cx = prnn_run_offset(b->cx, state_at(c, layer));
+        a.dhy = prnn_run_offset(b->dhy, state_at(c, layer));
+        a.dcy = prnn_run_offset(b->dcy, state_at(c, layer));
+        a.dhx = prnn_run_out_offset(b->dhx, state_at(c, layer));
+        a.dcx = prnn_run_out_offset(b->dcx, state_at(c, layer));
         a.dy_storage = layer == L - 1;
         a.dy = a.dy_storage ? b->dy : prnn_run_ws(c, c->l.dgrad);
         a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
@@ -276,23 +277,23 @@ static prnnStatus_t backward_layers(const prnn_call_plan *c, const prnn_reserve_
     return PRNN_STATUS_SUCCESS;
 }
 
-
 /* ---- backward weights ---- */
 
 /* One layer's weight gradients on c's stream: dW (GEMM) and the V block. */
 static prnnStatus_t layer_weights(const prnn_call_plan *c, const prnn_reserve_layout *r,
                                   const prnn_backward_weights_buffers *b, int layer)
 {
-    void *reserve = (void *)b->reserve; /* only read */
     sru_layer s;
     layer_of(c, b->dw, layer, &s);
-    const void *du = prnn_reserve_sru(r, reserve, PRNN_SRU_DU, layer);
+    char *dW = (char *)b->dw + s.w_at, *dV = (char *)b->dw + s.v_at;
+    const char *reserve = b->reserve; /* only read */
+    const void *du = reserve + prnn_reserve_sru_at(r, PRNN_SRU_DU, layer);
     if (!s.skip) {
         /* the input exactly as the forward pass saw it */
         const void *input = b->x;
         if (layer > 0)
             PRNN_TRY(prnn_train_next_input(c, layer - 1, 1,
-                                           prnn_reserve_out(r, reserve, layer - 1), &input));
+                                           reserve + prnn_reserve_out_at(r, layer - 1), &input));
         /* dW[dirs*m*hidden][k] += dU^T input: both directions, all rows */
         prnn_gemm_key key;
         prnn_run_gemm_key(c, &key);
@@ -305,12 +306,12 @@ static prnnStatus_t layer_weights(const prnn_call_plan *c, const prnn_reserve_la
         key.ldc = s.k;
         key.c_storage = 1;
         key.accumulate = 1;
-        PRNN_TRY(prnn_run_gemm(c, &key, du, input, s.W));
+        PRNN_TRY(prnn_run_gemm(c, &key, du, input, dW));
     }
     prnn_sru_vgrad_args a;
     memset(&a, 0, sizeof(a));
-    a.vpart = prnn_reserve_sru(r, reserve, PRNN_SRU_V, layer);
-    a.dv = s.V;
+    a.vpart = reserve + prnn_reserve_sru_at(r, PRNN_SRU_V, layer);
+    a.dv = dV;
     a.dirs = c->dirs;
     a.mini_batch = c->p->mini_batch;
     unsigned n = (unsigned)(c->dirs * 4 * c->H);
@@ -341,12 +342,9 @@ prnnStatus_t prnn_sru_run(prnn_call_plan *c, const void *buffers)
 {
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
-    case PRNN_CALL_FORWARD_TRAINING:
-        return forward_layers(c, &c->r, buffers, c->training);
-    case PRNN_CALL_BACKWARD_DATA:
-        return backward_layers(c, &c->r, buffers, 1);
-    case PRNN_CALL_BACKWARD_WEIGHTS:
-        return weights_layers(c, &c->r, buffers, 1);
+    case PRNN_CALL_FORWARD_TRAINING: return forward_layers(c, &c->r, buffers, c->training);
+    case PRNN_CALL_BACKWARD_DATA: return backward_layers(c, &c->r, buffers, 1);
+    case PRNN_CALL_BACKWARD_WEIGHTS: return weights_layers(c, &c->r, buffers, 1);
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_sru_run: call kind %d", (int)c->kind);
 }

@@ -34,8 +34,7 @@ enum {
     WS_CARRY = 3   /* backward: miniBatch * hidden, math type */
 };
 
-static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm,
-                                 prnn_kernel_request *r)
+static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm, prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_step.cu", "prnn_step_cell", sm);
     prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
@@ -100,8 +99,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "standard");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     (void)c;
     return request_step(&q->key, 0, q->gs->info.sm, r) ? -1 : 0;
@@ -140,9 +138,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     pp->state = k;
     format(&choices[0].config, pp->config, sizeof(pp->config));
-    pp->source = choices[0].source;
-    pp->forced_by = choices[0].forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    prnn_engine_note_choice(pp, &choices[0]);
     return q->pass == PRNN_PASS_FORWARD ? load(q, pp) : PRNN_STATUS_SUCCESS;
 }
 
@@ -193,19 +189,20 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
     ia.cstate = c->rnn->mode == PRNN_LSTM ? prnn_run_ws(c, c->l.engine[WS_CSTATE]) : NULL;
     ia.count = B * H;
     PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
-                          "prnn_step_init"));
+                             "prnn_step_init"));
 
     prnn_step_args a;
     memset(&a, 0, sizeof(a));
-    a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+    void *rec = prnn_run_ws(c, c->l.engine[WS_REC]); /* the GEMM writes, the cell reads */
+    a.rec = rec;
     a.xin = skip ? lr->input : prnn_layered_xproj(c, d);
     a.bW = w.bW;
     a.bR = w.bR;
     a.hstate = ia.hstate;
     a.cstate = ia.cstate;
     a.y = lr->output;
-    a.hy = (void *)prnn_run_offset(b->hy, so);
-    a.cy = (void *)prnn_run_offset(b->cy, so);
+    a.hy = prnn_run_out_offset(b->hy, so);
+    a.cy = prnn_run_out_offset(b->cy, so);
     a.y_cols = c->dirs * H;
     a.y_offset = d * H;
     a.reverse = d;
@@ -236,9 +233,9 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         key.lda = H;
         key.ldb = H;
         key.ldc = (int)c->gh;
-        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, (void *)a.rec));
+        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
-                              "prnn_step_cell"));
+                                 "prnn_step_cell"));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -273,8 +270,8 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
     a.cx = prnn_run_offset(b->cx, so);
     a.dhy = prnn_run_offset(b->dhy, so);
     a.dcy = prnn_run_offset(b->dcy, so);
-    a.dhx = (void *)prnn_run_offset(b->dhx, so);
-    a.dcx = (void *)prnn_run_offset(b->dcx, so);
+    a.dhx = prnn_run_out_offset(b->dhx, so);
+    a.dcx = prnn_run_out_offset(b->dcx, so);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
     /* First rows of the steps, walked in this direction's order: dir 0 from
@@ -308,13 +305,13 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
             key.lda = (int)rec_row;
             key.ldb = H;
             key.ldc = H;
-            a.rec = prnn_run_ws(c, c->l.engine[WS_REC]);
-            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R,
-                                (void *)a.rec));
+            void *rec = prnn_run_ws(c, c->l.engine[WS_REC]);
+            a.rec = rec;
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, rec));
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
-        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256),
-                              1, 256, &a, "prnn_step_cell_backward"));
+        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256), 1, 256,
+                                 &a, "prnn_step_cell_backward"));
         prev_b = cur_b;
         prev_row0 = row0;
     }

@@ -107,8 +107,7 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "step");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c,
-                   prnn_kernel_request *r)
+static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
 {
     (void)c;
     return request_step(&q->key, 0, 0, q->gs->info.sm, r) ? -1 : 0;
@@ -138,9 +137,7 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
     if (q->key.input_mode == PRNN_SKIP_INPUT)
         PRNN_TRY(load_variant(q, 1, 0, pp));
     format(&choices[0].config, pp->config, sizeof(pp->config));
-    pp->source = choices[0].source;
-    pp->forced_by = choices[0].forced_by;
-    snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", choices[0].tuned_on);
+    prnn_engine_note_choice(pp, &choices[0]);
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -189,8 +186,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
 /* Direction d's h ping-pong buffer of parity `par`, and its c. */
 static char *hstate(const prnn_call_plan *c, int d, int par)
 {
-    return c->ws + c->l.engine[WS_HSTATE] +
-           (size_t)(2 * d + par) * c->p->mini_batch * c->H * c->es;
+    return c->ws + c->l.engine[WS_HSTATE] + (size_t)(2 * d + par) * c->p->mini_batch * c->H * c->es;
 }
 
 static char *cstate(const prnn_call_plan *c, int d)
@@ -224,8 +220,8 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         const size_t so = (size_t)pseudo * c->state_stride;
         a.hx[d] = prnn_run_offset(b->hx, so);
         a.cx[d] = prnn_run_offset(b->cx, so);
-        a.hy[d] = (void *)prnn_run_offset(b->hy, so);
-        a.cy[d] = (void *)prnn_run_offset(b->cy, so);
+        a.hy[d] = prnn_run_out_offset(b->hy, so);
+        a.cy[d] = prnn_run_out_offset(b->cy, so);
         a.cstate[d] = cstate(c, d);
         a.act[d] = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
@@ -257,8 +253,7 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         void *params[] = {&a};
         const unsigned grid_x = (unsigned)((c->H + WARPS - 1) / WARPS);
         PRNN_TRY(prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, (unsigned)dirs, groups_max,
-                                                         THREADS, 1, 1, 0, c->stream, params,
-                                                         NULL),
+                                                         THREADS, 1, 1, 0, c->stream, params, NULL),
                                "cuLaunchKernel(prnn_fused_step)"));
         groups_max = 0;
     }
@@ -275,7 +270,7 @@ static prnnStatus_t forward(const prnn_call_plan *c, const prnn_forward_buffers 
         void *between = (l & 1) && c->l.engine[WS_OUT2] != (size_t)-1
                             ? prnn_run_ws(c, c->l.engine[WS_OUT2])
                             : prnn_run_ws(c, c->l.layer_out);
-        void *output = l == L - 1   ? b->y
+        void *output = l == L - 1    ? b->y
                        : c->training ? prnn_reserve_out(&c->r, b->reserve, l)
                                      : between;
         PRNN_TRY(layer(c, b, l, input, output));
@@ -288,12 +283,9 @@ static prnnStatus_t run(prnn_call_plan *c, const void *buffers)
 {
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
-    case PRNN_CALL_FORWARD_TRAINING:
-        return forward(c, buffers);
-    case PRNN_CALL_BACKWARD_WEIGHTS:
-        return prnn_layered_backward_weights(c, buffers);
-    case PRNN_CALL_BACKWARD_DATA:
-        break;
+    case PRNN_CALL_FORWARD_TRAINING: return forward(c, buffers);
+    case PRNN_CALL_BACKWARD_WEIGHTS: return prnn_layered_backward_weights(c, buffers);
+    case PRNN_CALL_BACKWARD_DATA: break;
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "the step engine runs no backward-data pass");
 }
