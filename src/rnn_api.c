@@ -463,7 +463,6 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
-    PRNN_TRY(prnn_validate_ptr(dx, "dx"));
     resolved_call rc;
     PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
     PRNN_TRY(check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,

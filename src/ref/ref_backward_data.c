@@ -130,9 +130,10 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
             else
                 backward_dir(&c, l, d, ws.din);
         }
-        if (l == 0)
-            prnn_ref_store(dx, g.dtype, 0, g.rows * g.input, ws.din);
-        else if (g.drop_threshold)
+        if (l == 0) {
+            if (dx) /* NULL: not wanted */
+                prnn_ref_store(dx, g.dtype, 0, g.rows * g.input, ws.din);
+        } else if (g.drop_threshold)
             prnn_ref_dropout(&g, l - 1, ws.din, ws.dout);
         else
             memcpy(ws.dout, ws.din, g.rows * g.dh * sizeof(double));
