@@ -14,9 +14,16 @@ float32 is strict FP32 in all three (PyTorch's TF32 switches off for
 matmul and cuDNN). The package runs its own SRU defaults (rescale=False,
 use_tanh=False); its fp16 / bf16 runs fail where the package fails (the
 message is reported). By default the input needs no gradient, as at a
-model's first layer over data (the package's autograd then skips the
-first layer's input-gradient GEMM; prnn's BackwardData computes dx
-always); --input-grad makes it need one.
+model's first layer over data (both then skip the first layer's
+input-gradient GEMM: the package's autograd, and prnn's BackwardData
+with dx NULL); --input-grad makes it need one.
+
+The GEMM bound: the step's matrix products alone (each layer's forward
+U = x W^T over both directions, dW = dU^T x, and dx = dU W where an
+input gradient is computed), as torch.mm calls of the same shapes in the
+same data type, timed the same way. No implementation of the step does
+less GEMM work, so prnn's time over it is how far prnn is from the bound
+that the GEMM library sets (the scans and element-wise work on top).
 
 The package compiles its CUDA kernels with torch.utils.cpp_extension when
 imported. --sru-src DIR imports it from DIR (a folder holding the `sru`
@@ -141,6 +148,10 @@ def bench_point(sru, hidden, batch, seq, layers, bidir, dtype, repeats, input_gr
         row["max_rel_err_y"] = ((a - b).abs().max() / b.abs().max()).item()
     row["prnn_ms"], row["prnn_error"] = _timed(ours, x, dy, repeats)
     row["package_ms"], row["package_error"] = _timed(package, x, dy, repeats)
+    row["gemm_bound_ms"] = gemm_bound_ms(hidden, batch, seq, layers, dirs, dtype, repeats,
+                                         input_grad)
+    if row["prnn_ms"]:
+        row["prnn_over_gemm_bound"] = row["prnn_ms"] / row["gemm_bound_ms"]
     if lstm:
         cudnn = nn.LSTM(hidden, hidden, num_layers=layers, bidirectional=bidir).cuda().to(dtype)
         row["cudnn_lstm_ms"], row["cudnn_lstm_error"] = _timed(cudnn, x, dy, repeats)
@@ -148,6 +159,29 @@ def bench_point(sru, hidden, batch, seq, layers, bidir, dtype, repeats, input_gr
         if row.get(f"{name}_ms") and row["prnn_ms"]:
             row[f"{name}_over_prnn"] = row[f"{name}_ms"] / row["prnn_ms"]
     return row
+
+
+def gemm_bound_ms(hidden, batch, seq, layers, dirs, dtype, repeats, input_grad):
+    """ms of the step's GEMMs alone under the package's convention (see the
+    module's docstring): a layer whose input is dirs*hidden wide uses it as
+    the highway (three matrices), otherwise a fourth matrix projects it."""
+    rows = batch * seq
+    mats = []
+    for layer in range(layers):
+        k = hidden if layer == 0 else dirs * hidden
+        n = dirs * (3 if k == dirs * hidden else 4) * hidden
+        x = torch.randn(rows, k, device="cuda", dtype=dtype)
+        w = torch.randn(n, k, device="cuda", dtype=dtype)
+        du = torch.randn(rows, n, device="cuda", dtype=dtype)
+        mats.append((x, w, du, layer > 0 or input_grad))
+
+    def step():
+        for x, w, du, dx in mats:
+            torch.mm(x, w.t())
+            torch.mm(du.t(), x)
+            if dx:
+                torch.mm(du, w)
+    return _time_step(step, [], repeats)
 
 
 def _fmt(v, spec):
@@ -177,8 +211,9 @@ def main():
           f"{a.layers} layers, {'uni' if a.unidirectional else 'bi'}directional, B {a.batch}, "
           f"T {a.seq}, input needs grad: {a.input_grad}")
     rows = []
-    print("\n| H | dtype | prnn ms | package ms | package / prnn | cuDNN LSTM ms | LSTM / prnn "
-          "| y err (f32) | prnn plan |\n|---|---|---|---|---|---|---|---|---|")
+    print("\n| H | dtype | prnn ms | package ms | package / prnn | GEMM bound ms | prnn / bound "
+          "| cuDNN LSTM ms | LSTM / prnn | y err (f32) | prnn plan |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
     for h in (int(v) for v in a.hidden.split(",")):
         for name in a.dtype.split(","):
             r = bench_point(sru, h, a.batch, a.seq, a.layers, not a.unidirectional,
@@ -187,6 +222,8 @@ def main():
             print(f"| {h} | {name} | {_fmt(r['prnn_ms'], '.3f')} | "
                   f"{_fmt(r['package_ms'], '.3f') if r['package_ms'] else r['package_error']} | "
                   f"{_fmt(r.get('package_over_prnn'), '.2f')} | "
+                  f"{_fmt(r['gemm_bound_ms'], '.3f')} | "
+                  f"{_fmt(r.get('prnn_over_gemm_bound'), '.2f')} | "
                   f"{_fmt(r.get('cudnn_lstm_ms'), '.3f')} | "
                   f"{_fmt(r.get('cudnn_lstm_over_prnn'), '.2f')} | "
                   f"{_fmt(r.get('max_rel_err_y'), '.1e')} | {r['plan']} |", flush=True)

@@ -229,8 +229,9 @@ static prnnStatus_t candidate_plan(const search_kind *k, const prnn_autotune_can
     return PRNN_STATUS_INTERNAL_ERROR;
 }
 
-/* The engines of the search, in the table's order (the library's own
- * choice comes from the first). */
+/* The engines of the search in the planner's order without a tuned
+ * choice (by their models' estimates), so that the first engine's first
+ * candidate is the library's own choice, the baseline an entry must beat. */
 static int search_engines(const prnn_engine_query *q, const prnn_engine *only,
                           const prnn_engine **out)
 {
@@ -241,6 +242,7 @@ static int search_engines(const prnn_engine_query *q, const prnn_engine *only,
         if ((!only || e == only) && e->supports(q, why, sizeof(why)) == 0)
             out[n++] = e;
     }
+    prnn_engine_sort_by_estimate(q, out, n);
     return n;
 }
 
@@ -250,9 +252,11 @@ static int same_candidate(const prnn_autotune_candidate *a, const prnn_autotune_
 }
 
 /* Up to max candidates: every engine's first (its heuristic's choice) in
- * the table's order, then the rest of each engine's set in turn. */
+ * the search's order, then the rest of each engine's set in turn. *firsts:
+ * how many of them are engines' first candidates. */
 static int gather(const prnn_engine_query *q, const prnn_engine *const *engines, int ne,
-                  const prnn_autotune_options *o, prnn_autotune_candidate *out, int max)
+                  const prnn_autotune_options *o, prnn_autotune_candidate *out, int max,
+                  int *firsts)
 {
     prnn_engine_config *sets = malloc(sizeof(*sets) * PRNN_AUTOTUNE_MAX_CANDIDATES * ne);
     int counts[16] = {0};
@@ -279,6 +283,8 @@ static int gather(const prnn_engine_query *q, const prnn_engine *const *engines,
             if (!dup)
                 out[m++] = c;
         }
+        if (round == 0)
+            *firsts = m;
         if (!any)
             break;
     }
@@ -359,7 +365,8 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         k.forward_engine = nf ? fwd[nf - 1] : NULL;
     }
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
-    int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates) : 0;
+    int firsts = 0;
+    int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates, &firsts) : 0;
     if (!m)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                          "autotune: no %s%s configuration fits %s hidden %d batch %d",
@@ -394,7 +401,9 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         *c = chosen[i];
         char text[320];
         candidate_text(c, text, sizeof(text));
-        if (i > 0 && prnn_autotune_now_s() - t_start > opts.budget_s) {
+        /* the budget never skips an engine's first candidate: one slow
+         * engine's timing must not leave the others untried */
+        if (i >= firsts && prnn_autotune_now_s() - t_start > opts.budget_s) {
             snprintf(c->out.note, sizeof(c->out.note), "skipped: time budget spent");
             continue;
         }

@@ -177,6 +177,10 @@ int prnn_engine_count(void);
 const prnn_engine *prnn_engine_find(const char *name);
 /* The names of every engine, ", "-separated, into buf (for messages). */
 void prnn_engine_names(char *buf, size_t size);
+/* order[0..n) by the engines' own models' time of a step of q, fastest
+ * first (a stable order: the given one among equals): the planner's order
+ * without a forced or tuned choice, and so the autotuner's. */
+void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n);
 
 /* Parts engines share (engine_common.c). For an engine without a
  * configuration: fits accepts any, candidates gives the one empty

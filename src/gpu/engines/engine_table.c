@@ -47,3 +47,19 @@ void prnn_engine_names(char *buf, size_t size)
         at += (size_t)n;
     }
 }
+
+void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n)
+{
+    double est[16];
+    for (int i = 0; i < n; i++)
+        est[i] = order[i]->estimate(q);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && est[j] < est[j - 1]; j--) {
+            const prnn_engine *e = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = e;
+            double t = est[j];
+            est[j] = est[j - 1];
+            est[j - 1] = t;
+        }
+}

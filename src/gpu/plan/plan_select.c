@@ -199,24 +199,6 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
     return 0;
 }
 
-/* Without a forced or tuned choice: the engines by their own models' time
- * of a step, fastest first (a stable order: the table's among equals). */
-static void order_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n)
-{
-    double est[16];
-    for (int i = 0; i < n; i++)
-        est[i] = order[i]->estimate(q);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && est[j] < est[j - 1]; j--) {
-            const prnn_engine *e = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = e;
-            double t = est[j];
-            est[j] = est[j - 1];
-            est[j - 1] = t;
-        }
-}
-
 /* Engine e's pass plan for q from its own choices (forced, tuning DB,
  * the autotuner with may_autotune, its heuristic's). */
 static prnnStatus_t prepare_from_choices(const prnn_engine_query *q, const prnn_engine *e,
@@ -243,7 +225,7 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
     const prnn_engine *order[16];
     int n = prnn_plan_engine_order(q, order);
     if (!db_engine_first(q, order, n))
-        order_by_estimate(q, order, n);
+        prnn_engine_sort_by_estimate(q, order, n);
     char why[512] = "";
     for (int i = 0; i < n; i++) {
         prnnStatus_t s = prepare_from_choices(q, order[i], may_autotune, pp);
