@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "note_once.h"
 #include "tuning/cache_dir.h"
@@ -17,12 +18,13 @@ static void note_memory_only(const char *dir, const char *why)
                    dir, why);
 }
 
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
-                                  void **cubin, size_t *size, prnnCubinSource_t *source,
-                                  double *compile_ms)
+prnnStatus_t prnn_cubin_fetch_keyed(const char *in_dir, const prnn_compile_request *req,
+                                    const prnn_cubin_key *key, void **cubin, size_t *size,
+                                    prnnCubinSource_t *source, double *compile_ms)
 {
     char dir[PATH_MAX], why[PATH_MAX + 256];
-    int have_dir = prnn_cache_dir(dir, sizeof(dir)) == 0;
+    int have_dir = in_dir ? snprintf(dir, sizeof(dir), "%s", in_dir) < (int)sizeof(dir)
+                          : prnn_cache_dir(dir, sizeof(dir)) == 0;
     if (!have_dir) {
         prnn_cache_dir_explain(why, sizeof(why));
         prnn_note_once(
@@ -73,6 +75,15 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cu
     if (compile_ms)
         *compile_ms = ms;
     return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
+                                  double *compile_ms)
+{
+    if (prnn_cubin_batch_take(key, cubin, size, source, compile_ms))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_cubin_fetch_keyed(NULL, req, key, cubin, size, source, compile_ms);
 }
 
 prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,

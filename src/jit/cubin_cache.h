@@ -101,10 +101,17 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const voi
 prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
                             prnnCubinSource_t *source, double *compile_ms);
 
-/* As prnn_cubin_get with the key already built (it must be req's). */
+/* As prnn_cubin_get with the key already built (it must be req's); the
+ * calling thread's batch (jit/cubin_batch.h) first, when one holds it. */
 prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
                                   void **cubin, size_t *size, prnnCubinSource_t *source,
                                   double *compile_ms);
+
+/* As prnn_cubin_get_keyed without the batches: the disk cache in dir
+ * (NULL: the default one), else NVRTC (what a batch's threads run). */
+prnnStatus_t prnn_cubin_fetch_keyed(const char *dir, const prnn_compile_request *req,
+                                    const prnn_cubin_key *key, void **cubin, size_t *size,
+                                    prnnCubinSource_t *source, double *compile_ms);
 
 /* ---- Maintenance (tools/prnn-cache) ------------------------------------ */
 
