@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "jit/cubin_batch.h"
@@ -96,4 +97,23 @@ prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_
     s = prnn_cubin_get_keyed(req, &key, cubin, size, source, compile_ms);
     prnn_cubin_key_free(&key);
     return s;
+}
+
+int prnn_cubin_cached(const prnn_compile_request *req)
+{
+    char dir[PATH_MAX];
+    if (prnn_cache_dir(dir, sizeof(dir)) != 0)
+        return 0;
+    char *saved = prnn_log_save();
+    prnn_cubin_key key;
+    int found = 0;
+    if (prnn_cubin_key_build(req, &key) == PRNN_STATUS_SUCCESS) {
+        char path[PATH_MAX + 64];
+        struct stat st;
+        int n = snprintf(path, sizeof(path), "%s/%s%s", dir, key.name, PRNN_CUBIN_SUFFIX);
+        found = n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+        prnn_cubin_key_free(&key);
+    }
+    prnn_log_restore(saved);
+    return found;
 }

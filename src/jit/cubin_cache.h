@@ -113,6 +113,12 @@ prnnStatus_t prnn_cubin_fetch_keyed(const char *dir, const prnn_compile_request 
                                     const prnn_cubin_key *key, void **cubin, size_t *size,
                                     prnnCubinSource_t *source, double *compile_ms);
 
+/* 1 when the default cache directory has an entry for req's key (a regular
+ * file of that name, not checked further: a hint that a load will likely
+ * read it rather than compile), else 0. Leaves the thread's log as it
+ * was. */
+int prnn_cubin_cached(const prnn_compile_request *req);
+
 /* ---- Maintenance (tools/prnn-cache) ------------------------------------ */
 
 typedef struct {

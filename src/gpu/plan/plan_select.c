@@ -10,6 +10,7 @@
 #include "gpu/plan/plan_log.h"
 #include "gpu/run/gpu_state.h"
 #include "jit/cubin_batch.h"
+#include "jit/cubin_cache.h"
 #include "jit/module_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "tuning/tuning_db.h"
@@ -627,10 +628,13 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
 
 /*
  * The kernels that planning key (training: and its training kernels) will
- * load, and that no module of the handle's context holds yet, compiled or
- * read from the disk cache on several threads now, for the loads to take
- * (jit/cubin_batch.h). NULL when there is nothing to gain: fewer than two,
- * or the autotuner chooses (it compiles its own candidates so).
+ * load, that no module of the handle's context holds and that the disk
+ * cache does not have, compiled on several threads now, for the loads to
+ * take (jit/cubin_batch.h). NULL when there is nothing to gain: fewer than
+ * two, or the autotuner chooses (it compiles its own candidates so). Cached
+ * kernels are left to the loads: reading a plan's five cubins took 1.4 ms
+ * one after another and 3.4 ms through a batch's threads (bench/NOTES.md,
+ * issue 26).
  */
 static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_key *key,
                                        int training)
@@ -642,7 +646,8 @@ static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_ke
     prnn_compile_request reqs[PRNN_PLAN_MAX_KERNELS];
     int n = 0;
     for (int i = 0; i < ks.count; i++)
-        if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks.req[i].req))
+        if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks.req[i].req) &&
+            !prnn_cubin_cached(&ks.req[i].req))
             reqs[n++] = ks.req[i].req;
     return n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, NULL) : NULL;
 }
