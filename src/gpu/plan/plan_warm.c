@@ -59,10 +59,54 @@ int prnn_warm_archs(int *out, int max)
     return NUM_ARCHS;
 }
 
-/* One GPU and shape to warm. */
+void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key)
+{
+    memset(key, 0, sizeof(*key));
+    key->mode = e->mode;
+    key->dtype = e->dtype;
+    key->math = PRNN_DEFAULT_MATH;
+    key->algo = PRNN_RNN_ALGO_AUTO;
+    key->input_mode = PRNN_LINEAR_INPUT;
+    key->hidden = e->hidden;
+    key->layers = 1; /* every layer runs the same kernels */
+    key->dirs = e->directions;
+    key->mini_batch = batch;
+}
+
+int prnn_warm_describe(int sm, const prnn_tuning_entry *e, struct prnn_gpu_state *gs)
+{
+    const arch_limits *a = find_arch(sm);
+    if (!a)
+        return -1;
+    memset(gs, 0, sizeof(*gs));
+    prnn_device_info *d = &gs->info;
+    snprintf(d->name, sizeof(d->name), "%s", e->gpu_name);
+    d->cc_major = a->sm / 10;
+    d->cc_minor = a->sm % 10;
+    d->sm = a->sm;
+    d->sm_count = e->sm_count;
+    d->regs_per_sm = 65536;
+    d->regs_per_block = 65536;
+    d->smem_per_sm = a->smem_per_sm;
+    d->smem_per_block = 49152;
+    d->smem_per_block_optin = a->smem_optin;
+    d->smem_reserved_per_block = a->smem_reserved;
+    d->max_threads_per_sm = a->max_threads_per_sm;
+    d->max_threads_per_block = 1024;
+    d->max_blocks_per_sm = a->max_blocks_per_sm;
+    d->warp_size = 32;
+    d->l2_bytes = a->l2_bytes;
+    d->cooperative_launch = 1;
+    d->clock_khz = a->clock_khz;
+    snprintf(gs->description, sizeof(gs->description), "%.80s (sm_%d, %d SMs, described)",
+             e->gpu_name, a->sm, e->sm_count);
+    return 0;
+}
+
+/* One GPU and shape to warm: the entry that names them (its GPU), the
+ * shape's key. */
 typedef struct {
-    char gpu_name[PRNN_TUNING_NAME_MAX];
-    int sm_count;
+    prnn_tuning_entry entry;
     prnn_rnn_key key;
 } warm_shape;
 
@@ -76,20 +120,11 @@ typedef struct {
 static void add_shape(shape_list *l, const prnn_tuning_entry *e, int batch)
 {
     warm_shape w;
-    memset(&w, 0, sizeof(w));
-    memcpy(w.gpu_name, e->gpu_name, sizeof(w.gpu_name));
-    w.sm_count = e->sm_count;
-    w.key.mode = e->mode;
-    w.key.dtype = e->dtype;
-    w.key.math = PRNN_DEFAULT_MATH;
-    w.key.algo = PRNN_RNN_ALGO_AUTO;
-    w.key.input_mode = PRNN_LINEAR_INPUT;
-    w.key.hidden = e->hidden;
-    w.key.layers = 1; /* every layer runs the same kernels */
-    w.key.dirs = e->directions;
-    w.key.mini_batch = batch;
+    w.entry = *e;
+    prnn_warm_key(e, batch, &w.key);
     for (int i = 0; i < l->count; i++)
-        if (strcmp(l->shapes[i].gpu_name, w.gpu_name) == 0 && l->shapes[i].sm_count == w.sm_count &&
+        if (strcmp(l->shapes[i].entry.gpu_name, e->gpu_name) == 0 &&
+            l->shapes[i].entry.sm_count == e->sm_count &&
             prnn_rnn_key_equal(&l->shapes[i].key, &w.key))
             return;
     if (l->count == l->cap) {
@@ -118,38 +153,11 @@ static void visit_entry(const prnn_tuning_entry *e, void *ctx)
         add_shape(l, e, e->batch_max);
 }
 
-static void describe(const arch_limits *a, const warm_shape *w, struct prnn_gpu_state *gs)
-{
-    memset(gs, 0, sizeof(*gs));
-    prnn_device_info *d = &gs->info;
-    memcpy(d->name, w->gpu_name, sizeof(w->gpu_name));
-    d->cc_major = a->sm / 10;
-    d->cc_minor = a->sm % 10;
-    d->sm = a->sm;
-    d->sm_count = w->sm_count;
-    d->regs_per_sm = 65536;
-    d->regs_per_block = 65536;
-    d->smem_per_sm = a->smem_per_sm;
-    d->smem_per_block = 49152;
-    d->smem_per_block_optin = a->smem_optin;
-    d->smem_reserved_per_block = a->smem_reserved;
-    d->max_threads_per_sm = a->max_threads_per_sm;
-    d->max_threads_per_block = 1024;
-    d->max_blocks_per_sm = a->max_blocks_per_sm;
-    d->warp_size = 32;
-    d->l2_bytes = a->l2_bytes;
-    d->cooperative_launch = 1;
-    d->clock_khz = a->clock_khz;
-    snprintf(gs->description, sizeof(gs->description), "%.80s (sm_%d, %d SMs, described)",
-             w->gpu_name, a->sm, w->sm_count);
-}
-
 prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_user,
                             prnn_warm_counts *out)
 {
     memset(out, 0, sizeof(*out));
-    const arch_limits *a = find_arch(sm);
-    if (!a)
+    if (!find_arch(sm))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "sm: %d is not an architecture prnn-cache warm knows (70, 75, 80, 86, "
                          "87, 89, 90, 100, 120)",
@@ -174,7 +182,7 @@ prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_
     }
     int n = 0;
     for (int i = 0; i < l.count; i++) {
-        describe(a, &l.shapes[i], gs);
+        prnn_warm_describe(sm, &l.shapes[i].entry, gs);
         const prnn_gpu_call g = {gs, NULL, PRNN_AUTOTUNE_OFF};
         prnn_plan_kernel_set(&g, &l.shapes[i].key, 1, &ks[i]);
         for (int k = 0; k < ks[i].count; k++)

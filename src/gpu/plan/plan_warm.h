@@ -6,6 +6,8 @@
 #define PRNN_PLAN_WARM_H
 
 #include "prnn.h"
+#include "rnn_key.h"
+#include "tuning/tuning_db.h"
 
 typedef struct {
     int shapes;   /* GPU and shape pairs of the tuning databases */
@@ -31,5 +33,16 @@ prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_
 /* The architectures prnn_plan_warm describes, ascending: at most max into
  * out; returns how many there are. */
 int prnn_warm_archs(int *out, int max);
+
+/* Entry e's GPU (its name and SM count) with architecture sm's limits, into
+ * gs, for prnn_plan_kernel_set: 0, or -1 for an architecture prnn does not
+ * describe. */
+struct prnn_gpu_state;
+int prnn_warm_describe(int sm, const prnn_tuning_entry *e, struct prnn_gpu_state *gs);
+
+/* The key of the plans warm compiles for e's shape at batch: linear input,
+ * default math, any algorithm, one layer (each layer runs the same
+ * kernels). */
+void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key);
 
 #endif
