@@ -79,9 +79,16 @@ static double batch_ms(const char *dir, const prnn_compile_request *reqs, int n,
     return ms;
 }
 
+static void count_entry(const prnn_tuning_entry *e, void *ctx)
+{
+    (void)e;
+    ++*(int *)ctx;
+}
+
 int main(int argc, char **argv)
 {
     int sm = 90, hidden = 1024, batch = 16, dirs = 1, sms = 132, first_plan = 0, gap_ms = -1;
+    int profile_rounds = 0;
     const char *mode = "lstm", *dtype = "half", *gpu = "NVIDIA H100 80GB HBM3";
     static const struct option opts[] = {{"arch", required_argument, NULL, 'a'},
                                          {"mode", required_argument, NULL, 'm'},
@@ -92,6 +99,7 @@ int main(int argc, char **argv)
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"sms", required_argument, NULL, 's'},
                                          {"first-plan", no_argument, NULL, 'f'},
+                                         {"profile-set", required_argument, NULL, 'p'},
                                          {"warm-up", required_argument, NULL, 'w'},
                                          {NULL, 0, NULL, 0}};
     for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -106,6 +114,7 @@ int main(int argc, char **argv)
         case 's': sms = atoi(optarg); break;
         case 'f': first_plan = 1; break;
         case 'w': gap_ms = atoi(optarg); break;
+        case 'p': profile_rounds = atoi(optarg); break;
         default: fprintf(stderr, "usage: see the top of tools/bench/prnn-jit-timing.c\n"); return 2;
         }
     }
@@ -114,6 +123,11 @@ int main(int argc, char **argv)
            "threads %d\n",
            sm, mode, dtype, hidden, batch, dirs, gpu, sms, cpus, prnn_compile_threads(64));
 
+    double t_db = prnn_now_ms();
+    int n_entries = 0;
+    prnn_tuning_each_entry(0, count_entry, &n_entries);
+    t_db = prnn_now_ms() - t_db;
+    printf("shipped tuning DB: %d entries parsed in %.2f ms\n", n_entries, t_db);
     if (gap_ms >= 0) {
         prnn_nvrtc_warm_up(sm);
         usleep((useconds_t)gap_ms * 1000);
@@ -168,7 +182,19 @@ int main(int argc, char **argv)
     prnn_warm_key(&e, batch, &key);
     const prnn_gpu_call g = {gs, NULL, PRNN_AUTOTUNE_OFF};
     prnn_plan_kernels ks;
+    double t_set = prnn_now_ms();
     prnn_plan_kernel_set(&g, &key, 1, &ks);
+    t_set = prnn_now_ms() - t_set;
+    double t_again = prnn_now_ms();
+    for (int r = 0; r < 100; r++)
+        prnn_plan_kernel_set(&g, &key, 1, &ks);
+    t_again = (prnn_now_ms() - t_again) / 100;
+    printf("the plan's kernel set: first %.2f ms (its heuristic searches), then %.3f ms\n", t_set,
+           t_again);
+    for (int r = 0; r < profile_rounds; r++)
+        prnn_plan_kernel_set(&g, &key, 1, &ks);
+    if (profile_rounds)
+        return 0;
     prnn_compile_request reqs[PRNN_PLAN_MAX_KERNELS];
     for (int i = 0; i < ks.count; i++) {
         reqs[i] = ks.req[i].req;
