@@ -190,12 +190,7 @@ prnnStatus_t prnnWarmKernelCache(const char *dir, int sm, unsigned sources,
                          "sources: %u; it must be PRNN_WARM_SHIPPED_DB (1), PRNN_WARM_USER_DB (2) "
                          "or both",
                          sources);
-    int known[16];
-    int nk = prnn_warm_archs(known, 16);
-    int ok = 0;
-    for (int i = 0; i < nk && i < 16; i++)
-        ok |= known[i] == sm;
-    if (!ok)
+    if (!prnn_warm_arch_known(sm))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "sm: %d; prnn knows the limits of 70, 75, 80, 86, 87, 89, 90, 100 and "
                          "120 (90 for sm_90)",
@@ -213,14 +208,6 @@ prnnStatus_t prnnWarmKernelCache(const char *dir, int sm, unsigned sources,
         return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s: %s", dir,
                          why[0] ? why : strerror(errno));
     prnn_trusted_dir_close(&d);
-    prnn_warm_counts c;
-    prnnStatus_t s = prnn_plan_warm(dir, sm, (sources & PRNN_WARM_SHIPPED_DB) != 0,
-                                    (sources & PRNN_WARM_USER_DB) != 0, &c);
-    result->shapes = c.shapes;
-    result->kernels = c.kernels;
-    result->compiled = c.compiled;
-    result->cached = c.cached;
-    result->failed = c.failed;
-    result->compileMs = c.compile_ms;
-    return s;
+    return prnn_plan_warm(dir, sm, (sources & PRNN_WARM_SHIPPED_DB) != 0,
+                          (sources & PRNN_WARM_USER_DB) != 0, result);
 }

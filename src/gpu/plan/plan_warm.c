@@ -52,11 +52,9 @@ static const arch_limits *find_arch(int sm)
     return NULL;
 }
 
-int prnn_warm_archs(int *out, int max)
+int prnn_warm_arch_known(int sm)
 {
-    for (int i = 0; i < NUM_ARCHS && i < max; i++)
-        out[i] = archs[i].sm;
-    return NUM_ARCHS;
+    return find_arch(sm) != NULL;
 }
 
 void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key)
@@ -154,9 +152,11 @@ static void visit_entry(const prnn_tuning_entry *e, void *ctx)
 }
 
 prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_user,
-                            prnn_warm_counts *out)
+                            prnnCacheWarmResult_t *out)
 {
+    size_t size = out->structSize;
     memset(out, 0, sizeof(*out));
+    out->structSize = size;
     if (!find_arch(sm))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "sm: %d is not an architecture prnn-cache warm knows (70, 75, 80, 86, "
@@ -199,7 +199,7 @@ prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_
     out->compiled = c.compiled;
     out->cached = c.cached;
     out->failed = c.failed;
-    out->compile_ms = c.compile_ms;
+    out->compileMs = c.compile_ms;
     if (c.failed) {
         prnn_fail(c.first_status, "%d of %d kernels could not be compiled; the first:", c.failed,
                   c.requests);
