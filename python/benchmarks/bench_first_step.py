@@ -6,7 +6,7 @@ B 16, T 256, fp16, the issue's DDP shape).
 
   python bench_first_step.py [--hidden 1024] [--batch 16] [--steps 256]
                              [--layers 2] [--dtype half] [--repeats 3]
-                             [--json FILE] [--prnn-cache PATH]
+                             [--json FILE] [--prnn-cache PATH] [--device cuda]
 
 Each child process times, with a wall clock and torch.cuda.synchronize():
   import    importing torch (and prnn.torch)
@@ -45,20 +45,27 @@ def child(args):
         import prnn.torch as pt
     t["import"] = time.perf_counter() - t0
 
+    dev = torch.device(args.device)
+
+    def sync():
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+
     t0 = time.perf_counter()
-    torch.cuda.init()
-    torch.empty(1, device="cuda")
-    torch.cuda.synchronize()
+    if dev.type == "cuda":
+        torch.cuda.init()
+    torch.empty(1, device=dev)
+    sync()
     t["cuda"] = time.perf_counter() - t0
 
     dtype = getattr(torch, args.dtype)
     t0 = time.perf_counter()
     torch.manual_seed(0)
     cls = pt.LSTM if args.kind == "prnn" else torch.nn.LSTM
-    model = cls(args.hidden, args.hidden, num_layers=args.layers).cuda().to(dtype)
+    model = cls(args.hidden, args.hidden, num_layers=args.layers).to(dev, dtype)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    x = torch.randn(args.steps, args.batch, args.hidden, device="cuda", dtype=dtype)
-    torch.cuda.synchronize()
+    x = torch.randn(args.steps, args.batch, args.hidden, device=dev, dtype=dtype)
+    sync()
     t["build"] = time.perf_counter() - t0
 
     def step():
@@ -66,7 +73,7 @@ def child(args):
         y, _ = model(x)
         y.float().square().mean().backward()
         opt.step()
-        torch.cuda.synchronize()
+        sync()
 
     for phase in ("first", "second"):
         t0 = time.perf_counter()
@@ -98,11 +105,11 @@ def find_prnn_cache(given):
     return near if near and os.access(near, os.X_OK) else None
 
 
-def warm_ahead(tool, cache_dir):
+def warm_ahead(tool, cache_dir, args_device):
     """Fills cache_dir with `prnn-cache warm` for this GPU's architecture;
     False when there is no tool or no GPU to name the architecture."""
     import torch
-    if not tool or not torch.cuda.is_available():
+    if not tool or args_device != "cuda" or not torch.cuda.is_available():
         return False
     major, minor = torch.cuda.get_device_capability()
     subprocess.run([tool, "--dir", cache_dir, "--arch", f"sm_{major}{minor}", "warm"],
@@ -119,6 +126,8 @@ def main():
     ap.add_argument("--dtype", default="half", choices=("half", "bfloat16", "float"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--device", default="cuda", help="cuda, or cpu to try the script itself "
+                    "(prnn's CPU reference: no compiles)")
     ap.add_argument("--prnn-cache", help="the prnn-cache tool (default: on PATH, or beside "
                     "PRNN_LIBRARY's build)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -129,7 +138,8 @@ def main():
         return
 
     shape = ["--hidden", str(args.hidden), "--batch", str(args.batch), "--steps",
-             str(args.steps), "--layers", str(args.layers), "--dtype", args.dtype]
+             str(args.steps), "--layers", str(args.layers), "--dtype", args.dtype,
+             "--device", args.device]
     rows = {}
     with tempfile.TemporaryDirectory(prefix="prnn-first-step.") as tmp:
         def measure(name, kind, make_dir):
@@ -144,11 +154,15 @@ def main():
 
         warm_dir = os.path.join(tmp, "warm")
         measure("prnn, cold cache", "prnn", lambda i: os.path.join(tmp, f"cold{i}"))
-        # the cache the first cold run filled
-        shutil.copytree(os.path.join(tmp, "cold0"), warm_dir)
+        # the cache the first cold run filled (none on the CPU)
+        cold0 = os.path.join(tmp, "cold0")
+        if os.path.isdir(cold0):
+            shutil.copytree(cold0, warm_dir)
+        else:
+            os.makedirs(warm_dir)
         measure("prnn, warm cache", "prnn", lambda i: warm_dir)
         ahead_dir = os.path.join(tmp, "ahead")
-        if warm_ahead(find_prnn_cache(args.prnn_cache), ahead_dir):
+        if warm_ahead(find_prnn_cache(args.prnn_cache), ahead_dir, args.device):
             measure("prnn, prnn-cache warm", "prnn", lambda i: ahead_dir)
         measure("torch.nn", "torch", None)
 
