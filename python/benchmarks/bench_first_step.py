@@ -96,7 +96,7 @@ def run_child(argv, env):
 
 def find_prnn_cache(given):
     if given:
-        return given
+        return given if os.access(given, os.X_OK) else None
     found = shutil.which("prnn-cache")
     if found:
         return found
