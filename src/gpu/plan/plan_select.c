@@ -639,17 +639,22 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
 static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_key *key,
                                        int training)
 {
-    if (g->autotune == PRNN_AUTOTUNE_ON)
+    /* On the heap (28 KB): planning runs on the caller's threads, whose
+     * stacks may be small. Without it the loads compile as they always
+     * did. */
+    prnn_plan_kernels *ks = g->autotune == PRNN_AUTOTUNE_ON ? NULL : malloc(sizeof(*ks));
+    if (!ks)
         return NULL;
-    prnn_plan_kernels ks;
-    prnn_plan_kernel_set(g, key, training, &ks);
+    prnn_plan_kernel_set(g, key, training, ks);
     prnn_compile_request reqs[PRNN_PLAN_MAX_KERNELS];
     int n = 0;
-    for (int i = 0; i < ks.count; i++)
-        if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks.req[i].req) &&
-            !prnn_cubin_cached(&ks.req[i].req))
-            reqs[n++] = ks.req[i].req;
-    return n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, NULL) : NULL;
+    for (int i = 0; i < ks->count; i++)
+        if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks->req[i].req) &&
+            !prnn_cubin_cached(&ks->req[i].req))
+            reqs[n++] = ks->req[i].req;
+    prnn_cubin_batch *b = n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, NULL) : NULL;
+    free(ks);
+    return b;
 }
 
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
