@@ -90,18 +90,13 @@ int main(int argc, char **argv)
     int sm = 90, hidden = 1024, batch = 16, dirs = 1, sms = 132, first_plan = 0, gap_ms = -1;
     int profile_rounds = 0;
     const char *mode = "lstm", *dtype = "half", *gpu = "NVIDIA H100 80GB HBM3";
-    static const struct option opts[] = {{"arch", required_argument, NULL, 'a'},
-                                         {"mode", required_argument, NULL, 'm'},
-                                         {"dtype", required_argument, NULL, 'd'},
-                                         {"hidden", required_argument, NULL, 'H'},
-                                         {"batch", required_argument, NULL, 'B'},
-                                         {"dirs", required_argument, NULL, 'D'},
-                                         {"gpu", required_argument, NULL, 'g'},
-                                         {"sms", required_argument, NULL, 's'},
-                                         {"first-plan", no_argument, NULL, 'f'},
-                                         {"profile-set", required_argument, NULL, 'p'},
-                                         {"warm-up", required_argument, NULL, 'w'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"arch", required_argument, NULL, 'a'},    {"mode", required_argument, NULL, 'm'},
+        {"dtype", required_argument, NULL, 'd'},   {"hidden", required_argument, NULL, 'H'},
+        {"batch", required_argument, NULL, 'B'},   {"dirs", required_argument, NULL, 'D'},
+        {"gpu", required_argument, NULL, 'g'},     {"sms", required_argument, NULL, 's'},
+        {"first-plan", no_argument, NULL, 'f'},    {"profile-set", required_argument, NULL, 'p'},
+        {"warm-up", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
     for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
         switch (c) {
         case 'a': sm = atoi(optarg + (strncmp(optarg, "sm_", 3) ? 0 : 3)); break;
