@@ -9,7 +9,8 @@
  *    load that asks for it fails as it always did, with NVRTC's log;
  *  - a warm of a one-shape tuning DB fills the cache; a second warm
  *    compiles nothing; bad arguments are BAD_PARAM;
- *  - NVRTC's warm-up thread runs beside a compile and is not counted.
+ *  - the warm-up thread (NVRTC, cuBLASLt) runs beside a compile, and its
+ *    empty kernel is not counted.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #include "error.h"
 #include "jit/cubin_batch.h"
 #include "jit/nvrtc_compile.h"
-#include "jit/nvrtc_warmup.h"
+#include "cuda/warmup.h"
 #include "jit_test.h"
 #include "../needs_libs.h"
 
@@ -199,19 +200,19 @@ static void test_warm(void)
     free(dir);
 }
 
-/* NVRTC's warm-up (what a GPU handle's creation starts): once per
+/* The CUDA libraries' warm-up (what a GPU handle's creation starts): once per
  * process, beside other compiles, not counted as a compile. */
 static void test_warm_up(void)
 {
     unsigned long before = prnn_nvrtc_compile_count();
-    prnn_nvrtc_warm_up(90);
-    prnn_nvrtc_warm_up(90); /* a second call starts nothing */
+    prnn_cuda_warm_up(90);
+    prnn_cuda_warm_up(90); /* a second call starts nothing */
     prnn_compile_request r = probe(0);
     void *cubin = NULL;
     size_t size;
     CHECK_STATUS(prnn_nvrtc_compile(&r, &cubin, &size, NULL), PRNN_STATUS_SUCCESS);
     free(cubin);
-    prnn_nvrtc_warm_up_wait();
+    prnn_cuda_warm_up_wait();
     CHECK(prnn_nvrtc_compile_count() - before == 1);
 }
 

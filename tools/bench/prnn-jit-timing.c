@@ -19,7 +19,7 @@
  * --first-plan: only the plan's kernels on every thread into an empty
  * directory, as the process's first compiles (NVRTC's start-up included);
  * with --warm-up MS, after starting the warm-up a GPU handle's creation
- * starts (jit/nvrtc_warmup.h) and waiting MS milliseconds (what a caller
+ * starts (cuda/warmup.h) and waiting MS milliseconds (what a caller
  * does between creating the handle and its first plan).
  */
 #include <getopt.h>
@@ -37,7 +37,7 @@
 #include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "jit/nvrtc_compile.h"
-#include "jit/nvrtc_warmup.h"
+#include "cuda/warmup.h"
 #include "tuning/tuning_db.h"
 
 static void die(const char *what)
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
     t_db = prnn_now_ms() - t_db;
     printf("shipped tuning DB: %d entries parsed in %.2f ms\n", n_entries, t_db);
     if (gap_ms >= 0) {
-        prnn_nvrtc_warm_up(sm);
+        prnn_cuda_warm_up(sm);
         usleep((useconds_t)gap_ms * 1000);
     }
     if (!first_plan) {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "jit/nvrtc_warmup.h"
+#include "cuda/warmup.h"
 
 prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out)
 {
@@ -25,10 +25,10 @@ prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out)
     }
     if (!s)
         s = prnn_device_info_query(cu, g->device, &g->info);
-    /* NVRTC's start-up beside the context's creation and whatever the
-     * caller does before its first plan (jit/nvrtc_warmup.h). */
+    /* NVRTC's and cuBLASLt's start-up beside the context's creation and
+     * whatever the caller does before its first plan (cuda/warmup.h). */
     if (!s)
-        prnn_nvrtc_warm_up(g->info.sm);
+        prnn_cuda_warm_up(g->info.sm);
     if (!s)
         s = prnn_cu_check(cu->cuDevicePrimaryCtxRetain(&g->ctx, g->device),
                           "cuDevicePrimaryCtxRetain");

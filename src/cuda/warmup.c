@@ -1,10 +1,11 @@
-#include "jit/nvrtc_warmup.h"
+#include "cuda/warmup.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cublaslt_lib.h"
 #include "cuda/nvrtc_lib.h"
 #include "error.h"
 
@@ -29,6 +30,9 @@ static void *warm_up(void *arg)
             nv->nvrtcDestroyProgram(&prog);
         }
     }
+    /* After the compile: the first plan needs NVRTC first, its calls
+     * cuBLASLt after it. */
+    prnn_cublaslt_get(NULL);
     pthread_mutex_lock(&lock);
     running = 0;
     pthread_cond_broadcast(&finished);
@@ -36,7 +40,7 @@ static void *warm_up(void *arg)
     return NULL;
 }
 
-void prnn_nvrtc_warm_up_wait(void)
+void prnn_cuda_warm_up_wait(void)
 {
     pthread_mutex_lock(&lock);
     while (running)
@@ -44,9 +48,9 @@ void prnn_nvrtc_warm_up_wait(void)
     pthread_mutex_unlock(&lock);
 }
 
-void prnn_nvrtc_warm_up(int sm)
+void prnn_cuda_warm_up(int sm)
 {
-    const char *env = getenv("PRNN_NVRTC_WARMUP");
+    const char *env = getenv("PRNN_WARMUP");
     if (env && strcmp(env, "0") == 0)
         return;
     pthread_mutex_lock(&lock);
@@ -71,5 +75,5 @@ void prnn_nvrtc_warm_up(int sm)
 /* At exit and at dlclose: NVRTC must not be unloaded under a compile. */
 __attribute__((destructor)) static void wait_at_unload(void)
 {
-    prnn_nvrtc_warm_up_wait();
+    prnn_cuda_warm_up_wait();
 }
