@@ -460,11 +460,26 @@ static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
     return lp;
 }
 
+/* What an event compiled ahead, and what its loads compiled after. */
+typedef struct {
+    prnn_cubin_batch_counts counts;
+    unsigned long compiles_before; /* prnn_nvrtc_compile_count when the loads began */
+} ahead_log;
+
+static void log_ahead(prnn_plan_log_event *e, const ahead_log *a)
+{
+    e->ahead_kernels = a->counts.compiled;
+    e->ahead_threads = a->counts.threads;
+    e->later_compiles = prnn_nvrtc_compile_count() - a->compiles_before;
+}
+
 /* A new plan: the forward pass that loaded, the backward-data pass chosen. */
-static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms)
+static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms,
+                     const ahead_log *a)
 {
     prnn_plan_log_event e;
     log_event_init(&e, "plan", gs, &p->key, s, ms);
+    log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
     e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 2;
@@ -485,10 +500,11 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
 
 /* The training kernels loaded: the backward-data pass that loaded. */
 static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s,
-                         double ms, const prnn_load_stats *event)
+                         double ms, const prnn_load_stats *event, const ahead_log *a)
 {
     prnn_plan_log_event e;
     log_event_init(&e, "training kernels", gs, &p->key, s, ms);
+    log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 1;
     e.cubin = event->cubin_source;
@@ -525,9 +541,10 @@ static void restore_sources(prnn_plan *p, const prnn_load_stats saved[STAT_PARTS
             parts[i]->cubin_source = saved[i].cubin_source;
 }
 
-/* The plan's training kernels, with the event (begun at t0) logged. */
+/* The plan's training kernels, with the event (begun at t0, with what was
+ * compiled ahead for it) logged. */
 static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                                     prnn_plan *p, double t0)
+                                     prnn_plan *p, double t0, const ahead_log *a)
 {
     struct prnn_gpu_state *gs = g->gs;
     /* The plan's cubin source is the worst over its life; the log wants
@@ -544,7 +561,7 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
     restore_sources(p, saved);
     double ms = prnn_now_ms() - t0;
     if (prnn_plan_log_enabled())
-        log_training(gs, p, s, ms, &event);
+        log_training(gs, p, s, ms, &event, a);
     if (s)
         return s;
     p->training_loaded = 1;
@@ -637,8 +654,9 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
  * issue 26).
  */
 static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_key *key,
-                                       int training)
+                                       int training, prnn_cubin_batch_counts *counts)
 {
+    memset(counts, 0, sizeof(*counts));
     /* On the heap (28 KB): planning runs on the caller's threads, whose
      * stacks may be small. Without it the loads compile as they always
      * did. */
@@ -652,7 +670,7 @@ static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_ke
         if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks->req[i].req) &&
             !prnn_cubin_cached(&ks->req[i].req))
             reqs[n++] = ks->req[i].req;
-    prnn_cubin_batch *b = n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, NULL) : NULL;
+    prnn_cubin_batch *b = n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, counts) : NULL;
     free(ks);
     return b;
 }
@@ -676,7 +694,9 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
     /* What this call loads, compiled ahead in parallel (its time is the
      * plan's, or the training event's, as the compiles' always were). */
     double t0 = prnn_now_ms();
-    prnn_cubin_batch *ahead = compile_ahead(g, &key, need_training);
+    ahead_log a;
+    prnn_cubin_batch *ahead = compile_ahead(g, &key, need_training, &a.counts);
+    a.compiles_before = prnn_nvrtc_compile_count();
     prnnStatus_t s = PRNN_STATUS_SUCCESS;
     if (!p) {
         p = calloc(1, sizeof(*p));
@@ -693,7 +713,7 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
         }
         double ms = prnn_now_ms() - t0;
         if (prnn_plan_log_enabled())
-            log_plan(gs, p, s, ms);
+            log_plan(gs, p, s, ms, &a);
         if (s) {
             prnn_cubin_batch_end(ahead);
             prnn_plan_free(p);
@@ -702,10 +722,13 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
         p->plan_ms = ms;
         p->next = gs->plans;
         gs->plans = p;
+        /* The training event's own: what was compiled ahead was the plan's. */
         t0 = prnn_now_ms();
+        memset(&a.counts, 0, sizeof(a.counts));
+        a.compiles_before = prnn_nvrtc_compile_count();
     }
     if (need_training)
-        s = prepare_training(g, rnn, p, t0);
+        s = prepare_training(g, rnn, p, t0, &a);
     prnn_cubin_batch_end(ahead);
     if (s)
         return s;
