@@ -1,10 +1,9 @@
 /*
  * Compiling ahead on several threads (jit/cubin_batch.h) and filling the
  * cache for an architecture (prnnWarmKernelCache), without a GPU:
- *  - a batch compiles each distinct request once, and the loads that
- *    follow on its thread take the cubins (the same bytes as a compile one
- *    at a time) without NVRTC or the disk, each once; another thread does
- *    not take them;
+ *  - a batch compiles each distinct request once (prnn_cubin_cached then
+ *    sees them), and the loads that follow on its thread take the cubins (the same bytes as a
+ * compile one at a time) without NVRTC or the disk, each once; another thread does not take them;
  *  - a request that does not compile is counted, leaves no file, and the
  *    load that asks for it fails as it always did, with NVRTC's log;
  *  - a warm of a one-shape tuning DB fills the cache; a second warm
@@ -75,6 +74,14 @@ static void test_batch(void)
     CHECK(prnn_nvrtc_compile_count() - before == N_PROBES);
     CHECK(jit_test_count_files(dir, ".cubin") == N_PROBES);
     CHECK(jit_test_count_files(dir, ".tmp.") == 0);
+    /* What planning asks before compiling ahead: in the cache or not (the
+     * caller's log untouched). */
+    prnn_log_clear();
+    prnn_log_append("the caller's note");
+    static const char *const other[] = {"PRNN_PROBE_OFFSET=99"};
+    prnn_compile_request absent = {"probe.cu", other, 1, 90, "prnn_probe", NULL};
+    CHECK(prnn_cubin_cached(&reqs[0]) == 1 && prnn_cubin_cached(&absent) == 0);
+    CHECK(jit_test_log_has("the caller's note"));
 
     /* Another thread finds them on disk, not in this thread's batch. */
     other_thread o = {&reqs[0], PRNN_CUBIN_NONE};
