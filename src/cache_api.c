@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "gpu/plan/plan_warm.h"
 #include "jit/cubin_cache.h"
 #include "tuning/cache_dir.h"
 #include "tuning/temp_files.h"
+#include "tuning/trusted_path.h"
 #include "tuning/tuning_db.h"
 
 /* The default cache directory into buf, or a failure naming why. */
@@ -169,4 +171,43 @@ prnnStatus_t prnnClearKernelCache(const char *dir, const char *tuningDB,
         return prnn_fail(PRNN_STATUS_CACHE_ERROR, "could not remove %d file%s; the first: %s",
                          result->failed, result->failed == 1 ? "" : "s", result->firstFailure);
     return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnnWarmKernelCache(const char *dir, int sm, unsigned sources,
+                                 prnnCacheWarmResult_t *result)
+{
+    prnn_api_enter("prnnWarmKernelCache");
+    if (!result)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "result: NULL");
+    if (result->structSize < sizeof(prnnCacheWarmResult_t))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "result->structSize: %zu, below %zu; set it to "
+                         "sizeof(prnnCacheWarmResult_t)",
+                         result->structSize, sizeof(prnnCacheWarmResult_t));
+    const unsigned all = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
+    if (!(sources & all) || (sources & ~all))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "sources: %u; it must be PRNN_WARM_SHIPPED_DB (1), PRNN_WARM_USER_DB (2) "
+                         "or both",
+                         sources);
+    if (!prnn_warm_arch_known(sm))
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "sm: %d; prnn knows the limits of 70, 75, 80, 86, 87, 89, 90, 100 and "
+                         "120 (90 for sm_90)",
+                         sm);
+    memset(result, 0, sizeof(*result));
+    result->structSize = sizeof(*result);
+    char dir_buf[PATH_MAX];
+    if (!(dir = resolve_dir(dir, dir_buf, sizeof(dir_buf))))
+        return PRNN_STATUS_CACHE_ERROR;
+    /* Checked here, where a store would only note it and go on: filling a
+     * directory no plan will read is a mistake worth an error. */
+    char why[PATH_MAX + 256] = "";
+    prnn_trusted_dir d;
+    if (prnn_mkdir_p(dir) != 0 || prnn_trusted_dir_open(dir, &d, why, sizeof(why)) != PRNN_TRUST_OK)
+        return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s: %s", dir,
+                         why[0] ? why : strerror(errno));
+    prnn_trusted_dir_close(&d);
+    return prnn_plan_warm(dir, sm, (sources & PRNN_WARM_SHIPPED_DB) != 0,
+                          (sources & PRNN_WARM_USER_DB) != 0, result);
 }

@@ -175,3 +175,15 @@ const char *prnn_log_get(void)
         return out_of_memory;
     return log->text ? log->text : "";
 }
+
+char *prnn_log_save(void)
+{
+    return strdup(prnn_log_get());
+}
+
+void prnn_log_restore(char *saved)
+{
+    prnn_log_clear();
+    prnn_log_append_text(saved ? saved : out_of_memory);
+    free(saved);
+}

@@ -49,4 +49,10 @@ void prnn_log_clear(void);
 /* The calling thread's log; never NULL. */
 const char *prnn_log_get(void);
 
+/* A copy of the calling thread's log (malloc; NULL when out of memory),
+ * and putting it back, freeing it: for work whose messages are not the
+ * caller's business (a look-ahead that the real work repeats). */
+char *prnn_log_save(void);
+void prnn_log_restore(char *saved);
+
 #endif

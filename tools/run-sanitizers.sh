@@ -57,11 +57,11 @@ CC="${CC:-cc} -fsanitize=address,undefined" \
 # ThreadSanitizer: the threaded tests only (a full TSan build would double
 # the time for tests that start no thread).
 tsan_tests=(tuning-env tuning-store api-basic api-reserve jit-cache-concurrency
-            jit-cache-killed-writers faults-alloc)
+            jit-cache-killed-writers jit-cubin-batch faults-alloc)
 tsan_targets=(tests/tuning/test_tuning_env tests/tuning/test_tuning_store
               tests/api/test_api_basic tests/api/test_reserve
               tests/jit/test_cache_concurrency tests/jit/test_cache_killed_writers
-              tests/fuzz/test_alloc_failures)
+              tests/jit/test_cubin_batch tests/fuzz/test_alloc_failures)
 if [ "${PRNN_SAN_SKIP_SLOW:-0}" != 1 ]; then
     tsan_tests+=(plan-compile jit-nvrtc-compile)
     tsan_targets+=(tests/plan/test_plan_compile tests/jit/test_nvrtc_compile)

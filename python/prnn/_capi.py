@@ -73,8 +73,18 @@ class CacheClearResult(ctypes.Structure):
     ]
 
 
+class CacheWarmResult(ctypes.Structure):
+    """prnnCacheWarmResult_t."""
+    _fields_ = [
+        ("structSize", c_size_t), ("shapes", c_int), ("kernels", c_int), ("compiled", c_int),
+        ("cached", c_int), ("failed", c_int), ("compileMs", c_double),
+    ]
+
+
 # prnnCacheFileKind_t
 CACHE_FILE_ENTRY, CACHE_FILE_TEMPORARY, CACHE_FILE_TUNING_DB_TEMPORARY = 0, 1, 2
+# prnnCacheWarmSource_t
+WARM_SHIPPED_DB, WARM_USER_DB = 1, 2
 # prnnCacheFileCallback_t
 CacheFileCallback = ctypes.CFUNCTYPE(c_int, POINTER(CacheFile), c_void_p)
 
@@ -144,6 +154,7 @@ FUNCTIONS = [
     ("prnnGetCacheDirectory", status_t, [POINTER(c_char), c_size_t]),
     ("prnnScanKernelCache", status_t, [_P, _P, c_int, CacheFileCallback, c_void_p]),
     ("prnnClearKernelCache", status_t, [_P, _P, POINTER(CacheClearResult)]),
+    ("prnnWarmKernelCache", status_t, [_P, c_int, ctypes.c_uint, POINTER(CacheWarmResult)]),
 ]
 
 

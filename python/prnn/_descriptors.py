@@ -110,11 +110,14 @@ class Problem:
     """Everything the compute calls need for one shape: the RNN descriptor,
     per-step x and y descriptor arrays, the state and weight descriptors,
     and the sizes prnn asked for. math: the prnnMathType_t of the
-    non-recurrent GEMMs."""
+    non-recurrent GEMMs. training: the shape is for training, so the
+    training reserve is asked for first: prnn then plans the inference and
+    the training kernels at once, compiling all of them in parallel,
+    instead of in two rounds."""
 
     def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
                  layers: int, bidirectional: bool, batch_sizes: Iterable[int],
-                 dropout: float, math: int = _capi.DEFAULT_MATH) -> None:
+                 dropout: float, math: int = _capi.DEFAULT_MATH, training: bool = False) -> None:
         self.handle = handle
         self.mode = mode
         self.dtype = dtype
@@ -145,10 +148,12 @@ class Problem:
              byref(size), dtype)
         self.params_bytes = size.value
         self.w_desc = FilterDesc(dtype, [size.value // element_size(dtype), 1, 1])
+        self._reserve_bytes: Optional[int] = None
+        if training:
+            self.reserve_bytes()
         call("prnnGetRNNWorkspaceSize", handle.ptr, self.rnn.ptr, self.seq_length,
              self.x_descs, byref(size))
         self.workspace_bytes = size.value
-        self._reserve_bytes: Optional[int] = None
 
     def reserve_bytes(self) -> int:
         """The training reserve's size (also prepares the training kernels,

@@ -1,12 +1,13 @@
 """The kernel cache, for pip users: ``python -m prnn.cache list|verify|clear``
-(also installed as the ``prnn-cache`` command).
+and ``python -m prnn.cache --arch sm_90 warm`` (also installed as the
+``prnn-cache`` command).
 
 The same command as the C tool prnn-cache, line for line and exit status
 for exit status (tests/package checks them against each other): the
 library's cache-maintenance calls (prnnScanKernelCache,
-prnnClearKernelCache, prnnGetCacheDirectory) find, check and remove the
-files, this module only prints. From Python code, `files()` and `clear()`
-return what the commands print.
+prnnClearKernelCache, prnnWarmKernelCache, prnnGetCacheDirectory) find,
+check, remove and compile the files, this module only prints. From Python
+code, `files()`, `clear()` and `warm()` return what the commands print.
 """
 
 import ctypes
@@ -21,7 +22,9 @@ TOOL = "prnn-cache"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 USAGE = """usage: prnn-cache [--dir DIR] list|verify|clear
+       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both] warm
        python -m prnn.cache [--dir DIR] list|verify|clear
+       python -m prnn.cache [--dir DIR] --arch sm_XY [--db WHICH] warm
 
   list    one line per cached kernel: file, kernel, source, arch,
           NVRTC version, size, age
@@ -31,6 +34,10 @@ USAGE = """usage: prnn-cache [--dir DIR] list|verify|clear
           cache or of the user tuning DB) that no running writer
           holds; it goes on past files it cannot remove and says
           why
+  warm    compile, without a GPU, the kernels that training plans
+          of the tuning DB's shapes for GPUs of one architecture
+          load, into the cache (a container image can ship it
+          filled); kernels already there are not compiled again
 
   The user tuning DB ($PRNN_TUNING_DB, else DIR/tuning.json) is
   never touched; its writers' temporary files are listed and
@@ -38,14 +45,21 @@ USAGE = """usage: prnn-cache [--dir DIR] list|verify|clear
 
   --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else
                $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)
+  --arch ARCH  warm: the architecture, sm_90 or 90 (70, 75, 80, 86,
+               87, 89, 90, 100, 120)
+  --db WHICH   warm: the shapes of the shipped DB, of the user DB, or
+               both (default both)
   -h, --help   this text
   --version    prnn-cache's version (and the loaded library's)
 
 Exit status:
   0  done (list also when it shows bad entries)
-  1  verify found a bad entry, the directory could not be read or a
-     file could not be removed, or there is no cache directory (no
-     $HOME and no --dir)
+  1  verify found a bad entry (one prnn would not load included) or
+     the directory is one prnn does not trust, the directory could
+     not be read or a file could not be removed, warm could not
+     compile a kernel (or has no NVRTC, or cannot use the
+     directory), or there is no cache directory (no $HOME and no
+     --dir)
   2  bad arguments (the message names the argument and the rule;
      nothing was done)
 """
@@ -64,6 +78,16 @@ class CacheFile(NamedTuple):
     nvrtc_version: str
     file_bytes: int
     modified_time: int    # seconds since the epoch
+
+
+class WarmResult(NamedTuple):
+    """What warm() did (prnnCacheWarmResult_t)."""
+    shapes: int           # (GPU, shape) pairs of the tuning DBs for the architecture
+    kernels: int          # distinct kernels their plans load
+    compiled: int         # compiled by NVRTC now
+    cached: int           # already in the cache
+    failed: int           # could not be compiled
+    compile_ms: float     # NVRTC time, summed over its threads
 
 
 class ClearResult(NamedTuple):
@@ -128,6 +152,29 @@ def _clear(directory: Optional[str], tuning_db: Optional[str]) -> "tuple[ClearRe
     r.structSize = ctypes.sizeof(r)
     status = _capi.api().prnnClearKernelCache(_arg(directory), _arg(tuning_db), ctypes.byref(r))
     return ClearResult(r.removed, r.kept, r.failed, _text(r.firstFailure)), status
+
+
+WARM_SOURCES = {"shipped": _capi.WARM_SHIPPED_DB, "user": _capi.WARM_USER_DB,
+                "both": _capi.WARM_SHIPPED_DB | _capi.WARM_USER_DB}
+
+
+def warm(sm: int, directory: Optional[str] = None, db: str = "both") -> WarmResult:
+    """Compiles into the cache (directory None: the default), without a GPU,
+    the kernels that training plans of the tuning DBs' shapes (db: "shipped",
+    "user" or "both") load on GPUs of architecture sm (90 for sm_90);
+    kernels already cached are not compiled again. Raises PrnnError (after
+    compiling what it could) when a kernel does not compile, there is no
+    NVRTC, or the directory cannot be used."""
+    result, status = _warm(directory, sm, WARM_SOURCES[db])
+    _capi.api().check("prnnWarmKernelCache", status)
+    return result
+
+
+def _warm(directory: Optional[str], sm: int, sources: int) -> "tuple[WarmResult, int]":
+    r = _capi.CacheWarmResult()
+    r.structSize = ctypes.sizeof(r)
+    status = _capi.api().prnnWarmKernelCache(_arg(directory), sm, sources, ctypes.byref(r))
+    return WarmResult(r.shapes, r.kernels, r.compiled, r.cached, r.failed, r.compileMs), status
 
 
 # ---- the command ---------------------------------------------------------
@@ -211,6 +258,30 @@ def _clear_command(directory: str, tuning_db: Optional[str], out: TextIO, err: T
     return EXIT_OK
 
 
+def _warm_command(directory: str, sm: int, sources: int, out: TextIO, err: TextIO) -> int:
+    r, status = _warm(directory, sm, sources)
+    line = (f"{directory}: sm_{sm}, {r.shapes} shape{_plural(r.shapes, '', 's')}, {r.kernels} "
+            f"kernel{_plural(r.kernels, '', 's')}: {r.compiled} compiled, {r.cached} already "
+            "cached")
+    if r.failed:
+        line += f", {r.failed} failed"
+    print(line, file=out)
+    if status:
+        api = _capi.api()
+        print(f"{TOOL}: {_text(api.prnnGetErrorString(status))}: "
+              f"{_text(api.prnnGetLastErrorLog())}", file=err)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def _arch(value: str) -> Optional[int]:
+    """--arch's value as the C tool reads it: sm_XY or XY, 2 or 3 digits."""
+    digits = value[3:] if value.startswith("sm_") else value
+    if not (2 <= len(digits) <= 3 and digits.isascii() and digits.isdigit()):
+        return None
+    return int(digits)
+
+
 def _bad_args(message: str, err: TextIO) -> int:
     print(f"{TOOL}: {message}\nrun '{TOOL} --help' for the usage", file=err)
     return EXIT_USAGE
@@ -231,6 +302,8 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
     out = out or sys.stdout
     err = err or sys.stderr
     directory: Optional[str] = None
+    sm = 0
+    sources = WARM_SOURCES["both"]
     operands: List[str] = []
     i = 0
     # As the C tool's getopt_long: options anywhere, long ones by any
@@ -243,10 +316,15 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
             break
         if a.startswith("--"):
             typed, has_value, value = a[2:].partition("=")
-            full = [o for o in ("dir", "help", "version") if typed and o.startswith(typed)]
+            full = [o for o in ("dir", "arch", "db", "help", "version")
+                    if typed and o.startswith(typed)]
+            if len(full) > 1:
+                names = [f"--{o}" for o in full]
+                return _bad_args(f"ambiguous option --{typed}: "
+                                 f"{', '.join(names[:-1])} or {names[-1]}", err)
             if len(full) != 1:
                 return _bad_args(f"unknown option --{typed}", err)
-            if full[0] != "dir":
+            if full[0] in ("help", "version"):
                 if has_value:
                     return _bad_args(f"option --{full[0]} takes no value", err)
                 if full[0] == "help":
@@ -256,12 +334,23 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
                 return EXIT_OK
             if not has_value:
                 if i == len(args):
-                    return _bad_args("option --dir needs a value", err)
+                    return _bad_args(f"option --{full[0]} needs a value", err)
                 value = args[i]
                 i += 1
-            if not value:
+            if full[0] == "arch":
+                arch = _arch(value)
+                if arch is None:
+                    return _bad_args(f'--arch "{value}": must be an architecture, sm_90 or 90',
+                                     err)
+                sm = arch
+            elif full[0] == "db":
+                if value not in WARM_SOURCES:
+                    return _bad_args(f'--db "{value}": must be shipped, user or both', err)
+                sources = WARM_SOURCES[value]
+            elif not value:
                 return _bad_args(f'--dir "{value}": must not be empty', err)
-            directory = value
+            else:
+                directory = value
         elif a.startswith("-") and a != "-":
             if a[1] != "h":
                 return _bad_args(f"unknown option -{a[1]}", err)
@@ -270,10 +359,13 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
         else:
             operands.append(a)
     if not operands:
-        return _bad_args("a command is needed: list, verify or clear", err)
+        return _bad_args("a command is needed: list, verify, clear or warm", err)
     command = operands[0]
-    if command not in ("list", "verify", "clear"):
-        return _bad_args(f'unknown command "{command}": must be list, verify or clear', err)
+    if command not in ("list", "verify", "clear", "warm"):
+        return _bad_args(f'unknown command "{command}": must be list, verify, clear or warm',
+                         err)
+    if command == "warm" and not sm:
+        return _bad_args("warm needs --arch (e.g. --arch sm_90)", err)
     if len(operands) > 1:
         return _bad_args(f'unexpected argument "{operands[1]}": one command at a time', err)
     try:
@@ -285,6 +377,8 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
         return EXIT_FAILURE
     if command == "clear":
         return _clear_command(directory, None, out, err)
+    if command == "warm":
+        return _warm_command(directory, sm, sources, out, err)
     return _scan(directory, None, command == "verify", out, err)
 
 

@@ -2,8 +2,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
+#include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "note_once.h"
 #include "tuning/cache_dir.h"
@@ -17,12 +19,13 @@ static void note_memory_only(const char *dir, const char *why)
                    dir, why);
 }
 
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
-                                  void **cubin, size_t *size, prnnCubinSource_t *source,
-                                  double *compile_ms)
+prnnStatus_t prnn_cubin_fetch_keyed(const char *in_dir, const prnn_compile_request *req,
+                                    const prnn_cubin_key *key, void **cubin, size_t *size,
+                                    prnnCubinSource_t *source, double *compile_ms)
 {
     char dir[PATH_MAX], why[PATH_MAX + 256];
-    int have_dir = prnn_cache_dir(dir, sizeof(dir)) == 0;
+    int have_dir = in_dir ? snprintf(dir, sizeof(dir), "%s", in_dir) < (int)sizeof(dir)
+                          : prnn_cache_dir(dir, sizeof(dir)) == 0;
     if (!have_dir) {
         prnn_cache_dir_explain(why, sizeof(why));
         prnn_note_once(
@@ -75,6 +78,15 @@ prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cu
     return PRNN_STATUS_SUCCESS;
 }
 
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
+                                  double *compile_ms)
+{
+    if (prnn_cubin_batch_take(key, cubin, size, source, compile_ms))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_cubin_fetch_keyed(NULL, req, key, cubin, size, source, compile_ms);
+}
+
 prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
                             prnnCubinSource_t *source, double *compile_ms)
 {
@@ -85,4 +97,23 @@ prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_
     s = prnn_cubin_get_keyed(req, &key, cubin, size, source, compile_ms);
     prnn_cubin_key_free(&key);
     return s;
+}
+
+int prnn_cubin_cached(const prnn_compile_request *req)
+{
+    char dir[PATH_MAX];
+    if (prnn_cache_dir(dir, sizeof(dir)) != 0)
+        return 0;
+    char *saved = prnn_log_save();
+    prnn_cubin_key key;
+    int found = 0;
+    if (prnn_cubin_key_build(req, &key) == PRNN_STATUS_SUCCESS) {
+        char path[PATH_MAX + 64];
+        struct stat st;
+        int n = snprintf(path, sizeof(path), "%s/%s%s", dir, key.name, PRNN_CUBIN_SUFFIX);
+        found = n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+        prnn_cubin_key_free(&key);
+    }
+    prnn_log_restore(saved);
+    return found;
 }

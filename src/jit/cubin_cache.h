@@ -101,10 +101,23 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const voi
 prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
                             prnnCubinSource_t *source, double *compile_ms);
 
-/* As prnn_cubin_get with the key already built (it must be req's). */
+/* As prnn_cubin_get with the key already built (it must be req's); the
+ * calling thread's batch (jit/cubin_batch.h) first, when one holds it. */
 prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
                                   void **cubin, size_t *size, prnnCubinSource_t *source,
                                   double *compile_ms);
+
+/* As prnn_cubin_get_keyed without the batches: the disk cache in dir
+ * (NULL: the default one), else NVRTC (what a batch's threads run). */
+prnnStatus_t prnn_cubin_fetch_keyed(const char *dir, const prnn_compile_request *req,
+                                    const prnn_cubin_key *key, void **cubin, size_t *size,
+                                    prnnCubinSource_t *source, double *compile_ms);
+
+/* 1 when the default cache directory has an entry for req's key (a regular
+ * file of that name, not checked further: a hint that a load will likely
+ * read it rather than compile), else 0. Leaves the thread's log as it
+ * was. */
+int prnn_cubin_cached(const prnn_compile_request *req);
 
 /* ---- Maintenance (tools/prnn-cache) ------------------------------------ */
 

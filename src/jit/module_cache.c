@@ -233,3 +233,24 @@ prnnStatus_t prnn_module_get_module(const prnn_cuda_driver *cu, CUcontext ctx,
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_module_get_module without an output");
     return get_entry(cu, ctx, req, NULL, NULL, module, source, compile_ms);
 }
+
+int prnn_module_loaded(const prnn_cuda_driver *cu, CUcontext ctx, const prnn_compile_request *req)
+{
+    unsigned long long id = 0;
+    if (!cu || !ctx || (cu->cuCtxGetId && cu->cuCtxGetId(ctx, &id) != CUDA_SUCCESS))
+        return 0;
+    /* The thread's log is the caller's: a key that cannot be built (no
+     * NVRTC) is met again, and reported, by the load. */
+    char *saved = prnn_log_save();
+    prnn_cubin_key key;
+    int found = 0;
+    if (prnn_cubin_key_build(req, &key) == PRNN_STATUS_SUCCESS) {
+        pthread_mutex_lock(&lock);
+        module_entry *e = find(ctx, id, &key);
+        found = e && e->module;
+        pthread_mutex_unlock(&lock);
+        prnn_cubin_key_free(&key);
+    }
+    prnn_log_restore(saved);
+    return found;
+}

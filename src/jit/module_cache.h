@@ -33,4 +33,8 @@ prnnStatus_t prnn_module_get_module(const prnn_cuda_driver *cu, CUcontext ctx,
                                     const prnn_compile_request *req, CUmodule *module,
                                     prnnCubinSource_t *source, double *compile_ms);
 
+/* 1 when req's module is loaded in ctx (no compile, no file, no load: a
+ * key and a lookup), else 0. Leaves the thread's log as it was. */
+int prnn_module_loaded(const prnn_cuda_driver *cu, CUcontext ctx, const prnn_compile_request *req);
+
 #endif

@@ -264,6 +264,11 @@ int prnn_tuning_user_db_path(char *buf, size_t size);
 int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, const void *ctx,
                        prnn_tuning_result *result);
 
+/* Calls fn with every valid entry of the user DB (user_db = 1) or of the
+ * shipped DB (0), as lookups see them (prnn-cache warm's keys). */
+typedef void (*prnn_tuning_entry_fn)(const prnn_tuning_entry *e, void *ctx);
+void prnn_tuning_each_entry(int user_db, prnn_tuning_entry_fn fn, void *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* Writing (tuning_db_format.c, tuning_db_store.c)                          */
 /* ------------------------------------------------------------------------ */

@@ -351,3 +351,12 @@ int prnn_tuning_lookup(const prnn_tuning_key *key, prnn_tuning_fits_fn fits, con
     release(user);
     return found;
 }
+
+void prnn_tuning_each_entry(int user_db, prnn_tuning_entry_fn fn, void *ctx)
+{
+    shared_db *user = user_db ? acquire_user() : NULL;
+    const prnn_tuning_db *db = user_db ? (user ? &user->db : NULL) : shipped();
+    for (size_t i = 0; db && i < db->count; i++)
+        fn(&db->items[i].entry, ctx);
+    release(user);
+}

@@ -47,11 +47,13 @@ static const tool_case tools[] = {
      {{{"--bogus", "list"}, "unknown option --bogus"},
       {{"list", "--dir"}, "option --dir needs a value"},
       {{"--dir=", "list"}, "--dir \"\": must not be empty"},
-      {{"frobnicate"}, "unknown command \"frobnicate\": must be list, verify "
-                       "or clear"},
+      {{"frobnicate"}, "unknown command \"frobnicate\": must be list, verify, "
+                       "clear or warm"},
       {{"list", "clear"}, "unexpected argument \"clear\": one command at a "
                           "time"},
-      {{NULL}, "a command is needed: list, verify or clear"}},
+      {{NULL}, "a command is needed: list, verify, clear or warm"},
+      {{"warm"}, "warm needs --arch (e.g. --arch sm_90)"},
+      {{"--arch", "sm9", "warm"}, "--arch \"sm9\": must be an architecture, sm_90 or 90"}},
      {NULL}},
     {"prnn-autotune", 1, 1,
      {{{"--bogus"}, "unknown option --bogus"},

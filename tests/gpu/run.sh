@@ -4,7 +4,7 @@
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
 #                                    engines sru sanitize autotool demo python bench
-#                                    torchbench ddp sruprofile autotune
+#                                    torchbench firststep ddp sruprofile autotune
 #                                    (default: pipeline forward training autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; sru: both, SRU cases only, and memcheck
@@ -14,7 +14,9 @@
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
-#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS). ddp:
+#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS).
+#   firststep: time to the first training step in fresh processes, prnn cold,
+#   warm and warmed by prnn-cache, beside torch.nn (FIRSTSTEP_ARGS). ddp:
 #   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh).
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
@@ -114,6 +116,9 @@ for stage in $STAGES; do
     torchbench) run_stage torchbench "${PY_ENV[@]}" \
                   python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
                   --json "$OUT/torchbench.json" ;;
+    firststep) run_stage firststep "${PY_ENV[@]}" \
+                  python3 "$ROOT/python/benchmarks/bench_first_step.py" ${FIRSTSTEP_ARGS:-} \
+                  --prnn-cache "$BUILD/tools/cache/prnn-cache" --json "$OUT/first_step.json" ;;
     ddp)      run_stage ddp "${PY_ENV[@]}" bash tests/gpu/ddp.sh ;;
     # the scan kernels alone under ncu: duration and DRAM bandwidth
     # (SRU_TILES, SRU_PROFILE_SHAPES "H,B,dtype ..."; bench/sru-scan-profile.sh)

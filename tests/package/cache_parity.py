@@ -4,8 +4,9 @@ valid, damaged and cut entries, abandoned temporary files of the cache and
 of the tuning DB, the tuning DB itself, a stranger's file) and must print
 the same lines and exit with the same status: list, verify, clear, a
 missing directory, the default directory from PRNN_CACHE_DIR, the tuning DB
-from PRNN_TUNING_DB, usage errors. Then the Python API (prnn.cache.files,
-clear) against what the commands said.
+from PRNN_TUNING_DB, usage errors; warm twice on a one-shape tuning DB (the
+second compiles nothing). Then the Python API (prnn.cache.files, clear,
+warm) against what the commands said.
 
 usage: cache_parity.py PRNN_CACHE_TOOL CACHE_FIXTURE
   (PRNN_LIBRARY and PYTHONPATH name the build's libprnn and python/.)
@@ -21,6 +22,20 @@ import time
 tool, fixture = sys.argv[1], sys.argv[2]
 failures = []
 THREE_DAYS_AGO = time.time() - 3 * 86400 - 600   # ages print as "3d" in both runs
+# One small shape (tanh, H 64, batch 1; both passes) of an sm_90 GPU.
+WARM_DB = """{"schema_version": 1, "entries": [
+ {"gpu": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sm_count": 132},
+  "mode": "tanh", "dtype": "float", "hidden": 64, "directions": 1, "batch": 1,
+  "config": {"blocks": 1, "threads": 256, "ksplit": 8, "lanes_k": 1, "batch_chunk": 1,
+             "reg_slots": 16, "smem_slots": 0, "mma": 0, "handoff": 2, "batch_groups": 1},
+  "engine": "small-h", "us_per_step": 0.5},
+ {"gpu": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sm_count": 132},
+  "mode": "tanh", "dtype": "float", "hidden": 64, "directions": 1, "batch": 1,
+  "pass": "backward-data", "engine": "small-h",
+  "config": {"blocks": 1, "threads": 256, "ksplit": 8, "lanes_k": 1, "batch_chunk": 1,
+             "reg_slots": 16, "smem_slots": 0, "mma": 0, "handoff": 2, "batch_groups": 1},
+  "us_per_step": 0.5}]}
+"""
 
 
 def make(path):
@@ -75,7 +90,8 @@ with tempfile.TemporaryDirectory(prefix="prnn-cache-parity.") as tmp:
     both(["--di={DIR}", "list"], env={"PRNN_TUNING_DB": os.path.join(tmp, "elsewhere.json")},
          c_dir=a, py_dir=b, what="--di=DIR list (PRNN_TUNING_DB elsewhere)")
     for bad in (["frobnicate"], [], ["list", "verify"], ["--dir"], ["--dir=", "list"],
-                ["--bogus", "list"], ["-x"], ["--help=1"]):
+                ["--bogus", "list"], ["-x"], ["--help=1"], ["warm"], ["--arch", "sm9", "warm"],
+                ["--arch=sm_90", "--db", "all", "warm"], ["--d", "x", "list"], ["--arch"]):
         status, _, _ = both(bad)
         if status != 2:
             failures.append(f"{bad}: exit {status}, expected 2")
@@ -118,6 +134,26 @@ with tempfile.TemporaryDirectory(prefix="prnn-cache-parity.") as tmp:
         failures.append(f"clear(): {r}")
     if pc.files(c) != []:
         failures.append("files() after clear() is not empty")
+
+    # warm, from a one-shape user DB (NVRTC compiles without a GPU; without
+    # NVRTC both must say so alike): the first run compiles, the second
+    # finds everything cached.
+    small = os.path.join(tmp, "small.json")
+    with open(small, "w") as f:
+        f.write(WARM_DB)
+    env = {"PRNN_TUNING_DB": small}
+    d, e = os.path.join(tmp, "d"), os.path.join(tmp, "e")
+    args = ["--dir", "{DIR}", "--arch", "sm_90", "--db", "user", "warm"]
+    first = both(args, env=env, c_dir=d, py_dir=e, what="warm (first)")
+    second = both(args, env=env, c_dir=d, py_dir=e, what="warm (second)")
+    if first[0] == 0 and (" 0 compiled" in first[1] or " 0 compiled" not in second[1]):
+        failures.append("warm: expected kernels compiled by the first run, none by the second")
+    if first[0] == 0:
+        import prnn.cache as pc
+        os.environ["PRNN_TUNING_DB"] = small
+        r = pc.warm(90, e, db="user")
+        if r.compiled or r.failed or r.cached != r.kernels or not r.kernels:
+            failures.append(f"warm(): {r}: expected everything cached")
 
 if failures:
     print(f"FAIL: {len(failures)} difference(s): " + "; ".join(failures))

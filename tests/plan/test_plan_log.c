@@ -108,6 +108,18 @@ static void test_lines(void)
                 "H100 80GB HBM3 sm_90 132SM | backward-data: persistent-resident [blocks=4] from "
                 "autotuned | cubin: disk | 5.0 ms (compile 0.0 ms)");
 
+    e.cubin = PRNN_CUBIN_COMPILED;
+    e.ahead_kernels = 3;
+    e.ahead_threads = 3;
+    e.later_compiles = 0;
+    expect_line("kernels compiled ahead: how many, on how many threads, and what the loads "
+                "compiled after them",
+                &e,
+                "prnn: training kernels lstm half hidden=1024 batch=8 layers=2 dirs=2 on NVIDIA "
+                "H100 80GB HBM3 sm_90 132SM | backward-data: persistent-resident [blocks=4] from "
+                "autotuned | cubin: compiled | 5.0 ms (compile 0.0 ms) | ahead: 3 on 3 threads, 0 "
+                "by the loads");
+
     e = lstm_event("plan");
     e.status = PRNN_STATUS_NOT_SUPPORTED;
     e.ms = 2;

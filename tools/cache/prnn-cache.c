@@ -4,6 +4,9 @@
  *   prnn-cache [--dir DIR] list     entries: kernel, source, arch, size, age
  *   prnn-cache [--dir DIR] verify   re-check every header and checksum
  *   prnn-cache [--dir DIR] clear    remove entries and stray temporary files
+ *   prnn-cache [--dir DIR] --arch sm_XY [--db WHICH] warm
+ *                                   compile the tuning DB's kernels for an
+ *                                   architecture, without a GPU
  *
  * Only files named like cache entries are touched: the directory also holds
  * the user tuning database, of which only the temporary files of killed
@@ -28,6 +31,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: prnn-cache [--dir DIR] list|verify|clear\n"
+               "       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both] warm\n"
                "\n"
                "  list    one line per cached kernel: file, kernel, source, arch,\n"
                "          NVRTC version, size, age\n"
@@ -37,6 +41,10 @@ static void usage(FILE *f)
                "          cache or of the user tuning DB) that no running writer\n"
                "          holds; it goes on past files it cannot remove and says\n"
                "          why\n"
+               "  warm    compile, without a GPU, the kernels that training plans\n"
+               "          of the tuning DB's shapes for GPUs of one architecture\n"
+               "          load, into the cache (a container image can ship it\n"
+               "          filled); kernels already there are not compiled again\n"
                "\n"
                "  The user tuning DB ($PRNN_TUNING_DB, else DIR/tuning.json) is\n"
                "  never touched; its writers' temporary files are listed and\n"
@@ -44,13 +52,18 @@ static void usage(FILE *f)
                "\n"
                "  --dir DIR    the cache directory (default: $PRNN_CACHE_DIR, else\n"
                "               $XDG_CACHE_HOME/prnn, else ~/.cache/prnn)\n"
+               "  --arch ARCH  warm: the architecture, sm_90 or 90 (70, 75, 80, 86,\n"
+               "               87, 89, 90, 100, 120)\n"
+               "  --db WHICH   warm: the shapes of the shipped DB, of the user DB, or\n"
+               "               both (default both)\n"
                "  -h, --help   this text\n"
                "  --version    prnn-cache's version (and the loaded library's)\n");
     tool_help_exit_status(
         f, "done (list also when it shows bad entries)",
         "verify found a bad entry (one prnn would not load included) or the directory is one prnn "
-        "does not trust, the directory could not be read or a file could not be removed, or there "
-        "is no cache directory (no $HOME and no --dir)",
+        "does not trust, the directory could not be read or a file could not be removed, warm "
+        "could not compile a kernel (or has no NVRTC, or cannot use the directory), or there is "
+        "no cache directory (no $HOME and no --dir)",
         0);
 }
 
@@ -209,20 +222,39 @@ static int clear(const char *dir, const char *db)
     return TOOL_EXIT_OK;
 }
 
+static int warm(const char *dir, int sm, unsigned sources)
+{
+    prnnCacheWarmResult_t r;
+    memset(&r, 0, sizeof(r));
+    r.structSize = sizeof(r);
+    prnnStatus_t s = prnnWarmKernelCache(dir, sm, sources, &r);
+    printf("%s: sm_%d, %d shape%s, %d kernel%s: %d compiled, %d already cached", dir, sm, r.shapes,
+           r.shapes == 1 ? "" : "s", r.kernels, r.kernels == 1 ? "" : "s", r.compiled, r.cached);
+    if (r.failed)
+        printf(", %d failed", r.failed);
+    printf("\n");
+    if (s) {
+        fprintf(stderr, "prnn-cache: %s: %s\n", prnnGetErrorString(s), prnnGetLastErrorLog());
+        return TOOL_EXIT_FAILURE;
+    }
+    return TOOL_EXIT_OK;
+}
+
 /* What the command line asked for: 0, or -1 with err. */
 typedef struct {
     const char *dir;     /* NULL: the default directory */
-    const char *command; /* list, verify or clear */
+    const char *command; /* list, verify, clear or warm */
+    int sm;              /* warm: --arch, 0 when not given */
+    unsigned sources;    /* warm: --db */
     int help, version;
 } cache_args;
 
-enum { OPT_DIR = 256, OPT_VERSION };
+enum { OPT_DIR = 256, OPT_VERSION, OPT_ARCH, OPT_DB };
 
 static const struct option long_options[] = {
-    {"dir", required_argument, NULL, OPT_DIR},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
+    {"dir", required_argument, NULL, OPT_DIR},   {"arch", required_argument, NULL, OPT_ARCH},
+    {"db", required_argument, NULL, OPT_DB},     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0},
 };
 
 /* One option (tool_option_fn). */
@@ -232,6 +264,22 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
     switch (c) {
     case 'h': a->help = 1; return 0;
     case OPT_VERSION: a->version = 1; return 0;
+    case OPT_ARCH: {
+        const char *digits = strncmp(value, "sm_", 3) == 0 ? value + 3 : value;
+        size_t len = strspn(digits, "0123456789");
+        if (len < 2 || len > 3 || digits[len])
+            return tool_bad_value(err, n, name, value, "must be an architecture, sm_90 or 90");
+        a->sm = atoi(digits);
+        return 0;
+    }
+    case OPT_DB:
+        a->sources = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
+                     : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
+                     : strcmp(value, "both") == 0  ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
+                                                   : 0;
+        if (!a->sources)
+            return tool_bad_value(err, n, name, value, "must be shipped, user or both");
+        return 0;
     case OPT_DIR:
         a->dir = value;
         if (strlen(value) >= PATH_MAX) {
@@ -250,18 +298,24 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
 static int parse_args(int argc, char **argv, cache_args *a, char *err, size_t n)
 {
     memset(a, 0, sizeof(*a));
+    a->sources = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
     int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
     if (first < 0)
         return -1;
     if (a->help || a->version)
         return 0;
     if (first == argc) {
-        snprintf(err, n, "a command is needed: list, verify or clear");
+        snprintf(err, n, "a command is needed: list, verify, clear or warm");
         return -1;
     }
     a->command = argv[first];
-    if (strcmp(a->command, "list") && strcmp(a->command, "verify") && strcmp(a->command, "clear")) {
-        snprintf(err, n, "unknown command \"%s\": must be list, verify or clear", a->command);
+    if (strcmp(a->command, "list") && strcmp(a->command, "verify") && strcmp(a->command, "clear") &&
+        strcmp(a->command, "warm")) {
+        snprintf(err, n, "unknown command \"%s\": must be list, verify, clear or warm", a->command);
+        return -1;
+    }
+    if (strcmp(a->command, "warm") == 0 && !a->sm) {
+        snprintf(err, n, "warm needs --arch (e.g. --arch sm_90)");
         return -1;
     }
     if (first + 1 < argc) {
@@ -317,5 +371,7 @@ int main(int argc, char **argv)
         snprintf(db, sizeof(db), "%s/tuning.json", dir);
     if (strcmp(a.command, "clear") == 0)
         return clear(dir, db);
+    if (strcmp(a.command, "warm") == 0)
+        return warm(dir, a.sm, a.sources);
     return scan(dir, db, strcmp(a.command, "verify") == 0);
 }

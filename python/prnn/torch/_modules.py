@@ -285,7 +285,7 @@ class _PrnnRNNBase(nn.Module):
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
-    def _problem(self, x, batch_sizes, dropout, math):
+    def _problem(self, x, batch_sizes, dropout, math, training=False):
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
         key = (threading.get_ident(), x.device, x.dtype, shape, dropout, math)
         p = self._problems.get(key)
@@ -293,7 +293,7 @@ class _PrnnRNNBase(nn.Module):
             sizes = [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape)
             p = _runtime.problem(x.device, self._cell, _runtime.torch_dtype_code(x.dtype),
                                  self.input_size, self.hidden_size, self.num_layers,
-                                 self.bidirectional, sizes, dropout, math)
+                                 self.bidirectional, sizes, dropout, math, training)
             self._problems.put(key, p)
         return p
 
@@ -447,7 +447,7 @@ class _PrnnRNNBase(nn.Module):
             # Eager: the operator's work without the dispatcher, with what
             # this layer keeps (its Problem, the weights' buffer).
             wbuf = self._weight_buffer(weights, x.dtype)
-            problem = self._problem(x, batch_sizes, dropout, math)
+            problem = self._problem(x, batch_sizes, dropout, math, training=needs_grad)
             if needs_grad:
                 y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
                                                    problem, wbuf, *weights)

@@ -123,9 +123,10 @@ class ShapeCache:
 
 
 def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
-            dropout, math=_capi.DEFAULT_MATH):
+            dropout, math=_capi.DEFAULT_MATH, training=False):
     """The Problem for this shape on this thread's handle for `device`, its
-    RNN descriptor set to the prnnMathType_t `math`."""
+    RNN descriptor set to the prnnMathType_t `math`; made for training
+    (Problem's training) when it is new and `training`."""
     h = handle(device)
     problems = getattr(_local, "problems", None)
     if problems is None:
@@ -135,7 +136,7 @@ def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batc
     p = problems.get(key)
     if p is None:
         p = Problem(h, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
-                    dropout, math)
+                    dropout, math, training)
         problems.put(key, p)
     return p
 

@@ -374,15 +374,7 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
                          prnn_mode_name(q->key.mode), q->key.hidden, q->key.mini_batch);
 
     /* Fill the disk cache in parallel; loading below then reads it. */
-    prnn_kernel_request *reqs = malloc(sizeof(*reqs) * (size_t)m);
-    if (!reqs)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    int nreq = 0;
-    for (int i = 0; i < m; i++)
-        if (chosen[i].engine->request(q, &chosen[i].config, &reqs[nreq]) == 0)
-            nreq++;
-    prnn_autotune_precompile(reqs, nreq, opts.compile_threads);
-    free(reqs);
+    PRNN_TRY(prnn_autotune_precompile(q, chosen, m));
 
     prnn_autotune_inputs in;
     check_data cd;

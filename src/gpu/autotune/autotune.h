@@ -21,11 +21,10 @@
 #include "rnn_pass.h"
 
 typedef struct {
-    int max_candidates;  /* configurations to try (default 12, at most 32) */
-    int seq_length;      /* steps of the timed sequence (default 256) */
-    int repeats;         /* timed runs, median taken (default 5) */
-    double budget_s;     /* stop trying candidates after this (default 60) */
-    int compile_threads; /* parallel NVRTC compiles (default: online CPUs) */
+    int max_candidates; /* configurations to try (default 12, at most 32) */
+    int seq_length;     /* steps of the timed sequence (default 256) */
+    int repeats;        /* timed runs, median taken (default 5) */
+    double budget_s;    /* stop trying candidates after this (default 60) */
     /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
     const char *output_db;
     /* Candidates needing more hand-off and streamed-weight bytes per

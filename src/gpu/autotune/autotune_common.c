@@ -11,7 +11,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "gpu/run/gpu_state.h"
-#include "jit/cubin_cache.h"
+#include "jit/cubin_batch.h"
 #include "prnn.h"
 #include "weights_layout.h"
 
@@ -22,8 +22,6 @@ void prnn_autotune_defaults(prnn_autotune_options *o)
     o->seq_length = 256;
     o->repeats = 5;
     o->budget_s = 60.0;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->compile_threads = n > 0 ? (int)n : 4;
 }
 
 void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts)
@@ -42,51 +40,30 @@ void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_o
 
 /* ---- parallel compilation into the disk cache ---- */
 
-typedef struct {
-    prnn_kernel_request *reqs;
-    int count;
-    int next;
-    pthread_mutex_t lock;
-} compile_queue;
-
-static void *compile_worker(void *arg)
+prnnStatus_t prnn_autotune_precompile(const prnn_engine_query *q,
+                                      const prnn_autotune_candidate *chosen, int count)
 {
-    compile_queue *q = arg;
-    for (;;) {
-        pthread_mutex_lock(&q->lock);
-        int i = q->next++;
-        pthread_mutex_unlock(&q->lock);
-        if (i >= q->count)
-            return NULL;
-        void *cubin = NULL;
-        size_t size;
-        prnnCubinSource_t src;
-        double ms;
-        /* A failure here shows again, with its log, when the candidate is
-         * loaded; this pass only fills the cache. */
-        if (prnn_cubin_get(&q->reqs[i].req, &cubin, &size, &src, &ms) == PRNN_STATUS_SUCCESS)
-            free(cubin);
+    const int per = PRNN_ENGINE_MAX_REQUESTS;
+    prnn_kernel_request *kr = malloc(sizeof(*kr) * (size_t)count * per);
+    prnn_compile_request *reqs = malloc(sizeof(*reqs) * (size_t)count * per);
+    if (!kr || !reqs) {
+        free(kr);
+        free(reqs);
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
     }
-}
-
-void prnn_autotune_precompile(prnn_kernel_request *reqs, int count, int threads)
-{
-    compile_queue q = {reqs, count, 0, PTHREAD_MUTEX_INITIALIZER};
-    if (threads > count)
-        threads = count;
-    if (threads < 1)
-        threads = 1;
-    pthread_t tid[64];
-    if (threads > 64)
-        threads = 64;
-    int started = 0;
-    for (int i = 0; i < threads; i++)
-        if (pthread_create(&tid[i], NULL, compile_worker, &q) == 0)
-            started++;
-    if (!started)
-        compile_worker(&q);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    int n = 0;
+    const int training = q->pass == PRNN_PASS_BACKWARD_DATA;
+    for (int i = 0; i < count; i++) {
+        int k = chosen[i].engine->requests(q, &chosen[i].config, training, &kr[n]);
+        for (int j = 0; j < k; j++, n++)
+            reqs[n] = kr[n].req;
+    }
+    /* A failure here shows again, with its log, when the candidate is
+     * loaded; this only fills the cache. */
+    prnn_cubin_batch_get(NULL, reqs, n, 0, NULL);
+    free(reqs);
+    free(kr);
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* ---- test data ---- */

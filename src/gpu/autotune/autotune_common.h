@@ -16,9 +16,11 @@
 /* opts_in (NULL: the defaults) with its numbers brought into range. */
 void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts);
 
-/* Compiles the requests into the disk cache on `threads` threads (a
- * failure shows again when the candidate is loaded). */
-void prnn_autotune_precompile(prnn_kernel_request *reqs, int count, int threads);
+/* Compiles the kernels of count candidates for q into the disk cache on
+ * several threads (jit/cubin_batch.h: a failure shows again when the
+ * candidate is loaded). ALLOC_FAILED is its only failure. */
+prnnStatus_t prnn_autotune_precompile(const prnn_engine_query *q,
+                                      const prnn_autotune_candidate *chosen, int count);
 
 /* The device buffers of a search; zero-initialise, free with
  * prnn_autotune_free_buffers. */

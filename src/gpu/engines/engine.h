@@ -57,6 +57,9 @@ typedef struct {
 
 typedef struct prnn_engine prnn_engine;
 
+/* The most kernels an engine's requests() gives for one configuration. */
+#define PRNN_ENGINE_MAX_REQUESTS 4
+
 /* A pass's engine inside a plan, with what the engine keeps (its kernels). */
 typedef struct {
     const prnn_engine *engine;
@@ -150,10 +153,14 @@ struct prnn_engine {
     /* The bytes of its own scratch per direction that pp's workspace holds
      * (the autotuner's max_scratch for a later search; NULL: no limit). */
     size_t (*scratch)(const prnn_pass_plan *pp);
-    /* The kernel the autotuner compiles ahead for configuration c (0), or
-     * -1 when it has none to compile. */
-    int (*request)(const prnn_engine_query *q, const prnn_engine_config *c,
-                   struct prnn_kernel_request *r);
+    /* The kernels prepare() loads with configuration c (training: and
+     * load_training() after it) into out, at most PRNN_ENGINE_MAX_REQUESTS:
+     * how many, or -1 when c does not run q here. What the planner and the
+     * autotuner compile ahead on several threads, and prnn-cache warm into
+     * the disk cache; a kernel missing here is still loaded, compiled on
+     * its own. */
+    int (*requests)(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    struct prnn_kernel_request *out);
 
     /* Its parts of a call's workspace (the runner adds its own). */
     void (*workspace)(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,

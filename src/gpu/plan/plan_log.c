@@ -81,6 +81,9 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
     }
     add(buf, size, &len, " | cubin: %s | %.1f ms (compile %.1f ms)", NAME_OF(cubin_names, e->cubin),
         e->ms, e->compile_ms);
+    if (e->ahead_kernels || e->later_compiles)
+        add(buf, size, &len, " | ahead: %d on %d thread%s, %lu by the loads", e->ahead_kernels,
+            e->ahead_threads, e->ahead_threads == 1 ? "" : "s", e->later_compiles);
 }
 
 void prnn_plan_log_print(const prnn_plan_log_event *e)

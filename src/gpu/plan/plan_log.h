@@ -14,7 +14,10 @@
  * made (the forward tile that loaded, and the backward-data tile chosen with it, which sizes the
  * workspace) and "training kernels" when the training kernels are loaded (the backward-data tile
  * that loaded). The cubin source is the worst of the event's modules (compiled > disk > memory);
- * the times are the event's own. A failed event prints its status instead of the passes.
+ * the times are the event's own. When kernels were compiled ahead in parallel, or the loads
+ * compiled any, "| ahead: N on T threads, M by the loads" follows (M is NVRTC's compiles in the
+ * process meanwhile: 0 when the prediction was complete). A failed event prints its status
+ * instead of the passes.
  */
 #ifndef PRNN_PLAN_LOG_H
 #define PRNN_PLAN_LOG_H
@@ -44,6 +47,12 @@ typedef struct {
     prnn_plan_log_pass passes[3];
     prnnCubinSource_t cubin;
     double ms, compile_ms;
+    /* Compiled ahead on several threads for this event (kernels, threads),
+     * and NVRTC compiles its loads still made (kernels the prediction
+     * missed, or a failure compiled again): "| ahead: 5 on 5 threads, 0 by
+     * the loads", printed when either is nonzero. */
+    int ahead_kernels, ahead_threads;
+    unsigned long later_compiles;
 } prnn_plan_log_event;
 
 /* Whether PRNN_LOG_PLANS asks for the log: read once per process. */

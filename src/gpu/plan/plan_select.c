@@ -9,6 +9,9 @@
 #include "gpu/autotune/autotune.h"
 #include "gpu/plan/plan_log.h"
 #include "gpu/run/gpu_state.h"
+#include "jit/cubin_batch.h"
+#include "jit/cubin_cache.h"
+#include "jit/module_cache.h"
 #include "jit/nvrtc_compile.h"
 #include "tuning/tuning_db.h"
 
@@ -219,13 +222,21 @@ static prnnStatus_t prepare_from_choices(const prnn_engine_query *q, const prnn_
  * backward-data pass's, should its own not load. The last engine's reason
  * goes into the error when none can.
  */
+/* The engines q's pass tries, in order: forced, the tuning DB's, else by
+ * their models' estimates. Returns how many. */
+static int pass_order(const prnn_engine_query *q, const prnn_engine **order)
+{
+    int n = prnn_plan_engine_order(q, order);
+    if (!db_engine_first(q, order, n))
+        prnn_engine_sort_by_estimate(q, order, n);
+    return n;
+}
+
 static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, prnn_pass_plan *pp,
                                 prnn_pass_plan *fallback)
 {
     const prnn_engine *order[16];
-    int n = prnn_plan_engine_order(q, order);
-    if (!db_engine_first(q, order, n))
-        prnn_engine_sort_by_estimate(q, order, n);
+    int n = pass_order(q, order);
     char why[512] = "";
     for (int i = 0; i < n; i++) {
         prnnStatus_t s = prepare_from_choices(q, order[i], may_autotune, pp);
@@ -258,18 +269,20 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
 #define SHORT_MAX_SEQ 64
 
 /*
- * The short-sequence forward pass: the engine whose modelled cost of a
- * T = 1 call (its set-up and one step, engine.h) is lowest, when that is not
- * the forward engine, for every length up to where the forward engine's
- * cost is no longer higher. None when $PRNN_ENGINE or a forcing variable
- * ($PRNN_TILE) chose the forward pass: forced, it runs every length.
+ * The short-sequence forward pass's engine, with its configuration and the
+ * longest sequence it runs: the engine whose modelled cost of a T = 1 call
+ * (its set-up and one step, engine.h) is lowest, when that is not the
+ * forward engine fwd, for every length up to where fwd's cost is no longer
+ * higher. NULL when $PRNN_ENGINE or a forcing variable ($PRNN_TILE) chose
+ * the forward pass: forced, it runs every length.
  */
-static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
+static const prnn_engine *short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
+                                       const char *fwd_forced_by, prnn_engine_config *cfg,
+                                       int *max_seq_out)
 {
-    const prnn_engine *fwd = p->pass[PRNN_PASS_FORWARD].engine;
     const char *forced = getenv("PRNN_ENGINE");
-    if ((forced && forced[0]) || p->pass[PRNN_PASS_FORWARD].forced_by)
-        return PRNN_STATUS_SUCCESS;
+    if ((forced && forced[0]) || fwd_forced_by)
+        return NULL;
     const prnn_engine *order[16];
     int n = prnn_plan_engine_order(fq, order);
     const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
@@ -287,15 +300,27 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
         }
     }
     if (!best)
-        return PRNN_STATUS_SUCCESS;
+        return NULL;
     /* the longest T with setup + T * step below the forward engine's */
     int max_seq = SHORT_MAX_SEQ;
     if (best_step > f_step) {
         double t = (f_setup - best_setup) / (best_step - f_step);
         max_seq = t < 1 ? 1 : t > SHORT_MAX_SEQ ? SHORT_MAX_SEQ : (int)t;
     }
+    if (best->candidates(fq, 0, 0, cfg, 1) < 1)
+        return NULL;
+    *max_seq_out = max_seq;
+    return best;
+}
+
+/* The plan's short-sequence forward pass (short_engine), prepared. */
+static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
+{
     prnn_engine_config cfg;
-    if (best->candidates(fq, 0, 0, &cfg, 1) < 1)
+    int max_seq;
+    const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
+    const prnn_engine *best = short_engine(fq, f->engine, f->forced_by, &cfg, &max_seq);
+    if (!best)
         return PRNN_STATUS_SUCCESS;
     prnn_engine_choice c;
     memset(&c, 0, sizeof(c));
@@ -417,11 +442,26 @@ static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
     return lp;
 }
 
+/* What an event compiled ahead, and what its loads compiled after. */
+typedef struct {
+    prnn_cubin_batch_counts counts;
+    unsigned long compiles_before; /* prnn_nvrtc_compile_count when the loads began */
+} ahead_log;
+
+static void log_ahead(prnn_plan_log_event *e, const ahead_log *a)
+{
+    e->ahead_kernels = a->counts.compiled;
+    e->ahead_threads = a->counts.threads;
+    e->later_compiles = prnn_nvrtc_compile_count() - a->compiles_before;
+}
+
 /* A new plan: the forward pass that loaded, the backward-data pass chosen. */
-static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms)
+static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms,
+                     const ahead_log *a)
 {
     prnn_plan_log_event e;
     log_event_init(&e, "plan", gs, &p->key, s, ms);
+    log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
     e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 2;
@@ -442,10 +482,11 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
 
 /* The training kernels loaded: the backward-data pass that loaded. */
 static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s,
-                         double ms, const prnn_load_stats *event)
+                         double ms, const prnn_load_stats *event, const ahead_log *a)
 {
     prnn_plan_log_event e;
     log_event_init(&e, "training kernels", gs, &p->key, s, ms);
+    log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 1;
     e.cubin = event->cubin_source;
@@ -482,12 +523,12 @@ static void restore_sources(prnn_plan *p, const prnn_load_stats saved[STAT_PARTS
             parts[i]->cubin_source = saved[i].cubin_source;
 }
 
-/* The plan's training kernels, with the event logged. */
+/* The plan's training kernels, with the event (begun at t0, with what was
+ * compiled ahead for it) logged. */
 static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
-                                     prnn_plan *p)
+                                     prnn_plan *p, double t0, const ahead_log *a)
 {
     struct prnn_gpu_state *gs = g->gs;
-    double t0 = prnn_now_ms();
     /* The plan's cubin source is the worst over its life; the log wants
      * this event's own, so the sources start afresh and are merged after. */
     prnn_load_stats before = prnn_plan_load_stats(p), saved[STAT_PARTS];
@@ -502,12 +543,118 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
     restore_sources(p, saved);
     double ms = prnn_now_ms() - t0;
     if (prnn_plan_log_enabled())
-        log_training(gs, p, s, ms, &event);
+        log_training(gs, p, s, ms, &event, a);
     if (s)
         return s;
     p->training_loaded = 1;
     p->plan_ms += ms;
     return PRNN_STATUS_SUCCESS;
+}
+
+/* ---- the kernels a plan loads, compiled ahead ---- */
+
+/* The kernels of the first of e's choices that runs q here, into out: how
+ * many (0 when none runs). */
+static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
+                          const prnn_engine_choice *choices, int count, int training,
+                          prnn_kernel_request *out, const char **forced_by)
+{
+    char why[256];
+    for (int i = 0; i < count; i++) {
+        if (e->fits(q, &choices[i].config, why, sizeof(why)))
+            continue;
+        int n = e->requests(q, &choices[i].config, training, out);
+        if (n >= 0) {
+            *forced_by = choices[i].forced_by;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* The engine q's pass tries first (NULL: none), and the kernels of its
+ * first configuration that runs, added to ks. */
+static const prnn_engine *pass_kernels(const prnn_engine_query *q, int training,
+                                       prnn_plan_kernels *ks, const char **forced_by)
+{
+    const prnn_engine *order[16];
+    if (pass_order(q, order) < 1)
+        return NULL;
+    prnn_engine_choice choices[MAX_CHOICES];
+    int count, settled;
+    if (engine_choices(q, order[0], 0, choices, &count, &settled))
+        return NULL;
+    ks->count +=
+        choice_kernels(q, order[0], choices, count, training, &ks->req[ks->count], forced_by);
+    return order[0];
+}
+
+void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int training,
+                          prnn_plan_kernels *ks)
+{
+    ks->count = 0;
+    char *saved = prnn_log_save();
+    const int sm = g->gs->info.sm;
+    if (!prnn_request_setup(sm, &ks->req[ks->count]))
+        ks->count++;
+    if (training && !prnn_request_train(key->dtype, sm, &ks->req[ks->count]))
+        ks->count++;
+    const char *forced_by = NULL;
+    prnn_engine_query bq = prnn_plan_query(g, NULL, key, PRNN_PASS_BACKWARD_DATA);
+    pass_kernels(&bq, training, ks, &forced_by);
+    prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
+    forced_by = NULL;
+    const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by);
+    prnn_engine_config cfg;
+    int max_seq;
+    const prnn_engine *sh = fwd ? short_engine(&fq, fwd, forced_by, &cfg, &max_seq) : NULL;
+    if (sh) {
+        char why[256];
+        int n = sh->fits(&fq, &cfg, why, sizeof(why))
+                    ? -1
+                    : sh->requests(&fq, &cfg, training, &ks->req[ks->count]);
+        if (n > 0)
+            ks->count += n;
+    }
+    /* Its notes stay (a user DB that could not be read is reported by the
+     * first lookup only; a forcing variable ignored is reported again by
+     * the planning); a failure's message must not replace the caller's log. */
+    if (saved && strncmp(prnn_log_get(), saved, strlen(saved)) == 0)
+        free(saved);
+    else
+        prnn_log_restore(saved);
+}
+
+/*
+ * The kernels that planning key (training: and its training kernels) will
+ * load, that no module of the handle's context holds and that the disk
+ * cache does not have, compiled on several threads now, for the loads to
+ * take (jit/cubin_batch.h). NULL when there is nothing to gain: fewer than
+ * two, or the autotuner chooses (it compiles its own candidates so). Cached
+ * kernels are left to the loads: reading a plan's five cubins took 1.4 ms
+ * one after another and 3.4 ms through a batch's threads (bench/NOTES.md,
+ * issue 26).
+ */
+static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_key *key,
+                                       int training, prnn_cubin_batch_counts *counts)
+{
+    memset(counts, 0, sizeof(*counts));
+    /* On the heap (28 KB): planning runs on the caller's threads, whose
+     * stacks may be small. Without it the loads compile as they always
+     * did. */
+    prnn_plan_kernels *ks = g->autotune == PRNN_AUTOTUNE_ON ? NULL : malloc(sizeof(*ks));
+    if (!ks)
+        return NULL;
+    prnn_plan_kernel_set(g, key, training, ks);
+    prnn_compile_request reqs[PRNN_PLAN_MAX_KERNELS];
+    int n = 0;
+    for (int i = 0; i < ks->count; i++)
+        if (!prnn_module_loaded(g->gs->cu, g->gs->ctx, &ks->req[i].req) &&
+            !prnn_cubin_cached(&ks->req[i].req))
+            reqs[n++] = ks->req[i].req;
+    prnn_cubin_batch *b = n > 1 ? prnn_cubin_batch_get(NULL, reqs, n, 1, counts) : NULL;
+    free(ks);
+    return b;
 }
 
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
@@ -521,31 +668,52 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
     for (prnn_plan *q = gs->plans; q && !p; q = q->next)
         if (q->hash == hash && prnn_rnn_key_equal(&q->key, &key))
             p = q;
+    const int need_training = training && (!p || !p->training_loaded);
+    if (p && !need_training) {
+        *out = p;
+        return PRNN_STATUS_SUCCESS;
+    }
+    /* What this call loads, compiled ahead in parallel (its time is the
+     * plan's, or the training event's, as the compiles' always were). */
+    double t0 = prnn_now_ms();
+    ahead_log a;
+    prnn_cubin_batch *ahead = compile_ahead(g, &key, need_training, &a.counts);
+    a.compiles_before = prnn_nvrtc_compile_count();
+    prnnStatus_t s = PRNN_STATUS_SUCCESS;
     if (!p) {
         p = calloc(1, sizeof(*p));
-        if (!p)
+        if (!p) {
+            prnn_cubin_batch_end(ahead);
             return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+        }
         p->key = key;
         p->hash = hash;
-        double t0 = prnn_now_ms();
-        prnnStatus_t s = prnn_gpu_enter(gs);
+        s = prnn_gpu_enter(gs);
         if (!s) {
             s = make_plan(g, rnn, p);
             prnn_gpu_leave(gs);
         }
         double ms = prnn_now_ms() - t0;
         if (prnn_plan_log_enabled())
-            log_plan(gs, p, s, ms);
+            log_plan(gs, p, s, ms, &a);
         if (s) {
+            prnn_cubin_batch_end(ahead);
             prnn_plan_free(p);
             return s;
         }
         p->plan_ms = ms;
         p->next = gs->plans;
         gs->plans = p;
+        /* The training event's own: what was compiled ahead was the plan's. */
+        t0 = prnn_now_ms();
+        memset(&a.counts, 0, sizeof(a.counts));
+        a.compiles_before = prnn_nvrtc_compile_count();
     }
-    if (training && !p->training_loaded)
-        PRNN_TRY(prepare_training(g, rnn, p));
+    if (need_training)
+        s = prepare_training(g, rnn, p, t0, &a);
+    prnn_cubin_batch_end(ahead);
+    if (s)
+        return s;
     *out = p;
     return PRNN_STATUS_SUCCESS;
 }

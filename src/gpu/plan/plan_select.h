@@ -14,12 +14,38 @@
 #define PRNN_PLAN_SELECT_H
 
 #include "gpu/gpu_call.h"
+#include "gpu/engines/engine.h"
 #include "gpu/plan/plan.h"
+#include "gpu/run/kernel_request.h"
 
 /* The plan for (rnn, mini_batch) on the call's device, made on first use;
  * with training, its training kernels are loaded too (once). */
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
                            int training, prnn_plan **out);
+
+/* The kernels a plan of key loads, at most: the setup and training
+ * kernels, and one engine's per pass (forward, short forward,
+ * backward-data). */
+#define PRNN_PLAN_MAX_KERNELS (2 + 3 * PRNN_ENGINE_MAX_REQUESTS)
+
+typedef struct {
+    prnn_kernel_request req[PRNN_PLAN_MAX_KERNELS];
+    int count;
+} prnn_plan_kernels;
+
+/*
+ * The kernels a new plan of key on g's device loads (training: with its
+ * training kernels), as its choices predict them without loading anything:
+ * each pass's first engine and its first configuration that runs (forced,
+ * tuning DB, heuristic; not the autotuner's), the short-sequence engine's,
+ * the setup and training kernels. Where a choice fails to load and the
+ * plan moves on, it loads kernels not listed. Needs g->gs->info only (no
+ * context): prnn-cache warm runs it on a described device. Notes its
+ * choices make are appended to the thread's log, as planning appends them;
+ * nothing replaces it.
+ */
+void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int training,
+                          prnn_plan_kernels *ks);
 
 /* Frees a list of plans (modules stay loaded in the process-wide cache). */
 void prnn_plan_free_all(prnn_plan *list);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "cuda/warmup.h"
 
 prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out)
 {
@@ -24,6 +25,10 @@ prnnStatus_t prnn_gpu_state_create(struct prnn_gpu_state **out)
     }
     if (!s)
         s = prnn_device_info_query(cu, g->device, &g->info);
+    /* NVRTC's and cuBLASLt's start-up beside the context's creation and
+     * whatever the caller does before its first plan (cuda/warmup.h). */
+    if (!s)
+        prnn_cuda_warm_up(g->info.sm);
     if (!s)
         s = prnn_cu_check(cu->cuDevicePrimaryCtxRetain(&g->ctx, g->device),
                           "cuDevicePrimaryCtxRetain");

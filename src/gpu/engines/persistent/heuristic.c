@@ -1,5 +1,6 @@
 #include "gpu/engines/persistent/heuristic.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,8 +175,9 @@ static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
            compiles_quickly(g);
 }
 
-int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
-                              int use_mma, int local, prnn_kernel_geometry *out, int max)
+/* The search itself (prnn_heuristic_candidates remembers its results). */
+static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,
+                           int local, prnn_kernel_geometry *out, int max)
 {
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
@@ -275,6 +277,76 @@ ranked_out:;
     free(r);
     free(all);
     return m;
+}
+
+/*
+ * The ranked candidates of recent searches. One plan asks for the same
+ * ones several times (each pass's engine order, its configurations, the
+ * short-sequence engine's choice, the kernels compiled ahead), and a search
+ * normalises and ranks thousands of tiles: 2.6 ms for the prediction of a
+ * plan's kernels alone (bench/NOTES.md, issue 26). The search is a pure
+ * function of its arguments, so a remembered answer is the answer; the
+ * first MEMO_KEEP of a ranking answer every request for at most that many
+ * (the autotuner's larger pool is searched afresh).
+ */
+#define MEMO_SLOTS 16
+#define MEMO_KEEP 16
+
+typedef struct {
+    int used;
+    prnn_kernel_shape shape;
+    prnn_device_info dev;
+    int use_mma, local;
+    int n; /* candidates found, at most MEMO_KEEP */
+    prnn_kernel_geometry found[MEMO_KEEP];
+} memo_slot;
+
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static memo_slot memo[MEMO_SLOTS];
+static int memo_next;
+
+static int memo_match(const memo_slot *m, const prnn_kernel_shape *shape,
+                      const prnn_device_info *dev, int use_mma, int local)
+{
+    return m->used && m->use_mma == use_mma && m->local == local &&
+           m->shape.skip_input == shape->skip_input && m->shape.pass == shape->pass &&
+           prnn_rnn_key_equal(&m->shape.key, &shape->key) &&
+           memcmp(&m->dev, dev, sizeof(*dev)) == 0;
+}
+
+int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
+                              int use_mma, int local, prnn_kernel_geometry *out, int max)
+{
+    if (!dev || max > MEMO_KEEP)
+        return rank_candidates(shape, dev, use_mma, local, out, max);
+    pthread_mutex_lock(&memo_lock);
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        const memo_slot *m = &memo[i];
+        if (memo_match(m, shape, dev, use_mma, local)) {
+            int n = m->n < max ? m->n : max;
+            memcpy(out, m->found, sizeof(*out) * (size_t)n);
+            pthread_mutex_unlock(&memo_lock);
+            return n;
+        }
+    }
+    pthread_mutex_unlock(&memo_lock);
+    prnn_kernel_geometry found[MEMO_KEEP];
+    int n = rank_candidates(shape, dev, use_mma, local, found, MEMO_KEEP);
+    pthread_mutex_lock(&memo_lock);
+    memo_slot *m = &memo[memo_next];
+    memo_next = (memo_next + 1) % MEMO_SLOTS;
+    m->used = 1;
+    m->shape = *shape;
+    m->dev = *dev;
+    m->use_mma = use_mma;
+    m->local = local;
+    m->n = n;
+    memcpy(m->found, found, sizeof(found[0]) * (size_t)n);
+    pthread_mutex_unlock(&memo_lock);
+    if (n > max)
+        n = max;
+    memcpy(out, found, sizeof(*out) * (size_t)n);
+    return n;
 }
 
 int prnn_heuristic_choose(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,

@@ -296,13 +296,25 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     prnn_tile_config_format(&c->tile, buf, size);
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
+/* load_tile's kernels: forward, each input variant the network needs in
+ * the inference form and (training) the one that keeps what backward
+ * reads; backward-data, its one kernel when training. */
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
 {
     prnn_kernel_geometry g;
     char why[200];
     if (fits_geometry(q, &c->tile, &g, why, sizeof(why)))
         return -1;
-    return prnn_request_persistent(&g, 0, 0, q->gs->info.sm, r) ? -1 : 0;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        return training ? (prnn_request_persistent(&g, 0, 0, q->gs->info.sm, out) ? -1 : 1) : 0;
+    const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
+    int n = 0;
+    for (int train = 0; train <= training; train++)
+        for (int skip = 0; skip < skips; skip++)
+            if (prnn_request_persistent(&g, skip, train, q->gs->info.sm, &out[n++]))
+                return -1;
+    return n;
 }
 
 /* ---- loading ---- */
@@ -540,7 +552,7 @@ const prnn_engine prnn_persistent_engine = {
     .prepare = prepare,
     .load_training = load_training,
     .scratch = scratch,
-    .request = request,
+    .requests = requests,
     .workspace = workspace,
     .forward_layer = prnn_persistent_forward_layer,
     .backward_layer = prnn_persistent_backward_layer,
@@ -561,7 +573,7 @@ const prnn_engine prnn_small_h_engine = {
     .prepare = prepare,
     .load_training = load_training,
     .scratch = scratch,
-    .request = request,
+    .requests = requests,
     .workspace = workspace,
     .forward_layer = prnn_persistent_forward_layer,
     .backward_layer = prnn_persistent_backward_layer,

@@ -82,13 +82,19 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "sru-scan %s", text);
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
+/* One module serves both passes, inference and training. */
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
 {
+    (void)training;
     const prnn_sru_config *s = &c->sru;
+    char why[200];
+    if (fits(q, c, why, sizeof(why)))
+        return -1;
     return prnn_request_sru(q->key.dtype, q->key.hidden, s->threads, s->units_per_thread,
-                            s->steps_in_flight, q->gs->info.sm, r)
+                            s->steps_in_flight, q->gs->info.sm, out)
                ? -1
-               : 0;
+               : 1;
 }
 
 static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
@@ -210,7 +216,7 @@ const prnn_engine prnn_sru_engine = {
     .format = format,
     .prepare = prepare,
     .load_training = load_training,
-    .request = request,
+    .requests = requests,
     .workspace = workspace,
     .run = prnn_sru_run,
     .describe = describe,

@@ -99,10 +99,19 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "standard");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
+/* load()'s modules: the forward pass's now, the backward-data pass's (the
+ * same) when training. */
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
 {
     (void)c;
-    return request_step(&q->key, 0, q->gs->info.sm, r) ? -1 : 0;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA && !training)
+        return 0;
+    const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
+    for (int skip = 0; skip < skips; skip++)
+        if (request_step(&q->key, skip, q->gs->info.sm, &out[skip]))
+            return -1;
+    return skips;
 }
 
 /* The step kernels serve both passes (one module, or two with the
@@ -350,7 +359,7 @@ const prnn_engine prnn_standard_engine = {
     .format = format,
     .prepare = prepare,
     .load_training = load_training,
-    .request = request,
+    .requests = requests,
     .workspace = workspace,
     .forward_layer = forward_layer,
     .backward_layer = backward_layer,

@@ -107,10 +107,19 @@ static void format(const prnn_engine_config *c, char *buf, size_t size)
     snprintf(buf, size, "step");
 }
 
-static int request(const prnn_engine_query *q, const prnn_engine_config *c, prnn_kernel_request *r)
+/* load_variant's kernels: each input variant, inference and (training) the
+ * one that keeps what backward reads. */
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
 {
     (void)c;
-    return request_step(&q->key, 0, 0, q->gs->info.sm, r) ? -1 : 0;
+    const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
+    int n = 0;
+    for (int train = 0; train <= training; train++)
+        for (int skip = 0; skip < skips; skip++)
+            if (request_step(&q->key, skip, train, q->gs->info.sm, &out[n++]))
+                return -1;
+    return n;
 }
 
 static prnnStatus_t load_variant(const prnn_engine_query *q, int skip, int train,
@@ -313,7 +322,7 @@ const prnn_engine prnn_step_engine = {
     .format = format,
     .prepare = prepare,
     .load_training = load_training,
-    .request = request,
+    .requests = requests,
     .workspace = workspace,
     .run = run,
     .describe = describe,

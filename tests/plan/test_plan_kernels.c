@@ -1,0 +1,116 @@
+/*
+ * The kernels a plan is predicted to load (prnn_plan_kernel_set: what
+ * planning compiles ahead in parallel and prnn-cache warm compiles), on a
+ * described H100, without a GPU or NVRTC:
+ *  - a training LSTM: the setup and training kernels, the forward kernel in
+ *    its inference and training forms, the backward-data kernel, each once,
+ *    for sm_90; inference alone: no training or backward kernel;
+ *  - SKIP_INPUT adds the layer-0 variants; SRU is its scan (listed by each
+ *    pass: a batch fetches it once);
+ *    PRNN_ENGINE=standard gives the standard engine's step kernels;
+ *  - the same answer every time (the heuristic's results are remembered);
+ *  - the caller's log is kept (appended to, never replaced).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gpu/plan/plan_select.h"
+#include "gpu/plan/plan_warm.h"
+#include "gpu/run/gpu_state.h"
+static int test_failures;
+#include "../test_check.h"
+
+static int count_kernel(const prnn_plan_kernels *ks, const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < ks->count; i++)
+        n += strcmp(ks->req[i].req.kernel_name, name) == 0;
+    return n;
+}
+
+static int has_define(const prnn_kernel_request *r, const char *define)
+{
+    for (int i = 0; i < r->req.num_defines; i++)
+        if (strcmp(r->req.defines[i], define) == 0)
+            return 1;
+    return 0;
+}
+
+static void kernel_set(prnnRNNMode_t mode, prnnRNNInputMode_t input, int training,
+                       prnn_plan_kernels *ks)
+{
+    prnn_tuning_entry e;
+    memset(&e, 0, sizeof(e));
+    snprintf(e.gpu_name, sizeof(e.gpu_name), "NVIDIA H100 80GB HBM3");
+    e.cc_major = 9;
+    e.sm_count = 132;
+    e.mode = mode;
+    e.dtype = PRNN_DATA_HALF;
+    e.hidden = 1024;
+    e.directions = 1;
+    struct prnn_gpu_state *gs = calloc(1, sizeof(*gs));
+    CHECK(gs && prnn_warm_describe(90, &e, gs) == 0);
+    prnn_rnn_key key;
+    prnn_warm_key(&e, 16, &key);
+    key.input_mode = input;
+    const prnn_gpu_call g = {gs, NULL, PRNN_AUTOTUNE_OFF};
+    prnn_plan_kernel_set(&g, &key, training, ks);
+    for (int i = 0; i < ks->count; i++)
+        CHECK(ks->req[i].req.sm == 90);
+    free(gs);
+}
+
+int main(void)
+{
+    prnn_plan_kernels ks, again;
+    prnn_log_clear();
+    prnn_log_append("the caller's note");
+
+    kernel_set(PRNN_LSTM, PRNN_LINEAR_INPUT, 1, &ks);
+    CHECK(count_kernel(&ks, "prnn_rnn_setup") == 1);
+    CHECK(count_kernel(&ks, "prnn_train_kernels") == 1);
+    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 1);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
+    int train_forms = 0;
+    for (int i = 0; i < ks.count; i++)
+        train_forms += has_define(&ks.req[i], "PRNN_TRAIN=1");
+    CHECK(train_forms == 1);
+    CHECK(strstr(prnn_log_get(), "the caller's note") != NULL);
+
+    kernel_set(PRNN_LSTM, PRNN_LINEAR_INPUT, 1, &again);
+    CHECK(again.count == ks.count);
+    for (int i = 0; i < ks.count && i < again.count; i++) {
+        CHECK(again.req[i].req.num_defines == ks.req[i].req.num_defines);
+        for (int d = 0; d < ks.req[i].req.num_defines && d < again.req[i].req.num_defines; d++)
+            CHECK(strcmp(again.req[i].req.defines[d], ks.req[i].req.defines[d]) == 0);
+    }
+
+    kernel_set(PRNN_LSTM, PRNN_LINEAR_INPUT, 0, &ks);
+    CHECK(count_kernel(&ks, "prnn_train_kernels") == 0);
+    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 0);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 1);
+
+    kernel_set(PRNN_LSTM, PRNN_SKIP_INPUT, 1, &ks);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 4);
+
+    kernel_set(PRNN_SRU, PRNN_LINEAR_INPUT, 1, &ks);
+    CHECK(count_kernel(&ks, "prnn_sru_kernels") >= 1); /* one module, both passes */
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 0);
+
+    setenv("PRNN_ENGINE", "standard", 1);
+    kernel_set(PRNN_GRU, PRNN_LINEAR_INPUT, 1, &ks);
+    unsetenv("PRNN_ENGINE");
+    CHECK(count_kernel(&ks, "prnn_step_cell") >= 1);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 0);
+    CHECK(strstr(prnn_log_get(), "the caller's note") != NULL);
+
+    if (test_failures) {
+        printf("plan-kernels: %d failure(s)\n", test_failures);
+        return 1;
+    }
+    printf("plan-kernels: a training plan's predicted kernels (setup, training, forward in both "
+           "forms, backward-data; SKIP_INPUT's variants; SRU's scan; the standard engine's) on a "
+           "described H100, the same each time, the caller's log kept: all checks passed\n");
+    return 0;
+}
