@@ -11,7 +11,7 @@
 #include "object_pool.h"
 
 /* Shared shape of the four Create/Destroy pairs. */
-static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
+prnnStatus_t prnn_desc_create(void **out, size_t size, uint32_t magic)
 {
     if (!out)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "desc: NULL output pointer");
@@ -24,7 +24,7 @@ static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
+prnnStatus_t prnn_desc_destroy(void *p, size_t size, uint32_t magic)
 {
     if (!p)
         return PRNN_STATUS_SUCCESS;
@@ -38,7 +38,7 @@ static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what, const char *kind)
+prnnStatus_t prnn_desc_check_kind(const void *p, uint32_t magic, const char *what, const char *kind)
 {
     if (!p)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", what);
@@ -51,7 +51,7 @@ static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what, 
 
 prnnStatus_t prnn_check_tensor(const struct prnnTensorStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_TENSOR, what, "tensor");
+    prnnStatus_t s = prnn_desc_check_kind(d, PRNN_MAGIC_TENSOR, what, "tensor");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
         s = prnn_fail(PRNN_STATUS_BAD_PARAM,
                       "%s was created but never set (prnnSetTensorNdDescriptor)", what);
@@ -60,7 +60,7 @@ prnnStatus_t prnn_check_tensor(const struct prnnTensorStruct *d, const char *wha
 
 prnnStatus_t prnn_check_filter(const struct prnnFilterStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_FILTER, what, "filter");
+    prnnStatus_t s = prnn_desc_check_kind(d, PRNN_MAGIC_FILTER, what, "filter");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
         s = prnn_fail(PRNN_STATUS_BAD_PARAM,
                       "%s was created but never set (prnnSetFilterNdDescriptor)", what);
@@ -69,7 +69,7 @@ prnnStatus_t prnn_check_filter(const struct prnnFilterStruct *d, const char *wha
 
 prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_RNN, what, "RNN");
+    prnnStatus_t s = prnn_desc_check_kind(d, PRNN_MAGIC_RNN, what, "RNN");
     if (s == PRNN_STATUS_SUCCESS && !d->is_set)
         s = prnn_fail(PRNN_STATUS_BAD_PARAM, "%s was created but never set (prnnSetRNNDescriptor)",
                       what);
@@ -81,20 +81,20 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateTensorDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyTensorDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
+    return prnn_desc_destroy(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc, prnnDataType_t dataType,
                                        int nbDims, const int dimA[], const int strideA[])
 {
     prnn_api_enter("prnnSetTensorNdDescriptor");
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
@@ -154,13 +154,13 @@ prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc, int nb
 prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateFilterDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyFilterDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
+    return prnn_desc_destroy(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType_t dataType,
@@ -168,7 +168,7 @@ prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType
                                        const int filterDimA[])
 {
     prnn_api_enter("prnnSetFilterNdDescriptor");
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
@@ -225,13 +225,13 @@ prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc, int nb
 prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateDropoutDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyDropoutDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
+    return prnn_desc_destroy(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
@@ -239,7 +239,7 @@ prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnSetDropoutDescriptor");
     (void)handle; /* no generator state to place on a device */
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
     if (s)
         return s;
     if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
@@ -256,7 +256,7 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnGetDropoutDescriptor");
     (void)handle;
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
     if (s)
         return s;
     if (!desc->is_set)
@@ -274,13 +274,13 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateRNNDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
 prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyRNNDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+    return prnn_desc_destroy(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
 prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, int numLayers,
@@ -289,7 +289,7 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
                                   prnnDataType_t dataType)
 {
     prnn_api_enter("prnnSetRNNDescriptor");
-    prnnStatus_t s = check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN");
+    prnnStatus_t s = prnn_desc_check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN");
     if (s)
         return s;
     if (hiddenSize < 1 || hiddenSize > PRNN_MAX_HIDDEN)
@@ -299,7 +299,7 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "numLayers = %d: must be between 1 and %d",
                          numLayers, PRNN_MAX_LAYERS);
     if (dropoutDesc) {
-        s = check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout");
+        s = prnn_desc_check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout");
         if (s)
             return s;
         if (!dropoutDesc->is_set)
@@ -331,6 +331,7 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
     rnnDesc->sru_convention = PRNN_SRU_CONVENTION_PRNN;
     rnnDesc->sru_activation = PRNN_SRU_ACTIVATION_TANH;
     rnnDesc->sru_scale = 1.0;
+    prnn_rnn_clear_v8(rnnDesc);
     rnnDesc->is_set = 1;
     return PRNN_STATUS_SUCCESS;
 }
