@@ -140,6 +140,18 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what);
 prnnStatus_t prnn_check_rnn_v8(const struct prnnRNNStruct *r);
 prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *what);
 
+/* hiddenSize and numLayers in range, and dropout NULL or a set dropout
+ * descriptor: what both Set calls of the RNN descriptor check. */
+prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout);
+
+/* The settings both Set calls make, with the SRU conventions' defaults and
+ * v5's defaults of the v8 settings (prnn_rnn_clear_v8); marks r set.
+ * dropout NULL: none. */
+void prnn_rnn_set_common(struct prnnRNNStruct *r, int hidden, int layers,
+                         const struct prnnDropoutStruct *dropout, prnnRNNInputMode_t input_mode,
+                         prnnDirectionMode_t direction, prnnRNNMode_t mode, prnnDataType_t dtype,
+                         prnnMathType_t math, prnnRNNAlgo_t algo);
+
 /* Resets the settings only prnnSetRNNDescriptor_v8 makes (descriptors_v8.c)
  * to v5's: no inputSize, no projection, both biases, no clipping. */
 void prnn_rnn_clear_v8(struct prnnRNNStruct *r);
@@ -151,5 +163,8 @@ prnnStatus_t prnn_desc_destroy(void *p, size_t size, uint32_t magic);
  * BAD_PARAM naming `what` and the `kind` otherwise. */
 prnnStatus_t prnn_desc_check_kind(const void *p, uint32_t magic, const char *what,
                                   const char *kind);
+/* The same, and set: BAD_PARAM naming the Set call (`setter`) otherwise. */
+prnnStatus_t prnn_desc_check_set(const void *p, uint32_t magic, const char *what, const char *kind,
+                                 const char *setter);
 
 #endif

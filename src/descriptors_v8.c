@@ -10,11 +10,8 @@
 
 prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *what)
 {
-    prnnStatus_t s = prnn_desc_check_kind(d, PRNN_MAGIC_RNN_DATA, what, "RNN data");
-    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
-        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetRNNDataDescriptor)", what);
-    return s;
+    return prnn_desc_check_set(d, PRNN_MAGIC_RNN_DATA, what, "RNN data",
+                               "prnnSetRNNDataDescriptor");
 }
 
 void prnn_rnn_clear_v8(struct prnnRNNStruct *r)
@@ -206,14 +203,9 @@ static prnnStatus_t check_enums(const v8_settings *v)
     return PRNN_STATUS_SUCCESS;
 }
 
+/* The sizes beyond prnn_check_rnn_shape's (which runs first). */
 static prnnStatus_t check_sizes(const v8_settings *v)
 {
-    if (v->hidden < 1 || v->hidden > PRNN_MAX_HIDDEN)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "hiddenSize = %d: must be between 1 and %d",
-                         v->hidden, PRNN_MAX_HIDDEN);
-    if (v->layers < 1 || v->layers > PRNN_MAX_LAYERS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "numLayers = %d: must be between 1 and %d",
-                         v->layers, PRNN_MAX_LAYERS);
     if (v->input < 1 || v->input > PRNN_MAX_INPUT)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "inputSize = %d: must be between 1 and %d",
                          v->input, PRNN_MAX_INPUT);
@@ -252,29 +244,11 @@ prnnStatus_t prnnSetRNNDescriptor_v8(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t 
     v8_settings v = {algo,     cellMode,  biasMode,   dirMode,  inputMode, dataType, mathPrec,
                      mathType, inputSize, hiddenSize, projSize, numLayers, auxFlags};
     PRNN_TRY(check_enums(&v));
+    PRNN_TRY(prnn_check_rnn_shape(hiddenSize, numLayers, dropoutDesc));
     PRNN_TRY(check_sizes(&v));
-    if (dropoutDesc) {
-        PRNN_TRY(prnn_desc_check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout"));
-        if (!dropoutDesc->is_set)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "dropoutDesc was created but never set (prnnSetDropoutDescriptor); "
-                             "pass NULL for no dropout");
-    }
     struct prnnRNNStruct *r = rnnDesc;
-    r->hidden = hiddenSize;
-    r->layers = numLayers;
-    r->dropout = dropoutDesc ? dropoutDesc->dropout : 0.0f;
-    r->seed = dropoutDesc ? dropoutDesc->seed : 0;
-    r->input_mode = inputMode;
-    r->direction = dirMode;
-    r->mode = cellMode;
-    r->dtype = dataType;
-    r->math = mathType;
-    r->algo = algo;
-    r->sru_convention = PRNN_SRU_CONVENTION_PRNN;
-    r->sru_activation = PRNN_SRU_ACTIVATION_TANH;
-    r->sru_scale = 1.0;
-    prnn_rnn_clear_v8(r);
+    prnn_rnn_set_common(r, hiddenSize, numLayers, dropoutDesc, inputMode, dirMode, cellMode,
+                        dataType, mathType, algo);
     r->input_size = inputSize;
     r->proj = projSize < hiddenSize ? projSize : 0;
     r->no_bias_w = biasMode == PRNN_RNN_NO_BIAS || biasMode == PRNN_RNN_SINGLE_REC_BIAS;
@@ -282,7 +256,6 @@ prnnStatus_t prnnSetRNNDescriptor_v8(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t 
     r->math_prec = mathPrec;
     r->aux_flags = auxFlags;
     r->dropout_desc = dropoutDesc;
-    r->is_set = 1;
     return PRNN_STATUS_SUCCESS;
 }
 

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "../v8_layout.h"
 #include "test_util.h"
 
 #define V8_MAX_BATCH 8
@@ -66,12 +67,7 @@ static inline int v8_is_padding(const v8_case *c, size_t v)
 
 static inline size_t v8_vectors(const v8_case *c)
 {
-    if (c->layout != PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
-        return (size_t)c->max_seq * (size_t)c->batch;
-    size_t n = 0;
-    for (int b = 0; b < c->batch; b++)
-        n += (size_t)c->lengths[b];
-    return n;
+    return v8_layout_vectors(c->layout, c->max_seq, c->batch, c->lengths);
 }
 
 static inline double *v8_random(size_t n, uint64_t *seed)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "../v8_layout.h"
 #include "gpu_check.h"
 
 typedef struct {
@@ -123,12 +124,7 @@ static int run_step(side *d, void *const *ptr, void *ws, void *rs, prnnWgradMode
 
 static size_t vectors(const v8_gpu_case *c)
 {
-    if (c->layout != PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
-        return (size_t)c->max_seq * (size_t)c->batch;
-    size_t n = 0;
-    for (int b = 0; b < c->batch; b++)
-        n += (size_t)c->lengths[b];
-    return n;
+    return v8_layout_vectors(c->layout, c->max_seq, c->batch, c->lengths);
 }
 
 static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, int index)
