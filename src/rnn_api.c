@@ -173,10 +173,18 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDesc
 
 /* ---- planning ---- */
 
+/* Planning takes a descriptor of either family: a plan depends on settings
+ * both have. The v8 features the GPU engines lack cannot be planned. */
 static prnnStatus_t check_plan_args(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
                                     int mini_batch, prnnDataType_t dataType)
 {
-    PRNN_TRY(prnn_validate_rnn(handle, rnn));
+    PRNN_TRY(prnn_check_handle(handle));
+    PRNN_TRY(prnn_check_rnn(rnn, "rnnDesc"));
+    if (!prnn_call_is_cpu(handle) && prnn_rnn_has_v8_features(rnn))
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "rnnDesc has a projection, cell clipping or a bias mode other than "
+                         "PRNN_RNN_DOUBLE_BIAS: the GPU engines cannot run them yet, so there is "
+                         "nothing to plan");
     PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1", mini_batch);

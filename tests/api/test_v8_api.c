@@ -563,6 +563,11 @@ static void test_getters(void)
     CHECK(dir == PRNN_BIDIRECTIONAL && in == PRNN_LINEAR_INPUT && dt == PRNN_DATA_DOUBLE);
     CHECK(prec == PRNN_DATA_DOUBLE && math == PRNN_DEFAULT_MATH && input == 5 && hidden == 6);
     CHECK(proj == 4 && layers == 3 && drop == NULL && aux == PRNN_RNN_PADDED_IO_ENABLED);
+    /* planning takes either family's descriptor (the CPU backend plans nothing) */
+    EXPECT_OK(prnnPrepareRNN(r.h, r.rnn, 3, PRNN_DATA_DOUBLE));
+    prnnRNNPlanInfo_t info = {.structSize = sizeof info};
+    EXPECT_OK(prnnGetRNNPlanInfo(r.h, r.rnn, 3, PRNN_DATA_DOUBLE, &info));
+    CHECK(info.path == PRNN_PATH_CPU_REFERENCE);
     prnnRNNClipMode_t cm;
     prnnNanPropagation_t nan;
     double lo, hi;

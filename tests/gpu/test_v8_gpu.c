@@ -253,6 +253,14 @@ static void check_refusals(prnnHandle_t dut)
             FAIL("refusal %zu: prnnGetRNNTempSpaceSizes -> %s, expected NOT_SUPPORTED naming "
                  "\"%s\"; log: %s",
                  i, prnnGetErrorString(s), cases[i].needle, log);
+        /* planning refuses what the engines lack (not the layouts: a plan
+         * has none) */
+        s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
+        int v8_feature = cases[i].proj != 4 || cases[i].clip ||
+                         cases[i].bias != PRNN_RNN_DOUBLE_BIAS;
+        if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
+            FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
+                 prnnGetLastErrorLog());
         prnnDestroyRNNDataDescriptor(xd);
         prnnDestroyRNNDescriptor(rnn);
     }
