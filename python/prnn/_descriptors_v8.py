@@ -43,20 +43,21 @@ class RNNDescV8(_Owned):
 
 
 class ProblemV8:
-    """One shape of the v8 calls: T steps of B sequences of equal length in
-    `layout` (sequence- or batch-major), with the sizes prnn asks for and
+    """One shape of the v8 calls: len(lengths) sequences of lengths[b]
+    steps (up to max_seq) in `layout`, with the sizes prnn asks for and
     where each matrix and bias lives in the weight space (in elements)."""
 
     def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
                  proj: int, layers: int, bidirectional: bool, bias: bool, layout: int,
-                 steps: int, batch: int, dropout: float = 0.0, seed: int = 0) -> None:
+                 max_seq: int, lengths: Sequence[int], dropout: float = 0.0,
+                 seed: int = 0) -> None:
         self.handle = handle
         self.dirs = 2 if bidirectional else 1
         self.rnn = RNNDescV8(mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
                              dropout, seed)
-        lengths = [steps] * batch
-        self.x_desc = RNNDataDesc(dtype, layout, steps, batch, input_size, lengths)
-        self.y_desc = RNNDataDesc(dtype, layout, steps, batch, self.dirs * proj, lengths)
+        batch = len(lengths)
+        self.x_desc = RNNDataDesc(dtype, layout, max_seq, batch, input_size, lengths)
+        self.y_desc = RNNDataDesc(dtype, layout, max_seq, batch, self.dirs * proj, lengths)
         self.h_desc = TensorDesc(dtype, [layers * self.dirs, batch, proj])
         self.c_desc = TensorDesc(dtype, [layers * self.dirs, batch, hidden])
         size, reserve = c_size_t(), c_size_t()

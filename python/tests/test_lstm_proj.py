@@ -2,8 +2,8 @@
 outputs, states and every gradient (input, h0, c0, each parameter) in
 float64 on the CPU (prnn's v8 calls on its CPU reference), over layers,
 directions, batch_first, bias and unbatched input; torch.nn's parameter
-names; conversions both ways; and the loud refusals (CUDA tensors, whose
-engines have no projection yet; PackedSequence)."""
+names; PackedSequence, sorted or not; conversions both ways; and the loud
+refusal of CUDA tensors (the GPU engines have no projection yet)."""
 
 import pytest
 import torch
@@ -92,15 +92,30 @@ def test_float32_gradients_close():
     torch.testing.assert_close(gx, gx2, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_sequence(enforce_sorted):
+    ref, layer = _pair(2, True, False, True, seed=3)
+    lengths = [5, 3, 4, 1] if not enforce_sorted else [5, 4, 3, 1]
+    x = torch.randn(5, 4, 5, dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(4, 4, 3, dtype=torch.float64, requires_grad=True)
+    c0 = torch.randn(4, 4, 7, dtype=torch.float64, requires_grad=True)
+    results = []
+    for module in (layer, ref):
+        packed = pack_padded_sequence(x, lengths, enforce_sorted=enforce_sorted)
+        y, (h, c) = module(packed, (h0, c0))
+        grads = torch.autograd.grad(_loss(y.data, h, c), [x, h0, c0] + list(module.parameters()))
+        results.append(((y.data, h, c), grads))
+    (got, gg), (want, gw) = results
+    for a, b in zip(got + gg, want + gw):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10)
+
+
 def test_refusals(device):
     layer = pt.LSTM(5, 7, proj_size=3).to(device)
     x = torch.randn(4, 2, 5, device=device)
     if device == "cuda":
         with pytest.raises(NotImplementedError, match="NOT_SUPPORTED"):
             layer(x)
-    packed = pack_padded_sequence(x, [4, 3])
-    with pytest.raises(NotImplementedError, match="PackedSequence"):
-        layer(packed)
     if device == "cpu":
         with pytest.raises(RuntimeError, match="Expected hidden size"):
             layer(x, (torch.zeros(1, 2, 7), torch.zeros(1, 2, 7)))

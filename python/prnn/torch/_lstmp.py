@@ -10,10 +10,11 @@ transposed.
 
 CPU tensors only, on prnn's CPU reference backend: prnn's GPU engines
 have no projection yet (prnnRNNForward returns NOT_SUPPORTED there), and
-CUDA tensors raise NotImplementedError saying so. A PackedSequence raises
-too. Each call packs the parameters into one weight space (no flat-buffer
-views as the other layers keep), which costs a copy per call: a layer for
-tests and reference runs, as the CPU backend is.
+CUDA tensors raise NotImplementedError saying so. A PackedSequence runs as
+prnn's SEQ_MAJOR_PACKED layout, as it is. Each call packs the parameters
+into one weight space (no flat-buffer views as the other layers keep),
+which costs a copy per call: a layer for tests and reference runs, as the
+CPU backend is.
 """
 
 import math
@@ -38,7 +39,7 @@ def _ptr(t):
 class _Spec:
     """What a call needs besides tensors: the module's configuration."""
 
-    def __init__(self, module, dtype, steps, batch, record):
+    def __init__(self, module, dtype, layout, max_seq, lengths, record):
         self.layers = module.num_layers
         self.dirs = 2 if module.bidirectional else 1
         self.hidden, self.proj = module.hidden_size, module.proj_size
@@ -48,12 +49,10 @@ class _Spec:
         self.training = record
         dropout = module.dropout if record and module.training else 0.0
         seed = int(torch.randint(0, 2**62, (1,)).item()) if dropout > 0 else 0
-        layout = (_capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED if module.batch_first
-                  else _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED)
         self.p = ProblemV8(_runtime.handle(torch.device("cpu")), _capi.LSTM,
                            _runtime.DTYPES[dtype], module.input_size, self.hidden, self.proj,
-                           self.layers, module.bidirectional, self.bias, layout, steps, batch,
-                           dropout, seed)
+                           self.layers, module.bidirectional, self.bias, layout, max_seq,
+                           lengths, dropout, seed)
         self.places = self.p.places(torch.empty((), dtype=dtype).element_size(), _PROJ_ID + 1)
         self.elements = self.p.weight_bytes // torch.empty((), dtype=dtype).element_size()
 
@@ -249,35 +248,57 @@ class ProjectedLSTM(nn.Module):
                                 f"{x.device}, like the input")
         return h0.contiguous(), c0.contiguous()
 
+    def _run(self, x, h0, c0, weights, layout, max_seq, lengths):
+        record = torch.is_grad_enabled() and any(
+            t.requires_grad for t in [x, h0, c0] + weights)
+        spec = _Spec(self, x.dtype, layout, max_seq, lengths, record)
+        return _LSTMPFunction.apply(spec, x, h0, c0, *weights)
+
+    def _forward_packed(self, input, hx, weights):
+        """A PackedSequence is SEQ_MAJOR_PACKED as it is; the states go in
+        and out in the caller's order (sorted_indices / unsorted_indices)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        x = data.contiguous()
+        steps, batch = len(batch_sizes), int(batch_sizes[0])
+        lengths = (batch_sizes.unsqueeze(1) > torch.arange(batch)).sum(0).tolist()
+        h0, c0 = self._states(hx, batch, True, x)
+        if hx is not None and sorted_indices is not None:
+            h0, c0 = h0.index_select(1, sorted_indices), c0.index_select(1, sorted_indices)
+        y, hy, cy = self._run(x, h0, c0, weights, _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, steps,
+                              lengths)
+        if unsorted_indices is not None:
+            hy, cy = hy.index_select(1, unsorted_indices), cy.index_select(1, unsorted_indices)
+        return PackedSequence(y, batch_sizes, sorted_indices, unsorted_indices), (hy, cy)
+
     def forward(self, input, hx=None):
-        if isinstance(input, PackedSequence):
-            raise NotImplementedError(
-                "prnn.torch.LSTM(proj_size=...) does not take a PackedSequence yet: pass the "
-                "padded tensor (sequences of equal length) or use torch.nn.LSTM")
+        packed = isinstance(input, PackedSequence)
         weights = self._weights()
-        if input.device.type != "cpu":
+        data = input.data if packed else input
+        if data.device.type != "cpu":
             raise NotImplementedError(
                 "prnn.torch.LSTM(proj_size=...) runs on CPU tensors only: prnn's GPU engines "
                 "have no LSTM projection yet (prnnRNNForward returns "
                 "PRNN_STATUS_NOT_SUPPORTED); use torch.nn.LSTM on the GPU")
         dtype = weights[0].dtype
-        if input.dtype != dtype:
-            raise TypeError(f"prnn.torch.LSTM: input is {input.dtype} but the parameters are "
+        if data.dtype != dtype:
+            raise TypeError(f"prnn.torch.LSTM: input is {data.dtype} but the parameters are "
                             f"{dtype}")
+        if data.shape[-1] != self.input_size:
+            raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
+                             f"{self.input_size}, got {data.shape[-1]}")
+        if packed:
+            return self._forward_packed(input, hx, weights)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
-        if input.shape[-1] != self.input_size:
-            raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
-                             f"{self.input_size}, got {input.shape[-1]}")
         batched = input.dim() == 3
         x = input if batched else input.unsqueeze(0 if self.batch_first else 1)
         x = x.contiguous()
         steps, batch = (x.shape[1], x.shape[0]) if self.batch_first else x.shape[:2]
         h0, c0 = self._states(hx, batch, batched, x)
-        record = torch.is_grad_enabled() and any(
-            t.requires_grad for t in [x, h0, c0] + weights)
-        spec = _Spec(self, dtype, steps, batch, record)
-        y, hy, cy = _LSTMPFunction.apply(spec, x, h0, c0, *weights)
+        # batch_first goes to prnn as it is: the batch-major layout
+        layout = (_capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED if self.batch_first
+                  else _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED)
+        y, hy, cy = self._run(x, h0, c0, weights, layout, steps, [steps] * batch)
         if not batched:
             y = y.squeeze(0 if self.batch_first else 1)
             hy, cy = hy.squeeze(1), cy.squeeze(1)
