@@ -2,7 +2,7 @@
  * The v8 calls on the CPU backend:
  *  - gradients against central differences of the forward pass (dx, dhx,
  *    dcx and every element of the weight space), for LSTM projections, cell
- *    clipping, the four bias modes, GRU and tanh, every layout with
+ *    clipping, the four bias modes, GRU, SRU, ReLU and tanh, every layout with
  *    unsorted lengths; padding of x and dy is NaN, so a call that reads it
  *    fails every check, and the padding of y and dx must hold the fill;
  *  - the forward pass of an LSTM with projection and clipping against a
@@ -30,7 +30,7 @@ static double loss(v8_run *r)
                      r->y[v * (size_t)r->out_cols + (size_t)k];
     for (size_t i = 0; i < r->nh; i++)
         l += r->dhy[i] * r->hy[i];
-    if (r->c.mode == PRNN_LSTM)
+    if (r->c.mode == PRNN_LSTM || r->c.mode == PRNN_SRU)
         for (size_t i = 0; i < r->nc; i++)
             l += r->dcy[i] * r->cy[i];
     return l;
@@ -85,7 +85,8 @@ static void gradcheck(const char *name, const v8_case *c)
     memcpy(dw, r.dw, r.nw * sizeof(double));
     double e_x = check_grad(&r, r.x, dx, r.nx, c->input);
     double e_h = check_grad(&r, r.hx, dhx, r.nh, 0);
-    double e_c = c->mode == PRNN_LSTM ? check_grad(&r, r.cx, dcx, r.nc, 0) : 0.0;
+    int cell = c->mode == PRNN_LSTM || c->mode == PRNN_SRU;
+    double e_c = cell ? check_grad(&r, r.cx, dcx, r.nc, 0) : 0.0;
     double e_w = check_grad(&r, r.w, dw, r.nw, 0);
     printf("%-40s dx %.1e dhx %.1e dcx %.1e dw %.1e (%zu weights)\n", name, e_x, e_h, e_c, e_w,
            r.nw);
@@ -100,9 +101,6 @@ static void gradcheck(const char *name, const v8_case *c)
 
 static void test_gradients(void)
 {
-    const prnnRNNDataLayout_t seq_u = PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
-    const prnnRNNDataLayout_t bat_u = PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED;
-    const prnnRNNDataLayout_t packed = PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
     /* clang-format off */
     static const struct { const char *name; v8_case c; } cases[] = {
         {"lstm proj 2L bidir seq-major unpacked",
@@ -117,14 +115,17 @@ static void test_gradients(void)
         {"gru 2L bidir seq-major single-rec-bias",
          {PRNN_GRU, 4, 0, 2, 1, 3, 3, 3, {1, 3, 2}, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
           PRNN_RNN_SINGLE_REC_BIAS, 0, 0, 0, PRNN_NOT_PROPAGATE_NAN}},
+        {"sru 2L bidir seq-major",
+         {PRNN_SRU, 4, 0, 2, 1, 3, 3, 4, {2, 4, 3}, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+          PRNN_RNN_DOUBLE_BIAS, 0, 0, 0, PRNN_NOT_PROPAGATE_NAN}},
+        {"relu 2L batch-major",
+         {PRNN_RNN_RELU, 3, 0, 2, 0, 2, 4, 3, {1, 3, 2, 3}, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+          PRNN_RNN_SINGLE_INP_BIAS, 0, 0, 0, PRNN_NOT_PROPAGATE_NAN}},
         {"tanh batch-major no-bias",
          {PRNN_RNN_TANH, 3, 0, 2, 0, 2, 3, 4, {2, 4, 3}, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
           PRNN_RNN_NO_BIAS, 0, 0, 0, PRNN_NOT_PROPAGATE_NAN}},
     };
     /* clang-format on */
-    (void)seq_u;
-    (void)bat_u;
-    (void)packed;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         gradcheck(cases[i].name, &cases[i].c);
 }
@@ -362,8 +363,7 @@ static void test_layouts(void)
 static void test_same_as_v5(void)
 {
     enum { H = 4, X = 3, L = 2, D = 2, B = 3, T = 3 };
-    static const int lengths[B] = {3, 3, 1}, batch[T] = {3, 2, 2};
-    (void)batch;
+    static const int lengths[B] = {3, 3, 1};
     v8_case c = {PRNN_LSTM,
                  H,
                  0,
