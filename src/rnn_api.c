@@ -406,7 +406,6 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
-    PRNN_TRY(prnn_validate_ptr(dx, "dx"));
     prnn_resolved_call rc;
     PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
     PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,

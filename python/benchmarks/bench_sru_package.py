@@ -47,6 +47,7 @@ import torch
 from torch import nn
 
 import prnn.torch as pt
+from prnn.torch import _precision
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
@@ -132,7 +133,8 @@ def bench_point(sru, hidden, batch, seq, layers, bidir, dtype, repeats, input_gr
     dy = torch.randn(seq, batch, dirs * hidden, device="cuda", dtype=dtype)
     row = {"hidden": hidden, "batch": batch, "seq": seq, "layers": layers, "dirs": dirs,
            "dtype": str(dtype).replace("torch.", ""), "input_grad": input_grad,
-           "plan": ours._problem(x, None, 0.0).plan_info().config.decode()}
+           "plan": ours._problem(x, None, 0.0, _precision.math_type("cuda", dtype))
+           .plan_info().config.decode()}
     if dtype == torch.float32:   # the same math: outputs agree before anything is timed
         with torch.no_grad():
             a, b = ours(x)[0], package(x)[0]

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 import prnn.torch as pt
+from prnn.torch import _ops
 
 
 def _penalty_setup(cls, device, compiled=False):
@@ -106,3 +107,48 @@ def test_host_state_with_cuda_input_raises(device):
     with pytest.raises(RuntimeError, match="Input and parameter tensors are not at the same "
                        "device"):
         layer(torch.randn(5, 2, 3))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: pt.LSTM(6, 4, num_layers=2, bidirectional=True),
+    lambda: pt.GRU(6, 4, num_layers=2),
+    lambda: pt.SRU(8, 4, num_layers=2, bidirectional=True, convention="sru"),
+    lambda: pt.SRU(6, 4, num_layers=2, bidirectional=True)],
+    ids=["lstm", "gru", "sru-package", "sru-prnn"])
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_input_without_grad_skips_dx_and_keeps_the_other_gradients(make, compiled, device,
+                                                                    monkeypatch):
+    """An input that needs no gradient (a model's first layer fed data): the
+    backward asks prnn for no dx (prnnRNNBackwardData's dx NULL skips the
+    first layer's input product) and the weights' and state's gradients are
+    those of the same step with the input's gradient computed."""
+    torch.manual_seed(0)
+    layer = make().to(device, torch.float64)
+    x = torch.randn(5, 3, layer.input_size, dtype=torch.float64, device=device)
+    h0 = torch.randn(layer.num_layers * (2 if layer.bidirectional else 1), 3, 4,
+                     dtype=torch.float64, device=device, requires_grad=True)
+    run = (torch.compile(lambda z, h: layer(z, h)[0], backend="aot_eager", dynamic=False)
+           if compiled else (lambda z, h: layer(z, h)[0]))
+    if compiled:
+        torch._dynamo.reset()
+    dx_args = []
+    real_call = _ops.call
+
+    def spy(name, *args):
+        if name == "prnnRNNBackwardData":
+            dx_args.append(args[18])
+        return real_call(name, *args)
+
+    monkeypatch.setattr(_ops, "call", spy)
+    grads = []
+    for needs in (True, False):
+        xi = x.clone().requires_grad_(needs)
+        layer.zero_grad()
+        h0.grad = None
+        state = (h0, h0.detach() * 2) if isinstance(layer, pt.LSTM) else h0
+        run(xi, state).square().sum().backward()
+        assert (xi.grad is not None) == needs
+        assert (dx_args.pop() is not None) == needs
+        grads.append([h0.grad.clone()] + [p.grad.clone() for p in layer.parameters()])
+    for with_dx, without in zip(*grads):
+        torch.testing.assert_close(without, with_dx, rtol=0, atol=0)

@@ -160,9 +160,10 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
             else
                 backward_dir(&c, l, d, ws.din);
         }
-        if (l == 0)
-            prnn_ref_store_seq(&g, dx, g.input, ws.din, g.io ? g.io->x_fill : NULL);
-        else if (g.drop_threshold)
+        if (l == 0) {
+            if (dx) /* NULL: not wanted */
+                prnn_ref_store_seq(&g, dx, g.input, ws.din, g.io ? g.io->x_fill : NULL);
+        } else if (g.drop_threshold)
             prnn_ref_dropout(&g, l - 1, ws.din, ws.dout);
         else
             memcpy(ws.dout, ws.din, g.rows * g.dh * sizeof(double));

@@ -58,6 +58,7 @@ typedef struct {
     int null_hy;  /* hy, cy NULL (not wanted) */
     int null_dhy; /* dhy, dcy NULL (zeros) */
     int null_dhx; /* dhx, dcx NULL (not wanted) */
+    int null_dx;  /* dx NULL (not wanted: layer 0's input gradient skipped) */
     int capture;  /* also replay the whole step from a CUDA graph */
     /* results */
     gc_result r;
@@ -72,11 +73,11 @@ typedef struct {
 static void describe(const void *p, char *buf, size_t n)
 {
     const tcase *c = p;
-    char mid[96];
-    snprintf(mid, sizeof(mid), "%s%s%s%s%s%s", c->null_hx ? " hx=NULL" : "",
+    char mid[112];
+    snprintf(mid, sizeof(mid), "%s%s%s%s%s%s%s", c->null_hx ? " hx=NULL" : "",
              c->null_hy ? " hy=NULL" : "", c->null_dhy ? " dhy=NULL" : "",
-             c->null_dhx ? " dhx=NULL" : "", c->s.dropout > 0 ? " dropout" : "",
-             c->capture ? " graph" : "");
+             c->null_dhx ? " dhx=NULL" : "", c->null_dx ? " dx=NULL" : "",
+             c->s.dropout > 0 ? " dropout" : "", c->capture ? " graph" : "");
     gc_describe(&c->s, mid, "", buf, n);
 }
 
@@ -111,17 +112,17 @@ static size_t out_bytes(const gc_problem *pb, int o)
 
 /* Which arguments a case passes as NULL: the flag that drops each one, and
  * those only the modes with a cell state have (cx, dcy; cy, dcx). */
-enum { KEEP, NULL_HX, NULL_HY, NULL_DHY, NULL_DHX };
+enum { KEEP, NULL_HX, NULL_HY, NULL_DHY, NULL_DHX, NULL_DX };
 static const unsigned char in_drop[NIN] = {KEEP, NULL_HX,  NULL_HX,  KEEP,
                                            KEEP, NULL_DHY, NULL_DHY, KEEP};
 static const unsigned char in_cell[NIN] = {0, 0, 1, 0, 0, 0, 1, 0};
-static const unsigned char out_drop[NOUT] = {KEEP,     NULL_HY,  NULL_HY, KEEP,
+static const unsigned char out_drop[NOUT] = {KEEP,     NULL_HY,  NULL_HY, NULL_DX,
                                              NULL_DHX, NULL_DHX, KEEP};
 static const unsigned char out_cell[NOUT] = {0, 0, 1, 0, 0, 1, 0};
 
 static int passed(const tcase *c, int drop, int cell_only)
 {
-    const int flag[] = {0, c->null_hx, c->null_hy, c->null_dhy, c->null_dhx};
+    const int flag[] = {0, c->null_hx, c->null_hy, c->null_dhy, c->null_dhx, c->null_dx};
     return !flag[drop] && (!cell_only || prnn_mode_has_cell(c->s.mode));
 }
 
@@ -787,6 +788,8 @@ static void add_mode_extras(prnnRNNMode_t mode)
     tcase sk = {.s = {.mode = mode, .hidden = 96, .batch = 5, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .dropout = DROPOUT}};
     gc_add(&sweep, &sk);
+    sk.null_dx = 1;
+    gc_add(&sweep, &sk);
     tcase db = {.s = {.mode = mode, .hidden = 72, .batch = 3, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8, .input = 20,
                       .dropout = DROPOUT}};
@@ -802,21 +805,22 @@ static void add_mode_extras(prnnRNNMode_t mode)
     tcase wide = {.s = {.mode = mode, .hidden = 32, .batch = 8, .layers = 1, .dirs = 2,
                         .dtype = PRNN_DATA_FLOAT, .steps = 16, .input = 160}};
     gc_add(&sweep, &wide);
-    /* hx, hy, dhy, dhx: NULL one at a time, all at once, and with other types */
+    /* hx, hy, dhy, dhx, dx: NULL one at a time, all at once, and with other types */
     static const struct {
         prnnDataType_t dt;
-        int hx, hy, dhy, dhx, dropout;
+        int hx, hy, dhy, dhx, dx, dropout;
     } nulls[] = {
-        {PRNN_DATA_FLOAT, 1, 0, 0, 0, 0},    {PRNN_DATA_FLOAT, 0, 1, 1, 0, 0},
-        {PRNN_DATA_FLOAT, 0, 0, 0, 1, 0},    {PRNN_DATA_FLOAT, 1, 1, 1, 1, 1},
-        {PRNN_DATA_BFLOAT16, 0, 0, 1, 0, 1}, {PRNN_DATA_DOUBLE, 1, 0, 0, 1, 1},
+        {PRNN_DATA_FLOAT, 1, 0, 0, 0, 0, 0},    {PRNN_DATA_FLOAT, 0, 1, 1, 0, 0, 0},
+        {PRNN_DATA_FLOAT, 0, 0, 0, 1, 0, 0},    {PRNN_DATA_FLOAT, 0, 0, 0, 0, 1, 0},
+        {PRNN_DATA_FLOAT, 1, 1, 1, 1, 1, 1},    {PRNN_DATA_BFLOAT16, 0, 0, 1, 0, 0, 1},
+        {PRNN_DATA_DOUBLE, 1, 0, 0, 1, 0, 1},   {PRNN_DATA_HALF, 0, 0, 0, 0, 1, 1},
     };
     for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
         tcase n = {.s = {.mode = mode, .hidden = 48, .batch = 5, .layers = 2, .dirs = 2,
                          .dtype = nulls[i].dt, .varlen = 1, .steps = 7, .input = 20,
                          .dropout = nulls[i].dropout ? DROPOUT : 0.0f},
                    .null_hx = nulls[i].hx, .null_hy = nulls[i].hy, .null_dhy = nulls[i].dhy,
-                   .null_dhx = nulls[i].dhx};
+                   .null_dhx = nulls[i].dhx, .null_dx = nulls[i].dx};
         gc_add(&sweep, &n);
     }
 }
@@ -850,7 +854,7 @@ static void add_sru_conventions(void)
     tcase pn = {.s = {.mode = PRNN_SRU, .hidden = 48, .batch = 5, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 7, .input = 96,
                       .sru = 2},
-                .null_hx = 1, .null_hy = 1, .null_dhy = 1, .null_dhx = 1};
+                .null_hx = 1, .null_hy = 1, .null_dhy = 1, .null_dhx = 1, .null_dx = 1};
     gc_add(&sweep, &pn);
     tcase pf = {.s = {.mode = PRNN_SRU, .hidden = 48, .batch = 5, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 7, .input = 20,

@@ -162,10 +162,12 @@ def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional
 
 
 def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, mode, hidden,
-                  layers, bidirectional, has_bias, dropout, weight_grads, math, w_ptr=None):
-    """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU) and, when
-    weight_grads, BackwardWeights into a zeroed flat gradient buffer in
-    prnn's layout (else an empty tensor). reserve is forward_impl's, from
+                  layers, bidirectional, has_bias, dropout, weight_grads, math, input_grad=True,
+                  w_ptr=None):
+    """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU; dx empty
+    unless input_grad: prnn then skips the first layer's input product)
+    and, when weight_grads, BackwardWeights into a zeroed flat gradient
+    buffer in prnn's layout (else an empty tensor). reserve is forward_impl's, from
     the same arguments (the very tensor: prnn checks its address); w_ptr,
     when given, the flat weight buffer the forward used."""
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
@@ -177,7 +179,7 @@ def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, see
                                    _runtime.weight_names(mode, layers, bidirectional, has_bias))
     w = w_ptr
     cell = mode in _runtime.WITH_CELL
-    dx = torch.empty_like(x)
+    dx = torch.empty_like(x) if input_grad else x.new_empty(0)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
     dcx = torch.empty_like(dhx) if cell else x.new_empty(0)
     workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
@@ -190,7 +192,7 @@ def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, see
     call("prnnRNNBackwardData", h.ptr, p.rnn.ptr, p.seq_length, p.y_descs, y.data_ptr(),
          p.y_descs, dy.data_ptr(), p.h_desc.ptr, _ptr(dhy), p.h_desc.ptr, _ptr(dcy),
          p.w_desc.ptr, w, p.h_desc.ptr, _ptr(hx), p.h_desc.ptr, _ptr(cx), p.x_descs,
-         dx.data_ptr(), p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
+         dx.data_ptr() if input_grad else None, p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
          dcx.data_ptr() if cell else None, _ptr(workspace), p.workspace_bytes,
          reserve.data_ptr(), reserve.numel())
     if weight_grads:
@@ -218,16 +220,17 @@ def rnn_backward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights:
                  y: Tensor, dy: Tensor, dhy: Optional[Tensor], dcy: Optional[Tensor],
                  reserve: Tensor, batch_sizes: Optional[Tensor], seed: Optional[Tensor],
                  cell: int, hidden: int, layers: int, bidirectional: bool, has_bias: bool,
-                 dropout: float, weight_grads: bool,
-                 math: int) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+                 dropout: float, weight_grads: bool, math: int,
+                 input_grad: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """See backward_impl."""
     return backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell,
-                         hidden, layers, bidirectional, has_bias, dropout, weight_grads, math)
+                         hidden, layers, bidirectional, has_bias, dropout, weight_grads, math,
+                         input_grad)
 
 
 @rnn_backward.register_fake
 def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hidden, layers,
-      bidirectional, has_bias, dropout, weight_grads, math):
+      bidirectional, has_bias, dropout, weight_grads, math, input_grad):
     mode = cell
     dirs = 2 if bidirectional else 1
     batch = x.shape[1] if x.dim() == 3 else (hx.shape[1] if hx is not None else
@@ -236,7 +239,7 @@ def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hid
     dcx = (x.new_empty(layers * dirs, batch, hidden) if mode in _runtime.WITH_CELL
            else x.new_empty(0))
     n = _layout(x, mode, hidden, layers, bidirectional).total_elements if weight_grads else 0
-    return torch.empty_like(x), dhx, dcx, x.new_empty(n)
+    return torch.empty_like(x) if input_grad else x.new_empty(0), dhx, dcx, x.new_empty(n)
 
 
 def _no_double_backward(*_):
@@ -273,21 +276,22 @@ def _backward_formula(saved, config, needs, dy, dhy, dcy, backward, **kwargs):
     (autocast runs the layer in another)."""
     mode, hidden, layers, bidirectional, has_bias, dropout, math = config
     x, hx, cx, y, reserve, batch_sizes, seed, *weights = saved
-    need_hx, need_cx, need_weights = needs
+    need_x, need_hx, need_cx, need_weights = needs
     if dy is None:
         dy = torch.zeros_like(y)
     dx, dhx, dcx, dw = backward(x, hx, cx, weights, y, dy, dhy,
                                 dcy if mode in _runtime.WITH_CELL else None, reserve,
                                 batch_sizes, seed,
                                 mode, hidden, layers, bidirectional, has_bias, dropout,
-                                need_weights, math, **kwargs)
+                                need_weights, math, need_x, **kwargs)
     if need_weights:
         dw = dw.to(weights[0].dtype)
         dweights = _layout(x, mode, hidden, layers, bidirectional).views(
             dw, _runtime.weight_names(mode, layers, bidirectional, has_bias))
     else:
         dweights = [None] * len(weights)
-    return dx, dhx if need_hx else None, dcx if need_cx else None, dweights
+    return (dx if need_x else None, dhx if need_hx else None, dcx if need_cx else None,
+            dweights)
 
 
 def _any(flags):
@@ -298,7 +302,7 @@ def _backward(ctx, dy, dhy, dcy, _dreserve):
     if not ctx.trained:
         raise RuntimeError("prnn: backward through a layer run without its training pass "
                            "(it ran under torch.no_grad() or in inference mode)")
-    needs = (ctx.has_hx, ctx.has_cx, _any(ctx.needs_input_grad[3]))
+    needs = (ctx.needs_input_grad[0], ctx.has_hx, ctx.has_cx, _any(ctx.needs_input_grad[3]))
     dx, dhx, dcx, dweights = _backward_formula(ctx.saved_tensors, ctx.config, needs, dy, dhy,
                                                dcy, rnn_backward)
     return (dx, dhx, dcx, dweights, None, None, None, None, None, None, None, None, None, None)
@@ -357,8 +361,8 @@ def _rnn_function_save(ctx, inputs, output):
 
 
 def _rnn_function_backward(ctx, dy, dhy, dcy, _dreserve):
-    needs = (ctx.has_hx and ctx.needs_input_grad[1], ctx.has_cx and ctx.needs_input_grad[2],
-             any(ctx.needs_input_grad[8:]))
+    needs = (ctx.needs_input_grad[0], ctx.has_hx and ctx.needs_input_grad[1],
+             ctx.has_cx and ctx.needs_input_grad[2], any(ctx.needs_input_grad[8:]))
     saved = ctx.saved_tensors
     wrapped = _is_wrapped(saved[0])
     if wrapped:

@@ -37,14 +37,16 @@ static const void *hout_of(const prnn_call_plan *c, const prnn_backward_data_buf
     return layer == c->rnn->layers - 1 ? b->y : prnn_reserve_out(&c->r, b->reserve, layer);
 }
 
-/* The gradient of layer l's input: dx (layer 0, storage type) or the
- * workspace's dgrad (math type) for the layer below. */
+/* The gradient of layer l's input: dx (layer 0, storage type; none when
+ * dx is NULL) or the workspace's dgrad (math type) for the layer below. */
 static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
                                    int layer)
 {
     const int H = c->H;
     const int bottom = layer == 0;
     void *out = bottom ? b->dx : prnn_run_ws(c, c->l.dgrad);
+    if (!out)
+        return PRNN_STATUS_SUCCESS;
     if (bottom && c->rnn->input_mode == PRNN_SKIP_INPUT) {
         const void *dg[2] = {prnn_reserve_dg(&c->r, b->reserve, 0),
                              c->dirs > 1 ? prnn_reserve_dg(&c->r, b->reserve, 1) : NULL};

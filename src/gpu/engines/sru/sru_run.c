@@ -201,14 +201,17 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
 
 /* ---- backward data ---- */
 
-/* The gradient of layer l's input: dx (layer 0, storage type) or the
- * workspace's dgrad (math type) for the layer below. dx' (where x' is the
- * input) and SKIP's u0..u2 go straight to it; the rest is dU W. */
+/* The gradient of layer l's input: dx (layer 0, storage type; none when
+ * dx is NULL) or the workspace's dgrad (math type) for the layer below.
+ * dx' (where x' is the input) and SKIP's u0..u2 go straight to it; the rest
+ * is dU W. */
 static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_data_buffers *b,
                                    const sru_layer *s, int layer, const void *du)
 {
     const int bottom = layer == 0;
     void *din = bottom ? b->dx : prnn_run_ws(c, c->l.dgrad);
+    if (!din)
+        return PRNN_STATUS_SUCCESS;
     int direct = s->m == 3;
     if (direct) {
         prnn_sru_input_grad_args a;
