@@ -23,7 +23,7 @@ if [ -n "${CC:-}" ]; then
     # shellcheck disable=SC2086 # word splitting wanted: CC may carry flags
     set -- $CC
 fi
-examples="lstm_inference training_step pytorch_weights"
+examples="lstm_inference training_step pytorch_weights rnn_v8_port"
 
 if ! command -v pkg-config >/dev/null 2>&1; then
     echo "SKIP: pkg-config not found: the examples are built through pkg-config prnn"

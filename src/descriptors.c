@@ -11,7 +11,7 @@
 #include "object_pool.h"
 
 /* Shared shape of the four Create/Destroy pairs. */
-static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
+prnnStatus_t prnn_desc_create(void **out, size_t size, uint32_t magic)
 {
     if (!out)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "desc: NULL output pointer");
@@ -24,7 +24,7 @@ static prnnStatus_t create_desc(void **out, size_t size, uint32_t magic)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
+prnnStatus_t prnn_desc_destroy(void *p, size_t size, uint32_t magic)
 {
     if (!p)
         return PRNN_STATUS_SUCCESS;
@@ -38,7 +38,7 @@ static prnnStatus_t destroy_desc(void *p, size_t size, uint32_t magic)
     return PRNN_STATUS_SUCCESS;
 }
 
-static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what, const char *kind)
+prnnStatus_t prnn_desc_check_kind(const void *p, uint32_t magic, const char *what, const char *kind)
 {
     if (!p)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL", what);
@@ -49,31 +49,33 @@ static prnnStatus_t check_kind(const void *p, uint32_t magic, const char *what, 
     return PRNN_STATUS_SUCCESS;
 }
 
+prnnStatus_t prnn_desc_check_set(const void *p, uint32_t magic, const char *what, const char *kind,
+                                 const char *setter)
+{
+    PRNN_TRY(prnn_desc_check_kind(p, magic, what, kind));
+    /* every descriptor struct starts with its magic and is_set */
+    const struct {
+        uint32_t magic;
+        int is_set;
+    } *head = p;
+    if (!head->is_set)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s was created but never set (%s)", what, setter);
+    return PRNN_STATUS_SUCCESS;
+}
+
 prnnStatus_t prnn_check_tensor(const struct prnnTensorStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_TENSOR, what, "tensor");
-    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
-        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetTensorNdDescriptor)", what);
-    return s;
+    return prnn_desc_check_set(d, PRNN_MAGIC_TENSOR, what, "tensor", "prnnSetTensorNdDescriptor");
 }
 
 prnnStatus_t prnn_check_filter(const struct prnnFilterStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_FILTER, what, "filter");
-    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
-        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
-                      "%s was created but never set (prnnSetFilterNdDescriptor)", what);
-    return s;
+    return prnn_desc_check_set(d, PRNN_MAGIC_FILTER, what, "filter", "prnnSetFilterNdDescriptor");
 }
 
 prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 {
-    prnnStatus_t s = check_kind(d, PRNN_MAGIC_RNN, what, "RNN");
-    if (s == PRNN_STATUS_SUCCESS && !d->is_set)
-        s = prnn_fail(PRNN_STATUS_BAD_PARAM, "%s was created but never set (prnnSetRNNDescriptor)",
-                      what);
-    return s;
+    return prnn_desc_check_set(d, PRNN_MAGIC_RNN, what, "RNN", "prnnSetRNNDescriptor");
 }
 
 /* ---- tensor ---- */
@@ -81,20 +83,20 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
 prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateTensorDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyTensorDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
+    return prnn_desc_destroy(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
 }
 
 prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc, prnnDataType_t dataType,
                                        int nbDims, const int dimA[], const int strideA[])
 {
     prnn_api_enter("prnnSetTensorNdDescriptor");
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
@@ -154,13 +156,13 @@ prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc, int nb
 prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateFilterDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyFilterDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
+    return prnn_desc_destroy(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
 }
 
 prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType_t dataType,
@@ -168,7 +170,7 @@ prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType
                                        const int filterDimA[])
 {
     prnn_api_enter("prnnSetFilterNdDescriptor");
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
     if (s)
         return s;
     if (!prnn_dtype_valid(dataType))
@@ -225,13 +227,13 @@ prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc, int nb
 prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateDropoutDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyDropoutDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
+    return prnn_desc_destroy(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
 }
 
 prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
@@ -239,7 +241,7 @@ prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnSetDropoutDescriptor");
     (void)handle; /* no generator state to place on a device */
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
     if (s)
         return s;
     if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
@@ -256,7 +258,7 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnGetDropoutDescriptor");
     (void)handle;
-    prnnStatus_t s = check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
+    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
     if (s)
         return s;
     if (!desc->is_set)
@@ -274,13 +276,53 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
 {
     prnn_api_enter("prnnCreateRNNDescriptor");
-    return create_desc((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+    return prnn_desc_create((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
 }
 
 prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
 {
     prnn_api_enter("prnnDestroyRNNDescriptor");
-    return destroy_desc(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+    return prnn_desc_destroy(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+}
+
+prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout)
+{
+    if (hidden < 1 || hidden > PRNN_MAX_HIDDEN)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "hiddenSize = %d: must be between 1 and %d", hidden,
+                         PRNN_MAX_HIDDEN);
+    if (layers < 1 || layers > PRNN_MAX_LAYERS)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM, "numLayers = %d: must be between 1 and %d", layers,
+                         PRNN_MAX_LAYERS);
+    if (!dropout)
+        return PRNN_STATUS_SUCCESS;
+    PRNN_TRY(prnn_desc_check_kind(dropout, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout"));
+    if (!dropout->is_set)
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "dropoutDesc was created but never set (prnnSetDropoutDescriptor); "
+                         "pass NULL for no dropout");
+    return PRNN_STATUS_SUCCESS;
+}
+
+void prnn_rnn_set_common(struct prnnRNNStruct *r, int hidden, int layers,
+                         const struct prnnDropoutStruct *dropout, prnnRNNInputMode_t input_mode,
+                         prnnDirectionMode_t direction, prnnRNNMode_t mode, prnnDataType_t dtype,
+                         prnnMathType_t math, prnnRNNAlgo_t algo)
+{
+    r->hidden = hidden;
+    r->layers = layers;
+    r->dropout = dropout ? dropout->dropout : 0.0f;
+    r->seed = dropout ? dropout->seed : 0;
+    r->input_mode = input_mode;
+    r->direction = direction;
+    r->mode = mode;
+    r->dtype = dtype;
+    r->math = math;
+    r->algo = algo;
+    r->sru_convention = PRNN_SRU_CONVENTION_PRNN;
+    r->sru_activation = PRNN_SRU_ACTIVATION_TANH;
+    r->sru_scale = 1.0;
+    prnn_rnn_clear_v8(r);
+    r->is_set = 1;
 }
 
 prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, int numLayers,
@@ -289,24 +331,8 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
                                   prnnDataType_t dataType)
 {
     prnn_api_enter("prnnSetRNNDescriptor");
-    prnnStatus_t s = check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN");
-    if (s)
-        return s;
-    if (hiddenSize < 1 || hiddenSize > PRNN_MAX_HIDDEN)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "hiddenSize = %d: must be between 1 and %d",
-                         hiddenSize, PRNN_MAX_HIDDEN);
-    if (numLayers < 1 || numLayers > PRNN_MAX_LAYERS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "numLayers = %d: must be between 1 and %d",
-                         numLayers, PRNN_MAX_LAYERS);
-    if (dropoutDesc) {
-        s = check_kind(dropoutDesc, PRNN_MAGIC_DROPOUT, "dropoutDesc", "dropout");
-        if (s)
-            return s;
-        if (!dropoutDesc->is_set)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                             "dropoutDesc was created but never set (prnnSetDropoutDescriptor); "
-                             "pass NULL for no dropout");
-    }
+    PRNN_TRY(prnn_desc_check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN"));
+    PRNN_TRY(prnn_check_rnn_shape(hiddenSize, numLayers, dropoutDesc));
     if (inputMode != PRNN_LINEAR_INPUT && inputMode != PRNN_SKIP_INPUT)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "inputMode = %d: not a prnnRNNInputMode_t",
                          (int)inputMode);
@@ -318,20 +344,8 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
     if (!prnn_dtype_valid(dataType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
                          (int)dataType);
-    rnnDesc->hidden = hiddenSize;
-    rnnDesc->layers = numLayers;
-    rnnDesc->dropout = dropoutDesc ? dropoutDesc->dropout : 0.0f;
-    rnnDesc->seed = dropoutDesc ? dropoutDesc->seed : 0;
-    rnnDesc->input_mode = inputMode;
-    rnnDesc->direction = direction;
-    rnnDesc->mode = mode;
-    rnnDesc->dtype = dataType;
-    rnnDesc->math = PRNN_DEFAULT_MATH;
-    rnnDesc->algo = PRNN_RNN_ALGO_AUTO;
-    rnnDesc->sru_convention = PRNN_SRU_CONVENTION_PRNN;
-    rnnDesc->sru_activation = PRNN_SRU_ACTIVATION_TANH;
-    rnnDesc->sru_scale = 1.0;
-    rnnDesc->is_set = 1;
+    prnn_rnn_set_common(rnnDesc, hiddenSize, numLayers, dropoutDesc, inputMode, direction, mode,
+                        dataType, PRNN_DEFAULT_MATH, PRNN_RNN_ALGO_AUTO);
     return PRNN_STATUS_SUCCESS;
 }
 

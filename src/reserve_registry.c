@@ -169,6 +169,21 @@ void prnn_reserve_shape_of(const prnn_rnn_problem *p, prnnBackend_t backend,
     shape->seq_length = p->seq_length;
     shape->total_rows = p->total_rows;
     shape->batch_hash = h;
+    shape->v8 = rnn->input_size != 0;
+    shape->proj = rnn->proj;
+    shape->no_bias_w = rnn->no_bias_w;
+    shape->no_bias_r = rnn->no_bias_r;
+    shape->clip_mode = (int)rnn->clip_mode;
+    shape->clip_nan = (int)rnn->clip_nan;
+    shape->lclip = rnn->lclip;
+    shape->rclip = rnn->rclip;
+    shape->layout = p->io ? (int)p->io->layout : -1;
+    h = 0xcbf29ce484222325ull;
+    for (int b = 0; p->io && b < p->io->batch; b++) {
+        h ^= (uint32_t)p->io->lengths[b];
+        h *= 0x100000001b3ull;
+    }
+    shape->lengths_hash = h;
 }
 
 /* The clause of a mismatch message: how the forward call and this one
@@ -255,6 +270,13 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
                  ENUM_NAME(backend_names, was->backend), ENUM_NAME(backend_names, is->backend));
         return 1;
     }
+    if (was->v8 != is->v8) {
+        snprintf(d->text, sizeof(d->text),
+                 "by the %s calls, this is a %s call: a reserve is read "
+                 "by the backward calls of the family that filled it",
+                 was->v8 ? "v8" : "v5", is->v8 ? "v8" : "v5");
+        return 1;
+    }
     DIFFERS_COUNT(seq_length, "seqLength", NULL);
     DIFFERS_COUNT(input_size, "inputSize", input_name);
     DIFFERS_COUNT(key.mini_batch, "miniBatch", input_name);
@@ -264,6 +286,11 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
                  "with other per-step batch sizes than this call's %s (both have miniBatch %d and "
                  "%zu rows in all)",
                  input_name, is->key.mini_batch, is->total_rows);
+        return 1;
+    }
+    if (was->layout != is->layout || was->lengths_hash != is->lengths_hash) {
+        snprintf(d->text, sizeof(d->text),
+                 "with another layout or other sequence lengths than this call's %s", input_name);
         return 1;
     }
     DIFFERS_NAMED(key.mode, "mode", prnn_mode_name);
@@ -283,6 +310,15 @@ static int find_difference(const prnn_reserve_shape *was, const prnn_reserve_sha
     DIFFERS_IN(sru_activation, "SRU activation", sru_activation_names);
     if (was->sru_scale != is->sru_scale)
         return differs_real(d, "SRU highway scale", was->sru_scale, is->sru_scale, 17);
+    DIFFERS_COUNT(proj, "projSize (0: none)", "rnnDesc");
+    if (was->no_bias_w != is->no_bias_w || was->no_bias_r != is->no_bias_r)
+        return differs(d, "bias mode", "one", "another", "rnnDesc");
+    DIFFERS_COUNT(clip_mode, "clipMode", "rnnDesc");
+    DIFFERS_COUNT(clip_nan, "clipNanOpt", "rnnDesc");
+    if (was->lclip != is->lclip)
+        return differs_real(d, "lclip", was->lclip, is->lclip, 17);
+    if (was->rclip != is->rclip)
+        return differs_real(d, "rclip", was->rclip, is->rclip, 17);
     return 0;
 }
 

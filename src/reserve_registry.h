@@ -46,6 +46,17 @@ typedef struct {
     int seq_length;
     size_t total_rows;
     uint64_t batch_hash;
+    /* The v8 calls' settings (0 for v5 descriptors and packed data): which
+     * family filled it, projection, biases, clipping, and for an unpacked
+     * layout the layout and a hash of the lengths in the caller's order
+     * (the per-step batch sizes do not say which sequence is which). */
+    int v8;
+    int proj;
+    int no_bias_w, no_bias_r;
+    int clip_mode, clip_nan;
+    double lclip, rclip;
+    int layout; /* -1: packed */
+    uint64_t lengths_hash;
 } prnn_reserve_shape;
 
 /* How far the training step on a reserve has got. */

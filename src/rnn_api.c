@@ -13,6 +13,7 @@
 #include "handle.h"
 #include "ref/ref_rnn.h"
 #include "reserve_registry.h"
+#include "rnn_call.h"
 #include "rnn_validate.h"
 #include "weights_layout.h"
 
@@ -24,72 +25,6 @@
 static void *api_unconst(const void *p)
 {
     return (void *)(uintptr_t)p;
-}
-
-static int is_cpu(const struct prnnContext *h)
-{
-    return h->backend == PRNN_BACKEND_CPU_REFERENCE;
-}
-
-/* What the GPU layer needs of the handle. */
-static prnn_gpu_call gpu_call(const struct prnnContext *h)
-{
-    prnn_gpu_call g = {h->gpu, h->stream, h->autotune};
-    return g;
-}
-
-/* A call resolved once after validation: the sizes its scratch buffers
- * must have and, on the GPU, its call plan (engine, layouts), which the run
- * then consumes. */
-typedef struct {
-    size_t workspace_bytes, reserve_bytes;
-    prnn_call_plan gpu;
-} resolved_call;
-
-/* Resolves a call of `kind` of p (a size query asks for INFERENCE: the
- * workspace; or FORWARD_TRAINING: the reserve, which on the GPU also
- * prepares the training kernels). The layouts saturate (checked_size.h): a
- * size that does not fit is a BAD_PARAM naming the shape, never a wrapped
- * small number. */
-static prnnStatus_t resolve_call(struct prnnContext *h, const prnn_rnn_problem *p,
-                                 prnn_call_kind kind, resolved_call *rc)
-{
-    const int training = kind != PRNN_CALL_INFERENCE;
-    if (is_cpu(h)) {
-        rc->workspace_bytes = prnn_ref_workspace_bytes(p);
-        rc->reserve_bytes = training ? prnn_ref_reserve_bytes(p) : 0;
-    } else {
-        prnn_gpu_call g = gpu_call(h);
-        PRNN_TRY(prnn_gpu_call_plan(&g, p, kind, &rc->gpu));
-        rc->workspace_bytes = rc->gpu.workspace_bytes;
-        rc->reserve_bytes = rc->gpu.reserve_bytes;
-    }
-    PRNN_TRY(prnn_validate_size(p, "workspace", rc->workspace_bytes));
-    if (training)
-        PRNN_TRY(prnn_validate_size(p, "reserve space", rc->reserve_bytes));
-    return PRNN_STATUS_SUCCESS;
-}
-
-/* The scratch buffers of a compute call: the workspace, and for the training
- * calls the reserve, each at least what its query gives for this shape. */
-static prnnStatus_t check_scratch(const resolved_call *rc, const void *workspace,
-                                  size_t workspace_size, int with_reserve, const void *reserve,
-                                  size_t reserve_size)
-{
-    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, rc->workspace_bytes, "workspace",
-                                   "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    if (!with_reserve)
-        return PRNN_STATUS_SUCCESS;
-    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, "reserveSpace",
-                                 "reserveSpaceSizeInBytes", "prnnGetRNNTrainingReserveSize");
-}
-
-/* A resolved call on the GPU, or the CPU reference's equivalent. */
-static prnnStatus_t run_gpu(struct prnnContext *h, resolved_call *rc, const void *buffers,
-                            void *workspace)
-{
-    prnn_gpu_call g = gpu_call(h);
-    return prnn_gpu_run(&g, &rc->gpu, buffers, workspace);
 }
 
 /* ---- sizes ---- */
@@ -104,8 +39,8 @@ static prnnStatus_t query_size(prnnHandle_t handle, const prnnRNNDescriptor_t rn
     PRNN_TRY(prnn_validate_rnn(handle, rnnDesc));
     PRNN_TRY(prnn_validate_ptr(sizeInBytes, "sizeInBytes"));
     PRNN_TRY(prnn_validate_input_seq(handle, rnnDesc, seqLength, xDesc, "xDesc", &p));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, kind, &rc));
+    prnn_resolved_call rc;
+    PRNN_TRY(prnn_resolve_call(handle, &p, kind, &rc));
     *sizeInBytes = kind == PRNN_CALL_INFERENCE ? rc.workspace_bytes : rc.reserve_bytes;
     return PRNN_STATUS_SUCCESS;
 }
@@ -167,7 +102,7 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle, const struct prnnRNNStr
                          "pseudoLayer = %d: must be in [0, numLayers * directions = %d)",
                          pseudo_layer, pseudo_layers);
     PRNN_TRY(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
-    prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1};
+    prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1, NULL};
     PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     int ids = prnn_weights_lin_layer_ids(rnn);
@@ -238,10 +173,18 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDesc
 
 /* ---- planning ---- */
 
+/* Planning takes a descriptor of either family: a plan depends on settings
+ * both have. The v8 features the GPU engines lack cannot be planned. */
 static prnnStatus_t check_plan_args(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
                                     int mini_batch, prnnDataType_t dataType)
 {
-    PRNN_TRY(prnn_validate_rnn(handle, rnn));
+    PRNN_TRY(prnn_check_handle(handle));
+    PRNN_TRY(prnn_check_rnn(rnn, "rnnDesc"));
+    if (!prnn_call_is_cpu(handle) && prnn_rnn_has_v8_features(rnn))
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "rnnDesc has a projection, cell clipping or a bias mode other than "
+                         "PRNN_RNN_DOUBLE_BIAS: the GPU engines cannot run them yet, so there is "
+                         "nothing to plan");
     PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1", mini_batch);
@@ -253,9 +196,9 @@ prnnStatus_t prnnPrepareRNN(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDe
 {
     prnn_api_enter("prnnPrepareRNN");
     PRNN_TRY(check_plan_args(handle, rnnDesc, miniBatch, dataType));
-    if (is_cpu(handle))
+    if (prnn_call_is_cpu(handle))
         return PRNN_STATUS_SUCCESS;
-    prnn_gpu_call g = gpu_call(handle);
+    prnn_gpu_call g = prnn_gpu_call_of(handle);
     return prnn_gpu_prepare(&g, rnnDesc, miniBatch);
 }
 
@@ -270,7 +213,7 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle, const prnnRNNDescriptor_t r
             PRNN_STATUS_BAD_PARAM,
             "info->structSize = %zu: set it to sizeof(prnnRNNPlanInfo_t) before the call",
             info->structSize);
-    if (is_cpu(handle)) {
+    if (prnn_call_is_cpu(handle)) {
         prnnRNNPlanInfo_t full = {0};
         full.structSize = info->structSize;
         full.path = PRNN_PATH_CPU_REFERENCE;
@@ -283,7 +226,7 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle, const prnnRNNDescriptor_t r
         memcpy(info, &full, n);
         return PRNN_STATUS_SUCCESS;
     }
-    prnn_gpu_call g = gpu_call(handle);
+    prnn_gpu_call g = prnn_gpu_call_of(handle);
     return prnn_gpu_plan_info(&g, rnnDesc, miniBatch, info);
 }
 
@@ -297,7 +240,7 @@ static prnnStatus_t validate_forward(
     const struct prnnFilterStruct *wDesc, const void *w, const prnnTensorDescriptor_t *yDesc,
     void *y, const struct prnnTensorStruct *hyDesc, void *hy, const struct prnnTensorStruct *cyDesc,
     void *cy, void *workspace, size_t workspace_size, int training, void *reserve,
-    size_t reserve_size, prnn_rnn_problem *p, resolved_call *rc)
+    size_t reserve_size, prnn_rnn_problem *p, prnn_resolved_call *rc)
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
@@ -314,9 +257,9 @@ static prnnStatus_t validate_forward(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(
-        resolve_call(handle, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
-    PRNN_TRY(check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
+    PRNN_TRY(prnn_resolve_call(handle, p,
+                               training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
+    PRNN_TRY(prnn_check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -334,13 +277,13 @@ static prnnStatus_t validate_forward(
     return prnn_validate_no_overlap(outs, 5, ins, 4);
 }
 
-static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p, resolved_call *rc,
-                                int training, const prnn_forward_buffers *b)
+static prnnStatus_t run_forward(prnnHandle_t handle, const prnn_rnn_problem *p,
+                                prnn_resolved_call *rc, int training, const prnn_forward_buffers *b)
 {
-    if (is_cpu(handle))
+    if (prnn_call_is_cpu(handle))
         return prnn_ref_forward(p, training, b->x, b->hx, b->cx, b->w, b->y, b->hy, b->cy,
                                 b->workspace, b->reserve);
-    return run_gpu(handle, rc, b, b->workspace);
+    return prnn_run_gpu(handle, rc, b, b->workspace);
 }
 
 prnnStatus_t prnnRNNForwardInference(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
@@ -355,7 +298,7 @@ prnnStatus_t prnnRNNForwardInference(prnnHandle_t handle, const prnnRNNDescripto
 {
     prnn_api_enter("prnnRNNForwardInference");
     prnn_rnn_problem p;
-    resolved_call rc;
+    prnn_resolved_call rc;
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
                               w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
                               0, NULL, 0, &p, &rc));
@@ -379,7 +322,7 @@ prnnStatus_t prnnRNNForwardTraining(prnnHandle_t handle, const prnnRNNDescriptor
 {
     prnn_api_enter("prnnRNNForwardTraining");
     prnn_rnn_problem p;
-    resolved_call rc;
+    prnn_resolved_call rc;
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
                               w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
                               1, reserveSpace, reserveSpaceSizeInBytes, &p, &rc));
@@ -407,12 +350,12 @@ prnnStatus_t prnnRNNForwardTraining(prnnHandle_t handle, const prnnRNNDescriptor
 }
 
 static prnnStatus_t run_backward_data(prnnHandle_t handle, const prnn_rnn_problem *p,
-                                      resolved_call *rc, const prnn_backward_data_buffers *b)
+                                      prnn_resolved_call *rc, const prnn_backward_data_buffers *b)
 {
-    if (is_cpu(handle))
+    if (prnn_call_is_cpu(handle))
         return prnn_ref_backward_data(p, b->y, b->dy, b->dhy, b->dcy, b->w, b->hx, b->cx, b->dx,
                                       b->dhx, b->dcx, b->workspace, b->reserve);
-    return run_gpu(handle, rc, b, b->workspace);
+    return prnn_run_gpu(handle, rc, b, b->workspace);
 }
 
 /* The reserve of a backward call: filled by ForwardTraining for this problem
@@ -463,10 +406,10 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
-    PRNN_TRY(check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                           reserveSpaceSizeInBytes));
+    prnn_resolved_call rc;
+    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
+    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                                reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -527,10 +470,10 @@ prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dw, "dw"));
-    resolved_call rc;
-    PRNN_TRY(resolve_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
-    PRNN_TRY(check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                           reserveSpaceSizeInBytes));
+    prnn_resolved_call rc;
+    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
+    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
+                                reserveSpaceSizeInBytes));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},
@@ -544,9 +487,9 @@ prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor
     };
     PRNN_TRY(prnn_validate_no_overlap(outs, 2, ins, 4));
     void *ws = api_unconst(workspace);
-    if (is_cpu(handle))
+    if (prnn_call_is_cpu(handle))
         return prnn_ref_backward_weights(&p, x, hx, y, ws, dw, reserveSpace);
     prnn_backward_weights_buffers b = {
         x, hx, y, ws, workSpaceSizeInBytes, dw, reserveSpace, reserveSpaceSizeInBytes};
-    return run_gpu(handle, &rc, &b, ws);
+    return prnn_run_gpu(handle, &rc, &b, ws);
 }

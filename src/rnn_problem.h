@@ -9,6 +9,32 @@
 
 #include "descriptors.h"
 
+/*
+ * Where a v8 call's sequences lie in the caller's x, y, dx and dy, and
+ * which caller row of the states each packed row is, for the unpacked
+ * layouts (prnnRNNDataLayout_t). Inside, prnn works on the packed view: the
+ * sequences sorted by decreasing length (stably), step t holding one row per
+ * sequence longer than t. Owned by the caller of whoever builds it.
+ */
+typedef struct {
+    prnnRNNDataLayout_t layout; /* SEQ_MAJOR_UNPACKED or BATCH_MAJOR_UNPACKED */
+    int max_seq;                /* maxSeqLength */
+    int batch;                  /* batchSize: sequences, rows of the states */
+    const int *lengths;         /* [batch], the caller's order */
+    const int *order;           /* [batch]: packed row b is sequence order[b] */
+    /* One value of the data type each, or NULL: written to the padding of
+     * y (forward) and dx (backward data). */
+    const void *y_fill, *x_fill;
+} prnn_seq_io;
+
+/* The vector index, in the caller's buffer, of step t of sequence s. */
+static inline size_t prnn_seq_io_vector(const prnn_seq_io *io, int t, int s)
+{
+    if (io->layout == PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
+        return (size_t)s * (size_t)io->max_seq + (size_t)t;
+    return (size_t)t * (size_t)io->batch + (size_t)s;
+}
+
 typedef struct {
     const struct prnnRNNStruct *rnn;
     int input_size;
@@ -18,6 +44,10 @@ typedef struct {
     const int *batch;
     int mini_batch;    /* batch[0] */
     size_t total_rows; /* sum of batch[t] */
+    /* NULL: x, y, dx, dy packed time-major and state row b is packed row
+     * b (the v5 calls, and v8's SEQ_MAJOR_PACKED); else the unpacked
+     * layout of a v8 call (CPU backend only). */
+    const prnn_seq_io *io;
 } prnn_rnn_problem;
 
 /* The buffers of a forward call (training or inference). Pointers as the

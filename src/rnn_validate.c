@@ -14,6 +14,11 @@ prnnStatus_t prnn_validate_rnn(const struct prnnContext *handle, const struct pr
     prnnStatus_t s = prnn_check_handle(handle);
     if (!s)
         s = prnn_check_rnn(rnn, "rnnDesc");
+    if (!s && rnn->input_size)
+        s = prnn_fail(PRNN_STATUS_BAD_PARAM,
+                      "rnnDesc was set by prnnSetRNNDescriptor_v8: use the v8 calls with it "
+                      "(prnnRNNForward, prnnRNNBackwardData_v8, ...), or set it with "
+                      "prnnSetRNNDescriptor for the v5 calls");
     return s;
 }
 
@@ -131,6 +136,7 @@ prnnStatus_t prnn_validate_input_seq(struct prnnContext *handle, const struct pr
     p->batch = batch;
     p->mini_batch = batch[0];
     p->total_rows = rows;
+    p->io = NULL;
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -163,16 +169,23 @@ prnnStatus_t prnn_validate_matching_seq(const prnn_rnn_problem *p,
 prnnStatus_t prnn_validate_state(const prnn_rnn_problem *p, const struct prnnTensorStruct *d,
                                  const char *name)
 {
+    return prnn_validate_state_width(p, d, name, p->rnn->hidden, "miniBatch", "hiddenSize");
+}
+
+prnnStatus_t prnn_validate_state_width(const prnn_rnn_problem *p, const struct prnnTensorStruct *d,
+                                       const char *name, int width, const char *rows_name,
+                                       const char *width_name)
+{
     prnnStatus_t s = check_rnn_tensor(p->rnn, d, name);
     if (s)
         return s;
     int ld = p->rnn->layers * prnn_rnn_dirs(p->rnn);
-    if (d->dims[0] != ld || d->dims[1] != p->mini_batch || d->dims[2] != p->rnn->hidden)
+    if (d->dims[0] != ld || d->dims[1] != p->mini_batch || d->dims[2] != width)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "%s dims {%d, %d, %d}: expected {numLayers * directions = %d, miniBatch = "
-                         "%d, hiddenSize = %d}",
-                         name, d->dims[0], d->dims[1], d->dims[2], ld, p->mini_batch,
-                         p->rnn->hidden);
+                         "%s dims {%d, %d, %d}: expected {numLayers * directions = %d, %s = %d, "
+                         "%s = %d}",
+                         name, d->dims[0], d->dims[1], d->dims[2], ld, rows_name, p->mini_batch,
+                         width_name, width);
     return PRNN_STATUS_SUCCESS;
 }
 

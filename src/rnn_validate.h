@@ -33,6 +33,11 @@ prnnStatus_t prnn_validate_matching_seq(const prnn_rnn_problem *p,
 /* A state descriptor {layers*dirs, miniBatch, hidden}. */
 prnnStatus_t prnn_validate_state(const prnn_rnn_problem *p, const struct prnnTensorStruct *d,
                                  const char *name);
+/* A state descriptor {layers*dirs, miniBatch, width}; the message calls the
+ * last two rows_name and width_name ("batchSize", "projSize"). */
+prnnStatus_t prnn_validate_state_width(const prnn_rnn_problem *p, const struct prnnTensorStruct *d,
+                                       const char *name, int width, const char *rows_name,
+                                       const char *width_name);
 
 /* The weight filter {n, 1, 1} with n * elementSize == params size. */
 prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p, const struct prnnFilterStruct *d,

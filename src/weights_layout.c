@@ -12,7 +12,7 @@ static int layer_input_cols(const struct prnnRNNStruct *rnn, int input_size, int
 {
     if (layer == 0)
         return rnn->input_mode == PRNN_SKIP_INPUT ? 0 : input_size;
-    return prnn_rnn_dirs(rnn) * rnn->hidden;
+    return prnn_rnn_dirs(rnn) * prnn_rnn_out_width(rnn);
 }
 
 int prnn_sru_matrices(const struct prnnRNNStruct *rnn, int k)
@@ -28,7 +28,9 @@ int prnn_sru_highway_width(const struct prnnRNNStruct *rnn)
 
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
 {
-    return rnn->mode == PRNN_SRU ? 4 : 2 * prnn_mode_gates(rnn->mode);
+    if (rnn->mode == PRNN_SRU)
+        return 4;
+    return 2 * prnn_mode_gates(rnn->mode) + (rnn->proj ? 1 : 0);
 }
 
 /* One pseudo-layer's blocks from element offset off; returns the offset
@@ -36,7 +38,7 @@ int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
 static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off, prnn_pseudo_layer_layout *l)
 {
     size_t es = prnn_dtype_size(rnn->dtype);
-    size_t h = (size_t)rnn->hidden;
+    size_t h = (size_t)rnn->hidden, p = (size_t)prnn_rnn_out_width(rnn);
     size_t rows = (size_t)prnn_mode_gates(rnn->mode) * h;
     l->w_cols = k;
     l->w_rows = k ? (int)rows : 0;
@@ -44,11 +46,17 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off, prnn_pse
     off = align_elems(prnn_add_size(off, prnn_mul_size(rows, (size_t)k)), es);
     l->v_offset = (size_t)-1;
     l->r_offset = off;
-    off = align_elems(prnn_add_size(off, prnn_mul_size(rows, h)), es);
-    l->bw_offset = off;
-    off = align_elems(prnn_add_size(off, rows), es);
-    l->br_offset = off;
-    return align_elems(prnn_add_size(off, rows), es);
+    off = align_elems(prnn_add_size(off, prnn_mul_size(rows, p)), es);
+    l->bw_offset = prnn_rnn_has_bias_w(rnn) ? off : (size_t)-1;
+    if (prnn_rnn_has_bias_w(rnn))
+        off = align_elems(prnn_add_size(off, rows), es);
+    l->br_offset = prnn_rnn_has_bias_r(rnn) ? off : (size_t)-1;
+    if (prnn_rnn_has_bias_r(rnn))
+        off = align_elems(prnn_add_size(off, rows), es);
+    l->p_offset = rnn->proj ? off : (size_t)-1;
+    if (rnn->proj)
+        off = align_elems(prnn_add_size(off, prnn_mul_size(p, h)), es);
+    return off;
 }
 
 /* SRU places a layer at a time: the W of both directions back to back, then
@@ -65,7 +73,7 @@ static size_t place_sru(const struct prnnRNNStruct *rnn, int k, int dir, size_t 
     l->w_rows = k ? (int)rows : 0;
     l->w_offset = k ? prnn_add_size(off, prnn_mul3_size((size_t)dir, rows, (size_t)k)) : (size_t)-1;
     off = align_elems(prnn_add_size(off, prnn_mul3_size(dirs, rows, (size_t)k)), es);
-    l->r_offset = l->bw_offset = l->br_offset = (size_t)-1;
+    l->r_offset = l->bw_offset = l->br_offset = l->p_offset = (size_t)-1;
     l->v_offset = prnn_add_size(off, prnn_mul3_size((size_t)dir, PRNN_SRU_VECTORS, h));
     return align_elems(prnn_add_size(off, prnn_mul3_size(dirs, PRNN_SRU_VECTORS, h)), es);
 }
@@ -134,8 +142,14 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pse
         *offset = l.w_offset + (size_t)lin_layer_id * h * (size_t)l.w_cols;
         return 1;
     }
-    *cols = rnn->hidden;
-    *offset = l.r_offset + (size_t)(lin_layer_id - g) * h * h;
+    if (lin_layer_id == 2 * g) { /* the projection: projSize x hiddenSize */
+        *rows = rnn->proj;
+        *cols = rnn->hidden;
+        *offset = l.p_offset;
+        return 1;
+    }
+    *cols = prnn_rnn_out_width(rnn);
+    *offset = l.r_offset + (size_t)(lin_layer_id - g) * h * (size_t)*cols;
     return 1;
 }
 
@@ -148,7 +162,8 @@ size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size, int ps
     walk(rnn, input_size, pseudo_layer, &l);
     if (rnn->mode == PRNN_SRU)
         return l.v_offset + (size_t)lin_layer_id * h;
-    if (lin_layer_id < g)
-        return l.bw_offset + (size_t)lin_layer_id * h;
-    return l.br_offset + (size_t)(lin_layer_id - g) * h;
+    size_t base = lin_layer_id < g ? l.bw_offset : l.br_offset;
+    if (lin_layer_id >= 2 * g || base == (size_t)-1)
+        return (size_t)-1; /* the projection's, or one the bias mode drops */
+    return base + (size_t)(lin_layer_id < g ? lin_layer_id : lin_layer_id - g) * h;
 }

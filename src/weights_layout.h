@@ -8,9 +8,12 @@
  *                              rows g*hidden .. g*hidden + hidden-1); absent
  *                              for layer 0 with SKIP_INPUT.
  *                              K = inputSize (layer 0) or dirs * hidden.
- *   R  [gates * hidden][hidden] row-major, same row order.
- *   bW [gates * hidden]
- *   bR [gates * hidden]
+ *   R  [gates * hidden][P]     row-major, same row order; P = projSize with
+ *                              a projection (LSTM, v8 descriptors), else
+ *                              hidden; K of a deeper layer is dirs * P.
+ *   bW [gates * hidden]        absent where the bias mode drops bW
+ *   bR [gates * hidden]        absent where the bias mode drops bR
+ *   Wp [P][hidden]             the projection W_proj (only with one)
  * Gate order: LSTM i, f, g, o; GRU r, z, n. Keeping each block contiguous lets
  * the input projection of all gates be one GEMM and lets the recurrent kernel
  * read its rows of R directly.
@@ -51,6 +54,10 @@ typedef struct {
     /* SRU: r_offset, bw_offset and br_offset are (size_t)-1, and v_offset
      * is the V block; (size_t)-1 for the other modes. */
     size_t v_offset;
+    /* LSTM with a projection: the block W_proj [proj][hidden]; (size_t)-1
+     * without. bw_offset / br_offset are (size_t)-1 where the bias mode
+     * drops that bias. */
+    size_t p_offset;
 } prnn_pseudo_layer_layout;
 
 /* SRU: matrices in W for a layer whose input has k columns (0: none, SKIP
@@ -67,8 +74,9 @@ int prnn_sru_highway_width(const struct prnnRNNStruct *rnn);
 /* The parameter vectors of an SRU V block, in order (bias linLayerIDs). */
 enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3, PRNN_SRU_VECTORS = 4 };
 
-/* Number of linLayerIDs each LinLayer call accepts for the mode: 2 * gates,
- * for SRU 4 (matrices 0..3, vectors 0..3). */
+/* Number of linLayerIDs each LinLayer call accepts for the mode: 2 * gates
+ * (one more, the projection, for an LSTM with one), for SRU 4 (matrices
+ * 0..3, vectors 0..3). */
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn);
 
 /* Total size in bytes of the weight buffer for the given input size;
@@ -81,14 +89,16 @@ void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size, 
 
 /*
  * The matrix of linLayerID (cuDNN meaning) of pseudo-layer p: element offset,
- * rows and columns. Returns 0 and sets *offset to (size_t)-1 when the matrix
- * does not exist (W of a SKIP_INPUT layer 0). IDs must be valid.
+ * rows and columns (id 2 * gates: the projection, proj x hidden). Returns 0
+ * and sets *offset to (size_t)-1 when the matrix does not exist (W of a
+ * SKIP_INPUT layer 0). IDs must be valid.
  */
 int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
                         int lin_layer_id, size_t *offset, int *rows, int *cols);
 
 /* Element offset of the bias of linLayerID (hidden values); for SRU, of
- * vector linLayerID of the V block. */
+ * vector linLayerID of the V block; (size_t)-1 for a bias the bias mode
+ * drops and for the projection's id (it has none). */
 size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
                          int lin_layer_id);
 

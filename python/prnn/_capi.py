@@ -9,13 +9,13 @@ instead of crashing a caller.
 import ctypes
 from typing import Any, Optional
 from ctypes import POINTER, c_char, c_char_p, c_double, c_float, c_int, c_longlong, \
-    c_size_t, c_ulonglong, c_void_p
+    c_size_t, c_uint, c_ulonglong, c_void_p
 
 from . import _library
 
 status_t = c_int
 enum_t = c_int
-handle_t = c_void_p      # prnnHandle_t and the four descriptor types
+handle_t = c_void_p      # prnnHandle_t and the five descriptor types
 desc_array_t = POINTER(c_void_p)   # const prnnTensorDescriptor_t *
 int_array_t = POINTER(c_int)
 
@@ -37,6 +37,16 @@ SRU_CONVENTION_PRNN, SRU_CONVENTION_SRU_PACKAGE = 0, 1
 SRU_ACTIVATION_TANH, SRU_ACTIVATION_IDENTITY = 0, 1
 BACKEND_GPU, BACKEND_CPU_REFERENCE = 0, 1
 TENSOR_NCHW = 0
+# the cuDNN 8/9-shaped calls' enums and auxFlags
+FWD_MODE_INFERENCE, FWD_MODE_TRAINING = 0, 1
+RNN_NO_BIAS, RNN_SINGLE_INP_BIAS, RNN_DOUBLE_BIAS, RNN_SINGLE_REC_BIAS = 0, 1, 2, 3
+RNN_CLIP_NONE, RNN_CLIP_MINMAX = 0, 1
+NOT_PROPAGATE_NAN, PROPAGATE_NAN = 0, 1
+RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED = 0
+RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED = 1
+RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED = 2
+WGRAD_MODE_ADD, WGRAD_MODE_SET = 0, 1
+RNN_PADDED_IO_DISABLED, RNN_PADDED_IO_ENABLED = 0, 1
 
 
 class PlanInfo(ctypes.Structure):
@@ -151,6 +161,38 @@ FUNCTIONS = [
       _T, _P, _P, c_size_t, _P, c_size_t]),
     ("prnnRNNBackwardWeights", status_t,
      [_T, _T, c_int, _TA, _P, _T, _P, _TA, _P, _P, c_size_t, _T, _P, _P, c_size_t]),
+    ("prnnCreateRNNDataDescriptor", status_t, [POINTER(handle_t)]),
+    ("prnnDestroyRNNDataDescriptor", status_t, [_T]),
+    ("prnnSetRNNDataDescriptor", status_t,
+     [_T, enum_t, enum_t, c_int, c_int, c_int, int_array_t, _P]),
+    ("prnnGetRNNDataDescriptor", status_t,
+     [_T, POINTER(enum_t), POINTER(enum_t), POINTER(c_int), POINTER(c_int), POINTER(c_int),
+      c_int, int_array_t, _P]),
+    ("prnnSetRNNDescriptor_v8", status_t,
+     [_T, enum_t, enum_t, enum_t, enum_t, enum_t, enum_t, enum_t, enum_t, c_int, c_int, c_int,
+      c_int, _T, c_uint]),
+    ("prnnGetRNNDescriptor_v8", status_t,
+     [_T, POINTER(enum_t), POINTER(enum_t), POINTER(enum_t), POINTER(enum_t), POINTER(enum_t),
+      POINTER(enum_t), POINTER(enum_t), POINTER(enum_t), POINTER(c_int), POINTER(c_int),
+      POINTER(c_int), POINTER(c_int), POINTER(handle_t), POINTER(c_uint)]),
+    ("prnnRNNSetClip_v8", status_t, [_T, enum_t, enum_t, c_double, c_double]),
+    ("prnnRNNSetClip_v9", status_t, [_T, enum_t, c_double, c_double]),
+    ("prnnRNNGetClip_v8", status_t,
+     [_T, POINTER(enum_t), POINTER(enum_t), POINTER(c_double), POINTER(c_double)]),
+    ("prnnGetRNNWeightSpaceSize", status_t, [_T, _T, POINTER(c_size_t)]),
+    ("prnnGetRNNTempSpaceSizes", status_t,
+     [_T, _T, enum_t, _T, POINTER(c_size_t), POINTER(c_size_t)]),
+    ("prnnGetRNNWeightParams", status_t,
+     [_T, _T, c_int, c_size_t, _P, c_int, _T, _OUT_P, _T, _OUT_P]),
+    ("prnnRNNForward", status_t,
+     [_T, _T, enum_t, int_array_t, _T, _P, _T, _P, _T, _P, _P, _T, _P, _P, c_size_t, _P,
+      c_size_t, _P, c_size_t, _P]),
+    ("prnnRNNBackwardData_v8", status_t,
+     [_T, _T, int_array_t, _T, _P, _P, _T, _P, _T, _P, _P, _P, _T, _P, _P, _P, c_size_t, _P,
+      c_size_t, _P, c_size_t, _P]),
+    ("prnnRNNBackwardWeights_v8", status_t,
+     [_T, _T, enum_t, int_array_t, _T, _P, _T, _P, _T, _P, c_size_t, _P, c_size_t, _P,
+      c_size_t, _P]),
     ("prnnGetCacheDirectory", status_t, [POINTER(c_char), c_size_t]),
     ("prnnScanKernelCache", status_t, [_P, _P, c_int, CacheFileCallback, c_void_p]),
     ("prnnClearKernelCache", status_t, [_P, _P, POINTER(CacheClearResult)]),

@@ -34,7 +34,7 @@ def test_every_function_is_declared_with_its_arity():
         for c_arg, py_type in zip(args, declared[name]):
             is_pointer = "*" in c_arg or "[]" in c_arg or re.search(
                 r"\bprnn(Handle|TensorDescriptor|FilterDescriptor|DropoutDescriptor|"
-                r"RNNDescriptor)_t\b", c_arg)
+                r"RNNDescriptor|RNNDataDescriptor)_t\b", c_arg)
             py_pointer = py_type is ctypes.c_void_p or hasattr(py_type, "_type_") and \
                 issubclass(py_type, ctypes._Pointer)
             assert bool(is_pointer) == bool(py_pointer), f"{name}: {c_arg} vs {py_type}"
@@ -42,6 +42,8 @@ def test_every_function_is_declared_with_its_arity():
                 assert py_type is ctypes.c_size_t, f"{name}: {c_arg}"
             if "unsigned long long" in c_arg and "*" not in c_arg:
                 assert py_type is ctypes.c_ulonglong, f"{name}: {c_arg}"
+            elif "unsigned int" in c_arg and "*" not in c_arg:
+                assert py_type is ctypes.c_uint, f"{name}: {c_arg}"
 
 
 def test_plan_info_matches_the_header():
@@ -64,6 +66,10 @@ def _header_enumerators():
             assert m, f"an enumerator this test cannot read: {item!r}"
             value = int(m.group(2), 0) if m.group(2) else value + 1
             values[m.group(1)] = value
+    # flag macros: "#define PRNN_X 0" or "#define PRNN_X (1U << n)"
+    for name, plain, shift in re.findall(
+            r"#define\s+(PRNN_\w+)\s+(?:(\d+)U?|\(1U\s*<<\s*(\d+)\))\s*$", text, re.M):
+        values[name] = int(plain) if plain else 1 << int(shift)
     return values
 
 

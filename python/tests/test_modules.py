@@ -156,10 +156,10 @@ def test_from_torch_keeps_configuration():
 
 
 def test_clear_errors():
-    with pytest.raises(ValueError, match="proj_size"):
-        pt.LSTM(3, 4, proj_size=2)
-    with pytest.raises(ValueError, match="proj_size"):
-        pt.from_torch(nn.LSTM(3, 4, proj_size=2))
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        pt.LSTM(3, 4, proj_size=4)
+    with pytest.raises(ValueError, match="proj_size is for LSTM only"):
+        pt.GRU(3, 4, proj_size=2)
     with pytest.raises(TypeError, match="expected torch.nn.LSTM"):
         pt.from_torch(nn.Linear(3, 4))
     layer = pt.LSTM(3, 4)

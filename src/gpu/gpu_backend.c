@@ -5,6 +5,8 @@
  */
 #include "gpu/gpu_backend.h"
 
+#include <stdint.h>
+
 #include "error.h"
 #include "gpu/plan/plan_make.h"
 #include "gpu/plan/plan_select.h"
@@ -52,4 +54,14 @@ prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStru
     PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, &plan));
     prnn_plan_info(plan, g->gs->description, info);
     return PRNN_STATUS_SUCCESS;
+}
+
+prnnStatus_t prnn_gpu_zero(const prnn_gpu_call *g, void *ptr, size_t bytes)
+{
+    PRNN_TRY(prnn_gpu_enter(g->gs));
+    prnnStatus_t s =
+        prnn_cu_check(g->gs->cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)ptr, 0, bytes, g->stream),
+                      "cuMemsetD8Async");
+    prnn_gpu_leave(g->gs);
+    return s;
 }

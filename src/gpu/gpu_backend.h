@@ -37,6 +37,10 @@ prnnStatus_t prnn_gpu_call_plan(const prnn_gpu_call *g, const prnn_rnn_problem *
 prnnStatus_t prnn_gpu_run(const prnn_gpu_call *g, prnn_call_plan *cp, const void *buffers,
                           void *workspace);
 
+/* Enqueues zeros over bytes bytes of device memory at ptr on the call's
+ * stream (prnnRNNBackwardWeights_v8's PRNN_WGRAD_MODE_SET). */
+prnnStatus_t prnn_gpu_zero(const prnn_gpu_call *g, void *ptr, size_t bytes);
+
 prnnStatus_t prnn_gpu_prepare(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                               int mini_batch);
 prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,

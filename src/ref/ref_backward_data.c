@@ -43,12 +43,34 @@ static void input_gradient(const bwd_ctx *c, const prnn_pseudo_layer_layout *lay
     }
 }
 
+/*
+ * The LSTM cell's step backward with a projection (h = W_proj m): the
+ * gradient of each row's h_t (from later steps and from above) is kept in
+ * the reserve for dW_proj, carried through W_proj to m = o tanh(c), and the
+ * cell takes it from there as it would take the gradient of its own h.
+ */
+static void cell_backward_projected(const bwd_ctx *c, size_t nb, size_t r0, size_t d,
+                                    const double *act, double *dp, double *dg)
+{
+    const prnn_ref_dims *g = c->g;
+    prnn_ref_bwd_data_ws *ws = c->ws;
+    size_t H = g->hidden, P = g->proj;
+    for (size_t b = 0; b < nb; b++)
+        for (size_t k = 0; k < P; k++) {
+            dp[b * P + k] = ws->dh[b * P + k] + ws->dout[(r0 + b) * g->dh + d * P + k];
+            ws->dh[b * P + k] = 0.0;
+        }
+    memset(ws->dm, 0, nb * H * sizeof(double));
+    prnn_ref_gemm(nb, H, P, dp, P, 1, ws->wp, H, ws->dm, H, ws->pack);
+    prnn_ref_cell_backward(g, nb, act, ws->dm, ws->dm, H, ws->hprev, ws->cprev, ws->dz, ws->dc, dg);
+}
+
 static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
 {
     const prnn_ref_dims *g = c->g;
     prnn_ref_bwd_data_ws *ws = c->ws;
-    size_t H = g->hidden, gh = g->gh, dh = g->dh, bh = g->batch0 * H;
-    size_t pl = l * g->dirs + d, st = pl * bh;
+    size_t H = g->hidden, P = g->proj, gh = g->gh, dh = g->dh, bh = g->batch0 * H;
+    size_t pl = l * g->dirs + d;
     size_t sh = g->act_cols * H, eh = g->dg_cols * H;
     size_t kin = prnn_ref_layer_input(g, l);
     int lstm = g->mode == PRNN_LSTM, gru = g->mode == PRNN_GRU;
@@ -60,12 +82,16 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
     prnn_weights_pseudo_layer(g->rnn, (int)g->input, (int)pl, &lay);
     if (lay.w_cols)
         prnn_ref_load(c->w, g->dtype, lay.w_offset, gh * kin, ws->w);
-    prnn_ref_load(c->w, g->dtype, lay.r_offset, gh * H, ws->r);
-    prnn_ref_load_or_zero(c->hx, g->dtype, st, bh, ws->h0);
-    prnn_ref_load_or_zero(c->dhy, g->dtype, st, bh, ws->dh);
+    prnn_ref_load(c->w, g->dtype, lay.r_offset, gh * P, ws->r);
+    if (g->has_proj) {
+        prnn_ref_load(c->w, g->dtype, lay.p_offset, P * H, ws->wp);
+        memset(ws->dz, 0, bh * sizeof(double));
+    }
+    prnn_ref_load_state(g, c->hx, pl, P, ws->h0);
+    prnn_ref_load_state(g, c->dhy, pl, P, ws->dh);
     if (lstm) {
-        prnn_ref_load_or_zero(c->cx, g->dtype, st, bh, ws->c0);
-        prnn_ref_load_or_zero(c->dcy, g->dtype, st, bh, ws->dc);
+        prnn_ref_load_state(g, c->cx, pl, H, ws->c0);
+        prnn_ref_load_state(g, c->dcy, pl, H, ws->dc);
     }
 
     /* A row that is not active at step t keeps its gradient: it reaches
@@ -75,20 +101,24 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
         if (gru)
-            prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, ws->h0, ws->hprev);
+            prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, H, ws->h0, ws->hprev);
         if (lstm)
-            prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, ws->c0, ws->cprev);
-        prnn_ref_cell_backward(g, nb, act + r0 * sh, out + r0 * dh + d * H,
-                               ws->dout + r0 * dh + d * H, dh, ws->hprev, ws->cprev, ws->dh, ws->dc,
-                               dg + r0 * eh);
+            prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, H, ws->c0, ws->cprev);
+        if (g->has_proj)
+            cell_backward_projected(c, nb, r0, d, act + r0 * sh,
+                                    prnn_ref_res_dp(g, c->res, pl) + r0 * P, dg + r0 * eh);
+        else
+            prnn_ref_cell_backward(g, nb, act + r0 * sh, out + r0 * dh + d * H,
+                                   ws->dout + r0 * dh + d * H, dh, ws->hprev, ws->cprev, ws->dh,
+                                   ws->dc, dg + r0 * eh);
         /* the recurrent-side gate gradients are the first G*H columns */
-        prnn_ref_gemm(nb, H, gh, dg + r0 * eh, eh, 1, ws->r, H, ws->dh, H, ws->pack);
+        prnn_ref_gemm(nb, P, gh, dg + r0 * eh, eh, 1, ws->r, P, ws->dh, P, ws->pack);
     }
 
     if (c->dhx)
-        prnn_ref_store(c->dhx, g->dtype, st, bh, ws->dh);
+        prnn_ref_store_state(g, c->dhx, pl, P, ws->dh);
     if (lstm && c->dcx)
-        prnn_ref_store(c->dcx, g->dtype, st, bh, ws->dc);
+        prnn_ref_store_state(g, c->dcx, pl, H, ws->dc);
     input_gradient(c, &lay, dg, kin, din);
 }
 
@@ -120,7 +150,7 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
     c.dhx = dhx;
     c.dcx = dcx;
 
-    prnn_ref_load(dy, g.dtype, 0, g.rows * g.dh, ws.dout);
+    prnn_ref_load_seq(&g, dy, g.dh, ws.dout);
     for (size_t l = g.layers; l-- > 0;) {
         size_t kin = prnn_ref_layer_input(&g, l);
         memset(ws.din, 0, g.rows * kin * sizeof(double));
@@ -132,7 +162,7 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
         }
         if (l == 0) {
             if (dx) /* NULL: not wanted */
-                prnn_ref_store(dx, g.dtype, 0, g.rows * g.input, ws.din);
+                prnn_ref_store_seq(&g, dx, g.input, ws.din, g.io ? g.io->x_fill : NULL);
         } else if (g.drop_threshold)
             prnn_ref_dropout(&g, l - 1, ws.din, ws.dout);
         else

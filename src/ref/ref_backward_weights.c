@@ -4,18 +4,35 @@
  * all steps (dW = dg_in^T in, dR = dg_rec^T h_prev) and each bias gradient a
  * column sum. The results are added to dw, as cuDNN v5 does.
  */
+#include <math.h>
 #include <string.h>
 
 #include "ref/ref_internal.h"
 #include "ref/ref_rnn.h"
 #include "weights_layout.h"
 
+/* dW_proj = sum over rows of dh_t^T m_t, m = o tanh(c) rebuilt from the
+ * gates the forward pass kept (backward data left dh_t in the reserve). */
+static void projection_gradient(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
+                                const prnn_ref_reserve *res, size_t pl,
+                                const prnn_pseudo_layer_layout *lay, void *dw)
+{
+    size_t H = g->hidden, P = g->proj, n = g->rows, sh = g->act_cols * H;
+    const double *act = prnn_ref_res_act(g, res, pl);
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < H; j++)
+            ws->m[r * H + j] = act[r * sh + 3 * H + j] * tanh(act[r * sh + 4 * H + j]);
+    memset(ws->dmat, 0, P * H * sizeof(double));
+    prnn_ref_gemm(P, H, n, prnn_ref_res_dp(g, res, pl), 1, P, ws->m, H, ws->dmat, H, ws->pack);
+    prnn_ref_accumulate(dw, g->dtype, lay->p_offset, P * H, ws->dmat);
+}
+
 static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
                         const prnn_ref_reserve *res, size_t l, size_t d, const double *in,
                         const void *hx, void *dw)
 {
-    size_t H = g->hidden, gh = g->gh, n = g->rows, eh = g->dg_cols * H;
-    size_t pl = l * g->dirs + d, bh = g->batch0 * H;
+    size_t H = g->hidden, P = g->proj, gh = g->gh, n = g->rows, eh = g->dg_cols * H;
+    size_t pl = l * g->dirs + d;
     size_t kin = prnn_ref_layer_input(g, l);
     const double *dg = prnn_ref_res_dg(g, res, pl);
     const double *out = prnn_ref_res_out(g, res, l);
@@ -34,26 +51,31 @@ static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
         prnn_ref_accumulate(dw, g->dtype, lay.w_offset, gh * kin, ws->dmat);
     }
 
-    memset(ws->dbias, 0, gh * sizeof(double));
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < gh; i++)
-            ws->dbias[i] += dg[r * eh + prnn_ref_dg_in_col(g, i)];
-    prnn_ref_accumulate(dw, g->dtype, lay.bw_offset, gh, ws->dbias);
-
-    memset(ws->dbias, 0, gh * sizeof(double));
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < gh; i++)
-            ws->dbias[i] += dg[r * eh + i];
-    prnn_ref_accumulate(dw, g->dtype, lay.br_offset, gh, ws->dbias);
+    if (g->has_bw) {
+        memset(ws->dbias, 0, gh * sizeof(double));
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < gh; i++)
+                ws->dbias[i] += dg[r * eh + prnn_ref_dg_in_col(g, i)];
+        prnn_ref_accumulate(dw, g->dtype, lay.bw_offset, gh, ws->dbias);
+    }
+    if (g->has_br) {
+        memset(ws->dbias, 0, gh * sizeof(double));
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < gh; i++)
+                ws->dbias[i] += dg[r * eh + i];
+        prnn_ref_accumulate(dw, g->dtype, lay.br_offset, gh, ws->dbias);
+    }
 
     /* h_{t-1} of every row, so that dR is one product like dW */
-    prnn_ref_load_or_zero(hx, g->dtype, pl * bh, bh, ws->h0);
+    prnn_ref_load_state(g, hx, pl, P, ws->h0);
     for (size_t t = 0; t < g->steps; t++)
-        prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, g->dh, ws->h0,
-                             ws->hprev + ws->off[t] * H);
-    memset(ws->dmat, 0, gh * H * sizeof(double));
-    prnn_ref_gemm(gh, H, n, dg, 1, eh, ws->hprev, H, ws->dmat, H, ws->pack);
-    prnn_ref_accumulate(dw, g->dtype, lay.r_offset, gh * H, ws->dmat);
+        prnn_ref_gather_prev(g, ws->off, d, t, out + d * P, g->dh, P, ws->h0,
+                             ws->hprev + ws->off[t] * P);
+    memset(ws->dmat, 0, gh * P * sizeof(double));
+    prnn_ref_gemm(gh, P, n, dg, 1, eh, ws->hprev, P, ws->dmat, P, ws->pack);
+    prnn_ref_accumulate(dw, g->dtype, lay.r_offset, gh * P, ws->dmat);
+    if (g->has_proj)
+        projection_gradient(g, ws, res, pl, &lay, dw);
 }
 
 prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p, const void *x, const void *hx,
@@ -76,7 +98,7 @@ prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p, const void *x,
         const double *in = ws.in;
         if (l == 0) {
             if (!g.skip)
-                prnn_ref_load(x, g.dtype, 0, g.rows * g.input, ws.in);
+                prnn_ref_load_seq(&g, x, g.input, ws.in);
         } else if (g.drop_threshold) {
             prnn_ref_dropout(&g, l - 1, prnn_ref_res_out(&g, &res, l - 1), ws.in);
         } else {

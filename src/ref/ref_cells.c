@@ -15,6 +15,26 @@ static double sigmoid(double x)
     return 1.0 / (1.0 + exp(-x));
 }
 
+/* LSTM cell clipping (prnnRNNSetClip_v8): C99's fmin / fmax turn a NaN into
+ * the bound (PRNN_NOT_PROPAGATE_NAN), unless NaN propagates. */
+static double clip_cell(const prnn_ref_dims *g, double c)
+{
+    if (!g->clip || (g->clip_nan && isnan(c)))
+        return c;
+    return fmin(fmax(c, g->lclip), g->rclip);
+}
+
+/* Whether the gradient passes through the clip of pre-clip value c: where
+ * it was inside the bounds, or a NaN that propagated. */
+static int clip_passes(const prnn_ref_dims *g, double c)
+{
+    if (!g->clip)
+        return 1;
+    if (isnan(c))
+        return g->clip_nan;
+    return c >= g->lclip && c <= g->rclip;
+}
+
 void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj, const double *rec,
                            double *h, double *c, double *out, size_t ldo, double *act)
 {
@@ -40,7 +60,7 @@ void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj
                 double fg = sigmoid(p[H + j] + q[H + j]);
                 double gg = tanh(p[2 * H + j] + q[2 * H + j]);
                 double og = sigmoid(p[3 * H + j] + q[3 * H + j]);
-                double cn = fg * cb[j] + ig * gg;
+                double pre = fg * cb[j] + ig * gg, cn = clip_cell(g, pre);
                 cb[j] = cn;
                 hb[j] = og * tanh(cn);
                 if (a) {
@@ -49,6 +69,8 @@ void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj
                     a[2 * H + j] = gg;
                     a[3 * H + j] = og;
                     a[4 * H + j] = cn;
+                    if (g->clip)
+                        a[5 * H + j] = pre;
                 }
             }
             break;
@@ -105,6 +127,8 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act
                 double og = a[3 * H + j], tc = tanh(a[4 * H + j]);
                 double dhv = dhb[j] + dy[j];
                 double dcv = dcb[j] + dhv * og * (1.0 - tc * tc);
+                if (g->clip && !clip_passes(g, a[5 * H + j]))
+                    dcv = 0.0;
                 d[j] = dcv * gg * ig * (1.0 - ig);
                 d[H + j] = dcv * cprev[b * H + j] * fg * (1.0 - fg);
                 d[2 * H + j] = dcv * ig * (1.0 - gg * gg);

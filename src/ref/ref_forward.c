@@ -37,25 +37,47 @@ static void project_input(const fwd_ctx *f, const prnn_pseudo_layer_layout *lay,
                 ws->proj[r * gh + q * H + j] += in[r * kin + j];
 }
 
+/* A bias the bias mode drops is zero. */
+static void load_bias(const prnn_ref_dims *g, const void *w, int present, size_t offset,
+                      double *dst)
+{
+    prnn_ref_load_or_zero(present ? w : NULL, g->dtype, offset, g->gh, dst);
+}
+
+/* The projection of the rows of one step: h = W_proj m for the nb rows of
+ * m ([nb][H]), into the running state h ([nb][P]) and the layer output. */
+static void project_state(const fwd_ctx *f, size_t nb, double *out)
+{
+    const prnn_ref_dims *g = f->g;
+    prnn_ref_fwd_ws *ws = f->ws;
+    size_t H = g->hidden, P = g->proj;
+    memset(ws->h, 0, nb * P * sizeof(double));
+    prnn_ref_gemm(nb, P, H, ws->m, H, 1, ws->pt, P, ws->h, P, ws->pack);
+    for (size_t b = 0; b < nb; b++)
+        memcpy(out + b * g->dh, ws->h + b * P, P * sizeof(double));
+}
+
 static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, double *out,
                         double *act)
 {
     const prnn_ref_dims *g = f->g;
     prnn_ref_fwd_ws *ws = f->ws;
-    size_t H = g->hidden, gh = g->gh, bh = g->batch0 * H;
-    size_t pl = l * g->dirs + d, st = pl * bh, sh = g->act_cols * H;
+    size_t H = g->hidden, P = g->proj, gh = g->gh;
+    size_t pl = l * g->dirs + d, sh = g->act_cols * H;
     int lstm = g->mode == PRNN_LSTM;
     prnn_pseudo_layer_layout lay;
 
     prnn_weights_pseudo_layer(g->rnn, (int)g->input, (int)pl, &lay);
-    prnn_ref_load(f->w, g->dtype, lay.bw_offset, gh, ws->bw);
-    prnn_ref_load(f->w, g->dtype, lay.br_offset, gh, ws->br);
+    load_bias(g, f->w, g->has_bw, lay.bw_offset, ws->bw);
+    load_bias(g, f->w, g->has_br, lay.br_offset, ws->br);
     project_input(f, &lay, in, prnn_ref_layer_input(g, l));
-    prnn_ref_load_transposed(f->w, g->dtype, lay.r_offset, gh, H, ws->rt);
+    prnn_ref_load_transposed(f->w, g->dtype, lay.r_offset, gh, P, ws->rt);
+    if (g->has_proj)
+        prnn_ref_load_transposed(f->w, g->dtype, lay.p_offset, P, H, ws->pt);
 
-    prnn_ref_load_or_zero(f->hx, g->dtype, st, bh, ws->h);
+    prnn_ref_load_state(g, f->hx, pl, P, ws->h);
     if (lstm)
-        prnn_ref_load_or_zero(f->cx, g->dtype, st, bh, ws->c);
+        prnn_ref_load_state(g, f->cx, pl, H, ws->c);
 
     /* Rows beyond batch[t] keep their state untouched, so after the loop
      * each sequence's state is the one after its own last step (forward),
@@ -66,15 +88,21 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, 
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
         for (size_t b = 0; b < nb; b++)
             memcpy(ws->rec + b * gh, ws->br, gh * sizeof(double));
-        prnn_ref_gemm(nb, gh, H, ws->h, H, 1, ws->rt, gh, ws->rec, gh, ws->pack);
-        prnn_ref_cell_forward(g, nb, ws->proj + r0 * gh, ws->rec, ws->h, ws->c,
-                              out + r0 * g->dh + d * H, g->dh, act ? act + r0 * sh : NULL);
+        prnn_ref_gemm(nb, gh, P, ws->h, P, 1, ws->rt, gh, ws->rec, gh, ws->pack);
+        double *o = out + r0 * g->dh + d * P, *a = act ? act + r0 * sh : NULL;
+        if (!g->has_proj) {
+            prnn_ref_cell_forward(g, nb, ws->proj + r0 * gh, ws->rec, ws->h, ws->c, o, g->dh, a);
+            continue;
+        }
+        /* the LSTM cell writes m = o tanh(c) (it never reads h) */
+        prnn_ref_cell_forward(g, nb, ws->proj + r0 * gh, ws->rec, ws->m, ws->c, ws->m, H, a);
+        project_state(f, nb, o);
     }
 
     if (f->hy)
-        prnn_ref_store(f->hy, g->dtype, st, bh, ws->h);
+        prnn_ref_store_state(g, f->hy, pl, P, ws->h);
     if (lstm && f->cy)
-        prnn_ref_store(f->cy, g->dtype, st, bh, ws->c);
+        prnn_ref_store_state(g, f->cy, pl, H, ws->c);
 }
 
 prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const void *x,
@@ -99,7 +127,7 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const voi
     f.hy = hy;
     f.cy = cy;
 
-    prnn_ref_load(x, g.dtype, 0, g.rows * g.input, ws.in);
+    prnn_ref_load_seq(&g, x, g.input, ws.in);
     const double *in = ws.in;
     double *out = NULL;
     for (size_t l = 0; l < g.layers; l++) {
@@ -120,6 +148,6 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const voi
             in = out;
         }
     }
-    prnn_ref_store(y, g.dtype, 0, g.rows * g.dh, out);
+    prnn_ref_store_seq(&g, y, g.dh, out, g.io ? g.io->y_fill : NULL);
     return PRNN_STATUS_SUCCESS;
 }

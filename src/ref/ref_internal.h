@@ -35,19 +35,28 @@ typedef struct {
     size_t input;  /* X */
     size_t rows;   /* N = sum of batch[t] */
     size_t gh;     /* G * H: one row of the input projection */
-    size_t dh;     /* D * H: one row of a layer's output */
+    size_t proj;   /* P: width of h (projSize with a projection, else H) */
+    int has_proj;  /* LSTM with a projection: h = W_proj (o tanh(c)) */
+    size_t dh;     /* D * P: one row of a layer's output */
     /* doubles per row kept for the backward pass per pseudo-layer:
      * LSTM i f g o c, GRU r z n m (m = R_n h + bR_n), SRU f r c' c u0 x'
      * (c' = c_{t-1}: backward weights has no cx to rebuild it from), none
      * for RELU/TANH (their derivative follows from h, which the layer output
-     * holds). */
+     * holds). LSTM with clipping adds c before the clip. */
     size_t act_cols;
     /* doubles per row of gate gradients: the gradients of the pre-activations
      * (G*H), plus for GRU the input-side gradient of n, which differs from
      * the recurrent side (r * dn) because the reset multiplies R_n h only.
      * SRU: du0, the pre-activation gradients of f and r, and dx' (4*H). */
     size_t dg_cols;
-    size_t kmax; /* widest layer input: max(X, D*H) */
+    size_t kmax; /* widest layer input: max(X, D*P) */
+    /* the bias mode: whether bW and bR exist (absent ones are zero) */
+    int has_bw, has_br;
+    /* LSTM cell clipping (prnnRNNSetClip_v8) */
+    int clip, clip_nan;
+    double lclip, rclip;
+    /* the unpacked layout of a v8 call, or NULL (rnn_problem.h) */
+    const prnn_seq_io *io;
     /* SRU's conventions (prnnSetRNNSRUConvention): g = identity instead of
      * tanh; the factor of x' where x' is the layer input; and whether
      * direction d's x' is columns d*H.. of the input (the sru package's
@@ -83,6 +92,8 @@ static inline size_t prnn_ref_dg_in_col(const prnn_ref_dims *g, size_t i)
  *   out [L][N][D*H]            each layer's output before dropout
  *   act [L*D][N][act_cols*H]   per pseudo-layer, see act_cols
  *   dg  [L*D][N][dg_cols*H]    per pseudo-layer gate gradients
+ *   dp  [L*D][N][P]            with a projection: the gradient of each row's
+ *                              h_t (written by backward data, for dW_proj)
  * Each block starts on a 64-byte boundary; the base pointer is aligned up
  * first, which is why the size includes 64 bytes of slack.
  */
@@ -90,6 +101,7 @@ typedef struct {
     double *out;
     double *act;
     double *dg;
+    double *dp;
 } prnn_ref_reserve;
 
 void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r);
@@ -107,6 +119,10 @@ static inline double *prnn_ref_res_dg(const prnn_ref_dims *g, const prnn_ref_res
 {
     return r->dg + pl * g->rows * g->dg_cols * g->hidden;
 }
+static inline double *prnn_ref_res_dp(const prnn_ref_dims *g, const prnn_ref_reserve *r, size_t pl)
+{
+    return r->dp + pl * g->rows * g->proj;
+}
 
 /*
  * Workspace: each call carves its own regions from the same buffer (its
@@ -122,7 +138,9 @@ typedef struct {
                       * training writes them to the reserve) */
     double *wt;      /* [kmax][G*H] W transposed: x W^T then reads both
                       * operands along rows */
-    double *rt;      /* [H][G*H] R transposed */
+    double *rt;      /* [P][G*H] R transposed */
+    double *pt;      /* [H][P] W_proj transposed */
+    double *m;       /* [B][H] o tanh(c) before the projection */
     double *bw, *br; /* [G*H] */
     double *vec;     /* [4*H] SRU's b_f b_r v_f v_r */
     double *proj;    /* [N][G*H] W x + bW of every row */
@@ -136,7 +154,10 @@ typedef struct {
     double *dout;          /* [N][D*H] gradient of the current layer's output */
     double *din;           /* [N][kmax] gradient of the current layer's input */
     double *w;             /* [G*H][kmax] W as stored (row-major, not transposed) */
-    double *r;             /* [G*H][H] */
+    double *r;             /* [G*H][P] */
+    double *wp;            /* [P][H] W_proj */
+    double *dm;            /* [B][H] gradient of o tanh(c) (projection) */
+    double *dz;            /* [B][H] zeros (projection: the cell's dh) */
     double *vec;           /* [4*H] SRU's b_f b_r v_f v_r */
     double *h0, *c0;       /* [B][H] initial state */
     double *hprev, *cprev; /* [B][H] previous state of the current step */
@@ -147,7 +168,8 @@ typedef struct {
     size_t *off;
     double *pack;
     double *in;    /* [N][kmax] layer input, as the forward saw it */
-    double *hprev; /* [N][H] previous state of every row */
+    double *hprev; /* [N][P] previous state of every row */
+    double *m;     /* [N][H] o tanh(c) of every row (projection) */
     double *h0;    /* [B][H] */
     double *dmat;  /* [G*H][max(kmax, H)] gradient of W or R */
     double *dbias; /* [G*H] */
@@ -171,11 +193,28 @@ static inline size_t prnn_ref_step_time(const prnn_ref_dims *g, size_t dir, size
  * The state each row of step t started from, in direction dir: the same row
  * of the previous step in that direction's order when the sequence had one,
  * else the initial state. src points at the state of row 0 (e.g. a layer's
- * output plus dir * H) with rows lds doubles apart; init is [B][H]. Writes
- * batch[t] rows of H doubles to dst.
+ * output plus dir * P) with rows lds doubles apart; init is [B][width].
+ * Writes batch[t] rows of width doubles to dst.
  */
 void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off, size_t dir, size_t t,
-                          const double *src, size_t lds, const double *init, double *dst);
+                          const double *src, size_t lds, size_t width, const double *init,
+                          double *dst);
+
+/* ---- the caller's sequences and states (src/ref/ref_seq_io.c) ---- */
+
+/* The layer-0 input x (or dy) into packed rows [N][cols], from the
+ * caller's layout (g->io; packed when NULL). */
+void prnn_ref_load_seq(const prnn_ref_dims *g, const void *src, size_t cols, double *dst);
+/* Packed rows [N][cols] out to the caller's y (or dx), and the padding
+ * fill (one value of the data type, or NULL) to its padding positions. */
+void prnn_ref_store_seq(const prnn_ref_dims *g, void *dst, size_t cols, const double *src,
+                        const void *fill);
+/* Pseudo-layer pl's slice of a state tensor {L*D, B, width} into [B][width]
+ * in packed row order (zeros when src is NULL), and back. */
+void prnn_ref_load_state(const prnn_ref_dims *g, const void *src, size_t pl, size_t width,
+                         double *dst);
+void prnn_ref_store_state(const prnn_ref_dims *g, void *dst, size_t pl, size_t width,
+                          const double *src);
 
 /* ---- storage conversions ---- */
 

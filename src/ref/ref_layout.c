@@ -31,8 +31,17 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->input = (size_t)p->input_size;
     g->rows = p->total_rows;
     g->gh = g->gates * g->hidden;
-    g->dh = g->dirs * g->hidden;
-    g->act_cols = rnn->mode == PRNN_LSTM  ? 5
+    g->proj = (size_t)prnn_rnn_out_width(rnn);
+    g->has_proj = rnn->proj != 0;
+    g->dh = g->dirs * g->proj;
+    g->clip = rnn->clip_mode == PRNN_RNN_CLIP_MINMAX;
+    g->clip_nan = rnn->clip_nan == PRNN_PROPAGATE_NAN;
+    g->lclip = rnn->lclip;
+    g->rclip = rnn->rclip;
+    g->has_bw = prnn_rnn_has_bias_w(rnn);
+    g->has_br = prnn_rnn_has_bias_r(rnn);
+    g->io = p->io;
+    g->act_cols = rnn->mode == PRNN_LSTM  ? 5 + (size_t)g->clip
                   : rnn->mode == PRNN_GRU ? 4
                   : rnn->mode == PRNN_SRU ? 6
                                           : 0;
@@ -91,6 +100,7 @@ static void map_reserve(const prnn_ref_dims *g, arena *a, prnn_ref_reserve *r)
     r->out = take_d(a, prnn_mul3_size(g->layers, g->rows, g->dh));
     r->act = take_d(a, prnn_mul4_size(pls, g->rows, g->act_cols, g->hidden));
     r->dg = take_d(a, prnn_mul4_size(pls, g->rows, g->dg_cols, g->hidden));
+    r->dp = g->has_proj ? take_d(a, prnn_mul3_size(pls, g->rows, g->proj)) : NULL;
 }
 
 void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r)
@@ -123,7 +133,9 @@ static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
     w->out[0] = take_d(a, prnn_mul_size(n, g->dh));
     w->out[1] = g->layers > 1 ? take_d(a, prnn_mul_size(n, g->dh)) : w->out[0];
     w->wt = take_d(a, prnn_mul_size(g->kmax, g->gh));
-    w->rt = take_d(a, prnn_mul_size(g->hidden, g->gh));
+    w->rt = take_d(a, prnn_mul_size(g->proj, g->gh));
+    w->pt = g->has_proj ? take_d(a, prnn_mul_size(g->hidden, g->proj)) : NULL;
+    w->m = g->has_proj ? take_d(a, prnn_mul_size(b, g->hidden)) : NULL;
     w->bw = take_d(a, g->gh);
     w->br = take_d(a, g->gh);
     w->vec = take_d(a, prnn_mul_size(PRNN_SRU_VECTORS, g->hidden));
@@ -140,7 +152,10 @@ static void map_bwd_data(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_data_ws 
     w->dout = take_d(a, prnn_mul_size(n, g->dh));
     w->din = take_d(a, prnn_mul_size(n, g->kmax));
     w->w = take_d(a, prnn_mul_size(g->gh, g->kmax));
-    w->r = take_d(a, prnn_mul_size(g->gh, g->hidden));
+    w->r = take_d(a, prnn_mul_size(g->gh, g->proj));
+    w->wp = g->has_proj ? take_d(a, prnn_mul_size(g->proj, g->hidden)) : NULL;
+    w->dm = g->has_proj ? take_d(a, bh) : NULL;
+    w->dz = g->has_proj ? take_d(a, bh) : NULL;
     w->vec = take_d(a, prnn_mul_size(PRNN_SRU_VECTORS, g->hidden));
     w->h0 = take_d(a, bh);
     w->c0 = take_d(a, bh);
@@ -155,7 +170,8 @@ static void map_bwd_weights(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_weigh
     size_t k = g->kmax > g->hidden ? g->kmax : g->hidden;
     map_common(g, a, &w->off, &w->pack);
     w->in = take_d(a, prnn_mul_size(g->rows, g->kmax));
-    w->hprev = take_d(a, prnn_mul_size(g->rows, g->hidden));
+    w->hprev = take_d(a, prnn_mul_size(g->rows, g->proj));
+    w->m = g->has_proj ? take_d(a, prnn_mul_size(g->rows, g->hidden)) : NULL;
     w->h0 = take_d(a, prnn_mul_size(g->batch0, g->hidden));
     w->dmat = take_d(a, prnn_mul_size(g->gh, k));
     w->dbias = take_d(a, g->gh);
@@ -226,9 +242,10 @@ void prnn_ref_step_offsets(const prnn_ref_dims *g, size_t *off)
 }
 
 void prnn_ref_gather_prev(const prnn_ref_dims *g, const size_t *off, size_t dir, size_t t,
-                          const double *src, size_t lds, const double *init, double *dst)
+                          const double *src, size_t lds, size_t width, const double *init,
+                          double *dst)
 {
-    size_t h = g->hidden, nb = (size_t)g->batch[t], np = 0, tp = 0;
+    size_t h = width, nb = (size_t)g->batch[t], np = 0, tp = 0;
     if (dir == 0 && t > 0) {
         tp = t - 1;
         np = nb; /* batch sizes never increase */

@@ -46,7 +46,7 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws, const
                               const double *in, double *out, double *act)
 {
     size_t H = g->hidden, gh = g->gh, bh = g->batch0 * H;
-    size_t pl = l * g->dirs + d, st = pl * bh, sh = g->act_cols * H;
+    size_t pl = l * g->dirs + d, sh = g->act_cols * H;
     size_t kin = prnn_ref_layer_input(g, l);
     prnn_pseudo_layer_layout lay;
 
@@ -67,7 +67,7 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws, const
     double xs;
     const double *xp = highway(g, &lay, d, ws->proj, in, kin, &ldx, &xs);
 
-    prnn_ref_load_or_zero(cx, g->dtype, st, bh, ws->c);
+    prnn_ref_load_state(g, cx, pl, H, ws->c);
     memset(ws->h, 0, bh * sizeof(double));
     /* Rows beyond batch[t] keep c and h, so after the loop each sequence
      * holds the state of its own last step in this direction. */
@@ -79,9 +79,9 @@ void prnn_ref_sru_forward_dir(const prnn_ref_dims *g, prnn_ref_fwd_ws *ws, const
                                   act ? act + r0 * sh : NULL);
     }
     if (hy)
-        prnn_ref_store(hy, g->dtype, st, bh, ws->h);
+        prnn_ref_store_state(g, hy, pl, H, ws->h);
     if (cy)
-        prnn_ref_store(cy, g->dtype, st, bh, ws->c);
+        prnn_ref_store_state(g, cy, pl, H, ws->c);
 }
 
 void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
@@ -90,7 +90,7 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
                                double *din)
 {
     size_t H = g->hidden, dh = g->dh, bh = g->batch0 * H, n = g->rows;
-    size_t pl = l * g->dirs + d, st = pl * bh;
+    size_t pl = l * g->dirs + d;
     size_t sh = g->act_cols * H, eh = g->dg_cols * H;
     size_t kin = prnn_ref_layer_input(g, l);
     const double *act = prnn_ref_res_act(g, res, pl);
@@ -99,8 +99,8 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
 
     prnn_weights_pseudo_layer(g->rnn, (int)g->input, (int)pl, &lay);
     prnn_ref_load(w, g->dtype, lay.v_offset, PRNN_SRU_VECTORS * H, ws->vec);
-    prnn_ref_load_or_zero(dhy, g->dtype, st, bh, ws->dh);
-    prnn_ref_load_or_zero(dcy, g->dtype, st, bh, ws->dc);
+    prnn_ref_load_state(g, dhy, pl, H, ws->dh);
+    prnn_ref_load_state(g, dcy, pl, H, ws->dc);
     /* A row not active at step t keeps dh and dc until the step where the
      * forward pass left that sequence, which is where dhy and dcy apply. */
     for (size_t s = g->steps; s-- > 0;) {
@@ -112,10 +112,10 @@ void prnn_ref_sru_backward_dir(const prnn_ref_dims *g, prnn_ref_bwd_data_ws *ws,
     if (dhx) {
         /* hx plays no part in SRU: its gradient is zero */
         memset(ws->dh, 0, bh * sizeof(double));
-        prnn_ref_store(dhx, g->dtype, st, bh, ws->dh);
+        prnn_ref_store_state(g, dhx, pl, H, ws->dh);
     }
     if (dcx)
-        prnn_ref_store(dcx, g->dtype, st, bh, ws->dc);
+        prnn_ref_store_state(g, dcx, pl, H, ws->dc);
 
     if (lay.w_cols) {
         size_t m = (size_t)lay.w_rows;

@@ -45,6 +45,17 @@ int main(void)
                                      PRNN_LSTM, PRNN_DATA_FLOAT),
                 "prnnSetRNNDescriptor");
 
+    /* its lengths are freed with it; a second Destroy must not free them again */
+    prnnRNNDataDescriptor_t rd;
+    int lengths[2] = {3, 1};
+    EXPECT_OK(prnnCreateRNNDataDescriptor(&rd));
+    EXPECT_OK(prnnSetRNNDataDescriptor(rd, PRNN_DATA_FLOAT, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+                                       3, 2, 4, lengths, NULL));
+    EXPECT_OK(prnnDestroyRNNDataDescriptor(rd));
+    expect_dead(prnnGetRNNDataDescriptor(rd, NULL, NULL, NULL, NULL, NULL, 2, lengths, NULL),
+                "prnnGetRNNDataDescriptor");
+    expect_dead(prnnDestroyRNNDataDescriptor(rd), "a second prnnDestroyRNNDataDescriptor");
+
     prnnHandle_t h;
     EXPECT_OK(prnnCreateWithBackend(&h, PRNN_BACKEND_CPU_REFERENCE));
     EXPECT_OK(prnnDestroy(h));

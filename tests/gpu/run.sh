@@ -2,12 +2,13 @@
 # Runs every GPU check (and optionally the benchmark / autotuner) on a GPU
 # machine, in one call, and prints a short table last.
 #
-#   tests/gpu/run.sh [stage ...]     stages: pipeline forward training full training-full
+#   tests/gpu/run.sh [stage ...]     stages: pipeline forward training v8 full training-full
 #                                    engines sru sanitize autotool demo python bench
 #                                    torchbench firststep ddp sruprofile autotune
-#                                    (default: pipeline forward training autotool demo)
+#                                    (default: pipeline forward training v8 autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
-#   test_training_gpu --quick / --full; sru: both, SRU cases only, and memcheck
+#   test_training_gpu --quick / --full; v8: test_v8_gpu (the cuDNN 8/9-shaped
+#   calls against the CPU reference, and their NOT_SUPPORTED cases); sru: both, SRU cases only, and memcheck
 #   on the small SRU cases; sanitize: compute-sanitizer memcheck and
 #   racecheck of both suites on small filtered cases. engines: both quick
 #   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
@@ -32,7 +33,7 @@ ROOT=$PWD
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-$ROOT/gpu-results}
 mkdir -p "$OUT"
-STAGES=${*:-pipeline forward training autotool demo}
+STAGES=${*:-pipeline forward training v8 autotool demo}
 # A carried libcjson (device images may lack it).
 if [ -d "$ROOT/.device_carry/lib" ]; then
     export LD_LIBRARY_PATH="$ROOT/.device_carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -42,7 +43,8 @@ export PRNN_CACHE_DIR=${PRNN_CACHE_DIR:-/tmp/prnn-cache}
 PY_ENV=(env PRNN_LIBRARY="$ROOT/$BUILD/libprnn.so"
         PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}")
 
-if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ] || [ ! -x "$BUILD/tests/gpu/test_training_gpu" ]; then
+if [ ! -x "$BUILD/tests/gpu/test_forward_gpu" ] || [ ! -x "$BUILD/tests/gpu/test_training_gpu" ] ||
+   [ ! -x "$BUILD/tests/gpu/test_v8_gpu" ]; then
     echo "== building in $BUILD"
     ( { [ -d "$BUILD" ] || meson setup "$BUILD" --buildtype=release >/dev/null; } &&
       ninja -C "$BUILD") \
@@ -77,6 +79,7 @@ for stage in $STAGES; do
     pipeline) run_stage pipeline "$BUILD/tests/jit/test_pipeline_gpu" ;;
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
     training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
+    v8)       run_stage v8 "$BUILD/tests/gpu/test_v8_gpu" ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
     # SRU alone: both suites' SRU cases (quick grid and extras), then the
     # memory checker on the small ones

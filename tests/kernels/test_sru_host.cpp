@@ -179,7 +179,7 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
     size_t rows = 0;
     for (int t = 0; t < steps; t++)
         rows += (size_t)batch[t];
-    prnn_rnn_problem p = {&rnn, input, steps, batch, batch[0], rows};
+    prnn_rnn_problem p = {&rnn, input, steps, batch, batch[0], rows, NULL};
     const int B = batch[0];
     const size_t nw = prnn_weights_bytes(&rnn, input) / sizeof(double);
     const size_t ns = (size_t)layers * dirs * B * H, ny = rows * dirs * H, nx = rows * input;

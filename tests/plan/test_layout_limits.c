@@ -40,7 +40,7 @@ static prnn_rnn_problem problem(struct prnnRNNStruct *rnn, int hidden, int layer
     rnn->mode = PRNN_LSTM;
     rnn->dtype = PRNN_DATA_FLOAT;
     rnn->input_mode = PRNN_LINEAR_INPUT;
-    prnn_rnn_problem p = {rnn, 1, seq, batch0, batch, (size_t)seq * (size_t)batch};
+    prnn_rnn_problem p = {rnn, 1, seq, batch0, batch, (size_t)seq * (size_t)batch, NULL};
     return p;
 }
 

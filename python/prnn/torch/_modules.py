@@ -26,7 +26,7 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
-from . import _onnx, _ops, _precision, _runtime
+from . import _lstmp, _onnx, _ops, _precision, _runtime
 
 # ATen's names of the data types, as torch.nn's device and dtype messages
 # print them.
@@ -62,8 +62,7 @@ class _PrnnRNNBase(nn.Module):
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         if proj_size:
-            raise ValueError("prnn.torch: proj_size is not supported (prnn has no projection "
-                             "layer); use torch.nn.LSTM for projected LSTMs")
+            raise ValueError(f"prnn.torch.{type(self).__name__}: proj_size is for LSTM only")
         if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or \
                 isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
@@ -472,8 +471,25 @@ class _PrnnRNNBase(nn.Module):
 
 
 class LSTM(_PrnnRNNBase):
-    """torch.nn.LSTM on prnn (no proj_size)."""
+    """torch.nn.LSTM on prnn. With proj_size > 0 the layer is a
+    _ProjectedLSTMLayer (still an LSTM): CPU tensors, prnn's v8 calls
+    (_lstmp.py)."""
     _mode_name = "LSTM"
+
+    def __new__(cls, *args, **kwargs):
+        proj = kwargs.get("proj_size", args[7] if len(args) > 7 else 0)
+        if proj and cls is LSTM:
+            _lstmp.check_proj_size(proj, kwargs.get("hidden_size",
+                                                    args[1] if len(args) > 1 else None))
+            return super().__new__(_ProjectedLSTMLayer)
+        return super().__new__(cls)
+
+
+class _ProjectedLSTMLayer(_lstmp.ProjectedLSTM, LSTM):
+    """prnn.torch.LSTM(proj_size > 0): _lstmp.ProjectedLSTM's methods first."""
+
+    def __init__(self, *args, **kwargs):
+        self._init_projected(*args, **kwargs)
 
 
 class GRU(_PrnnRNNBase):
@@ -510,14 +526,14 @@ def from_torch(module):
                 if type(module).__module__.split(".")[0] == "sru" else "")
         raise TypeError(f"prnn.torch.from_torch: expected torch.nn.LSTM, GRU or RNN, got "
                         f"{type(module).__name__}{hint}")
-    if getattr(module, "proj_size", 0):
-        raise ValueError("prnn.torch.from_torch: proj_size is not supported by prnn")
     w = next(module.parameters())
     kwargs = dict(num_layers=module.num_layers, bias=module.bias,
                   batch_first=module.batch_first, dropout=module.dropout,
                   bidirectional=module.bidirectional, device=w.device, dtype=w.dtype)
     if cls is RNN:
         kwargs["nonlinearity"] = module.nonlinearity
+    if getattr(module, "proj_size", 0):
+        kwargs["proj_size"] = module.proj_size
     layer = cls(module.input_size, module.hidden_size, **kwargs)
     layer.load_state_dict(module.state_dict())
     layer.train(module.training)
@@ -539,6 +555,8 @@ def to_torch(layer):
                   dtype=w.dtype)
     if cls is nn.RNN:
         kwargs["nonlinearity"] = layer.nonlinearity
+    if getattr(layer, "proj_size", 0):
+        kwargs["proj_size"] = layer.proj_size
     module = cls(layer.input_size, layer.hidden_size, **kwargs)
     module.load_state_dict({n: w.detach() for n, w in zip(layer._flat_weights_names,
                                                          layer._weights())})

@@ -1,0 +1,102 @@
+"""Python owners of the descriptors of prnn's cuDNN 8/9-shaped calls
+(prnnRNNForward and the _v8 backward calls), and the set one problem shape
+needs (a `ProblemV8`): an RNN descriptor set by prnnSetRNNDescriptor_v8,
+RNN data descriptors for x and y, the state descriptors, and the sizes and
+weight places prnn gives for them.
+"""
+
+import ctypes
+from ctypes import byref, c_int, c_size_t, c_void_p
+from typing import Dict, Optional, Sequence, Tuple
+
+from . import _capi
+from ._capi import call
+from ._descriptors import DropoutDesc, Handle, TensorDesc, _Owned
+
+
+class RNNDataDesc(_Owned):
+    _destroy = "prnnDestroyRNNDataDescriptor"
+
+    def __init__(self, dtype: int, layout: int, max_seq: int, batch: int, vector: int,
+                 lengths: Sequence[int]) -> None:
+        super().__init__("prnnCreateRNNDataDescriptor")
+        call("prnnSetRNNDataDescriptor", self.ptr, dtype, layout, max_seq, batch, vector,
+             (c_int * batch)(*lengths), None)
+
+
+class RNNDescV8(_Owned):
+    """An RNN descriptor set by prnnSetRNNDescriptor_v8 (padded IO on, so
+    every layout serves). proj: projSize (hidden for none)."""
+    _destroy = "prnnDestroyRNNDescriptor"
+
+    def __init__(self, mode: int, dtype: int, input_size: int, hidden: int, proj: int,
+                 layers: int, bidirectional: bool, bias: bool, dropout: float = 0.0,
+                 seed: int = 0) -> None:
+        super().__init__("prnnCreateRNNDescriptor")
+        prec = _capi.DATA_FLOAT if dtype in (_capi.DATA_HALF, _capi.DATA_BFLOAT16) else dtype
+        drop = DropoutDesc(dropout, seed) if dropout > 0 else None
+        call("prnnSetRNNDescriptor_v8", self.ptr, 0, mode,
+             _capi.RNN_DOUBLE_BIAS if bias else _capi.RNN_NO_BIAS,
+             _capi.BIDIRECTIONAL if bidirectional else _capi.UNIDIRECTIONAL, _capi.LINEAR_INPUT,
+             dtype, prec, _capi.DEFAULT_MATH, input_size, hidden, proj, layers,
+             drop.ptr if drop else None, _capi.RNN_PADDED_IO_ENABLED)
+
+
+class ProblemV8:
+    """One shape of the v8 calls: len(lengths) sequences of lengths[b]
+    steps (up to max_seq) in `layout`, with the sizes prnn asks for and
+    where each matrix and bias lives in the weight space (in elements)."""
+
+    def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
+                 proj: int, layers: int, bidirectional: bool, bias: bool, layout: int,
+                 max_seq: int, lengths: Sequence[int], dropout: float = 0.0,
+                 seed: int = 0) -> None:
+        self.handle = handle
+        self.dirs = 2 if bidirectional else 1
+        self.rnn = RNNDescV8(mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
+                             dropout, seed)
+        batch = len(lengths)
+        self.x_desc = RNNDataDesc(dtype, layout, max_seq, batch, input_size, lengths)
+        self.y_desc = RNNDataDesc(dtype, layout, max_seq, batch, self.dirs * proj, lengths)
+        self.h_desc = TensorDesc(dtype, [layers * self.dirs, batch, proj])
+        self.c_desc = TensorDesc(dtype, [layers * self.dirs, batch, hidden])
+        size, reserve = c_size_t(), c_size_t()
+        call("prnnGetRNNWeightSpaceSize", handle.ptr, self.rnn.ptr, byref(size))
+        self.weight_bytes = size.value
+        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
+             self.x_desc.ptr, byref(size), byref(reserve))
+        self.workspace_bytes, self.reserve_bytes = size.value, reserve.value
+        self._places: Optional[Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
+                                                           Optional[Tuple[int, int]]]]] = None
+
+    def places(self, element_size: int, ids: int):
+        """{(pseudoLayer, linLayerID): ((offset, (rows, cols)) or None,
+        (offset, count) or None)} for linLayerID < ids, offsets in elements
+        (prnnGetRNNWeightParams on a base address it does not read)."""
+        if self._places is None:
+            base = 1 << 20
+            m_desc, b_desc = TensorDesc(_capi.DATA_FLOAT, [1, 1, 1]), \
+                TensorDesc(_capi.DATA_FLOAT, [1, 1, 1])
+            places = {}
+            layers = ctypes.c_int()
+            call("prnnGetRNNDescriptor_v8", self.rnn.ptr, None, None, None, None, None, None,
+                 None, None, None, None, None, byref(layers), None, None)
+            for pl in range(layers.value * self.dirs):
+                for lin in range(ids):
+                    m, b = c_void_p(), c_void_p()
+                    call("prnnGetRNNWeightParams", self.handle.ptr, self.rnn.ptr, pl,
+                         self.weight_bytes, c_void_p(base), lin, m_desc.ptr, byref(m),
+                         b_desc.ptr, byref(b))
+                    dims = (c_int * 3)()
+                    strides = (c_int * 3)()
+                    n = c_int()
+                    call("prnnGetTensorNdDescriptor", m_desc.ptr, 3, None, byref(n), dims,
+                         strides)
+                    mat = ((m.value - base) // element_size, (dims[1], dims[2])) \
+                        if m.value else None
+                    call("prnnGetTensorNdDescriptor", b_desc.ptr, 3, None, byref(n), dims,
+                         strides)
+                    bias = ((b.value - base) // element_size, dims[1]) if b.value else None
+                    places[(pl, lin)] = (mat, bias)
+            self._places = places
+        return self._places

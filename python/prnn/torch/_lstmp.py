@@ -1,0 +1,305 @@
+"""prnn.torch.LSTM with proj_size > 0: torch.nn.LSTM's projected LSTM
+(h_t = W_hr (o * tanh(c_t))) on prnn's cuDNN 8/9-shaped calls
+(prnnRNNForward, prnnRNNBackwardData_v8, prnnRNNBackwardWeights_v8).
+
+torch.nn's constructor arguments, parameter names (weight_hr_l{k} beside
+weight_ih, weight_hh, bias_ih, bias_hh) and shapes, inputs and outputs
+(h_n is proj_size wide, c_n hidden_size), so state_dicts load both ways.
+batch_first input goes to prnn as it is (the batch-major layout), not
+transposed.
+
+CPU tensors only, on prnn's CPU reference backend: prnn's GPU engines
+have no projection yet (prnnRNNForward returns NOT_SUPPORTED there), and
+CUDA tensors raise NotImplementedError saying so. A PackedSequence runs as
+prnn's SEQ_MAJOR_PACKED layout, as it is. Each call packs the parameters
+into one weight space (no flat-buffer views as the other layers keep),
+which costs a copy per call: a layer for tests and reference runs, as the
+CPU backend is.
+"""
+
+import math
+import warnings
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import PackedSequence
+
+from .. import _capi
+from .._descriptors_v8 import ProblemV8
+from . import _runtime
+
+# linLayerIDs of an LSTM with a projection: W i f g o, R i f g o, W_proj
+_W_IDS, _R_IDS, _PROJ_ID = range(0, 4), range(4, 8), 8
+
+
+def _ptr(t):
+    return None if t is None else t.data_ptr()
+
+
+class _Spec:
+    """What a call needs besides tensors: the module's configuration."""
+
+    def __init__(self, module, dtype, layout, max_seq, lengths, record):
+        self.layers = module.num_layers
+        self.dirs = 2 if module.bidirectional else 1
+        self.hidden, self.proj = module.hidden_size, module.proj_size
+        self.bias = module.bias
+        # ForwardTraining (reserve, dropout) where autograd records the call,
+        # as the other layers; dropout in training mode only
+        self.training = record
+        dropout = module.dropout if record and module.training else 0.0
+        seed = int(torch.randint(0, 2**62, (1,)).item()) if dropout > 0 else 0
+        self.p = ProblemV8(_runtime.handle(torch.device("cpu")), _capi.LSTM,
+                           _runtime.DTYPES[dtype], module.input_size, self.hidden, self.proj,
+                           self.layers, module.bidirectional, self.bias, layout, max_seq,
+                           lengths, dropout, seed)
+        self.places = self.p.places(torch.empty((), dtype=dtype).element_size(), _PROJ_ID + 1)
+        self.elements = self.p.weight_bytes // torch.empty((), dtype=dtype).element_size()
+
+    def slots(self):
+        """(parameter index, view maker) pairs: where each torch.nn
+        parameter goes in the weight space; its gate blocks (i, f, g, o,
+        torch.nn's order too) one linLayerID each."""
+        h = self.hidden
+        index = 0
+        for pl in range(self.layers * self.dirs):
+            kinds = ["ih", "hh"] + (["bias_ih", "bias_hh"] if self.bias else []) + ["hr"]
+            for kind in kinds:
+                if kind == "hr":
+                    (off, shape), _ = self.places[(pl, _PROJ_ID)]
+                    yield index, [(off, shape, slice(None))]
+                else:
+                    ids = _W_IDS if kind in ("ih", "bias_ih") else _R_IDS
+                    parts = []
+                    for g, lin in enumerate(ids):
+                        mat, bias = self.places[(pl, lin)]
+                        off, shape = mat if kind in ("ih", "hh") else (bias[0], (bias[1],))
+                        parts.append((off, shape, slice(g * h, (g + 1) * h)))
+                    yield index, parts
+                index += 1
+
+    def pack(self, weights, flat):
+        for i, parts in self.slots():
+            for off, shape, rows in parts:
+                n = math.prod(shape)
+                flat[off:off + n].view(shape).copy_(weights[i][rows])
+
+    def unpack(self, flat, weights):
+        grads = [torch.empty_like(w) for w in weights]
+        for i, parts in self.slots():
+            for off, shape, rows in parts:
+                n = math.prod(shape)
+                grads[i][rows] = flat[off:off + n].view(shape)
+        return grads
+
+
+class _LSTMPFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, spec, x, h0, c0, *weights):
+        p = spec.p
+        flat = x.new_zeros(spec.elements)
+        spec.pack(weights, flat)
+        out_shape = x.shape[:-1] + (spec.dirs * spec.proj,)
+        y = x.new_empty(out_shape)
+        hy, cy = h0.new_empty(h0.shape), c0.new_empty(c0.shape)
+        ws = torch.empty(p.workspace_bytes, dtype=torch.uint8)
+        rs = torch.empty(p.reserve_bytes if spec.training else 0, dtype=torch.uint8)
+        _capi.call("prnnRNNForward", p.handle.ptr, p.rnn.ptr,
+                   _capi.FWD_MODE_TRAINING if spec.training else _capi.FWD_MODE_INFERENCE,
+                   None, p.x_desc.ptr, _ptr(x), p.y_desc.ptr, _ptr(y), p.h_desc.ptr, _ptr(h0),
+                   _ptr(hy), p.c_desc.ptr, _ptr(c0), _ptr(cy), p.weight_bytes, _ptr(flat),
+                   p.workspace_bytes, _ptr(ws), rs.numel(), _ptr(rs) if rs.numel() else None)
+        ctx.spec = spec
+        ctx.save_for_backward(x, h0, c0, flat, y, ws, rs, *weights)
+        return y, hy, cy
+
+    @staticmethod
+    def backward(ctx, dy, dhy, dcy):
+        spec = ctx.spec
+        if not spec.training:
+            raise RuntimeError("prnn.torch.LSTM(proj_size): backward of a call that ran without "
+                               "gradients (inference mode)")
+        p = spec.p
+        x, h0, c0, flat, y, ws, rs, *weights = ctx.saved_tensors
+        # kept in variables: a temporary's memory could be reused before the
+        # call reads it
+        dy = torch.zeros_like(y) if dy is None else dy.contiguous()
+        dhy = None if dhy is None else dhy.contiguous()
+        dcy = None if dcy is None else dcy.contiguous()
+        dx, dhx, dcx = torch.empty_like(x), torch.empty_like(h0), torch.empty_like(c0)
+        _capi.call("prnnRNNBackwardData_v8", p.handle.ptr, p.rnn.ptr, None, p.y_desc.ptr,
+                   _ptr(y), _ptr(dy), p.x_desc.ptr, _ptr(dx), p.h_desc.ptr, _ptr(h0),
+                   _ptr(dhy), _ptr(dhx), p.c_desc.ptr, _ptr(c0), _ptr(dcy), _ptr(dcx),
+                   p.weight_bytes, _ptr(flat), p.workspace_bytes, _ptr(ws), rs.numel(), _ptr(rs))
+        dflat = torch.empty_like(flat)
+        _capi.call("prnnRNNBackwardWeights_v8", p.handle.ptr, p.rnn.ptr, _capi.WGRAD_MODE_SET,
+                   None, p.x_desc.ptr, _ptr(x), p.h_desc.ptr, _ptr(h0), p.y_desc.ptr, _ptr(y),
+                   p.weight_bytes, _ptr(dflat), p.workspace_bytes, _ptr(ws), rs.numel(),
+                   _ptr(rs))
+        return (None, dx, dhx, dcx, *spec.unpack(dflat, weights))
+
+
+def check_proj_size(proj_size, hidden_size):
+    """torch.nn.LSTM's rules for proj_size, with its messages."""
+    if not isinstance(proj_size, int) or isinstance(proj_size, bool) or proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+
+
+class ProjectedLSTM(nn.Module):
+    """The body of prnn.torch.LSTM(proj_size > 0) (see the module's text);
+    prnn.torch.LSTM makes one of its subclass, so isinstance holds."""
+
+    def _init_projected(self, input_size, hidden_size, num_layers=1, bias=True,
+                        batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                        device=None, dtype=None):
+        nn.Module.__init__(self)
+        check_proj_size(proj_size, hidden_size)
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or \
+                not 0 <= dropout < 1:
+            raise ValueError("prnn.torch: dropout must be a number in [0, 1)")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          f"non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}")
+        self.mode = "LSTM"
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        dirs = 2 if bidirectional else 1
+        names, shapes = [], []
+        for layer in range(num_layers):
+            k = input_size if layer == 0 else dirs * proj_size
+            for d in range(dirs):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                names += ["weight_ih" + sfx, "weight_hh" + sfx]
+                shapes += [(4 * hidden_size, k), (4 * hidden_size, proj_size)]
+                if bias:
+                    names += ["bias_ih" + sfx, "bias_hh" + sfx]
+                    shapes += [(4 * hidden_size,), (4 * hidden_size,)]
+                names.append("weight_hr" + sfx)
+                shapes.append((proj_size, hidden_size))
+        self._flat_weights_names = names
+        for name, shape in zip(names, shapes):
+            setattr(self, name, nn.Parameter(torch.empty(shape, device=device, dtype=dtype)))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size)
+        with torch.no_grad():
+            for w in self.parameters():
+                w.uniform_(-stdv, stdv)
+
+    def flatten_parameters(self):
+        """Nothing to do: each call packs the parameters (see the module's
+        text)."""
+
+    def _apply(self, fn, *args, **kwargs):
+        return nn.Module._apply(self, fn, *args, **kwargs)
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        nn.Module.__setstate__(self, state)
+
+    def _weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def _flat_weights(self):
+        return self._weights()
+
+    @property
+    def all_weights(self):
+        per = len(self._flat_weights_names) // (self.num_layers * (2 if self.bidirectional
+                                                                     else 1))
+        w = self._weights()
+        return [w[i:i + per] for i in range(0, len(w), per)]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s + f", proj_size={self.proj_size}"
+
+    def _states(self, hx, batch, batched, x):
+        ld = self.num_layers * (2 if self.bidirectional else 1)
+        shapes = ((ld, batch, self.proj_size), (ld, batch, self.hidden_size))
+        if hx is None:
+            return tuple(x.new_zeros(s) for s in shapes)
+        h0, c0 = hx
+        if not batched:
+            h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        for t, s, what in ((h0, shapes[0], "hidden"), (c0, shapes[1], "cell")):
+            if tuple(t.shape) != s:
+                raise RuntimeError(f"Expected {what} size {s}, got {list(t.shape)}")
+            if t.dtype != x.dtype or t.device != x.device:
+                raise TypeError(f"prnn.torch.LSTM: the {what} state must be {x.dtype} on "
+                                f"{x.device}, like the input")
+        return h0.contiguous(), c0.contiguous()
+
+    def _run(self, x, h0, c0, weights, layout, max_seq, lengths):
+        record = torch.is_grad_enabled() and any(
+            t.requires_grad for t in [x, h0, c0] + weights)
+        spec = _Spec(self, x.dtype, layout, max_seq, lengths, record)
+        return _LSTMPFunction.apply(spec, x, h0, c0, *weights)
+
+    def _forward_packed(self, input, hx, weights):
+        """A PackedSequence is SEQ_MAJOR_PACKED as it is; the states go in
+        and out in the caller's order (sorted_indices / unsorted_indices)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        x = data.contiguous()
+        steps, batch = len(batch_sizes), int(batch_sizes[0])
+        lengths = (batch_sizes.unsqueeze(1) > torch.arange(batch)).sum(0).tolist()
+        h0, c0 = self._states(hx, batch, True, x)
+        if hx is not None and sorted_indices is not None:
+            h0, c0 = h0.index_select(1, sorted_indices), c0.index_select(1, sorted_indices)
+        y, hy, cy = self._run(x, h0, c0, weights, _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, steps,
+                              lengths)
+        if unsorted_indices is not None:
+            hy, cy = hy.index_select(1, unsorted_indices), cy.index_select(1, unsorted_indices)
+        return PackedSequence(y, batch_sizes, sorted_indices, unsorted_indices), (hy, cy)
+
+    def forward(self, input, hx=None):
+        packed = isinstance(input, PackedSequence)
+        weights = self._weights()
+        data = input.data if packed else input
+        if data.device.type != "cpu":
+            raise NotImplementedError(
+                "prnn.torch.LSTM(proj_size=...) runs on CPU tensors only: prnn's GPU engines "
+                "have no LSTM projection yet (prnnRNNForward returns "
+                "PRNN_STATUS_NOT_SUPPORTED); use torch.nn.LSTM on the GPU")
+        dtype = weights[0].dtype
+        if data.dtype != dtype:
+            raise TypeError(f"prnn.torch.LSTM: input is {data.dtype} but the parameters are "
+                            f"{dtype}")
+        if data.shape[-1] != self.input_size:
+            raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
+                             f"{self.input_size}, got {data.shape[-1]}")
+        if packed:
+            return self._forward_packed(input, hx, weights)
+        if input.dim() not in (2, 3):
+            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        batched = input.dim() == 3
+        x = input if batched else input.unsqueeze(0 if self.batch_first else 1)
+        x = x.contiguous()
+        steps, batch = (x.shape[1], x.shape[0]) if self.batch_first else x.shape[:2]
+        h0, c0 = self._states(hx, batch, batched, x)
+        # batch_first goes to prnn as it is: the batch-major layout
+        layout = (_capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED if self.batch_first
+                  else _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED)
+        y, hy, cy = self._run(x, h0, c0, weights, layout, steps, [steps] * batch)
+        if not batched:
+            y = y.squeeze(0 if self.batch_first else 1)
+            hy, cy = hy.squeeze(1), cy.squeeze(1)
+        return y, (hy, cy)

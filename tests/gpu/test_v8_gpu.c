@@ -1,0 +1,348 @@
+/*
+ * The v8 calls on the GPU backend against the CPU reference: prnnRNNForward
+ * (inference and training), prnnRNNBackwardData_v8 and
+ * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
+ * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
+ * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
+ * layout), outputs poisoned before each call, with the harness's tolerances;
+ * and every v8 feature the GPU engines do not have must be NOT_SUPPORTED
+ * with the feature named, from the size query and from prnnRNNForward.
+ *
+ * Exit 77 without a GPU (meson: SKIP). --self-test runs it with a second
+ * CPU-reference handle as the device under test (exact comparisons; the
+ * NOT_SUPPORTED checks need a GPU handle and are skipped).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "../v8_layout.h"
+#include "gpu_check.h"
+
+typedef struct {
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden, input, layers, bidir, batch, max_seq;
+    int lengths[4];
+    prnnRNNDataLayout_t layout;
+} v8_gpu_case;
+
+/* One problem's descriptors on one handle. */
+typedef struct {
+    prnnHandle_t h;
+    prnnRNNDescriptor_t rnn;
+    prnnRNNDataDescriptor_t xd, yd;
+    prnnTensorDescriptor_t hd;
+    size_t w_bytes, ws_bytes, rs_bytes;
+} side;
+
+static int failures;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        printf("FAIL: " __VA_ARGS__);                                                              \
+        printf("\n");                                                                              \
+        failures++;                                                                                \
+    } while (0)
+
+static int ok(prnnStatus_t s, const char *what)
+{
+    if (s == PRNN_STATUS_SUCCESS)
+        return 1;
+    FAIL("%s: %s: %s", what, prnnGetErrorString(s), prnnGetLastErrorLog());
+    return 0;
+}
+
+static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
+{
+    memset(d, 0, sizeof(*d));
+    d->h = h;
+    int dirs = c->bidir ? 2 : 1;
+    prnnDataType_t prec = c->dtype == PRNN_DATA_DOUBLE ? PRNN_DATA_DOUBLE : PRNN_DATA_FLOAT;
+    return ok(prnnCreateRNNDescriptor(&d->rnn), "prnnCreateRNNDescriptor") &&
+           ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, PRNN_RNN_DOUBLE_BIAS,
+                                      c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
+                                      PRNN_LINEAR_INPUT, c->dtype, prec, PRNN_DEFAULT_MATH,
+                                      c->input, c->hidden, c->hidden, c->layers, NULL,
+                                      PRNN_RNN_PADDED_IO_ENABLED),
+              "prnnSetRNNDescriptor_v8") &&
+           ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
+           ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
+           ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
+                                       c->lengths, NULL),
+              "set xDesc") &&
+           ok(prnnSetRNNDataDescriptor(d->yd, c->dtype, c->layout, c->max_seq, c->batch,
+                                       dirs * c->hidden, c->lengths, NULL),
+              "set yDesc") &&
+           ok(prnnCreateTensorDescriptor(&d->hd), "create hDesc") &&
+           ok(prnnSetTensorNdDescriptor(d->hd, c->dtype, 3,
+                                        (int[]){c->layers * dirs, c->batch, c->hidden},
+                                        (int[]){c->batch * c->hidden, c->hidden, 1}),
+              "set hDesc") &&
+           ok(prnnGetRNNWeightSpaceSize(h, d->rnn, &d->w_bytes), "prnnGetRNNWeightSpaceSize") &&
+           ok(prnnGetRNNTempSpaceSizes(h, d->rnn, PRNN_FWD_MODE_TRAINING, d->xd, &d->ws_bytes,
+                                       &d->rs_bytes),
+              "prnnGetRNNTempSpaceSizes");
+}
+
+static void side_close(side *d)
+{
+    prnnDestroyRNNDataDescriptor(d->xd);
+    prnnDestroyRNNDataDescriptor(d->yd);
+    prnnDestroyTensorDescriptor(d->hd);
+    prnnDestroyRNNDescriptor(d->rnn);
+}
+
+/* The buffers of a training step: inputs, then outputs. */
+enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B_DCX, B_DW, NBUF };
+static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
+                                        "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
+
+/* Runs the whole training step (and an inference forward into y first) on
+ * one side; ptr[i] are its buffers, ws / rs its scratch. */
+static int run_step(side *d, void *const *ptr, void *ws, void *rs, prnnWgradMode_t wgrad)
+{
+    return ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_INFERENCE, NULL, d->xd, ptr[B_X], d->yd,
+                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
+                             d->w_bytes, ptr[B_W], d->ws_bytes, ws, 0, NULL),
+              "prnnRNNForward (inference)") &&
+           ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_TRAINING, NULL, d->xd, ptr[B_X], d->yd,
+                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
+                             d->w_bytes, ptr[B_W], d->ws_bytes, ws, d->rs_bytes, rs),
+              "prnnRNNForward (training)") &&
+           ok(prnnRNNBackwardData_v8(d->h, d->rnn, NULL, d->yd, ptr[B_Y], ptr[B_DY], d->xd,
+                                     ptr[B_DX], d->hd, ptr[B_HX], ptr[B_DHY], ptr[B_DHX], d->hd,
+                                     ptr[B_CX], ptr[B_DCY], ptr[B_DCX], d->w_bytes, ptr[B_W],
+                                     d->ws_bytes, ws, d->rs_bytes, rs),
+              "prnnRNNBackwardData_v8") &&
+           ok(prnnRNNBackwardWeights_v8(d->h, d->rnn, wgrad, NULL, d->xd, ptr[B_X], d->hd,
+                                        ptr[B_HX], d->yd, ptr[B_Y], d->w_bytes, ptr[B_DW],
+                                        d->ws_bytes, ws, d->rs_bytes, rs),
+              "prnnRNNBackwardWeights_v8");
+}
+
+static size_t vectors(const v8_gpu_case *c)
+{
+    return v8_layout_vectors(c->layout, c->max_seq, c->batch, c->lengths);
+}
+
+static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, int index)
+{
+    side r, d;
+    if (!side_open(&r, ref, c) || !side_open(&d, dut, c))
+        return;
+    int dirs = c->bidir ? 2 : 1;
+    size_t es = prnn_dtype_size(c->dtype), vec = vectors(c);
+    size_t st = (size_t)(c->layers * dirs * c->batch * c->hidden);
+    size_t count[NBUF] = {vec * (size_t)c->input,
+                          st,
+                          st,
+                          r.w_bytes / es,
+                          vec * (size_t)(dirs * c->hidden),
+                          st,
+                          st,
+                          vec * (size_t)(dirs * c->hidden),
+                          st,
+                          st,
+                          vec * (size_t)c->input,
+                          st,
+                          st,
+                          r.w_bytes / es};
+    size_t most = 1;
+    for (int i = 0; i < NBUF; i++)
+        most = count[i] * es > most ? count[i] * es : most;
+    void *host[NBUF], *got = malloc(most);
+    gc_buf dev[NBUF], ws, rs;
+    char err[256];
+    unsigned long long seed = gc_case_seed(index);
+    int alloc_ok = !gc_alloc(&ws, d.ws_bytes, err, sizeof(err)) &&
+                   !gc_alloc(&rs, d.rs_bytes, err, sizeof(err));
+    for (int i = 0; i < NBUF; i++) {
+        host[i] = calloc(count[i] ? count[i] : 1, es);
+        if (i < B_Y)
+            gc_fill(host[i], c->dtype, count[i], i == B_W ? 0.5 : 1.0, &seed);
+        alloc_ok &= !gc_alloc(&dev[i], count[i] * es, err, sizeof(err));
+    }
+    if (!alloc_ok) {
+        FAIL("case %d: allocation: %s", index, err);
+        return;
+    }
+    void *dptr[NBUF];
+    for (int i = 0; i < NBUF; i++) {
+        dptr[i] = gc_addr(&dev[i]);
+        if (i < B_Y)
+            gc_upload(&dev[i], host[i]);
+        else
+            gc_poison(&dev[i], NULL); /* NaN: an unwritten output shows */
+    }
+    void *rws = malloc(r.ws_bytes ? r.ws_bytes : 1), *rrs = malloc(r.rs_bytes ? r.rs_bytes : 1);
+    int ran = run_step(&r, host, rws, rrs, PRNN_WGRAD_MODE_SET) &&
+              run_step(&d, dptr, gc_addr(&ws), gc_addr(&rs), PRNN_WGRAD_MODE_SET) &&
+              gc.dev->sync_device() == 0;
+    double worst = 0;
+    int cell = c->mode == PRNN_LSTM || c->mode == PRNN_SRU;
+    for (int i = B_Y; ran && i < NBUF; i++) {
+        if (!cell && (i == B_CY || i == B_DCX))
+            continue; /* not written without a cell state */
+        gc_download(got, &dev[i]);
+        size_t nan = 0;
+        double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
+        double tol = gc_tolerance(c->dtype, i == B_DW ? GC_TOL_WEIGHT_GRAD : GC_TOL_TRAINING);
+        if (c->mode == PRNN_RNN_RELU && i >= B_DX)
+            tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
+                      ? tol
+                      : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
+        if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
+            FAIL("case %d: %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s", index,
+                 names[i], e, tol, nan, gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
+        worst = e > worst ? e : worst;
+    }
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d: worst rel err %.2g\n", index,
+           prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input, c->layers,
+           c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout, worst);
+    for (int i = 0; i < NBUF; i++) {
+        gc_free(&dev[i]);
+        free(host[i]);
+    }
+    gc_free(&ws);
+    gc_free(&rs);
+    free(rws);
+    free(rrs);
+    free(got);
+    side_close(&r);
+    side_close(&d);
+}
+
+/* What the GPU engines cannot run yet: NOT_SUPPORTED naming the feature. */
+static void check_refusals(prnnHandle_t dut)
+{
+    static const struct {
+        int proj, clip;
+        prnnRNNBiasMode_t bias;
+        prnnRNNDataLayout_t layout;
+        int lengths[2];
+        const char *needle;
+    } cases[] = {
+        {2, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
+        {4, 1, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "clipping"},
+        {4, 0, PRNN_RNN_NO_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "biasMode"},
+        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
+        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        prnnRNNDescriptor_t rnn;
+        prnnRNNDataDescriptor_t xd;
+        prnnCreateRNNDescriptor(&rnn);
+        prnnCreateRNNDataDescriptor(&xd);
+        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, cases[i].bias,
+                                   PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT,
+                                   PRNN_DATA_FLOAT, PRNN_DEFAULT_MATH, 3, 4, cases[i].proj, 1, NULL,
+                                   PRNN_RNN_PADDED_IO_ENABLED),
+           "prnnSetRNNDescriptor_v8");
+        if (cases[i].clip)
+            ok(prnnRNNSetClip_v8(rnn, PRNN_RNN_CLIP_MINMAX, PRNN_NOT_PROPAGATE_NAN, -1, 1),
+               "prnnRNNSetClip_v8");
+        ok(prnnSetRNNDataDescriptor(xd, PRNN_DATA_FLOAT, cases[i].layout, 3, 2, 3, cases[i].lengths,
+                                    NULL),
+           "prnnSetRNNDataDescriptor");
+        size_t ws = 0, rs = 0;
+        prnnStatus_t s = prnnGetRNNTempSpaceSizes(dut, rnn, PRNN_FWD_MODE_TRAINING, xd, &ws, &rs);
+        const char *log = prnnGetLastErrorLog();
+        if (s != PRNN_STATUS_NOT_SUPPORTED || !strstr(log, cases[i].needle))
+            FAIL("refusal %zu: prnnGetRNNTempSpaceSizes -> %s, expected NOT_SUPPORTED naming "
+                 "\"%s\"; log: %s",
+                 i, prnnGetErrorString(s), cases[i].needle, log);
+        /* planning refuses what the engines lack (not the layouts: a plan
+         * has none) */
+        s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
+        int v8_feature = cases[i].proj != 4 || cases[i].clip ||
+                         cases[i].bias != PRNN_RNN_DOUBLE_BIAS;
+        if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
+            FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
+                 prnnGetLastErrorLog());
+        prnnDestroyRNNDataDescriptor(xd);
+        prnnDestroyRNNDescriptor(rnn);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    gc_parse_args(argc, argv);
+    int r = gc_start();
+    if (r)
+        return r;
+    static const v8_gpu_case cases[] = {
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         6,
+         {6, 5, 5, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+        {PRNN_GRU,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         1,
+         0,
+         3,
+         8,
+         {8, 8, 8, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED},
+        {PRNN_RNN_TANH,
+         PRNN_DATA_FLOAT,
+         48,
+         48,
+         2,
+         1,
+         1,
+         5,
+         {5, 0, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         256,
+         128,
+         1,
+         0,
+         2,
+         16,
+         {16, 9, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+        {PRNN_SRU,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         3,
+         4,
+         {4, 4, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+    };
+    int n = (int)(sizeof(cases) / sizeof(cases[0]));
+    gc_print_header("test_v8_gpu", n);
+    prnnHandle_t ref, dut;
+    if (!ok(prnnCreateWithBackend(&ref, PRNN_BACKEND_CPU_REFERENCE), "reference handle") ||
+        !ok(gc.self_test ? prnnCreateWithBackend(&dut, PRNN_BACKEND_CPU_REFERENCE)
+                         : prnnCreate(&dut),
+            "device handle"))
+        return 1;
+    int before = failures, passed = 0;
+    for (int i = 0; i < n; i++) {
+        int f = failures;
+        run_case(ref, dut, &cases[i], i);
+        passed += failures == f;
+    }
+    if (!gc.self_test)
+        check_refusals(dut);
+    prnnDestroy(ref);
+    prnnDestroy(dut);
+    if (failures > before && passed == n)
+        passed--; /* a refusal failed: the run fails */
+    return gc_finish(passed, n);
+}
