@@ -229,11 +229,9 @@ static prnnStatus_t candidate_plan(const search_kind *k, const prnn_autotune_can
     return PRNN_STATUS_INTERNAL_ERROR;
 }
 
-/* The engines of the search in the planner's order without a tuned
- * choice (by their models' estimates), so that the first engine's first
- * candidate is the library's own choice, the baseline an entry must beat. */
-static int search_engines(const prnn_engine_query *q, const prnn_engine *only,
-                          const prnn_engine **out)
+/* The engines that run q, in the table's order (only, when given). */
+static int engines_running(const prnn_engine_query *q, const prnn_engine *only,
+                           const prnn_engine **out)
 {
     int n = 0;
     char why[256];
@@ -242,6 +240,16 @@ static int search_engines(const prnn_engine_query *q, const prnn_engine *only,
         if ((!only || e == only) && e->supports(q, why, sizeof(why)) == 0)
             out[n++] = e;
     }
+    return n;
+}
+
+/* The engines of the search in the planner's order without a tuned
+ * choice (by their models' estimates), so that the first engine's first
+ * candidate is the library's own choice, the baseline an entry must beat. */
+static int search_engines(const prnn_engine_query *q, const prnn_engine *only,
+                          const prnn_engine **out)
+{
+    int n = engines_running(q, only, out);
     prnn_engine_sort_by_estimate(q, out, n);
     return n;
 }
@@ -361,7 +369,7 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         prnn_engine_query fq = *q;
         fq.pass = PRNN_PASS_FORWARD;
         const prnn_engine *fwd[16];
-        int nf = search_engines(&fq, NULL, fwd);
+        int nf = engines_running(&fq, NULL, fwd);
         k.forward_engine = nf ? fwd[nf - 1] : NULL;
     }
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
