@@ -377,3 +377,34 @@ def test_amp_benchmark_step_runs():
     assert layer.weight_hh_l1.dtype == torch.float32
     assert not torch.equal(layer.weight_hh_l1.detach(), before)
     assert {key[2] for key in layer._problems.entries} == {torch.bfloat16}
+
+
+def test_tf32_switch_is_marked_as_the_decorator_marks_it():
+    """_precision marks tf32_allowed constant for torch.compile by hand, to
+    keep torch._dynamo out of `import prnn.torch`: the mark must be what
+    torch.compiler.assume_constant_result sets."""
+    from prnn.torch import _precision
+
+    def probe():
+        return True
+
+    before = dict(vars(probe))
+    torch.compiler.assume_constant_result(probe)
+    added = {k: v for k, v in vars(probe).items() if k not in before}
+    assert added == {"_dynamo_marked_constant": True}
+    assert _precision.tf32_allowed._dynamo_marked_constant is True
+
+
+def test_import_loads_no_compiler_that_torch_does_not():
+    """`import prnn.torch` costs about what `import torch` does: it does not
+    pull in torch._dynamo (about 1 s) where `import torch` alone does not."""
+    import subprocess
+    import sys
+
+    def loaded(code):
+        out = subprocess.run([sys.executable, "-c", code + "; import sys; "
+                              "print('torch._dynamo' in sys.modules)"],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip() == "True"
+
+    assert loaded("import prnn.torch") == loaded("import torch")

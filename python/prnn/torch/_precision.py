@@ -36,7 +36,6 @@ def _fp32_precision(*chain):
     return "none"
 
 
-@torch.compiler.assume_constant_result
 def tf32_allowed():
     """Whether torch.nn's RNN may use TF32 on CUDA fp32 data now. With
     cuDNN in use, that is cuDNN's RNN setting (torch.backends.cudnn.rnn.
@@ -55,6 +54,12 @@ def tf32_allowed():
         return _fp32_precision(rnn, cudnn, torch.backends) == "tf32"
     return torch.get_float32_matmul_precision() != "highest"
 
+
+
+# What torch.compiler.assume_constant_result(tf32_allowed) does, without
+# importing torch._dynamo for it (about 1 s, a third of `import prnn.torch`);
+# test_amp.py checks that the decorator sets exactly this.
+tf32_allowed._dynamo_marked_constant = True
 
 def math_type(device_type, dtype):
     """prnn's prnnMathType_t for a call on `device_type` with data `dtype`:
