@@ -161,6 +161,25 @@ static void setup(sample *s)
     CHECK(prnnDestroyTensorDescriptor(bDesc));
 }
 
+/* The sample's cleanup: every buffer, descriptor and the handle. */
+static void teardown(sample *s)
+{
+    double **data[] = {&s->x,  &s->y,  &s->dx,  &s->dy,  &s->hx,  &s->cx,
+                       &s->hy, &s->cy, &s->dhx, &s->dcx, &s->dhy, &s->dcy};
+    for (size_t i = 0; i < sizeof(data) / sizeof(data[0]); i++)
+        free(*data[i]);
+    free(s->weightSpace);
+    free(s->dweightSpace);
+    free(s->workSpace);
+    free(s->reserveSpace);
+    CHECK(prnnDestroyRNNDataDescriptor(s->xDesc));
+    CHECK(prnnDestroyRNNDataDescriptor(s->yDesc));
+    CHECK(prnnDestroyTensorDescriptor(s->hDesc));
+    CHECK(prnnDestroyTensorDescriptor(s->cDesc));
+    CHECK(prnnDestroyRNNDescriptor(s->rnnDesc));
+    CHECK(prnnDestroy(s->handle));
+}
+
 static void forward(sample *s, prnnForwardMode_t mode)
 {
     CHECK(prnnRNNForward(s->handle, s->rnnDesc, mode, NULL, s->xDesc, s->x, s->yDesc, s->y,
@@ -255,5 +274,6 @@ int main(void)
     int ok = same && worst < 1e-4;
     printf("verdict: %s\n", ok ? "ok" : "not ok");
     free(y_train);
+    teardown(&s);
     return ok ? 0 : 1;
 }
