@@ -364,8 +364,13 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     if (ne && engines[0]->one_config)
         k.how = TIME_STEP;
     if (k.how == TIME_BACKWARD) {
-        /* the cheapest engine to fill the reserve: the last that supports
-         * the forward pass (the standard one where it can run) */
+        /* the engine that fills the reserve: the table's last that runs
+         * the forward pass. Since the step engine joined the table that is
+         * the step engine wherever the algorithm is AUTO, the slowest at
+         * T = 256 by its own model (LSTM f16 H 2048 B 256: 1077 against
+         * the standard engine's 43 us/step), which the time budget pays
+         * for; choosing the standard engine here is for a session with a
+         * GPU to validate. */
         prnn_engine_query fq = *q;
         fq.pass = PRNN_PASS_FORWARD;
         const prnn_engine *fwd[16];
