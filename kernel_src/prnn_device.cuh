@@ -89,6 +89,10 @@ template <> struct prnn_storage<prnn_half> {
         return prnn_half_to_float(prnn_float_to_half(v));
     }
     static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_half(v); }
+    static __device__ __forceinline__ float from_bits(unsigned short b)
+    {
+        return prnn_half_to_float(b);
+    }
 };
 
 template <> struct prnn_storage<prnn_bf16> {
@@ -106,6 +110,10 @@ template <> struct prnn_storage<prnn_bf16> {
         return prnn_bf16_to_float(prnn_float_to_bf16(v));
     }
     static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_bf16(v); }
+    static __device__ __forceinline__ float from_bits(unsigned short b)
+    {
+        return prnn_bf16_to_float(b);
+    }
 };
 
 // ---------------------------------------------------------------------------

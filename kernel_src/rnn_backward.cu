@@ -19,6 +19,9 @@
 
 #include "rnn_block.cuh"
 #include "rnn_cell.cuh"
+#if PRNN_PSUM
+#include "rnn_psum.cuh"
+#endif
 
 static_assert(BWD, "rnn_backward.cu runs the backward-data pass");
 typedef Cell<MODE> C;
@@ -53,6 +56,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
     const long ycol = (long)dir * H;
     RegWeights wr;
     block_load_weights(k, wr, (const T *)d.R, d.packed);
+#if PRNN_PSUM
+    psum_init(k);
+#endif
 
     // What each item carries from one step to the next: LSTM the gradient
     // of c, GRU the part of dh that bypasses R (z dh).
@@ -141,8 +147,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
             }
 
             // dh through R of the rows the previous phase ran: R^T dg.
+#if PRNN_PSUM
+            const AccT *red = psum_gather(k, d.exchange, par_prev, want, d.counter,
+                                          counter_target, c, b0, prev_b);
+#else
             const AccT *red = block_product(k, wr, d.exchange, nullptr, d.packed, b0, prev_b, prev_b,
                                             par_prev, want, d.counter, counter_target);
+#endif
 
             // ---- the cell backward for this chunk's items ----
             ItemState cry;
@@ -162,10 +173,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     int j = ju * VEC + v;
                     int u = u0 + j;
                     bool uok = u < H && j < UPB;
+#if PRNN_PSUM
+                    AccT dh_rec = uok ? psum_dh(red, b, j) : AccT(0);
+#else
                     AccT dh_rec = AccT(0);
 #pragma unroll
                     for (int k2 = 0; k2 < KSPLIT; ++k2)
                         dh_rec += red[(k2 * BC + b) * ROWSP + j];
+#endif
                     AccT dh_in, dc_in;
                     if (later) {
                         dh_in = dh_rec + (GRU ? cry[q][v] : AccT(0));
@@ -202,6 +217,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                             ST::store((T *)d.dcx, (long)gb * H + u, dc_in);
                     }
                 }
+#if PRNN_PSUM
+                psum_stage(k, ju, b, dgv); // zeros where inactive: sent for no row
+                continue;
+#endif
                 if (!active)
                     continue;
                 // Publish the recurrent side (the first G columns) of dg.
@@ -221,6 +240,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 #endif
             }
             chunk_put(carry, cry, c);
+#if PRNN_PSUM
+            if (b0 < cur_b)
+                psum_send(k, wr, d.packed, d.exchange, par, tag, c, b0, cur_b);
+#endif
         }
         prev_b = cur_b;
         cur_b = next_b;

@@ -46,7 +46,7 @@ __device__ __forceinline__ void block_init(Block &k, unsigned char *smem)
     k.lr = k.lane / LK;
     k.u0 = k.blk * UPB;
     k.sm_w = smem;
-    k.sm_hb = smem + SM_W + k.warp * HB_BYTES;
+    k.sm_hb = smem + SM_W + (PSUM ? 0 : k.warp * HB_BYTES);
     k.red_base = (AccT *)(smem + SM_W + SM_HB);
     k.red_flip = 0;
 }

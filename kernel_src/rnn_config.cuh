@@ -11,7 +11,11 @@
 //    vector h_{t-1} (KD = H);
 //  - backward-data (PRNN_PASS 1): rows = the block's units (R^T), the vector
 //    the gate gradients of the step after (KD = G * KPU): the block computes
-//    dh for its own units, needing every block's gate gradients.
+//    dh for its own units, needing every block's gate gradients;
+//  - backward-data with partial sums (PRNN_PSUM 1, rnn_psum.cuh): rows =
+//    every hidden unit (R^T restricted to the block's gate rows), the vector
+//    the block's own gate gradients (KD = G * UPB): the block computes its
+//    share of dh for every unit, and the blocks exchange those partial sums.
 // Names (src/tuning/tile_config.h has the knobs):
 //  - NGRP batch groups per direction, each on NBLK blocks with its own copy
 //    of the weights, running GSTRIDE batch rows; block i owns hidden units
@@ -37,6 +41,10 @@ namespace cfg {
 constexpr int MODE = PRNN_MODE;
 constexpr int G = PRNN_KMODE_GATES(MODE);
 constexpr bool BWD = PRNN_PASS == PRNN_KPASS_BACKWARD_DATA;
+#ifndef PRNN_PSUM
+#define PRNN_PSUM 0
+#endif
+constexpr bool PSUM = BWD && PRNN_PSUM != 0;
 constexpr int H = PRNN_H;
 constexpr int BMAX = PRNN_BMAX;
 constexpr int NBLK = PRNN_NBLK;
@@ -56,10 +64,10 @@ constexpr int ACC_WORDS = sizeof(AccT) / 4;
 // One gate's share of the backward vector: padded to even for the mma
 // engine, whose 32-bit words carry pairs, so that no pair straddles gates.
 constexpr int KPU = MMA ? round_up(H, 2) : H;
-constexpr int KD = BWD ? G * KPU : H;
+constexpr int KD = PSUM ? G * UPB : BWD ? G * KPU : H;
 constexpr int KD2 = round_up(KD, 2);
 constexpr int GOUT = BWD ? 1 : G; // rows per unit
-constexpr int ROWS = GOUT * UPB;
+constexpr int ROWS = PSUM ? H : GOUT * UPB;
 
 // FMA engine geometry.
 constexpr int LK = MMA ? 1 : PRNN_LANES_K;
@@ -108,12 +116,26 @@ constexpr int NI = ceil_div(NIT, THREADS);
 constexpr int SM_W = KSMEM * WPK * THREADS * 4;
 constexpr int HB_ELEMS = MMA ? M_NTN * 8 * M_HBS : F_KPL * LK * F_BCP;
 constexpr int HB_BYTES = round_up(HB_ELEMS * (MMA ? 4 : (int)sizeof(AccT)), 16);
-constexpr int SM_HB = NW * HB_BYTES;
+// With partial sums every warp multiplies the same vector (the block's own
+// gate gradients): one staging buffer for all.
+constexpr int SM_HB = (PSUM ? 1 : NW) * HB_BYTES;
+// Partial sums with PSUM: what the blocks sent, summed per slice of the
+// senders (PS_SLICES threads share one (unit, word row) item:
+// rnn_psum.cuh). Batch rows travel in pairs with the MMA engine (a word
+// holds the values of two rows of one unit), one per word with the FMA
+// engine.
+constexpr int PS_ROWS = MMA ? ceil_div(BC, 2) : BC; // word rows per chunk
+constexpr int PS_ITEMS = UPB * PS_ROWS;
+constexpr int PS_SLICES = PS_ITEMS >= THREADS     ? 1
+                          : THREADS / PS_ITEMS > NBLK ? NBLK
+                                                      : THREADS / PS_ITEMS;
+constexpr int PS_SPAN = ceil_div(NBLK, PS_SLICES); // senders per slice
 // Partial sums: one buffer per chunk in flight. With two, the barrier that
 // protects a buffer from the next chunk's writes is the previous chunk's
 // own barrier, so each chunk needs one __syncthreads instead of two.
 constexpr int RED_BUFS = PRNN_RED_BUFS;
-constexpr int SM_RED1 = round_up(KSPLIT * BC * ROWSP * (int)sizeof(AccT), 16);
+constexpr int SM_RED1 = PSUM ? round_up(PS_SLICES * BC * UPB * (int)sizeof(AccT), 16)
+                             : round_up(KSPLIT * BC * ROWSP * (int)sizeof(AccT), 16);
 constexpr int SM_RED = RED_BUFS * SM_RED1;
 constexpr int SMEM_BYTES = SM_W + SM_HB + SM_RED;
 
@@ -125,9 +147,12 @@ constexpr int POLL_MAX = 16;
 // row-major pairs, already contiguous per row. HANDOFF 2 (a group of one
 // block, the small-h engine) keeps its group's words in shared memory as
 // plain values: k, then the group's rows (FMA), or its rows' pairs (MMA).
-constexpr long EX_PAR = HANDOFF == 2 ? (MMA ? (long)GSTRIDE * (KD2 / 2) : (long)GSTRIDE * KD)
-                        : MMA       ? (long)BMAX * (KD2 / 2)
-                                    : (long)NGRP * GSTRIDE * KD;
+// PSUM: sender-major within each word row, then the receiving unit
+// (psum_word), so one sender's words of a row are contiguous.
+constexpr long EX_PAR = PSUM ? (long)NGRP * NCH * PS_ROWS * NBLK * H
+                        : HANDOFF == 2 ? (MMA ? (long)GSTRIDE * (KD2 / 2) : (long)GSTRIDE * KD)
+                        : MMA          ? (long)BMAX * (KD2 / 2)
+                                       : (long)NGRP * GSTRIDE * KD;
 // Shared memory of the local hand-off (both parities), after the partial sums.
 constexpr int SM_EX = HANDOFF == 2 ? round_up(2 * (int)EX_PAR * (MMA ? 4 : (int)sizeof(AccT)), 16)
                                    : 0;
@@ -137,6 +162,8 @@ constexpr int SMEM_ALL = SMEM_BYTES + SM_EX;
 static_assert(THREADS % 32 == 0 && NW % KSPLIT == 0, "warps must split evenly");
 static_assert(SMEM_ALL <= 232448, "more shared memory than any GPU offers a block");
 static_assert(HANDOFF != 2 || NBLK == 1, "the shared-memory hand-off needs one block per group");
+static_assert(!PSUM || (HANDOFF != 2 && KSPLIT == 1 && LK == 1),
+              "partial sums need an L2 hand-off, ksplit 1 and lanes_k 1");
 static_assert(32 % LK == 0, "lanes_k must divide 32");
 static_assert(KGLB >= 0, "more register/shared k-steps than k-steps");
 static_assert(RED_BUFS == 1 || RED_BUFS == 2, "PRNN_RED_BUFS must be 1 or 2");
@@ -170,9 +197,16 @@ using namespace cfg;
 // Where one weight of this block's matrix lives in R: row r of the block's
 // ROWS rows, column k of the KD-long vector. Forward: R[g*H + u][k] with
 // gate g = r / UPB and unit u = u0 + r % UPB. Backward: R^T, i.e.
-// R[g*H + uk][u] with u = u0 + r and k = g*KPU + uk. -1 for padding (zero).
+// R[g*H + uk][u] with u = u0 + r and k = g*KPU + uk. Partial sums:
+// R[g*H + u0 + j][r] with k = g*UPB + j. -1 for padding (zero).
 __device__ __forceinline__ long weight_index(int u0, int r, int k)
 {
+    if (PSUM) { // row r: output unit; k = g * UPB + j: the block's unit u0 + j
+        const int g = k / UPB, j = k % UPB;
+        if (r >= H || g >= G || u0 + j >= H)
+            return -1;
+        return ((long)g * H + u0 + j) * H + r;
+    }
     if (!BWD) {
         const int g = r / UPB, u = u0 + r % UPB;
         if (g >= G || u >= H || k >= H)

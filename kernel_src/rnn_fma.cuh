@@ -54,6 +54,12 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // (bench/NOTES.md v0.6).
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
+        if (PSUM) { // k crosses gates: no single stride along k
+#pragma unroll
+            for (int j = 0; j < KREG; ++j)
+                wreg[j][i] = fma_weight(R, u0, ks, rg, lk, lr, j, i);
+            continue;
+        }
         int r = fma_row(rg, lr, i);
         int k0 = ks * F_KPW + lk;
         int kend = min(ks * F_KPW + F_KPW, KD);

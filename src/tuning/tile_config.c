@@ -13,11 +13,17 @@
 #n, offsetof(prnn_tile_config, n), lo, hi, 1, def                                          \
     }
 const prnn_tile_field prnn_tile_fields[] = {
-    FIELD(blocks, 1, 4096),      FIELD(threads, 32, 1024),
-    FIELD(ksplit, 1, 32),        FIELD(lanes_k, 1, 32),
-    FIELD(batch_chunk, 1, 256),  FIELD(reg_slots, 0, 255),
-    FIELD(smem_slots, 0, 65536), FIELD(mma, 0, 1),
-    FIELD(handoff, 0, 2),        OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
+    FIELD(blocks, 1, 4096),
+    FIELD(threads, 32, 1024),
+    FIELD(ksplit, 1, 32),
+    FIELD(lanes_k, 1, 32),
+    FIELD(batch_chunk, 1, 256),
+    FIELD(reg_slots, 0, 255),
+    FIELD(smem_slots, 0, 65536),
+    FIELD(mma, 0, 1),
+    FIELD(handoff, 0, 2),
+    OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
+    {"partial_sums", offsetof(prnn_tile_config, partial_sums), 0, 1, 2, 0},
     {NULL, 0, 0, 0, 0, 0},
 };
 #undef FIELD
@@ -60,6 +66,8 @@ int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const
                              char *err, size_t err_size)
 {
     for (const prnn_tile_field *f = fields; f->name; f++) {
+        if (!prnn_config_field_written(c, f))
+            continue;
         int v = prnn_config_field_get(c, f);
         if (v < f->min_value || v > f->max_value) {
             snprintf(err, err_size, "%s%s = %d: must be in [%d, %d]", prefix, f->name, v,
@@ -96,6 +104,11 @@ int prnn_config_field_get(const void *c, const prnn_tile_field *f)
     return *(const int *)((const char *)c + f->offset);
 }
 
+int prnn_config_field_written(const void *c, const prnn_tile_field *f)
+{
+    return f->optional != 2 || prnn_config_field_get(c, f) != f->default_value;
+}
+
 const prnn_tile_field *prnn_config_complete(const prnn_tile_field *fields, void *c,
                                             unsigned long long seen)
 {
@@ -126,6 +139,8 @@ void prnn_config_format(const prnn_tile_field *fields, const void *c, char *buf,
     if (size)
         buf[0] = '\0';
     for (const prnn_tile_field *f = fields; f->name; f++) {
+        if (!prnn_config_field_written(c, f))
+            continue;
         int v = prnn_config_field_get(c, f);
         int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%d", used ? " " : "",
                          f->name, v);

@@ -40,6 +40,15 @@ typedef struct {
                        * whole chunks and none is empty, so B = 7 with 3
                        * groups of chunk 2 runs as 2 groups of 4 rows (the
                        * plan's config text says what runs). */
+    int partial_sums; /* backward-data only: 1 = each block multiplies its
+                       * own units' gate gradients by its rows of R and the
+                       * blocks exchange partial sums of dh (H words per
+                       * batch row, summed in a fixed order), 0 = every block
+                       * reads every unit's gate gradients (G * H words).
+                       * Needs an L2 hand-off (0 or 1), ksplit 1 and lanes_k
+                       * 1. Optional (absent: 0) and written only when 1, so
+                       * the text and JSON forms of other tiles are those
+                       * from before it existed. */
 } prnn_tile_config;
 
 typedef struct {
@@ -47,7 +56,9 @@ typedef struct {
     size_t offset;
     int min_value;
     int max_value;
-    int optional;      /* may be absent from the text and JSON forms */
+    int optional;      /* 1: may be absent from the text and JSON forms;
+                        * 2: likewise, and written only when its value is
+                        * not the default (prnn_config_field_written) */
     int default_value; /* its value when absent */
 } prnn_tile_field;
 
@@ -108,6 +119,8 @@ int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
  * prnn_tile_fields. */
 int *prnn_config_field_ptr(void *c, const prnn_tile_field *f);
 int prnn_config_field_get(const void *c, const prnn_tile_field *f);
+/* Whether the text and JSON forms of c carry field f. */
+int prnn_config_field_written(const void *c, const prnn_tile_field *f);
 /* 0 when every field of c is in its range; else -1 and, in err, the first
  * that is not: "<prefix><name> = <value>: must be in [min, max]". */
 int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,

@@ -132,8 +132,9 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
     const prnn_engine_schema *schema = prnn_engine_schema_find(e->engine);
     const prnn_tile_field *fields = schema ? schema->fields : NULL;
     for (const prnn_tile_field *f = fields; f && f->name; f++)
-        putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
-             prnn_config_field_get(&e->config, f));
+        if (prnn_config_field_written(&e->config, f))
+            putf(b, "%s\"%s\": %d", f == fields ? "" : ", ", f->name,
+                 prnn_config_field_get(&e->config, f));
     puts_(b, "},\n      \"us_per_step\": ");
     put_double(b, e->us_per_step);
     if (e->source[0]) {

@@ -583,7 +583,9 @@ void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf
              s->steps, s->input, s->varlen ? " varlen" : "", s->skip ? " skip" : "",
              gc_sru_conventions[s->sru].name, mid,
              s->algo == PRNN_RNN_ALGO_STANDARD ? " standard" : "", tail,
-             s->tile ? " forced tile" : "");
+             s->tile       ? " forced tile"
+             : s->bwd_tile ? " forced backward tile"
+                           : "");
 }
 
 int gc_default_steps(const gc_shape *s, double budget)
@@ -871,6 +873,12 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
                  info.config, s->tile, prnnGetLastErrorLog());
         return -1;
     }
+    if (s->bwd_tile && strcmp(info.backwardConfig, s->bwd_tile) != 0) {
+        snprintf(err, errsize,
+                 "the plan's backward-data pass runs \"%s\", not the forced tile \"%s\" (log: %s)",
+                 info.backwardConfig, s->bwd_tile, prnnGetLastErrorLog());
+        return -1;
+    }
     return 0;
 }
 
@@ -914,7 +922,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&gc_print_lock);
         if (i >= suite->cases->n)
             break;
-        if (gc_case_shape(suite->cases, i)->tile)
+        const gc_shape *shape = gc_case_shape(suite->cases, i);
+        if (shape->tile || shape->bwd_tile)
             continue; /* after the pool, alone */
         suite->run(i, &h);
         suite->report(i);
@@ -933,13 +942,20 @@ void gc_run_suite(const gc_suite *suite)
     for (int i = 0; i < gc.threads; i++)
         pthread_join(tid[i], NULL);
     for (int i = 0; i < suite->cases->n; i++) {
-        const char *tile = gc_case_shape(suite->cases, i)->tile;
-        if (!tile)
+        const gc_shape *shape = gc_case_shape(suite->cases, i);
+        if (!shape->tile && !shape->bwd_tile)
             continue;
         gc_handles h;
         open_handles(&h);
-        for (const char *const *v = suite->tile_vars; *v; v++)
-            setenv(*v, tile, 1);
+        for (const char *const *v = suite->tile_vars; *v; v++) {
+            const char *tile = shape->bwd_tile && strcmp(*v, "PRNN_TILE_BACKWARD") == 0
+                                   ? shape->bwd_tile
+                                   : shape->tile;
+            if (tile)
+                setenv(*v, tile, 1);
+            else
+                unsetenv(*v);
+        }
         suite->run(i, &h);
         for (const char *const *v = suite->tile_vars; *v; v++)
             unsetenv(*v);

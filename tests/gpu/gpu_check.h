@@ -231,10 +231,13 @@ typedef struct {
     int varlen; /* batch sizes shrink over time */
     int skip;   /* SKIP_INPUT */
     prnnRNNAlgo_t algo;
-    float dropout;    /* between layers (training) */
-    const char *tile; /* forced tile (normalised text form): run alone,
-                       * after the others, on fresh handles */
-    int sru;          /* SRU: gc_sru_conventions[sru] (0: the defaults) */
+    float dropout;        /* between layers (training) */
+    const char *tile;     /* forced tile (normalised text form): run alone,
+                           * after the others, on fresh handles */
+    const char *bwd_tile; /* forced backward-data tile only
+                           * ($PRNN_TILE_BACKWARD; tile, when set, forces
+                           * the forward one): run alone likewise */
+    int sru;              /* SRU: gc_sru_conventions[sru] (0: the defaults) */
 } gc_shape;
 
 /* SRU's conventions (prnnSetRNNSRUConvention) the suites run: 0 is the
@@ -335,7 +338,8 @@ void gc_problem_free(gc_problem *p);
  * Plans s on the device under test (with the handle's autotune mode on when
  * `autotune`, under the GPU lock: the autotuner runs kernels) and writes the
  * plan's path ("resident", "streamed", "standard", "cpu") and config into r.
- * Fails when a forced tile is not the plan's forward config, or when an
+ * Fails when a forced tile is not the plan's forward config (a forced
+ * backward tile, its backward config), or when an
  * autotuned plan does not say so. 0, or -1 with r->problem set.
  */
 int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune, gc_result *r);

@@ -4,7 +4,7 @@
 #
 #   tests/gpu/run.sh [stage ...]     stages: pipeline forward training v8 full training-full
 #                                    engines sru sanitize autotool demo python bench
-#                                    torchbench firststep ddp sruprofile autotune
+#                                    torchbench firststep ddp sruprofile autotune psum
 #                                    (default: pipeline forward training v8 autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; v8: test_v8_gpu (the cuDNN 8/9-shaped
@@ -18,7 +18,12 @@
 #   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS).
 #   firststep: time to the first training step in fresh processes, prnn cold,
 #   warm and warmed by prnn-cache, beside torch.nn (FIRSTSTEP_ARGS). ddp:
-#   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh).
+#   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh). psum: the
+#   backward-data pass's partial-sum hand-off as the library would choose it
+#   (PRNN_PARTIAL_SUMS=1): the quick training suite, compute-sanitizer
+#   racecheck on its forced cases, then prnn-autotune of backward-data on 16
+#   keys under a time limit (an autotune run once hung there: a FAIL(124)
+#   reproduces it; bench/NOTES.md v0.12).
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -79,6 +84,15 @@ for stage in $STAGES; do
     pipeline) run_stage pipeline "$BUILD/tests/jit/test_pipeline_gpu" ;;
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
     training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
+    psum)
+        run_stage psum-training env PRNN_PARTIAL_SUMS=1 "$BUILD/tests/gpu/test_training_gpu" --quick
+        run_stage psum-racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 \
+            --filter "in=37 varlen forced backward|in=72 varlen forced backward|skip forced backward"
+        run_stage psum-autotune env PRNN_PARTIAL_SUMS=1 timeout 300 \
+            "$BUILD/tools/autotune/prnn-autotune" --modes lstm,gru --hidden 512,1024 --batch 1,16 \
+            --dtype half,float --pass backward-data --force --candidates 12 --budget 10 --verbose \
+            --output "$OUT/psum-tune.json" ;;
     v8)       run_stage v8 "$BUILD/tests/gpu/test_v8_gpu" ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
     # SRU alone: both suites' SRU cases (quick grid and extras), then the

@@ -695,7 +695,7 @@ static void run_case(int index, gc_handles *wh)
         FAILF("gpu workspace size: %s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
     if ((s = prnnGetRNNTrainingReserveSize(wh->dut, pb->rnn, pb->steps, pb->xd, &rs_bytes)))
         FAILF("gpu reserve size: %s: %s", prnnGetErrorString(s), prnnGetLastErrorLog());
-    if (c->s.tile)
+    if (c->s.tile || c->s.bwd_tile)
         snprintf(c->note, sizeof(c->note), "%s", prnnGetLastErrorLog());
 
     pthread_mutex_lock(&gc_gpu_lock);
@@ -873,6 +873,61 @@ static void with_dropout(void *p)
         c->s.dropout = DROPOUT;
 }
 
+/* The backward-data pass's partial-sum hand-off, forced on the backward
+ * pass alone (the forward tile is the plan's own): both engines and L2
+ * hand-offs, every data type, batch groups, an odd batch chunk under the
+ * mma engine (rows travel in pairs), streamed k-steps, 128 blocks. */
+static void add_partial_sums(void)
+{
+    static const struct {
+        gc_shape s;
+        const char *tile;
+        int sms; /* SMs the tile needs (blocks x groups x directions) */
+    } cases[] = {
+        {{.mode = PRNN_LSTM, .hidden = 256, .batch = 8, .layers = 2, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 9},
+         "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=32 "
+         "mma=0 handoff=0 batch_groups=2 partial_sums=1", 16},
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 16, .layers = 1, .dirs = 2,
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 12},
+         "blocks=32 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=0 "
+         "mma=1 handoff=0 batch_groups=2 partial_sums=1", 128},
+        {{.mode = PRNN_GRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
+          .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 9, .input = 37},
+         "blocks=4 threads=128 ksplit=1 lanes_k=1 batch_chunk=3 reg_slots=24 smem_slots=16 "
+         "mma=1 handoff=1 batch_groups=1 partial_sums=1", 8},
+        {{.mode = PRNN_RNN_RELU, .hidden = 72, .batch = 5, .layers = 2, .dirs = 1,
+          .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8},
+         "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=1 reg_slots=32 smem_slots=8 "
+         "mma=0 handoff=1 batch_groups=5 partial_sums=1", 15},
+        {{.mode = PRNN_RNN_TANH, .hidden = 96, .batch = 8, .layers = 2, .dirs = 2,
+          .dtype = PRNN_DATA_FLOAT, .skip = 1, .varlen = 1, .steps = 10},
+         "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=32 smem_slots=0 "
+         "mma=0 handoff=1 batch_groups=1 partial_sums=1", 6},
+        {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 4, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT, .steps = 10},
+         "blocks=64 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=128 smem_slots=128 "
+         "mma=0 handoff=0 batch_groups=1 partial_sums=1", 64},
+        {{.mode = PRNN_GRU, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 6},
+         "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=8 reg_slots=64 smem_slots=128 "
+         "mma=1 handoff=0 batch_groups=1 partial_sums=1", 128},
+    };
+    int left_out = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (gc.self_test || gc.sms < cases[i].sms) {
+            left_out++;
+            continue;
+        }
+        tcase c = {.s = cases[i].s};
+        c.s.bwd_tile = cases[i].tile;
+        gc_add(&sweep, &c);
+    }
+    if (left_out && !gc.self_test)
+        printf("note: %d partial-sum case(s) left out: this GPU has %d SMs, too few for them\n",
+               left_out, gc.sms);
+}
+
 static void build_sweep(int full)
 {
     static const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU,
@@ -891,6 +946,7 @@ static void build_sweep(int full)
     tcase big = {.s = {.mode = PRNN_LSTM, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
+    add_partial_sums();
 }
 /* clang-format on */
 
@@ -909,7 +965,7 @@ static void report(int i)
            c->dw_worst[0] ? c->dw_worst : "-", c->dw_worst_err > 0 ? c->dw_worst_err : 0.0,
            c->relu_allowance ? " [relu allowance]" : "", c->r.config, c->r.pass ? "" : "\n     -> ",
            c->r.problem);
-    if (c->s.tile && gc.verbose)
+    if ((c->s.tile || c->s.bwd_tile) && gc.verbose)
         printf("     log after planning: %s\n", c->note);
     fflush(stdout);
     pthread_mutex_unlock(&gc_print_lock);

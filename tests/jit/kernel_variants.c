@@ -137,6 +137,34 @@ const jit_kernel_variant jit_kernel_variants[] = {
       "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
       NULL}, 80},
 
+    /* rnn_backward.cu with the partial-sum hand-off (PRNN_PSUM): both
+     * engines and hand-offs, fp64, an odd batch chunk under the mma engine
+     * (rows travel in pairs), streamed k-steps. */
+    {"rnn_backward.cu", "bwd psum lstm f32 fma lamport 2 groups streamed",
+     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
+      "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
+      "PRNN_BC=4", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=0",
+      "PRNN_LANES_K=1", "PRNN_KREG=64", "PRNN_KSMEM=32", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
+      "PRNN_PSUM=1", NULL}, 0},
+    {"rnn_backward.cu", "bwd psum gru f16 mma counter 2 groups streamed",
+     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=512", "PRNN_BMAX=4",
+      "PRNN_NBLK=8", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
+      "PRNN_BC=2", "PRNN_BGRP=2", "PRNN_GSTRIDE=2", "PRNN_MMA=1", "PRNN_HANDOFF=1",
+      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=4", "PRNN_RED_BUFS=1", "PRNN_PASS=1",
+      "PRNN_PSUM=1", NULL}, 80},
+    {"rnn_backward.cu", "bwd psum tanh f64 fma counter",
+     {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=128", "PRNN_BMAX=2",
+      "PRNN_NBLK=4", "PRNN_UPB=32", "PRNN_THREADS=128", "PRNN_KSPLIT=1",
+      "PRNN_BC=2", "PRNN_BGRP=1", "PRNN_GSTRIDE=2", "PRNN_MMA=0", "PRNN_HANDOFF=1",
+      "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=8", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
+      "PRNN_PSUM=1", NULL}, 0},
+    {"rnn_backward.cu", "bwd psum lstm bf16 mma lamport odd chunk",
+     {"PRNN_DTYPE=3", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=6",
+      "PRNN_NBLK=16", "PRNN_UPB=16", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
+      "PRNN_BC=3", "PRNN_BGRP=1", "PRNN_GSTRIDE=6", "PRNN_MMA=1", "PRNN_HANDOFF=0",
+      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
+      "PRNN_PSUM=1", NULL}, 80},
+
     /* rnn_setup.cu and rnn_train.cu: the latter per data type. */
     {"rnn_setup.cu", "setup", {NULL}, 0},
     {"rnn_train.cu", "train f32", {"PRNN_DTYPE=0", NULL}, 0},

@@ -136,6 +136,31 @@ int main(void)
     CHECK(g.kdim == 4 * 1024 && g.rows == g.units_per_block);
     CHECK(g.exchange_bytes_per_dir == 2ull * 4 * 1024 * 2 * 4 * 8);
 
+    /* Partial sums (backward only): rows are every hidden unit, the vector
+     * the block's own gate gradients (LSTM, 32 units: 4 x 32); the area
+     * holds (row, sender, unit) words, two batch rows a word with the mma
+     * engine (GRU, H = 101: 26 units a block, chunks of 3 rows: 2 words). */
+    t = tile(32, 2, 2, 0);
+    t.ksplit = 1;
+    t.reg_slots = 16;
+    t.smem_slots = 0;
+    t.partial_sums = 1;
+    CHECK(prnn_kernel_geometry_compute(&bwd_fma, &t, &dev, &g, why, sizeof(why)) == 0);
+    CHECK(g.kdim == 4 * 32 && g.rows == 1024);
+    CHECK(g.exchange_bytes_per_dir == 2ull * 2 * 2 * 2 * 32 * 1024 * 8);
+    t = tile(4, 3, 1, 1);
+    t.ksplit = 1;
+    t.partial_sums = 1;
+    CHECK(prnn_kernel_geometry_compute(&bwd_mma, &t, &dev, &g, why, sizeof(why)) == 0);
+    CHECK(g.units_per_block == 26 && g.kdim == 3 * 26 && g.rows == 101);
+    CHECK(g.chunks == 3 && g.exchange_bytes_per_dir == 2ull * 3 * 2 * 4 * 101 * 8);
+    check_rejects(fma_shape, t, "partial_sums is a backward-data hand-off");
+    t.ksplit = 8;
+    check_rejects(bwd_mma, t, "partial_sums needs ksplit 1 and lanes_k 1");
+    t.ksplit = 1;
+    t.handoff = 2;
+    check_rejects(bwd_mma, t, "partial_sums needs an L2 hand-off");
+
     /* Rules, each with a message that names it. */
     prnn_kernel_shape s =
         plan_test_shape(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 64, 2, 0, PRNN_PASS_FORWARD);

@@ -355,11 +355,20 @@ static void test_text_form(void)
     CHECK(strstr(text, "batch_groups=16") != NULL);
     CHECK(prnn_tile_config_parse(text, &back, err, sizeof(err)) == 0);
     CHECK(memcmp(&c, &back, sizeof(c)) == 0);
+    /* partial_sums: absent means 0, and 0 is not written (the forms of
+     * every other tile stay as they were before the field) */
+    CHECK(c.partial_sums == 0 && strstr(text, "partial_sums") == NULL);
+    c.partial_sums = 1;
+    prnn_tile_config_format(&c, text, sizeof(text));
+    CHECK(strstr(text, "partial_sums=1") != NULL);
+    CHECK(prnn_tile_config_parse(text, &back, err, sizeof(err)) == 0);
+    CHECK(memcmp(&c, &back, sizeof(c)) == 0);
     static const char *const bad[][2] = {
         {"blocks=8 threads=256 ksplit=8 lanes_k=2 batch_chunk=4 reg_slots=16 smem_slots=0 mma=0",
          "field \"handoff\" missing"},
         {"blocks=8 blocks=8", "field \"blocks\" given twice"},
         {"batch_groups=0", "field \"batch_groups\" = 0: must be in [1, 1024]"},
+        {"partial_sums=2", "field \"partial_sums\" = 2: must be in [0, 1]"},
         {"warps=4", "unknown field \"warps\""},
         {"blocks=x", "field \"blocks\": not an integer"},
         {"blocks", "expected name=value"},

@@ -36,6 +36,17 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     double bytes_blk = words * (local ? (t->mma ? 4.0 : g->acc_bytes) : 8.0) * g->rsplit;
     double poll = bytes_blk / (local ? 128.0 : 64.0) / clk;
     double poll_all = local ? 0.0 : bytes_blk * all_blocks / l2_bw;
+    if (t->partial_sums) {
+        /* Partial sums: a block reads H words per row (two rows a word with
+         * the mma engine), once for all its warps, and writes as many; an
+         * exchange area beyond half the L2 goes to memory. */
+        const double h = g->shape.key.hidden;
+        bytes_blk = (t->mma ? h * g->group_stride / 2 : h * g->group_stride) * 8.0;
+        poll = bytes_blk / 64.0 / clk;
+        const double area = (double)g->exchange_bytes_per_dir * dirs;
+        poll_all = 2.0 * bytes_blk * all_blocks /
+                   (area > 0.5 * (dev ? dev->l2_bytes : 50e6) ? hbm_bw : l2_bw);
+    }
     if (poll_all > poll)
         poll = poll_all;
 
@@ -86,7 +97,9 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
     }
     double work = compute > smem ? compute : smem;
     /* Two barriers and a cell update per chunk. */
-    double sync = ((g->red_bufs == 2 ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) * 1e-6;
+    double sync =
+        ((g->red_bufs == 2 && !t->partial_sums ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) *
+        1e-6;
     /* Calibration against measurement: the terms above under-rate the mma
      * engine (its chain of dependent mma.sync and the reduction across
      * warps) and 128-thread blocks (too few warps to hide latency): the
@@ -110,6 +123,12 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         waves = (double)((all_blocks + resident - 1) / resident);
     }
     return (handoff + poll + work + streamed + sync) * fit * waves * 1e6;
+}
+
+int prnn_heuristic_partial_sums(void)
+{
+    const char *v = getenv("PRNN_PARTIAL_SUMS");
+    return v && strcmp(v, "1") == 0;
 }
 
 static int cmp_cost(const void *a, const void *b)
@@ -190,6 +209,10 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
      * has rows (they need not all be resident); else groups of blocks that
      * must all be. */
     const int ngroup_opts = local ? 10 : 7;
+    /* The backward's partial-sum hand-off: its own tiles (ksplit 1, lanes_k
+     * 1), on an L2 hand-off only, when searched (prnn_heuristic_partial_sums). */
+    const int psum_opts =
+        shape->pass == PRNN_PASS_BACKWARD_DATA && !local && prnn_heuristic_partial_sums() ? 2 : 1;
     if (local) {
         block_opts[nb++] = 1;
         sms = 1 << 30;
@@ -206,6 +229,7 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
     /* Both engines where tensor cores are allowed: at small batch the FMA
      * engine's shorter dependency chain can win. */
     /* clang-format off */
+    for (int psum = 0; psum < psum_opts; psum++)
     for (int mma = 0; mma <= (use_mma ? 1 : 0); mma++)
     for (int gi = 0; gi < ngroup_opts && group_opts[gi] <= B; gi++) {
         const int groups = group_opts[gi];
@@ -216,8 +240,8 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
             int bc = chunk_opts[ci];
             if (bc > per_group && !(ci > 0 && chunk_opts[ci - 1] < per_group))
                 continue; /* one chunk size >= the group's rows is enough */
-            for (int ks = 0; ks < 2; ks++)
-            for (int li = 0; li < (mma ? 1 : 4); li++) {
+            for (int ks = 0; ks < (psum ? 1 : 2); ks++)
+            for (int li = 0; li < (mma || psum ? 1 : 4); li++) {
                 if (n == capacity) {
                     int grown = capacity ? 2 * capacity : 4096;
                     prnn_kernel_geometry *p = realloc(all, sizeof(*all) * (size_t)grown);
@@ -232,16 +256,18 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
                 t.blocks = block_opts[bi];
                 t.batch_chunk = bc < per_group ? bc : per_group;
                 t.batch_groups = groups;
-                t.ksplit = ks ? t.threads / 64 : t.threads / 32;
+                t.ksplit = psum ? 1 : ks ? t.threads / 64 : t.threads / 32;
                 t.lanes_k = mma ? 1 : lanes_opts[li];
                 t.mma = mma;
+                t.partial_sums = psum;
                 /* Lamport words, except for fp64 (a value fills the word)
-                 * and backward mma tiles: their G-times-longer vector made
-                 * spinning on every word cost more than one counter wait
-                 * and plain loads (bench/NOTES.md v0.6) */
+                 * and backward mma tiles that gather the gate gradients:
+                 * their G-times-longer vector made spinning on every word
+                 * cost more than one counter wait and plain loads
+                 * (bench/NOTES.md v0.6) */
                 t.handoff = local ? 2
                             : shape->key.dtype == PRNN_DATA_DOUBLE ||
-                                    (mma && shape->pass == PRNN_PASS_BACKWARD_DATA)
+                                    (mma && !psum && shape->pass == PRNN_PASS_BACKWARD_DATA)
                                 ? 1
                                 : 0;
                 if (t.ksplit < 1)
@@ -297,7 +323,8 @@ typedef struct {
     prnn_kernel_shape shape;
     prnn_device_info dev;
     int use_mma, local;
-    int n; /* candidates found, at most MEMO_KEEP */
+    int partial_sums; /* prnn_heuristic_partial_sums() when searched */
+    int n;            /* candidates found, at most MEMO_KEEP */
     prnn_kernel_geometry found[MEMO_KEEP];
 } memo_slot;
 
@@ -309,6 +336,7 @@ static int memo_match(const memo_slot *m, const prnn_kernel_shape *shape,
                       const prnn_device_info *dev, int use_mma, int local)
 {
     return m->used && m->use_mma == use_mma && m->local == local &&
+           m->partial_sums == prnn_heuristic_partial_sums() &&
            m->shape.skip_input == shape->skip_input && m->shape.pass == shape->pass &&
            prnn_rnn_key_equal(&m->shape.key, &shape->key) &&
            memcmp(&m->dev, dev, sizeof(*dev)) == 0;
@@ -340,6 +368,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_
     m->dev = *dev;
     m->use_mma = use_mma;
     m->local = local;
+    m->partial_sums = prnn_heuristic_partial_sums();
     m->n = n;
     memcpy(m->found, found, sizeof(found[0]) * (size_t)n);
     pthread_mutex_unlock(&memo_lock);

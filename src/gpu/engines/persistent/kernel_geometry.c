@@ -43,12 +43,21 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
     g->gates = G;
     g->acc_bytes = (int)prnn_dtype_math_size(shape->key.dtype);
     const int bwd = shape->pass == PRNN_PASS_BACKWARD_DATA;
+    const int psum = t.partial_sums;
     /* rnn_config.cuh: KPU, KD and GOUT (backward gates are padded to an even
-     * length for the mma engine's pairs) */
+     * length for the mma engine's pairs; with partial sums KD is the block's
+     * own gradients, G * units per block, set below) */
     const int kpu = tile->mma ? ROUND_UP(H, 2) : H;
-    const int KD = bwd ? G * kpu : H;
-    g->kdim = KD;
+    int KD = bwd ? G * kpu : H;
     g->rows_per_unit = bwd ? 1 : G;
+    if (psum) {
+        if (!bwd)
+            return fail(why, why_size, "partial_sums is a backward-data hand-off");
+        if (t.handoff == 2)
+            return fail(why, why_size, "partial_sums needs an L2 hand-off (handoff 0 or 1)");
+        if (t.ksplit != 1 || (!t.mma && t.lanes_k != 1))
+            return fail(why, why_size, "partial_sums needs ksplit 1 and lanes_k 1");
+    }
 
     if (t.threads % 32 || t.threads < 32 || t.threads > 1024)
         return fail(why, why_size, "threads must be a multiple of 32 in [32, 1024]");
@@ -94,6 +103,20 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
             "handoff 2 (through shared memory) needs the whole layer in one block: blocks=1");
     g->units_per_block = upb;
     g->rows = g->rows_per_unit * upb;
+    if (psum) {
+        KD = G * upb;
+        g->rows = H;
+    }
+    g->kdim = KD;
+    /* rnn_config.cuh PS_*: the partial sums' word rows per chunk (two
+     * batch rows a word with the mma engine), (unit, word row) items and
+     * the slices of senders that share an item */
+    const int ps_rows = t.mma ? CEIL_DIV(t.batch_chunk, 2) : t.batch_chunk;
+    const int ps_items = upb * ps_rows;
+    int ps_slices = ps_items >= t.threads ? 1 : t.threads / ps_items;
+    if (ps_slices > t.blocks)
+        ps_slices = t.blocks;
+    const int ps_span = CEIL_DIV(t.blocks, ps_slices);
 
     const int BC = t.batch_chunk;
     const int aw = g->acc_bytes / 4;
@@ -113,8 +136,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         size_t hb = (size_t)ROUND_UP(ntn * 8 * hbs * 4, 16);
         split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * 4, 16);
-        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
-        int poll = CEIL_DIV(ntn * 8 * kpw / 2, 32);
+        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + (psum ? 1 : g->warps) * hb;
+        int poll = psum ? ps_span : CEIL_DIV(ntn * 8 * kpw / 2, 32);
         g->accumulators = rt * ntn * 4;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 56 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
@@ -133,8 +156,8 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         size_t hb = (size_t)ROUND_UP(kpl * lk * bcp * g->acc_bytes, 16);
         split_slots(g, &t);
         g->red_bytes = ROUND_UP(t.ksplit * BC * g->rowsp * g->acc_bytes, 16);
-        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + g->warps * hb;
-        int poll = CEIL_DIV(kpl * lk * bcp, 32);
+        g->smem_bytes = (size_t)g->ksmem * g->wpk * t.threads * 4 + (psum ? 1 : g->warps) * hb;
+        int poll = psum ? ps_span : CEIL_DIV(kpl * lk * bcp, 32);
         g->accumulators = rpl * bcp * aw;
         g->est_regs = g->kreg * g->wpk + g->accumulators + 48 +
                       2 * (poll < POLL_MAX ? poll : POLL_MAX);
@@ -142,6 +165,13 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
                                     (size_t)g->group_stride * 8;
     }
     (void)kpw;
+    if (psum) {
+        /* the senders' slice sums replace the product's partial sums; the
+         * words: (word row, sender, unit), both parities */
+        g->red_bytes = ROUND_UP((size_t)ps_slices * BC * upb * g->acc_bytes, 16);
+        g->exchange_bytes_per_dir = 2 * (size_t)t.batch_groups * (size_t)g->chunks *
+                                    (size_t)ps_rows * (size_t)t.blocks * (size_t)H * 8;
+    }
     /* The local hand-off (handoff 2): the group's words, plain values, both
      * parities, in shared memory instead of the global exchange area. */
     size_t local_ex = 0;

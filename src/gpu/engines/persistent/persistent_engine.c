@@ -72,6 +72,8 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     if (!bwd) {
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
+    } else {
+        prnn_request_define(r, "PRNN_PSUM", g->tile.partial_sums);
     }
     /* Cross-checks: the kernel static_asserts its own arithmetic against
      * these (kernel_geometry.c mirrors it). */
@@ -146,11 +148,12 @@ static size_t scratch_bytes(const prnn_kernel_geometry *g)
     return g->exchange_bytes_per_dir + g->packed_bytes_per_dir;
 }
 
-/* Families of tiles whose costs the heuristic's model compares poorly. */
-enum { TILE_FAMILIES = 4 };
+/* Families of tiles whose costs the heuristic's model compares poorly:
+ * engine x batch groups x the backward's hand-off (partial sums or not). */
+enum { TILE_FAMILIES = 8 };
 static int tile_family(const prnn_tile_config *t)
 {
-    return 2 * t->mma + (t->batch_groups > 1);
+    return 4 * t->partial_sums + 2 * t->mma + (t->batch_groups > 1);
 }
 
 static int in_list(const prnn_engine_config *list, int count, const prnn_tile_config *t)
