@@ -8,7 +8,7 @@
 #include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "note_once.h"
-#include "tuning/cache_dir.h"
+#include "store/cache_dir.h"
 
 /* Once per directory (and reason) and process: every plan would otherwise
  * repeat it. */

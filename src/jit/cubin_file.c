@@ -11,9 +11,9 @@
 #include "jit/cubin_cache.h"
 #include "jit/cubin_file.h"
 #include "jit/sha256.h"
-#include "tuning/cache_dir.h"
-#include "tuning/temp_files.h"
-#include "tuning/trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 
 /* Bounds that no real entry comes near; a header claiming more is corrupt,
  * and checking first means a corrupt length never drives an allocation. */

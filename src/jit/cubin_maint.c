@@ -12,7 +12,7 @@
 #include "error.h"
 #include "jit/cubin_cache.h"
 #include "jit/cubin_file.h"
-#include "tuning/trusted_path.h"
+#include "store/trusted_path.h"
 
 static int all_hex(const char *s, size_t n)
 {

@@ -30,10 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache_dir.h"
 #include "error.h"
-#include "temp_files.h"
-#include "trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096

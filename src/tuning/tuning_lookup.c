@@ -24,11 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_dir.h"
 #include "embedded.h"
 #include "error.h"
 #include "note_once.h"
-#include "trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
