@@ -204,17 +204,6 @@ static prnn_tuning_entry *merge(const prnn_tuning_db *old, const prnn_tuning_ent
     return all;
 }
 
-static void dir_of(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 /* Writes text to a temporary file beside the database and renames it over
  * it. On failure nothing is left behind and errno says why; *what names the
  * step. */
@@ -274,9 +263,8 @@ static int base_matches(const char *name, const void *base)
 void prnn_tuning_db_sweep(const char *path, long long min_age, prnn_temp_sweep_result *r)
 {
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    dir_of(path, dir, sizeof(dir));
-    prnn_temp_sweep(dir, base_matches, slash ? slash + 1 : path, min_age, r);
+    const char *base = prnn_path_split(path, dir, sizeof(dir));
+    prnn_temp_sweep(dir, base_matches, base, min_age, r);
 }
 
 /* The file a store replaces: path (existing or not), or where the symbolic
@@ -462,9 +450,7 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path, const prnn_tuning_entry
 
     db_file f;
     f.path = path;
-    dir_of(path, f.dir, sizeof(f.dir));
-    const char *slash = strrchr(path, '/');
-    f.base = slash ? slash + 1 : path;
+    f.base = prnn_path_split(path, f.dir, sizeof(f.dir));
     if (!f.base[0]) {
         errno = EISDIR;
         return fail_errno(path, "not a file name");

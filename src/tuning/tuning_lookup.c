@@ -239,14 +239,7 @@ static int forget_cached(const char *path)
 static int open_user_db(const char *path, struct stat *st)
 {
     char dir[PATH_MAX], why[PATH_MAX + 512];
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    const char *base = prnn_path_split(path, dir, sizeof(dir));
     prnn_trusted_dir d;
     switch (prnn_trusted_dir_open(dir, &d, why, sizeof(why))) {
     case PRNN_TRUST_OK: break;
