@@ -91,24 +91,10 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *k
 int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const void *payload,
                            size_t size, char *why, size_t why_size);
 
-/*
- * The cubin for req: from the disk cache (*source = PRNN_CUBIN_DISK_CACHE,
- * *compile_ms = 0) or compiled by NVRTC and stored (PRNN_CUBIN_COMPILED).
- * Cache problems are notes in the log, never errors; compile errors are
- * those of prnn_nvrtc_compile. *cubin is freed by the caller with free().
- * source and compile_ms may be NULL.
- */
-prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
-                            prnnCubinSource_t *source, double *compile_ms);
-
-/* As prnn_cubin_get with the key already built (it must be req's); the
- * calling thread's batch (jit/cubin_batch.h) first, when one holds it. */
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
-                                  void **cubin, size_t *size, prnnCubinSource_t *source,
-                                  double *compile_ms);
-
-/* As prnn_cubin_get_keyed without the batches: the disk cache in dir
- * (NULL: the default one), else NVRTC (what a batch's threads run). */
+/* The cubin for req with its key already built (it must be req's), without
+ * the batches (prnn_cubin_get_keyed, jit/cubin_batch.h, has them): the disk
+ * cache in dir (NULL: the default one), else NVRTC (what a batch's threads
+ * run). */
 prnnStatus_t prnn_cubin_fetch_keyed(const char *dir, const prnn_compile_request *req,
                                     const prnn_cubin_key *key, void **cubin, size_t *size,
                                     prnnCubinSource_t *source, double *compile_ms);
