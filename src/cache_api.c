@@ -15,9 +15,9 @@
 #include "error.h"
 #include "gpu/plan/plan_warm.h"
 #include "jit/cubin_cache.h"
-#include "tuning/cache_dir.h"
-#include "tuning/temp_files.h"
-#include "tuning/trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 #include "tuning/tuning_db.h"
 
 /* The default cache directory into buf, or a failure naming why. */

@@ -230,3 +230,24 @@ int prnn_cubin_batch_take(const prnn_cubin_key *key, void **cubin, size_t *size,
         *compile_ms = found.ms;
     return 1;
 }
+
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
+                                  double *compile_ms)
+{
+    if (prnn_cubin_batch_take(key, cubin, size, source, compile_ms))
+        return PRNN_STATUS_SUCCESS;
+    return prnn_cubin_fetch_keyed(NULL, req, key, cubin, size, source, compile_ms);
+}
+
+prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
+                            prnnCubinSource_t *source, double *compile_ms)
+{
+    prnn_cubin_key key;
+    prnnStatus_t s = prnn_cubin_key_build(req, &key);
+    if (s)
+        return s;
+    s = prnn_cubin_get_keyed(req, &key, cubin, size, source, compile_ms);
+    prnn_cubin_key_free(&key);
+    return s;
+}

@@ -60,6 +60,22 @@ void prnn_cubin_batch_end(prnn_cubin_batch *b);
 int prnn_cubin_batch_take(const prnn_cubin_key *key, void **cubin, size_t *size,
                           prnnCubinSource_t *source, double *compile_ms);
 
+/*
+ * The cubin for req: from the calling thread's batch when one holds it,
+ * else from the disk cache (*source = PRNN_CUBIN_DISK_CACHE, *compile_ms =
+ * 0) or compiled by NVRTC and stored (PRNN_CUBIN_COMPILED).
+ * Cache problems are notes in the log, never errors; compile errors are
+ * those of prnn_nvrtc_compile. *cubin is freed by the caller with free().
+ * source and compile_ms may be NULL.
+ */
+prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
+                            prnnCubinSource_t *source, double *compile_ms);
+
+/* As prnn_cubin_get with the key already built (it must be req's). */
+prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
+                                  void **cubin, size_t *size, prnnCubinSource_t *source,
+                                  double *compile_ms);
+
 /* The threads a batch of jobs compiles on: $PRNN_COMPILE_THREADS when set
  * (1: one after another), else the CPUs this process may run on; never more
  * than jobs or PRNN_COMPILE_THREADS_MAX, never fewer than 1. */

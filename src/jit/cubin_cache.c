@@ -1,14 +1,13 @@
-/* prnn_cubin_get: the disk cache in front of NVRTC. */
+/* prnn_cubin_fetch_keyed: the disk cache in front of NVRTC. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "error.h"
-#include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "note_once.h"
-#include "tuning/cache_dir.h"
+#include "store/cache_dir.h"
 
 /* Once per directory (and reason) and process: every plan would otherwise
  * repeat it. */
@@ -76,27 +75,6 @@ prnnStatus_t prnn_cubin_fetch_keyed(const char *in_dir, const prnn_compile_reque
     if (compile_ms)
         *compile_ms = ms;
     return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
-                                  void **cubin, size_t *size, prnnCubinSource_t *source,
-                                  double *compile_ms)
-{
-    if (prnn_cubin_batch_take(key, cubin, size, source, compile_ms))
-        return PRNN_STATUS_SUCCESS;
-    return prnn_cubin_fetch_keyed(NULL, req, key, cubin, size, source, compile_ms);
-}
-
-prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
-                            prnnCubinSource_t *source, double *compile_ms)
-{
-    prnn_cubin_key key;
-    prnnStatus_t s = prnn_cubin_key_build(req, &key);
-    if (s)
-        return s;
-    s = prnn_cubin_get_keyed(req, &key, cubin, size, source, compile_ms);
-    prnn_cubin_key_free(&key);
-    return s;
 }
 
 int prnn_cubin_cached(const prnn_compile_request *req)

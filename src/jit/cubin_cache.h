@@ -1,7 +1,7 @@
 /*
  * The on-disk cubin cache.
  *
- * One file per compiled kernel, in the cache directory (tuning/cache_dir.h:
+ * One file per compiled kernel, in the cache directory (store/cache_dir.h:
  * $PRNN_CACHE_DIR, else $XDG_CACHE_HOME/prnn, else ~/.cache/prnn), named
  * <32 hex digits>.cubin after a hash of the key. The key is a text listing
  * everything that can change the binary: the cache format version, the
@@ -21,7 +21,7 @@
  * its size), then the stored key, compared with the expected key byte for
  * byte, and only then the payload, whose checksum it verifies: anything
  * else is a miss, and the entry is recompiled and replaced.
- * Trust (tuning/trusted_path.h): the directory must be the user's and
+ * Trust (store/trusted_path.h): the directory must be the user's and
  * writable by nobody else (or PRNN_SHARED_CACHE_DIR), else it is neither
  * read nor written; an entry must be a regular file owned by the user or
  * root, writable by nobody else, and is opened without following links
@@ -32,7 +32,7 @@
  * (<name>.cubin.tmp.XXXXXX) in the same directory, fsync it and rename() it
  * over the final name, so a reader sees the old file, the new file or none,
  * never part of one, however many threads and processes share the directory.
- * The temporary file is flock'ed while it is written (tuning/temp_files.h):
+ * The temporary file is flock'ed while it is written (store/temp_files.h):
  * a writer killed half-way leaves an unlocked one, which later stores
  * remove once it is PRNN_TEMP_STALE_SECONDS old, and prnn-cache clear at
  * once. An empty directory squatting on an entry's name is replaced; one
@@ -49,7 +49,7 @@
 
 #include "jit/nvrtc_compile.h"
 #include "prnn.h"
-#include "tuning/temp_files.h"
+#include "store/temp_files.h"
 
 #define PRNN_CUBIN_CACHE_FORMAT 1u
 #define PRNN_CUBIN_HEADER_SIZE 32
@@ -91,24 +91,10 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *k
 int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const void *payload,
                            size_t size, char *why, size_t why_size);
 
-/*
- * The cubin for req: from the disk cache (*source = PRNN_CUBIN_DISK_CACHE,
- * *compile_ms = 0) or compiled by NVRTC and stored (PRNN_CUBIN_COMPILED).
- * Cache problems are notes in the log, never errors; compile errors are
- * those of prnn_nvrtc_compile. *cubin is freed by the caller with free().
- * source and compile_ms may be NULL.
- */
-prnnStatus_t prnn_cubin_get(const prnn_compile_request *req, void **cubin, size_t *size,
-                            prnnCubinSource_t *source, double *compile_ms);
-
-/* As prnn_cubin_get with the key already built (it must be req's); the
- * calling thread's batch (jit/cubin_batch.h) first, when one holds it. */
-prnnStatus_t prnn_cubin_get_keyed(const prnn_compile_request *req, const prnn_cubin_key *key,
-                                  void **cubin, size_t *size, prnnCubinSource_t *source,
-                                  double *compile_ms);
-
-/* As prnn_cubin_get_keyed without the batches: the disk cache in dir
- * (NULL: the default one), else NVRTC (what a batch's threads run). */
+/* The cubin for req with its key already built (it must be req's), without
+ * the batches (prnn_cubin_get_keyed, jit/cubin_batch.h, has them): the disk
+ * cache in dir (NULL: the default one), else NVRTC (what a batch's threads
+ * run). */
 prnnStatus_t prnn_cubin_fetch_keyed(const char *dir, const prnn_compile_request *req,
                                     const prnn_cubin_key *key, void **cubin, size_t *size,
                                     prnnCubinSource_t *source, double *compile_ms);
@@ -162,7 +148,7 @@ prnnStatus_t prnn_cubin_cache_scan(const char *dir, int check_payload, prnn_cubi
                                    void *user);
 
 /* Removes the temporary files of dir at least min_age seconds old that no
- * live writer holds (tuning/temp_files.h); stores do it with
+ * live writer holds (store/temp_files.h); stores do it with
  * PRNN_TEMP_STALE_SECONDS. */
 void prnn_cubin_cache_sweep(const char *dir, long long min_age, prnn_temp_sweep_result *r);
 

@@ -1,6 +1,6 @@
-/* Reading, checking and atomically writing one cubin cache file. */
+/* Naming, reading, checking and atomically writing one cubin cache file
+ * (store/safe_file.h does the reading and replacing). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +11,10 @@
 #include "jit/cubin_cache.h"
 #include "jit/cubin_file.h"
 #include "jit/sha256.h"
-#include "tuning/cache_dir.h"
-#include "tuning/temp_files.h"
-#include "tuning/trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/safe_file.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 
 /* Bounds that no real entry comes near; a header claiming more is corrupt,
  * and checking first means a corrupt length never drives an allocation. */
@@ -48,38 +49,43 @@ static uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
-static void set_why(char *why, size_t size, const char *fmt, const char *arg)
+static int all_hex(const char *s, size_t n)
 {
-    if (why && size)
-        snprintf(why, size, fmt, arg);
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
 }
 
-/* n bytes at off: 0, or -1 when the file ends first (it shrank: errno 0)
- * or a read fails (errno). */
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
+int prnn_cubin_cache_is_ours(const char *file, int *is_temp)
 {
-    unsigned char *p = buf;
-    while (n) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            errno = 0;
-        if (r <= 0)
-            return -1;
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
+    size_t n = strlen(file);
+    const size_t sfx = strlen(PRNN_CUBIN_SUFFIX);
+    const size_t tmp = strlen(PRNN_CUBIN_TEMP_INFIX);
+    if (is_temp)
+        *is_temp = 0;
+    if (n < 32 || !all_hex(file, 32))
+        return 0;
+    if (n == 32 + sfx && strcmp(file + 32, PRNN_CUBIN_SUFFIX) == 0)
+        return 1;
+    /* mkstemp's six characters are letters and digits. */
+    if (n == 32 + tmp + 6 && strncmp(file + 32, PRNN_CUBIN_TEMP_INFIX, tmp) == 0) {
+        for (size_t i = 32 + tmp; i < n; i++) {
+            char c = file[i];
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return 0;
+        }
+        if (is_temp)
+            *is_temp = 1;
+        return 1;
     }
     return 0;
 }
 
-/* Why read_at failed: the file shrank under us, or the read failed. */
-static const char *read_problem(void)
+static void set_why(char *why, size_t size, const char *fmt, const char *arg)
 {
-    if (errno == 0)
-        return "truncated while being read";
-    return errno == EIO ? "cannot read it: input/output error" : "cannot read it: the read failed";
+    if (why && size)
+        snprintf(why, size, fmt, arg);
 }
 
 typedef struct {
@@ -93,10 +99,9 @@ typedef struct {
  * junk file is 32 bytes whatever its size. */
 static const char *read_header(int fd, const struct stat *st, cubin_header *h)
 {
-    if ((uint64_t)st->st_size < PRNN_CUBIN_HEADER_SIZE)
-        return "truncated (shorter than the header)";
-    if (read_at(fd, h->bytes, PRNN_CUBIN_HEADER_SIZE, 0) != 0)
-        return read_problem();
+    const char *problem = prnn_safe_read_header(fd, st, h->bytes, PRNN_CUBIN_HEADER_SIZE);
+    if (problem)
+        return problem;
     if (memcmp(h->bytes, PRNN_CUBIN_MAGIC, 8) != 0)
         return "not a prnn cubin cache file (bad magic)";
     if (get_u32(h->bytes + 8) != PRNN_CUBIN_CACHE_FORMAT)
@@ -121,8 +126,8 @@ static char *read_key(int fd, const cubin_header *h, const char **problem)
     char *k = malloc((size_t)h->key_len + 1);
     if (!k) {
         *problem = "out of memory reading the stored key";
-    } else if (read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
-        *problem = read_problem();
+    } else if (prnn_safe_read_at(fd, k, h->key_len, PRNN_CUBIN_HEADER_SIZE) != 0) {
+        *problem = prnn_safe_read_problem();
         free(k);
         k = NULL;
     } else {
@@ -140,8 +145,9 @@ static unsigned char *read_payload(int fd, const cubin_header *h, const char **p
         *problem = "out of memory reading the payload";
         return NULL;
     }
-    if (read_at(fd, p, (size_t)h->payload_len, PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
-        *problem = read_problem();
+    if (prnn_safe_read_at(fd, p, (size_t)h->payload_len,
+                          PRNN_CUBIN_HEADER_SIZE + (uint64_t)h->key_len) != 0)
+        *problem = prnn_safe_read_problem();
     else if (prnn_sha256_u64(p, (size_t)h->payload_len) != get_u64(h->bytes + 24))
         *problem = "payload checksum mismatch (corrupt)";
     else if (h->payload_len < 4 || memcmp(p, "\177ELF", 4) != 0)
@@ -150,27 +156,6 @@ static unsigned char *read_payload(int fd, const cubin_header *h, const char **p
         return p;
     free(p);
     return NULL;
-}
-
-/* Opens name in the directory: never through a symbolic link, never
- * blocking on a FIFO. The fd and its fstat, or -1 with errno. */
-static int open_entry(int dirfd, const char *name, struct stat *st)
-{
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, st) != 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        return -1;
-    }
-    return fd;
-}
-
-static const char *open_problem(int err)
-{
-    return err == ELOOP ? "a symbolic link, which prnn does not follow" : strerror(err);
 }
 
 prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *key, void **payload,
@@ -188,14 +173,14 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *k
     }
     snprintf(name, sizeof(name), "%s%s", key->name, PRNN_CUBIN_SUFFIX);
     struct stat st;
-    int fd = open_entry(d.fd, name, &st);
+    int fd = prnn_safe_open_at(d.fd, name, 1, &st);
     if (fd < 0) {
         int err = errno;
         prnn_trusted_dir_close(&d);
         if (err == ENOENT)
             return PRNN_CUBIN_ABSENT;
         set_why(why, why_size, err == ELOOP ? "%s: not loaded" : "cannot read it: %s",
-                open_problem(err));
+                prnn_safe_open_problem(err));
         return PRNN_CUBIN_BAD;
     }
     char untrusted[512];
@@ -228,24 +213,6 @@ prnn_cubin_lookup prnn_cubin_cache_load(const char *dir, const prnn_cubin_key *k
     return PRNN_CUBIN_HIT;
 }
 
-static int write_all(int fd, const void *data, size_t size)
-{
-    const unsigned char *p = data;
-    while (size) {
-        ssize_t w = write(fd, p, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += w;
-        size -= (size_t)w;
-    }
-    return 0;
-}
-
 static int is_cubin_temp(const char *name, const void *user)
 {
     int temp;
@@ -258,34 +225,33 @@ void prnn_cubin_cache_sweep(const char *dir, long long min_age, prnn_temp_sweep_
     prnn_temp_sweep(dir, is_cubin_temp, NULL, min_age, r);
 }
 
-/* renameat(), except that an empty directory squatting on the entry's name
- * is removed first (rename cannot replace it, so every plan would
- * recompile); a directory with files in it is reported, never emptied. */
-static int rename_over(int dirfd, const char *dir, const char *tmp, const char *final_name,
-                       char *why, size_t why_size)
+/* Why a store failed at step (errno set), into why. */
+static void store_problem(prnn_safe_step step, const char *dir, const char *final_name, char *why,
+                          size_t why_size)
 {
-    if (renameat(dirfd, tmp, dirfd, final_name) == 0)
-        return 0;
     int err = errno;
-    struct stat st;
-    if ((err == EISDIR || err == ENOTEMPTY || err == EEXIST) &&
-        fstatat(dirfd, final_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-        if (unlinkat(dirfd, final_name, AT_REMOVEDIR) == 0 &&
-            renameat(dirfd, tmp, dirfd, final_name) == 0)
-            return 0;
-        int e2 = errno;
-        if (why && why_size && (e2 == ENOTEMPTY || e2 == EEXIST))
+    const char *failed = "rename";
+    switch (step) {
+    case PRNN_SAFE_DONE: return;
+    case PRNN_SAFE_CREATE:
+        set_why(why, why_size, "cannot create a file in it: %s", strerror(err));
+        return;
+    case PRNN_SAFE_CHMOD: failed = "chmod"; break;
+    case PRNN_SAFE_WRITE: failed = "write"; break;
+    case PRNN_SAFE_FSYNC: failed = "fsync"; break;
+    case PRNN_SAFE_RENAME: break;
+    case PRNN_SAFE_DIR_IN_THE_WAY:
+        if (why && why_size && (err == ENOTEMPTY || err == EEXIST))
             snprintf(why, why_size,
                      "%s/%s is a directory with files in it, not a cache entry: remove it", dir,
                      final_name);
         else if (why && why_size)
             snprintf(why, why_size, "%s/%s is a directory that cannot be replaced: %s", dir,
-                     final_name, strerror(e2));
-        return -1;
+                     final_name, strerror(err));
+        return;
     }
     if (why && why_size)
-        snprintf(why, why_size, "rename failed: %s", strerror(err));
-    return -1;
+        snprintf(why, why_size, "%s failed: %s", failed, strerror(err));
 }
 
 int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const void *payload,
@@ -308,53 +274,31 @@ int prnn_cubin_cache_store(const char *dir, const prnn_cubin_key *key, const voi
         set_why(why, why_size, "%s", trust);
         return -1;
     }
-    /* Locked while we write: a sweep by another process leaves it alone. */
-    int fd = prnn_temp_create_at(d.fd, tmp);
-    if (fd < 0) {
-        set_why(why, why_size, "cannot create a file in it: %s", strerror(errno));
-        prnn_trusted_dir_close(&d);
-        return -1;
-    }
     unsigned char header[PRNN_CUBIN_HEADER_SIZE];
     memcpy(header, PRNN_CUBIN_MAGIC, 8);
     put_u32(header + 8, PRNN_CUBIN_CACHE_FORMAT);
     put_u32(header + 12, (uint32_t)key->len);
     put_u64(header + 16, (uint64_t)size);
     put_u64(header + 24, prnn_sha256_u64(payload, size));
-
-    const char *step = NULL;
-    /* The temporary file is 0600; cubins are not secret, and a cache
-     * directory shared by a group should be readable by it. */
-    if (fchmod(fd, 0644) != 0)
-        step = "chmod";
-    else if (write_all(fd, header, sizeof(header)) != 0 ||
-             write_all(fd, key->text, key->len) != 0 || write_all(fd, payload, size) != 0)
-        step = "write";
-    /* Data on disk before the rename makes it visible: after a crash the
-     * name holds the old entry or the whole new one, never a torn one. */
-    else if (fsync(fd) != 0)
-        step = "fsync";
-    int err = errno;
-    if (step) {
-        unlinkat(d.fd, tmp, 0);
-        close(fd);
+    const prnn_safe_chunk chunks[] = {
+        {header, sizeof(header)}, {key->text, key->len}, {payload, size}};
+    /* Mode 0644: cubins are not secret, and a cache directory shared by a
+     * group should be readable by it. An empty directory squatting on the
+     * entry's name is replaced, or every plan would recompile. */
+    prnn_safe_step step =
+        prnn_safe_replace_at(d.fd, tmp, final_name, 0644, chunks, 3, PRNN_SAFE_REPLACE_EMPTY_DIR);
+    if (step)
+        store_problem(step, dir, final_name, why, why_size);
+    if (step == PRNN_SAFE_CREATE) {
         prnn_trusted_dir_close(&d);
-        if (why && why_size)
-            snprintf(why, why_size, "%s failed: %s", step, strerror(err));
         return -1;
     }
-    /* Renamed before the close that drops the lock: a sweeper never sees
-     * the file unlocked under its temporary name. */
-    int rc = rename_over(d.fd, dir, tmp, final_name, why, why_size);
-    if (rc != 0)
-        unlinkat(d.fd, tmp, 0);
-    close(fd);
     /* Killed writers' files, once they are old enough that no writer can be
      * slow rather than dead (temp_files.h). Best effort. */
     prnn_temp_sweep_result swept = {0};
     prnn_temp_sweep_at(d.fd, dir, is_cubin_temp, NULL, PRNN_TEMP_STALE_SECONDS, &swept);
     prnn_trusted_dir_close(&d);
-    return rc;
+    return step ? -1 : 0;
 }
 
 void prnn_cubin_inspect_at(int dirfd, int shared, const char *file, int check_payload,
@@ -364,12 +308,13 @@ void prnn_cubin_inspect_at(int dirfd, int shared, const char *file, int check_pa
     snprintf(e->file, sizeof(e->file), "%s", file);
     prnn_cubin_cache_is_ours(file, &e->is_temp);
     struct stat st;
-    int fd = open_entry(dirfd, file, &st);
+    int fd = prnn_safe_open_at(dirfd, file, 1, &st);
     if (fd < 0) {
         if (errno == ENOENT)
             e->vanished = 1;
         else
-            snprintf(e->problem, sizeof(e->problem), "cannot read it: %s", open_problem(errno));
+            snprintf(e->problem, sizeof(e->problem), "cannot read it: %s",
+                     prnn_safe_open_problem(errno));
         return;
     }
     e->has_stat = 1;

@@ -12,40 +12,7 @@
 #include "error.h"
 #include "jit/cubin_cache.h"
 #include "jit/cubin_file.h"
-#include "tuning/trusted_path.h"
-
-static int all_hex(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return 1;
-}
-
-int prnn_cubin_cache_is_ours(const char *file, int *is_temp)
-{
-    size_t n = strlen(file);
-    const size_t sfx = strlen(PRNN_CUBIN_SUFFIX);
-    const size_t tmp = strlen(PRNN_CUBIN_TEMP_INFIX);
-    if (is_temp)
-        *is_temp = 0;
-    if (n < 32 || !all_hex(file, 32))
-        return 0;
-    if (n == 32 + sfx && strcmp(file + 32, PRNN_CUBIN_SUFFIX) == 0)
-        return 1;
-    /* mkstemp's six characters are letters and digits. */
-    if (n == 32 + tmp + 6 && strncmp(file + 32, PRNN_CUBIN_TEMP_INFIX, tmp) == 0) {
-        for (size_t i = 32 + tmp; i < n; i++) {
-            char c = file[i];
-            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-                return 0;
-        }
-        if (is_temp)
-            *is_temp = 1;
-        return 1;
-    }
-    return 0;
-}
+#include "store/trusted_path.h"
 
 static int cmp_names(const void *a, const void *b)
 {

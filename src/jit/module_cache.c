@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "jit/cubin_cache.h"
+#include "jit/cubin_batch.h"
 
 typedef struct function_entry {
     struct function_entry *next;

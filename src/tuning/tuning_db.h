@@ -20,7 +20,7 @@
 #include "prnn.h"
 #include "rnn_key.h"
 #include "rnn_pass.h"
-#include "temp_files.h"
+#include "store/temp_files.h"
 #include "tile_config.h"
 
 /* The one schema this library reads and writes. */

@@ -25,15 +25,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cache_dir.h"
 #include "error.h"
-#include "temp_files.h"
-#include "trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/safe_file.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -47,23 +47,6 @@ typedef struct {
     prnn_trusted_dir d;
 } db_file;
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static prnnStatus_t fail_errno(const char *path, const char *what)
 {
     return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR, "tuning DB %s: %s: %s", path, what,
@@ -75,7 +58,8 @@ static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len, mo
 {
     *text = NULL;
     *len = 0;
-    int fd = openat(f->d.fd, f->base, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    struct stat st;
+    int fd = prnn_safe_open_at(f->d.fd, f->base, 1, &st);
     if (fd < 0 && errno == ENOENT)
         return PRNN_STATUS_SUCCESS;
     if (fd < 0 && errno == ELOOP)
@@ -84,53 +68,26 @@ static prnnStatus_t read_existing(const db_file *f, char **text, size_t *len, mo
                          f->path);
     if (fd < 0)
         return fail_errno(f->path, "cannot read the existing file");
-    struct stat st;
     char why[512];
-    if (fstat(fd, &st) != 0) {
-        prnnStatus_t s = fail_errno(f->path, "cannot read the existing file");
-        close(fd);
-        return s;
-    }
     if (prnn_trusted_file_check(&f->d, &st, why, sizeof(why)) != 0) {
         close(fd);
         return prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
                          "tuning DB %s: the existing file is %s: not read and not replaced",
                          f->path, why);
     }
-    if (st.st_size > (off_t)PRNN_TUNING_MAX_FILE_BYTES) {
-        close(fd);
-        errno = EFBIG;
-        return fail_errno(f->path, "cannot read the existing file");
-    }
     /* Never group- or other-writable (the check above refuses those). */
     *mode = st.st_mode & 0755;
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "tuning DB %s: out of memory", f->path);
-    }
-    /* Reads at most the size fstat saw: the file cannot change under the
-     * lock, except by a writer that ignores it. */
-    while (n < cap - 1) {
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            prnnStatus_t s = fail_errno(f->path, "cannot read the existing file");
-            free(buf);
-            close(fd);
-            return s;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    /* The file cannot change under the lock, except by a writer that
+     * ignores it; what it holds is bounded all the same. */
+    *text = prnn_safe_read_all(fd, &st, PRNN_TUNING_MAX_FILE_BYTES, len);
+    int err = errno;
     close(fd);
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return PRNN_STATUS_SUCCESS;
+    if (*text)
+        return PRNN_STATUS_SUCCESS;
+    if (err == ENOMEM)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "tuning DB %s: out of memory", f->path);
+    errno = err;
+    return fail_errno(f->path, "cannot read the existing file");
 }
 
 /* Keeps the bytes of a file we are about to replace as <path>.bad-<UTC
@@ -156,7 +113,7 @@ static int backup(const db_file *f, const char *text, size_t len, char *bak, siz
             continue;
         if (fd < 0)
             return -1;
-        int rc = write_all(fd, text, len);
+        int rc = prnn_safe_write_all(fd, text, len);
         if (rc == 0)
             rc = fsync(fd);
         int err = errno;
@@ -204,17 +161,6 @@ static prnn_tuning_entry *merge(const prnn_tuning_db *old, const prnn_tuning_ent
     return all;
 }
 
-static void dir_of(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 /* Writes text to a temporary file beside the database and renames it over
  * it. On failure nothing is left behind and errno says why; *what names the
  * step. */
@@ -227,43 +173,17 @@ static int replace_file(const db_file *f, const char *text, mode_t mode, const c
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = prnn_temp_create_at(f->d.fd, tmp);
-    if (fd < 0) {
-        *what = "cannot create a temporary file";
-        return -1;
+    const prnn_safe_chunk chunk = {text, strlen(text)};
+    switch (prnn_safe_replace_at(f->d.fd, tmp, f->base, mode, &chunk, 1, PRNN_SAFE_SYNC_DIR)) {
+    case PRNN_SAFE_DONE: return 0;
+    case PRNN_SAFE_CREATE: *what = "cannot create a temporary file"; break;
+    case PRNN_SAFE_CHMOD: *what = "cannot set the mode of the temporary file"; break;
+    case PRNN_SAFE_WRITE: *what = "cannot write the temporary file"; break;
+    case PRNN_SAFE_FSYNC: *what = "cannot fsync the temporary file"; break;
+    case PRNN_SAFE_RENAME:
+    case PRNN_SAFE_DIR_IN_THE_WAY: *what = "cannot rename the temporary file into place"; break;
     }
-    int rc = 0;
-    if (fchmod(fd, mode) != 0) {
-        *what = "cannot set the mode of the temporary file";
-        rc = -1;
-    } else if (write_all(fd, text, strlen(text)) != 0) {
-        *what = "cannot write the temporary file";
-        rc = -1;
-    } else if (fsync(fd) != 0) {
-        *what = "cannot fsync the temporary file";
-        rc = -1;
-    }
-    int err = errno;
-    /* Renamed before the close that drops the temporary file's lock: a
-     * sweeper never finds it unlocked under its temporary name. */
-    if (rc == 0 && renameat(f->d.fd, tmp, f->d.fd, f->base) != 0) {
-        *what = "cannot rename the temporary file into place";
-        err = errno;
-        rc = -1;
-    }
-    if (rc != 0)
-        unlinkat(f->d.fd, tmp, 0);
-    /* Its error is not ours: the data was fsync'ed before the rename, and
-     * the file is in place (Linux closes the descriptor either way). */
-    close(fd);
-    if (rc != 0) {
-        errno = err;
-        return -1;
-    }
-    /* Makes the rename itself durable; best effort (some filesystems refuse
-     * fsync on a directory, and the data is already safe either way). */
-    (void)fsync(f->d.fd);
-    return 0;
+    return -1;
 }
 
 static int base_matches(const char *name, const void *base)
@@ -274,9 +194,8 @@ static int base_matches(const char *name, const void *base)
 void prnn_tuning_db_sweep(const char *path, long long min_age, prnn_temp_sweep_result *r)
 {
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    dir_of(path, dir, sizeof(dir));
-    prnn_temp_sweep(dir, base_matches, slash ? slash + 1 : path, min_age, r);
+    const char *base = prnn_path_split(path, dir, sizeof(dir));
+    prnn_temp_sweep(dir, base_matches, base, min_age, r);
 }
 
 /* The file a store replaces: path (existing or not), or where the symbolic
@@ -400,34 +319,24 @@ static int lock_db(const db_file *f, prnnStatus_t *st)
         *st = fail_errno(f->path, "cannot open the lock file");
         return -1;
     }
-    int lfd = openat(f->d.fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (lfd < 0 && errno == ELOOP) {
+    prnn_safe_lock_step step;
+    char why[512];
+    int lfd = prnn_safe_lock_at(&f->d, name, &step, why, sizeof(why));
+    switch (step) {
+    case PRNN_SAFE_LOCKED: break;
+    case PRNN_SAFE_LOCK_LINK:
         *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
                         "tuning DB %s: the lock file %s/%s is a symbolic link: refused (prnn "
                         "creates no file through a link; remove it)",
                         f->path, f->dir, name);
-        return -1;
-    }
-    if (lfd < 0) {
-        *st = fail_errno(f->path, "cannot open the lock file");
-        return -1;
-    }
-    struct stat sb;
-    char why[512];
-    if (fstat(lfd, &sb) != 0 || prnn_trusted_file_check(&f->d, &sb, why, sizeof(why)) != 0) {
+        break;
+    case PRNN_SAFE_LOCK_OPEN: *st = fail_errno(f->path, "cannot open the lock file"); break;
+    case PRNN_SAFE_LOCK_UNTRUSTED:
         *st = prnn_fail(PRNN_STATUS_TUNING_DB_ERROR,
                         "tuning DB %s: the lock file %s/%s is %s: refused", f->path, f->dir, name,
                         why);
-        close(lfd);
-        return -1;
-    }
-    int rc;
-    while ((rc = flock(lfd, LOCK_EX)) != 0 && errno == EINTR)
-        ;
-    if (rc != 0) {
-        *st = fail_errno(f->path, "cannot lock the lock file");
-        close(lfd);
-        return -1;
+        break;
+    case PRNN_SAFE_LOCK_FLOCK: *st = fail_errno(f->path, "cannot lock the lock file"); break;
     }
     return lfd;
 }
@@ -462,9 +371,7 @@ prnnStatus_t prnn_tuning_db_store_many(const char *path, const prnn_tuning_entry
 
     db_file f;
     f.path = path;
-    dir_of(path, f.dir, sizeof(f.dir));
-    const char *slash = strrchr(path, '/');
-    f.base = slash ? slash + 1 : path;
+    f.base = prnn_path_split(path, f.dir, sizeof(f.dir));
     if (!f.base[0]) {
         errno = EISDIR;
         return fail_errno(path, "not a file name");

@@ -15,7 +15,6 @@
 #include "tuning_db.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,11 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_dir.h"
 #include "embedded.h"
 #include "error.h"
 #include "note_once.h"
-#include "trusted_path.h"
+#include "store/cache_dir.h"
+#include "store/safe_file.h"
+#include "store/trusted_path.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -110,49 +110,9 @@ static void release(shared_db *s)
     }
 }
 
-/* Reads an open file whole; NULL (with errno) on failure or when too big. */
-static char *read_all(int fd, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= PRNN_TUNING_MAX_FILE_BYTES) {
-                free(buf);
-                errno = EFBIG;
-                return NULL;
-            }
-            char *t = realloc(buf, cap * 2);
-            if (!t) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = t;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int err = errno;
-            free(buf);
-            errno = err;
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *len = n;
-    return buf;
-}
-
 /* A fresh shared_db with the file's entries (empty, with the problem logged,
  * when the file cannot be read). NULL only when out of memory. */
-static shared_db *load_user(int fd, const char *path)
+static shared_db *load_user(int fd, const struct stat *st, const char *path)
 {
     shared_db *s = calloc(1, sizeof(*s));
     if (!s)
@@ -161,7 +121,7 @@ static shared_db *load_user(int fd, const char *path)
     char origin[PATH_MAX + 32];
     snprintf(origin, sizeof(origin), "user tuning DB %s", path);
     size_t len = 0;
-    char *text = read_all(fd, &len);
+    char *text = prnn_safe_read_all(fd, st, PRNN_TUNING_MAX_FILE_BYTES, &len);
     if (!text) {
         /* Out of memory or an I/O error says nothing about the file's
          * contents: not to be remembered as rejected (acquire_user). */
@@ -239,14 +199,7 @@ static int forget_cached(const char *path)
 static int open_user_db(const char *path, struct stat *st)
 {
     char dir[PATH_MAX], why[PATH_MAX + 512];
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    const char *base = prnn_path_split(path, dir, sizeof(dir));
     prnn_trusted_dir d;
     switch (prnn_trusted_dir_open(dir, &d, why, sizeof(why))) {
     case PRNN_TRUST_OK: break;
@@ -258,7 +211,7 @@ static int open_user_db(const char *path, struct stat *st)
         return -1;
     }
     /* O_NONBLOCK: a FIFO at that path must not hang the planner. */
-    int fd = base[0] ? openat(d.fd, base, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    int fd = base[0] ? prnn_safe_open_at(d.fd, base, 0, st) : -1;
     int open_errno = base[0] ? errno : EISDIR;
     if (fd < 0 && open_errno != ENOENT && open_errno != ENOTDIR) {
         /* Exists but unreadable: worth a note, once per path. */
@@ -269,7 +222,7 @@ static int open_user_db(const char *path, struct stat *st)
         /* no user DB: the normal case before any tuning run */
         if (open_errno == ENOENT)
             note_if_dangling(path);
-    } else if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    } else if (!S_ISREG(st->st_mode)) {
         prnn_note_once("user tuning DB %s: ignored: not a regular file", path);
         close(fd);
         fd = -1;
@@ -312,7 +265,7 @@ static shared_db *acquire_user(void)
     }
     pthread_mutex_unlock(&user_mutex);
     /* Read and parsed outside the mutex (see the top of this file). */
-    s = load_user(fd, path);
+    s = load_user(fd, &st, path);
     close(fd);
     if (!s) {
         prnn_log_append("user tuning DB %s: ignored: out of memory", path);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
 #include "prnn.h"
 

@@ -15,7 +15,7 @@
 
 #include "embedded.h"
 #include "error.h"
-#include "tuning/cache_dir.h"
+#include "store/cache_dir.h"
 #include "tuning_test.h"
 
 static void clear_env(void)

@@ -13,12 +13,14 @@
  * progress; the database is valid at every moment.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@
 #include "gpu/run/gpu_state.h"
 #include "handle.h"
 #include "prnn.h"
+#include "store/safe_file.h"
 #include "tool_cli.h"
 #include "tuning/tuning_db.h"
 
@@ -262,22 +265,17 @@ static int parse_args(int argc, char **argv, tune_args *a, char *err, size_t n)
 /* Is the key already in the database at path (exact)? */
 static int in_db(const char *path, const prnn_tuning_key *key)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat st;
+    int fd = prnn_safe_open_at(AT_FDCWD, path, 0, &st);
+    if (fd < 0)
         return 0;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    if (n <= 0 || n > (64L << 20)) {
-        fclose(f);
+    size_t got = 0;
+    char *text = prnn_safe_read_all(fd, &st, PRNN_TUNING_MAX_FILE_BYTES, &got);
+    close(fd);
+    if (!text || !got) {
+        free(text);
         return 0;
     }
-    char *text = malloc((size_t)n + 1);
-    size_t got = text ? fread(text, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!text)
-        return 0;
-    text[got] = '\0';
     prnn_tuning_db db;
     memset(&db, 0, sizeof(db));
     int found = 0;

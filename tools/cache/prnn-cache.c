@@ -22,10 +22,10 @@
 
 #include "error.h"
 #include "jit/cubin_cache.h"
+#include "store/cache_dir.h"
+#include "store/temp_files.h"
+#include "store/trusted_path.h"
 #include "tool_cli.h"
-#include "tuning/cache_dir.h"
-#include "tuning/temp_files.h"
-#include "tuning/trusted_path.h"
 #include "tuning/tuning_db.h"
 
 static void usage(FILE *f)

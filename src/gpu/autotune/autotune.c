@@ -14,6 +14,30 @@
 #include "ref/ref_rnn.h"
 #include "tuning/tuning_db.h"
 
+void prnn_autotune_defaults(prnn_autotune_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_candidates = 12;
+    o->seq_length = 256;
+    o->repeats = 5;
+    o->budget_s = 60.0;
+}
+
+/* opts_in (NULL: the defaults) with its numbers brought into range. */
+static void resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts)
+{
+    if (opts_in)
+        *opts = *opts_in;
+    else
+        prnn_autotune_defaults(opts);
+    if (opts->max_candidates < 1 || opts->max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
+        opts->max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
+    if (opts->seq_length < 4)
+        opts->seq_length = 4;
+    if (opts->repeats < 1)
+        opts->repeats = 1;
+}
+
 /* What a candidate is checked and timed on. */
 typedef enum {
     TIME_FORWARD,  /* inference calls; y checked */
@@ -353,7 +377,7 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     struct prnn_gpu_state *gs = q->gs;
     const prnn_cuda_driver *cu = gs->cu;
     prnn_autotune_options opts;
-    prnn_autotune_resolve(opts_in, &opts);
+    resolve(opts_in, &opts);
     memset(report, 0, sizeof(*report));
     report->best = -1;
     const double t_start = prnn_autotune_now_s();

@@ -16,56 +16,12 @@
 #ifndef PRNN_AUTOTUNE_H
 #define PRNN_AUTOTUNE_H
 
+#include "gpu/autotune/autotune_types.h"
 #include "gpu/engines/engine.h"
 #include "gpu/gpu_call.h"
 #include "rnn_pass.h"
 
-typedef struct {
-    int max_candidates; /* configurations to try (default 12, at most 32) */
-    int seq_length;     /* steps of the timed sequence (default 256) */
-    int repeats;        /* timed runs, median taken (default 5) */
-    double budget_s;    /* stop trying candidates after this (default 60) */
-    /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
-    const char *output_db;
-    /* Candidates needing more hand-off and streamed-weight bytes per
-     * direction than this are not tried (0: no limit): a plan's workspace
-     * size has been reported before a backward configuration is tuned. */
-    size_t max_scratch_bytes;
-    /* Called after each candidate (may be NULL). */
-    void (*progress)(void *ctx, int done, int total, const char *line);
-    void *progress_ctx;
-} prnn_autotune_options;
-
-enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
-
-/* What a search learnt of one candidate. */
-typedef struct {
-    double us_per_step; /* 0 when not timed */
-    double rel_error;   /* against the CPU reference */
-    int ok;             /* 1: correct and timed */
-    char note[160];     /* why rejected or failed */
-} prnn_autotune_outcome;
-
-typedef struct {
-    const prnn_engine *engine;
-    prnn_engine_config config;
-    prnn_autotune_outcome out;
-} prnn_autotune_candidate;
-
-typedef struct {
-    int count;
-    prnn_autotune_candidate cand[PRNN_AUTOTUNE_MAX_CANDIDATES];
-    int best;            /* index into cand, -1 when none survived */
-    double heuristic_us; /* the library's own choice without a DB (cand[0]) */
-    double seconds;      /* wall time of the whole search */
-} prnn_autotune_report;
-
-typedef struct {
-    const prnn_engine *engine;
-    prnn_engine_config config;
-    double us_per_step;
-} prnn_autotune_result;
-
+/* The default options (autotune_types.h says which). */
 void prnn_autotune_defaults(prnn_autotune_options *o);
 
 /*

@@ -15,29 +15,6 @@
 #include "prnn.h"
 #include "weights_layout.h"
 
-void prnn_autotune_defaults(prnn_autotune_options *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->max_candidates = 12;
-    o->seq_length = 256;
-    o->repeats = 5;
-    o->budget_s = 60.0;
-}
-
-void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts)
-{
-    if (opts_in)
-        *opts = *opts_in;
-    else
-        prnn_autotune_defaults(opts);
-    if (opts->max_candidates < 1 || opts->max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
-        opts->max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
-    if (opts->seq_length < 4)
-        opts->seq_length = 4;
-    if (opts->repeats < 1)
-        opts->repeats = 1;
-}
-
 /* ---- parallel compilation into the disk cache ---- */
 
 prnnStatus_t prnn_autotune_precompile(const prnn_engine_query *q,

@@ -8,13 +8,11 @@
 #define PRNN_AUTOTUNE_COMMON_H
 
 #include "cuda/cuda_driver.h"
-#include "gpu/autotune/autotune.h"
+#include "gpu/autotune/autotune_types.h"
+#include "gpu/gpu_call.h"
 #include "gpu/run/kernel_request.h"
 #include "rnn_problem.h"
 #include "tuning/tuning_db.h"
-
-/* opts_in (NULL: the defaults) with its numbers brought into range. */
-void prnn_autotune_resolve(const prnn_autotune_options *opts_in, prnn_autotune_options *opts);
 
 /* Compiles the kernels of count candidates for q into the disk cache on
  * several threads (jit/cubin_batch.h: a failure shows again when the

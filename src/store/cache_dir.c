@@ -133,3 +133,15 @@ int prnn_mkdir_p(const char *path)
     errno = err;
     return rc;
 }
+
+const char *prnn_path_split(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}

@@ -29,4 +29,9 @@ void prnn_cache_dir_explain(char *why, size_t size);
  */
 int prnn_mkdir_p(const char *path);
 
+/* Writes the directory of the file path into dir ("." when path names no
+ * directory, "/" for a file at the root; cut to fit size) and returns its
+ * base name, the part of path after the last slash. */
+const char *prnn_path_split(const char *path, char *dir, size_t size);
+
 #endif

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/cache_dir.h"
+
 /* Six characters of randomness per try: getrandom when it answers at once,
  * else the clock, the process and a counter mixed (O_EXCL makes a clash a
  * retry, never a shared file). */
@@ -79,15 +81,8 @@ int prnn_temp_is_tuning_db(const char *name, const char *base)
 
 void prnn_temp_each_tuning_db(const char *db, prnn_temp_visit_fn visit, void *user)
 {
-    const char *slash = strrchr(db, '/');
     char folder[PATH_MAX];
-    if (!slash)
-        snprintf(folder, sizeof(folder), ".");
-    else if (slash == db)
-        snprintf(folder, sizeof(folder), "/");
-    else
-        snprintf(folder, sizeof(folder), "%.*s", (int)(slash - db), db);
-    const char *base = slash ? slash + 1 : db;
+    const char *base = prnn_path_split(db, folder, sizeof(folder));
     DIR *d = opendir(folder);
     if (!d)
         return;
