@@ -92,7 +92,7 @@ void test_entry(prnn_tuning_entry *e, int hidden, int batch, int blocks)
 {
     prnn_tuning_key k = test_key(hidden, batch);
     prnn_tuning_entry_from_key(e, &k);
-    prnn_tile_config c = {blocks, 256, 8, 1, 8, 128, 0, 1, 0, 1};
+    prnn_tile_config c = {blocks, 256, 8, 1, 8, 128, 0, 1, 0, 1, 0};
     memset(&e->config, 0, sizeof(e->config));
     e->config.tile = c;
     e->us_per_step = 1.25;
