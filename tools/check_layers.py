@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The library's layers call downwards only (docs/ARCHITECTURE.md, "Layout").
 
-usage: check_layers.py SRC_DIR
+usage: check_layers.py [-v] SRC_DIR
+
+-v prints, for every module in a cycle, its edges to the other modules of
+the cycle and what makes each one (the functions it calls, the files it
+includes): where to look when mending one.
 
 Two checks over the C files of SRC_DIR (src/), exit status 1 when either
 finds something, with one line per finding:
@@ -67,7 +71,7 @@ def layer_of(module):
     return top if top in LAYER else None
 
 
-def main(src):
+def main(src, verbose=False):
     src = os.path.abspath(src)
     files = {}
     for dirpath, dirnames, names in os.walk(src):
@@ -91,6 +95,8 @@ def main(src):
 
     problems = []
     graphs = {'calls': {}, 'includes': {}}
+    # Why each edge exists, for -v: (graph, from, to) -> names.
+    why = {}
     for rel, text in files.items():
         mod = module(rel)
         for g in graphs.values():
@@ -107,6 +113,7 @@ def main(src):
             tmod = module(target)
             if tmod != mod:
                 graphs['includes'][mod].add(tmod)
+                why.setdefault(('includes', mod, tmod), set()).add(f'src/{rel} includes {inc}')
             theirs = layer_of(tmod)
             if theirs is None or theirs == mine:
                 continue
@@ -127,6 +134,7 @@ def main(src):
             owner = defined.get(name)
             if owner and owner != mod:
                 graphs['calls'][mod].add(owner)
+                why.setdefault(('calls', mod, owner), set()).add(name + '()')
 
     found = set()
     for kind, graph in sorted(graphs.items()):
@@ -135,6 +143,12 @@ def main(src):
             found.add(key)
             if key not in KNOWN_CYCLES:
                 problems.append(f'modules depend on each other ({kind}): ' + ' <-> '.join(key[1:]))
+            if verbose:
+                print(f'cycle ({kind}): ' + ' <-> '.join(key[1:]))
+                for a in key[1:]:
+                    for b in key[1:]:
+                        if b in graph.get(a, ()):
+                            print(f'  {a} -> {b}: ' + ', '.join(sorted(why[(kind, a, b)])))
     for key in sorted(KNOWN_CYCLES - found):
         problems.append(f'a known cycle is gone ({key[0]}; delete it from KNOWN_CYCLES): ' +
                         ' <-> '.join(key[1:]))
@@ -180,6 +194,10 @@ def strongly_connected(graph):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    verbose = args[:1] == ['-v']
+    if verbose:
+        args = args[1:]
+    if len(args) != 1:
         sys.exit(__doc__.strip().split('\n\n')[1])
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(args[0], verbose))
