@@ -1,16 +1,15 @@
-/* Tensor, filter, dropout and RNN descriptors: plain host objects. */
+/*
+ * What the public descriptor calls (descriptors_api.c, descriptors_v8.c) and
+ * the API's argument checks share: the two halves of every Create/Destroy
+ * pair, the checks that a descriptor is live, of its kind and set, and the
+ * settings both Set calls of the RNN descriptor make.
+ */
 #include "descriptors.h"
 
-#include <float.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "dtype.h"
 #include "error.h"
 #include "object_pool.h"
 
-/* Shared shape of the four Create/Destroy pairs. */
+/* The shared shape of every Create/Destroy pair. */
 prnnStatus_t prnn_desc_create(void **out, size_t size, uint32_t magic)
 {
     if (!out)
@@ -78,211 +77,20 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what)
     return prnn_desc_check_set(d, PRNN_MAGIC_RNN, what, "RNN", "prnnSetRNNDescriptor");
 }
 
-/* ---- tensor ---- */
-
-prnnStatus_t prnnCreateTensorDescriptor(prnnTensorDescriptor_t *desc)
+prnnStatus_t prnn_check_rnn_v8(const struct prnnRNNStruct *r)
 {
-    prnn_api_enter("prnnCreateTensorDescriptor");
-    return prnn_desc_create((void **)desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
-}
-
-prnnStatus_t prnnDestroyTensorDescriptor(prnnTensorDescriptor_t desc)
-{
-    prnn_api_enter("prnnDestroyTensorDescriptor");
-    return prnn_desc_destroy(desc, sizeof(struct prnnTensorStruct), PRNN_MAGIC_TENSOR);
-}
-
-prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc, prnnDataType_t dataType,
-                                       int nbDims, const int dimA[], const int strideA[])
-{
-    prnn_api_enter("prnnSetTensorNdDescriptor");
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
-    if (s)
-        return s;
-    if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
-                         (int)dataType);
-    if (nbDims < 3 || nbDims > PRNN_MAX_DIMS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDims = %d: must be between 3 and %d", nbDims,
-                         PRNN_MAX_DIMS);
-    if (!dimA)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dimA is NULL");
-    if (!strideA)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "strideA is NULL");
-    for (int i = 0; i < nbDims; i++) {
-        if (dimA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM, "dimA[%d] = %d: dimensions must be >= 1", i,
-                             dimA[i]);
-        if (strideA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM, "strideA[%d] = %d: strides must be >= 1", i,
-                             strideA[i]);
-    }
-    desc->dtype = dataType;
-    desc->nb_dims = nbDims;
-    memcpy(desc->dims, dimA, (size_t)nbDims * sizeof(int));
-    memcpy(desc->strides, strideA, (size_t)nbDims * sizeof(int));
-    desc->is_set = 1;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc, int nbDimsRequested,
-                                       prnnDataType_t *dataType, int *nbDims, int dimA[],
-                                       int strideA[])
-{
-    prnn_api_enter("prnnGetTensorNdDescriptor");
-    prnnStatus_t s = prnn_check_tensor(desc, "desc");
-    if (s)
-        return s;
-    if (nbDimsRequested < 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
-                         nbDimsRequested);
-    if (nbDimsRequested > 0 && (!dimA || !strideA))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "%s is NULL while nbDimsRequested = %d",
-                         !dimA ? "dimA" : "strideA", nbDimsRequested);
-    if (dataType)
-        *dataType = desc->dtype;
-    if (nbDims)
-        *nbDims = desc->nb_dims;
-    int n = nbDimsRequested < desc->nb_dims ? nbDimsRequested : desc->nb_dims;
-    for (int i = 0; i < n; i++) {
-        dimA[i] = desc->dims[i];
-        strideA[i] = desc->strides[i];
-    }
-    return PRNN_STATUS_SUCCESS;
-}
-
-/* ---- filter ---- */
-
-prnnStatus_t prnnCreateFilterDescriptor(prnnFilterDescriptor_t *desc)
-{
-    prnn_api_enter("prnnCreateFilterDescriptor");
-    return prnn_desc_create((void **)desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
-}
-
-prnnStatus_t prnnDestroyFilterDescriptor(prnnFilterDescriptor_t desc)
-{
-    prnn_api_enter("prnnDestroyFilterDescriptor");
-    return prnn_desc_destroy(desc, sizeof(struct prnnFilterStruct), PRNN_MAGIC_FILTER);
-}
-
-prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType_t dataType,
-                                       prnnTensorFormat_t format, int nbDims,
-                                       const int filterDimA[])
-{
-    prnn_api_enter("prnnSetFilterNdDescriptor");
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
-    if (s)
-        return s;
-    if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
-                         (int)dataType);
-    if (format != PRNN_TENSOR_NCHW)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "format = %d: only PRNN_TENSOR_NCHW exists",
-                         (int)format);
-    if (nbDims < 1 || nbDims > PRNN_MAX_DIMS)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDims = %d: must be between 1 and %d", nbDims,
-                         PRNN_MAX_DIMS);
-    if (!filterDimA)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA is NULL");
-    for (int i = 0; i < nbDims; i++)
-        if (filterDimA[i] < 1)
-            return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA[%d] = %d: dimensions must be >= 1",
-                             i, filterDimA[i]);
-    desc->dtype = dataType;
-    desc->format = format;
-    desc->nb_dims = nbDims;
-    memcpy(desc->dims, filterDimA, (size_t)nbDims * sizeof(int));
-    desc->is_set = 1;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc, int nbDimsRequested,
-                                       prnnDataType_t *dataType, prnnTensorFormat_t *format,
-                                       int *nbDims, int filterDimA[])
-{
-    prnn_api_enter("prnnGetFilterNdDescriptor");
-    prnnStatus_t s = prnn_check_filter(desc, "desc");
-    if (s)
-        return s;
-    if (nbDimsRequested < 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
-                         nbDimsRequested);
-    if (nbDimsRequested > 0 && !filterDimA)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "filterDimA is NULL while nbDimsRequested = %d",
-                         nbDimsRequested);
-    if (dataType)
-        *dataType = desc->dtype;
-    if (format)
-        *format = desc->format;
-    if (nbDims)
-        *nbDims = desc->nb_dims;
-    int n = nbDimsRequested < desc->nb_dims ? nbDimsRequested : desc->nb_dims;
-    for (int i = 0; i < n; i++)
-        filterDimA[i] = desc->dims[i];
-    return PRNN_STATUS_SUCCESS;
-}
-
-/* ---- dropout ---- */
-
-prnnStatus_t prnnCreateDropoutDescriptor(prnnDropoutDescriptor_t *desc)
-{
-    prnn_api_enter("prnnCreateDropoutDescriptor");
-    return prnn_desc_create((void **)desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
-}
-
-prnnStatus_t prnnDestroyDropoutDescriptor(prnnDropoutDescriptor_t desc)
-{
-    prnn_api_enter("prnnDestroyDropoutDescriptor");
-    return prnn_desc_destroy(desc, sizeof(struct prnnDropoutStruct), PRNN_MAGIC_DROPOUT);
-}
-
-prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
-                                      float dropout, unsigned long long seed)
-{
-    prnn_api_enter("prnnSetDropoutDescriptor");
-    (void)handle; /* no generator state to place on a device */
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
-    if (s)
-        return s;
-    if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dropout = %g: must be >= 0 and < 1",
-                         (double)dropout);
-    desc->dropout = dropout;
-    desc->seed = seed;
-    desc->is_set = 1;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t handle,
-                                      float *dropout, unsigned long long *seed)
-{
-    prnn_api_enter("prnnGetDropoutDescriptor");
-    (void)handle;
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
-    if (s)
-        return s;
-    if (!desc->is_set)
+    PRNN_TRY(prnn_check_rnn(r, "rnnDesc"));
+    if (r->input_size == 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "desc was created but never set (prnnSetDropoutDescriptor)");
-    if (dropout)
-        *dropout = desc->dropout;
-    if (seed)
-        *seed = desc->seed;
+                         "rnnDesc was set by prnnSetRNNDescriptor, which has no inputSize: set it "
+                         "with prnnSetRNNDescriptor_v8 for the v8 calls");
     return PRNN_STATUS_SUCCESS;
 }
 
-/* ---- RNN ---- */
-
-prnnStatus_t prnnCreateRNNDescriptor(prnnRNNDescriptor_t *desc)
+prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *what)
 {
-    prnn_api_enter("prnnCreateRNNDescriptor");
-    return prnn_desc_create((void **)desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
-}
-
-prnnStatus_t prnnDestroyRNNDescriptor(prnnRNNDescriptor_t desc)
-{
-    prnn_api_enter("prnnDestroyRNNDescriptor");
-    return prnn_desc_destroy(desc, sizeof(struct prnnRNNStruct), PRNN_MAGIC_RNN);
+    return prnn_desc_check_set(d, PRNN_MAGIC_RNN_DATA, what, "RNN data",
+                               "prnnSetRNNDataDescriptor");
 }
 
 prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout)
@@ -325,156 +133,17 @@ void prnn_rnn_set_common(struct prnnRNNStruct *r, int hidden, int layers,
     r->is_set = 1;
 }
 
-prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, int numLayers,
-                                  prnnDropoutDescriptor_t dropoutDesc, prnnRNNInputMode_t inputMode,
-                                  prnnDirectionMode_t direction, prnnRNNMode_t mode,
-                                  prnnDataType_t dataType)
+void prnn_rnn_clear_v8(struct prnnRNNStruct *r)
 {
-    prnn_api_enter("prnnSetRNNDescriptor");
-    PRNN_TRY(prnn_desc_check_kind(rnnDesc, PRNN_MAGIC_RNN, "rnnDesc", "RNN"));
-    PRNN_TRY(prnn_check_rnn_shape(hiddenSize, numLayers, dropoutDesc));
-    if (inputMode != PRNN_LINEAR_INPUT && inputMode != PRNN_SKIP_INPUT)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "inputMode = %d: not a prnnRNNInputMode_t",
-                         (int)inputMode);
-    if (direction != PRNN_UNIDIRECTIONAL && direction != PRNN_BIDIRECTIONAL)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "direction = %d: not a prnnDirectionMode_t",
-                         (int)direction);
-    if (prnn_mode_gates(mode) == 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t", (int)mode);
-    if (!prnn_dtype_valid(dataType))
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
-                         (int)dataType);
-    prnn_rnn_set_common(rnnDesc, hiddenSize, numLayers, dropoutDesc, inputMode, direction, mode,
-                        dataType, PRNN_DEFAULT_MATH, PRNN_RNN_ALGO_AUTO);
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc, int *hiddenSize,
-                                  int *numLayers, float *dropout, unsigned long long *seed,
-                                  prnnRNNInputMode_t *inputMode, prnnDirectionMode_t *direction,
-                                  prnnRNNMode_t *mode, prnnDataType_t *dataType)
-{
-    prnn_api_enter("prnnGetRNNDescriptor");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (hiddenSize)
-        *hiddenSize = rnnDesc->hidden;
-    if (numLayers)
-        *numLayers = rnnDesc->layers;
-    if (dropout)
-        *dropout = rnnDesc->dropout;
-    if (seed)
-        *seed = rnnDesc->seed;
-    if (inputMode)
-        *inputMode = rnnDesc->input_mode;
-    if (direction)
-        *direction = rnnDesc->direction;
-    if (mode)
-        *mode = rnnDesc->mode;
-    if (dataType)
-        *dataType = rnnDesc->dtype;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc, prnnMathType_t mathType)
-{
-    prnn_api_enter("prnnSetRNNMatrixMathType");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (mathType != PRNN_DEFAULT_MATH && mathType != PRNN_TENSOR_OP_MATH &&
-        mathType != PRNN_FMA_MATH)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType = %d: not a prnnMathType_t",
-                         (int)mathType);
-    rnnDesc->math = mathType;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc, prnnMathType_t *mathType)
-{
-    prnn_api_enter("prnnGetRNNMatrixMathType");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (!mathType)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType is NULL");
-    *mathType = rnnDesc->math;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnSetRNNAlgorithm(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t algo)
-{
-    prnn_api_enter("prnnSetRNNAlgorithm");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (algo != PRNN_RNN_ALGO_AUTO && algo != PRNN_RNN_ALGO_PERSISTENT &&
-        algo != PRNN_RNN_ALGO_STANDARD)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t", (int)algo);
-    rnnDesc->algo = algo;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t *algo)
-{
-    prnn_api_enter("prnnGetRNNAlgorithm");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (!algo)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo is NULL");
-    *algo = rnnDesc->algo;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc, prnnSRUConvention_t convention,
-                                     prnnSRUActivation_t activation, double highwayScale)
-{
-    prnn_api_enter("prnnSetRNNSRUConvention");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (rnnDesc->mode != PRNN_SRU)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "rnnDesc: mode is %s; SRU's conventions apply to PRNN_SRU only",
-                         prnn_mode_name(rnnDesc->mode));
-    if (convention != PRNN_SRU_CONVENTION_PRNN && convention != PRNN_SRU_CONVENTION_SRU_PACKAGE)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "convention = %d: not a prnnSRUConvention_t",
-                         (int)convention);
-    if (activation != PRNN_SRU_ACTIVATION_TANH && activation != PRNN_SRU_ACTIVATION_IDENTITY)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM, "activation = %d: not a prnnSRUActivation_t",
-                         (int)activation);
-    if (!(highwayScale > 0.0 && highwayScale <= DBL_MAX)) /* also rejects NaN */
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "highwayScale = %g: must be finite and positive (1 for none)",
-                         highwayScale);
-    if (convention == PRNN_SRU_CONVENTION_SRU_PACKAGE && rnnDesc->input_mode == PRNN_SKIP_INPUT &&
-        rnnDesc->direction == PRNN_BIDIRECTIONAL)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "convention = PRNN_SRU_CONVENTION_SRU_PACKAGE with PRNN_SKIP_INPUT and "
-                         "PRNN_BIDIRECTIONAL: layer 0's highway would be hiddenSize wide against 2 "
-                         "* hiddenSize outputs, and it has no u3 (the sru package has no "
-                         "skip-input mode); use PRNN_LINEAR_INPUT");
-    rnnDesc->sru_convention = convention;
-    rnnDesc->sru_activation = activation;
-    rnnDesc->sru_scale = highwayScale;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnnGetRNNSRUConvention(const prnnRNNDescriptor_t rnnDesc,
-                                     prnnSRUConvention_t *convention,
-                                     prnnSRUActivation_t *activation, double *highwayScale)
-{
-    prnn_api_enter("prnnGetRNNSRUConvention");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
-    if (convention)
-        *convention = rnnDesc->sru_convention;
-    if (activation)
-        *activation = rnnDesc->sru_activation;
-    if (highwayScale)
-        *highwayScale = rnnDesc->sru_scale;
-    return PRNN_STATUS_SUCCESS;
+    r->input_size = 0;
+    r->proj = 0;
+    r->no_bias_w = 0;
+    r->no_bias_r = 0;
+    r->math_prec = r->dtype;
+    r->aux_flags = 0;
+    r->dropout_desc = NULL;
+    r->clip_mode = PRNN_RNN_CLIP_NONE;
+    r->clip_nan = PRNN_NOT_PROPAGATE_NAN;
+    r->lclip = 0.0;
+    r->rclip = 0.0;
 }

@@ -1,6 +1,7 @@
 /*
- * The descriptor structs behind the opaque public types, and the checks that
- * every call taking descriptors shares.
+ * The descriptor structs behind the opaque public types, and the checks and
+ * helpers that every call taking descriptors shares (descriptors.c; the
+ * public calls are in descriptors_api.c and descriptors_v8.c).
  */
 #ifndef PRNN_DESCRIPTORS_H
 #define PRNN_DESCRIPTORS_H
@@ -152,11 +153,11 @@ void prnn_rnn_set_common(struct prnnRNNStruct *r, int hidden, int layers,
                          prnnDirectionMode_t direction, prnnRNNMode_t mode, prnnDataType_t dtype,
                          prnnMathType_t math, prnnRNNAlgo_t algo);
 
-/* Resets the settings only prnnSetRNNDescriptor_v8 makes (descriptors_v8.c)
- * to v5's: no inputSize, no projection, both biases, no clipping. */
+/* Resets the settings only prnnSetRNNDescriptor_v8 makes to v5's: no
+ * inputSize, no projection, both biases, no clipping. */
 void prnn_rnn_clear_v8(struct prnnRNNStruct *r);
 
-/* The shared halves of every Create / Destroy pair (descriptors.c). */
+/* The shared halves of every Create / Destroy pair. */
 prnnStatus_t prnn_desc_create(void **out, size_t size, uint32_t magic);
 prnnStatus_t prnn_desc_destroy(void *p, size_t size, uint32_t magic);
 /* SUCCESS when p is a live descriptor of kind `magic` (set or not);

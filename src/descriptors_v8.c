@@ -1,5 +1,6 @@
-/* The descriptors of the cuDNN 8/9-shaped calls: RNN data descriptors, the
- * v8 RNN descriptor settings and LSTM cell clipping. */
+/* The public calls of the cuDNN 8/9-shaped descriptors: RNN data descriptors,
+ * the v8 RNN descriptor settings and LSTM cell clipping (what they share with
+ * descriptors_api.c's is in descriptors.c). */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,27 +8,6 @@
 #include "descriptors.h"
 #include "dtype.h"
 #include "error.h"
-
-prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *what)
-{
-    return prnn_desc_check_set(d, PRNN_MAGIC_RNN_DATA, what, "RNN data",
-                               "prnnSetRNNDataDescriptor");
-}
-
-void prnn_rnn_clear_v8(struct prnnRNNStruct *r)
-{
-    r->input_size = 0;
-    r->proj = 0;
-    r->no_bias_w = 0;
-    r->no_bias_r = 0;
-    r->math_prec = r->dtype;
-    r->aux_flags = 0;
-    r->dropout_desc = NULL;
-    r->clip_mode = PRNN_RNN_CLIP_NONE;
-    r->clip_nan = PRNN_NOT_PROPAGATE_NAN;
-    r->lclip = 0.0;
-    r->rclip = 0.0;
-}
 
 /* ---- RNN data descriptors ---- */
 
@@ -256,16 +236,6 @@ prnnStatus_t prnnSetRNNDescriptor_v8(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t 
     r->math_prec = mathPrec;
     r->aux_flags = auxFlags;
     r->dropout_desc = dropoutDesc;
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnn_check_rnn_v8(const struct prnnRNNStruct *r)
-{
-    PRNN_TRY(prnn_check_rnn(r, "rnnDesc"));
-    if (r->input_size == 0)
-        return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "rnnDesc was set by prnnSetRNNDescriptor, which has no inputSize: set it "
-                         "with prnnSetRNNDescriptor_v8 for the v8 calls");
     return PRNN_STATUS_SUCCESS;
 }
 

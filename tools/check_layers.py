@@ -41,7 +41,6 @@ LAYER = {'base': 0, 'store': 1, 'cuda': 1, 'ref': 1, 'jit': 2, 'tuning': 2, 'gpu
 # Module cycles older than this check (issue 28), each as the graph
 # ("calls" or "includes") and its sorted modules.
 KNOWN_CYCLES = {
-    ('calls', 'descriptors', 'descriptors_v8'),
     ('calls', 'gpu/run/gpu_run', 'gpu/run/layered_backward', 'gpu/run/layered_forward',
      'gpu/run/train_ops'),
     ('includes', 'gpu/run/gpu_run', 'gpu/run/layered_run'),
