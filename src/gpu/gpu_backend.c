@@ -10,6 +10,7 @@
 #include "error.h"
 #include "gpu/plan/plan_make.h"
 #include "gpu/plan/plan_select.h"
+#include "gpu/run/call_run.h"
 #include "gpu/run/gpu_state.h"
 
 prnnStatus_t prnn_gpu_backend_create(struct prnn_gpu_state **out)

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "gpu/autotune/autotune_common.h"
 #include "gpu/plan/plan_make.h"
+#include "gpu/run/call_run.h"
 #include "gpu/run/gpu_run.h"
 #include "gpu/run/gpu_state.h"
 #include "ref/ref_rnn.h"

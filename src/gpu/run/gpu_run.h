@@ -4,14 +4,14 @@
  * layouts, the sizes the API checks the caller's buffers against, derived
  * sizes), then launching (kernels, GEMMs, the per-call setup kernel, the
  * side stream). Only enqueues work: no allocation, synchronisation,
- * compilation or I/O.
+ * compilation or I/O. Below the runners (the engines, layered_run.h,
+ * train_ops.h), which call down into it; running a call is call_run.h's.
  */
 #ifndef PRNN_GPU_RUN_H
 #define PRNN_GPU_RUN_H
 
 #include "cuda/cuda_driver.h"
 #include "gpu/engines/engine.h"
-#include "gpu/gpu_call.h"
 #include "gpu/run/gemm.h"
 #include "gpu/run/reserve_layout.h"
 #include "gpu/run/run_kernels.h"
@@ -35,7 +35,7 @@ typedef struct prnn_call_plan {
     size_t gh;           /* gates * hidden */
     size_t state_stride; /* bytes of one pseudo-layer's hx/hy/cx/cy slice */
     int dirs, H, G;
-    /* the call's workspace and stream (prnn_call_run) */
+    /* the call's workspace and stream (prnn_call_run, call_run.h) */
     char *ws;
     CUstream stream;
 } prnn_call_plan;
@@ -58,14 +58,6 @@ typedef struct {
  * planner's to set). */
 void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prnn_run_kernels *k,
                          const prnn_pass_plan *pp, const prnn_rnn_problem *p, prnn_call_kind call);
-
-/* Runs the call on the caller's buffers (a prnn_forward_buffers,
- * prnn_backward_data_buffers or prnn_backward_weights_buffers as the kind
- * says) and workspace, on g's stream, holding the device's context: the
- * engine's own run, or the layered runner with its layer functions. The
- * buffers' sizes have been checked against the plan's. */
-prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers,
-                           void *ws);
 
 /* Address of a workspace part, NULL for (size_t)-1. */
 void *prnn_run_ws(const prnn_call_plan *c, size_t offset);
