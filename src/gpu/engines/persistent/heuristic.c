@@ -211,7 +211,7 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
     const int ngroup_opts = local ? 10 : 7;
     /* Backward-data FMA tiles with lanes_k = 8 are not offered: the
      * autotuner's check against the CPU reference rejected them for wrong
-     * dx at LSTM H 512 (relative error 0.04-0.05, every run; cause not
+     * dx at LSTM H 512 (relative error 0.036 and 0.050, f32 and f16 B 1; cause not
      * found, bench/NOTES.md v0.12). Tuning-DB entries that passed the same
      * check still run. */
     const int lanes_count = shape->pass == PRNN_PASS_BACKWARD_DATA ? 3 : 4;
