@@ -4,40 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIELD(n, lo, hi)                                                                           \
+#define FIELD(n, lo, hi, define)                                                                   \
     {                                                                                              \
-#n, offsetof(prnn_tile_config, n), lo, hi, 0, 0                                            \
+#n, offsetof(prnn_tile_config, n), lo, hi, 0, 0, define                                    \
     }
-#define OPTIONAL_FIELD(n, lo, hi, def)                                                             \
+#define OPTIONAL_FIELD(n, lo, hi, def, define)                                                     \
     {                                                                                              \
-#n, offsetof(prnn_tile_config, n), lo, hi, 1, def                                          \
+#n, offsetof(prnn_tile_config, n), lo, hi, 1, def, define                                  \
     }
+/* The defines are those kernel_src/rnn_config.cuh reads (the kernels'
+ * names, kept short); reg_slots and smem_slots reach the kernel as whole
+ * k-steps (PRNN_KREG, PRNN_KSMEM), which the engine derives. */
 const prnn_tile_field prnn_tile_fields[] = {
-    FIELD(blocks, 1, 4096),
-    FIELD(threads, 32, 1024),
-    FIELD(ksplit, 1, 32),
-    FIELD(lanes_k, 1, 32),
-    FIELD(batch_chunk, 1, 256),
-    FIELD(reg_slots, 0, 255),
-    FIELD(smem_slots, 0, 65536),
-    FIELD(mma, 0, 1),
-    FIELD(handoff, 0, 2),
-    OPTIONAL_FIELD(batch_groups, 1, 1024, 1),
-    {"partial_sums", offsetof(prnn_tile_config, partial_sums), 0, 1, 2, 0},
-    {NULL, 0, 0, 0, 0, 0},
+    FIELD(blocks, 1, 4096, "PRNN_NBLK"),
+    FIELD(threads, 32, 1024, "PRNN_THREADS"),
+    FIELD(ksplit, 1, 32, "PRNN_KSPLIT"),
+    FIELD(lanes_k, 1, 32, "PRNN_LANES_K"),
+    FIELD(batch_chunk, 1, 256, "PRNN_BC"),
+    FIELD(reg_slots, 0, 255, NULL),
+    FIELD(smem_slots, 0, 65536, NULL),
+    FIELD(mma, 0, 1, "PRNN_MMA"),
+    FIELD(handoff, 0, 2, "PRNN_HANDOFF"),
+    OPTIONAL_FIELD(batch_groups, 1, 1024, 1, "PRNN_BGRP"),
+    {"partial_sums", offsetof(prnn_tile_config, partial_sums), 0, 1, 2, 0, "PRNN_PSUM"},
+    {NULL, 0, 0, 0, 0, 0, NULL},
 };
 #undef FIELD
 #undef OPTIONAL_FIELD
 
-#define SRU_FIELD(n, lo, hi)                                                                       \
+#define SRU_FIELD(n, lo, hi, define)                                                               \
     {                                                                                              \
-#n, offsetof(prnn_sru_config, n), lo, hi, 0, 0                                             \
+#n, offsetof(prnn_sru_config, n), lo, hi, 0, 0, define                                     \
     }
 const prnn_tile_field prnn_sru_fields[] = {
-    SRU_FIELD(threads, 32, 1024),
-    SRU_FIELD(units_per_thread, 1, 8),
-    SRU_FIELD(steps_in_flight, 1, 8),
-    {NULL, 0, 0, 0, 0, 0},
+    SRU_FIELD(threads, 32, 1024, "PRNN_SRU_THREADS"),
+    SRU_FIELD(units_per_thread, 1, 8, "PRNN_SRU_UPT"),
+    SRU_FIELD(steps_in_flight, 1, 8, "PRNN_SRU_DEPTH"),
+    {NULL, 0, 0, 0, 0, 0, NULL},
 };
 #undef SRU_FIELD
 

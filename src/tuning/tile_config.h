@@ -2,7 +2,9 @@
  * The tile configuration of the persistent recurrent kernel: every choice the
  * tuning database, the heuristic and the autotuner make. The same field table
  * serves the text form ("blocks=64 threads=256 ...", used in plan info and
- * cache keys) and the JSON form of the tuning database.
+ * cache keys), the JSON form of the tuning database and the kernel's -D
+ * defines (each field's `define`): one name per field, and one place that
+ * pairs it with the kernel's.
  *
  * How the kernel uses them (kernel_src/rnn_persistent.cu has the details):
  * each direction runs `batch_groups` independent copies of the recurrence,
@@ -60,6 +62,11 @@ typedef struct {
                         * 2: likewise, and written only when its value is
                         * not the default (prnn_config_field_written) */
     int default_value; /* its value when absent */
+    /* The -D define through which the kernel receives the field's value
+     * (the engine's request emits it from this table: prnn_request_config_defines),
+     * or NULL for a field the kernel gets in another form (the weight slots
+     * become k-steps, PRNN_KREG and PRNN_KSMEM, which the geometry derives). */
+    const char *define;
 } prnn_tile_field;
 
 /* The fields, in canonical order; ends with a NULL name. */

@@ -231,7 +231,7 @@ static int parse_config(const cJSON *cfg, prnn_tuning_entry *e, errbuf *eb)
     }
     if (!cJSON_IsObject(cfg))
         return FAIL(eb, "\"config\" is %s, not an object", type_name(cfg));
-    static const prnn_tile_field none[] = {{NULL, 0, 0, 0, 0, 0}};
+    static const prnn_tile_field none[] = {{NULL, 0, 0, 0, 0, 0, NULL}};
     if (!fields)
         fields = none;
     void *c = &e->config;

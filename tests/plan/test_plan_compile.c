@@ -155,8 +155,7 @@ int main(void)
                         continue;
                     }
                     job *j = &jobs[njobs++];
-                    if (prnn_request_sru(rnn.dtype, rnn.hidden, c.threads, c.units_per_thread,
-                                         c.steps_in_flight, devs[di].sm, &j->req)) {
+                    if (prnn_request_sru(rnn.dtype, rnn.hidden, &c, devs[di].sm, &j->req)) {
                         printf("FAIL request: %s\n", prnn_log_get());
                         failures++;
                         njobs--;

@@ -200,5 +200,10 @@ void prnn_engine_free_state(prnn_pass_plan *pp);
 /* Where a pass plan's configuration came from (plan info): c's source, the
  * variable that forced it, the GPU it was tuned on. */
 void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c);
+/* Adds to r the define of every field of the table `fields` that names one
+ * (prnn_tile_field.define), with its value in c, in the table's order: a
+ * field reaches its kernel under the one name its table gives it. */
+void prnn_request_config_defines(struct prnn_kernel_request *r, const prnn_tile_field *fields,
+                                 const void *c);
 
 #endif

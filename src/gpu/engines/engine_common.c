@@ -1,11 +1,12 @@
 /* What several engines share: the callbacks of an engine without a
- * configuration, the release of a state that is one heap block, and the
- * record of a chosen configuration's origin. */
+ * configuration, the release of a state that is one heap block, the record
+ * of a chosen configuration's origin, and a configuration's defines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/engines/engine.h"
+#include "gpu/run/kernel_request.h"
 
 int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
                          size_t n)
@@ -40,4 +41,12 @@ void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c)
     pp->source = c->source;
     pp->forced_by = c->forced_by;
     snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
+}
+
+void prnn_request_config_defines(prnn_kernel_request *r, const prnn_tile_field *fields,
+                                 const void *c)
+{
+    for (const prnn_tile_field *f = fields; f->name; f++)
+        if (f->define)
+            prnn_request_define(r, f->define, prnn_config_field_get(c, f));
 }

@@ -56,24 +56,17 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(g->shape.key.dtype));
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);
-    prnn_request_define(r, "PRNN_NBLK", g->tile.blocks);
+    /* The tile as it runs (the geometry's, normalised for the shape), each
+     * field under its table's define; then what the geometry derives. */
+    prnn_request_config_defines(r, prnn_tile_fields, &g->tile);
     prnn_request_define(r, "PRNN_UPB", g->units_per_block);
-    prnn_request_define(r, "PRNN_THREADS", g->tile.threads);
-    prnn_request_define(r, "PRNN_KSPLIT", g->tile.ksplit);
-    prnn_request_define(r, "PRNN_LANES_K", g->tile.lanes_k);
-    prnn_request_define(r, "PRNN_BC", g->tile.batch_chunk);
-    prnn_request_define(r, "PRNN_BGRP", g->tile.batch_groups);
     prnn_request_define(r, "PRNN_GSTRIDE", g->group_stride);
     prnn_request_define(r, "PRNN_KREG", g->kreg);
     prnn_request_define(r, "PRNN_KSMEM", g->ksmem);
-    prnn_request_define(r, "PRNN_MMA", g->tile.mma);
-    prnn_request_define(r, "PRNN_HANDOFF", g->tile.handoff);
     prnn_request_define(r, "PRNN_RED_BUFS", g->red_bufs);
     if (!bwd) {
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
-    } else {
-        prnn_request_define(r, "PRNN_PSUM", g->tile.partial_sums);
     }
     /* Cross-checks: the kernel static_asserts its own arithmetic against
      * these (kernel_geometry.c mirrors it). */

@@ -33,10 +33,10 @@ typedef struct {
 enum { PRNN_SRU_WS_DXP = 0 };
 
 /* SRU's scan kernels (sru_scan.cu: forward, backward, V-block reduction,
- * input gradient) for one data type, hidden size, block size, units per
- * thread and steps in flight. */
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int depth,
-                              int sm, prnn_kernel_request *r);
+ * input gradient) for one data type, hidden size and configuration (block
+ * size, units per thread and steps in flight: prnn_sru_fields' defines). */
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, const prnn_sru_config *c, int sm,
+                              prnn_kernel_request *r);
 
 /*
  * SRU's scan for a shape no tuning database knows. The scan streams U

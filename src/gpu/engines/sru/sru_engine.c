@@ -91,10 +91,7 @@ static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int
     char why[200];
     if (fits(q, c, why, sizeof(why)))
         return -1;
-    return prnn_request_sru(q->key.dtype, q->key.hidden, s->threads, s->units_per_thread,
-                            s->steps_in_flight, q->gs->info.sm, out)
-               ? -1
-               : 1;
+    return prnn_request_sru(q->key.dtype, q->key.hidden, s, q->gs->info.sm, out) ? -1 : 1;
 }
 
 static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
@@ -115,9 +112,7 @@ static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
         {"prnn_sru_input_grad", &k->input_grad},
         {"prnn_sru_keep_input", &k->keep_input},
     };
-    prnnStatus_t s = prnn_request_sru(q->key.dtype, q->key.hidden, cfg->threads,
-                                      cfg->units_per_thread, cfg->steps_in_flight, q->gs->info.sm,
-                                      &r);
+    prnnStatus_t s = prnn_request_sru(q->key.dtype, q->key.hidden, cfg, q->gs->info.sm, &r);
     return prnn_load_functions(q->gs, s, &r, stats, fns, sizeof(fns) / sizeof(fns[0]));
 }
 

@@ -1,15 +1,13 @@
 /* SRU's kernel request and its heuristic configuration (sru.h). */
 #include "gpu/engines/sru/sru.h"
 
-prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, int threads, int upt, int depth,
-                              int sm, prnn_kernel_request *r)
+prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, const prnn_sru_config *c, int sm,
+                              prnn_kernel_request *r)
 {
     prnn_request_start(r, "sru_scan.cu", "prnn_sru_kernels", sm);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(dtype));
     prnn_request_define(r, "PRNN_H", hidden);
-    prnn_request_define(r, "PRNN_SRU_THREADS", threads);
-    prnn_request_define(r, "PRNN_SRU_UPT", upt);
-    prnn_request_define(r, "PRNN_SRU_DEPTH", depth);
+    prnn_request_config_defines(r, prnn_sru_fields, c);
     return prnn_request_finish(r);
 }
 
