@@ -6,74 +6,23 @@
  * hand-off...), with the defines the planner would pass. Keep the list to
  * what can break separately: each entry costs one compile per architecture
  * (about 10) on a 2-core CI machine.
+ *
+ * The persistent kernels' entries are a shape and a tile: the planner's own
+ * code turns them into defines (jit_persistent_variant_build), so they are
+ * the defines it would pass, cross-checks (PRNN_SMEM_BYTES ...) included,
+ * under the names the tile field table gives them.
  */
-#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "error.h"
+#include "gpu/engines/persistent/persistent.h"
 #include "kernel_variants.h"
 
 /* clang-format off */
 const jit_kernel_variant jit_kernel_variants[] = {
     {"probe.cu", "prnn_probe", {NULL}, 0},
     {"probe.cu", "prnn_probe offset", {"PRNN_PROBE_OFFSET=3", NULL}, 0},
-
-    /* rnn_persistent.cu: one variant per engine x data type x hand-off,
-     * with weights split over registers, shared memory and global memory,
-     * and batch groups with each hand-off.
-     * (Shapes chosen by hand to satisfy the kernel's static_asserts; the
-     * planner's real configurations come from src/tuning.) */
-    {"rnn_persistent.cu", "lstm f32 fma lamport 2 groups",
-     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
-      "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=4", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=16", "PRNN_RED_BUFS=2", "PRNN_PASS=0",
-      "PRNN_TRAIN=0", NULL}, 0},
-    {"rnn_persistent.cu", "gru f16 mma lamport 2 groups streamed",
-     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=512", "PRNN_BMAX=4",
-      "PRNN_NBLK=8", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=2", "PRNN_BGRP=2", "PRNN_GSTRIDE=2", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=2", "PRNN_KSMEM=0", "PRNN_RED_BUFS=1", "PRNN_PASS=0", "PRNN_TRAIN=0", NULL}, 80},
-    {"rnn_persistent.cu", "gru f16 mma 128 blocks (exact activations) streamed",
-     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=2048", "PRNN_BMAX=4",
-      "PRNN_NBLK=128", "PRNN_UPB=16", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=2", "PRNN_BGRP=2", "PRNN_GSTRIDE=2", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=2", "PRNN_KSMEM=1", "PRNN_RED_BUFS=2", "PRNN_PASS=0", "PRNN_TRAIN=0", NULL}, 80},
-    {"rnn_persistent.cu", "relu f64 fma counter streamed skip",
-     {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=128", "PRNN_BMAX=2",
-      "PRNN_NBLK=4", "PRNN_UPB=32", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=2", "PRNN_BGRP=1", "PRNN_GSTRIDE=2", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=1",
-      "PRNN_LANES_K=2", "PRNN_KREG=8", "PRNN_KSMEM=4", "PRNN_RED_BUFS=2", "PRNN_PASS=0", "PRNN_TRAIN=0", NULL}, 0},
-    {"rnn_persistent.cu", "tanh bf16 fma counter 3 groups",
-     {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=96", "PRNN_BMAX=3",
-      "PRNN_NBLK=3", "PRNN_UPB=32", "PRNN_THREADS=64", "PRNN_KSPLIT=2",
-      "PRNN_BC=1", "PRNN_BGRP=3", "PRNN_GSTRIDE=1", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=0",
-      "PRNN_LANES_K=4", "PRNN_KREG=12", "PRNN_KSMEM=0", "PRNN_RED_BUFS=1", "PRNN_PASS=0", "PRNN_TRAIN=0", NULL}, 0},
-
-    /* The local hand-off (handoff 2, the small-h engine): one block per
-     * group, h_t through shared memory. */
-    {"rnn_persistent.cu", "lstm f32 fma local 4 groups",
-     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=64", "PRNN_BMAX=8",
-      "PRNN_NBLK=1", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=2", "PRNN_BGRP=4", "PRNN_GSTRIDE=2", "PRNN_MMA=0", "PRNN_HANDOFF=2", "PRNN_SKIP=0",
-      "PRNN_LANES_K=2", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=0",
-      "PRNN_TRAIN=1", NULL}, 0},
-    {"rnn_persistent.cu", "gru bf16 mma local 2 groups",
-     {"PRNN_DTYPE=3", "PRNN_MODE=3", "PRNN_H=128", "PRNN_BMAX=16",
-      "PRNN_NBLK=1", "PRNN_UPB=128", "PRNN_THREADS=256", "PRNN_KSPLIT=4",
-      "PRNN_BC=8", "PRNN_BGRP=2", "PRNN_GSTRIDE=8", "PRNN_MMA=1", "PRNN_HANDOFF=2", "PRNN_SKIP=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=2", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=0",
-      "PRNN_TRAIN=0", NULL}, 80},
-    {"rnn_backward.cu", "bwd tanh f64 fma local skip",
-     {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=48", "PRNN_BMAX=3",
-      "PRNN_NBLK=1", "PRNN_UPB=48", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=1", "PRNN_BGRP=3", "PRNN_GSTRIDE=1", "PRNN_MMA=0", "PRNN_HANDOFF=2",
-      "PRNN_LANES_K=1", "PRNN_KREG=12", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      NULL}, 0},
-    {"rnn_backward.cu", "bwd lstm f16 mma local",
-     {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=64", "PRNN_BMAX=4",
-      "PRNN_NBLK=1", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=4", "PRNN_BGRP=1", "PRNN_GSTRIDE=4", "PRNN_MMA=1", "PRNN_HANDOFF=2",
-      "PRNN_LANES_K=1", "PRNN_KREG=2", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      NULL}, 80},
 
     /* rnn_fused_step.cu (the step engine): every mode, every data type,
      * one and four rows per warp, SKIP_INPUT, training. */
@@ -89,81 +38,6 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"rnn_fused_step.cu", "step relu f16 2 rows",
      {"PRNN_DTYPE=2", "PRNN_MODE=0", "PRNN_H=1024", "PRNN_STEP_RPW=2", "PRNN_SKIP=0",
       "PRNN_TRAIN=0", NULL}, 0},
-
-    /* Forward training (keeps act for the backward pass). */
-    {"rnn_persistent.cu", "lstm f16 mma lamport train",
-     {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=512", "PRNN_BMAX=4",
-      "PRNN_NBLK=16", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=4", "PRNN_BGRP=1", "PRNN_GSTRIDE=4", "PRNN_MMA=1", "PRNN_HANDOFF=0", "PRNN_SKIP=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=0",
-      "PRNN_TRAIN=1", NULL}, 80},
-    {"rnn_persistent.cu", "gru f32 fma counter skip train",
-     {"PRNN_DTYPE=0", "PRNN_MODE=3", "PRNN_H=100", "PRNN_BMAX=5",
-      "PRNN_NBLK=4", "PRNN_UPB=25", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=2", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=1", "PRNN_SKIP=1",
-      "PRNN_LANES_K=2", "PRNN_KREG=8", "PRNN_KSMEM=4", "PRNN_RED_BUFS=2", "PRNN_PASS=0",
-      "PRNN_TRAIN=1", NULL}, 0},
-
-    /* rnn_backward.cu: R^T, every mode, both engines and hand-offs, an odd
-     * H under the mma engine (gates padded to pairs), streamed k-steps. */
-    {"rnn_backward.cu", "bwd lstm f32 fma lamport 2 groups streamed",
-     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
-      "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=4", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=16", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      NULL}, 0},
-    {"rnn_backward.cu", "bwd gru f16 mma lamport odd H streamed",
-     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=101", "PRNN_BMAX=4",
-      "PRNN_NBLK=4", "PRNN_UPB=26", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=2", "PRNN_BGRP=1", "PRNN_GSTRIDE=4", "PRNN_MMA=1", "PRNN_HANDOFF=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=2", "PRNN_KSMEM=2", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      NULL}, 80},
-    {"rnn_backward.cu", "bwd relu f64 fma counter 3 groups",
-     {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=72", "PRNN_BMAX=3",
-      "PRNN_NBLK=3", "PRNN_UPB=24", "PRNN_THREADS=128", "PRNN_KSPLIT=4",
-      "PRNN_BC=1", "PRNN_BGRP=3", "PRNN_GSTRIDE=1", "PRNN_MMA=0", "PRNN_HANDOFF=1",
-      "PRNN_LANES_K=2", "PRNN_KREG=4", "PRNN_KSMEM=2", "PRNN_RED_BUFS=1", "PRNN_PASS=1",
-      NULL}, 0},
-    {"rnn_backward.cu", "bwd tanh bf16 fma counter",
-     {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=96", "PRNN_BMAX=3",
-      "PRNN_NBLK=3", "PRNN_UPB=32", "PRNN_THREADS=64", "PRNN_KSPLIT=2",
-      "PRNN_BC=1", "PRNN_BGRP=1", "PRNN_GSTRIDE=3", "PRNN_MMA=0", "PRNN_HANDOFF=1",
-      "PRNN_LANES_K=4", "PRNN_KREG=12", "PRNN_KSMEM=0", "PRNN_RED_BUFS=1", "PRNN_PASS=1",
-      NULL}, 0},
-    {"rnn_backward.cu", "bwd lstm bf16 mma counter",
-     {"PRNN_DTYPE=3", "PRNN_MODE=2", "PRNN_H=128", "PRNN_BMAX=16",
-      "PRNN_NBLK=8", "PRNN_UPB=16", "PRNN_THREADS=256", "PRNN_KSPLIT=8",
-      "PRNN_BC=8", "PRNN_BGRP=1", "PRNN_GSTRIDE=16", "PRNN_MMA=1", "PRNN_HANDOFF=1",
-      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      NULL}, 80},
-
-    /* rnn_backward.cu with the partial-sum hand-off (PRNN_PSUM): both
-     * engines and hand-offs, fp64, an odd batch chunk under the mma engine
-     * (rows travel in pairs), streamed k-steps. */
-    {"rnn_backward.cu", "bwd psum lstm f32 fma lamport 2 groups streamed",
-     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=8",
-      "PRNN_NBLK=8", "PRNN_UPB=32", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
-      "PRNN_BC=4", "PRNN_BGRP=2", "PRNN_GSTRIDE=4", "PRNN_MMA=0", "PRNN_HANDOFF=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=64", "PRNN_KSMEM=32", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      "PRNN_PSUM=1", NULL}, 0},
-    {"rnn_backward.cu", "bwd psum gru f16 mma counter 2 groups streamed",
-     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=512", "PRNN_BMAX=4",
-      "PRNN_NBLK=8", "PRNN_UPB=64", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
-      "PRNN_BC=2", "PRNN_BGRP=2", "PRNN_GSTRIDE=2", "PRNN_MMA=1", "PRNN_HANDOFF=1",
-      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=4", "PRNN_RED_BUFS=1", "PRNN_PASS=1",
-      "PRNN_PSUM=1", NULL}, 80},
-    {"rnn_backward.cu", "bwd psum tanh f64 fma counter",
-     {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=128", "PRNN_BMAX=2",
-      "PRNN_NBLK=4", "PRNN_UPB=32", "PRNN_THREADS=128", "PRNN_KSPLIT=1",
-      "PRNN_BC=2", "PRNN_BGRP=1", "PRNN_GSTRIDE=2", "PRNN_MMA=0", "PRNN_HANDOFF=1",
-      "PRNN_LANES_K=1", "PRNN_KREG=16", "PRNN_KSMEM=8", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      "PRNN_PSUM=1", NULL}, 0},
-    {"rnn_backward.cu", "bwd psum lstm bf16 mma lamport odd chunk",
-     {"PRNN_DTYPE=3", "PRNN_MODE=2", "PRNN_H=256", "PRNN_BMAX=6",
-      "PRNN_NBLK=16", "PRNN_UPB=16", "PRNN_THREADS=256", "PRNN_KSPLIT=1",
-      "PRNN_BC=3", "PRNN_BGRP=1", "PRNN_GSTRIDE=6", "PRNN_MMA=1", "PRNN_HANDOFF=0",
-      "PRNN_LANES_K=1", "PRNN_KREG=4", "PRNN_KSMEM=0", "PRNN_RED_BUFS=2", "PRNN_PASS=1",
-      "PRNN_PSUM=1", NULL}, 80},
 
     /* rnn_setup.cu and rnn_train.cu: the latter per data type. */
     {"rnn_setup.cu", "setup", {NULL}, 0},
@@ -218,3 +92,153 @@ const jit_kernel_variant jit_kernel_variants[] = {
 
 const int jit_kernel_variant_count =
     (int)(sizeof(jit_kernel_variants) / sizeof(jit_kernel_variants[0]));
+
+/* clang-format off */
+const jit_persistent_variant jit_persistent_variants[] = {
+    /* rnn_persistent.cu: one variant per engine x data type x hand-off,
+     * with weights split over registers, shared memory and global memory,
+     * and batch groups with each hand-off. Where the shared-memory slots
+     * fill a block's 227 KB, one partial-sum buffer is left
+     * (PRNN_RED_BUFS 1): the second and fifth here, and three backward
+     * ones below (relu f64, tanh bf16, psum gru f16). */
+    {"lstm f32 fma lamport 2 groups",
+     PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_FORWARD, 0, 0,
+     "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=64 mma=0 "
+     "handoff=0 batch_groups=2"},
+    {"gru f16 mma lamport 2 groups streamed",
+     PRNN_GRU, PRNN_DATA_HALF, 512, 4, 1, PRNN_PASS_FORWARD, 0, 0,
+     "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=8 smem_slots=160 mma=1 "
+     "handoff=0 batch_groups=2"},
+    {"gru f16 mma 128 blocks (exact activations) streamed",
+     PRNN_GRU, PRNN_DATA_HALF, 2048, 4, 1, PRNN_PASS_FORWARD, 0, 0,
+     "blocks=128 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=24 smem_slots=12 mma=1 "
+     "handoff=0 batch_groups=2"},
+    {"relu f64 fma counter streamed skip",
+     PRNN_RNN_RELU, PRNN_DATA_DOUBLE, 128, 2, 1, PRNN_PASS_FORWARD, 1, 0,
+     "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=32 smem_slots=16 mma=0 "
+     "handoff=1 batch_groups=1"},
+    {"tanh bf16 fma counter 3 groups",
+     PRNN_RNN_TANH, PRNN_DATA_BFLOAT16, 512, 3, 1, PRNN_PASS_FORWARD, 0, 0,
+     "blocks=4 threads=64 ksplit=2 lanes_k=4 batch_chunk=1 reg_slots=128 smem_slots=896 mma=0 "
+     "handoff=1 batch_groups=3"},
+
+    /* The local hand-off (handoff 2, the small-h engine): one block per
+     * group, h_t through shared memory. */
+    {"lstm f32 fma local 4 groups",
+     PRNN_LSTM, PRNN_DATA_FLOAT, 64, 8, 1, PRNN_PASS_FORWARD, 0, 1,
+     "blocks=1 threads=256 ksplit=8 lanes_k=2 batch_chunk=2 reg_slots=64 smem_slots=0 mma=0 "
+     "handoff=2 batch_groups=4"},
+    {"gru bf16 mma local 2 groups",
+     PRNN_GRU, PRNN_DATA_BFLOAT16, 128, 16, 1, PRNN_PASS_FORWARD, 0, 0,
+     "blocks=1 threads=256 ksplit=4 lanes_k=1 batch_chunk=8 reg_slots=96 smem_slots=0 mma=1 "
+     "handoff=2 batch_groups=2"},
+    {"bwd tanh f64 fma local skip",
+     PRNN_RNN_TANH, PRNN_DATA_DOUBLE, 48, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=1 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=48 smem_slots=0 mma=0 "
+     "handoff=2 batch_groups=3"},
+    {"bwd lstm f16 mma local",
+     PRNN_LSTM, PRNN_DATA_HALF, 64, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=1 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=32 smem_slots=0 mma=1 "
+     "handoff=2 batch_groups=1"},
+
+    /* Forward training (keeps act for the backward pass). */
+    {"lstm f16 mma lamport train",
+     PRNN_LSTM, PRNN_DATA_HALF, 512, 4, 1, PRNN_PASS_FORWARD, 0, 1,
+     "blocks=16 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=128 smem_slots=0 mma=1 "
+     "handoff=0 batch_groups=1"},
+    {"gru f32 fma counter skip train",
+     PRNN_GRU, PRNN_DATA_FLOAT, 100, 5, 1, PRNN_PASS_FORWARD, 1, 1,
+     "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=40 smem_slots=20 mma=0 "
+     "handoff=1 batch_groups=2"},
+
+    /* rnn_backward.cu: R^T, every mode, both engines and hand-offs, an odd
+     * H under the mma engine (gates padded to pairs), streamed k-steps. */
+    {"bwd lstm f32 fma lamport 2 groups streamed",
+     PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=16 smem_slots=16 mma=0 "
+     "handoff=0 batch_groups=2"},
+    {"bwd gru f16 mma lamport odd H streamed",
+     PRNN_GRU, PRNN_DATA_HALF, 101, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=4 threads=128 ksplit=4 lanes_k=1 batch_chunk=2 reg_slots=16 smem_slots=16 mma=1 "
+     "handoff=0 batch_groups=1"},
+    {"bwd relu f64 fma counter 3 groups",
+     PRNN_RNN_RELU, PRNN_DATA_DOUBLE, 512, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=8 threads=128 ksplit=4 lanes_k=2 batch_chunk=1 reg_slots=8 smem_slots=440 mma=0 "
+     "handoff=1 batch_groups=3"},
+    {"bwd tanh bf16 fma counter",
+     PRNN_RNN_TANH, PRNN_DATA_BFLOAT16, 512, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=4 threads=64 ksplit=2 lanes_k=4 batch_chunk=1 reg_slots=128 smem_slots=896 mma=0 "
+     "handoff=1 batch_groups=1"},
+    {"bwd lstm bf16 mma counter",
+     PRNN_LSTM, PRNN_DATA_BFLOAT16, 128, 16, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=8 reg_slots=16 smem_slots=0 mma=1 "
+     "handoff=1 batch_groups=1"},
+
+    /* rnn_backward.cu with the partial-sum hand-off (PRNN_PSUM): both
+     * engines and hand-offs, fp64, an odd batch chunk under the mma engine
+     * (rows travel in pairs), streamed k-steps. */
+    {"bwd psum lstm f32 fma lamport 2 groups streamed",
+     PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=32 mma=0 "
+     "handoff=0 batch_groups=2 partial_sums=1"},
+    {"bwd psum gru f16 mma counter 2 groups streamed",
+     PRNN_GRU, PRNN_DATA_HALF, 384, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=2 threads=256 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=12 smem_slots=216 mma=1 "
+     "handoff=1 batch_groups=2 partial_sums=1"},
+    {"bwd psum tanh f64 fma counter",
+     PRNN_RNN_TANH, PRNN_DATA_DOUBLE, 128, 2, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=4 threads=128 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=32 smem_slots=16 mma=0 "
+     "handoff=1 batch_groups=1 partial_sums=1"},
+    {"bwd psum lstm bf16 mma lamport odd chunk",
+     PRNN_LSTM, PRNN_DATA_BFLOAT16, 256, 6, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=16 threads=256 ksplit=1 lanes_k=1 batch_chunk=3 reg_slots=32 smem_slots=0 mma=1 "
+     "handoff=0 batch_groups=1 partial_sums=1"},
+};
+/* clang-format on */
+
+const int jit_persistent_variant_count =
+    (int)(sizeof(jit_persistent_variants) / sizeof(jit_persistent_variants[0]));
+
+int jit_persistent_variant_build(const jit_persistent_variant *p, prnn_kernel_request *r,
+                                 jit_kernel_variant *out, char *why, size_t why_size)
+{
+    prnn_kernel_shape shape;
+    memset(&shape, 0, sizeof(shape));
+    shape.key.mode = p->mode;
+    shape.key.dtype = p->dtype;
+    shape.key.hidden = p->hidden;
+    shape.key.mini_batch = p->batch;
+    shape.key.dirs = p->dirs;
+    shape.key.layers = 1;
+    shape.skip_input = p->skip;
+    shape.pass = p->pass;
+    prnn_tile_config tile;
+    prnn_kernel_geometry g;
+    char err[256], runs[256];
+    if (prnn_tile_config_parse(p->tile, &tile, err, sizeof(err))) {
+        snprintf(why, why_size, "tile \"%s\": %s", p->tile, err);
+        return -1;
+    }
+    if (prnn_kernel_geometry_compute(&shape, &tile, NULL, &g, err, sizeof(err))) {
+        snprintf(why, why_size, "tile \"%s\" does not fit the shape: %s", p->tile, err);
+        return -1;
+    }
+    /* What the entry says is what compiles: a change in how the geometry
+     * normalises a tile shows here instead of changing the variant unseen. */
+    prnn_tile_config_format(&g.tile, runs, sizeof(runs));
+    if (strcmp(runs, p->tile) != 0) {
+        snprintf(why, why_size, "tile \"%s\" runs as \"%s\": write that", p->tile, runs);
+        return -1;
+    }
+    if (prnn_request_persistent(&g, p->skip, p->train, 0, r)) {
+        snprintf(why, why_size, "%s", prnn_log_get());
+        return -1;
+    }
+    memset(out, 0, sizeof(*out));
+    out->source = r->req.source_name;
+    out->kernel = p->kernel;
+    for (int i = 0; i < r->req.num_defines && i < JIT_VARIANT_MAX_DEFINES; i++)
+        out->defines[i] = r->req.defines[i];
+    out->min_sm = g.tile.mma ? 80 : 0; /* mma.sync with 16-bit types */
+    return 0;
+}

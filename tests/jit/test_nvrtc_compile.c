@@ -17,6 +17,7 @@
 
 #define MAX_ARCHS 32
 #define MAX_JOBS 4096
+#define MAX_VARIANTS 256
 
 typedef struct {
     const jit_kernel_variant *v;
@@ -31,6 +32,30 @@ typedef struct {
 static job jobs[MAX_JOBS];
 static int num_jobs;
 static int next_job;
+
+/* The hand-written variants, then the persistent kernels' (their defines
+ * the planner's, kept in requests). */
+static jit_kernel_variant variants[MAX_VARIANTS];
+static prnn_kernel_request requests[MAX_VARIANTS];
+static int num_variants;
+
+static void collect_variants(void)
+{
+    for (int v = 0; v < jit_kernel_variant_count && num_variants < MAX_VARIANTS; v++)
+        variants[num_variants++] = jit_kernel_variants[v];
+    for (int p = 0; p < jit_persistent_variant_count && num_variants < MAX_VARIANTS; p++) {
+        char why[512];
+        if (jit_persistent_variant_build(&jit_persistent_variants[p], &requests[p],
+                                         &variants[num_variants], why, sizeof(why))) {
+            fprintf(stderr, "kernel_variants.c: \"%s\": %s\n", jit_persistent_variants[p].kernel,
+                    why);
+            test_failures++;
+            continue;
+        }
+        num_variants++;
+    }
+    CHECK(jit_kernel_variant_count + jit_persistent_variant_count <= MAX_VARIANTS);
+}
 
 static int defines_count(const jit_kernel_variant *v)
 {
@@ -108,14 +133,15 @@ static int build_arch_list(int *archs)
 
 static void test_variants(void)
 {
+    collect_variants();
     /* Every kernel source has a variant. */
     for (const prnn_embedded_file *f = prnn_kernel_files; f->name; f++) {
         size_t len = strlen(f->name);
         if (len < 3 || strcmp(f->name + len - 3, ".cu") != 0)
             continue;
         int found = 0;
-        for (int v = 0; v < jit_kernel_variant_count; v++)
-            found |= strcmp(jit_kernel_variants[v].source, f->name) == 0;
+        for (int v = 0; v < num_variants; v++)
+            found |= strcmp(variants[v].source, f->name) == 0;
         if (!found)
             fprintf(stderr, "kernel_src/%s has no entry in tests/jit/kernel_variants.c\n", f->name);
         CHECK(found);
@@ -123,16 +149,16 @@ static void test_variants(void)
 
     int archs[MAX_ARCHS];
     int num_archs = build_arch_list(archs);
-    for (int v = 0; v < jit_kernel_variant_count; v++)
+    for (int v = 0; v < num_variants; v++)
         for (int a = 0; a < num_archs; a++)
-            if (archs[a] >= jit_kernel_variants[v].min_sm && num_jobs < MAX_JOBS)
-                jobs[num_jobs++] = (job){
-                    &jit_kernel_variants[v], archs[a], PRNN_STATUS_INTERNAL_ERROR, 0, 0, 0, NULL};
+            if (archs[a] >= variants[v].min_sm && num_jobs < MAX_JOBS)
+                jobs[num_jobs++] =
+                    (job){&variants[v], archs[a], PRNN_STATUS_INTERNAL_ERROR, 0, 0, 0, NULL};
 
     /* The first compile of a process also loads NVRTC's builtins: do one
      * alone so the table below shows the cost of a kernel, not of start-up. */
     double t0 = prnn_now_ms();
-    job warm = {&jit_kernel_variants[0], 90, PRNN_STATUS_SUCCESS, 0, 0, 0, NULL};
+    job warm = {&variants[0], 90, PRNN_STATUS_SUCCESS, 0, 0, 0, NULL};
     run_job(&warm);
     printf("first compile in the process (NVRTC start-up included): %s sm_90 %.1f ms\n",
            warm.v->kernel, prnn_now_ms() - t0);
