@@ -1,9 +1,10 @@
 // The persistent kernels' geometry: every shape parameter is a compile-time
 // constant (-D from the planner), so register arrays are indexed by
-// constants and loops unroll. src/gpu/kernel_geometry.c is the host's mirror
-// of this arithmetic; the planner passes its results as PRNN_SMEM_BYTES,
-// PRNN_KSTEPS, PRNN_WPK, PRNN_EX_BYTES and PRNN_PACKED_BYTES and the
-// static_asserts below compare them, so the two cannot drift apart silently.
+// constants and loops unroll. src/gpu/engines/persistent/kernel_geometry.c
+// is the host's mirror of this arithmetic; the planner passes its results as
+// PRNN_SMEM_BYTES, PRNN_KSTEPS, PRNN_WPK, PRNN_EX_BYTES and
+// PRNN_PACKED_BYTES and the static_asserts below compare them, so the two
+// cannot drift apart silently.
 //
 // Both passes multiply a vector of length KD by a block's ROWS rows of a
 // matrix every step:

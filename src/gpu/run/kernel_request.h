@@ -10,8 +10,9 @@
 #include "jit/nvrtc_compile.h"
 #include "prnn.h"
 
-/* Room for the largest request (the persistent kernels' 27) with margin;
- * adding past it is an error, never a silent truncation. */
+/* Room for the largest request (the persistent kernels': 26 forward, 24
+ * backward-data) with margin; adding past it is an error, never a silent
+ * truncation. */
 #define PRNN_REQUEST_MAX_DEFINES 32
 #define PRNN_REQUEST_DEFINE_CHARS 48
 
