@@ -50,7 +50,10 @@ typedef struct {
                        * Needs an L2 hand-off (0 or 1), ksplit 1 and lanes_k
                        * 1. Optional (absent: 0) and written only when 1, so
                        * the text and JSON forms of other tiles are those
-                       * from before it existed. */
+                       * from before it existed. Runs wherever a tile names
+                       * it; the library's own search offers it only with
+                       * $PRNN_PARTIAL_SUMS=1 for now (heuristic.h says
+                       * why). */
 } prnn_tile_config;
 
 typedef struct {
