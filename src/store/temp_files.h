@@ -50,9 +50,9 @@ typedef struct {
     char why[PATH_MAX + 80]; /* the first failure: path and reason */
 } prnn_temp_sweep_result;
 
-/* Removes path if it is a regular file at least min_age seconds old that no
- * writer holds locked. Counts it in r (removed, kept or failed; a file gone
- * meanwhile counts as nothing). */
+/* Removes path if it is a regular file at least min_age seconds old (0: of
+ * any age, the clock not read) that no writer holds locked. Counts it in r (removed, kept or
+ * failed; a file gone meanwhile counts as nothing). */
 void prnn_temp_remove_abandoned(const char *path, long long min_age, prnn_temp_sweep_result *r);
 /* The same for the file name of the directory dirfd (shown as dir/name). */
 void prnn_temp_remove_abandoned_at(int dirfd, const char *dir, const char *name, long long min_age,
