@@ -696,6 +696,12 @@ const int gc_forced_tile_count = (int)(sizeof(gc_forced_tiles) / sizeof(gc_force
 
 void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(void *c))
 {
+    gc_add_tile_cases(v, gc_forced_tiles, which, n, adapt);
+}
+
+void gc_add_tile_cases(gc_cases *v, const gc_forced_tile *tiles, const int *which, int n,
+                       void (*adapt)(void *c))
+{
     int left_out = 0;
     void *c = malloc(v->size);
     if (!c) {
@@ -703,7 +709,7 @@ void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(voi
         exit(1);
     }
     for (int i = 0; i < n; i++) {
-        const gc_forced_tile *f = &gc_forced_tiles[which ? which[i] : i];
+        const gc_forced_tile *f = &tiles[which ? which[i] : i];
         if (gc.self_test || gc.sms < f->sms || gc.smem_optin < f->smem) {
             left_out++;
             continue;

@@ -315,6 +315,11 @@ extern const int gc_forced_tile_count;
  */
 void gc_add_forced_tiles(gc_cases *v, const int *which, int n, void (*adapt)(void *c));
 
+/* The same over a suite's own table of tiles (an entry may force only the
+ * backward tile: its shape's bwd_tile, with tile NULL). */
+void gc_add_tile_cases(gc_cases *v, const gc_forced_tile *tiles, const int *which, int n,
+                       void (*adapt)(void *c));
+
 /* ---- the descriptors of one case ---- */
 
 typedef struct {

@@ -879,53 +879,46 @@ static void with_dropout(void *p)
  * mma engine (rows travel in pairs), streamed k-steps, 128 blocks. */
 static void add_partial_sums(void)
 {
-    static const struct {
-        gc_shape s;
-        const char *tile;
-        int sms; /* SMs the tile needs (blocks x groups x directions) */
-    } cases[] = {
+    /* the shape with its backward tile; SMs (blocks x groups x directions)
+     * and bytes of shared memory per block the tile needs */
+    static const gc_forced_tile tiles[] = {
         {{.mode = PRNN_LSTM, .hidden = 256, .batch = 8, .layers = 2, .dirs = 1,
-          .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 9},
-         "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=32 "
-         "mma=0 handoff=0 batch_groups=2 partial_sums=1", 16},
+          .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 9,
+          .bwd_tile = "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 "
+                      "reg_slots=64 smem_slots=32 mma=0 handoff=0 batch_groups=2 partial_sums=1"},
+         NULL, 16, 36864},
         {{.mode = PRNN_LSTM, .hidden = 512, .batch = 16, .layers = 1, .dirs = 2,
-          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 12},
-         "blocks=32 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=0 "
-         "mma=1 handoff=0 batch_groups=2 partial_sums=1", 128},
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 12,
+          .bwd_tile = "blocks=32 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 "
+                      "reg_slots=64 smem_slots=0 mma=1 handoff=0 batch_groups=2 partial_sums=1"},
+         NULL, 128, 5248},
         {{.mode = PRNN_GRU, .hidden = 100, .batch = 7, .layers = 2, .dirs = 2,
-          .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 9, .input = 37},
-         "blocks=4 threads=128 ksplit=1 lanes_k=1 batch_chunk=3 reg_slots=24 smem_slots=16 "
-         "mma=1 handoff=1 batch_groups=1 partial_sums=1", 8},
+          .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 9, .input = 37,
+          .bwd_tile = "blocks=4 threads=128 ksplit=1 lanes_k=1 batch_chunk=3 "
+                      "reg_slots=24 smem_slots=16 mma=1 handoff=1 batch_groups=1 partial_sums=1"},
+         NULL, 8, 10848},
         {{.mode = PRNN_RNN_RELU, .hidden = 72, .batch = 5, .layers = 2, .dirs = 1,
-          .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8},
-         "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=1 reg_slots=32 smem_slots=8 "
-         "mma=0 handoff=1 batch_groups=5 partial_sums=1", 15},
+          .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8,
+          .bwd_tile = "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=1 "
+                      "reg_slots=32 smem_slots=8 mma=0 handoff=1 batch_groups=5 partial_sums=1"},
+         NULL, 15, 5440},
         {{.mode = PRNN_RNN_TANH, .hidden = 96, .batch = 8, .layers = 2, .dirs = 2,
-          .dtype = PRNN_DATA_FLOAT, .skip = 1, .varlen = 1, .steps = 10},
-         "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=32 smem_slots=0 "
-         "mma=0 handoff=1 batch_groups=1 partial_sums=1", 6},
+          .dtype = PRNN_DATA_FLOAT, .skip = 1, .varlen = 1, .steps = 10,
+          .bwd_tile = "blocks=3 threads=128 ksplit=1 lanes_k=1 batch_chunk=2 "
+                      "reg_slots=32 smem_slots=0 mma=0 handoff=1 batch_groups=1 partial_sums=1"},
+         NULL, 6, 1280},
         {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 4, .layers = 1, .dirs = 1,
-          .dtype = PRNN_DATA_FLOAT, .steps = 10},
-         "blocks=64 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=128 smem_slots=128 "
-         "mma=0 handoff=0 batch_groups=1 partial_sums=1", 64},
+          .dtype = PRNN_DATA_FLOAT, .steps = 10,
+          .bwd_tile = "blocks=64 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 "
+                      "reg_slots=128 smem_slots=128 mma=0 handoff=0 batch_groups=1 partial_sums=1"},
+         NULL, 64, 134144},
         {{.mode = PRNN_GRU, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
-          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 6},
-         "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=8 reg_slots=64 smem_slots=128 "
-         "mma=1 handoff=0 batch_groups=1 partial_sums=1", 128},
+          .dtype = PRNN_DATA_HALF, .varlen = 1, .steps = 6,
+          .bwd_tile = "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=8 "
+                      "reg_slots=64 smem_slots=128 mma=1 handoff=0 batch_groups=1 partial_sums=1"},
+         NULL, 128, 136064},
     };
-    int left_out = 0;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        if (gc.self_test || gc.sms < cases[i].sms) {
-            left_out++;
-            continue;
-        }
-        tcase c = {.s = cases[i].s};
-        c.s.bwd_tile = cases[i].tile;
-        gc_add(&sweep, &c);
-    }
-    if (left_out && !gc.self_test)
-        printf("note: %d partial-sum case(s) left out: this GPU has %d SMs, too few for them\n",
-               left_out, gc.sms);
+    gc_add_tile_cases(&sweep, tiles, NULL, (int)(sizeof(tiles) / sizeof(tiles[0])), NULL);
 }
 
 static void build_sweep(int full)
