@@ -196,7 +196,7 @@ static int try_tile(const prnn_kernel_shape *shape, const prnn_device_info *dev,
 
 /* The search itself (prnn_heuristic_candidates remembers its results). */
 static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev, int use_mma,
-                           int local, prnn_kernel_geometry *out, int max)
+                           int local, int partial_sums, prnn_kernel_geometry *out, int max)
 {
     static const int threads_opts[] = {128, 256, 512};
     static const int lanes_opts[] = {1, 2, 4, 8};
@@ -216,9 +216,9 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
      * check still run. */
     const int lanes_count = shape->pass == PRNN_PASS_BACKWARD_DATA ? 3 : 4;
     /* The backward's partial-sum hand-off: its own tiles (ksplit 1, lanes_k
-     * 1), on an L2 hand-off only, when searched (prnn_heuristic_partial_sums). */
-    const int psum_opts =
-        shape->pass == PRNN_PASS_BACKWARD_DATA && !local && prnn_heuristic_partial_sums() ? 2 : 1;
+     * 1), on an L2 hand-off only, when searched (prnn_heuristic_partial_sums,
+     * read once per search by the caller). */
+    const int psum_opts = shape->pass == PRNN_PASS_BACKWARD_DATA && !local && partial_sums ? 2 : 1;
     if (local) {
         block_opts[nb++] = 1;
         sms = 1 << 30;
@@ -339,24 +339,24 @@ static memo_slot memo[MEMO_SLOTS];
 static int memo_next;
 
 static int memo_match(const memo_slot *m, const prnn_kernel_shape *shape,
-                      const prnn_device_info *dev, int use_mma, int local)
+                      const prnn_device_info *dev, int use_mma, int local, int partial_sums)
 {
     return m->used && m->use_mma == use_mma && m->local == local &&
-           m->partial_sums == prnn_heuristic_partial_sums() &&
-           m->shape.skip_input == shape->skip_input && m->shape.pass == shape->pass &&
-           prnn_rnn_key_equal(&m->shape.key, &shape->key) &&
+           m->partial_sums == partial_sums && m->shape.skip_input == shape->skip_input &&
+           m->shape.pass == shape->pass && prnn_rnn_key_equal(&m->shape.key, &shape->key) &&
            memcmp(&m->dev, dev, sizeof(*dev)) == 0;
 }
 
 int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_info *dev,
                               int use_mma, int local, prnn_kernel_geometry *out, int max)
 {
+    const int partial_sums = prnn_heuristic_partial_sums();
     if (!dev || max > MEMO_KEEP)
-        return rank_candidates(shape, dev, use_mma, local, out, max);
+        return rank_candidates(shape, dev, use_mma, local, partial_sums, out, max);
     pthread_mutex_lock(&memo_lock);
     for (int i = 0; i < MEMO_SLOTS; i++) {
         const memo_slot *m = &memo[i];
-        if (memo_match(m, shape, dev, use_mma, local)) {
+        if (memo_match(m, shape, dev, use_mma, local, partial_sums)) {
             int n = m->n < max ? m->n : max;
             memcpy(out, m->found, sizeof(*out) * (size_t)n);
             pthread_mutex_unlock(&memo_lock);
@@ -365,7 +365,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_
     }
     pthread_mutex_unlock(&memo_lock);
     prnn_kernel_geometry found[MEMO_KEEP];
-    int n = rank_candidates(shape, dev, use_mma, local, found, MEMO_KEEP);
+    int n = rank_candidates(shape, dev, use_mma, local, partial_sums, found, MEMO_KEEP);
     pthread_mutex_lock(&memo_lock);
     memo_slot *m = &memo[memo_next];
     memo_next = (memo_next + 1) % MEMO_SLOTS;
@@ -374,7 +374,7 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_
     m->dev = *dev;
     m->use_mma = use_mma;
     m->local = local;
-    m->partial_sums = prnn_heuristic_partial_sums();
+    m->partial_sums = partial_sums;
     m->n = n;
     memcpy(m->found, found, sizeof(found[0]) * (size_t)n);
     pthread_mutex_unlock(&memo_lock);
