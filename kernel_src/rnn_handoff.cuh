@@ -61,6 +61,16 @@ __device__ __forceinline__ void handoff_publish_pair(void *exchange, int par, lo
     }
 }
 
+// Every spin in the persistent kernels is warp-uniform: the lanes of a warp
+// leave it together, on a vote. A lane that left a spin loop on its own
+// (its words arrived first) left the warp diverged at the barrier and the
+// shuffles after it, which the compiler takes for converged (the SASS had
+// no WARPSYNC for the __syncwarp that follows the poll): synccheck saw the
+// warp reach __syncthreads divergent,
+// racecheck saw the partial sums read before they were written, and the
+// backward-data kernel returned wrong gradients or never finished
+// (bench/NOTES.md v0.13). Both functions must be called by all 32 lanes.
+
 // Waits until every pending Lamport word carries the wanted tag, re-reading
 // all the lane's missing words each round: they come from different
 // producer blocks, and waiting for one before asking for the next would cost
@@ -74,12 +84,20 @@ __device__ __forceinline__ void lamport_settle(u64 (&v)[PW], const u64 *const (&
         for (int q = 0; q < PW; ++q)
             if ((pending & (1u << q)) && (unsigned)(v[q] >> 32) == want)
                 pending &= ~(1u << q);
-        if (!pending)
+        if (!__any_sync(0xffffffffu, pending != 0))
             return;
 #pragma unroll
         for (int q = 0; q < PW; ++q)
             if (pending & (1u << q))
                 v[q] = prnn_ld_relaxed_u64(addr[q]);
+    }
+}
+
+// Waits until the group's step counter reaches target (HANDOFF 1). Every
+// lane acquires it itself: its own loads of the values come after.
+__device__ __forceinline__ void counter_wait(const unsigned *counter, unsigned target)
+{
+    while (__any_sync(0xffffffffu, prnn_ld_acquire_u32(counter) < target)) {
     }
 }
 
@@ -122,10 +140,8 @@ __device__ __forceinline__ void handoff_poll(const Words &words, const void *exc
         }
         return;
     }
-    if (HANDOFF == 1 && wait_counter) {
-        while (prnn_ld_acquire_u32(counter) < counter_target) {
-        }
-    }
+    if (HANDOFF == 1 && wait_counter)
+        counter_wait(counter, counter_target);
 #pragma unroll 1
     for (int w0 = 0; w0 < N; w0 += 32 * PW) {
         u64 v[PW];

@@ -65,50 +65,54 @@ __device__ __forceinline__ const AccT *psum_gather(Block &k, const void *exchang
         k.red_flip ^= 1;
     else
         __syncthreads();
-    if (HANDOFF == 1 && b0 < lim_b) {
-        while (prnn_ld_acquire_u32(counter) < counter_target) {
-        }
-    }
+    if (HANDOFF == 1 && b0 < lim_b)
+        counter_wait(counter, counter_target);
+    // Whole warps walk the items, every lane the same number of senders, so
+    // that the spin in lamport_settle is warp-uniform (rnn_handoff.cuh).
+    constexpr int TOTAL = PS_ITEMS * PS_SLICES;
 #pragma unroll 1
-    for (int idx = k.tid; idx < PS_ITEMS * PS_SLICES; idx += THREADS) {
+    for (int idx0 = k.tid - k.lane; idx0 < TOTAL; idx0 += THREADS) {
+        const int idx = idx0 + k.lane;
         const int item = idx % PS_ITEMS, slice = idx / PS_ITEMS;
         const int j = item % UPB, pr = item / UPB;
         const int u = k.u0 + j;
+        const bool wanted = idx < TOTAL && u < H && b0 + pr * PS_RW < lim_b;
+        const int s0 = slice * PS_SPAN;
+        const int s1 = s0 + PS_SPAN < NBLK ? s0 + PS_SPAN : NBLK;
         AccT lo = AccT(0), hi = AccT(0);
-        if (u < H && b0 + pr * PS_RW < lim_b) {
-            const int s0 = slice * PS_SPAN;
-            const int s1 = s0 + PS_SPAN < NBLK ? s0 + PS_SPAN : NBLK;
 #pragma unroll 1
-            for (int sb = s0; sb < s1; sb += PS_PW) {
-                u64 v[PS_PW];
-                const u64 *addr[PS_PW];
-                unsigned pending = 0;
+        for (int sj = 0; sj < PS_SPAN; sj += PS_PW) {
+            const int sb = s0 + sj;
+            u64 v[PS_PW];
+            const u64 *addr[PS_PW];
+            unsigned pending = 0;
 #pragma unroll
-                for (int q = 0; q < PS_PW; ++q) {
-                    v[q] = 0;
-                    addr[q] = 0;
-                    if (sb + q >= s1)
-                        continue;
-                    const long word = par * EX_PAR + psum_word(k.grp, c, pr, sb + q, u);
-                    if (HANDOFF == 0) {
-                        addr[q] = (const u64 *)exchange + word;
-                        v[q] = prnn_ld_relaxed_u64(addr[q]);
-                        pending |= 1u << q;
-                    } else if (!MMA && sizeof(AccT) == 8) {
-                        v[q] = (u64)__double_as_longlong(
-                            prnn_ld_relaxed_f64((const double *)exchange + word));
-                    } else {
-                        v[q] = prnn_ld_relaxed_u32((const u32 *)exchange + word);
-                    }
+            for (int q = 0; q < PS_PW; ++q) {
+                v[q] = 0;
+                addr[q] = 0;
+                if (!wanted || sb + q >= s1)
+                    continue;
+                const long word = par * EX_PAR + psum_word(k.grp, c, pr, sb + q, u);
+                if (HANDOFF == 0) {
+                    addr[q] = (const u64 *)exchange + word;
+                    v[q] = prnn_ld_relaxed_u64(addr[q]);
+                    pending |= 1u << q;
+                } else if (!MMA && sizeof(AccT) == 8) {
+                    v[q] = (u64)__double_as_longlong(
+                        prnn_ld_relaxed_f64((const double *)exchange + word));
+                } else {
+                    v[q] = prnn_ld_relaxed_u32((const u32 *)exchange + word);
                 }
-                if (HANDOFF == 0)
-                    lamport_settle<PS_PW>(v, addr, pending, want);
-#pragma unroll
-                for (int q = 0; q < PS_PW; ++q)
-                    if (sb + q < s1)
-                        psum_add(v[q], lo, hi);
             }
+            if (HANDOFF == 0)
+                lamport_settle<PS_PW>(v, addr, pending, want);
+#pragma unroll
+            for (int q = 0; q < PS_PW; ++q)
+                if (wanted && sb + q < s1)
+                    psum_add(v[q], lo, hi);
         }
+        if (idx >= TOTAL)
+            continue;
         red[(slice * BC + pr * PS_RW) * UPB + j] = lo;
         if (PS_RW == 2 && pr * 2 + 1 < BC)
             red[(slice * BC + pr * 2 + 1) * UPB + j] = hi;

@@ -9,8 +9,8 @@
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; v8: test_v8_gpu (the cuDNN 8/9-shaped
 #   calls against the CPU reference, and their NOT_SUPPORTED cases); sru: both, SRU cases only, and memcheck
-#   on the small SRU cases; sanitize: compute-sanitizer memcheck and
-#   racecheck of both suites on small filtered cases. engines: both quick
+#   on the small SRU cases; sanitize: compute-sanitizer memcheck, racecheck
+#   and synccheck of both suites on small filtered cases. engines: both quick
 #   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
@@ -19,11 +19,13 @@
 #   firststep: time to the first training step in fresh processes, prnn cold,
 #   warm and warmed by prnn-cache, beside torch.nn (FIRSTSTEP_ARGS). ddp:
 #   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh). psum: the
-#   backward-data pass's partial-sum hand-off as the library would choose it
-#   (PRNN_PARTIAL_SUMS=1): the quick training suite, compute-sanitizer
-#   racecheck on its forced cases, then prnn-autotune of backward-data on 16
-#   keys under a time limit (an autotune run once hung there: a FAIL(124)
-#   reproduces it; bench/NOTES.md v0.12).
+#   backward-data pass's hand-offs: the quick training suite with the
+#   partial-sum tiles left out of the search (PRNN_PARTIAL_SUMS=0, so the
+#   gather tiles the library would otherwise take stay tested),
+#   compute-sanitizer racecheck and synccheck on the forced backward tiles,
+#   then prnn-autotune of backward-data on 16 keys under a time limit (both
+#   hand-offs timed in one run; an autotune run once hung there, from warps
+#   left diverged by a spin: bench/NOTES.md v0.13).
 # Environment:
 #   BUILD=dir      a build directory to use (default: build-gpu, created with
 #                  meson if it does not exist; a prebuilt one can be carried)
@@ -85,11 +87,13 @@ for stage in $STAGES; do
     forward)  run_stage forward "$BUILD/tests/gpu/test_forward_gpu" --quick ;;
     training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     psum)
-        run_stage psum-training env PRNN_PARTIAL_SUMS=1 "$BUILD/tests/gpu/test_training_gpu" --quick
-        run_stage psum-racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
-            "$BUILD/tests/gpu/test_training_gpu" --threads 1 \
-            --filter "in=37 varlen forced backward|in=72 varlen forced backward|skip forced backward"
-        run_stage psum-autotune env PRNN_PARTIAL_SUMS=1 timeout 300 \
+        run_stage gather-training env PRNN_PARTIAL_SUMS=0 "$BUILD/tests/gpu/test_training_gpu" --quick
+        for tool in racecheck synccheck; do
+            run_stage "bwd-tiles-$tool" compute-sanitizer --tool $tool --error-exitcode 9 \
+                "$BUILD/tests/gpu/test_training_gpu" --threads 1 \
+                --filter "in=37 varlen forced backward|in=72 varlen forced backward|skip forced backward|T=24 in=512 forced backward"
+        done
+        run_stage psum-autotune timeout -k 10 300 \
             "$BUILD/tools/autotune/prnn-autotune" --modes lstm,gru --hidden 512,1024 --batch 1,16 \
             --dtype half,float --pass backward-data --force --candidates 12 --budget 10 --verbose \
             --output "$OUT/psum-tune.json" ;;
@@ -123,6 +127,12 @@ for stage in $STAGES; do
         run_stage memcheck-training compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
         run_stage racecheck-training compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=96 "
+        # barriers and warp collectives reached by diverged warps (the spins
+        # of the L2 hand-offs: rnn_handoff.cuh)
+        run_stage synccheck compute-sanitizer --tool synccheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=96"
+        run_stage synccheck-training compute-sanitizer --tool synccheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=96 " ;;
     autotool) run_stage autotool bash tests/gpu/autotune_smoke.sh "$BUILD/tools/autotune/prnn-autotune" ;;
     demo)     run_stage demo "$BUILD/tools/demo/prnn-demo" ;;

@@ -873,11 +873,12 @@ static void with_dropout(void *p)
         c->s.dropout = DROPOUT;
 }
 
-/* The backward-data pass's partial-sum hand-off, forced on the backward
- * pass alone (the forward tile is the plan's own): both engines and L2
+/* Backward-data tiles forced on the backward pass alone (the forward tile
+ * is the plan's own): the partial-sum hand-off on both engines and L2
  * hand-offs, every data type, batch groups, an odd batch chunk under the
- * mma engine (rows travel in pairs), streamed k-steps, 128 blocks. */
-static void add_partial_sums(void)
+ * mma engine (rows travel in pairs), streamed k-steps, 128 blocks; then
+ * gather tiles that once failed. */
+static void add_forced_backward_tiles(void)
 {
     /* the shape with its backward tile; SMs (blocks x groups x directions)
      * and bytes of shared memory per block the tile needs */
@@ -917,6 +918,26 @@ static void add_partial_sums(void)
           .bwd_tile = "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=8 "
                       "reg_slots=64 smem_slots=128 mma=1 handoff=0 batch_groups=1 partial_sums=1"},
          NULL, 128, 136064},
+        /* Gather hand-off, FMA engine, lanes_k 8 with every k-step in
+         * registers: the warps left the Lamport spin one lane at a time and
+         * reached the barrier after it diverged, which hung B 1 and gave a
+         * wrong dx at B 2, until the spins became warp-uniform
+         * (rnn_handoff.cuh, bench/NOTES.md v0.13). */
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 1, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT, .steps = 24,
+          .bwd_tile = "blocks=32 threads=256 ksplit=8 lanes_k=8 batch_chunk=1 "
+                      "reg_slots=128 smem_slots=0 mma=0 handoff=0 batch_groups=1"},
+         NULL, 32, 9216},
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 2, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_FLOAT, .steps = 24,
+          .bwd_tile = "blocks=32 threads=256 ksplit=8 lanes_k=8 batch_chunk=2 "
+                      "reg_slots=128 smem_slots=0 mma=0 handoff=0 batch_groups=1"},
+         NULL, 32, 18432},
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 1, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF, .steps = 24,
+          .bwd_tile = "blocks=32 threads=256 ksplit=8 lanes_k=8 batch_chunk=1 "
+                      "reg_slots=128 smem_slots=0 mma=0 handoff=0 batch_groups=1"},
+         NULL, 32, 9216},
     };
     gc_add_tile_cases(&sweep, tiles, NULL, (int)(sizeof(tiles) / sizeof(tiles[0])), NULL);
 }
@@ -939,7 +960,7 @@ static void build_sweep(int full)
     tcase big = {.s = {.mode = PRNN_LSTM, .hidden = 2048, .batch = 8, .layers = 1, .dirs = 1,
                        .dtype = PRNN_DATA_HALF, .steps = 5}};
     gc_add(&sweep, &big);
-    add_partial_sums();
+    add_forced_backward_tiles();
 }
 /* clang-format on */
 
