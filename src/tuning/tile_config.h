@@ -51,9 +51,8 @@ typedef struct {
                        * 1. Optional (absent: 0) and written only when 1, so
                        * the text and JSON forms of other tiles are those
                        * from before it existed. Runs wherever a tile names
-                       * it; the library's own search offers it only with
-                       * $PRNN_PARTIAL_SUMS=1 for now (heuristic.h says
-                       * why). */
+                       * it; the library's own search offers it unless
+                       * $PRNN_PARTIAL_SUMS=0 (heuristic.h). */
 } prnn_tile_config;
 
 typedef struct {

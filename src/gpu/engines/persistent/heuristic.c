@@ -128,7 +128,7 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
 int prnn_heuristic_partial_sums(void)
 {
     const char *v = getenv("PRNN_PARTIAL_SUMS");
-    return v && strcmp(v, "1") == 0;
+    return !(v && strcmp(v, "0") == 0);
 }
 
 static int cmp_cost(const void *a, const void *b)
@@ -209,12 +209,6 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
      * has rows (they need not all be resident); else groups of blocks that
      * must all be. */
     const int ngroup_opts = local ? 10 : 7;
-    /* Backward-data FMA tiles with lanes_k = 8 are not offered: the
-     * autotuner's check against the CPU reference rejected them for wrong
-     * dx at LSTM H 512 (relative error 0.036 and 0.050, f32 and f16 B 1; cause not
-     * found, bench/NOTES.md v0.12). Tuning-DB entries that passed the same
-     * check still run. */
-    const int lanes_count = shape->pass == PRNN_PASS_BACKWARD_DATA ? 3 : 4;
     /* The backward's partial-sum hand-off: its own tiles (ksplit 1, lanes_k
      * 1), on an L2 hand-off only, when searched (prnn_heuristic_partial_sums,
      * read once per search by the caller). */
@@ -247,7 +241,7 @@ static int rank_candidates(const prnn_kernel_shape *shape, const prnn_device_inf
             if (bc > per_group && !(ci > 0 && chunk_opts[ci - 1] < per_group))
                 continue; /* one chunk size >= the group's rows is enough */
             for (int ks = 0; ks < (psum ? 1 : 2); ks++)
-            for (int li = 0; li < (mma || psum ? 1 : lanes_count); li++) {
+            for (int li = 0; li < (mma || psum ? 1 : 4); li++) {
                 if (n == capacity) {
                     int grown = capacity ? 2 * capacity : 4096;
                     prnn_kernel_geometry *p = realloc(all, sizeof(*all) * (size_t)grown);

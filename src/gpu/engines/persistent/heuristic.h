@@ -25,12 +25,10 @@ int prnn_heuristic_candidates(const prnn_kernel_shape *shape, const prnn_device_
                               int use_mma, int local, prnn_kernel_geometry *out, int max);
 
 /* Whether the backward-data search includes the partial-sum hand-off's
- * tiles (tile_config.h, partial_sums): only with $PRNN_PARTIAL_SUMS=1 for
- * now. Correct under the GPU suites, and up to 1.7x faster where measured,
- * but one autotuner run on an H100 hung inside a key whose candidates
- * included them, unexplained so far (bench/NOTES.md v0.12); until that is
- * understood, the library does not choose them by itself. A tile that says
- * partial_sums=1 (forced, or in a tuning database) runs regardless. */
+ * tiles (tile_config.h, partial_sums) beside the gather tiles: yes unless
+ * $PRNN_PARTIAL_SUMS=0 (to compare the two, or to rule the hand-off out in
+ * a bug report). A tile that says partial_sums=1 (forced, or in a tuning
+ * database) runs regardless. */
 int prnn_heuristic_partial_sums(void);
 
 /* The best candidate; -1 with a reason when nothing fits (then only the
