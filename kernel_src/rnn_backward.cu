@@ -219,8 +219,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                 }
 #if PRNN_PSUM
                 psum_stage(k, ju, b, dgv); // zeros where inactive: sent for no row
-                continue;
-#endif
+#else
                 if (!active)
                     continue;
                 // Publish the recurrent side (the first G columns) of dg.
@@ -237,6 +236,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     for (int g = 0; g < G; ++g)
                         handoff_publish(d.exchange, par, ex_fma(g * KPU + u0 + ju, gb), tag,
                                         dgv[0][g]);
+#endif
 #endif
             }
             chunk_put(carry, cry, c);

@@ -88,11 +88,15 @@ for stage in $STAGES; do
     training) run_stage training "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     psum)
         run_stage gather-training env PRNN_PARTIAL_SUMS=0 "$BUILD/tests/gpu/test_training_gpu" --quick
-        for tool in racecheck synccheck; do
-            run_stage "bwd-tiles-$tool" compute-sanitizer --tool $tool --error-exitcode 9 \
-                "$BUILD/tests/gpu/test_training_gpu" --threads 1 \
-                --filter "in=37 varlen forced backward|in=72 varlen forced backward|skip forced backward|T=24 in=512 forced backward"
-        done
+        # racecheck: the cases without 16-bit GEMMs (it reports hazards
+        # inside cuBLASLt's sm_90 half-precision kernels, nvjet_*, which it
+        # does not model, and its --kernel-name filter crashed the sanitizer
+        # there: bench/NOTES.md v0.13); synccheck: every forced tile
+        run_stage bwd-tiles-racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 \
+            --filter "in=37 varlen forced backward|in=72 varlen forced backward|skip forced backward|float H=1024 B=4 L=1 uni T=10 in=1024 forced|float H=512 B=1 L=1 uni T=24|float H=512 B=2 L=1 uni T=24|float H=256 B=8 L=2 uni T=9 in=256 varlen forced"
+        run_stage bwd-tiles-synccheck compute-sanitizer --tool synccheck --error-exitcode 9 \
+            "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "forced backward tile"
         run_stage psum-autotune timeout -k 10 300 \
             "$BUILD/tools/autotune/prnn-autotune" --modes lstm,gru --hidden 512,1024 --batch 1,16 \
             --dtype half,float --pass backward-data --force --candidates 12 --budget 10 --verbose \
