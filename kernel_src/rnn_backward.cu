@@ -237,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         handoff_publish(d.exchange, par, ex_fma(g * KPU + u0 + ju, gb), tag,
                                         dgv[0][g]);
 #endif
-#endif
+#endif // PRNN_PSUM
             }
             chunk_put(carry, cry, c);
 #if PRNN_PSUM

@@ -62,14 +62,14 @@ __device__ __forceinline__ void handoff_publish_pair(void *exchange, int par, lo
 }
 
 // Every spin in the persistent kernels is warp-uniform: the lanes of a warp
-// leave it together, on a vote. A lane that left a spin loop on its own
-// (its words arrived first) left the warp diverged at the barrier and the
-// shuffles after it, which the compiler takes for converged (the SASS had
-// no WARPSYNC for the __syncwarp that follows the poll): synccheck saw the
-// warp reach __syncthreads divergent,
-// racecheck saw the partial sums read before they were written, and the
-// backward-data kernel returned wrong gradients or never finished
-// (bench/NOTES.md v0.13). Both functions must be called by all 32 lanes.
+// leave it together, on a vote. A lane that left a spin on its own (its
+// words arrived first) left the warp diverged at the barrier and shuffles
+// after it, which the compiled code takes for converged (its SASS had no
+// WARPSYNC for the __syncwarp after the poll): synccheck saw the warp reach
+// __syncthreads divergent, racecheck saw the partial sums read across that
+// barrier as they were written, and the backward-data kernel returned wrong
+// gradients or never finished (bench/NOTES.md v0.13). Both functions below
+// must be called by all 32 lanes of the warp.
 
 // Waits until every pending Lamport word carries the wanted tag, re-reading
 // all the lane's missing words each round: they come from different
