@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "prnn.h"
-#include "rnn_mode.h"
+#include "rnn_cell_traits.h"
 
 #define PRNN_MAX_DIMS 8
 #define PRNN_MAX_HIDDEN 65536

@@ -229,7 +229,7 @@ prnnStatus_t prnnSetRNNDescriptor(prnnRNNDescriptor_t rnnDesc, int hiddenSize, i
     if (direction != PRNN_UNIDIRECTIONAL && direction != PRNN_BIDIRECTIONAL)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "direction = %d: not a prnnDirectionMode_t",
                          (int)direction);
-    if (prnn_mode_gates(mode) == 0)
+    if (prnn_cell_traits(mode)->gates == 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnRNNMode_t", (int)mode);
     if (!prnn_dtype_valid(dataType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",

@@ -154,7 +154,7 @@ static prnnStatus_t check_enums(const v8_settings *v)
     if (v->algo != PRNN_RNN_ALGO_AUTO && v->algo != PRNN_RNN_ALGO_PERSISTENT &&
         v->algo != PRNN_RNN_ALGO_STANDARD)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t", (int)v->algo);
-    if (prnn_mode_gates(v->mode) == 0)
+    if (prnn_cell_traits(v->mode)->gates == 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "cellMode = %d: not a prnnRNNMode_t", (int)v->mode);
     if ((unsigned)v->bias > PRNN_RNN_SINGLE_REC_BIAS)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "biasMode = %d: not a prnnRNNBiasMode_t",
@@ -193,7 +193,7 @@ static prnnStatus_t check_sizes(const v8_settings *v)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "inputSize = %d but PRNN_SKIP_INPUT requires inputSize == hiddenSize (%d)",
                          v->input, v->hidden);
-    if (v->proj != v->hidden && v->mode != PRNN_LSTM)
+    if (v->proj != v->hidden && !prnn_cell_traits(v->mode)->projection)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "projSize = %d with cellMode %s: projections are for PRNN_LSTM only; "
                          "pass projSize = hiddenSize (%d)",
@@ -302,7 +302,7 @@ prnnStatus_t prnnRNNSetClip_v8(prnnRNNDescriptor_t rnnDesc, prnnRNNClipMode_t cl
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "clipNanOpt = %d: not a prnnNanPropagation_t",
                          (int)clipNanOpt);
     if (clipMode == PRNN_RNN_CLIP_MINMAX) {
-        if (rnnDesc->mode != PRNN_LSTM)
+        if (!prnn_cell_traits(rnnDesc->mode)->clip)
             return prnn_fail(PRNN_STATUS_BAD_PARAM,
                              "clipMode = PRNN_RNN_CLIP_MINMAX with cellMode %s: cell clipping is "
                              "for PRNN_LSTM only",

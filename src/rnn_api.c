@@ -244,7 +244,7 @@ static prnnStatus_t validate_forward(
 {
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     PRNN_TRY(prnn_validate_input_seq(handle, rnn, seq_length, xDesc, "xDesc", p));
-    int cell = prnn_mode_has_cell(rnn->mode); /* cx, cy used */
+    int cell = prnn_cell_traits(rnn->mode)->has_cell; /* cx, cy used */
     int out_cols = rnn->hidden * prnn_rnn_dirs(rnn);
     PRNN_TRY(prnn_validate_matching_seq(p, yDesc, "yDesc", out_cols));
     PRNN_TRY(prnn_validate_state(p, hxDesc, "hxDesc"));
@@ -302,7 +302,7 @@ prnnStatus_t prnnRNNForwardInference(prnnHandle_t handle, const prnnRNNDescripto
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
                               w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
                               0, NULL, 0, &p, &rc));
-    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
+    int cell = prnn_cell_traits(rnnDesc->mode)->has_cell; /* cx, cy used */
     prnn_forward_buffers b = {
         x,    hx, cell ? cx : NULL, w, y, hy, cell ? cy : NULL, workspace, workSpaceSizeInBytes,
         NULL, 0};
@@ -326,7 +326,7 @@ prnnStatus_t prnnRNNForwardTraining(prnnHandle_t handle, const prnnRNNDescriptor
     PRNN_TRY(validate_forward(handle, rnnDesc, seqLength, xDesc, x, hxDesc, hx, cxDesc, cx, wDesc,
                               w, yDesc, y, hyDesc, hy, cyDesc, cy, workspace, workSpaceSizeInBytes,
                               1, reserveSpace, reserveSpaceSizeInBytes, &p, &rc));
-    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
+    int cell = prnn_cell_traits(rnnDesc->mode)->has_cell; /* cx, cy used */
     prnn_forward_buffers b = {x,
                               hx,
                               cell ? cx : NULL,
@@ -390,7 +390,7 @@ prnnStatus_t prnnRNNBackwardData(
      * that, not as a yDesc or wDesc that disagrees with dxDesc. */
     uint64_t serial;
     PRNN_TRY(check_reserve(handle, &p, reserveSpace, "dxDesc", PRNN_RESERVE_FORWARD_DONE, &serial));
-    int cell = prnn_mode_has_cell(rnnDesc->mode); /* cx, cy used */
+    int cell = prnn_cell_traits(rnnDesc->mode)->has_cell; /* cx, cy used */
     int out_cols = rnnDesc->hidden * prnn_rnn_dirs(rnnDesc);
     PRNN_TRY(prnn_validate_matching_seq(&p, yDesc, "yDesc", out_cols));
     PRNN_TRY(prnn_validate_matching_seq(&p, dyDesc, "dyDesc", out_cols));

@@ -152,7 +152,7 @@ static prnnStatus_t check_states(const prnn_rnn_problem *p, const struct prnnTen
     const struct prnnRNNStruct *rnn = p->rnn;
     PRNN_TRY(prnn_validate_state_width(p, hd, "hDesc", prnn_rnn_out_width(rnn), "batchSize",
                                        rnn->proj ? "projSize" : "hiddenSize"));
-    if (prnn_mode_has_cell(rnn->mode))
+    if (prnn_cell_traits(rnn->mode)->has_cell)
         PRNN_TRY(prnn_validate_state_width(p, cd, "cDesc", rnn->hidden, "batchSize", "hiddenSize"));
     return PRNN_STATUS_SUCCESS;
 }
@@ -379,7 +379,7 @@ prnnStatus_t prnnRNNForward(prnnHandle_t handle, prnnRNNDescriptor_t rnnDesc,
     PRNN_TRY(prnn_resolve_call(handle, p,
                                training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, &rc));
     PRNN_TRY(check_temp(&rc, workSpace, workSpaceSize, training, reserveSpace, reserveSpaceSize));
-    int cell = prnn_mode_has_cell(rnnDesc->mode);
+    int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
     int out_cols = yDesc->vector;
     size_t hs = state_bytes(p, prnn_rnn_out_width(rnnDesc)), cs = state_bytes(p, rnnDesc->hidden);
     prnn_buffer outs[] = {
@@ -452,7 +452,7 @@ prnnStatus_t prnnRNNBackwardData_v8(prnnHandle_t handle, prnnRNNDescriptor_t rnn
     prnn_resolved_call rc;
     PRNN_TRY(prnn_resolve_call(handle, p, PRNN_CALL_BACKWARD_DATA, &rc));
     PRNN_TRY(check_temp(&rc, workSpace, workSpaceSize, 1, reserveSpace, reserveSpaceSize));
-    int cell = prnn_mode_has_cell(rnnDesc->mode);
+    int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
     size_t hs = state_bytes(p, prnn_rnn_out_width(rnnDesc)), cs = state_bytes(p, rnnDesc->hidden);
     size_t ybytes = data_bytes(p, yDesc, yDesc->vector);
     prnn_buffer outs[] = {

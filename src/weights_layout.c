@@ -28,9 +28,8 @@ int prnn_sru_highway_width(const struct prnnRNNStruct *rnn)
 
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn)
 {
-    if (rnn->mode == PRNN_SRU)
-        return 4;
-    return 2 * prnn_mode_gates(rnn->mode) + (rnn->proj ? 1 : 0);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
+    return cell->w_matrices + cell->r_matrices + (rnn->proj ? 1 : 0);
 }
 
 /* One pseudo-layer's blocks from element offset off; returns the offset
@@ -39,7 +38,7 @@ static size_t place(const struct prnnRNNStruct *rnn, int k, size_t off, prnn_pse
 {
     size_t es = prnn_dtype_size(rnn->dtype);
     size_t h = (size_t)rnn->hidden, p = (size_t)prnn_rnn_out_width(rnn);
-    size_t rows = (size_t)prnn_mode_gates(rnn->mode) * h;
+    size_t rows = (size_t)prnn_cell_traits(rnn->mode)->gates * h;
     l->w_cols = k;
     l->w_rows = k ? (int)rows : 0;
     l->w_offset = k ? off : (size_t)-1;
@@ -92,7 +91,7 @@ static size_t walk(const struct prnnRNNStruct *rnn, int input_size, int p,
         prnn_pseudo_layer_layout l;
         size_t start = off;
         int k = layer_input_cols(rnn, input_size, q / dirs);
-        if (rnn->mode != PRNN_SRU) {
+        if (!prnn_cell_traits(rnn->mode)->scan) {
             off = place(rnn, k, off, &l);
         } else {
             if (q % dirs)
@@ -125,8 +124,8 @@ void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size, 
 int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
                         int lin_layer_id, size_t *offset, int *rows, int *cols)
 {
-    /* SRU has W matrices only: ids 0..3 are its u0..u3 */
-    int g = rnn->mode == PRNN_SRU ? PRNN_SRU_VECTORS : prnn_mode_gates(rnn->mode);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
+    const int g = cell->w_matrices;
     size_t h = (size_t)rnn->hidden;
     prnn_pseudo_layer_layout l;
     walk(rnn, input_size, pseudo_layer, &l);
@@ -142,7 +141,7 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pse
         *offset = l.w_offset + (size_t)lin_layer_id * h * (size_t)l.w_cols;
         return 1;
     }
-    if (lin_layer_id == 2 * g) { /* the projection: projSize x hiddenSize */
+    if (lin_layer_id == g + cell->r_matrices) { /* the projection: projSize x hiddenSize */
         *rows = rnn->proj;
         *cols = rnn->hidden;
         *offset = l.p_offset;
@@ -156,14 +155,15 @@ int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pse
 size_t prnn_weights_bias(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
                          int lin_layer_id)
 {
-    int g = prnn_mode_gates(rnn->mode);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
+    const int g = cell->w_matrices;
     size_t h = (size_t)rnn->hidden;
     prnn_pseudo_layer_layout l;
     walk(rnn, input_size, pseudo_layer, &l);
-    if (rnn->mode == PRNN_SRU)
+    if (cell->scan)
         return l.v_offset + (size_t)lin_layer_id * h;
     size_t base = lin_layer_id < g ? l.bw_offset : l.br_offset;
-    if (lin_layer_id >= 2 * g || base == (size_t)-1)
+    if (lin_layer_id >= g + cell->r_matrices || base == (size_t)-1)
         return (size_t)-1; /* the projection's, or one the bias mode drops */
     return base + (size_t)(lin_layer_id < g ? lin_layer_id : lin_layer_id - g) * h;
 }

@@ -74,9 +74,9 @@ int prnn_sru_highway_width(const struct prnnRNNStruct *rnn);
 /* The parameter vectors of an SRU V block, in order (bias linLayerIDs). */
 enum { PRNN_SRU_BF = 0, PRNN_SRU_BR = 1, PRNN_SRU_VF = 2, PRNN_SRU_VR = 3, PRNN_SRU_VECTORS = 4 };
 
-/* Number of linLayerIDs each LinLayer call accepts for the mode: 2 * gates
- * (one more, the projection, for an LSTM with one), for SRU 4 (matrices
- * 0..3, vectors 0..3). */
+/* Number of linLayerIDs each LinLayer call accepts for the mode: its W and
+ * R matrices (rnn_cell_traits.h), one more, the projection, for an LSTM
+ * with one; for SRU 4 (matrices 0..3, vectors 0..3). */
 int prnn_weights_lin_layer_ids(const struct prnnRNNStruct *rnn);
 
 /* Total size in bytes of the weight buffer for the given input size;
@@ -89,9 +89,9 @@ void prnn_weights_pseudo_layer(const struct prnnRNNStruct *rnn, int input_size, 
 
 /*
  * The matrix of linLayerID (cuDNN meaning) of pseudo-layer p: element offset,
- * rows and columns (id 2 * gates: the projection, proj x hidden). Returns 0
- * and sets *offset to (size_t)-1 when the matrix does not exist (W of a
- * SKIP_INPUT layer 0). IDs must be valid.
+ * rows and columns (the id after the R matrices: the projection, proj x
+ * hidden). Returns 0 and sets *offset to (size_t)-1 when the matrix does not
+ * exist (W of a SKIP_INPUT layer 0). IDs must be valid.
  */
 int prnn_weights_matrix(const struct prnnRNNStruct *rnn, int input_size, int pseudo_layer,
                         int lin_layer_id, size_t *offset, int *rows, int *cols);

@@ -23,7 +23,7 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->skip = rnn->input_mode == PRNN_SKIP_INPUT;
     g->hidden = (size_t)rnn->hidden;
     /* SRU: the widest projection, u0..u3 (layers without x' use 3) */
-    g->gates = rnn->mode == PRNN_SRU ? 4 : (size_t)prnn_mode_gates(rnn->mode);
+    g->gates = (size_t)prnn_cell_traits(rnn->mode)->w_matrices;
     g->dirs = (size_t)prnn_rnn_dirs(rnn);
     g->layers = (size_t)rnn->layers;
     g->steps = (size_t)p->seq_length;

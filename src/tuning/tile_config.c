@@ -60,9 +60,9 @@ const prnn_engine_schema *prnn_engine_schema_find(const char *engine)
     return NULL;
 }
 
-const char *prnn_engine_schema_default(int sru)
+const char *prnn_engine_schema_default(int scan)
 {
-    return sru ? "sru-scan" : "persistent";
+    return scan ? "sru-scan" : "persistent";
 }
 
 int prnn_config_check_ranges(const prnn_tile_field *fields, const void *c, const char *prefix,

@@ -104,19 +104,21 @@ typedef union {
 
 /* What the tuning database knows of an engine: its name, its
  * configuration's fields (NULL: it has none, and an entry's "config" is
- * empty or absent), and whether it runs SRU (1) or the other modes (0). */
+ * empty or absent), and whether it runs the scan modes (1: SRU, whose
+ * traits say scan, rnn_cell_traits.h) or the other modes (0). */
 typedef struct {
     const char *engine;
     const prnn_tile_field *fields;
-    int sru;
+    int scan;
 } prnn_engine_schema;
 
 /* By engine name; NULL when the database knows no such engine. */
 const prnn_engine_schema *prnn_engine_schema_find(const char *engine);
 
 /* The engine an entry without "engine" names (databases written before
- * engines were recorded): "sru-scan" for SRU, else "persistent". */
-const char *prnn_engine_schema_default(int sru);
+ * engines were recorded): "sru-scan" for the scan modes (SRU), else
+ * "persistent". */
+const char *prnn_engine_schema_default(int scan);
 
 /* The rules beyond each field's range (threads a multiple of 32, the
  * product bound): 0, or -1 with the first broken rule in err. */

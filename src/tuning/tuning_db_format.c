@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "rnn_cell_traits.h"
 
 typedef struct {
     char *s;
@@ -126,7 +127,7 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
     }
     /* Likewise the mode's default engine: files of the engines they had
      * before engines were recorded come out as they did. */
-    if (strcmp(e->engine, prnn_engine_schema_default(e->mode == PRNN_SRU)) != 0)
+    if (strcmp(e->engine, prnn_engine_schema_default(prnn_cell_traits(e->mode)->scan)) != 0)
         putf(b, ", \"engine\": \"%s\"", e->engine);
     puts_(b, ",\n      \"config\": {");
     const prnn_engine_schema *schema = prnn_engine_schema_find(e->engine);

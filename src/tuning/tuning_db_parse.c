@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "rnn_cell_traits.h"
 
 /* After this many skipped-entry messages for one file, only a count follows:
  * a file with thousands of bad entries must not flood the log. */
@@ -202,7 +203,7 @@ static int parse_pass(const cJSON *v, prnn_pass *pass, errbuf *eb)
 static int parse_engine(const cJSON *v, prnn_tuning_entry *e, errbuf *eb)
 {
     char tmp[64];
-    const char *name = prnn_engine_schema_default(e->mode == PRNN_SRU);
+    const char *name = prnn_engine_schema_default(prnn_cell_traits(e->mode)->scan);
     if (v) {
         if (!cJSON_IsString(v) || !v->valuestring)
             return FAIL(eb, "\"engine\" is %s, not a string", type_name(v));

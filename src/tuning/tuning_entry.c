@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "rnn_mode.h"
+#include "rnn_cell_traits.h"
 
 const char *prnn_tuning_mode_name(prnnRNNMode_t mode)
 {
-    return prnn_mode_gates(mode) ? prnn_mode_name(mode) : NULL;
+    return prnn_cell_traits(mode)->gates ? prnn_mode_name(mode) : NULL;
 }
 
 int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode)
@@ -47,7 +47,7 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
     e->batch_max = key->rnn.mini_batch;
     e->pass = key->pass;
     snprintf(e->engine, sizeof(e->engine), "%s",
-             prnn_engine_schema_default(key->rnn.mode == PRNN_SRU));
+             prnn_engine_schema_default(prnn_cell_traits(key->rnn.mode)->scan));
 }
 
 /* The structural rules of tile_config.h's comments. Kept here, not in the
@@ -141,7 +141,7 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_si
                  (int)strnlen(e->engine, sizeof(e->engine)), e->engine);
         return -1;
     }
-    if (schema->sru != (e->mode == PRNN_SRU)) {
+    if (schema->scan != prnn_cell_traits(e->mode)->scan) {
         snprintf(err, err_size, "engine %s does not run mode %s", e->engine,
                  prnn_tuning_mode_name(e->mode));
         return -1;

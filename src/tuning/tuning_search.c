@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "rnn_cell_traits.h"
 
 /* Costs closer than this are ties (they come from sums of log2s). */
 #define COST_EPS 1e-9
@@ -157,8 +158,9 @@ static size_t collect_near(const prnn_tuning_db *db, prnnConfigSource_t source,
         if (!same_gpu_and_kind(e, key, sibling) || is_exact(e, key, sibling))
             continue;
         double cost = prnn_tuning_distance(e, key);
-        const double max_cost = key->rnn.mode == PRNN_SRU ? PRNN_TUNING_NEAREST_MAX_COST_SRU
-                                                          : PRNN_TUNING_NEAREST_MAX_COST;
+        const double max_cost = prnn_cell_traits(key->rnn.mode)->scan
+                                    ? PRNN_TUNING_NEAREST_MAX_COST_SRU
+                                    : PRNN_TUNING_NEAREST_MAX_COST;
         if (!(cost <= max_cost + COST_EPS))
             continue;
         candidate c = {&db->items[i], db, source, cost, *order, sibling};

@@ -590,8 +590,8 @@ void gc_describe(const gc_shape *s, const char *mid, const char *tail, char *buf
 
 int gc_default_steps(const gc_shape *s, double budget)
 {
-    double work = (double)prnn_mode_gates(s->mode) * s->hidden * (double)s->hidden * s->batch *
-                  s->layers * s->dirs;
+    double work = (double)prnn_cell_traits(s->mode)->gates * s->hidden * (double)s->hidden *
+                  s->batch * s->layers * s->dirs;
     int t = (int)(budget / work);
     return t < 3 ? 3 : t > 24 ? 24 : t;
 }

@@ -104,7 +104,7 @@ static void run_case(int index, gc_handles *wh)
     gc_fill(hx, dt, xbytes / es, 1.0, &seed);
     gc_fill(hhx, dt, sbytes / es, 0.8, &seed);
     gc_fill(hcx, dt, sbytes / es, 0.8, &seed);
-    int cell = prnn_mode_has_cell(c->s.mode);
+    int cell = prnn_cell_traits(c->s.mode)->has_cell;
 
     /* The reference, on the CPU backend through the same API. */
     size_t cws_bytes;

@@ -123,7 +123,7 @@ static const unsigned char out_cell[NOUT] = {0, 0, 1, 0, 0, 1, 0};
 static int passed(const tcase *c, int drop, int cell_only)
 {
     const int flag[] = {0, c->null_hx, c->null_hy, c->null_dhy, c->null_dhx, c->null_dx};
-    return !flag[drop] && (!cell_only || prnn_mode_has_cell(c->s.mode));
+    return !flag[drop] && (!cell_only || prnn_cell_traits(c->s.mode)->has_cell);
 }
 
 static int in_used(const tcase *c, int i)
@@ -211,7 +211,7 @@ static int by_offset(const void *a, const void *b)
 
 static void part_name(const tcase *c, int pseudo, int id, int bias, char *buf, size_t n)
 {
-    int gates = prnn_mode_gates(c->s.mode);
+    int gates = prnn_cell_traits(c->s.mode)->gates;
     const char *letters = c->s.mode == PRNN_LSTM ? "ifgo" : c->s.mode == PRNN_GRU ? "rzn" : "";
     if (c->s.mode == PRNN_SRU) {
         /* matrices u0 f r x'; vectors b_f b_r v_f v_r */
@@ -238,7 +238,8 @@ static int find_parts(const tcase *c, const gc_problem *pb, prnnHandle_t h, cons
                       dw_parts *p, char *err, size_t errsize)
 {
     /* SRU: linLayerID 0..3 in both calls */
-    const int ids = c->s.mode == PRNN_SRU ? 4 : 2 * prnn_mode_gates(c->s.mode);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(c->s.mode);
+    const int ids = cell->w_matrices + cell->r_matrices;
     const int pseudo = c->s.layers * c->s.dirs;
     const size_t total = pb->wbytes / pb->es, most = (size_t)ids * 2 * pseudo;
     prnnFilterDescriptor_t fd = NULL;

@@ -122,7 +122,7 @@ static inline size_t rt_weight_elems(const rt_problem *q)
 static inline size_t rt_weight_indices(const rt_problem *q, size_t *idx)
 {
     size_t n = 0, h = (size_t)q->rnn.hidden;
-    size_t gh = (size_t)prnn_mode_gates(q->rnn.mode) * h;
+    size_t gh = (size_t)prnn_cell_traits(q->rnn.mode)->gates * h;
     for (int pl = 0; pl < q->rnn.layers * rt_dirs(q); pl++) {
         prnn_pseudo_layer_layout l;
         prnn_weights_pseudo_layer(&q->rnn, q->p.input_size, pl, &l);

@@ -143,7 +143,7 @@ int main(void)
                         worst = e;
                     nonzero |= ref.res[o][k] != 0.0;
                 }
-                if ((o == CY || o == DCX) && !prnn_mode_has_cell(modes[m]))
+                if ((o == CY || o == DCX) && !prnn_cell_traits(modes[m])->has_cell)
                     continue;
                 if (o == DHX && modes[m] == PRNN_SRU) {
                     /* hx plays no part in SRU: dhx must be exactly zero */

@@ -52,7 +52,7 @@ typedef struct {
 static double loss(gc_ctx *g)
 {
     const gc_case *c = g->c;
-    int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
+    int cell = prnn_cell_traits(c->mode)->has_cell; /* cx, cy, dcx, dcy */
     prnn_ref_forward(&g->q.p, c->dropout > 0, g->x, c->state ? g->hx : NULL,
                      c->state && cell ? g->cx : NULL, g->w, g->y, c->state ? g->hy : NULL,
                      c->state && cell ? g->cy : NULL, g->ws, g->rs);
@@ -109,7 +109,7 @@ static int run_case(const gc_case *c)
 {
     int hidden = c->hidden ? c->hidden : 3;
     int input = c->hidden ? c->input : c->skip ? 3 : c->wide ? 3 * (1 + c->bidir) : 2;
-    int cell = prnn_mode_has_cell(c->mode); /* cx, cy, dcx, dcy */
+    int cell = prnn_cell_traits(c->mode)->has_cell; /* cx, cy, dcx, dcy */
     const int *batch = c->hidden ? large_batch : c->var ? tiny_var : tiny_eq;
     /* keep pre-activations O(1) whatever the fan-in */
     double wscale = c->hidden ? 1.5 / sqrt((double)(input + hidden)) : 0.6;

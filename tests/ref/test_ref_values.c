@@ -97,7 +97,7 @@ static void set_bias(const rt_problem *q, double *w, int pl, int id, const doubl
 static void set_unit(const rt_problem *q, double *w, int pl, const unit_params *u,
                      const double wk[4][2])
 {
-    int gates = prnn_mode_gates(q->rnn.mode);
+    int gates = prnn_cell_traits(q->rnn.mode)->gates;
     for (int gi = 0; gi < gates; gi++) {
         double wv[2] = {u->w[gi], 0};
         if (wk) {

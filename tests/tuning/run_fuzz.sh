@@ -64,7 +64,7 @@ fi
 # shellcheck disable=SC2086
 if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -I"$include" -I"$src/src" \
+        -I"$include" -I"$src/src" -I"$src/kernel_src" \
         "$src/tests/tuning/fuzz_tuning_db.c" \
         "$src/src/tuning/tuning_db_parse.c" \
         "$src/src/tuning/json_syntax.c" \
@@ -75,7 +75,7 @@ if ! "$cc" -std=c99 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
         "$src/src/tuning/tile_config.c" \
         "$src/src/error.c" \
         "$src/src/dtype.c" \
-        "$src/src/rnn_mode.c" \
+        "$src/src/rnn_cell_traits.c" \
         "$src/src/rnn_pass.c" \
         $cjson -lm -lpthread -o "$work/fuzz_tuning_db"; then
     echo "tuning-fuzz: FAIL: the fuzz target does not build"

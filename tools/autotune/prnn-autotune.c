@@ -371,8 +371,8 @@ int main(int argc, char **argv)
                 for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
                     for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
                         for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
-                            const int sru = a.modes[mi] == PRNN_SRU;
-                            if (sru && a.passes[pi] != PRNN_PASS_FORWARD) {
+                            const int scan = prnn_cell_traits(a.modes[mi])->scan;
+                            if (scan && a.passes[pi] != PRNN_PASS_FORWARD) {
                                 /* one scan configuration serves both passes */
                                 skipped++;
                                 continue;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rnn_mode.h"
+#include "rnn_cell_traits.h"
 #include "tool_cli.h"
 
 void bench_usage(FILE *f, const char *prog)

@@ -61,14 +61,11 @@ enum { TAG_WEIGHT = 1, TAG_X, TAG_HX, TAG_CX, TAG_DY, TAG_DHY, TAG_DCY };
 
 /* ---- model ---- */
 
+/* LinLayer ids of each call (no projection: the bench runs none) */
 static int nlin_of(prnnRNNMode_t m)
 {
-    switch (m) {
-    case PRNN_LSTM: return 8;
-    case PRNN_GRU: return 6;
-    case PRNN_SRU: return 4; /* in each LinLayer call */
-    default: return 2;
-    }
+    const prnn_cell_traits_row *cell = prnn_cell_traits(m);
+    return cell->w_matrices + cell->r_matrices;
 }
 
 /* SRU's parameters (prnn.h): matrices 0..2, and 3 (the x' projection)
@@ -219,31 +216,31 @@ int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
     io->x_bytes = x_n * e;
     io->y_bytes = y_n * e;
     io->h_bytes = h_n * e;
-    int lstm = pt->mode == PRNN_LSTM || pt->mode == PRNN_SRU; /* cx, cy */
+    int cell = prnn_cell_traits(pt->mode)->has_cell; /* cx, cy */
     int train = pt->pass == BENCH_TRAINING;
     if (bench_alloc(d, &io->x, io->x_bytes, "x", err, n) ||
         bench_alloc(d, &io->hx, io->h_bytes, "hx", err, n) ||
-        (lstm && bench_alloc(d, &io->cx, io->h_bytes, "cx", err, n)) ||
+        (cell && bench_alloc(d, &io->cx, io->h_bytes, "cx", err, n)) ||
         bench_alloc(d, &io->y, io->y_bytes, "y", err, n) ||
         bench_alloc(d, &io->hy, io->h_bytes, "hy", err, n) ||
-        (lstm && bench_alloc(d, &io->cy, io->h_bytes, "cy", err, n)))
+        (cell && bench_alloc(d, &io->cy, io->h_bytes, "cy", err, n)))
         goto fail;
     if (train && (bench_alloc(d, &io->dy, io->y_bytes, "dy", err, n) ||
                   bench_alloc(d, &io->dhy, io->h_bytes, "dhy", err, n) ||
-                  (lstm && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
+                  (cell && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
                   bench_alloc(d, &io->dx, io->x_bytes, "dx", err, n) ||
                   bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
-                  (lstm && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
+                  (cell && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
         goto fail;
     if (upload_random(d, io->x, pt->dtype, x_n, stream_key(seed, TAG_X, 0, 0, 0), err, n) ||
         upload_random(d, io->hx, pt->dtype, h_n, stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
-        (lstm &&
+        (cell &&
          upload_random(d, io->cx, pt->dtype, h_n, stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
         goto fail;
     if (train &&
         (upload_random(d, io->dy, pt->dtype, y_n, stream_key(seed, TAG_DY, 0, 0, 0), err, n) ||
          upload_random(d, io->dhy, pt->dtype, h_n, stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
-         (lstm &&
+         (cell &&
           upload_random(d, io->dcy, pt->dtype, h_n, stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
         goto fail;
     return 0;
@@ -353,17 +350,17 @@ int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, c
     const bench_point *pt = &m->pt;
     prnnDataType_t t = pt->dtype;
     size_t e = m->elem;
-    int lstm = pt->mode == PRNN_LSTM || pt->mode == PRNN_SRU; /* cy, dcx */
+    int cell = prnn_cell_traits(pt->mode)->has_cell; /* cy, dcx */
     int rc;
     if (pt->pass == BENCH_INFERENCE) {
         rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
              sig_read(d, s, "hy", io->hy, t, io->h_bytes / e, 1, err, n) ||
-             (lstm && sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
+             (cell && sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
     } else {
         rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
              sig_read(d, s, "dx", io->dx, t, io->x_bytes / e, 1, err, n) ||
              sig_read(d, s, "dhx", io->dhx, t, io->h_bytes / e, 1, err, n) ||
-             (lstm && sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
+             (cell && sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
         for (int i = 0; !rc && loc && i < m->n_params; i++) {
             const bench_param *p = &m->params[i];
             CUdeviceptr src;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "prnn.h"
-#include "rnn_mode.h"
+#include "rnn_cell_traits.h"
 
 typedef enum { BENCH_INFERENCE = 0, BENCH_TRAINING = 1 } bench_pass;
 

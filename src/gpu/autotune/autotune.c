@@ -65,7 +65,7 @@ static prnnStatus_t call(const candidate_run *r, prnn_call_kind kind)
     PRNN_TRY(prnn_autotune_ensure(cu, &d->ws, &d->ws_bytes, cp.workspace_bytes));
     if (kind != PRNN_CALL_INFERENCE)
         PRNN_TRY(prnn_autotune_ensure(cu, &d->reserve, &d->reserve_bytes, cp.reserve_bytes));
-    const int cell = prnn_mode_has_cell(r->p->rnn->mode);
+    const int cell = prnn_cell_traits(r->p->rnn->mode)->has_cell;
     const void *cx = cell ? (const void *)d->cx : NULL;
     if (kind == PRNN_CALL_BACKWARD_DATA) {
         prnn_backward_data_buffers b = {(const void *)d->y,
@@ -149,7 +149,7 @@ static prnnStatus_t make_check(const prnn_autotune_inputs *in, timing how, check
     const prnn_rnn_problem *pc = &in->check;
     const struct prnnRNNStruct *rnn = pc->rnn;
     const size_t es = prnn_dtype_size(rnn->dtype);
-    const int cell = prnn_mode_has_cell(rnn->mode);
+    const int cell = prnn_cell_traits(rnn->mode)->has_cell;
     cd->xcount = pc->total_rows * (size_t)rnn->hidden;
     cd->ycount = cd->xcount * prnn_rnn_dirs(rnn);
     cd->yref = malloc(cd->ycount * es);

@@ -25,7 +25,7 @@ void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prn
         prnn_reserve_layout_compute(p, &c->r);
     c->es = prnn_dtype_size(p->rnn->dtype);
     c->acc = prnn_dtype_math_size(p->rnn->dtype);
-    c->G = prnn_mode_gates(p->rnn->mode);
+    c->G = prnn_cell_traits(p->rnn->mode)->gates;
     c->H = p->rnn->hidden;
     c->gh = (size_t)c->G * (size_t)c->H;
     c->dirs = prnn_rnn_dirs(p->rnn);

@@ -4,19 +4,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "prnn_kernel_abi.h"
-
-int prnn_kernel_mode_code(prnnRNNMode_t mode)
-{
-    switch (mode) {
-    case PRNN_RNN_RELU: return PRNN_KMODE_RELU;
-    case PRNN_RNN_TANH: return PRNN_KMODE_TANH;
-    case PRNN_LSTM: return PRNN_KMODE_LSTM;
-    case PRNN_GRU: return PRNN_KMODE_GRU;
-    case PRNN_SRU: break;
-    }
-    return -1;
-}
 
 int prnn_kernel_dtype_code(prnnDataType_t t)
 {

@@ -38,10 +38,6 @@ prnnStatus_t prnn_request_setup(int sm, prnn_kernel_request *r);
 /* The training path's elementwise and reduction kernels. */
 prnnStatus_t prnn_request_train(prnnDataType_t dtype, int sm, prnn_kernel_request *r);
 
-/* The kernels' own mode code (PRNN_KMODE_*; -1 for SRU, which has its own
- * kernels). */
-int prnn_kernel_mode_code(prnnRNNMode_t mode);
-
 /* Storage type code the kernels' PRNN_DTYPE expects. */
 int prnn_kernel_dtype_code(prnnDataType_t t);
 

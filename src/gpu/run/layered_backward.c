@@ -4,23 +4,6 @@
 #include "gpu/run/layered_run.h"
 #include "gpu/run/train_ops.h"
 
-/* The input-side gate blocks of a dg row: (first dg column, first W row,
- * rows) in units of hidden; GRU's n comes from dg column 3 (PRNN_DG_COLS). */
-typedef struct {
-    int dg_col, w_row, count;
-} gate_run;
-
-static int input_side_runs(prnnRNNMode_t mode, int gates, gate_run *runs)
-{
-    if (mode == PRNN_GRU) {
-        runs[0] = (gate_run){0, 0, 2};
-        runs[1] = (gate_run){3, 2, 1};
-        return 2;
-    }
-    runs[0] = (gate_run){0, 0, gates};
-    return 1;
-}
-
 /* ---- backward data ---- */
 
 /* The gradient of layer l's output: dy for the top layer, else what the
@@ -52,8 +35,9 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
                              c->dirs > 1 ? prnn_reserve_dg(&c->r, b->reserve, 1) : NULL};
         return prnn_train_skip_dx(c, dg, out);
     }
-    gate_run runs[2];
-    int nruns = input_side_runs(c->rnn->mode, c->G, runs);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(c->rnn->mode);
+    const prnn_gate_run *runs = cell->input_run; /* the input-side gate blocks of a dg row */
+    const int nruns = cell->input_runs;
     int first = 1;
     for (int d = 0; d < c->dirs; d++) {
         int pseudo = layer * c->dirs + d;
@@ -133,8 +117,9 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
     const char *dg = reserve + prnn_reserve_dg_at(&c->r, pseudo);
     prnn_dir_grads w;
     prnn_run_dir_grads(c, b->dw, pseudo, &w);
-    gate_run runs[2];
-    int nruns = input_side_runs(c->rnn->mode, c->G, runs);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(c->rnn->mode);
+    const prnn_gate_run *runs = cell->input_run; /* the input-side gate blocks of a dg row */
+    const int nruns = cell->input_runs;
     if (w.W) {
         for (int i = 0; i < nruns; i++)
             PRNN_TRY(grad_gemm(c, runs[i].count * H, kin, dg + (size_t)runs[i].dg_col * H * c->es,

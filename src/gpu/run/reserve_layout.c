@@ -2,8 +2,6 @@
 
 #include "checked_size.h"
 #include "dtype.h"
-#include "gpu/run/kernel_request.h"
-#include "prnn_kernel_abi.h"
 
 #define ALIGN 256
 
@@ -19,10 +17,10 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
     const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
     const size_t rows = p->total_rows, L = (size_t)rnn->layers;
-    const int mode = prnn_kernel_mode_code(rnn->mode);
+    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
     /* Saturating (checked_size.h): a shape too large gives an overflowed
      * total, which the API layer reports (rnn_api.c). */
-    if (rnn->mode == PRNN_SRU) {
+    if (cell->scan) {
         const size_t B = (size_t)p->mini_batch;
         const size_t row_units = prnn_mul3_size(rows, dirs, H); /* rows x dirs x H */
         *r = (prnn_reserve_layout){0};
@@ -40,8 +38,8 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
         r->total = at;
         return;
     }
-    r->act_cols = PRNN_ACT_COLS(mode);
-    r->dg_cols = PRNN_DG_COLS(mode);
+    r->act_cols = cell->act_cols;
+    r->dg_cols = cell->dg_cols;
     r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
     r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));
     r->dg_stride = align_up(prnn_mul4_size(rows, (size_t)r->dg_cols, H, es));

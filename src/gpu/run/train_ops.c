@@ -110,7 +110,7 @@ prnnStatus_t prnn_train_skip_dx(const prnn_call_plan *c, const void *const *dg, 
     a.count = (long long)c->p->total_rows * c->H;
     a.hidden = c->H;
     a.dirs = c->dirs;
-    a.dg_cols = PRNN_DG_COLS(prnn_kernel_mode_code(c->rnn->mode));
+    a.dg_cols = prnn_cell_traits(c->rnn->mode)->dg_cols;
     a.gates = c->G;
     return prnn_run_launch(c, c->kernels->skip_dx, prnn_run_grid((unsigned long long)a.count, 256),
                            1, 256, &a, "prnn_skip_dx");

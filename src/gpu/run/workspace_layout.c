@@ -30,7 +30,7 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     const size_t es = prnn_dtype_size(rnn->dtype);
     const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
-    const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
+    const size_t gh = (size_t)prnn_cell_traits(rnn->mode)->gates * H;
     const size_t rows = p->total_rows;
     const int deep = rnn->layers > 1;
     const int dropout = deep && rnn->dropout > 0.0f;

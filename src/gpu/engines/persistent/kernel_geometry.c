@@ -35,7 +35,7 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
 {
     char msg[256];
     const int H = shape->key.hidden, BMAX = shape->key.mini_batch;
-    const int G = prnn_mode_gates(shape->key.mode);
+    const int G = prnn_cell_traits(shape->key.mode)->gates;
     const int is16 = shape->key.dtype == PRNN_DATA_HALF || shape->key.dtype == PRNN_DATA_BFLOAT16;
     prnn_tile_config t = *tile;
     *g = (prnn_kernel_geometry){0};
@@ -193,9 +193,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
         /* what each item carries between steps (one value per chunk), its
          * prefetched loads (dy, act, h, the previous state) and its gate
          * gradients */
-        int act = shape->key.mode == PRNN_LSTM ? 5 : shape->key.mode == PRNN_GRU ? 4 : 0;
-        int dg = shape->key.mode == PRNN_GRU ? 4 : G;
-        g->est_regs += g->chunks * g->items * vec * aw + g->items * vec * (act + 3 + dg) * aw;
+        const prnn_cell_traits_row *cell = prnn_cell_traits(shape->key.mode);
+        g->est_regs += g->chunks * g->items * vec * aw +
+                       g->items * vec * (cell->act_cols + 3 + cell->dg_cols) * aw;
     } else {
         /* cell state (c and h) for every chunk, projected inputs and biases */
         g->est_regs += g->chunks * g->items * vec * 2 * aw + g->items * vec * G * 2 * aw;

@@ -52,7 +52,7 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     else
         prnn_request_start(r, "rnn_persistent.cu", "prnn_rnn_persistent", sm);
     prnn_request_define(r, "PRNN_PASS", bwd ? PRNN_KPASS_BACKWARD_DATA : PRNN_KPASS_FORWARD);
-    prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(g->shape.key.mode));
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(g->shape.key.mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(g->shape.key.dtype));
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);
@@ -82,7 +82,7 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
 
 static int supports(const prnn_engine_query *q, char *why, size_t n)
 {
-    if (q->key.mode == PRNN_SRU) {
+    if (prnn_cell_traits(q->key.mode)->scan) {
         snprintf(why, n, "SRU has no recurrent matrix to keep on-chip");
         return -1;
     }
@@ -270,7 +270,7 @@ static double estimate_small_h(const prnn_engine_query *q)
 static double call_setup(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double weights = (double)prnn_mode_gates(k->mode) * k->hidden * k->hidden *
+    const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
                            (double)prnn_dtype_size(k->dtype);
     return 7.5 + weights / 2e12 * 1e6;
 }

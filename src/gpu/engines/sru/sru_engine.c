@@ -18,7 +18,7 @@
 
 static int supports(const prnn_engine_query *q, char *why, size_t n)
 {
-    if (q->key.mode != PRNN_SRU) {
+    if (!prnn_cell_traits(q->key.mode)->scan) {
         snprintf(why, n, "it runs SRU only");
         return -1;
     }

@@ -37,7 +37,7 @@ enum {
 static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm, prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_step.cu", "prnn_step_cell", sm);
-    prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(key->mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
     prnn_request_define(r, "PRNN_H", key->hidden);
     prnn_request_define(r, "PRNN_SKIP", skip);
@@ -46,7 +46,7 @@ static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm, prnn
 
 static int supports(const prnn_engine_query *q, char *why, size_t n)
 {
-    if (q->key.mode == PRNN_SRU) {
+    if (prnn_cell_traits(q->key.mode)->scan) {
         snprintf(why, n, "SRU has no recurrent matrix");
         return -1;
     }
@@ -71,7 +71,7 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double G = prnn_mode_gates(k->mode), H = k->hidden, B = k->mini_batch;
+    const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden, B = k->mini_batch;
     const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
     const double simt = (k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
                         (B >= 256 ? 1.0 : pow(B / 256.0, 0.35));
@@ -165,7 +165,7 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     const size_t es = prnn_dtype_size(rnn->dtype);
     const size_t acc = prnn_dtype_math_size(rnn->dtype);
     const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
-    const size_t gh = (size_t)prnn_mode_gates(rnn->mode) * H;
+    const size_t gh = (size_t)prnn_cell_traits(rnn->mode)->gates * H;
     if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {
         l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, es));
         l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
@@ -195,7 +195,8 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
     ia.hx = prnn_run_offset(b->hx, so);
     ia.cx = prnn_run_offset(b->cx, so);
     ia.hstate = prnn_run_ws(c, c->l.engine[WS_HSTATE]);
-    ia.cstate = c->rnn->mode == PRNN_LSTM ? prnn_run_ws(c, c->l.engine[WS_CSTATE]) : NULL;
+    ia.cstate = prnn_cell_traits(c->rnn->mode)->has_cell ? prnn_run_ws(c, c->l.engine[WS_CSTATE])
+                                                         : NULL;
     ia.count = B * H;
     PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
                              "prnn_step_init"));

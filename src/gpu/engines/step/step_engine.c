@@ -52,7 +52,7 @@ static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int train, i
                                  prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_fused_step.cu", "prnn_fused_step", sm);
-    prnn_request_define(r, "PRNN_MODE", prnn_kernel_mode_code(key->mode));
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(key->mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
     prnn_request_define(r, "PRNN_H", key->hidden);
     prnn_request_define(r, "PRNN_STEP_RPW", rows_per_warp(key));
@@ -63,7 +63,7 @@ static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int train, i
 
 static int supports(const prnn_engine_query *q, char *why, size_t n)
 {
-    if (q->key.mode == PRNN_SRU) {
+    if (prnn_cell_traits(q->key.mode)->scan) {
         snprintf(why, n, "SRU has its own scan");
         return -1;
     }
@@ -88,7 +88,7 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double G = prnn_mode_gates(k->mode), H = k->hidden;
+    const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden;
     const double groups = ceil((double)k->mini_batch / rows_per_warp(k));
     const double bytes = G * H * 2.0 * H * (double)prnn_dtype_size(k->dtype) * groups;
     return 3.0 + bytes / 4e12 * 1e6;
