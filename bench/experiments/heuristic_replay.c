@@ -3,7 +3,7 @@
  * stdin, printed beside the measured time: one line per tile, "mode dtype H
  * B index measured_us model_us tile". heuristic_replay.py turns that into
  * the model's regret and rank correlation (bench/NOTES.md v0.13). Written
- * against commit f15ab8a; from the repository root, with a configured
+ * against commit b0c4052; from the repository root, with a configured
  * build/:
  *   cc -O1 -Isrc -Ibuild/include -Iinclude -Ibuild -Ikernel_src \
  *      bench/experiments/heuristic_replay.c build/libprnn_core.a -lcjson -lm -ldl -lpthread \
@@ -16,7 +16,7 @@
 #include "cuda/device_info.h"
 #include "gpu/engines/persistent/heuristic.h"
 #include "gpu/engines/persistent/kernel_geometry.h"
-#include "rnn_mode.h"
+#include "rnn_cell_traits.h"
 #include "tuning/tile_config.h"
 static prnn_device_info h100(void)
 {
