@@ -106,6 +106,11 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
      * factors that make the model's pick closest to the best of the
      * autotuner's timed candidates (bench/NOTES.md v0.3-b). */
     double fit = (t->mma ? 2.0 : 1.0) * (t->threads == 128 ? 1.1 : 1.0);
+    /* Those factors are the block's own work's; the partial sums' L2
+     * traffic stays outside them (the model then ranks the partial-sum
+     * tiles the autotuner timed closer to their times: bench/NOTES.md
+     * v0.13). */
+    const double poll_fit = t->partial_sums ? 1.0 : fit;
     /* Blocks of the local hand-off need not all be resident: the ones that
      * are not run the whole sequence after the first wave. */
     double waves = 1.0;
@@ -122,7 +127,7 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         long resident = (long)per_sm * dev->sm_count;
         waves = (double)((all_blocks + resident - 1) / resident);
     }
-    return (handoff + poll + work + streamed + sync) * fit * waves * 1e6;
+    return ((handoff + work + streamed + sync) * fit + poll * poll_fit) * waves * 1e6;
 }
 
 int prnn_heuristic_partial_sums(void)
