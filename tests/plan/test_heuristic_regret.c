@@ -140,12 +140,16 @@ static void read_log(const char *path, const prnn_device_info *dev, regret_total
     if (!f)
         return;
     static timed_tile tiles[MAX_TILES];
+    timed_tile one;
     int n = 0, keys = tot->keys;
     char line[2048], name[96];
     while (fgets(line, sizeof(line), f)) {
         prnn_kernel_shape shape;
-        if (n < MAX_TILES && parse_timed_tile(line, &tiles[n])) {
-            n++;
+        if (parse_timed_tile(line, &one)) {
+            EXPECT(n < MAX_TILES, "%s: more than %d timed tiles before a key line", path,
+                   MAX_TILES);
+            if (n < MAX_TILES)
+                tiles[n++] = one;
         } else if (parse_key(line, &shape, name, sizeof(name))) {
             score_key(&shape, name, tiles, n, dev, tot);
             n = 0;
