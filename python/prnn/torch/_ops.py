@@ -358,6 +358,11 @@ def _rnn_function_save(ctx, inputs, output):
     ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
     ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
     ctx.mark_non_differentiable(reserve)
+    # Outputs the loss does not reach get None, not zeros: autograd would
+    # otherwise fill a tensor the size of the reserve (tens of MB) with
+    # zeros before every backward, and hy / cy's when only y is used; the
+    # backward takes None for dy, dhy and dcy.
+    ctx.set_materialize_grads(False)
 
 
 def _rnn_function_backward(ctx, dy, dhy, dcy, _dreserve):
