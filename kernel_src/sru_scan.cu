@@ -193,6 +193,27 @@ static __device__ __forceinline__ void units_store_t(T *p, int j0, const AccT (&
             ST::store(p, k, v[k]);
 }
 
+// Storage-type values of a thread's units: vectors (VEC) where the storage
+// type is the math type (float and double data; the host then checks their
+// alignment too), else one access per unit.
+template <bool VEC>
+static __device__ __forceinline__ void units_load_s(const T *p, int j0, AccT (&v)[UPT])
+{
+    if constexpr (SRU_STORAGE_IS_MATH)
+        units_load<VEC>((const AccT *)p, j0, v);
+    else
+        units_load_t(p, j0, v);
+}
+
+template <bool VEC>
+static __device__ __forceinline__ void units_store_s(T *p, int j0, const AccT (&v)[UPT])
+{
+    if constexpr (SRU_STORAGE_IS_MATH)
+        units_store<VEC>((AccT *)p, j0, v);
+    else
+        units_store_t(p, j0, v);
+}
+
 // b_f, b_r, v_f, v_r of a thread's units (zeros past the hidden size).
 struct sru_vecs {
     AccT bf[UPT], br[UPT], vf[UPT], vr[UPT];
@@ -234,10 +255,8 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
     }
     // x_cols and xoff are multiples of the hidden size here: rows and
     // directions stay aligned
-    if constexpr (FWD && SRU_STORAGE_IS_MATH)
-        units_load<VEC>((const AccT *)a.xin + row * a.x_cols + xoff + j0, j0, in.xp);
-    else if constexpr (FWD)
-        units_load_t((const T *)a.xin + row * a.x_cols + xoff + j0, j0, in.xp);
+    if constexpr (FWD)
+        units_load_s<VEC>((const T *)a.xin + row * a.x_cols + xoff + j0, j0, in.xp);
     else
         units_load<VEC>(ur + a.dirs * 3 * H_ + xoff + j0, j0, in.xp);
     if constexpr (V == SRU_SKIP) {
@@ -340,10 +359,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
 #pragma unroll
             for (int k = 0; k < UPT; ++k)
                 h[k] = r[k] * gc[k] + (AccT(1) - r[k]) * (xs * in.xp[k]);
-            if constexpr (SRU_STORAGE_IS_MATH)
-                units_store<VEC>((AccT *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
-            else
-                units_store_t((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
+            units_store_s<VEC>((T *)a.y + in.row * y_cols + d * H_ + j0, j0, h);
             if (train) // (x', where it is the input, is kept by prnn_sru_keep_input)
                 units_store<VEC>((AccT *)a.ckeep + ((long long)d * a.rows + in.row) * H_ + j0,
                                  j0, c);
@@ -363,24 +379,25 @@ struct sru_bwd_in {
     AccT cp[UPT], dy[UPT];
 };
 
-// Forward-walk step i's inputs of a thread's units: c_{t-1} is step i-1's
-// c, or c0.
+// A forward-walk step's inputs of a thread's units, from its row in U and
+// the row of the step before it (c_{t-1}), or c0 where row_prev < 0 (the
+// sequence's first step).
 template <int V, bool VEC>
 static __device__ __forceinline__ void sru_bwd_load(const prnn_sru_args &a, const AccT *ck, int d,
-                                                    int b, int len, int i, int j0,
+                                                    long long row, long long row_prev, int j0,
                                                     const AccT (&c0)[UPT], sru_bwd_in &in)
 {
-    sru_load<V, false, VEC>(a, SRU_ROW(i), d, j0, in.u);
-    if (i > 0) {
-        units_load<VEC>(ck + SRU_ROW(i - 1) * H_ + j0, j0, in.cp);
+    sru_load<V, false, VEC>(a, row, d, j0, in.u);
+    if (row_prev >= 0) {
+        units_load<VEC>(ck + row_prev * H_ + j0, j0, in.cp);
     } else {
 #pragma unroll
         for (int k = 0; k < UPT; ++k)
             in.cp[k] = c0[k];
     }
     const long long yi = in.u.row * (a.dirs * H_) + d * H_ + j0;
-    if (a.dy_storage)
-        units_load_t((const T *)a.dy + yi, j0, in.dy);
+    if (SRU_STORAGE_IS_MATH || a.dy_storage) // (the same type where storage is math)
+        units_load_s<VEC>((const T *)a.dy + yi, j0, in.dy);
     else
         units_load<false>((const AccT *)a.dy + yi, j0, in.dy);
 }
@@ -414,11 +431,22 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
     // The forward walk's steps backwards, i = len-1 down to 0 (so dhy and
     // dcy meet the sequence's last step first); walk step p is i = len-1-p,
     // with the forward scan's ring of DEPTH steps in flight.
+    // As in the forward scan, the step table is read one round of the ring
+    // before a refill needs its rows: next[q] and next_prev[q] are the first
+    // rows of the steps slot q loads next (i - DEPTH) and of the step before
+    // it (its c_{t-1}; -1 for none). Read at the refill, each step waited
+    // for the table before its loads could start.
     sru_bwd_in ring[DEPTH];
+    int next[DEPTH], next_prev[DEPTH];
 #pragma unroll
-    for (int q = 0; q < DEPTH; ++q)
+    for (int q = 0; q < DEPTH; ++q) {
+        const int i = len - 1 - q;
         if (q < len)
-            sru_bwd_load<V, VEC>(a, ck, d, b, len, len - 1 - q, j0, c0, ring[q]);
+            sru_bwd_load<V, VEC>(a, ck, d, SRU_ROW(i), i > 0 ? SRU_ROW(i - 1) : -1, j0, c0,
+                                 ring[q]);
+        next[q] = q + DEPTH < len ? SRU_FIRST_ROW(i - DEPTH) : 0;
+        next_prev[q] = q + DEPTH < len && i - DEPTH > 0 ? SRU_FIRST_ROW(i - DEPTH - 1) : -1;
+    }
     for (int p0 = 0; p0 < len; p0 += DEPTH) {
 #pragma unroll
         for (int q = 0; q < DEPTH; ++q) {
@@ -427,8 +455,15 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
                 break;
             const int i = len - 1 - p;
             const sru_bwd_in in = ring[q];
-            if (p + DEPTH < len)
-                sru_bwd_load<V, VEC>(a, ck, d, b, len, i - DEPTH, j0, c0, ring[q]);
+            if (p + DEPTH < len) { // refill the slot before computing: overlap
+                const long long row = (long long)next[q] + b;
+                const long long row_prev = next_prev[q] < 0 ? -1 : (long long)next_prev[q] + b;
+                if (p + 2 * DEPTH < len) {
+                    next[q] = SRU_FIRST_ROW(i - 2 * DEPTH);
+                    next_prev[q] = i - 2 * DEPTH > 0 ? SRU_FIRST_ROW(i - 2 * DEPTH - 1) : -1;
+                }
+                sru_bwd_load<V, VEC>(a, ck, d, row, row_prev, j0, c0, ring[q]);
+            }
             AccT du0[UPT], df[UPT], dr[UPT], dxp[UPT], gc[UPT];
             sru_activation(identity, cn, gc);
 #pragma unroll
@@ -452,11 +487,11 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
                 cn[k] = cp;
             }
             T *du = (T *)a.du + in.u.row * du_cols + d * M * H_ + j0;
-            units_store_t(du, j0, du0);
-            units_store_t(du + H_, j0, df);
-            units_store_t(du + 2 * H_, j0, dr);
+            units_store_s<VEC>(du, j0, du0);
+            units_store_s<VEC>(du + H_, j0, df);
+            units_store_s<VEC>(du + 2 * H_, j0, dr);
             if constexpr (M == 4)
-                units_store_t(du + 3 * H_, j0, dxp);
+                units_store_s<VEC>(du + 3 * H_, j0, dxp);
             else
                 units_store<VEC>((AccT *)a.dxp + (in.u.row * a.dirs + d) * H_ + j0, j0, dxp);
         }
