@@ -90,27 +90,13 @@ int main(void)
     CHECK(r.total != PRNN_SIZE_OVERFLOW && r.total >= 4 * 256 * 4 && r.total < (1u << 20));
     CHECK(prnn_plan_workspace_bytes(&plan, &p) < (1u << 26));
 
-    /* SRU's multi-layer backward weights: a second cuBLASLt workspace for
-     * the side stream (sru_run.c), apart from the first and inside the
-     * size every call is given; none for one layer or another mode */
+    /* SRU's multi-layer backward weights: its cuBLASLt workspace inside
+     * the size every call is given */
     p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
     rnn.mode = PRNN_SRU;
     prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
-    CHECK(l.gemm_ws_side != (size_t)-1 && l.gemm_ws != (size_t)-1);
-    CHECK(l.gemm_ws_side >= l.gemm_ws + PRNN_GEMM_WORKSPACE ||
-          l.gemm_ws >= l.gemm_ws_side + PRNN_GEMM_WORKSPACE);
-    CHECK(l.gemm_ws_side + PRNN_GEMM_WORKSPACE <= l.total);
+    CHECK(l.gemm_ws != (size_t)-1 && l.gemm_ws + PRNN_GEMM_WORKSPACE <= l.total);
     CHECK(l.total <= prnn_plan_workspace_bytes(&sru, &p));
-    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_DATA, &l);
-    CHECK(l.gemm_ws_side == (size_t)-1);
-    p = problem(&rnn, 256, 1, PRNN_BIDIRECTIONAL, 4, 1, &one);
-    rnn.mode = PRNN_SRU;
-    prnn_ws_layout_compute(sru_pass, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
-    CHECK(l.gemm_ws_side == (size_t)-1);
-    /* another engine's backward weights have no side workspace */
-    p = problem(&rnn, 256, 2, PRNN_BIDIRECTIONAL, 4, 1, &one);
-    prnn_ws_layout_compute(fwd, &p, PRNN_CALL_BACKWARD_WEIGHTS, &l);
-    CHECK(l.gemm_ws_side == (size_t)-1);
 
     /* the helpers themselves saturate and stay saturated */
     CHECK(prnn_mul_size(SIZE_MAX / 2 + 1, 2) == PRNN_SIZE_OVERFLOW);

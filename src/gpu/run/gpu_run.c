@@ -176,8 +176,7 @@ prnnStatus_t prnn_run_fork(const prnn_call_plan *c, prnn_call_plan *side)
     PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
     *side = *c;
     side->stream = g->side;
-    side->l.gemm_ws = c->l.gemm_ws_side;
-    side->l.gemm_ws_side = (size_t)-1;
+    side->l.gemm_ws = (size_t)-1; /* one cuBLASLt workspace: the call's stream's */
     return PRNN_STATUS_SUCCESS;
 }
 

@@ -79,9 +79,9 @@ prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, co
 
 /* Work that overlaps the call's own. prnn_run_fork makes the handle's side
  * stream (prnn_gpu_side_stream, made at planning) wait for what the call's
- * stream holds so far and fills side: c with the side stream and the side
- * GEMM workspace (the layout's gemm_ws_side; where there is none, a GEMM
- * on side fails).
+ * stream holds so far and fills side: c with the side stream and no GEMM
+ * workspace (the layout has one, the call stream's: a GEMM on side fails;
+ * bench/NOTES.md v0.14 has why SRU's weight GEMMs no longer run there).
  * prnn_run_join makes the call's stream wait for everything enqueued on the
  * side stream. Both are stream-ordered events, so a call under stream
  * capture captures the fork and the join; every fork needs its join, also

@@ -71,7 +71,6 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
     *l = (prnn_ws_layout){0};
     l->zero_begin = l->zero_end = none;
     l->xproj = l->layer_out = l->dropped = l->dgrad = l->hprev = l->bias_partial = none;
-    l->gemm_ws_side = none;
     for (int i = 0; i < PRNN_WS_ENGINE_PARTS; i++)
         l->engine[i] = none;
     prnn_ws_builder b = {l, 0};

@@ -50,7 +50,6 @@ typedef struct {
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
     int bias_chunks, bias_chunk_rows;
     size_t gemm_ws;                      /* cuBLASLt workspace */
-    size_t gemm_ws_side;                 /* the side stream's (prnn_run_fork), or none */
     size_t engine[PRNN_WS_ENGINE_PARTS]; /* the engine's own parts */
     size_t total;                        /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
                                           * shape's workspace does not fit in size_t; the

@@ -148,9 +148,7 @@ static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp
 
 /* The projection (inference; training writes U to the reserve), the layer
  * outputs, dropout, the gradient between layers and dx'. No hand-off: the
- * scan's threads never talk to each other. Backward weights of several
- * layers overlap layer 0's GEMM with the others' on the side stream, with
- * its own cuBLASLt workspace. */
+ * scan's threads never talk to each other. */
 static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
                       prnn_ws_builder *b)
 {
@@ -175,7 +173,6 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
         break;
     case PRNN_CALL_BACKWARD_WEIGHTS:
         l->dropped = dropout ? prnn_ws_take(b, prnn_mul_size(row_units, es)) : (size_t)-1;
-        l->gemm_ws_side = deep ? prnn_ws_take(b, PRNN_GEMM_WORKSPACE) : (size_t)-1;
         break;
     case PRNN_CALL_BACKWARD_DATA:
         l->dgrad = deep ? prnn_ws_take(b, prnn_mul_size(row_units, acc)) : (size_t)-1;

@@ -78,14 +78,19 @@ static void scan_args(const prnn_call_plan *c, const sru_layer *s, prnn_sru_args
 /* The workspace's and reserve's parts are 256-byte aligned, but the reserve
  * is the caller's pointer: a thread's units move as one vector only where
  * every math-type buffer the scan touches starts on that vector's size (for
- * float and double data, whose storage type is the math type, x and y
- * too). */
+ * float and double data, whose storage type is the math type, x, y, dy
+ * and dU too). */
 static int vector_aligned(const prnn_call_plan *c, const prnn_sru_args *a)
 {
     const uintptr_t size = (uintptr_t)sru_kernels(c)->upt * c->acc;
     const int storage_is_math = c->es == c->acc;
-    const void *const bufs[] = {a->u, a->ckeep, a->dxp, storage_is_math ? a->xin : NULL,
-                                storage_is_math ? a->y : NULL};
+    const void *const bufs[] = {a->u,
+                                a->ckeep,
+                                a->dxp,
+                                storage_is_math ? a->xin : NULL,
+                                storage_is_math ? a->y : NULL,
+                                storage_is_math ? a->dy : NULL,
+                                storage_is_math ? a->du : NULL};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         if ((uintptr_t)bufs[i] % size != 0)
             return 0;
@@ -321,24 +326,17 @@ static prnnStatus_t layer_weights(const prnn_call_plan *c, const prnn_reserve_la
     return prnn_run_launch(c, sru_kernels(c)->vgrad, (n + 255) / 256, 1, 256, &a, "prnn_sru_vgrad");
 }
 
-/* The layers' gradients are independent of each other. Layer 0's (from x
- * and its own dU; no dropout regenerates its input into the workspace)
- * runs on the side stream beside the others': alone, each layer's few
- * output tiles leave most of the GPU idle (bench/NOTES.md, v0.9). */
+/* The layers one after another on c's stream: each layer's weight GEMM
+ * fills the GPU by itself (split over K where its output is small), and two
+ * of them side by side ran slower than in turn (bench/NOTES.md, v0.14). */
 static prnnStatus_t weights_layers(const prnn_call_plan *c, const prnn_reserve_layout *r,
                                    const void *buffers, int training)
 {
     const prnn_backward_weights_buffers *b = buffers;
     (void)training;
-    if (c->rnn->layers == 1)
-        return layer_weights(c, r, b, 0);
-    prnn_call_plan side;
-    PRNN_TRY(prnn_run_fork(c, &side));
-    prnnStatus_t s = layer_weights(&side, r, b, 0);
-    for (int layer = 1; layer < c->rnn->layers && !s; layer++)
-        s = layer_weights(c, r, b, layer);
-    prnnStatus_t joined = prnn_run_join(c);
-    return s ? s : joined;
+    for (int layer = 0; layer < c->rnn->layers; layer++)
+        PRNN_TRY(layer_weights(c, r, b, layer));
+    return PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnn_sru_run(prnn_call_plan *c, const void *buffers)
