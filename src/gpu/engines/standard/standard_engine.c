@@ -7,7 +7,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "checked_size.h"
@@ -140,14 +139,7 @@ static prnnStatus_t load(const prnn_engine_query *q, prnn_pass_plan *pp)
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
                             int count, prnn_pass_plan *pp)
 {
-    if (count < 1)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "standard engine: no configuration");
-    prnn_step_kernels *k = calloc(1, sizeof(*k));
-    if (!k)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    pp->state = k;
-    format(&choices[0].config, pp->config, sizeof(pp->config));
-    prnn_engine_note_choice(pp, &choices[0]);
+    PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(prnn_step_kernels)));
     return q->pass == PRNN_PASS_FORWARD ? load(q, pp) : PRNN_STATUS_SUCCESS;
 }
 
