@@ -152,19 +152,15 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
                       prnn_ws_builder *b)
 {
     (void)pp;
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
-    const size_t gh = (size_t)prnn_cell_traits(rnn->mode)->gates * H;
+    const prnn_ws_units u = prnn_ws_units_of(p);
     if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {
-        l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, es));
-        l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
-        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, gh, acc));
+        l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.es));
+        l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(u.B, u.gh, u.acc));
     } else if (call == PRNN_CALL_BACKWARD_DATA) {
-        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
-        l->engine[WS_CARRY] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
+        l->engine[WS_CARRY] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
     }
 }
 

@@ -169,26 +169,23 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
                       prnn_ws_builder *b)
 {
     (void)pp;
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
-    const size_t B = (size_t)p->mini_batch, rows = p->total_rows;
-    const int deep = rnn->layers > 1;
+    const prnn_ws_units u = prnn_ws_units_of(p);
     if (call == PRNN_CALL_BACKWARD_WEIGHTS || call == PRNN_CALL_BACKWARD_DATA) {
         prnn_ws_layered_parts(p, (prnn_call_kind)call, b);
         return;
     }
-    l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul4_size(2 * dirs, B, H, es));
-    l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul4_size(dirs, B, H, acc));
-    if (call == PRNN_CALL_INFERENCE && deep) {
-        l->layer_out = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
-        if (rnn->layers > 2)
-            l->engine[WS_OUT2] = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+    /* a layer's output of every row */
+    const size_t out_bytes = prnn_mul4_size(u.rows, u.dirs, u.H, u.es);
+    l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul4_size(2 * u.dirs, u.B, u.H, u.es));
+    l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul4_size(u.dirs, u.B, u.H, u.acc));
+    if (call == PRNN_CALL_INFERENCE && u.deep) {
+        l->layer_out = prnn_ws_take(b, out_bytes);
+        if (p->rnn->layers > 2)
+            l->engine[WS_OUT2] = prnn_ws_take(b, out_bytes);
     }
-    if (call == PRNN_CALL_FORWARD_TRAINING && deep && rnn->dropout > 0.0f)
-        l->dropped = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+    if (call == PRNN_CALL_FORWARD_TRAINING && u.dropout)
+        l->dropped = prnn_ws_take(b, out_bytes);
 }
 
 /* Direction d's h ping-pong buffer of parity `par`, and its c. */
