@@ -222,15 +222,8 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         a.final_step = s == T - 1;
         /* rec = h_{t-1} R^T for the step's rows: the recurrence, strict */
         prnn_gemm_key key;
-        prnn_run_gemm_key(c, &key);
+        prnn_run_gemm_key_abt(c, a.batch, (int)c->gh, H, &key);
         key.tf32 = 0;
-        key.m = a.batch;
-        key.n = (int)c->gh;
-        key.k = H;
-        key.trans_b = 1;
-        key.lda = H;
-        key.ldb = H;
-        key.ldc = (int)c->gh;
         PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
                                  "prnn_step_cell"));
