@@ -228,6 +228,11 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle, const prnnRNNDescriptor_t r
 
 /* ---- compute ---- */
 
+/* The scratch buffers as this family names them (prnn_scratch_names). */
+static const prnn_scratch_names scratch_names = {
+    "workspace",    "workSpaceSizeInBytes",    "prnnGetRNNWorkspaceSize",
+    "reserveSpace", "reserveSpaceSizeInBytes", "prnnGetRNNTrainingReserveSize"};
+
 /* The checks ForwardInference and ForwardTraining share. */
 static prnnStatus_t validate_forward(
     prnnHandle_t handle, const struct prnnRNNStruct *rnn, int seq_length,
@@ -253,9 +258,9 @@ static prnnStatus_t validate_forward(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(prnn_resolve_call(handle, p,
-                               training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
-    PRNN_TRY(prnn_check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
+    PRNN_TRY(prnn_resolve_compute_call(
+        handle, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, &scratch_names,
+        workspace, workspace_size, reserve, reserve_size, rc));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -403,9 +408,9 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
-    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                                reserveSpaceSizeInBytes));
+    PRNN_TRY(prnn_resolve_compute_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &scratch_names,
+                                       workspace, workSpaceSizeInBytes, reserveSpace,
+                                       reserveSpaceSizeInBytes, &rc));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -467,9 +472,9 @@ prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dw, "dw"));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
-    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                                reserveSpaceSizeInBytes));
+    PRNN_TRY(prnn_resolve_compute_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &scratch_names,
+                                       workspace, workSpaceSizeInBytes, reserveSpace,
+                                       reserveSpaceSizeInBytes, &rc));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},

@@ -229,22 +229,22 @@ static prnnStatus_t check_reserve(const struct prnnContext *h, const prnn_rnn_pr
     return prnn_reserve_check(reserve, &shape, "xDesc", stage, serial);
 }
 
+/* The scratch buffers as this family names them (prnn_scratch_names). */
+static const prnn_scratch_names scratch_names = {
+    "workSpace",    "workSpaceSize",    "prnnGetRNNTempSpaceSizes",
+    "reserveSpace", "reserveSpaceSize", "prnnGetRNNTempSpaceSizes (training)"};
+
 /* The end of a compute call's checks: the GPU engines run it (check_gpu_runs),
  * then the call of `kind` resolved into rc and the caller's temporary space
- * (the reserve too, for any call but inference) checked against it. */
+ * checked against it. */
 static prnnStatus_t resolve_and_check_temp(struct prnnContext *h, const v8_problem *q,
                                            const struct prnnRNNDataStruct *xd, prnn_call_kind kind,
                                            const void *ws, size_t ws_size, const void *reserve,
                                            size_t reserve_size, prnn_resolved_call *rc)
 {
     PRNN_TRY(check_gpu_runs(h, q, xd));
-    PRNN_TRY(prnn_resolve_call(h, &q->p, kind, rc));
-    PRNN_TRY(prnn_validate_scratch(ws, ws_size, rc->workspace_bytes, "workSpace", "workSpaceSize",
-                                   "prnnGetRNNTempSpaceSizes"));
-    if (kind == PRNN_CALL_INFERENCE)
-        return PRNN_STATUS_SUCCESS;
-    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, "reserveSpace",
-                                 "reserveSpaceSize", "prnnGetRNNTempSpaceSizes (training)");
+    return prnn_resolve_compute_call(h, &q->p, kind, &scratch_names, ws, ws_size, reserve,
+                                     reserve_size, rc);
 }
 
 /* yDesc, hDesc and cDesc of a call with all three, and its weight space
