@@ -26,9 +26,7 @@ prnnStatus_t prnnSetTensorNdDescriptor(prnnTensorDescriptor_t desc, prnnDataType
                                        int nbDims, const int dimA[], const int strideA[])
 {
     prnn_api_enter("prnnSetTensorNdDescriptor");
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_desc_check_kind(desc, PRNN_MAGIC_TENSOR, "desc", "tensor"));
     if (!prnn_dtype_valid(dataType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
                          (int)dataType);
@@ -60,9 +58,7 @@ prnnStatus_t prnnGetTensorNdDescriptor(const prnnTensorDescriptor_t desc, int nb
                                        int strideA[])
 {
     prnn_api_enter("prnnGetTensorNdDescriptor");
-    prnnStatus_t s = prnn_check_tensor(desc, "desc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_tensor(desc, "desc"));
     if (nbDimsRequested < 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
                          nbDimsRequested);
@@ -100,9 +96,7 @@ prnnStatus_t prnnSetFilterNdDescriptor(prnnFilterDescriptor_t desc, prnnDataType
                                        const int filterDimA[])
 {
     prnn_api_enter("prnnSetFilterNdDescriptor");
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_desc_check_kind(desc, PRNN_MAGIC_FILTER, "desc", "filter"));
     if (!prnn_dtype_valid(dataType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dataType = %d: not a prnnDataType_t",
                          (int)dataType);
@@ -131,9 +125,7 @@ prnnStatus_t prnnGetFilterNdDescriptor(const prnnFilterDescriptor_t desc, int nb
                                        int *nbDims, int filterDimA[])
 {
     prnn_api_enter("prnnGetFilterNdDescriptor");
-    prnnStatus_t s = prnn_check_filter(desc, "desc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_filter(desc, "desc"));
     if (nbDimsRequested < 0)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "nbDimsRequested = %d: must be >= 0",
                          nbDimsRequested);
@@ -171,9 +163,7 @@ prnnStatus_t prnnSetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnSetDropoutDescriptor");
     (void)handle; /* no generator state to place on a device */
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout"));
     if (!(dropout >= 0.0f && dropout < 1.0f)) /* also rejects NaN */
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "dropout = %g: must be >= 0 and < 1",
                          (double)dropout);
@@ -188,9 +178,7 @@ prnnStatus_t prnnGetDropoutDescriptor(prnnDropoutDescriptor_t desc, prnnHandle_t
 {
     prnn_api_enter("prnnGetDropoutDescriptor");
     (void)handle;
-    prnnStatus_t s = prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_desc_check_kind(desc, PRNN_MAGIC_DROPOUT, "desc", "dropout"));
     if (!desc->is_set)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "desc was created but never set (prnnSetDropoutDescriptor)");
@@ -245,9 +233,7 @@ prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc, int *hidden
                                   prnnRNNMode_t *mode, prnnDataType_t *dataType)
 {
     prnn_api_enter("prnnGetRNNDescriptor");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (hiddenSize)
         *hiddenSize = rnnDesc->hidden;
     if (numLayers)
@@ -270,9 +256,7 @@ prnnStatus_t prnnGetRNNDescriptor(const prnnRNNDescriptor_t rnnDesc, int *hidden
 prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc, prnnMathType_t mathType)
 {
     prnn_api_enter("prnnSetRNNMatrixMathType");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (mathType != PRNN_DEFAULT_MATH && mathType != PRNN_TENSOR_OP_MATH &&
         mathType != PRNN_FMA_MATH)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType = %d: not a prnnMathType_t",
@@ -284,9 +268,7 @@ prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc, prnnMathType_
 prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc, prnnMathType_t *mathType)
 {
     prnn_api_enter("prnnGetRNNMatrixMathType");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (!mathType)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType is NULL");
     *mathType = rnnDesc->math;
@@ -296,9 +278,7 @@ prnnStatus_t prnnGetRNNMatrixMathType(const prnnRNNDescriptor_t rnnDesc, prnnMat
 prnnStatus_t prnnSetRNNAlgorithm(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t algo)
 {
     prnn_api_enter("prnnSetRNNAlgorithm");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (algo != PRNN_RNN_ALGO_AUTO && algo != PRNN_RNN_ALGO_PERSISTENT &&
         algo != PRNN_RNN_ALGO_STANDARD)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo = %d: not a prnnRNNAlgo_t", (int)algo);
@@ -309,9 +289,7 @@ prnnStatus_t prnnSetRNNAlgorithm(prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t algo
 prnnStatus_t prnnGetRNNAlgorithm(const prnnRNNDescriptor_t rnnDesc, prnnRNNAlgo_t *algo)
 {
     prnn_api_enter("prnnGetRNNAlgorithm");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (!algo)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "algo is NULL");
     *algo = rnnDesc->algo;
@@ -322,9 +300,7 @@ prnnStatus_t prnnSetRNNSRUConvention(prnnRNNDescriptor_t rnnDesc, prnnSRUConvent
                                      prnnSRUActivation_t activation, double highwayScale)
 {
     prnn_api_enter("prnnSetRNNSRUConvention");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (rnnDesc->mode != PRNN_SRU)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "rnnDesc: mode is %s; SRU's conventions apply to PRNN_SRU only",
@@ -357,9 +333,7 @@ prnnStatus_t prnnGetRNNSRUConvention(const prnnRNNDescriptor_t rnnDesc,
                                      prnnSRUActivation_t *activation, double *highwayScale)
 {
     prnn_api_enter("prnnGetRNNSRUConvention");
-    prnnStatus_t s = prnn_check_rnn(rnnDesc, "rnnDesc");
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
     if (convention)
         *convention = rnnDesc->sru_convention;
     if (activation)

@@ -73,9 +73,7 @@ prnnStatus_t prnnDestroy(prnnHandle_t handle)
     prnn_api_enter("prnnDestroy");
     if (!handle)
         return PRNN_STATUS_SUCCESS;
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     if (handle->gpu)
         prnn_gpu_backend_destroy(handle->gpu);
     free(handle->batch_scratch);
@@ -90,9 +88,7 @@ prnnStatus_t prnnDestroy(prnnHandle_t handle)
 prnnStatus_t prnnGetBackend(prnnHandle_t handle, prnnBackend_t *backend)
 {
     prnn_api_enter("prnnGetBackend");
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     if (!backend)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "backend is NULL");
     *backend = handle->backend;
@@ -102,9 +98,7 @@ prnnStatus_t prnnGetBackend(prnnHandle_t handle, prnnBackend_t *backend)
 prnnStatus_t prnnSetStream(prnnHandle_t handle, struct CUstream_st *stream)
 {
     prnn_api_enter("prnnSetStream");
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     handle->stream = stream;
     return PRNN_STATUS_SUCCESS;
 }
@@ -112,9 +106,7 @@ prnnStatus_t prnnSetStream(prnnHandle_t handle, struct CUstream_st *stream)
 prnnStatus_t prnnGetStream(prnnHandle_t handle, struct CUstream_st **stream)
 {
     prnn_api_enter("prnnGetStream");
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     if (!stream)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "stream is NULL");
     *stream = handle->stream;
@@ -124,9 +116,7 @@ prnnStatus_t prnnGetStream(prnnHandle_t handle, struct CUstream_st **stream)
 prnnStatus_t prnnSetAutotuneMode(prnnHandle_t handle, prnnAutotuneMode_t mode)
 {
     prnn_api_enter("prnnSetAutotuneMode");
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     if (mode != PRNN_AUTOTUNE_OFF && mode != PRNN_AUTOTUNE_ON)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode = %d: not a prnnAutotuneMode_t", (int)mode);
     handle->autotune = mode;
@@ -136,9 +126,7 @@ prnnStatus_t prnnSetAutotuneMode(prnnHandle_t handle, prnnAutotuneMode_t mode)
 prnnStatus_t prnnGetAutotuneMode(prnnHandle_t handle, prnnAutotuneMode_t *mode)
 {
     prnn_api_enter("prnnGetAutotuneMode");
-    prnnStatus_t s = prnn_check_handle(handle);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_handle(handle));
     if (!mode)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mode is NULL");
     *mode = handle->autotune;

@@ -87,22 +87,35 @@ prnnStatus_t prnnGetRNNParamsSize(prnnHandle_t handle, const prnnRNNDescriptor_t
 
 /* ---- weights ---- */
 
-/* What both LinLayer calls check; returns the input size. */
-static prnnStatus_t check_lin_layer(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
-                                    int pseudo_layer, const struct prnnTensorStruct *xDesc,
-                                    const struct prnnFilterStruct *wDesc, const void *w,
-                                    int lin_layer_id, const struct prnnFilterStruct *out_desc,
-                                    const char *out_desc_name, void **out_ptr,
-                                    const char *out_ptr_name, int *input_size)
+static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a, int b, int c)
 {
+    d->dtype = t;
+    d->format = PRNN_TENSOR_NCHW;
+    d->nb_dims = 3;
+    d->dims[0] = a;
+    d->dims[1] = b;
+    d->dims[2] = c;
+    d->is_set = 1;
+}
+
+/* Both LinLayer calls: the checks, then where matrix (or, matrix 0, bias)
+ * linLayerID of pseudo_layer lies in w, into out_desc and *out_ptr. */
+static prnnStatus_t lin_layer_params(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
+                                     int pseudo_layer, const struct prnnTensorStruct *xDesc,
+                                     const struct prnnFilterStruct *wDesc, const void *w,
+                                     int lin_layer_id, struct prnnFilterStruct *out_desc,
+                                     const char *out_desc_name, void **out_ptr,
+                                     const char *out_ptr_name, int matrix)
+{
+    int input_size;
     PRNN_TRY(prnn_validate_rnn(handle, rnn));
     int pseudo_layers = rnn->layers * prnn_rnn_dirs(rnn);
     if (pseudo_layer < 0 || pseudo_layer >= pseudo_layers)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "pseudoLayer = %d: must be in [0, numLayers * directions = %d)",
                          pseudo_layer, pseudo_layers);
-    PRNN_TRY(prnn_validate_input_desc(rnn, xDesc, "xDesc", input_size));
-    prnn_rnn_problem p = {rnn, *input_size, 1, NULL, 1, 1, NULL};
+    PRNN_TRY(prnn_validate_input_desc(rnn, xDesc, "xDesc", &input_size));
+    prnn_rnn_problem p = {rnn, input_size, 1, NULL, 1, 1, NULL};
     PRNN_TRY(prnn_validate_weights(&p, wDesc, "wDesc"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     int ids = prnn_weights_lin_layer_ids(rnn);
@@ -117,18 +130,19 @@ static prnnStatus_t check_lin_layer(prnnHandle_t handle, const struct prnnRNNStr
             "%s is not a live filter descriptor (create it with prnnCreateFilterDescriptor)",
             out_desc_name);
     PRNN_TRY(prnn_validate_ptr(out_ptr, out_ptr_name));
+    size_t offset;
+    int rows = rnn->hidden, cols = 1;
+    if (!matrix) {
+        offset = prnn_weights_bias(rnn, input_size, pseudo_layer, lin_layer_id);
+    } else if (!prnn_weights_matrix(rnn, input_size, pseudo_layer, lin_layer_id, &offset, &rows,
+                                    &cols)) {
+        set_filter3(out_desc, rnn->dtype, 0, 0, 0);
+        *out_ptr = NULL;
+        return PRNN_STATUS_SUCCESS;
+    }
+    set_filter3(out_desc, rnn->dtype, 1, rows, cols);
+    *out_ptr = (char *)api_unconst(w) + offset * prnn_dtype_size(rnn->dtype);
     return PRNN_STATUS_SUCCESS;
-}
-
-static void set_filter3(struct prnnFilterStruct *d, prnnDataType_t t, int a, int b, int c)
-{
-    d->dtype = t;
-    d->format = PRNN_TENSOR_NCHW;
-    d->nb_dims = 3;
-    d->dims[0] = a;
-    d->dims[1] = b;
-    d->dims[2] = c;
-    d->is_set = 1;
 }
 
 prnnStatus_t prnnGetRNNLinLayerMatrixParams(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
@@ -138,20 +152,8 @@ prnnStatus_t prnnGetRNNLinLayerMatrixParams(prnnHandle_t handle, const prnnRNNDe
                                             void **linLayerMat)
 {
     prnn_api_enter("prnnGetRNNLinLayerMatrixParams");
-    int input_size;
-    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
-                             linLayerMatDesc, "linLayerMatDesc", linLayerMat, "linLayerMat",
-                             &input_size));
-    size_t offset;
-    int rows, cols;
-    if (!prnn_weights_matrix(rnnDesc, input_size, pseudoLayer, linLayerID, &offset, &rows, &cols)) {
-        set_filter3(linLayerMatDesc, rnnDesc->dtype, 0, 0, 0);
-        *linLayerMat = NULL;
-        return PRNN_STATUS_SUCCESS;
-    }
-    set_filter3(linLayerMatDesc, rnnDesc->dtype, 1, rows, cols);
-    *linLayerMat = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
-    return PRNN_STATUS_SUCCESS;
+    return lin_layer_params(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
+                            linLayerMatDesc, "linLayerMatDesc", linLayerMat, "linLayerMat", 1);
 }
 
 prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDescriptor_t rnnDesc,
@@ -161,14 +163,8 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDesc
                                           void **linLayerBias)
 {
     prnn_api_enter("prnnGetRNNLinLayerBiasParams");
-    int input_size;
-    PRNN_TRY(check_lin_layer(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
-                             linLayerBiasDesc, "linLayerBiasDesc", linLayerBias, "linLayerBias",
-                             &input_size));
-    size_t offset = prnn_weights_bias(rnnDesc, input_size, pseudoLayer, linLayerID);
-    set_filter3(linLayerBiasDesc, rnnDesc->dtype, 1, rnnDesc->hidden, 1);
-    *linLayerBias = (char *)api_unconst(w) + offset * prnn_dtype_size(rnnDesc->dtype);
-    return PRNN_STATUS_SUCCESS;
+    return lin_layer_params(handle, rnnDesc, pseudoLayer, xDesc, wDesc, w, linLayerID,
+                            linLayerBiasDesc, "linLayerBiasDesc", linLayerBias, "linLayerBias", 0);
 }
 
 /* ---- planning ---- */
@@ -232,6 +228,11 @@ prnnStatus_t prnnGetRNNPlanInfo(prnnHandle_t handle, const prnnRNNDescriptor_t r
 
 /* ---- compute ---- */
 
+/* The scratch buffers as this family names them (prnn_scratch_names). */
+static const prnn_scratch_names scratch_names = {
+    "workspace",    "workSpaceSizeInBytes",    "prnnGetRNNWorkspaceSize",
+    "reserveSpace", "reserveSpaceSizeInBytes", "prnnGetRNNTrainingReserveSize"};
+
 /* The checks ForwardInference and ForwardTraining share. */
 static prnnStatus_t validate_forward(
     prnnHandle_t handle, const struct prnnRNNStruct *rnn, int seq_length,
@@ -257,9 +258,9 @@ static prnnStatus_t validate_forward(
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(prnn_resolve_call(handle, p,
-                               training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, rc));
-    PRNN_TRY(prnn_check_scratch(rc, workspace, workspace_size, training, reserve, reserve_size));
+    PRNN_TRY(prnn_resolve_compute_call(
+        handle, p, training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, &scratch_names,
+        workspace, workspace_size, reserve, reserve_size, rc));
     size_t st = prnn_bytes_state(p);
     prnn_buffer outs[] = {
         {"y", y, prnn_bytes_seq(p, out_cols)},
@@ -407,9 +408,9 @@ prnnStatus_t prnnRNNBackwardData(
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(w, "w"));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &rc));
-    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                                reserveSpaceSizeInBytes));
+    PRNN_TRY(prnn_resolve_compute_call(handle, &p, PRNN_CALL_BACKWARD_DATA, &scratch_names,
+                                       workspace, workSpaceSizeInBytes, reserveSpace,
+                                       reserveSpaceSizeInBytes, &rc));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dx", dx, prnn_bytes_seq(&p, p.input_size)},
@@ -471,9 +472,9 @@ prnnStatus_t prnnRNNBackwardWeights(prnnHandle_t handle, const prnnRNNDescriptor
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dw, "dw"));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
-    PRNN_TRY(prnn_check_scratch(&rc, workspace, workSpaceSizeInBytes, 1, reserveSpace,
-                                reserveSpaceSizeInBytes));
+    PRNN_TRY(prnn_resolve_compute_call(handle, &p, PRNN_CALL_BACKWARD_WEIGHTS, &scratch_names,
+                                       workspace, workSpaceSizeInBytes, reserveSpace,
+                                       reserveSpaceSizeInBytes, &rc));
     size_t st = prnn_bytes_state(&p);
     prnn_buffer outs[] = {
         {"dw", dw, prnn_weights_bytes(rnnDesc, p.input_size)},

@@ -221,23 +221,42 @@ static size_t state_bytes(const prnn_rnn_problem *p, int width)
                          prnn_dtype_size(r->dtype));
 }
 
-static prnnStatus_t check_temp(const prnn_resolved_call *rc, const void *ws, size_t ws_size,
-                               int with_reserve, const void *reserve, size_t reserve_size)
-{
-    PRNN_TRY(prnn_validate_scratch(ws, ws_size, rc->workspace_bytes, "workSpace", "workSpaceSize",
-                                   "prnnGetRNNTempSpaceSizes"));
-    if (!with_reserve)
-        return PRNN_STATUS_SUCCESS;
-    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, "reserveSpace",
-                                 "reserveSpaceSize", "prnnGetRNNTempSpaceSizes (training)");
-}
-
 static prnnStatus_t check_reserve(const struct prnnContext *h, const prnn_rnn_problem *p,
                                   const void *reserve, prnn_reserve_stage stage, uint64_t *serial)
 {
     prnn_reserve_shape shape;
     prnn_reserve_shape_of(p, h->backend, &shape);
     return prnn_reserve_check(reserve, &shape, "xDesc", stage, serial);
+}
+
+/* The scratch buffers as this family names them (prnn_scratch_names). */
+static const prnn_scratch_names scratch_names = {
+    "workSpace",    "workSpaceSize",    "prnnGetRNNTempSpaceSizes",
+    "reserveSpace", "reserveSpaceSize", "prnnGetRNNTempSpaceSizes (training)"};
+
+/* The end of a compute call's checks: the GPU engines run it (check_gpu_runs),
+ * then the call of `kind` resolved into rc and the caller's temporary space
+ * checked against it. */
+static prnnStatus_t resolve_and_check_temp(struct prnnContext *h, const v8_problem *q,
+                                           const struct prnnRNNDataStruct *xd, prnn_call_kind kind,
+                                           const void *ws, size_t ws_size, const void *reserve,
+                                           size_t reserve_size, prnn_resolved_call *rc)
+{
+    PRNN_TRY(check_gpu_runs(h, q, xd));
+    return prnn_resolve_compute_call(h, &q->p, kind, &scratch_names, ws, ws_size, reserve,
+                                     reserve_size, rc);
+}
+
+/* yDesc, hDesc and cDesc of a call with all three, and its weight space
+ * (bytes: the size it needs). */
+static prnnStatus_t check_io(const prnn_rnn_problem *p, const struct prnnRNNDataStruct *xd,
+                             const struct prnnRNNDataStruct *yd, const struct prnnTensorStruct *hd,
+                             const struct prnnTensorStruct *cd, size_t w_size, const void *w,
+                             size_t *bytes)
+{
+    PRNN_TRY(check_output_desc(p->rnn, xd, yd, "yDesc"));
+    PRNN_TRY(check_states(p, hd, cd));
+    return check_weight_space(p->rnn, w_size, w, "weightSpace", bytes);
 }
 
 /* ---- sizes and weights ---- */
@@ -368,17 +387,14 @@ prnnStatus_t prnnRNNForward(prnnHandle_t handle, prnnRNNDescriptor_t rnnDesc,
     v8_problem q;
     const prnn_rnn_problem *p = &q.p;
     PRNN_TRY(build_problem(handle, rnnDesc, xDesc, "xDesc", &q));
-    PRNN_TRY(check_output_desc(rnnDesc, xDesc, yDesc, "yDesc"));
-    PRNN_TRY(check_states(p, hDesc, cDesc));
     size_t wbytes;
-    PRNN_TRY(check_weight_space(rnnDesc, weightSpaceSize, weightSpace, "weightSpace", &wbytes));
+    PRNN_TRY(check_io(p, xDesc, yDesc, hDesc, cDesc, weightSpaceSize, weightSpace, &wbytes));
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(check_gpu_runs(handle, &q, xDesc));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, p,
-                               training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE, &rc));
-    PRNN_TRY(check_temp(&rc, workSpace, workSpaceSize, training, reserveSpace, reserveSpaceSize));
+    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc,
+                                    training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
+                                    workSpace, workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
     int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
     int out_cols = yDesc->vector;
     size_t hs = state_bytes(p, prnn_rnn_out_width(rnnDesc)), cs = state_bytes(p, rnnDesc->hidden);
@@ -441,17 +457,14 @@ prnnStatus_t prnnRNNBackwardData_v8(prnnHandle_t handle, prnnRNNDescriptor_t rnn
     PRNN_TRY(build_problem(handle, rnnDesc, xDesc, "xDesc", &q));
     uint64_t serial;
     PRNN_TRY(check_reserve(handle, p, reserveSpace, PRNN_RESERVE_FORWARD_DONE, &serial));
-    PRNN_TRY(check_output_desc(rnnDesc, xDesc, yDesc, "yDesc"));
-    PRNN_TRY(check_states(p, hDesc, cDesc));
     size_t wbytes;
-    PRNN_TRY(check_weight_space(rnnDesc, weightSpaceSize, weightSpace, "weightSpace", &wbytes));
+    PRNN_TRY(check_io(p, xDesc, yDesc, hDesc, cDesc, weightSpaceSize, weightSpace, &wbytes));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(dx, "dx"));
-    PRNN_TRY(check_gpu_runs(handle, &q, xDesc));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, p, PRNN_CALL_BACKWARD_DATA, &rc));
-    PRNN_TRY(check_temp(&rc, workSpace, workSpaceSize, 1, reserveSpace, reserveSpaceSize));
+    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc, PRNN_CALL_BACKWARD_DATA, workSpace,
+                                    workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
     int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
     size_t hs = state_bytes(p, prnn_rnn_out_width(rnnDesc)), cs = state_bytes(p, rnnDesc->hidden);
     size_t ybytes = data_bytes(p, yDesc, yDesc->vector);
@@ -526,10 +539,9 @@ prnnStatus_t prnnRNNBackwardWeights_v8(prnnHandle_t handle, prnnRNNDescriptor_t 
     PRNN_TRY(check_weight_space(rnnDesc, weightSpaceSize, dweightSpace, "dweightSpace", &wbytes));
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
-    PRNN_TRY(check_gpu_runs(handle, &q, xDesc));
     prnn_resolved_call rc;
-    PRNN_TRY(prnn_resolve_call(handle, p, PRNN_CALL_BACKWARD_WEIGHTS, &rc));
-    PRNN_TRY(check_temp(&rc, workSpace, workSpaceSize, 1, reserveSpace, reserveSpaceSize));
+    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc, PRNN_CALL_BACKWARD_WEIGHTS, workSpace,
+                                    workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
     prnn_buffer outs[] = {
         {"dweightSpace", dweightSpace, wbytes},
         {"workSpace", workSpace, workSpaceSize},

@@ -23,16 +23,19 @@ prnnStatus_t prnn_resolve_call(struct prnnContext *h, const prnn_rnn_problem *p,
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_check_scratch(const prnn_resolved_call *rc, const void *workspace,
-                                size_t workspace_size, int with_reserve, const void *reserve,
-                                size_t reserve_size)
+prnnStatus_t prnn_resolve_compute_call(struct prnnContext *h, const prnn_rnn_problem *p,
+                                       prnn_call_kind kind, const prnn_scratch_names *names,
+                                       const void *workspace, size_t workspace_size,
+                                       const void *reserve, size_t reserve_size,
+                                       prnn_resolved_call *rc)
 {
-    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, rc->workspace_bytes, "workspace",
-                                   "workSpaceSizeInBytes", "prnnGetRNNWorkspaceSize"));
-    if (!with_reserve)
+    PRNN_TRY(prnn_resolve_call(h, p, kind, rc));
+    PRNN_TRY(prnn_validate_scratch(workspace, workspace_size, rc->workspace_bytes, names->workspace,
+                                   names->workspace_size, names->workspace_query));
+    if (kind == PRNN_CALL_INFERENCE)
         return PRNN_STATUS_SUCCESS;
-    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, "reserveSpace",
-                                 "reserveSpaceSizeInBytes", "prnnGetRNNTrainingReserveSize");
+    return prnn_validate_scratch(reserve, reserve_size, rc->reserve_bytes, names->reserve,
+                                 names->reserve_size, names->reserve_query);
 }
 
 prnnStatus_t prnn_run_gpu(struct prnnContext *h, prnn_resolved_call *rc, const void *buffers,

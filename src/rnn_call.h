@@ -40,11 +40,21 @@ typedef struct {
 prnnStatus_t prnn_resolve_call(struct prnnContext *h, const prnn_rnn_problem *p,
                                prnn_call_kind kind, prnn_resolved_call *rc);
 
-/* The scratch buffers of a compute call: the workspace, and for the training
- * calls the reserve, each at least what its query gives for this shape. */
-prnnStatus_t prnn_check_scratch(const prnn_resolved_call *rc, const void *workspace,
-                                size_t workspace_size, int with_reserve, const void *reserve,
-                                size_t reserve_size);
+/* What an API family's messages call the scratch buffers, their sizes and
+ * the queries that give the sizes. */
+typedef struct {
+    const char *workspace, *workspace_size, *workspace_query;
+    const char *reserve, *reserve_size, *reserve_query;
+} prnn_scratch_names;
+
+/* prnn_resolve_call, then the compute call's scratch buffers checked: the
+ * workspace, and for any kind but INFERENCE the reserve, each at least what
+ * its query gives for this shape (messages in the words of names). */
+prnnStatus_t prnn_resolve_compute_call(struct prnnContext *h, const prnn_rnn_problem *p,
+                                       prnn_call_kind kind, const prnn_scratch_names *names,
+                                       const void *workspace, size_t workspace_size,
+                                       const void *reserve, size_t reserve_size,
+                                       prnn_resolved_call *rc);
 
 /* A resolved call on the GPU: buffers is the prnn_*_buffers struct of its
  * kind (rnn_problem.h). */

@@ -39,9 +39,7 @@ static int is_packed_3d(const struct prnnTensorStruct *d)
 static prnnStatus_t check_rnn_tensor(const struct prnnRNNStruct *rnn,
                                      const struct prnnTensorStruct *d, const char *name)
 {
-    prnnStatus_t s = prnn_check_tensor(d, name);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_tensor(d, name));
     if (d->dtype != rnn->dtype)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "%s has data type %s but rnnDesc has %s: they must agree", name,
@@ -65,9 +63,7 @@ prnnStatus_t prnn_validate_input_desc(const struct prnnRNNStruct *rnn,
                                       const struct prnnTensorStruct *d, const char *name,
                                       int *input_size)
 {
-    prnnStatus_t s = check_rnn_tensor(rnn, d, name);
-    if (s)
-        return s;
+    PRNN_TRY(check_rnn_tensor(rnn, d, name));
     if (d->dims[2] != 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "%s dims {%d, %d, %d}: the third dimension must be 1", name, d->dims[0],
@@ -176,9 +172,7 @@ prnnStatus_t prnn_validate_state_width(const prnn_rnn_problem *p, const struct p
                                        const char *name, int width, const char *rows_name,
                                        const char *width_name)
 {
-    prnnStatus_t s = check_rnn_tensor(p->rnn, d, name);
-    if (s)
-        return s;
+    PRNN_TRY(check_rnn_tensor(p->rnn, d, name));
     int ld = p->rnn->layers * prnn_rnn_dirs(p->rnn);
     if (d->dims[0] != ld || d->dims[1] != p->mini_batch || d->dims[2] != width)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
@@ -192,9 +186,7 @@ prnnStatus_t prnn_validate_state_width(const prnn_rnn_problem *p, const struct p
 prnnStatus_t prnn_validate_weights(const prnn_rnn_problem *p, const struct prnnFilterStruct *d,
                                    const char *name)
 {
-    prnnStatus_t s = prnn_check_filter(d, name);
-    if (s)
-        return s;
+    PRNN_TRY(prnn_check_filter(d, name));
     if (d->dtype != p->rnn->dtype)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "%s has data type %s but rnnDesc has %s: they must agree", name,

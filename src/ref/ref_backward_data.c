@@ -130,7 +130,6 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
     prnn_ref_dims g;
     prnn_ref_bwd_data_ws ws;
     prnn_ref_reserve res;
-    bwd_ctx c;
 
     /* The reserve holds every layer's output in double; y is the same
      * values rounded to the storage type, so it is not read. */
@@ -139,16 +138,7 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
     prnn_ref_bwd_data_ws_map(&g, workspace, &ws);
     prnn_ref_reserve_map(&g, reserve, &res);
     prnn_ref_step_offsets(&g, ws.off);
-    c.g = &g;
-    c.ws = &ws;
-    c.res = &res;
-    c.w = w;
-    c.hx = hx;
-    c.cx = cx;
-    c.dhy = dhy;
-    c.dcy = dcy;
-    c.dhx = dhx;
-    c.dcx = dcx;
+    const bwd_ctx c = {&g, &ws, &res, w, hx, cx, dhy, dcy, dhx, dcx};
 
     prnn_ref_load_seq(&g, dy, g.dh, ws.dout);
     for (size_t l = g.layers; l-- > 0;) {

@@ -112,20 +112,13 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const voi
     prnn_ref_dims g;
     prnn_ref_fwd_ws ws;
     prnn_ref_reserve res;
-    fwd_ctx f;
 
     prnn_ref_dims_init(p, &g);
     prnn_ref_fwd_ws_map(&g, workspace, &ws);
     if (training)
         prnn_ref_reserve_map(&g, reserve, &res);
     prnn_ref_step_offsets(&g, ws.off);
-    f.g = &g;
-    f.ws = &ws;
-    f.w = w;
-    f.hx = hx;
-    f.cx = cx;
-    f.hy = hy;
-    f.cy = cy;
+    const fwd_ctx f = {.g = &g, .ws = &ws, .w = w, .hx = hx, .cx = cx, .hy = hy, .cy = cy};
 
     prnn_ref_load_seq(&g, x, g.input, ws.in);
     const double *in = ws.in;

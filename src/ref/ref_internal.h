@@ -104,7 +104,10 @@ typedef struct {
     double *dp;
 } prnn_ref_reserve;
 
-void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r);
+/* The layouts below map onto base (NULL: measure only) and return the bytes
+ * they need, base's alignment slack included: sizes and addresses come from
+ * the same code and cannot disagree. */
+size_t prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r);
 size_t prnn_ref_reserve_size(const prnn_ref_dims *g);
 
 static inline double *prnn_ref_res_out(const prnn_ref_dims *g, const prnn_ref_reserve *r, size_t l)
@@ -175,9 +178,9 @@ typedef struct {
     double *dbias; /* [G*H] */
 } prnn_ref_bwd_weights_ws;
 
-void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w);
-void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w);
-void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w);
+size_t prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w);
+size_t prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w);
+size_t prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w);
 size_t prnn_ref_workspace_size(const prnn_ref_dims *g);
 
 /* Fills off[0..T] from the batch sizes. */

@@ -94,29 +94,16 @@ static size_t arena_size(const arena *a)
     return prnn_add_size(a->used, REF_ALIGN);
 }
 
-static void map_reserve(const prnn_ref_dims *g, arena *a, prnn_ref_reserve *r)
+size_t prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r)
 {
+    arena on_base, *a = &on_base;
+    arena_init(a, base);
     size_t pls = prnn_mul_size(g->layers, g->dirs);
     r->out = take_d(a, prnn_mul3_size(g->layers, g->rows, g->dh));
     r->act = take_d(a, prnn_mul4_size(pls, g->rows, g->act_cols, g->hidden));
     r->dg = take_d(a, prnn_mul4_size(pls, g->rows, g->dg_cols, g->hidden));
     r->dp = g->has_proj ? take_d(a, prnn_mul3_size(pls, g->rows, g->proj)) : NULL;
-}
-
-void prnn_ref_reserve_map(const prnn_ref_dims *g, void *base, prnn_ref_reserve *r)
-{
-    arena a;
-    arena_init(&a, base);
-    map_reserve(g, &a, r);
-}
-
-size_t prnn_ref_reserve_size(const prnn_ref_dims *g)
-{
-    arena a;
-    prnn_ref_reserve r;
-    arena_init(&a, NULL);
-    map_reserve(g, &a, &r);
-    return arena_size(&a);
+    return arena_size(a);
 }
 
 static void map_common(const prnn_ref_dims *g, arena *a, size_t **off, double **pack)
@@ -125,8 +112,10 @@ static void map_common(const prnn_ref_dims *g, arena *a, size_t **off, double **
     *pack = take_d(a, PRNN_REF_GEMM_PACK);
 }
 
-static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
+size_t prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w)
 {
+    arena on_base, *a = &on_base;
+    arena_init(a, base);
     size_t n = g->rows, b = g->batch0;
     map_common(g, a, &w->off, &w->pack);
     w->in = take_d(a, prnn_mul_size(n, g->kmax));
@@ -143,10 +132,13 @@ static void map_fwd(const prnn_ref_dims *g, arena *a, prnn_ref_fwd_ws *w)
     w->rec = take_d(a, prnn_mul_size(b, g->gh));
     w->h = take_d(a, prnn_mul_size(b, g->hidden));
     w->c = take_d(a, prnn_mul_size(b, g->hidden));
+    return arena_size(a);
 }
 
-static void map_bwd_data(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_data_ws *w)
+size_t prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w)
 {
+    arena on_base, *a = &on_base;
+    arena_init(a, base);
     size_t n = g->rows, bh = prnn_mul_size(g->batch0, g->hidden);
     map_common(g, a, &w->off, &w->pack);
     w->dout = take_d(a, prnn_mul_size(n, g->dh));
@@ -163,10 +155,13 @@ static void map_bwd_data(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_data_ws 
     w->cprev = take_d(a, bh);
     w->dh = take_d(a, bh);
     w->dc = take_d(a, bh);
+    return arena_size(a);
 }
 
-static void map_bwd_weights(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_weights_ws *w)
+size_t prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w)
 {
+    arena on_base, *a = &on_base;
+    arena_init(a, base);
     size_t k = g->kmax > g->hidden ? g->kmax : g->hidden;
     map_common(g, a, &w->off, &w->pack);
     w->in = take_d(a, prnn_mul_size(g->rows, g->kmax));
@@ -175,49 +170,26 @@ static void map_bwd_weights(const prnn_ref_dims *g, arena *a, prnn_ref_bwd_weigh
     w->h0 = take_d(a, prnn_mul_size(g->batch0, g->hidden));
     w->dmat = take_d(a, prnn_mul_size(g->gh, k));
     w->dbias = take_d(a, g->gh);
+    return arena_size(a);
 }
 
-void prnn_ref_fwd_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_fwd_ws *w)
+size_t prnn_ref_reserve_size(const prnn_ref_dims *g)
 {
-    arena a;
-    arena_init(&a, base);
-    map_fwd(g, &a, w);
-}
-
-void prnn_ref_bwd_data_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_data_ws *w)
-{
-    arena a;
-    arena_init(&a, base);
-    map_bwd_data(g, &a, w);
-}
-
-void prnn_ref_bwd_weights_ws_map(const prnn_ref_dims *g, void *base, prnn_ref_bwd_weights_ws *w)
-{
-    arena a;
-    arena_init(&a, base);
-    map_bwd_weights(g, &a, w);
+    prnn_ref_reserve r;
+    return prnn_ref_reserve_map(g, NULL, &r);
 }
 
 size_t prnn_ref_workspace_size(const prnn_ref_dims *g)
 {
-    arena a;
     prnn_ref_fwd_ws f;
     prnn_ref_bwd_data_ws d;
     prnn_ref_bwd_weights_ws w;
-    size_t best;
-
-    arena_init(&a, NULL);
-    map_fwd(g, &a, &f);
-    best = arena_size(&a);
-    arena_init(&a, NULL);
-    map_bwd_data(g, &a, &d);
-    if (arena_size(&a) > best)
-        best = arena_size(&a);
-    arena_init(&a, NULL);
-    map_bwd_weights(g, &a, &w);
-    if (arena_size(&a) > best)
-        best = arena_size(&a);
-    return best;
+    size_t best = prnn_ref_fwd_ws_map(g, NULL, &f);
+    size_t n = prnn_ref_bwd_data_ws_map(g, NULL, &d);
+    if (n > best)
+        best = n;
+    n = prnn_ref_bwd_weights_ws_map(g, NULL, &w);
+    return n > best ? n : best;
 }
 
 size_t prnn_ref_workspace_bytes(const prnn_rnn_problem *p)

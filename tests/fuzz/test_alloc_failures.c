@@ -263,15 +263,6 @@ static void files_setup(void)
     setenv("PRNN_CACHE_DIR", files_dir, 1);
 }
 
-static int db_blocks(const prnn_tuning_db *db, int hidden)
-{
-    prnn_tuning_key k = test_key(hidden, 8);
-    prnn_tuning_result r;
-    if (!prnn_tuning_search(db, NULL, &k, NULL, NULL, &r) || !r.exact)
-        return 0;
-    return r.entry.config.tile.blocks;
-}
-
 static void files_sequence(prnnHandle_t given, const shape *s, results *r, outcome *o)
 {
     (void)given;
@@ -341,10 +332,10 @@ static void files_check(const outcome *o)
     prnn_tuning_db db;
     CHECK(text && test_parse(&db, text) == 0);
     if (text) {
-        EXPECT(db_blocks(&db, 256) == 3 && db_blocks(&db, 512) == 4,
+        EXPECT(test_exact_blocks(&db, 256) == 3 && test_exact_blocks(&db, 512) == 4,
                "an existing entry was lost (store: %s)", o->log);
         if (!o->status)
-            CHECK(db_blocks(&db, 1024) == 5);
+            CHECK(test_exact_blocks(&db, 1024) == 5);
         prnn_tuning_db_free(&db);
     }
     free(text);

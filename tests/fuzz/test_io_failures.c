@@ -158,15 +158,6 @@ static void db_store(result *r)
     snprintf(r->msg, sizeof(r->msg), "%s", prnn_log_get());
 }
 
-static int blocks_of(const prnn_tuning_db *db, int hidden)
-{
-    prnn_tuning_key k = test_key(hidden, 8);
-    prnn_tuning_result res;
-    if (!prnn_tuning_search(db, NULL, &k, NULL, NULL, &res) || !res.exact)
-        return 0;
-    return res.entry.config.tile.blocks;
-}
-
 static void db_store_check(const result *r, const char *failed, int err)
 {
     char *text = test_read_file(path, NULL);
@@ -175,10 +166,10 @@ static void db_store_check(const result *r, const char *failed, int err)
     EXPECT(parsed, "tuning DB store (%s failed): the file does not parse",
            failed ? failed : "nothing");
     if (parsed) {
-        EXPECT(blocks_of(&db, 256) == 3 && blocks_of(&db, 512) == 4,
+        EXPECT(test_exact_blocks(&db, 256) == 3 && test_exact_blocks(&db, 512) == 4,
                "tuning DB store (%s failed): an old entry was lost", failed);
         if (r->rc == 0)
-            EXPECT(blocks_of(&db, 1024) == 5,
+            EXPECT(test_exact_blocks(&db, 1024) == 5,
                    "tuning DB store succeeded (%s failed) without the new entry", failed);
         else
             EXPECT(db_before && strcmp(text, db_before) == 0,
@@ -211,7 +202,7 @@ static void bad_db_store_check(const result *r, const char *failed, int err)
     char *text = test_read_file(path, NULL);
     if (r->rc == 0) {
         prnn_tuning_db db;
-        EXPECT(text && test_parse(&db, text) == 0 && blocks_of(&db, 1024) == 5,
+        EXPECT(text && test_parse(&db, text) == 0 && test_exact_blocks(&db, 1024) == 5,
                "store over a malformed DB succeeded (%s failed) without the new entry",
                failed ? failed : "nothing");
         if (text)

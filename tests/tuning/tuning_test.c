@@ -116,6 +116,15 @@ prnn_tuning_key test_key(int hidden, int batch)
     return k;
 }
 
+int test_exact_blocks(const prnn_tuning_db *db, int hidden)
+{
+    prnn_tuning_key k = test_key(hidden, 8);
+    prnn_tuning_result r;
+    if (!prnn_tuning_search(db, NULL, &k, NULL, NULL, &r) || !r.exact)
+        return 0;
+    return r.entry.config.tile.blocks;
+}
+
 int test_parse(prnn_tuning_db *db, const char *text)
 {
     memset(db, 0, sizeof(*db));

@@ -30,6 +30,9 @@ int test_count_files(const char *dir, const char *prefix);
 void test_entry(prnn_tuning_entry *e, int hidden, int batch, int blocks);
 /* The key that entry's shape would be looked up with. */
 prnn_tuning_key test_key(int hidden, int batch);
+/* The blocks of db's exact entry for test_key(hidden, 8) (what
+ * test_entry(e, hidden, 8, blocks) wrote); 0 when it has none. */
+int test_exact_blocks(const prnn_tuning_db *db, int hidden);
 /* Parses text into db (zeroed first); returns prnn_tuning_db_parse's value. */
 int test_parse(prnn_tuning_db *db, const char *text);
 /* A database holding these entries (through format + parse). */

@@ -30,6 +30,7 @@
 #include "gpu/autotune/autotune.h"
 #include "gpu/engines/engine.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/plan/plan.h"
 #include "gpu/run/gpu_state.h"
 #include "handle.h"
 #include "prnn.h"
@@ -383,14 +384,10 @@ int main(int argc, char **argv)
                                 rnn, a.hidden[hi], a.layers, NULL, PRNN_LINEAR_INPUT,
                                 a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                 a.modes[mi], a.dts[ti]);
-                            prnn_tuning_key key;
-                            memset(&key, 0, sizeof(key));
-                            key.gpu_name = dev->name;
-                            key.cc_major = dev->cc_major;
-                            key.cc_minor = dev->cc_minor;
-                            key.sm_count = dev->sm_count;
-                            prnn_rnn_key_of(rnn, a.batch[bi], &key.rnn);
-                            key.pass = a.passes[pi];
+                            prnn_rnn_key rnn_key;
+                            prnn_rnn_key_of(rnn, a.batch[bi], &rnn_key);
+                            const prnn_tuning_key key =
+                                prnn_plan_tuning_key(dev, &rnn_key, a.passes[pi]);
                             if (!a.force && in_db(path, &key)) {
                                 skipped++;
                                 prnnDestroyRNNDescriptor(rnn);

@@ -66,6 +66,27 @@ static void json_kv_int(FILE *f, const char *k, long v, int comma)
     json_sep(f, comma);
 }
 
+/* "k": and then, when present, the opening brace of its object (1), the
+ * caller's keys and json_close; else null and, when comma, ", " (0). */
+static int json_open(FILE *f, const char *k, int present, int comma)
+{
+    json_key(f, k);
+    if (present) {
+        fputc('{', f);
+        return 1;
+    }
+    fputs("null", f);
+    json_sep(f, comma);
+    return 0;
+}
+
+/* The object's closing brace and, when comma, ", ". */
+static void json_close(FILE *f, int comma)
+{
+    fputc('}', f);
+    json_sep(f, comma);
+}
+
 /* "median_us" ... "mean_us", "repeats" of s (repeats 0 unless valid);
  * comma: one after repeats too. */
 static void json_stats_keys(FILE *f, const bench_stats *s, int valid, int comma)
@@ -85,12 +106,8 @@ static void json_phases(FILE *f, const bench_impl_result *r)
     int any = 0;
     for (int p = 0; p < BENCH_NUM_PHASES; p++)
         any |= r->phase[p].n > 0;
-    json_key(f, "phases");
-    if (!any) {
-        fputs("null, ", f);
+    if (!json_open(f, "phases", any, 1))
         return;
-    }
-    fputc('{', f);
     for (int p = 0; p < BENCH_NUM_PHASES; p++) {
         if (p)
             fputs(", ", f);
@@ -99,23 +116,18 @@ static void json_phases(FILE *f, const bench_impl_result *r)
         json_stats_keys(f, &r->phase[p], r->phase[p].n > 0, 0);
         fputc('}', f);
     }
-    fputs("}, ", f);
+    json_close(f, 1);
 }
 
 static void json_cold_phase(FILE *f, const char *k, const bench_cold_phase *p, int comma)
 {
-    json_key(f, k);
-    if (!p->ok) {
-        fputs("null", f);
-    } else {
-        fputc('{', f);
-        json_kv_num(f, "wall_ms", p->wall_ms, 1);
-        json_kv_num(f, "plan_ms", p->plan_ms, 1);
-        json_kv_num(f, "compile_ms", p->compile_ms, 1);
-        json_kv_str(f, "kernel_from", p->cubin_source, 0);
-        fputc('}', f);
-    }
-    json_sep(f, comma);
+    if (!json_open(f, k, p->ok, comma))
+        return;
+    json_kv_num(f, "wall_ms", p->wall_ms, 1);
+    json_kv_num(f, "plan_ms", p->plan_ms, 1);
+    json_kv_num(f, "compile_ms", p->compile_ms, 1);
+    json_kv_str(f, "kernel_from", p->cubin_source, 0);
+    json_close(f, comma);
 }
 
 static void json_point_keys(FILE *f, const bench_point *pt)
@@ -137,16 +149,12 @@ static void json_training_keys(FILE *f, const bench_result *x)
 {
     fputs("\n     ", f);
     const bench_impl_result *inf = &x->fwd_inference;
-    json_key(f, "prnn_fwd_inference");
-    if (x->pt.pass != BENCH_TRAINING) {
-        fputs("null, ", f);
-    } else {
-        fputc('{', f);
+    if (json_open(f, "prnn_fwd_inference", x->pt.pass == BENCH_TRAINING, 1)) {
         json_kv_str(f, "state", bench_state_name(inf->state), 1);
         json_stats_keys(f, &inf->us, inf->state == BENCH_OK, 1);
         json_kv_num(f, "first_call_ms", inf->first_call_ms, 1);
         json_kv_str(f, "note", inf->note, 0);
-        fputs("}, ", f);
+        json_close(f, 1);
     }
     json_kv_num(f, "ratio_bwd_data_fwd_inference", x->bwd_data_ratio, 1);
     const bench_impl_result *best = bench_best_cudnn(x);
@@ -211,11 +219,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
         const bench_plan *pl = &x->plan;
         fputs(r ? ",\n    {" : "\n    {", f);
         json_point_keys(f, &x->pt);
-        fputs("\"prnn_plan\": ", f);
-        if (!pl->valid) {
-            fputs("null, ", f);
-        } else {
-            fputc('{', f);
+        if (json_open(f, "prnn_plan", pl->valid, 1)) {
             json_kv_str(f, "path", pl->path, 1);
             json_kv_str(f, "engine", pl->engine, 1);
             json_kv_str(f, "backward_engine", pl->backward_engine, 1);
@@ -230,7 +234,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
             json_kv_num(f, "compile_ms", pl->compile_ms, 1);
             json_kv_num(f, "prepare_wall_ms", pl->prepare_wall_ms, 1);
             json_kv_str(f, "config", pl->config, 0);
-            fputs("}, ", f);
+            json_close(f, 1);
         }
         fputs("\"impls\": {", f);
         for (int i = 0; i < BENCH_NUM_IMPLS; i++) {

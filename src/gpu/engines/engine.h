@@ -197,6 +197,11 @@ int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c
 int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
                           prnn_engine_config *out, int max);
 void prnn_engine_free_state(prnn_pass_plan *pp);
+/* prepare()'s start for an engine without a configuration: its one choice
+ * (NOT_SUPPORTED when there is none) noted in pp with its text form, and a
+ * zeroed state of state_bytes in pp->state (ALLOC_FAILED without one). */
+prnnStatus_t prnn_engine_take_choice(prnn_pass_plan *pp, const prnn_engine_choice *choices,
+                                     int count, size_t state_bytes);
 /* Where a pass plan's configuration came from (plan info): c's source, the
  * variable that forced it, the GPU it was tuned on. */
 void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c);

@@ -1,10 +1,12 @@
 /* What several engines share: the callbacks of an engine without a
- * configuration, the release of a state that is one heap block, the record
- * of a chosen configuration's origin, and a configuration's defines. */
+ * configuration and the start of its prepare(), the release of a state that
+ * is one heap block, the record of a chosen configuration's origin, and a
+ * configuration's defines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/kernel_request.h"
 
@@ -34,6 +36,20 @@ void prnn_engine_free_state(prnn_pass_plan *pp)
 {
     free(pp->state);
     pp->state = NULL;
+}
+
+prnnStatus_t prnn_engine_take_choice(prnn_pass_plan *pp, const prnn_engine_choice *choices,
+                                     int count, size_t state_bytes)
+{
+    if (count < 1)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "%s engine: no configuration",
+                         pp->engine->name);
+    pp->state = calloc(1, state_bytes);
+    if (!pp->state)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    pp->engine->format(&choices[0].config, pp->config, sizeof(pp->config));
+    prnn_engine_note_choice(pp, &choices[0]);
+    return PRNN_STATUS_SUCCESS;
 }
 
 void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c)

@@ -194,6 +194,18 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key)
     key->tf32 = c->rnn->math == PRNN_TENSOR_OP_MATH;
 }
 
+void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key)
+{
+    prnn_run_gemm_key(c, key);
+    key->m = m;
+    key->n = n;
+    key->k = k;
+    key->trans_b = 1;
+    key->lda = k;
+    key->ldb = k;
+    key->ldc = n;
+}
+
 prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,
                            const void *b, void *out)
 {

@@ -92,6 +92,9 @@ prnnStatus_t prnn_run_join(const prnn_call_plan *c);
 /* A GEMM key with the call's types (math type out, no accumulation); the
  * caller fills the shape. */
 void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
+/* The same, shaped for out[m][n] = a[m][k] b[n][k]^T with every matrix
+ * packed (its rows back to back): the input projection, forward's h R^T. */
+void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key);
 
 /* An ordinary launch of fn with one struct argument. */
 prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,

@@ -17,14 +17,7 @@ static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_b
         prnn_dir_weights w;
         prnn_run_dir_weights(c, b->w, layer * c->dirs + d, &w);
         prnn_gemm_key key;
-        prnn_run_gemm_key(c, &key);
-        key.m = (int)c->p->total_rows;
-        key.n = (int)c->gh;
-        key.k = k;
-        key.trans_b = 1;
-        key.lda = k;
-        key.ldb = k;
-        key.ldc = (int)c->gh;
+        prnn_run_gemm_key_abt(c, (int)c->p->total_rows, (int)c->gh, k, &key);
         PRNN_TRY(prnn_run_gemm(c, &key, input, w.W, prnn_layered_xproj(c, d)));
     }
     return PRNN_STATUS_SUCCESS;

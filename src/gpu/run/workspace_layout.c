@@ -11,6 +11,22 @@ prnn_pass prnn_call_pass(prnn_call_kind call)
     return call == PRNN_CALL_BACKWARD_DATA ? PRNN_PASS_BACKWARD_DATA : PRNN_PASS_FORWARD;
 }
 
+prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    prnn_ws_units u;
+    u.es = prnn_dtype_size(rnn->dtype);
+    u.acc = prnn_dtype_math_size(rnn->dtype);
+    u.dirs = (size_t)prnn_rnn_dirs(rnn);
+    u.H = (size_t)rnn->hidden;
+    u.gh = (size_t)prnn_cell_traits(rnn->mode)->gates * u.H;
+    u.B = (size_t)p->mini_batch;
+    u.rows = p->total_rows;
+    u.deep = rnn->layers > 1;
+    u.dropout = u.deep && rnn->dropout > 0.0f;
+    return u;
+}
+
 /* Sizes saturate (checked_size.h): the total says whether it all fits. */
 size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
 {
@@ -24,33 +40,29 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
  * layers, and backward weights' gathered h_{t-1} and bias partial sums. */
 void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b)
 {
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
     const size_t none = (size_t)-1;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
-    const size_t gh = (size_t)prnn_cell_traits(rnn->mode)->gates * H;
-    const size_t rows = p->total_rows;
-    const int deep = rnn->layers > 1;
-    const int dropout = deep && rnn->dropout > 0.0f;
+    const prnn_ws_units u = prnn_ws_units_of(p);
+    /* a layer's output, or its gradient, of every row */
+    const size_t out_units = prnn_mul3_size(u.rows, u.dirs, u.H);
     switch (call) {
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
-        const int any_linear = rnn->input_mode == PRNN_LINEAR_INPUT || deep;
-        l->xproj = any_linear ? prnn_ws_take(b, prnn_mul4_size(dirs, rows, gh, acc)) : none;
+        const int any_linear = p->rnn->input_mode == PRNN_LINEAR_INPUT || u.deep;
+        l->xproj = any_linear ? prnn_ws_take(b, prnn_mul4_size(u.dirs, u.rows, u.gh, u.acc)) : none;
         if (call == PRNN_CALL_INFERENCE)
-            l->layer_out = deep ? prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es)) : none;
+            l->layer_out = u.deep ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         else
-            l->dropped = dropout ? prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es)) : none;
+            l->dropped = u.dropout ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         break;
     }
     case PRNN_CALL_BACKWARD_DATA:
-        l->dgrad = deep ? prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, acc)) : none;
+        l->dgrad = u.deep ? prnn_ws_take(b, prnn_mul_size(out_units, u.acc)) : none;
         break;
     case PRNN_CALL_BACKWARD_WEIGHTS: {
-        l->hprev = prnn_ws_take(b, prnn_mul3_size(rows, H, es));
-        l->dropped = dropout ? prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es)) : none;
+        const size_t rows = u.rows;
+        l->hprev = prnn_ws_take(b, prnn_mul3_size(rows, u.H, u.es));
+        l->dropped = u.dropout ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         /* Fixed chunks of rows (a function of the shape alone), so that the
          * bias sums always add in the same order. */
         size_t chunk = rows / 128 + (rows % 128 != 0);
@@ -58,7 +70,7 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
             chunk = 32;
         l->bias_chunk_rows = (int)chunk;
         l->bias_chunks = (int)(rows / chunk + (rows % chunk != 0)); /* <= 128 */
-        l->bias_partial = prnn_ws_take(b, prnn_mul3_size((size_t)l->bias_chunks, gh, acc));
+        l->bias_partial = prnn_ws_take(b, prnn_mul3_size((size_t)l->bias_chunks, u.gh, u.acc));
         break;
     }
     }

@@ -62,6 +62,17 @@ typedef struct prnn_ws_builder {
     size_t cursor;
 } prnn_ws_builder;
 
+/* What the parts of a call's workspace are counted in, from its problem. */
+typedef struct {
+    size_t es, acc;     /* bytes of an element of the storage and the math type */
+    size_t dirs, H, gh; /* directions, hidden size, gates * hidden */
+    size_t B, rows;     /* rows of the first step (miniBatch), of every step */
+    int deep;           /* more than one layer: outputs pass between layers */
+    int dropout;        /* deep, with dropout between the layers */
+} prnn_ws_units;
+
+prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p);
+
 /* A part of bytes bytes (saturating: the total says whether it all fits). */
 size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);
 

@@ -535,44 +535,28 @@ static size_t scratch(const prnn_pass_plan *pp)
     return g ? scratch_bytes(g) : 0;
 }
 
+/* What the two rows share: all but which tiles each takes (fits,
+ * candidates) and its model of a step. */
+#define PERSISTENT_ROW                                                                             \
+    .fields = prnn_tile_fields, .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},                  \
+    .supports = supports, .call_setup = call_setup, .format = format, .prepare = prepare,          \
+    .load_training = load_training, .scratch = scratch, .requests = requests,                      \
+    .workspace = workspace, .forward_layer = prnn_persistent_forward_layer,                        \
+    .backward_layer = prnn_persistent_backward_layer, .describe = describe,                        \
+    .release = prnn_engine_free_state
+
 const prnn_engine prnn_persistent_engine = {
     .name = "persistent",
-    .fields = prnn_tile_fields,
-    .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},
-    .supports = supports,
     .fits = fits_persistent,
     .candidates = candidates_persistent,
     .estimate = estimate_persistent,
-    .call_setup = call_setup,
-    .format = format,
-    .prepare = prepare,
-    .load_training = load_training,
-    .scratch = scratch,
-    .requests = requests,
-    .workspace = workspace,
-    .forward_layer = prnn_persistent_forward_layer,
-    .backward_layer = prnn_persistent_backward_layer,
-    .describe = describe,
-    .release = prnn_engine_free_state,
+    PERSISTENT_ROW,
 };
 
 const prnn_engine prnn_small_h_engine = {
     .name = "small-h",
-    .fields = prnn_tile_fields,
-    .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},
-    .supports = supports,
     .fits = fits_small_h,
     .candidates = candidates_small_h,
     .estimate = estimate_small_h,
-    .call_setup = call_setup,
-    .format = format,
-    .prepare = prepare,
-    .load_training = load_training,
-    .scratch = scratch,
-    .requests = requests,
-    .workspace = workspace,
-    .forward_layer = prnn_persistent_forward_layer,
-    .backward_layer = prnn_persistent_backward_layer,
-    .describe = describe,
-    .release = prnn_engine_free_state,
+    PERSISTENT_ROW,
 };

@@ -153,30 +153,25 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
                       prnn_ws_builder *b)
 {
     (void)pp;
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
+    const prnn_ws_units u = prnn_ws_units_of(p);
     /* every SRU buffer is rows x dirs x H elements (the projection 4 of
      * them), of the data type or the accumulation type */
-    const size_t row_units = prnn_mul3_size(p->total_rows, dirs, H);
-    const int deep = rnn->layers > 1;
-    const int dropout = deep && rnn->dropout > 0.0f;
+    const size_t row_units = prnn_mul3_size(u.rows, u.dirs, u.H);
     switch ((prnn_call_kind)call) {
     case PRNN_CALL_INFERENCE:
-        l->xproj = prnn_ws_take(b, prnn_mul3_size(row_units, 4, acc));
-        l->layer_out = deep ? prnn_ws_take(b, prnn_mul_size(row_units, es)) : (size_t)-1;
+        l->xproj = prnn_ws_take(b, prnn_mul3_size(row_units, 4, u.acc));
+        l->layer_out = u.deep ? prnn_ws_take(b, prnn_mul_size(row_units, u.es)) : (size_t)-1;
         break;
     case PRNN_CALL_FORWARD_TRAINING:
-        l->dropped = dropout ? prnn_ws_take(b, prnn_mul_size(row_units, es)) : (size_t)-1;
+        l->dropped = u.dropout ? prnn_ws_take(b, prnn_mul_size(row_units, u.es)) : (size_t)-1;
         break;
     case PRNN_CALL_BACKWARD_WEIGHTS:
-        l->dropped = dropout ? prnn_ws_take(b, prnn_mul_size(row_units, es)) : (size_t)-1;
+        l->dropped = u.dropout ? prnn_ws_take(b, prnn_mul_size(row_units, u.es)) : (size_t)-1;
         break;
     case PRNN_CALL_BACKWARD_DATA:
-        l->dgrad = deep ? prnn_ws_take(b, prnn_mul_size(row_units, acc)) : (size_t)-1;
-        l->engine[PRNN_SRU_WS_DXP] = prnn_ws_take(b, prnn_mul_size(row_units, acc));
+        l->dgrad = u.deep ? prnn_ws_take(b, prnn_mul_size(row_units, u.acc)) : (size_t)-1;
+        l->engine[PRNN_SRU_WS_DXP] = prnn_ws_take(b, prnn_mul_size(row_units, u.acc));
         break;
     }
 }

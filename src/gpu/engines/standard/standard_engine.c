@@ -7,7 +7,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "checked_size.h"
@@ -140,14 +139,7 @@ static prnnStatus_t load(const prnn_engine_query *q, prnn_pass_plan *pp)
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
                             int count, prnn_pass_plan *pp)
 {
-    if (count < 1)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "standard engine: no configuration");
-    prnn_step_kernels *k = calloc(1, sizeof(*k));
-    if (!k)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    pp->state = k;
-    format(&choices[0].config, pp->config, sizeof(pp->config));
-    prnn_engine_note_choice(pp, &choices[0]);
+    PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(prnn_step_kernels)));
     return q->pass == PRNN_PASS_FORWARD ? load(q, pp) : PRNN_STATUS_SUCCESS;
 }
 
@@ -160,19 +152,15 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
                       prnn_ws_builder *b)
 {
     (void)pp;
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t H = (size_t)rnn->hidden, B = (size_t)p->mini_batch;
-    const size_t gh = (size_t)prnn_cell_traits(rnn->mode)->gates * H;
+    const prnn_ws_units u = prnn_ws_units_of(p);
     if (call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING) {
-        l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, es));
-        l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
-        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, gh, acc));
+        l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.es));
+        l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(u.B, u.gh, u.acc));
     } else if (call == PRNN_CALL_BACKWARD_DATA) {
-        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
-        l->engine[WS_CARRY] = prnn_ws_take(b, prnn_mul3_size(B, H, acc));
+        l->engine[WS_REC] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
+        l->engine[WS_CARRY] = prnn_ws_take(b, prnn_mul3_size(u.B, u.H, u.acc));
     }
 }
 
@@ -234,15 +222,8 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         a.final_step = s == T - 1;
         /* rec = h_{t-1} R^T for the step's rows: the recurrence, strict */
         prnn_gemm_key key;
-        prnn_run_gemm_key(c, &key);
+        prnn_run_gemm_key_abt(c, a.batch, (int)c->gh, H, &key);
         key.tf32 = 0;
-        key.m = a.batch;
-        key.n = (int)c->gh;
-        key.k = H;
-        key.trans_b = 1;
-        key.lda = H;
-        key.ldb = H;
-        key.ldc = (int)c->gh;
         PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
                                  "prnn_step_cell"));

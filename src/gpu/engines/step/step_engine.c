@@ -12,7 +12,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "checked_size.h"
@@ -132,21 +131,23 @@ static prnnStatus_t load_variant(const prnn_engine_query *q, int skip, int train
                                &pp->stats, &fn, 1);
 }
 
+/* Inference's variants (train 0) or training's (1): every layer's, and
+ * SKIP_INPUT's layer 0's. */
+static prnnStatus_t load_variants(const prnn_engine_query *q, int train, prnn_pass_plan *pp)
+{
+    PRNN_TRY(load_variant(q, 0, train, pp));
+    if (q->key.input_mode == PRNN_SKIP_INPUT)
+        PRNN_TRY(load_variant(q, 1, train, pp));
+    return PRNN_STATUS_SUCCESS;
+}
+
 static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
                             int count, prnn_pass_plan *pp)
 {
-    if (count < 1)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED, "step engine: no configuration");
-    step_state *st = calloc(1, sizeof(*st));
-    if (!st)
-        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
-    pp->state = st;
+    PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(step_state)));
+    step_state *st = pp->state;
     st->rows_per_warp = rows_per_warp(&q->key);
-    PRNN_TRY(load_variant(q, 0, 0, pp));
-    if (q->key.input_mode == PRNN_SKIP_INPUT)
-        PRNN_TRY(load_variant(q, 1, 0, pp));
-    format(&choices[0].config, pp->config, sizeof(pp->config));
-    prnn_engine_note_choice(pp, &choices[0]);
+    PRNN_TRY(load_variants(q, 0, pp));
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -156,9 +157,7 @@ static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp
     step_state *st = pp->state;
     if (st->train_loaded)
         return PRNN_STATUS_SUCCESS;
-    PRNN_TRY(load_variant(q, 0, 1, pp));
-    if (q->key.input_mode == PRNN_SKIP_INPUT)
-        PRNN_TRY(load_variant(q, 1, 1, pp));
+    PRNN_TRY(load_variants(q, 1, pp));
     st->train_loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -170,26 +169,23 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
                       prnn_ws_builder *b)
 {
     (void)pp;
-    const struct prnnRNNStruct *rnn = p->rnn;
     prnn_ws_layout *l = b->l;
-    const size_t es = prnn_dtype_size(rnn->dtype);
-    const size_t acc = prnn_dtype_math_size(rnn->dtype);
-    const size_t dirs = (size_t)prnn_rnn_dirs(rnn), H = (size_t)rnn->hidden;
-    const size_t B = (size_t)p->mini_batch, rows = p->total_rows;
-    const int deep = rnn->layers > 1;
+    const prnn_ws_units u = prnn_ws_units_of(p);
     if (call == PRNN_CALL_BACKWARD_WEIGHTS || call == PRNN_CALL_BACKWARD_DATA) {
         prnn_ws_layered_parts(p, (prnn_call_kind)call, b);
         return;
     }
-    l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul4_size(2 * dirs, B, H, es));
-    l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul4_size(dirs, B, H, acc));
-    if (call == PRNN_CALL_INFERENCE && deep) {
-        l->layer_out = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
-        if (rnn->layers > 2)
-            l->engine[WS_OUT2] = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+    /* a layer's output of every row */
+    const size_t out_bytes = prnn_mul4_size(u.rows, u.dirs, u.H, u.es);
+    l->engine[WS_HSTATE] = prnn_ws_take(b, prnn_mul4_size(2 * u.dirs, u.B, u.H, u.es));
+    l->engine[WS_CSTATE] = prnn_ws_take(b, prnn_mul4_size(u.dirs, u.B, u.H, u.acc));
+    if (call == PRNN_CALL_INFERENCE && u.deep) {
+        l->layer_out = prnn_ws_take(b, out_bytes);
+        if (p->rnn->layers > 2)
+            l->engine[WS_OUT2] = prnn_ws_take(b, out_bytes);
     }
-    if (call == PRNN_CALL_FORWARD_TRAINING && deep && rnn->dropout > 0.0f)
-        l->dropped = prnn_ws_take(b, prnn_mul4_size(rows, dirs, H, es));
+    if (call == PRNN_CALL_FORWARD_TRAINING && u.dropout)
+        l->dropped = prnn_ws_take(b, out_bytes);
 }
 
 /* Direction d's h ping-pong buffer of parity `par`, and its c. */
