@@ -402,11 +402,15 @@ double gc_rel_err(const void *got, const void *ref, prnnDataType_t t, size_t n, 
 
 double gc_tolerance(prnnDataType_t t, gc_tol_kind kind)
 {
-    /* rows: float, double, half, bfloat16 (prnnDataType_t order) */
+    /* rows: float, double, half, bfloat16 (prnnDataType_t order). The
+     * gradients of bfloat16 (unit roundoff 2^-9, 8 times half's) carry
+     * every step's rounded state back through the sequence: LSTM H 256 B 2
+     * T 16 measured 1.0-2.4 % RMS over seven seeds (bench/NOTES.md v0.14),
+     * so 3 %; half's stay at 2 %. */
     static const double tol[4][4] = {
         {1e-5, 1e-10, 1e-2, 1e-2},     /* forward inference */
-        {1e-5, 1e-10, 2e-2, 2e-2},     /* forward training, dx, dhx, dcx */
-        {1e-4, 1e-9, 2e-2, 2e-2},      /* dw */
+        {1e-5, 1e-10, 2e-2, 3e-2},     /* forward training, dx, dhx, dcx */
+        {1e-4, 1e-9, 2e-2, 3e-2},      /* dw */
         {5e-2, 1e-10, 2.5e-1, 2.5e-1}, /* ReLU gradients: a floor (gpu_check.h) */
     };
     if (gc.self_test)
