@@ -9,7 +9,9 @@ B 16, T 256, fp16, the issue's DDP shape).
                              [--json FILE] [--prnn-cache PATH] [--device cuda]
 
 Each child process times, with a wall clock and torch.cuda.synchronize():
-  import    importing torch (and prnn.torch)
+  torch     importing torch (a first process after boot reads its
+            libraries from disk: seconds, whichever row it belongs to)
+  prnn      importing prnn.torch after it (0 for torch.nn)
   cuda      CUDA's set-up: torch.cuda.init() and a first allocation
   build     the module on the GPU and an SGD optimizer
   first     the first training step: forward, loss, backward, optimizer
@@ -33,7 +35,7 @@ import sys
 import tempfile
 import time
 
-PHASES = ("import", "cuda", "build", "first", "second")
+PHASES = ("torch", "prnn", "cuda", "build", "first", "second")
 
 
 def child(args):
@@ -41,9 +43,11 @@ def child(args):
     t = {}
     t0 = time.perf_counter()
     import torch
+    t["torch"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
     if args.kind == "prnn":
         import prnn.torch as pt
-    t["import"] = time.perf_counter() - t0
+    t["prnn"] = time.perf_counter() - t0
 
     dev = torch.device(args.device)
 
