@@ -48,10 +48,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
     block_init(k, smem);
     const int dir = k.dir, tid = k.tid, u0 = k.u0, gbase = k.gbase;
     prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
-    // HANDOFF 2: the group's hand-off lives in this block's shared memory.
-    if (HANDOFF == 2)
-        d.exchange = smem + SM_EX_OFFSET;
-    d.counter += k.grp;
+    block_group_args(k, smem, d);
     const int S = args.seq_length;
     const long ycol = (long)dir * H;
     RegWeights wr;

@@ -67,6 +67,17 @@ __device__ __forceinline__ void block_load_weights(const Block &k, RegWeights &w
 #endif
 }
 
+// The arguments of a block's direction made its group's: the hand-off
+// (HANDOFF 2: in this block's shared memory) and the step counter
+// (hand-off 1: one per group).
+template <class DirArgs>
+__device__ __forceinline__ void block_group_args(const Block &k, unsigned char *smem, DirArgs &d)
+{
+    if (HANDOFF == 2)
+        d.exchange = smem + SM_EX_OFFSET;
+    d.counter += k.grp;
+}
+
 // The product for batch chunk b0 of one step: waits for the vector of the
 // previous step (rows below lim_b from the hand-off's parity par_prev, tag
 // `want`; rows in [lim_b, need_b) from hx, zero without it), multiplies it by
