@@ -154,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 
             // ---- the cell backward for this chunk's items ----
             ItemState cry;
-            chunk_get(cry, carry, c);
+            chunk_copy<CHUNK_GET>(carry, cry, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -236,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 #endif
 #endif // PRNN_PSUM
             }
-            chunk_put(carry, cry, c);
+            chunk_copy<CHUNK_PUT>(carry, cry, c);
 #if PRNN_PSUM
             if (b0 < cur_b)
                 psum_send(k, wr, d.packed, d.exchange, par, tag, c, b0, cur_b);

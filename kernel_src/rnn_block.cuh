@@ -129,19 +129,12 @@ __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights 
 typedef AccT ChunkState[NCH][NI][VEC];
 typedef AccT ItemState[NI][VEC];
 
-__device__ __forceinline__ void chunk_get(ItemState &dst, const ChunkState &src, int c)
-{
-#pragma unroll
-    for (int cc = 0; cc < NCH; ++cc)
-        if (cc == c)
-#pragma unroll
-            for (int q = 0; q < NI; ++q)
-#pragma unroll
-                for (int v = 0; v < VEC; ++v)
-                    dst[q][v] = src[cc][q][v];
-}
+// Which way chunk_copy moves a chunk's state: into the chunk's own
+// registers, or back into the state of every chunk.
+enum ChunkCopy { CHUNK_GET, CHUNK_PUT };
 
-__device__ __forceinline__ void chunk_put(ChunkState &dst, const ItemState &src, int c)
+template <ChunkCopy WAY>
+__device__ __forceinline__ void chunk_copy(ChunkState &chunks, ItemState &item, int c)
 {
 #pragma unroll
     for (int cc = 0; cc < NCH; ++cc)
@@ -149,6 +142,10 @@ __device__ __forceinline__ void chunk_put(ChunkState &dst, const ItemState &src,
 #pragma unroll
             for (int q = 0; q < NI; ++q)
 #pragma unroll
-                for (int v = 0; v < VEC; ++v)
-                    dst[cc][q][v] = src[q][v];
+                for (int v = 0; v < VEC; ++v) {
+                    if (WAY == CHUNK_GET)
+                        item[q][v] = chunks[cc][q][v];
+                    else
+                        chunks[cc][q][v] = item[q][v];
+                }
 }

@@ -122,8 +122,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 
             // ---- cell update for this chunk's items ----
             ItemState cst, hst;
-            chunk_get(cst, st_c, c);
-            chunk_get(hst, st_h, c);
+            chunk_copy<CHUNK_GET>(st_c, cst, c);
+            chunk_copy<CHUNK_GET>(st_h, hst, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -178,8 +178,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     handoff_publish(d.exchange, par, ex_fma(u0 + ju, gb), tag, hv[0]);
 #endif
             }
-            chunk_put(st_c, cst, c);
-            chunk_put(st_h, hst, c);
+            chunk_copy<CHUNK_PUT>(st_c, cst, c);
+            chunk_copy<CHUNK_PUT>(st_h, hst, c);
         }
         prev_b = cur_b;
         cur_b = next_b;
