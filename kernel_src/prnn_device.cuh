@@ -74,47 +74,25 @@ template <> struct prnn_storage<double> {
     static __device__ __forceinline__ double round(double v) { return v; }
 };
 
-template <> struct prnn_storage<prnn_half> {
+// The 16-bit types: their bits in memory, float in arithmetic, to_bits and
+// to_float the conversions.
+template <typename T, unsigned short (*to_bits)(float), float (*to_float)(unsigned short)>
+struct prnn_storage_16bit {
     typedef float acc;
-    static __device__ __forceinline__ float load(const prnn_half *p, long i)
-    {
-        return prnn_half_to_float(p[i].bits);
-    }
-    static __device__ __forceinline__ void store(prnn_half *p, long i, float v)
-    {
-        p[i].bits = prnn_float_to_half(v);
-    }
-    static __device__ __forceinline__ float round(float v)
-    {
-        return prnn_half_to_float(prnn_float_to_half(v));
-    }
-    static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_half(v); }
-    static __device__ __forceinline__ float from_bits(unsigned short b)
-    {
-        return prnn_half_to_float(b);
-    }
+    static __device__ __forceinline__ float load(const T *p, long i) { return to_float(p[i].bits); }
+    static __device__ __forceinline__ void store(T *p, long i, float v) { p[i].bits = to_bits(v); }
+    static __device__ __forceinline__ float round(float v) { return to_float(to_bits(v)); }
+    static __device__ __forceinline__ unsigned short bits(float v) { return to_bits(v); }
+    static __device__ __forceinline__ float from_bits(unsigned short b) { return to_float(b); }
 };
 
-template <> struct prnn_storage<prnn_bf16> {
-    typedef float acc;
-    static __device__ __forceinline__ float load(const prnn_bf16 *p, long i)
-    {
-        return prnn_bf16_to_float(p[i].bits);
-    }
-    static __device__ __forceinline__ void store(prnn_bf16 *p, long i, float v)
-    {
-        p[i].bits = prnn_float_to_bf16(v);
-    }
-    static __device__ __forceinline__ float round(float v)
-    {
-        return prnn_bf16_to_float(prnn_float_to_bf16(v));
-    }
-    static __device__ __forceinline__ unsigned short bits(float v) { return prnn_float_to_bf16(v); }
-    static __device__ __forceinline__ float from_bits(unsigned short b)
-    {
-        return prnn_bf16_to_float(b);
-    }
-};
+template <>
+struct prnn_storage<prnn_half>
+    : prnn_storage_16bit<prnn_half, prnn_float_to_half, prnn_half_to_float> {};
+
+template <>
+struct prnn_storage<prnn_bf16>
+    : prnn_storage_16bit<prnn_bf16, prnn_float_to_bf16, prnn_bf16_to_float> {};
 
 // ---------------------------------------------------------------------------
 // Memory ordering for the inter-block hand-off (PTX memory model, sm_70+).

@@ -48,10 +48,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
     block_init(k, smem);
     const int dir = k.dir, tid = k.tid, u0 = k.u0, gbase = k.gbase;
     prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
-    // HANDOFF 2: the group's hand-off lives in this block's shared memory.
-    if (HANDOFF == 2)
-        d.exchange = smem + SM_EX_OFFSET;
-    d.counter += k.grp;
+    block_group_args(k, smem, d);
     const int S = args.seq_length;
     const long ycol = (long)dir * H;
     RegWeights wr;
@@ -157,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 
             // ---- the cell backward for this chunk's items ----
             ItemState cry;
-            chunk_get(cry, carry, c);
+            chunk_copy<CHUNK_GET>(carry, cry, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -239,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 #endif
 #endif // PRNN_PSUM
             }
-            chunk_put(carry, cry, c);
+            chunk_copy<CHUNK_PUT>(carry, cry, c);
 #if PRNN_PSUM
             if (b0 < cur_b)
                 psum_send(k, wr, d.packed, d.exchange, par, tag, c, b0, cur_b);

@@ -67,6 +67,17 @@ __device__ __forceinline__ void block_load_weights(const Block &k, RegWeights &w
 #endif
 }
 
+// The arguments of a block's direction made its group's: the hand-off
+// (HANDOFF 2: in this block's shared memory) and the step counter
+// (hand-off 1: one per group).
+template <class DirArgs>
+__device__ __forceinline__ void block_group_args(const Block &k, unsigned char *smem, DirArgs &d)
+{
+    if (HANDOFF == 2)
+        d.exchange = smem + SM_EX_OFFSET;
+    d.counter += k.grp;
+}
+
 // The product for batch chunk b0 of one step: waits for the vector of the
 // previous step (rows below lim_b from the hand-off's parity par_prev, tag
 // `want`; rows in [lim_b, need_b) from hx, zero without it), multiplies it by
@@ -118,19 +129,12 @@ __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights 
 typedef AccT ChunkState[NCH][NI][VEC];
 typedef AccT ItemState[NI][VEC];
 
-__device__ __forceinline__ void chunk_get(ItemState &dst, const ChunkState &src, int c)
-{
-#pragma unroll
-    for (int cc = 0; cc < NCH; ++cc)
-        if (cc == c)
-#pragma unroll
-            for (int q = 0; q < NI; ++q)
-#pragma unroll
-                for (int v = 0; v < VEC; ++v)
-                    dst[q][v] = src[cc][q][v];
-}
+// Which way chunk_copy moves a chunk's state: into the chunk's own
+// registers, or back into the state of every chunk.
+enum ChunkCopy { CHUNK_GET, CHUNK_PUT };
 
-__device__ __forceinline__ void chunk_put(ChunkState &dst, const ItemState &src, int c)
+template <ChunkCopy WAY>
+__device__ __forceinline__ void chunk_copy(ChunkState &chunks, ItemState &item, int c)
 {
 #pragma unroll
     for (int cc = 0; cc < NCH; ++cc)
@@ -138,6 +142,10 @@ __device__ __forceinline__ void chunk_put(ChunkState &dst, const ItemState &src,
 #pragma unroll
             for (int q = 0; q < NI; ++q)
 #pragma unroll
-                for (int v = 0; v < VEC; ++v)
-                    dst[cc][q][v] = src[q][v];
+                for (int v = 0; v < VEC; ++v) {
+                    if (WAY == CHUNK_GET)
+                        item[q][v] = chunks[cc][q][v];
+                    else
+                        chunks[cc][q][v] = item[q][v];
+                }
 }

@@ -191,6 +191,30 @@ __device__ __forceinline__ void fma_kstep(AccT (&acc)[F_RPL][F_BCP], const AccT 
     }
 }
 
+// The k-steps whose weights are read each step, from w: shared memory, or
+// (STREAMED) this block's share of the packed copy in global memory. The
+// shared ones are unrolled by 2, not 4: by 4, tiles with several shared
+// k-steps and many register weights reach the register limit and run slower
+// (bench/NOTES.md v0.5).
+template <bool STREAMED>
+__device__ __forceinline__ void fma_k_steps(AccT (&acc)[F_RPL][F_BCP], const AccT *w_src,
+                                            const AccT *hb, int lk, int tid)
+{
+    constexpr int UNROLL = STREAMED ? 4 : 2;
+#pragma unroll UNROLL
+    for (int j = 0; j < (STREAMED ? KGLB : KSMEM); ++j) {
+        AccT w[F_RPL];
+#pragma unroll
+        for (int v = 0; v < F_WV; ++v) {
+            if (STREAMED)
+                VecLoad<F_WVW>::run_cg(w_src + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
+            else
+                VecLoad<F_WVW>::run(w_src + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
+        }
+        fma_kstep(acc, w, hb + (lk + LK * (KREG + (STREAMED ? KSMEM : 0) + j)) * F_BCP);
+    }
+}
+
 __device__ __forceinline__ void fma_compute(AccT (&acc)[F_RPL][F_BCP],
                                             const AccT (&wreg)[KREG > 0 ? KREG : 1][F_RPL],
                                             const AccT *wsm, const AccT *packed, const AccT *hb,
@@ -204,26 +228,8 @@ __device__ __forceinline__ void fma_compute(AccT (&acc)[F_RPL][F_BCP],
 #pragma unroll
     for (int j = 0; j < KREG; ++j)
         fma_kstep(acc, wreg[j], hb + (lk + LK * j) * F_BCP);
-    // Unrolled by 2, not 4: by 4, tiles with several shared k-steps and many
-    // register weights reach the register limit and run slower
-    // (bench/NOTES.md v0.5).
-#pragma unroll 2
-    for (int j = 0; j < KSMEM; ++j) {
-        AccT w[F_RPL];
-#pragma unroll
-        for (int v = 0; v < F_WV; ++v)
-            VecLoad<F_WVW>::run(wsm + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
-        fma_kstep(acc, w, hb + (lk + LK * (KREG + j)) * F_BCP);
-    }
-    const AccT *src = packed + (long)blk * KGLB * F_RPL * THREADS; // this block's share
-#pragma unroll 4
-    for (int j = 0; j < KGLB; ++j) {
-        AccT w[F_RPL];
-#pragma unroll
-        for (int v = 0; v < F_WV; ++v)
-            VecLoad<F_WVW>::run_cg(src + fma_slot(j, v * F_WVW, tid), w + v * F_WVW);
-        fma_kstep(acc, w, hb + (lk + LK * (KREG + KSMEM + j)) * F_BCP);
-    }
+    fma_k_steps<false>(acc, wsm, hb, lk, tid);
+    fma_k_steps<true>(acc, packed + (long)blk * KGLB * F_RPL * THREADS, hb, lk, tid);
 }
 
 // One round of the halving below, then the next (a template, so that every

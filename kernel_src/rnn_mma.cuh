@@ -131,6 +131,44 @@ struct MmaWords {
     }
 };
 
+// acc += the weights a of k-step kt times its pairs of the staged vector,
+// every row tile by every batch tile.
+__device__ __forceinline__ void mma_kstep(float (&acc)[M_RT][M_NTN][4], const u32 (&a)[M_RT][4],
+                                          const u32 *hl, int kt)
+{
+#pragma unroll
+    for (int nt = 0; nt < M_NTN; ++nt) {
+        u32 b0 = hl[nt * 8 * M_HBS + kt * 8];
+        u32 b1 = hl[nt * 8 * M_HBS + kt * 8 + 4];
+#pragma unroll
+        for (int rt = 0; rt < M_RT; ++rt)
+            prnn_mma<T>::run(acc[rt][nt], a[rt], b0, b1);
+    }
+}
+
+// The k-steps whose weights are read each step: from shared memory, or
+// (STREAMED) from this block's share of the packed copy in global memory.
+template <bool STREAMED>
+__device__ __forceinline__ void mma_k_steps(float (&acc)[M_RT][M_NTN][4], const uint4 *wsm,
+                                            const uint4 *packed, const u32 *hl, int tid, int blk)
+{
+#pragma unroll 2
+    for (int j = 0; j < (STREAMED ? KGLB : KSMEM); ++j) {
+        int kt = KREG + (STREAMED ? KSMEM : 0) + j;
+        u32 a[M_RT][4];
+        const uint4 *src = packed + ((long)blk * KGLB + j) * M_RT * THREADS + tid;
+#pragma unroll
+        for (int rt = 0; rt < M_RT; ++rt) {
+            uint4 v = STREAMED ? __ldcg(src + rt * THREADS) : wsm[(j * M_RT + rt) * THREADS + tid];
+            a[rt][0] = v.x;
+            a[rt][1] = v.y;
+            a[rt][2] = v.z;
+            a[rt][3] = v.w;
+        }
+        mma_kstep(acc, a, hl, kt);
+    }
+}
+
 __device__ __forceinline__ void mma_compute(float (&acc)[M_RT][M_NTN][4],
                                             const u32 (&areg)[KREG > 0 ? KREG : 1][M_RT][4],
                                             const uint4 *wsm, const uint4 *packed, const u32 *hb,
@@ -145,59 +183,10 @@ __device__ __forceinline__ void mma_compute(float (&acc)[M_RT][M_NTN][4],
                 acc[rt][nt][q] = 0.0f;
     const u32 *hl = hb + (lane / 4) * M_HBS + (lane % 4);
 #pragma unroll
-    for (int kt = 0; kt < KREG; ++kt) {
-#pragma unroll
-        for (int nt = 0; nt < M_NTN; ++nt) {
-            u32 b0 = hl[nt * 8 * M_HBS + kt * 8];
-            u32 b1 = hl[nt * 8 * M_HBS + kt * 8 + 4];
-#pragma unroll
-            for (int rt = 0; rt < M_RT; ++rt)
-                prnn_mma<T>::run(acc[rt][nt], areg[kt][rt], b0, b1);
-        }
-    }
-#pragma unroll 2
-    for (int j = 0; j < KSMEM; ++j) {
-        int kt = KREG + j;
-        u32 a[M_RT][4];
-#pragma unroll
-        for (int rt = 0; rt < M_RT; ++rt) {
-            uint4 v = wsm[(j * M_RT + rt) * THREADS + tid];
-            a[rt][0] = v.x;
-            a[rt][1] = v.y;
-            a[rt][2] = v.z;
-            a[rt][3] = v.w;
-        }
-#pragma unroll
-        for (int nt = 0; nt < M_NTN; ++nt) {
-            u32 b0 = hl[nt * 8 * M_HBS + kt * 8];
-            u32 b1 = hl[nt * 8 * M_HBS + kt * 8 + 4];
-#pragma unroll
-            for (int rt = 0; rt < M_RT; ++rt)
-                prnn_mma<T>::run(acc[rt][nt], a[rt], b0, b1);
-        }
-    }
-#pragma unroll 2
-    for (int j = 0; j < KGLB; ++j) {
-        int kt = KREG + KSMEM + j;
-        u32 a[M_RT][4];
-        const uint4 *src = packed + ((long)blk * KGLB + j) * M_RT * THREADS + tid;
-#pragma unroll
-        for (int rt = 0; rt < M_RT; ++rt) {
-            uint4 v = __ldcg(src + rt * THREADS);
-            a[rt][0] = v.x;
-            a[rt][1] = v.y;
-            a[rt][2] = v.z;
-            a[rt][3] = v.w;
-        }
-#pragma unroll
-        for (int nt = 0; nt < M_NTN; ++nt) {
-            u32 b0 = hl[nt * 8 * M_HBS + kt * 8];
-            u32 b1 = hl[nt * 8 * M_HBS + kt * 8 + 4];
-#pragma unroll
-            for (int rt = 0; rt < M_RT; ++rt)
-                prnn_mma<T>::run(acc[rt][nt], a[rt], b0, b1);
-        }
-    }
+    for (int kt = 0; kt < KREG; ++kt)
+        mma_kstep(acc, areg[kt], hl, kt);
+    mma_k_steps<false>(acc, wsm, packed, hl, tid, blk);
+    mma_k_steps<true>(acc, wsm, packed, hl, tid, blk);
 }
 
 __device__ __forceinline__ void mma_write_partials(float *red, const float (&acc)[M_RT][M_NTN][4],

@@ -29,10 +29,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
     block_init(k, smem);
     const int dir = k.dir, tid = k.tid, u0 = k.u0, gbase = k.gbase;
     prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
-    // HANDOFF 2: the group's hand-off lives in this block's shared memory.
-    if (HANDOFF == 2)
-        d.exchange = smem + SM_EX_OFFSET;
-    d.counter += k.grp; // one step counter per group (hand-off 1)
+    block_group_args(k, smem, d);
     const int S = args.seq_length;
     RegWeights wr;
     block_load_weights(k, wr, (const T *)d.R, d.packed);
@@ -125,8 +122,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 
             // ---- cell update for this chunk's items ----
             ItemState cst, hst;
-            chunk_get(cst, st_c, c);
-            chunk_get(hst, st_h, c);
+            chunk_copy<CHUNK_GET>(st_c, cst, c);
+            chunk_copy<CHUNK_GET>(st_h, hst, c);
 #pragma unroll
             for (int q = 0; q < NI; ++q) {
                 int it = tid + THREADS * q;
@@ -181,8 +178,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     handoff_publish(d.exchange, par, ex_fma(u0 + ju, gb), tag, hv[0]);
 #endif
             }
-            chunk_put(st_c, cst, c);
-            chunk_put(st_h, hst, c);
+            chunk_copy<CHUNK_PUT>(st_c, cst, c);
+            chunk_copy<CHUNK_PUT>(st_h, hst, c);
         }
         prev_b = cur_b;
         cur_b = next_b;

@@ -8,39 +8,42 @@
 #include "prnn_philox.cuh"
 #include "rnn_types.cuh"
 
-// Each thread owns groups of four elements (one Philox call each).
-extern "C" __global__ void prnn_dropout_forward(const prnn_dropout_args a)
+// op(e, kept) for every element e of a dropout, each thread taking groups
+// of four elements (one Philox call each).
+template <class Op>
+__device__ __forceinline__ void dropout_each(unsigned long long n, unsigned long long seed,
+                                             int layer, unsigned threshold, Op op)
 {
-    const unsigned long long groups = (a.n + 3) / 4;
-    const AccT scale = (AccT)a.scale;
+    const unsigned long long groups = (n + 3) / 4;
     for (unsigned long long grp = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
          grp < groups; grp += (unsigned long long)gridDim.x * blockDim.x) {
-        const unsigned keep = prnn_dropout_keep4(a.seed, a.layer, grp, a.threshold);
+        const unsigned keep = prnn_dropout_keep4(seed, layer, grp, threshold);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const unsigned long long e = grp * 4 + i;
-            if (e < a.n)
-                ST::store((T *)a.dst, (long)e,
-                          (keep >> i) & 1u ? ST::load((const T *)a.src, (long)e) * scale : AccT(0));
+            if (e < n)
+                op(e, (keep >> i) & 1u);
         }
     }
 }
 
+extern "C" __global__ void prnn_dropout_forward(const prnn_dropout_args a)
+{
+    const AccT scale = (AccT)a.scale;
+    const T *src = (const T *)a.src;
+    T *dst = (T *)a.dst;
+    dropout_each(a.n, a.seed, a.layer, a.threshold, [=](unsigned long long e, bool kept) {
+        ST::store(dst, (long)e, kept ? ST::load(src, (long)e) * scale : AccT(0));
+    });
+}
+
 extern "C" __global__ void prnn_dropout_backward(const prnn_dropout_args a)
 {
-    const unsigned long long groups = (a.n + 3) / 4;
     const AccT scale = (AccT)a.scale;
     AccT *data = (AccT *)a.dst;
-    for (unsigned long long grp = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-         grp < groups; grp += (unsigned long long)gridDim.x * blockDim.x) {
-        const unsigned keep = prnn_dropout_keep4(a.seed, a.layer, grp, a.threshold);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const unsigned long long e = grp * 4 + i;
-            if (e < a.n)
-                data[e] = (keep >> i) & 1u ? data[e] * scale : AccT(0);
-        }
-    }
+    dropout_each(a.n, a.seed, a.layer, a.threshold, [=](unsigned long long e, bool kept) {
+        data[e] = kept ? data[e] * scale : AccT(0);
+    });
 }
 
 // blockIdx.y strides over steps, x over a step's rows * hidden.
