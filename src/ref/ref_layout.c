@@ -41,11 +41,11 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->has_bw = prnn_rnn_has_bias_w(rnn);
     g->has_br = prnn_rnn_has_bias_r(rnn);
     g->io = p->io;
-    g->act_cols = rnn->mode == PRNN_LSTM  ? 5 + (size_t)g->clip
-                  : rnn->mode == PRNN_GRU ? 4
-                  : rnn->mode == PRNN_SRU ? 6
-                                          : 0;
-    g->dg_cols = rnn->mode == PRNN_GRU ? 4 : g->gates;
+    /* the kernels' reserve columns (the cell's traits), plus LSTM's value
+     * before the clip; SRU's scan keeps its own (ref_internal.h) */
+    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
+    g->act_cols = cell->scan ? 6 : (size_t)cell->act_cols + (size_t)g->clip;
+    g->dg_cols = cell->scan ? g->gates : (size_t)cell->dg_cols;
     g->kmax = g->input > g->dh ? g->input : g->dh;
     g->sru_identity = rnn->sru_activation == PRNN_SRU_ACTIVATION_IDENTITY;
     g->sru_scale = rnn->sru_scale;
