@@ -25,8 +25,6 @@
 
 static_assert(BWD, "rnn_backward.cu runs the backward-data pass");
 typedef Cell<MODE> C;
-constexpr bool LSTM = MODE == PRNN_KMODE_LSTM;
-constexpr bool GRU = MODE == PRNN_KMODE_GRU;
 // Only LSTM's tanh(c) is recomputed here; as in the forward kernel, 16-bit
 // data may use the hardware tanh except in groups of 128 blocks.
 constexpr bool CHEAP_ACT = NBLK < 128;
@@ -37,8 +35,8 @@ typedef CellAct<CHEAP_ACT, CHEAP_ACT && PRNN_DTYPE >= 2> Act;
 struct ItemLoads {
     AccT dy;
     AccT act[C::ACTN];
-    AccT h;    // h_t (RELU, TANH)
-    AccT prev; // h_{t-1} (GRU), c_{t-1} (LSTM)
+    AccT h;    // h_t (C::READS_H)
+    AccT prev; // h_{t-1} or c_{t-1} (C::READS_HPREV, C::READS_CPREV)
 };
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const prnn_bwd_args args)
@@ -57,8 +55,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
     psum_init(k);
 #endif
 
-    // What each item carries from one step to the next: LSTM the gradient
-    // of c, GRU the part of dh that bypasses R (z dh).
+    // What each item carries from one step to the next: the gradient of c
+    // (C::CELL_STATE), or the part of dh that bypasses R (C::H_BYPASS).
     ChunkState carry;
 #pragma unroll
     for (int c = 0; c < NCH; ++c)
@@ -127,18 +125,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         l.act[a] = ok && a < C::ACT
                                        ? ((const AccT *)d.act)[(row * C::ACT + a) * H + u]
                                        : AccT(0);
-                    l.h = ok && !LSTM && !GRU
+                    l.h = ok && C::READS_H
                               ? ST::load((const T *)args.hout, row * args.y_cols + ycol + u)
                               : AccT(0);
                     l.prev = AccT(0);
-                    if (ok && (LSTM || GRU)) {
+                    if (ok && (C::READS_CPREV || C::READS_HPREV)) {
                         const long prow = tp_row0 + gb;
+                        const AccT *act = (const AccT *)d.act;
                         if (gb < tp_b)
-                            l.prev = LSTM ? ((const AccT *)d.act)[(prow * C::ACT + 4) * H + u]
-                                          : ST::load((const T *)args.hout,
-                                                     prow * args.y_cols + ycol + u);
-                        else if (LSTM ? d.cx != 0 : d.hx != 0)
-                            l.prev = ST::load((const T *)(LSTM ? d.cx : d.hx), (long)gb * H + u);
+                            l.prev = C::READS_CPREV
+                                         ? act[(prow * C::ACT + C::PREV_C_COL) * H + u]
+                                         : ST::load((const T *)args.hout,
+                                                    prow * args.y_cols + ycol + u);
+                        else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
+                            l.prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
+                                              (long)gb * H + u);
                     }
                 }
             }
@@ -180,11 +181,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
 #endif
                     AccT dh_in, dc_in;
                     if (later) {
-                        dh_in = dh_rec + (GRU ? cry[q][v] : AccT(0));
-                        dc_in = LSTM ? cry[q][v] : AccT(0);
+                        dh_in = dh_rec + (C::H_BYPASS ? cry[q][v] : AccT(0));
+                        dc_in = C::CELL_STATE ? cry[q][v] : AccT(0);
                     } else {
                         dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + u) : AccT(0);
-                        dc_in = uok && LSTM && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + u)
+                        dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + u)
                                                      : AccT(0);
                     }
 #pragma unroll
@@ -195,7 +196,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         AccT dc = dc_in;
                         AccT bypass = C::template backward<Act>(dh_in + l.dy, l.act, l.h, l.prev,
                                                                 l.prev, dc, dgv[v]);
-                        cry[q][v] = LSTM ? dc : bypass;
+                        cry[q][v] = C::CELL_STATE ? dc : bypass;
                         if (!uok) {
 #pragma unroll
                             for (int g = 0; g < C::DG; ++g)
@@ -210,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         // the gradient of the initial state.
                         if (d.dhx)
                             ST::store((T *)d.dhx, (long)gb * H + u, dh_in);
-                        if (LSTM && d.dcx)
+                        if (C::CELL_STATE && d.dcx)
                             ST::store((T *)d.dcx, (long)gb * H + u, dc_in);
                     }
                 }

@@ -31,6 +31,28 @@ template <int MODE> struct Cell {
     static constexpr int DG = PRNN_DG_COLS(MODE);
     static constexpr int ACTN = ACT > 0 ? ACT : 1; // array sizes
 
+    // What the kernels around the cell need to know of it, so that they
+    // hold no mode of their own (enumerators, not constexpr members: those
+    // become objects in every cubin).
+    enum : int {
+        // a cell state c runs beside h (cx, cy, dcx, dcy; the backward
+        // carries dc from step to step)
+        CELL_STATE = MODE == PRNN_KMODE_LSTM,
+        // the gate whose recurrent bias stays apart (forward's bias_rn)
+        // because the cell scales it (GRU's n: r * (R_n h + bR_n)); -1: none
+        APART_BIAS_GATE = MODE == PRNN_KMODE_GRU ? 2 : -1,
+        // what backward reads besides act: h_t as stored (READS_H), h_{t-1}
+        // (READS_HPREV) or c_{t-1}, act column PREV_C_COL of the previous
+        // step (READS_CPREV)
+        READS_HPREV = MODE == PRNN_KMODE_GRU,
+        READS_CPREV = MODE == PRNN_KMODE_LSTM,
+        READS_H = !READS_HPREV && !READS_CPREV,
+        PREV_C_COL = 4,
+        // part of the gradient of h_{t-1} bypasses R (backward's return
+        // value, GRU's z dh): the backward carries it to the previous step
+        H_BYPASS = MODE == PRNN_KMODE_GRU,
+    };
+
     // h_t from the recurrent products rec[g] (R h_{t-1}, no bias) and xp[g]
     // (W x_t + every bias, except GRU's bR_n, which the reset scales and so
     // comes separately as bias_rn). c: LSTM's cell state, in c_{t-1}, out

@@ -17,8 +17,6 @@ constexpr bool SKIP = PRNN_SKIP != 0;
 constexpr bool TRAIN = PRNN_TRAIN != 0;
 typedef Cell<MODE> C;
 constexpr int G = C::G;
-constexpr bool GRU = MODE == PRNN_KMODE_GRU;
-constexpr bool LSTM = MODE == PRNN_KMODE_LSTM;
 static_assert(RPW >= 1 && RPW <= 32, "rows per warp must be 1..32");
 
 __device__ __forceinline__ AccT warp_sum(AccT v)
@@ -47,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
     const T *hx = (const T *)a.hx[d];
     const long long row0 = a.row0[d];
 
-    // W x_t (GRU keeps the recurrent n apart: the reset scales it)
+    // W x_t and R h_{t-1}, per gate and row
     AccT xw[G][RPW], rh[G][RPW];
 #pragma unroll
     for (int g = 0; g < G; ++g)
@@ -108,15 +106,16 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         for (int g = 0; g < G; ++g) {
             AccT xv = SKIP ? ST::load(x, row * a.x_cols + u) : xw[g][r];
             xp[g] = xv + ST::load(bW, (long)g * H + u);
-            if (!(GRU && g == 2))
+            if (g != C::APART_BIAS_GATE)
                 xp[g] += ST::load(bR, (long)g * H + u);
             rec[g] = rh[g][r];
         }
-        const AccT bias_rn = GRU ? ST::load(bR, 2L * H + u) : AccT(0);
+        const AccT bias_rn =
+            C::APART_BIAS_GATE >= 0 ? ST::load(bR, (long)C::APART_BIAS_GATE * H + u) : AccT(0);
         const T *hsrc = b < prev_b ? hp : hx;
         const AccT hprev = hsrc ? ST::load(hsrc, (long)b * H + u) : AccT(0);
         AccT c = AccT(0);
-        if (LSTM) {
+        if (C::CELL_STATE) {
             if (b < prev_b)
                 c = ((const AccT *)a.cstate[d])[(long)b * H + u];
             else if (a.cx[d])
@@ -125,14 +124,14 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         AccT act[C::ACTN];
         AccT h = C::template forward<ExactAct>(rec, xp, bias_rn, c, hprev, act);
         h = ST::round(h);
-        if (LSTM)
+        if (C::CELL_STATE)
             ((AccT *)a.cstate[d])[(long)b * H + u] = c;
         ST::store((T *)a.hnext[d], (long)b * H + u, h);
         ST::store((T *)a.y, row * a.y_cols + (long)d * H + u, h);
         if (b >= a.next_batch[d]) { // its sequence ends here
             if (a.hy[d])
                 ST::store((T *)a.hy[d], (long)b * H + u, h);
-            if (LSTM && a.cy[d])
+            if (C::CELL_STATE && a.cy[d])
                 ST::store((T *)a.cy[d], (long)b * H + u, c);
         }
         if (TRAIN)

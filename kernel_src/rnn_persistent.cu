@@ -36,8 +36,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 
     // ---- per-item constants and state ----
     AccT bias[NI][VEC][G];
-    AccT bias_rn[NI][VEC]; // GRU: bR_n stays inside r * (R_n h + bR_n)
-    ChunkState st_c, st_h;   // LSTM's cell state; the previous output (GRU; rounded to storage)
+    AccT bias_rn[NI][VEC]; // the recurrent bias of C::APART_BIAS_GATE (GRU's bR_n)
+    ChunkState st_c, st_h;   // the cell state (C::CELL_STATE); the previous output (rounded)
 #pragma unroll
     for (int q = 0; q < NI; ++q) {
         int it = tid + THREADS * q;
@@ -50,14 +50,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             for (int g = 0; g < G; ++g) {
                 AccT bw = uvalid ? ST::load((const T *)d.bW, (long)g * H + u) : AccT(0);
                 AccT br = uvalid ? ST::load((const T *)d.bR, (long)g * H + u) : AccT(0);
-                if (MODE == PRNN_KMODE_GRU && g == 2) {
+                if (g == C::APART_BIAS_GATE) {
                     bias[q][v][g] = bw;
                     bias_rn[q][v] = br;
                 } else {
                     bias[q][v][g] = bw + br;
                 }
             }
-            if (MODE != PRNN_KMODE_GRU)
+            if (C::APART_BIAS_GATE < 0)
                 bias_rn[q][v] = AccT(0);
 #pragma unroll
             for (int c = 0; c < NCH; ++c) {
@@ -160,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                         bool last = dir ? (t == 0) : (gb >= next_b);
                         if (last && d.hy)
                             ST::store((T *)d.hy, (long)gb * H + u, h);
-                        if (last && d.cy && MODE == PRNN_KMODE_LSTM)
+                        if (last && d.cy && C::CELL_STATE)
                             ST::store((T *)d.cy, (long)gb * H + u, cst[q][v]);
                         if (TRAIN)
 #pragma unroll

@@ -44,16 +44,18 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         xv = ((const AccT *)a.xin)[row * (G * H) + g * H + u];
 #endif
         x[g] = xv + ST::load((const T *)a.bW, g * H + u);
-        if (!(MODE == PRNN_KMODE_GRU && g == 2))
+        if (g != C::APART_BIAS_GATE)
             x[g] += ST::load((const T *)a.bR, g * H + u);
     }
     T *hs = (T *)a.hstate;
     AccT *cs = (AccT *)a.cstate;
-    AccT c = MODE == PRNN_KMODE_LSTM ? cs[i] : AccT(0);
-    AccT bias_rn = MODE == PRNN_KMODE_GRU ? ST::load((const T *)a.bR, 2 * H + u) : AccT(0);
+    AccT c = C::CELL_STATE ? cs[i] : AccT(0);
+    AccT bias_rn = C::APART_BIAS_GATE >= 0
+                       ? ST::load((const T *)a.bR, C::APART_BIAS_GATE * H + u)
+                       : AccT(0);
     AccT act[C::ACTN];
     AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, ST::load(hs, i), act);
-    if (MODE == PRNN_KMODE_LSTM)
+    if (C::CELL_STATE)
         cs[i] = c;
     ST::store(hs, i, h);
     ST::store((T *)a.y, row * a.y_cols + a.y_offset + u, h);
@@ -64,7 +66,7 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
     bool last = a.reverse ? a.final_step : (b >= a.next_batch);
     if (last && a.hy)
         ST::store((T *)a.hy, i, h);
-    if (last && a.cy && MODE == PRNN_KMODE_LSTM)
+    if (last && a.cy && C::CELL_STATE)
         ST::store((T *)a.cy, i, c);
 }
 
@@ -76,21 +78,20 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
         return;
     const int b = i / H, u = i % H;
     const bool later = b < a.prev_b, active = b < a.cur_b;
-    constexpr bool LSTM = MODE == PRNN_KMODE_LSTM, GRU = MODE == PRNN_KMODE_GRU;
     AccT *carry = (AccT *)a.carry;
     AccT dh_in, dc_in;
     if (later) {
         AccT rec = ((const AccT *)a.rec)[i];
-        dh_in = rec + (GRU ? carry[i] : AccT(0));
-        dc_in = LSTM ? carry[i] : AccT(0);
+        dh_in = rec + (C::H_BYPASS ? carry[i] : AccT(0));
+        dc_in = C::CELL_STATE ? carry[i] : AccT(0);
     } else {
         dh_in = a.dhy ? ST::load((const T *)a.dhy, i) : AccT(0);
-        dc_in = LSTM && a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
+        dc_in = C::CELL_STATE && a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
     }
     if (!active) {
         if (a.dhx)
             ST::store((T *)a.dhx, i, dh_in);
-        if (LSTM && a.dcx)
+        if (C::CELL_STATE && a.dcx)
             ST::store((T *)a.dcx, i, dc_in);
         return;
     }
@@ -102,20 +103,21 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     for (int k = 0; k < C::ACTN; ++k)
         act[k] = k < C::ACT ? ((const AccT *)a.act)[(row * C::ACT + k) * H + u] : AccT(0);
     AccT h = AccT(0), prev = AccT(0);
-    if (!LSTM && !GRU)
+    if (C::READS_H)
         h = ST::load((const T *)a.hout, row * a.y_cols + a.y_offset + u);
-    if (LSTM || GRU) {
+    if (C::READS_CPREV || C::READS_HPREV) {
         const long long prow = a.tp_row0 + b;
         if (b < a.tp_b)
-            prev = LSTM ? ((const AccT *)a.act)[(prow * C::ACT + 4) * H + u]
-                        : ST::load((const T *)a.hout, prow * a.y_cols + a.y_offset + u);
-        else if (LSTM ? a.cx != 0 : a.hx != 0)
-            prev = ST::load((const T *)(LSTM ? a.cx : a.hx), i);
+            prev = C::READS_CPREV
+                       ? ((const AccT *)a.act)[(prow * C::ACT + C::PREV_C_COL) * H + u]
+                       : ST::load((const T *)a.hout, prow * a.y_cols + a.y_offset + u);
+        else if (C::READS_CPREV ? a.cx != 0 : a.hx != 0)
+            prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx), i);
     }
     AccT dg[C::DG];
     AccT dc = dc_in;
     AccT bypass = C::template backward<ExactAct>(dh_in + dy, act, h, prev, prev, dc, dg);
-    carry[i] = LSTM ? dc : bypass;
+    carry[i] = C::CELL_STATE ? dc : bypass;
 #pragma unroll
     for (int g = 0; g < C::DG; ++g)
         ST::store((T *)a.dg, (row * C::DG + g) * H + u, dg[g]);

@@ -1,7 +1,9 @@
 /* The cells (prnnRNNMode_t): one row of traits per mode, the one place that
  * says what a mode is to the descriptors, the layouts, the planner, the
  * engines, the runners, the tuning DB, the tools and the tests. A new cell
- * is a row here, its CPU reference cell (src/ref/) and its kernel Cell<>
+ * is a row here, its CPU reference cell (src/ref/ref_cells.c: two functions
+ * and a row of ref_cells, kept beside the math rather than in this table so
+ * that this floor does not point into the reference) and its kernel Cell<>
  * (kernel_src/rnn_cell.cuh). */
 #ifndef PRNN_RNN_CELL_TRAITS_H
 #define PRNN_RNN_CELL_TRAITS_H

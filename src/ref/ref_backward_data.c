@@ -33,13 +33,12 @@ static void input_gradient(const bwd_ctx *c, const prnn_pseudo_layer_layout *lay
                 din[r * kin + i % H] += dg[r * eh + prnn_ref_dg_in_col(g, i)];
         return;
     }
-    if (g->mode == PRNN_GRU) {
-        /* gates r, z then n, whose input-side gradient sits after the
-         * recurrent-side one */
-        prnn_ref_gemm(n, kin, 2 * H, dg, eh, 1, w, kin, din, kin, pack);
-        prnn_ref_gemm(n, kin, H, dg + 3 * H, eh, 1, w + 2 * H * kin, kin, din, kin, pack);
-    } else {
-        prnn_ref_gemm(n, kin, g->gh, dg, eh, 1, w, kin, din, kin, pack);
+    /* the cell's input-side runs: dg columns against rows of W (GRU's n has
+     * its input-side gradient after the recurrent-side one) */
+    for (int k = 0; k < g->traits->input_runs; k++) {
+        const prnn_gate_run *run = &g->traits->input_run[k];
+        prnn_ref_gemm(n, kin, (size_t)run->count * H, dg + (size_t)run->dg_col * H, eh, 1,
+                      w + (size_t)run->w_row * H * kin, kin, din, kin, pack);
     }
 }
 
@@ -73,7 +72,7 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
     size_t pl = l * g->dirs + d;
     size_t sh = g->act_cols * H, eh = g->dg_cols * H;
     size_t kin = prnn_ref_layer_input(g, l);
-    int lstm = g->mode == PRNN_LSTM, gru = g->mode == PRNN_GRU;
+    int has_cell = g->traits->has_cell;
     const double *out = prnn_ref_res_out(g, c->res, l);
     const double *act = prnn_ref_res_act(g, c->res, pl);
     double *dg = prnn_ref_res_dg(g, c->res, pl);
@@ -89,7 +88,7 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
     }
     prnn_ref_load_state(g, c->hx, pl, P, ws->h0);
     prnn_ref_load_state(g, c->dhy, pl, P, ws->dh);
-    if (lstm) {
+    if (has_cell) {
         prnn_ref_load_state(g, c->cx, pl, H, ws->c0);
         prnn_ref_load_state(g, c->dcy, pl, H, ws->dc);
     }
@@ -100,9 +99,9 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
     for (size_t s = g->steps; s-- > 0;) {
         size_t t = prnn_ref_step_time(g, d, s);
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
-        if (gru)
+        if (g->cell->reads_hprev)
             prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, H, ws->h0, ws->hprev);
-        if (lstm)
+        if (g->cell->reads_cprev)
             prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, H, ws->c0, ws->cprev);
         if (g->has_proj)
             cell_backward_projected(c, nb, r0, d, act + r0 * sh,
@@ -117,7 +116,7 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
 
     if (c->dhx)
         prnn_ref_store_state(g, c->dhx, pl, P, ws->dh);
-    if (lstm && c->dcx)
+    if (has_cell && c->dcx)
         prnn_ref_store_state(g, c->dcx, pl, H, ws->dc);
     input_gradient(c, &lay, dg, kin, din);
 }
@@ -145,7 +144,7 @@ prnnStatus_t prnn_ref_backward_data(const prnn_rnn_problem *p, const void *y, co
         size_t kin = prnn_ref_layer_input(&g, l);
         memset(ws.din, 0, g.rows * kin * sizeof(double));
         for (size_t d = 0; d < g.dirs; d++) {
-            if (g.mode == PRNN_SRU)
+            if (g.traits->scan)
                 prnn_ref_sru_backward_dir(&g, &ws, &res, w, dhy, dcy, dhx, dcx, l, d, ws.din);
             else
                 backward_dir(&c, l, d, ws.din);

@@ -41,12 +41,10 @@ static void weights_dir(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws *ws,
     prnn_weights_pseudo_layer(g->rnn, (int)g->input, (int)pl, &lay);
     if (lay.w_cols) {
         memset(ws->dmat, 0, gh * kin * sizeof(double));
-        if (g->mode == PRNN_GRU) {
-            prnn_ref_gemm(2 * H, kin, n, dg, 1, eh, in, kin, ws->dmat, kin, ws->pack);
-            prnn_ref_gemm(H, kin, n, dg + 3 * H, 1, eh, in, kin, ws->dmat + 2 * H * kin, kin,
-                          ws->pack);
-        } else {
-            prnn_ref_gemm(gh, kin, n, dg, 1, eh, in, kin, ws->dmat, kin, ws->pack);
+        for (int k = 0; k < g->traits->input_runs; k++) {
+            const prnn_gate_run *run = &g->traits->input_run[k];
+            prnn_ref_gemm((size_t)run->count * H, kin, n, dg + (size_t)run->dg_col * H, 1, eh, in,
+                          kin, ws->dmat + (size_t)run->w_row * H * kin, kin, ws->pack);
         }
         prnn_ref_accumulate(dw, g->dtype, lay.w_offset, gh * kin, ws->dmat);
     }
@@ -105,7 +103,7 @@ prnnStatus_t prnn_ref_backward_weights(const prnn_rnn_problem *p, const void *x,
             in = prnn_ref_res_out(&g, &res, l - 1);
         }
         for (size_t d = 0; d < g.dirs; d++) {
-            if (g.mode == PRNN_SRU)
+            if (g.traits->scan)
                 prnn_ref_sru_weights_dir(&g, &ws, &res, l, d, in, dw);
             else
                 weights_dir(&g, &ws, &res, l, d, in, hx, dw);

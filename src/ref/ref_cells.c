@@ -1,7 +1,8 @@
 /*
- * The per-mode cell equations (docs/ARCHITECTURE.md section 5), forward and backward,
- * for the rows of one step. The products W x and R h arrive precomputed
- * (proj, rec), so this file holds all of the nonlinear math and nothing else.
+ * The per-mode cell equations (docs/ARCHITECTURE.md section 5), forward and
+ * backward, for the rows of one step: each cell's two functions and its row
+ * of ref_cells. The products W x and R h arrive precomputed (proj, rec), so
+ * this file holds all of the nonlinear math and nothing else.
  *
  * Gate blocks inside a row are H apart in the weight layout's order:
  * LSTM i f g o, GRU r z n, SRU u0 u1(f) u2(r) u3(x').
@@ -35,64 +36,162 @@ static int clip_passes(const prnn_ref_dims *g, double c)
     return c >= g->lclip && c <= g->rclip;
 }
 
+/* ---- one row of each cell: proj (W x + bW), rec (R h + bR), G*H each;
+ * h, c in h_{t-1}, c_{t-1}, out h_t, c_t; a: act_cols*H kept for backward,
+ * or NULL. Backward as prnn_ref_cell_backward, for one row. ---- */
+
+static void relu_forward(const prnn_ref_dims *g, const double *p, const double *q, double *h,
+                         double *c, double *a)
+{
+    (void)c, (void)a;
+    for (size_t j = 0; j < g->hidden; j++) {
+        double s = p[j] + q[j];
+        h[j] = s > 0.0 ? s : 0.0;
+    }
+}
+
+static void relu_backward(const prnn_ref_dims *g, const double *a, const double *ho,
+                          const double *dy, const double *hp, const double *cp, double *dh,
+                          double *dc, double *d)
+{
+    (void)a, (void)hp, (void)cp, (void)dc;
+    for (size_t j = 0; j < g->hidden; j++) {
+        /* h > 0 exactly where the pre-activation is > 0 */
+        d[j] = ho[j] > 0.0 ? dh[j] + dy[j] : 0.0;
+        dh[j] = 0.0;
+    }
+}
+
+static void tanh_forward(const prnn_ref_dims *g, const double *p, const double *q, double *h,
+                         double *c, double *a)
+{
+    (void)c, (void)a;
+    for (size_t j = 0; j < g->hidden; j++)
+        h[j] = tanh(p[j] + q[j]);
+}
+
+static void tanh_backward(const prnn_ref_dims *g, const double *a, const double *ho,
+                          const double *dy, const double *hp, const double *cp, double *dh,
+                          double *dc, double *d)
+{
+    (void)a, (void)hp, (void)cp, (void)dc;
+    for (size_t j = 0; j < g->hidden; j++) {
+        d[j] = (dh[j] + dy[j]) * (1.0 - ho[j] * ho[j]);
+        dh[j] = 0.0;
+    }
+}
+
+static void lstm_forward(const prnn_ref_dims *g, const double *p, const double *q, double *h,
+                         double *c, double *a)
+{
+    size_t H = g->hidden;
+    for (size_t j = 0; j < H; j++) {
+        double ig = sigmoid(p[j] + q[j]);
+        double fg = sigmoid(p[H + j] + q[H + j]);
+        double gg = tanh(p[2 * H + j] + q[2 * H + j]);
+        double og = sigmoid(p[3 * H + j] + q[3 * H + j]);
+        double pre = fg * c[j] + ig * gg, cn = clip_cell(g, pre);
+        c[j] = cn;
+        h[j] = og * tanh(cn);
+        if (a) {
+            a[j] = ig;
+            a[H + j] = fg;
+            a[2 * H + j] = gg;
+            a[3 * H + j] = og;
+            a[4 * H + j] = cn;
+            if (g->clip)
+                a[5 * H + j] = pre;
+        }
+    }
+}
+
+static void lstm_backward(const prnn_ref_dims *g, const double *a, const double *ho,
+                          const double *dy, const double *hp, const double *cp, double *dh,
+                          double *dc, double *d)
+{
+    size_t H = g->hidden;
+    (void)ho, (void)hp;
+    for (size_t j = 0; j < H; j++) {
+        double ig = a[j], fg = a[H + j], gg = a[2 * H + j];
+        double og = a[3 * H + j], tc = tanh(a[4 * H + j]);
+        double dhv = dh[j] + dy[j];
+        double dcv = dc[j] + dhv * og * (1.0 - tc * tc);
+        if (g->clip && !clip_passes(g, a[5 * H + j]))
+            dcv = 0.0;
+        d[j] = dcv * gg * ig * (1.0 - ig);
+        d[H + j] = dcv * cp[j] * fg * (1.0 - fg);
+        d[2 * H + j] = dcv * ig * (1.0 - gg * gg);
+        d[3 * H + j] = dhv * tc * og * (1.0 - og);
+        dc[j] = dcv * fg;
+        dh[j] = 0.0;
+    }
+}
+
+static void gru_forward(const prnn_ref_dims *g, const double *p, const double *q, double *h,
+                        double *c, double *a)
+{
+    size_t H = g->hidden;
+    (void)c;
+    for (size_t j = 0; j < H; j++) {
+        double r = sigmoid(p[j] + q[j]);
+        double z = sigmoid(p[H + j] + q[H + j]);
+        /* q holds R_n h + bR_n: the reset scales the recurrent bias too
+         * (cuDNN / PyTorch), unlike the original GRU */
+        double m = q[2 * H + j];
+        double n = tanh(p[2 * H + j] + r * m);
+        h[j] = (1.0 - z) * n + z * h[j];
+        if (a) {
+            a[j] = r;
+            a[H + j] = z;
+            a[2 * H + j] = n;
+            a[3 * H + j] = m;
+        }
+    }
+}
+
+static void gru_backward(const prnn_ref_dims *g, const double *a, const double *ho,
+                         const double *dy, const double *hp, const double *cp, double *dh,
+                         double *dc, double *d)
+{
+    size_t H = g->hidden;
+    (void)ho, (void)cp, (void)dc;
+    for (size_t j = 0; j < H; j++) {
+        double r = a[j], z = a[H + j], n = a[2 * H + j], m = a[3 * H + j];
+        double dhv = dh[j] + dy[j];
+        double dn = dhv * (1.0 - z) * (1.0 - n * n);
+        d[j] = dn * m * r * (1.0 - r);
+        d[H + j] = dhv * (hp[j] - n) * z * (1.0 - z);
+        d[2 * H + j] = dn * r; /* through R_n h + bR_n */
+        d[3 * H + j] = dn;     /* through W_n x + bW_n */
+        dh[j] = dhv * z;
+    }
+}
+
+/* Every cell that multiplies a recurrent matrix; SRU's scan has its own
+ * functions below (its inputs differ). */
+static const prnn_ref_cell ref_cells[] = {
+    {PRNN_RNN_RELU, relu_forward, relu_backward, .reads_hprev = 0, .reads_cprev = 0},
+    {PRNN_RNN_TANH, tanh_forward, tanh_backward, .reads_hprev = 0, .reads_cprev = 0},
+    {PRNN_LSTM, lstm_forward, lstm_backward, .reads_hprev = 0, .reads_cprev = 1},
+    {PRNN_GRU, gru_forward, gru_backward, .reads_hprev = 1, .reads_cprev = 0},
+};
+
+const prnn_ref_cell *prnn_ref_cell_of(prnnRNNMode_t mode)
+{
+    for (size_t i = 0; i < sizeof(ref_cells) / sizeof(ref_cells[0]); i++)
+        if (ref_cells[i].mode == mode)
+            return &ref_cells[i];
+    return NULL;
+}
+
 void prnn_ref_cell_forward(const prnn_ref_dims *g, size_t nb, const double *proj, const double *rec,
                            double *h, double *c, double *out, size_t ldo, double *act)
 {
     size_t H = g->hidden, gh = g->gh, sh = g->act_cols * H;
     for (size_t b = 0; b < nb; b++) {
-        const double *p = proj + b * gh, *q = rec + b * gh;
-        double *hb = h + b * H, *cb = c + b * H, *o = out + b * ldo;
-        double *a = act ? act + b * sh : NULL;
-        switch (g->mode) {
-        case PRNN_RNN_RELU:
-            for (size_t j = 0; j < H; j++) {
-                double s = p[j] + q[j];
-                hb[j] = s > 0.0 ? s : 0.0;
-            }
-            break;
-        case PRNN_RNN_TANH:
-            for (size_t j = 0; j < H; j++)
-                hb[j] = tanh(p[j] + q[j]);
-            break;
-        case PRNN_LSTM:
-            for (size_t j = 0; j < H; j++) {
-                double ig = sigmoid(p[j] + q[j]);
-                double fg = sigmoid(p[H + j] + q[H + j]);
-                double gg = tanh(p[2 * H + j] + q[2 * H + j]);
-                double og = sigmoid(p[3 * H + j] + q[3 * H + j]);
-                double pre = fg * cb[j] + ig * gg, cn = clip_cell(g, pre);
-                cb[j] = cn;
-                hb[j] = og * tanh(cn);
-                if (a) {
-                    a[j] = ig;
-                    a[H + j] = fg;
-                    a[2 * H + j] = gg;
-                    a[3 * H + j] = og;
-                    a[4 * H + j] = cn;
-                    if (g->clip)
-                        a[5 * H + j] = pre;
-                }
-            }
-            break;
-        case PRNN_GRU:
-            for (size_t j = 0; j < H; j++) {
-                double r = sigmoid(p[j] + q[j]);
-                double z = sigmoid(p[H + j] + q[H + j]);
-                /* q holds R_n h + bR_n: the reset scales the recurrent
-                 * bias too (cuDNN / PyTorch), unlike the original GRU */
-                double m = q[2 * H + j];
-                double n = tanh(p[2 * H + j] + r * m);
-                hb[j] = (1.0 - z) * n + z * hb[j];
-                if (a) {
-                    a[j] = r;
-                    a[H + j] = z;
-                    a[2 * H + j] = n;
-                    a[3 * H + j] = m;
-                }
-            }
-            break;
-        case PRNN_SRU: break; /* prnn_ref_sru_cell_forward: its inputs differ */
-        }
+        double *hb = h + b * H, *o = out + b * ldo;
+        g->cell->forward_row(g, proj + b * gh, rec + b * gh, hb, c + b * H,
+                             act ? act + b * sh : NULL);
         for (size_t j = 0; j < H; j++)
             o[j] = hb[j];
     }
@@ -103,56 +202,9 @@ void prnn_ref_cell_backward(const prnn_ref_dims *g, size_t nb, const double *act
                             const double *cprev, double *dh, double *dc, double *dg)
 {
     size_t H = g->hidden, sh = g->act_cols * H, eh = g->dg_cols * H;
-    for (size_t b = 0; b < nb; b++) {
-        const double *a = act + b * sh, *ho = hout + b * ldo;
-        const double *dy = dout + b * ldo;
-        double *dhb = dh + b * H, *dcb = dc + b * H, *d = dg + b * eh;
-        switch (g->mode) {
-        case PRNN_RNN_RELU:
-            for (size_t j = 0; j < H; j++) {
-                /* h > 0 exactly where the pre-activation is > 0 */
-                d[j] = ho[j] > 0.0 ? dhb[j] + dy[j] : 0.0;
-                dhb[j] = 0.0;
-            }
-            break;
-        case PRNN_RNN_TANH:
-            for (size_t j = 0; j < H; j++) {
-                d[j] = (dhb[j] + dy[j]) * (1.0 - ho[j] * ho[j]);
-                dhb[j] = 0.0;
-            }
-            break;
-        case PRNN_LSTM:
-            for (size_t j = 0; j < H; j++) {
-                double ig = a[j], fg = a[H + j], gg = a[2 * H + j];
-                double og = a[3 * H + j], tc = tanh(a[4 * H + j]);
-                double dhv = dhb[j] + dy[j];
-                double dcv = dcb[j] + dhv * og * (1.0 - tc * tc);
-                if (g->clip && !clip_passes(g, a[5 * H + j]))
-                    dcv = 0.0;
-                d[j] = dcv * gg * ig * (1.0 - ig);
-                d[H + j] = dcv * cprev[b * H + j] * fg * (1.0 - fg);
-                d[2 * H + j] = dcv * ig * (1.0 - gg * gg);
-                d[3 * H + j] = dhv * tc * og * (1.0 - og);
-                dcb[j] = dcv * fg;
-                dhb[j] = 0.0;
-            }
-            break;
-        case PRNN_GRU:
-            for (size_t j = 0; j < H; j++) {
-                double r = a[j], z = a[H + j], n = a[2 * H + j];
-                double m = a[3 * H + j], hp = hprev[b * H + j];
-                double dhv = dhb[j] + dy[j];
-                double dn = dhv * (1.0 - z) * (1.0 - n * n);
-                d[j] = dn * m * r * (1.0 - r);
-                d[H + j] = dhv * (hp - n) * z * (1.0 - z);
-                d[2 * H + j] = dn * r; /* through R_n h + bR_n */
-                d[3 * H + j] = dn;     /* through W_n x + bW_n */
-                dhb[j] = dhv * z;
-            }
-            break;
-        case PRNN_SRU: break; /* prnn_ref_sru_cell_backward */
-        }
-    }
+    for (size_t b = 0; b < nb; b++)
+        g->cell->backward_row(g, act + b * sh, hout + b * ldo, dout + b * ldo, hprev + b * H,
+                              cprev + b * H, dh + b * H, dc + b * H, dg + b * eh);
 }
 
 /*

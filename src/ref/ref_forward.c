@@ -64,7 +64,6 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, 
     prnn_ref_fwd_ws *ws = f->ws;
     size_t H = g->hidden, P = g->proj, gh = g->gh;
     size_t pl = l * g->dirs + d, sh = g->act_cols * H;
-    int lstm = g->mode == PRNN_LSTM;
     prnn_pseudo_layer_layout lay;
 
     prnn_weights_pseudo_layer(g->rnn, (int)g->input, (int)pl, &lay);
@@ -76,7 +75,7 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, 
         prnn_ref_load_transposed(f->w, g->dtype, lay.p_offset, P, H, ws->pt);
 
     prnn_ref_load_state(g, f->hx, pl, P, ws->h);
-    if (lstm)
+    if (g->traits->has_cell)
         prnn_ref_load_state(g, f->cx, pl, H, ws->c);
 
     /* Rows beyond batch[t] keep their state untouched, so after the loop
@@ -101,7 +100,7 @@ static void forward_dir(const fwd_ctx *f, size_t l, size_t d, const double *in, 
 
     if (f->hy)
         prnn_ref_store_state(g, f->hy, pl, P, ws->h);
-    if (lstm && f->cy)
+    if (g->traits->has_cell && f->cy)
         prnn_ref_store_state(g, f->cy, pl, H, ws->c);
 }
 
@@ -129,7 +128,7 @@ prnnStatus_t prnn_ref_forward(const prnn_rnn_problem *p, int training, const voi
         out = training ? prnn_ref_res_out(&g, &res, l) : ws.out[l % 2];
         for (size_t d = 0; d < g.dirs; d++) {
             double *act = training ? prnn_ref_res_act(&g, &res, l * g.dirs + d) : NULL;
-            if (g.mode == PRNN_SRU)
+            if (g.traits->scan)
                 prnn_ref_sru_forward_dir(&g, &ws, w, cx, hy, cy, l, d, in, out, act);
             else
                 forward_dir(&f, l, d, in, out, act);

@@ -15,7 +15,10 @@
 #include <stdint.h>
 
 #include "prnn.h"
+#include "rnn_cell_traits.h"
 #include "rnn_problem.h"
+
+typedef struct prnn_ref_cell prnn_ref_cell;
 
 /*
  * The problem with every derived size in size_t, so that index arithmetic
@@ -24,6 +27,10 @@
 typedef struct {
     const struct prnnRNNStruct *rnn;
     prnnRNNMode_t mode;
+    /* the mode's traits (rnn_cell_traits.h) and its reference math (NULL for
+     * SRU, whose scan has its own functions) */
+    const prnn_cell_traits_row *traits;
+    const prnn_ref_cell *cell;
     prnnDataType_t dtype;
     int skip;      /* SKIP_INPUT: layer 0 has no W */
     size_t hidden; /* H */
@@ -80,10 +87,16 @@ static inline size_t prnn_ref_layer_input(const prnn_ref_dims *g, size_t l)
 }
 
 /* Column of gate-row i's input-side gradient inside a dg row (see dg_cols):
- * GRU's n gate keeps its input-side gradient in the extra block. */
+ * the cell's input-side runs (GRU's n keeps it in the extra block). */
 static inline size_t prnn_ref_dg_in_col(const prnn_ref_dims *g, size_t i)
 {
-    return g->mode == PRNN_GRU && i >= 2 * g->hidden ? i + g->hidden : i;
+    const prnn_cell_traits_row *t = g->traits;
+    for (int k = 0; k < t->input_runs; k++) {
+        size_t lo = (size_t)t->input_run[k].w_row * g->hidden;
+        if (i >= lo && i < lo + (size_t)t->input_run[k].count * g->hidden)
+            return i - lo + (size_t)t->input_run[k].dg_col * g->hidden;
+    }
+    return i;
 }
 
 /*
@@ -274,6 +287,21 @@ void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k, const double
                           double *pack);
 
 /* ---- cells: one step of one direction, for the batch[t] rows active ---- */
+
+/* A cell's reference math (src/ref/ref_cells.c): its forward and backward
+ * for one row (as prnn_ref_cell_forward and _backward, which call them for
+ * each row), and which state of the step before its backward reads. */
+struct prnn_ref_cell {
+    prnnRNNMode_t mode;
+    void (*forward_row)(const prnn_ref_dims *g, const double *proj, const double *rec, double *h,
+                        double *c, double *act);
+    void (*backward_row)(const prnn_ref_dims *g, const double *act, const double *hout,
+                         const double *dout, const double *hprev, const double *cprev, double *dh,
+                         double *dc, double *dg);
+    int reads_hprev, reads_cprev;
+};
+/* The reference math of mode; NULL for SRU (prnn_ref_sru_cell_*). */
+const prnn_ref_cell *prnn_ref_cell_of(prnnRNNMode_t mode);
 
 /*
  * proj: rows of W x + bW (G*H apart); rec: rows of R h + bR (G*H apart);

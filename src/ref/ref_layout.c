@@ -19,11 +19,13 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     const struct prnnRNNStruct *rnn = p->rnn;
     g->rnn = rnn;
     g->mode = rnn->mode;
+    g->traits = prnn_cell_traits(rnn->mode);
+    g->cell = prnn_ref_cell_of(rnn->mode);
     g->dtype = rnn->dtype;
     g->skip = rnn->input_mode == PRNN_SKIP_INPUT;
     g->hidden = (size_t)rnn->hidden;
     /* SRU: the widest projection, u0..u3 (layers without x' use 3) */
-    g->gates = (size_t)prnn_cell_traits(rnn->mode)->w_matrices;
+    g->gates = (size_t)g->traits->w_matrices;
     g->dirs = (size_t)prnn_rnn_dirs(rnn);
     g->layers = (size_t)rnn->layers;
     g->steps = (size_t)p->seq_length;
@@ -43,9 +45,8 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
     g->io = p->io;
     /* the kernels' reserve columns (the cell's traits), plus LSTM's value
      * before the clip; SRU's scan keeps its own (ref_internal.h) */
-    const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
-    g->act_cols = cell->scan ? 6 : (size_t)cell->act_cols + (size_t)g->clip;
-    g->dg_cols = cell->scan ? g->gates : (size_t)cell->dg_cols;
+    g->act_cols = g->traits->scan ? 6 : (size_t)g->traits->act_cols + (size_t)g->clip;
+    g->dg_cols = g->traits->scan ? g->gates : (size_t)g->traits->dg_cols;
     g->kmax = g->input > g->dh ? g->input : g->dh;
     g->sru_identity = rnn->sru_activation == PRNN_SRU_ACTIVATION_IDENTITY;
     g->sru_scale = rnn->sru_scale;

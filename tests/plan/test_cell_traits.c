@@ -11,6 +11,7 @@
 #include "descriptors.h"
 #include "plan_check.h"
 #include "prnn_kernel_abi.h"
+#include "ref/ref_internal.h"
 #include "rnn_cell_traits.h"
 #include "weights_layout.h"
 
@@ -173,6 +174,31 @@ static void check_kernel_abi(void)
     }
 }
 
+/* The CPU reference's math: one row of ref_cells for every mode that
+ * multiplies a recurrent matrix, none for SRU's scan (its own functions);
+ * the state its backward reads of the step before as the kernel Cell<>
+ * reads it (c_{t-1} with a cell state, h_{t-1} for GRU's z h_{t-1}). */
+static void check_ref_cells(void)
+{
+    for (int i = 0; prnn_cell_traits_at(i); i++) {
+        const prnn_cell_traits_row *c = prnn_cell_traits_at(i);
+        const prnn_ref_cell *r = prnn_ref_cell_of(c->mode);
+        if (c->scan) {
+            EXPECT(r == NULL, "%s: a scan has no ref_cells row", c->name);
+            continue;
+        }
+        EXPECT(r && r->mode == c->mode && r->forward_row && r->backward_row, "%s: no ref_cells row",
+               c->name);
+        if (!r)
+            continue;
+        EXPECT(r->reads_cprev == c->has_cell, "%s: reads c_{t-1} %d, has a cell state %d", c->name,
+               r->reads_cprev, c->has_cell);
+        EXPECT(r->reads_hprev == (c->mode == PRNN_GRU), "%s: reads h_{t-1} %d", c->name,
+               r->reads_hprev);
+    }
+    CHECK(prnn_ref_cell_of((prnnRNNMode_t)-1) == NULL);
+}
+
 /* The LinLayer ids the calls accept, as they were before the table: SRU 4,
  * else 2 * gates and one more with a projection. */
 static void check_lin_layer_ids(void)
@@ -194,12 +220,13 @@ int main(void)
     check_rows();
     check_no_mode();
     check_kernel_abi();
+    check_ref_cells();
     check_lin_layer_ids();
     if (test_failures)
         fprintf(stderr, "plan-cell-traits: %d check(s) failed\n", test_failures);
     else
-        printf("plan-cell-traits: %d rows pinned, the kernel ABI's macros agree: all checks "
-               "passed\n",
+        printf("plan-cell-traits: %d rows pinned, the kernel ABI's macros and the reference's "
+               "cells agree: all checks passed\n",
                N_EXPECTED);
     return test_failures ? 1 : 0;
 }
