@@ -9,7 +9,7 @@ module, and at least as fast as torch.nn).
 A step is forward, backward (a fixed output gradient) and an SGD update of
 the parameters: the update changes the weights, so the autocast step pays
 for converting them again, as a real training step does. Timing as
-bench_torch_lstm.py's: CUDA events around repeated steps after a warm-up,
+bench_torch_modules.py's: CUDA events around repeated steps after a warm-up,
 median of 5 runs, in milliseconds per step.
 """
 
@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 import prnn.torch as pt
-from bench_torch_lstm import _time_gpu
+from bench_torch_modules import _time_gpu
 
 
 def _step(module, x, dy, opt, autocast, dtype, device="cuda"):

@@ -15,7 +15,8 @@
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
-#   torchbench: prnn.torch.LSTM against torch.nn.LSTM (TORCHBENCH_ARGS).
+#   torchbench: prnn.torch's modules against torch.nn's (TORCHBENCH_ARGS, e.g.
+#               "--grid edges --modes lstm,gru": issue 22's module target).
 #   firststep: time to the first training step in fresh processes, prnn cold,
 #   warm and warmed by prnn-cache, beside torch.nn (FIRSTSTEP_ARGS). ddp:
 #   DistributedDataParallel over every GPU here (tests/gpu/ddp.sh). psum: the
@@ -145,7 +146,7 @@ for stage in $STAGES; do
     python)   run_stage python "${PY_ENV[@]}" PRNN_REQUIRE_GPU=1 \
                   python3 -m pytest -q -p no:cacheprovider "$ROOT/python/tests" ;;
     torchbench) run_stage torchbench "${PY_ENV[@]}" \
-                  python3 "$ROOT/python/benchmarks/bench_torch_lstm.py" ${TORCHBENCH_ARGS:-} \
+                  python3 "$ROOT/python/benchmarks/bench_torch_modules.py" ${TORCHBENCH_ARGS:-} \
                   --json "$OUT/torchbench.json" ;;
     firststep) run_stage firststep "${PY_ENV[@]}" \
                   python3 "$ROOT/python/benchmarks/bench_first_step.py" ${FIRSTSTEP_ARGS:-} \
