@@ -216,7 +216,17 @@ class _PrnnRNNBase(nn.Module):
         result = super()._apply(fn, *args, **kwargs)
         self._cast.clear()
         self.flatten_parameters()
+        self._start_gpu()
         return result
+
+    def _start_gpu(self):
+        """On a CUDA device, this thread's prnn handle now rather than at
+        the first forward: its creation starts prnn's warm-up (NVRTC's and
+        cuBLASLt's loading, ~0.1 s) beside whatever the caller does before
+        that first step (an optimizer, a data loader)."""
+        weights = self._flat_weights
+        if weights and weights[0] is not None and weights[0].device.type == "cuda":
+            _runtime.handle(weights[0].device)
 
     # -- what eager calls keep ----------------------------------------------------
 
