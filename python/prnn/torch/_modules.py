@@ -520,9 +520,10 @@ class LSTM(_PrnnRNNBase):
     def __new__(cls, *args: Any, **kwargs: Any) -> "LSTM":
         proj = kwargs.get("proj_size", args[7] if len(args) > 7 else 0)
         if proj and cls is LSTM:
-            # (hidden_size None, not given, fails in check_proj_size's comparison)
-            _lstmp.check_proj_size(proj, kwargs.get(  # type: ignore[arg-type]
-                "hidden_size", args[1] if len(args) > 1 else None))
+            hidden = kwargs.get("hidden_size", args[1] if len(args) > 1 else None)
+            # without hidden_size, the constructor's own TypeError says what is missing
+            if hidden is not None:
+                _lstmp.check_proj_size(proj, hidden)
             return super().__new__(_ProjectedLSTMLayer)
         return super().__new__(cls)
 
