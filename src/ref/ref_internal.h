@@ -26,7 +26,6 @@ typedef struct prnn_ref_cell prnn_ref_cell;
  */
 typedef struct {
     const struct prnnRNNStruct *rnn;
-    prnnRNNMode_t mode;
     /* the mode's traits (rnn_cell_traits.h) and its reference math (NULL for
      * SRU, whose scan has its own functions) */
     const prnn_cell_traits_row *traits;

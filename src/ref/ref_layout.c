@@ -18,7 +18,6 @@ void prnn_ref_dims_init(const prnn_rnn_problem *p, prnn_ref_dims *g)
 {
     const struct prnnRNNStruct *rnn = p->rnn;
     g->rnn = rnn;
-    g->mode = rnn->mode;
     g->traits = prnn_cell_traits(rnn->mode);
     g->cell = prnn_ref_cell_of(rnn->mode);
     g->dtype = rnn->dtype;
