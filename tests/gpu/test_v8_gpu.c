@@ -4,9 +4,10 @@
  * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
  * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
  * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
- * layout), outputs poisoned before each call, with the harness's tolerances;
- * and every v8 feature the GPU engines do not have must be NOT_SUPPORTED
- * with the feature named, from the size query and from prnnRNNForward.
+ * layout) and every bias mode, outputs poisoned before each call, with the
+ * harness's tolerances; and every v8 feature the GPU engines do not have
+ * must be NOT_SUPPORTED with the feature named, from the size query and from
+ * prnnRNNForward.
  *
  * Exit 77 without a GPU (meson: SKIP). --self-test runs it with a second
  * CPU-reference handle as the device under test (exact comparisons; the
@@ -26,6 +27,7 @@ typedef struct {
     int hidden, input, layers, bidir, batch, max_seq;
     int lengths[4];
     prnnRNNDataLayout_t layout;
+    prnnRNNBiasMode_t bias;
 } v8_gpu_case;
 
 /* One problem's descriptors on one handle. */
@@ -61,7 +63,7 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
     int dirs = c->bidir ? 2 : 1;
     prnnDataType_t prec = c->dtype == PRNN_DATA_DOUBLE ? PRNN_DATA_DOUBLE : PRNN_DATA_FLOAT;
     return ok(prnnCreateRNNDescriptor(&d->rnn), "prnnCreateRNNDescriptor") &&
-           ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, PRNN_RNN_DOUBLE_BIAS,
+           ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, c->bias,
                                       c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                       PRNN_LINEAR_INPUT, c->dtype, prec, PRNN_DEFAULT_MATH,
                                       c->input, c->hidden, c->hidden, c->layers, NULL,
@@ -219,23 +221,21 @@ static void check_refusals(prnnHandle_t dut)
 {
     static const struct {
         int proj, clip;
-        prnnRNNBiasMode_t bias;
         prnnRNNDataLayout_t layout;
         int lengths[2];
         const char *needle;
     } cases[] = {
-        {2, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
-        {4, 1, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "clipping"},
-        {4, 0, PRNN_RNN_NO_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "biasMode"},
-        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
-        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
+        {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
+        {4, 1, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "clipping"},
+        {4, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
+        {4, 0, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         prnnRNNDescriptor_t rnn;
         prnnRNNDataDescriptor_t xd;
         prnnCreateRNNDescriptor(&rnn);
         prnnCreateRNNDataDescriptor(&xd);
-        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, cases[i].bias,
+        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, PRNN_RNN_DOUBLE_BIAS,
                                    PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT,
                                    PRNN_DATA_FLOAT, PRNN_DEFAULT_MATH, 3, 4, cases[i].proj, 1, NULL,
                                    PRNN_RNN_PADDED_IO_ENABLED),
@@ -256,8 +256,7 @@ static void check_refusals(prnnHandle_t dut)
         /* planning refuses what the engines lack (not the layouts: a plan
          * has none) */
         s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
-        int v8_feature = cases[i].proj != 4 || cases[i].clip ||
-                         cases[i].bias != PRNN_RNN_DOUBLE_BIAS;
+        int v8_feature = cases[i].proj != 4 || cases[i].clip;
         if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
             FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
                  prnnGetLastErrorLog());
@@ -282,7 +281,8 @@ int main(int argc, char **argv)
          4,
          6,
          {6, 5, 5, 2},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -292,7 +292,8 @@ int main(int argc, char **argv)
          3,
          8,
          {8, 8, 8, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -302,7 +303,8 @@ int main(int argc, char **argv)
          1,
          5,
          {5, 0, 0, 0},
-         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -312,7 +314,8 @@ int main(int argc, char **argv)
          2,
          16,
          {16, 9, 0, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -322,7 +325,55 @@ int main(int argc, char **argv)
          3,
          4,
          {4, 4, 1, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS},
+        /* the bias modes: an absent bias reads as zeros, its gradient is
+         * not written (GRU's single recurrent bias still sits inside
+         * r * (R_n h + bR_n)) */
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         3,
+         6,
+         {6, 4, 2, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_NO_BIAS},
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         64,
+         64,
+         1,
+         0,
+         2,
+         5,
+         {5, 5, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_REC_BIAS},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         2,
+         0,
+         4,
+         7,
+         {7, 6, 6, 3},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_INP_BIAS},
+        {PRNN_RNN_TANH,
+         PRNN_DATA_DOUBLE,
+         40,
+         24,
+         1,
+         1,
+         2,
+         4,
+         {4, 3, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_REC_BIAS},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
