@@ -122,14 +122,12 @@ static inline int prnn_rnn_has_bias_r(const struct prnnRNNStruct *r)
 }
 
 /* The first v8 setting of r that the GPU engines cannot run yet, as a
- * message names it, or NULL: a projection, cell clipping. (Bias modes run
+ * message names it, or NULL: a projection. (Bias modes and clipping run
  * there; the v5 calls take no v8 descriptor at all.) */
 static inline const char *prnn_rnn_gpu_lacks(const struct prnnRNNStruct *r)
 {
     if (r->proj)
         return "a projection (projSize < hiddenSize)";
-    if (r->clip_mode != PRNN_RNN_CLIP_NONE)
-        return "cell clipping (PRNN_RNN_CLIP_MINMAX)";
     return NULL;
 }
 

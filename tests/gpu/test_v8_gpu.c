@@ -4,10 +4,11 @@
  * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
  * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
  * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
- * layout) and every bias mode, outputs poisoned before each call, with the
- * harness's tolerances; and every v8 feature the GPU engines do not have
- * must be NOT_SUPPORTED with the feature named, from the size query and from
- * prnnRNNForward.
+ * layout), every bias mode and LSTM cell clipping, outputs poisoned before
+ * each call, with the harness's tolerances; and every v8 feature the GPU
+ * engines do not have must be NOT_SUPPORTED with the feature named, from the
+ * size query and from prnnRNNForward. tests/gpu/run.sh's v8 stage runs it
+ * with each engine forced too (PRNN_ENGINE).
  *
  * Exit 77 without a GPU (meson: SKIP). --self-test runs it with a second
  * CPU-reference handle as the device under test (exact comparisons; the
@@ -28,6 +29,10 @@ typedef struct {
     int lengths[4];
     prnnRNNDataLayout_t layout;
     prnnRNNBiasMode_t bias;
+    /* LSTM cell clipping: clip_nan 0 none, else PRNN_NOT_PROPAGATE_NAN + 1
+     * or PRNN_PROPAGATE_NAN + 1, with the bounds lclip, rclip */
+    int clip_nan;
+    double lclip, rclip;
 } v8_gpu_case;
 
 /* One problem's descriptors on one handle. */
@@ -69,6 +74,10 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
                                       c->input, c->hidden, c->hidden, c->layers, NULL,
                                       PRNN_RNN_PADDED_IO_ENABLED),
               "prnnSetRNNDescriptor_v8") &&
+           (!c->clip_nan ||
+            ok(prnnRNNSetClip_v8(d->rnn, PRNN_RNN_CLIP_MINMAX,
+                                 (prnnNanPropagation_t)(c->clip_nan - 1), c->lclip, c->rclip),
+               "prnnRNNSetClip_v8")) &&
            ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
            ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
            ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
@@ -200,9 +209,11 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                  names[i], e, tol, nan, gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
         worst = e > worst ? e : worst;
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d: worst rel err %.2g\n", index,
-           prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input, c->layers,
-           c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout, worst);
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s: worst rel err "
+           "%.2g\n",
+           index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
+           c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
+           (int)c->bias, c->clip_nan ? " clipped" : "", worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -226,7 +237,6 @@ static void check_refusals(prnnHandle_t dut)
         const char *needle;
     } cases[] = {
         {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
-        {4, 1, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "clipping"},
         {4, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
         {4, 0, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
     };
@@ -256,7 +266,7 @@ static void check_refusals(prnnHandle_t dut)
         /* planning refuses what the engines lack (not the layouts: a plan
          * has none) */
         s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
-        int v8_feature = cases[i].proj != 4 || cases[i].clip;
+        int v8_feature = cases[i].proj != 4;
         if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
             FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
                  prnnGetLastErrorLog());
@@ -282,7 +292,10 @@ int main(int argc, char **argv)
          6,
          {6, 5, 5, 2},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_DOUBLE_BIAS},
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -293,7 +306,10 @@ int main(int argc, char **argv)
          8,
          {8, 8, 8, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
-         PRNN_RNN_DOUBLE_BIAS},
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -304,7 +320,10 @@ int main(int argc, char **argv)
          5,
          {5, 0, 0, 0},
          PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
-         PRNN_RNN_DOUBLE_BIAS},
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -315,7 +334,10 @@ int main(int argc, char **argv)
          16,
          {16, 9, 0, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_DOUBLE_BIAS},
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -326,7 +348,10 @@ int main(int argc, char **argv)
          4,
          {4, 4, 1, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_DOUBLE_BIAS},
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         /* the bias modes: an absent bias reads as zeros, its gradient is
          * not written (GRU's single recurrent bias still sits inside
          * r * (R_n h + bR_n)) */
@@ -340,7 +365,10 @@ int main(int argc, char **argv)
          6,
          {6, 4, 2, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_NO_BIAS},
+         PRNN_RNN_NO_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
          64,
@@ -351,7 +379,10 @@ int main(int argc, char **argv)
          5,
          {5, 5, 0, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_SINGLE_REC_BIAS},
+         PRNN_RNN_SINGLE_REC_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          128,
@@ -362,7 +393,10 @@ int main(int argc, char **argv)
          7,
          {7, 6, 6, 3},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_SINGLE_INP_BIAS},
+         PRNN_RNN_SINGLE_INP_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
          40,
@@ -373,7 +407,70 @@ int main(int argc, char **argv)
          4,
          {4, 3, 0, 0},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-         PRNN_RNN_SINGLE_REC_BIAS},
+         PRNN_RNN_SINGLE_REC_BIAS,
+         0,
+         0.0,
+         0.0},
+        /* LSTM cell clipping, bounds tight enough that c_t crosses them:
+         * forward (c clamped before tanh and before the next step reads
+         * it) and backward (no gradient through a clipped c), both NaN
+         * rules, every data type */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         6,
+         {6, 5, 5, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.25,
+         0.3},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         256,
+         128,
+         1,
+         0,
+         4,
+         12,
+         {12, 12, 11, 9},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_PROPAGATE_NAN + 1,
+         -0.4,
+         0.2},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         128,
+         64,
+         1,
+         1,
+         2,
+         8,
+         {8, 3, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.3,
+         0.3},
+        {PRNN_LSTM,
+         PRNN_DATA_DOUBLE,
+         48,
+         48,
+         2,
+         0,
+         3,
+         5,
+         {5, 4, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_PROPAGATE_NAN + 1,
+         -0.2,
+         0.25},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
