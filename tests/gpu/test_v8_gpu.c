@@ -14,6 +14,7 @@
  * CPU-reference handle as the device under test (exact comparisons; the
  * NOT_SUPPORTED checks need a GPU handle and are skipped).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,27 +111,97 @@ enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B
 static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
                                         "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
 
-/* Runs the whole training step (and an inference forward into y first) on
- * one side; ptr[i] are its buffers, ws / rs its scratch. */
-static int run_step(side *d, void *const *ptr, void *ws, void *rs, prnnWgradMode_t wgrad)
+/* The inference call alone: y, hy, cy. */
+static int run_inference(side *d, void *const *ptr, void *ws)
 {
     return ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_INFERENCE, NULL, d->xd, ptr[B_X], d->yd,
                              ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, 0, NULL),
-              "prnnRNNForward (inference)") &&
+              "prnnRNNForward (inference)");
+}
+
+/* NaN over a device buffer, or nothing (NULL: the reference's host ones). */
+static int poison(const gc_buf *b)
+{
+    return !b || gc_poison(b, NULL) == 0;
+}
+
+/* The training step on one side: ptr[i] are its buffers, ws / rs its
+ * scratch; ws_buf / rs_buf (the device under test's, else NULL) are
+ * poisoned before each call and before the first, so that a part a call
+ * reads without writing (the absent bias's zeros) shows. */
+static int run_training(side *d, void *const *ptr, void *ws, void *rs, const gc_buf *ws_buf,
+                        const gc_buf *rs_buf, prnnWgradMode_t wgrad)
+{
+    return poison(ws_buf) && poison(rs_buf) &&
            ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_TRAINING, NULL, d->xd, ptr[B_X], d->yd,
                              ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNForward (training)") &&
+           poison(ws_buf) &&
            ok(prnnRNNBackwardData_v8(d->h, d->rnn, NULL, d->yd, ptr[B_Y], ptr[B_DY], d->xd,
                                      ptr[B_DX], d->hd, ptr[B_HX], ptr[B_DHY], ptr[B_DHX], d->hd,
                                      ptr[B_CX], ptr[B_DCY], ptr[B_DCX], d->w_bytes, ptr[B_W],
                                      d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNBackwardData_v8") &&
+           poison(ws_buf) &&
            ok(prnnRNNBackwardWeights_v8(d->h, d->rnn, wgrad, NULL, d->xd, ptr[B_X], d->hd,
                                         ptr[B_HX], d->yd, ptr[B_Y], d->w_bytes, ptr[B_DW],
                                         d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNBackwardWeights_v8");
+}
+
+/* Element i of a buffer of type t, as a double. */
+static double element(const void *buf, prnnDataType_t t, size_t i)
+{
+    switch (t) {
+    case PRNN_DATA_FLOAT: return ((const float *)buf)[i];
+    case PRNN_DATA_DOUBLE: return ((const double *)buf)[i];
+    case PRNN_DATA_HALF: {
+        unsigned h = ((const unsigned short *)buf)[i], e = (h >> 10) & 31, m = h & 1023;
+        double v = e == 31 ? (m ? NAN : INFINITY)
+                   : e     ? ldexp(1024.0 + m, (int)e - 25)
+                           : ldexp((double)m, -24);
+        return h & 0x8000 ? -v : v;
+    }
+    case PRNN_DATA_BFLOAT16: {
+        unsigned bits = (unsigned)((const unsigned short *)buf)[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof(f));
+        return f;
+    }
+    }
+    return NAN;
+}
+
+/* Sets element i of a buffer of type t to a quiet NaN. */
+static void set_nan(void *buf, prnnDataType_t t, size_t i)
+{
+    switch (t) {
+    case PRNN_DATA_FLOAT: ((float *)buf)[i] = NAN; break;
+    case PRNN_DATA_DOUBLE: ((double *)buf)[i] = NAN; break;
+    case PRNN_DATA_HALF: ((unsigned short *)buf)[i] = 0x7e00; break;
+    case PRNN_DATA_BFLOAT16: ((unsigned short *)buf)[i] = 0x7fc0; break;
+    }
+}
+
+/* The relative error over the elements both hold as numbers, and how many
+ * elements are a NaN in one of got and ref but not in the other. */
+static double nan_aware_err(const void *got, const void *ref, prnnDataType_t t, size_t n,
+                            size_t *mismatched)
+{
+    double num = 0, den = 0;
+    *mismatched = 0;
+    for (size_t i = 0; i < n; i++) {
+        double g = element(got, t, i), r = element(ref, t, i);
+        if (isnan(g) != isnan(r)) {
+            (*mismatched)++;
+        } else if (!isnan(r)) {
+            num += (g - r) * (g - r);
+            den += r * r;
+        }
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
 static size_t vectors(const v8_gpu_case *c)
@@ -188,26 +259,72 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
             gc_poison(&dev[i], NULL); /* NaN: an unwritten output shows */
     }
     void *rws = malloc(r.ws_bytes ? r.ws_bytes : 1), *rrs = malloc(r.rs_bytes ? r.rs_bytes : 1);
-    int ran = run_step(&r, host, rws, rrs, PRNN_WGRAD_MODE_SET) &&
-              run_step(&d, dptr, gc_addr(&ws), gc_addr(&rs), PRNN_WGRAD_MODE_SET) &&
-              gc.dev->sync_device() == 0;
-    double worst = 0;
     int cell = c->mode == PRNN_LSTM || c->mode == PRNN_SRU;
-    for (int i = B_Y; ran && i < NBUF; i++) {
-        if (!cell && (i == B_CY || i == B_DCX))
-            continue; /* not written without a cell state */
-        gc_download(got, &dev[i]);
-        size_t nan = 0;
-        double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
-        double tol = gc_tolerance(c->dtype, i == B_DW ? GC_TOL_WEIGHT_GRAD : GC_TOL_TRAINING);
-        if (c->mode == PRNN_RNN_RELU && i >= B_DX)
-            tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
-                      ? tol
-                      : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
-        if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
-            FAIL("case %d: %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s", index,
-                 names[i], e, tol, nan, gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
-        worst = e > worst ? e : worst;
+    double worst = 0;
+    /* The reference's inference outputs equal its training forward's: the
+     * device's inference call is checked against them, then the training
+     * step's, outputs poisoned again in between. */
+    int ran = run_inference(&r, host, rws) &&
+              run_training(&r, host, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
+              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+    for (int pass = 0; ran && pass < 2; pass++) {
+        /* pass 0: inference (y, hy, cy); pass 1: the training step (all) */
+        if (pass == 1) {
+            for (int k = B_Y; k < NBUF; k++)
+                ran &= poison(&dev[k]);
+            ran =
+                ran &&
+                run_training(&d, dptr, gc_addr(&ws), gc_addr(&rs), &ws, &rs, PRNN_WGRAD_MODE_SET) &&
+                gc.dev->sync_device() == 0;
+        }
+        for (int i = B_Y; ran && i < (pass ? NBUF : B_DX); i++) {
+            if (!cell && (i == B_CY || i == B_DCX))
+                continue; /* not written without a cell state */
+            gc_download(got, &dev[i]);
+            size_t nan = 0;
+            double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
+            double tol = gc_tolerance(c->dtype, !pass       ? GC_TOL_FORWARD
+                                                : i == B_DW ? GC_TOL_WEIGHT_GRAD
+                                                            : GC_TOL_TRAINING);
+            /* ReLU's derivative and the clip's jump at their thresholds:
+             * an element within rounding distance takes the other branch
+             * on the device (gpu_check.h, GC_TOL_RELU_GRAD) */
+            if ((c->mode == PRNN_RNN_RELU || c->clip_nan) && i >= B_DX)
+                tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
+                          ? tol
+                          : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
+            if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
+                FAIL("case %d: %s %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s",
+                     index, pass ? "training" : "inference", names[i], e, tol, nan,
+                     gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
+            worst = e > worst ? e : worst;
+        }
+    }
+    /* The NaN rule: one NaN in cx, forward only (the gradients are NaN
+     * under both rules, as the reference's). PRNN_NOT_PROPAGATE_NAN clamps
+     * it to lclip, every output a number; PRNN_PROPAGATE_NAN keeps it,
+     * and NaN must stand exactly where the reference has it. */
+    if (ran && c->clip_nan) {
+        set_nan(host[B_CX], c->dtype, 0);
+        ran = gc_upload(&dev[B_CX], host[B_CX]) == 0 && run_inference(&r, host, rws) &&
+              poison(&dev[B_Y]) && poison(&dev[B_HY]) && poison(&dev[B_CY]) &&
+              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+        const int outs[] = {B_Y, B_HY, B_CY};
+        for (int k = 0; ran && k < 3; k++) {
+            const int i = outs[k];
+            gc_download(got, &dev[i]);
+            size_t mismatched = 0, ref_nan = 0;
+            double e = nan_aware_err(got, host[i], c->dtype, count[i], &mismatched);
+            for (size_t j = 0; j < count[i]; j++)
+                ref_nan += isnan(element(host[i], c->dtype, j));
+            const int propagate = c->clip_nan - 1 == PRNN_PROPAGATE_NAN;
+            double tol = gc_tolerance(c->dtype, GC_TOL_FORWARD);
+            if (mismatched || !(e <= tol) || (propagate ? !ref_nan : ref_nan != 0))
+                FAIL("case %d: NaN in cx, %s: %zu elements NaN on one side only, %zu NaN in "
+                     "the reference (%s), relative error %.3g (tolerance %.3g)",
+                     index, names[i], mismatched, ref_nan,
+                     propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
+        }
     }
     printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s: worst rel err "
            "%.2g\n",
