@@ -14,14 +14,25 @@
 #define PRNN_KMODE_GRU 3
 #define PRNN_KMODE_GATES(m) ((m) == PRNN_KMODE_LSTM ? 4 : (m) == PRNN_KMODE_GRU ? 3 : 1)
 
+/* PRNN_CLIP: LSTM cell clipping (prnnRNNSetClip_v8), the bounds in the
+ * arguments' clip_lo and clip_hi: none; c_t clamped to them, a NaN becoming
+ * clip_lo (PRNN_NOT_PROPAGATE_NAN, C99's fmin/fmax); or a NaN kept. The
+ * other modes ignore it. */
+#define PRNN_KCLIP_NONE 0
+#define PRNN_KCLIP_MINMAX 1
+#define PRNN_KCLIP_MINMAX_NAN 2
+
 /* PRNN_PASS: which recurrence a persistent kernel runs. */
 #define PRNN_KPASS_FORWARD 0
 #define PRNN_KPASS_BACKWARD_DATA 1
 
 /* Values the forward pass keeps per row and hidden unit for the backward
  * pass ("act", math type): LSTM i f g o c, GRU r z n m (m = R_n h + bR_n);
- * RELU/TANH keep none (their derivative follows from the output h). */
+ * RELU/TANH keep none (their derivative follows from the output h). LSTM
+ * with clipping keeps a sixth, c before the clip (PRNN_ACT_COLS_CLIP). */
 #define PRNN_ACT_COLS(m) ((m) == PRNN_KMODE_LSTM ? 5 : (m) == PRNN_KMODE_GRU ? 4 : 0)
+#define PRNN_ACT_COLS_CLIP(m, clip)                                                                \
+    (PRNN_ACT_COLS(m) + ((m) == PRNN_KMODE_LSTM && (clip) != PRNN_KCLIP_NONE ? 1 : 0))
 
 /* Gate gradients per row and hidden unit ("dg", storage type), in gate order;
  * GRU keeps four: r, z, n as seen through R (r * dn), and n as seen through
@@ -58,6 +69,7 @@ typedef struct {
     unsigned int tag_base; /* layer * seq_length: step tags stay unique over
                             * the layers of one call */
     int reserved;
+    double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_rnn_args;
 
 /* The backward-data kernel, one direction of one layer. Rows are those of
@@ -92,6 +104,7 @@ typedef struct {
     int dy_storage;
     unsigned int tag_base; /* steps of the layers already run in this call */
     int reserved;
+    double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_bwd_args;
 
 /* Dropout between layers (rnn_train.cu), with src/ref/philox.h's mask of
@@ -267,6 +280,7 @@ typedef struct {
     int final_step;   /* 1 for the direction's last processed step */
     int reverse;
     void *act;        /* training: [rows][ACT_COLS][hidden] math type; else NULL */
+    double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_args;
 
 /* The standard path's backward step: after a cuBLASLt GEMM has computed
@@ -289,6 +303,7 @@ typedef struct {
     int tp_b;          /* rows of the forward-order previous step (0: none) */
     int y_cols, y_offset, dy_cols, dy_storage;
     int reserved;
+    double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_bwd_args;
 
 /*
@@ -316,6 +331,7 @@ typedef struct {
     int x_cols;                  /* input width (K of W) */
     int y_cols;                  /* dirs * hidden */
     int reserved;
+    double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */
 } prnn_fused_step_args;
 
 /* Start of a standard-path layer: hstate = hx (or 0), cstate = cx (or 0). */

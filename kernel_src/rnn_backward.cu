@@ -194,8 +194,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     if (active) {
                         const ItemLoads &l = in[q][v];
                         AccT dc = dc_in;
-                        AccT bypass = C::template backward<Act>(dh_in + l.dy, l.act, l.h, l.prev,
-                                                                l.prev, dc, dgv[v]);
+                        AccT bypass = C::template backward<Act>(
+                            dh_in + l.dy, l.act, l.h, l.prev, l.prev, dc, dgv[v],
+                            CellClip(args.clip_lo, args.clip_hi));
                         cry[q][v] = C::CELL_STATE ? dc : bypass;
                         if (!uok) {
 #pragma unroll

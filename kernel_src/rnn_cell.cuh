@@ -8,6 +8,16 @@
 #include "prnn_kernel_abi.h"
 #include "rnn_types.cuh"
 
+#ifndef PRNN_CLIP
+#define PRNN_CLIP PRNN_KCLIP_NONE
+#endif
+
+// PRNN_CLIP's bounds for the cell state (the arguments' clip_lo, clip_hi).
+struct CellClip {
+    AccT lo, hi;
+    __device__ __forceinline__ CellClip(double l, double h) : lo(AccT(l)), hi(AccT(h)) {}
+};
+
 // Activations. ExactAct: 1/(1+e^-x) and the accurate tanh. CheapAct: sigmoid
 // as 1/2 + tanh(x/2)/2 (no IEEE division, whose slow-path branch sat in the
 // middle of the cell), and with APPROX the hardware tanh (max error
@@ -27,7 +37,7 @@ typedef CellAct<false, false> ExactAct;
 
 template <int MODE> struct Cell {
     static constexpr int G = PRNN_KMODE_GATES(MODE);
-    static constexpr int ACT = PRNN_ACT_COLS(MODE);
+    static constexpr int ACT = PRNN_ACT_COLS_CLIP(MODE, PRNN_CLIP);
     static constexpr int DG = PRNN_DG_COLS(MODE);
     static constexpr int ACTN = ACT > 0 ? ACT : 1; // array sizes
 
@@ -51,17 +61,39 @@ template <int MODE> struct Cell {
         // part of the gradient of h_{t-1} bypasses R (backward's return
         // value, GRU's z dh): the backward carries it to the previous step
         H_BYPASS = MODE == PRNN_KMODE_GRU,
+        // LSTM's cell clipping (PRNN_KCLIP_*), and where act keeps c before
+        // the clip
+        CLIP = MODE == PRNN_KMODE_LSTM ? PRNN_CLIP : PRNN_KCLIP_NONE,
+        PRE_CLIP_COL = 5,
     };
+
+    // c clamped to the bounds (the reference's clip_cell): a NaN becomes lo
+    // unless it propagates.
+    static __device__ __forceinline__ AccT clip_value(AccT v, const CellClip &b)
+    {
+        if (CLIP == PRNN_KCLIP_MINMAX_NAN && v != v)
+            return v;
+        AccT m = v > b.lo ? v : b.lo; // a NaN compares false: lo
+        return m < b.hi ? m : b.hi;
+    }
+    // Whether the gradient passes the clip of pre-clip value v: inside the
+    // bounds, or a NaN that propagated (the reference's clip_passes).
+    static __device__ __forceinline__ bool clip_passes(AccT v, const CellClip &b)
+    {
+        if (v != v)
+            return CLIP == PRNN_KCLIP_MINMAX_NAN;
+        return v >= b.lo && v <= b.hi;
+    }
 
     // h_t from the recurrent products rec[g] (R h_{t-1}, no bias) and xp[g]
     // (W x_t + every bias, except GRU's bR_n, which the reset scales and so
     // comes separately as bias_rn). c: LSTM's cell state, in c_{t-1}, out
     // c_t. hprev: h_{t-1} (GRU). act: what the backward pass keeps (ACT
-    // values), written when training.
+    // values), written when training. clip: CLIP's bounds.
     template <class A>
     static __device__ __forceinline__ AccT forward(const AccT (&rec)[G], const AccT (&xp)[G],
                                                    AccT bias_rn, AccT &c, AccT hprev,
-                                                   AccT (&act)[ACTN])
+                                                   AccT (&act)[ACTN], const CellClip &clip)
     {
         if (MODE == PRNN_KMODE_LSTM) {
             AccT ig = A::sigmoid(rec[0] + xp[0]);
@@ -69,6 +101,10 @@ template <int MODE> struct Cell {
             AccT gg = A::tanh_(rec[2 % G] + xp[2 % G]);
             AccT og = A::sigmoid(rec[3 % G] + xp[3 % G]);
             AccT cn = fg * c + ig * gg;
+            if (CLIP) {
+                act[PRE_CLIP_COL % ACTN] = cn;
+                cn = clip_value(cn, clip);
+            }
             c = cn;
             act[0] = ig;
             act[1 % ACTN] = fg;
@@ -98,15 +134,18 @@ template <int MODE> struct Cell {
     // h_{t-1} (GRU); cprev: c_{t-1} (LSTM). dc: LSTM, in the gradient of
     // c_t from later steps, out that of c_{t-1}. Returns the part of the
     // gradient of h_{t-1} that does not go through R (GRU's z dh; else 0).
+    // clip: CLIP's bounds (no gradient passes a clipped c).
     template <class A>
     static __device__ __forceinline__ AccT backward(AccT dhv, const AccT (&act)[ACTN], AccT h,
                                                     AccT hprev, AccT cprev, AccT &dc,
-                                                    AccT (&dg)[DG])
+                                                    AccT (&dg)[DG], const CellClip &clip)
     {
         if (MODE == PRNN_KMODE_LSTM) {
             AccT ig = act[0], fg = act[1 % ACTN], gg = act[2 % ACTN], og = act[3 % ACTN];
             AccT tc = A::tanh_(act[4 % ACTN]);
             AccT dcv = dc + dhv * og * (AccT(1) - tc * tc);
+            if (CLIP && !clip_passes(act[PRE_CLIP_COL % ACTN], clip))
+                dcv = AccT(0);
             dg[0] = dcv * gg * ig * (AccT(1) - ig);
             dg[1 % DG] = dcv * cprev * fg * (AccT(1) - fg);
             dg[2 % DG] = dcv * ig * (AccT(1) - gg * gg);

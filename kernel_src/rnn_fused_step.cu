@@ -122,7 +122,8 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
                 c = ST::load((const T *)a.cx[d], (long)b * H + u);
         }
         AccT act[C::ACTN];
-        AccT h = C::template forward<ExactAct>(rec, xp, bias_rn, c, hprev, act);
+        AccT h = C::template forward<ExactAct>(rec, xp, bias_rn, c, hprev, act,
+                                               CellClip(a.clip_lo, a.clip_hi));
         h = ST::round(h);
         if (C::CELL_STATE)
             ((AccT *)a.cstate[d])[(long)b * H + u] = c;

@@ -148,7 +148,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     }
                     AccT act[C::ACTN];
                     AccT h = C::template forward<Act>(rec, xp[q][v], bias_rn[q][v], cst[q][v],
-                                                      hst[q][v], act);
+                                                      hst[q][v], act,
+                                                      CellClip(args.clip_lo, args.clip_hi));
                     if (!uok[v])
                         h = AccT(0); // padding unit of an odd H: finite, never used
                     h = ST::round(h);

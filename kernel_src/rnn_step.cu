@@ -54,7 +54,8 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
                        ? ST::load((const T *)a.bR, C::APART_BIAS_GATE * H + u)
                        : AccT(0);
     AccT act[C::ACTN];
-    AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, ST::load(hs, i), act);
+    AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, ST::load(hs, i), act,
+                                           CellClip(a.clip_lo, a.clip_hi));
     if (C::CELL_STATE)
         cs[i] = c;
     ST::store(hs, i, h);
@@ -116,7 +117,8 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     }
     AccT dg[C::DG];
     AccT dc = dc_in;
-    AccT bypass = C::template backward<ExactAct>(dh_in + dy, act, h, prev, prev, dc, dg);
+    AccT bypass = C::template backward<ExactAct>(dh_in + dy, act, h, prev, prev, dc, dg,
+                                                 CellClip(a.clip_lo, a.clip_hi));
     carry[i] = C::CELL_STATE ? dc : bypass;
 #pragma unroll
     for (int g = 0; g < C::DG; ++g)

@@ -121,11 +121,14 @@ static inline int prnn_rnn_has_bias_r(const struct prnnRNNStruct *r)
     return !r->no_bias_r;
 }
 
-/* Whether a v8 feature that the v5 calls and the GPU engines do not have is
- * on: a projection, a bias mode other than double, or clipping. */
-static inline int prnn_rnn_has_v8_features(const struct prnnRNNStruct *r)
+/* The first v8 setting of r that the GPU engines cannot run yet, as a
+ * message names it, or NULL: a projection. (Bias modes and clipping run
+ * there; the v5 calls take no v8 descriptor at all.) */
+static inline const char *prnn_rnn_gpu_lacks(const struct prnnRNNStruct *r)
 {
-    return r->proj || r->no_bias_w || r->no_bias_r || r->clip_mode != PRNN_RNN_CLIP_NONE;
+    if (r->proj)
+        return "a projection (projSize < hiddenSize)";
+    return NULL;
 }
 
 /*

@@ -176,11 +176,12 @@ static prnnStatus_t check_plan_args(prnnHandle_t handle, const struct prnnRNNStr
 {
     PRNN_TRY(prnn_check_handle(handle));
     PRNN_TRY(prnn_check_rnn(rnn, "rnnDesc"));
-    if (!prnn_call_is_cpu(handle) && prnn_rnn_has_v8_features(rnn))
+    const char *lacks = prnn_call_is_cpu(handle) ? NULL : prnn_rnn_gpu_lacks(rnn);
+    if (lacks)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "rnnDesc has a projection, cell clipping or a bias mode other than "
-                         "PRNN_RNN_DOUBLE_BIAS: the GPU engines cannot run them yet, so there is "
-                         "nothing to plan");
+                         "rnnDesc has %s: the GPU engines cannot run it yet, so there is nothing "
+                         "to plan",
+                         lacks);
     PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1", mini_batch);

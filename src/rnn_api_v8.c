@@ -183,16 +183,6 @@ static prnnStatus_t check_gpu_runs(const struct prnnContext *h, const v8_problem
                          "projSize = %d < hiddenSize = %d: the GPU engines have no LSTM "
                          "projection yet%s",
                          rnn->proj, rnn->hidden, cpu);
-    if (rnn->clip_mode != PRNN_RNN_CLIP_NONE)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "cell clipping (PRNN_RNN_CLIP_MINMAX): the GPU engines have no clipping "
-                         "yet%s",
-                         cpu);
-    if (rnn->no_bias_w || rnn->no_bias_r)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "biasMode other than PRNN_RNN_DOUBLE_BIAS: the GPU engines read both "
-                         "biases (set the absent ones to zero under PRNN_RNN_DOUBLE_BIAS)%s",
-                         cpu);
     if (q->p.io)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                          "xDesc: layout %s with batchSize %d and sequences shorter than "

@@ -1,6 +1,15 @@
 #include "rnn_key.h"
 
 #include "descriptors.h"
+#include "prnn_kernel_abi.h"
+#include "rnn_cell_traits.h"
+
+static int clip_code(const struct prnnRNNStruct *rnn)
+{
+    if (!prnn_cell_traits(rnn->mode)->clip || rnn->clip_mode != PRNN_RNN_CLIP_MINMAX)
+        return PRNN_KCLIP_NONE;
+    return rnn->clip_nan == PRNN_PROPAGATE_NAN ? PRNN_KCLIP_MINMAX_NAN : PRNN_KCLIP_MINMAX;
+}
 
 void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_key *key)
 {
@@ -13,10 +22,11 @@ void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_k
     key->layers = rnn->layers;
     key->dirs = prnn_rnn_dirs(rnn);
     key->mini_batch = mini_batch;
+    key->clip = clip_code(rnn);
 }
 
 /* The fields in one order, for the equality test and the hash alike. */
-enum { KEY_FIELDS = 9 };
+enum { KEY_FIELDS = 10 };
 static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
 {
     out[0] = k->mode;
@@ -28,6 +38,7 @@ static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
     out[6] = k->layers;
     out[7] = k->dirs;
     out[8] = k->mini_batch;
+    out[9] = k->clip;
 }
 
 int prnn_rnn_key_equal(const prnn_rnn_key *a, const prnn_rnn_key *b)

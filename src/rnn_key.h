@@ -28,6 +28,10 @@ typedef struct {
     int layers;
     int dirs;       /* 1, or 2 for PRNN_BIDIRECTIONAL */
     int mini_batch; /* the largest batch of a call (rows of its first step) */
+    /* LSTM cell clipping (prnnRNNSetClip_v8) as the kernels take it:
+     * prnn_kernel_abi.h's PRNN_KCLIP_NONE, _MINMAX or _MINMAX_NAN. The
+     * bounds are the kernels' arguments, not part of the key. */
+    int clip;
 } prnn_rnn_key;
 
 /* The key of rnn's settings with batches of up to mini_batch rows. */

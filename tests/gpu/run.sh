@@ -8,7 +8,9 @@
 #                                    (default: pipeline forward training v8 autotool demo)
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; v8: test_v8_gpu (the cuDNN 8/9-shaped
-#   calls against the CPU reference, and their NOT_SUPPORTED cases); sru: both, SRU cases only, and memcheck
+#   calls against the CPU reference, bias modes and clipping included, and
+#   their NOT_SUPPORTED cases), then again with the persistent, standard, step
+#   and small-h engines forced; sru: both, SRU cases only, and memcheck
 #   on the small SRU cases; sanitize: compute-sanitizer memcheck, racecheck
 #   and synccheck of both suites on small filtered cases. engines: both quick
 #   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
@@ -102,7 +104,11 @@ for stage in $STAGES; do
             "$BUILD/tools/autotune/prnn-autotune" --modes lstm,gru --hidden 512,1024 --batch 1,16 \
             --dtype half,float --pass backward-data --force --candidates 12 --budget 10 --verbose \
             --output "$OUT/psum-tune.json" ;;
-    v8)       run_stage v8 "$BUILD/tests/gpu/test_v8_gpu" ;;
+    v8)       run_stage v8 "$BUILD/tests/gpu/test_v8_gpu"
+              # bias modes and clipping reach every engine's kernels
+              for e in persistent standard step small-h; do
+                  run_stage "v8-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_v8_gpu"
+              done ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
     # SRU alone: both suites' SRU cases (quick grid and extras), then the
     # memory checker on the small ones

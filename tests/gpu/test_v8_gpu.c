@@ -4,14 +4,17 @@
  * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
  * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
  * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
- * layout), outputs poisoned before each call, with the harness's tolerances;
- * and every v8 feature the GPU engines do not have must be NOT_SUPPORTED
- * with the feature named, from the size query and from prnnRNNForward.
+ * layout), every bias mode and LSTM cell clipping, outputs poisoned before
+ * each call, with the harness's tolerances; and every v8 feature the GPU
+ * engines do not have must be NOT_SUPPORTED with the feature named, from the
+ * size query and from prnnRNNForward. tests/gpu/run.sh's v8 stage runs it
+ * with each engine forced too (PRNN_ENGINE).
  *
  * Exit 77 without a GPU (meson: SKIP). --self-test runs it with a second
  * CPU-reference handle as the device under test (exact comparisons; the
  * NOT_SUPPORTED checks need a GPU handle and are skipped).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,11 @@ typedef struct {
     int hidden, input, layers, bidir, batch, max_seq;
     int lengths[4];
     prnnRNNDataLayout_t layout;
+    prnnRNNBiasMode_t bias;
+    /* LSTM cell clipping: clip_nan 0 none, else PRNN_NOT_PROPAGATE_NAN + 1
+     * or PRNN_PROPAGATE_NAN + 1, with the bounds lclip, rclip */
+    int clip_nan;
+    double lclip, rclip;
 } v8_gpu_case;
 
 /* One problem's descriptors on one handle. */
@@ -61,12 +69,16 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
     int dirs = c->bidir ? 2 : 1;
     prnnDataType_t prec = c->dtype == PRNN_DATA_DOUBLE ? PRNN_DATA_DOUBLE : PRNN_DATA_FLOAT;
     return ok(prnnCreateRNNDescriptor(&d->rnn), "prnnCreateRNNDescriptor") &&
-           ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, PRNN_RNN_DOUBLE_BIAS,
+           ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, c->bias,
                                       c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                       PRNN_LINEAR_INPUT, c->dtype, prec, PRNN_DEFAULT_MATH,
                                       c->input, c->hidden, c->hidden, c->layers, NULL,
                                       PRNN_RNN_PADDED_IO_ENABLED),
               "prnnSetRNNDescriptor_v8") &&
+           (!c->clip_nan ||
+            ok(prnnRNNSetClip_v8(d->rnn, PRNN_RNN_CLIP_MINMAX,
+                                 (prnnNanPropagation_t)(c->clip_nan - 1), c->lclip, c->rclip),
+               "prnnRNNSetClip_v8")) &&
            ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
            ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
            ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
@@ -99,27 +111,97 @@ enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B
 static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
                                         "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
 
-/* Runs the whole training step (and an inference forward into y first) on
- * one side; ptr[i] are its buffers, ws / rs its scratch. */
-static int run_step(side *d, void *const *ptr, void *ws, void *rs, prnnWgradMode_t wgrad)
+/* The inference call alone: y, hy, cy. */
+static int run_inference(side *d, void *const *ptr, void *ws)
 {
     return ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_INFERENCE, NULL, d->xd, ptr[B_X], d->yd,
                              ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, 0, NULL),
-              "prnnRNNForward (inference)") &&
+              "prnnRNNForward (inference)");
+}
+
+/* NaN over a device buffer, or nothing (NULL: the reference's host ones). */
+static int poison(const gc_buf *b)
+{
+    return !b || gc_poison(b, NULL) == 0;
+}
+
+/* The training step on one side: ptr[i] are its buffers, ws / rs its
+ * scratch; ws_buf / rs_buf (the device under test's, else NULL) are
+ * poisoned before each call and before the first, so that a part a call
+ * reads without writing (the absent bias's zeros) shows. */
+static int run_training(side *d, void *const *ptr, void *ws, void *rs, const gc_buf *ws_buf,
+                        const gc_buf *rs_buf, prnnWgradMode_t wgrad)
+{
+    return poison(ws_buf) && poison(rs_buf) &&
            ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_TRAINING, NULL, d->xd, ptr[B_X], d->yd,
                              ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNForward (training)") &&
+           poison(ws_buf) &&
            ok(prnnRNNBackwardData_v8(d->h, d->rnn, NULL, d->yd, ptr[B_Y], ptr[B_DY], d->xd,
                                      ptr[B_DX], d->hd, ptr[B_HX], ptr[B_DHY], ptr[B_DHX], d->hd,
                                      ptr[B_CX], ptr[B_DCY], ptr[B_DCX], d->w_bytes, ptr[B_W],
                                      d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNBackwardData_v8") &&
+           poison(ws_buf) &&
            ok(prnnRNNBackwardWeights_v8(d->h, d->rnn, wgrad, NULL, d->xd, ptr[B_X], d->hd,
                                         ptr[B_HX], d->yd, ptr[B_Y], d->w_bytes, ptr[B_DW],
                                         d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNBackwardWeights_v8");
+}
+
+/* Element i of a buffer of type t, as a double. */
+static double element(const void *buf, prnnDataType_t t, size_t i)
+{
+    switch (t) {
+    case PRNN_DATA_FLOAT: return ((const float *)buf)[i];
+    case PRNN_DATA_DOUBLE: return ((const double *)buf)[i];
+    case PRNN_DATA_HALF: {
+        unsigned h = ((const unsigned short *)buf)[i], e = (h >> 10) & 31, m = h & 1023;
+        double v = e == 31 ? (m ? NAN : INFINITY)
+                   : e     ? ldexp(1024.0 + m, (int)e - 25)
+                           : ldexp((double)m, -24);
+        return h & 0x8000 ? -v : v;
+    }
+    case PRNN_DATA_BFLOAT16: {
+        unsigned bits = (unsigned)((const unsigned short *)buf)[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof(f));
+        return f;
+    }
+    }
+    return NAN;
+}
+
+/* Sets element i of a buffer of type t to a quiet NaN. */
+static void set_nan(void *buf, prnnDataType_t t, size_t i)
+{
+    switch (t) {
+    case PRNN_DATA_FLOAT: ((float *)buf)[i] = NAN; break;
+    case PRNN_DATA_DOUBLE: ((double *)buf)[i] = NAN; break;
+    case PRNN_DATA_HALF: ((unsigned short *)buf)[i] = 0x7e00; break;
+    case PRNN_DATA_BFLOAT16: ((unsigned short *)buf)[i] = 0x7fc0; break;
+    }
+}
+
+/* The relative error over the elements both hold as numbers, and how many
+ * elements are a NaN in one of got and ref but not in the other. */
+static double nan_aware_err(const void *got, const void *ref, prnnDataType_t t, size_t n,
+                            size_t *mismatched)
+{
+    double num = 0, den = 0;
+    *mismatched = 0;
+    for (size_t i = 0; i < n; i++) {
+        double g = element(got, t, i), r = element(ref, t, i);
+        if (isnan(g) != isnan(r)) {
+            (*mismatched)++;
+        } else if (!isnan(r)) {
+            num += (g - r) * (g - r);
+            den += r * r;
+        }
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
 static size_t vectors(const v8_gpu_case *c)
@@ -177,30 +259,78 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
             gc_poison(&dev[i], NULL); /* NaN: an unwritten output shows */
     }
     void *rws = malloc(r.ws_bytes ? r.ws_bytes : 1), *rrs = malloc(r.rs_bytes ? r.rs_bytes : 1);
-    int ran = run_step(&r, host, rws, rrs, PRNN_WGRAD_MODE_SET) &&
-              run_step(&d, dptr, gc_addr(&ws), gc_addr(&rs), PRNN_WGRAD_MODE_SET) &&
-              gc.dev->sync_device() == 0;
-    double worst = 0;
     int cell = c->mode == PRNN_LSTM || c->mode == PRNN_SRU;
-    for (int i = B_Y; ran && i < NBUF; i++) {
-        if (!cell && (i == B_CY || i == B_DCX))
-            continue; /* not written without a cell state */
-        gc_download(got, &dev[i]);
-        size_t nan = 0;
-        double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
-        double tol = gc_tolerance(c->dtype, i == B_DW ? GC_TOL_WEIGHT_GRAD : GC_TOL_TRAINING);
-        if (c->mode == PRNN_RNN_RELU && i >= B_DX)
-            tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
-                      ? tol
-                      : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
-        if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
-            FAIL("case %d: %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s", index,
-                 names[i], e, tol, nan, gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
-        worst = e > worst ? e : worst;
+    double worst = 0;
+    /* The reference's inference outputs equal its training forward's: the
+     * device's inference call is checked against them, then the training
+     * step's, outputs poisoned again in between. */
+    int ran = run_inference(&r, host, rws) &&
+              run_training(&r, host, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
+              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+    for (int pass = 0; ran && pass < 2; pass++) {
+        /* pass 0: inference (y, hy, cy); pass 1: the training step (all) */
+        if (pass == 1) {
+            for (int k = B_Y; k < NBUF; k++)
+                ran &= poison(&dev[k]);
+            ran =
+                ran &&
+                run_training(&d, dptr, gc_addr(&ws), gc_addr(&rs), &ws, &rs, PRNN_WGRAD_MODE_SET) &&
+                gc.dev->sync_device() == 0;
+        }
+        for (int i = B_Y; ran && i < (pass ? NBUF : B_DX); i++) {
+            if (!cell && (i == B_CY || i == B_DCX))
+                continue; /* not written without a cell state */
+            gc_download(got, &dev[i]);
+            size_t nan = 0;
+            double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
+            double tol = gc_tolerance(c->dtype, !pass       ? GC_TOL_FORWARD
+                                                : i == B_DW ? GC_TOL_WEIGHT_GRAD
+                                                            : GC_TOL_TRAINING);
+            /* ReLU's derivative and the clip's jump at their thresholds:
+             * an element within rounding distance takes the other branch
+             * on the device (gpu_check.h, GC_TOL_RELU_GRAD) */
+            if ((c->mode == PRNN_RNN_RELU || c->clip_nan) && i >= B_DX)
+                tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
+                          ? tol
+                          : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
+            if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
+                FAIL("case %d: %s %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s",
+                     index, pass ? "training" : "inference", names[i], e, tol, nan,
+                     gc_guard_ok(&dev[i]) ? "intact" : "overwritten");
+            worst = e > worst ? e : worst;
+        }
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d: worst rel err %.2g\n", index,
-           prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input, c->layers,
-           c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout, worst);
+    /* The NaN rule: one NaN in cx, forward only (the gradients are NaN
+     * under both rules, as the reference's). PRNN_NOT_PROPAGATE_NAN clamps
+     * it to lclip, every output a number; PRNN_PROPAGATE_NAN keeps it,
+     * and NaN must stand exactly where the reference has it. */
+    if (ran && c->clip_nan) {
+        set_nan(host[B_CX], c->dtype, 0);
+        ran = gc_upload(&dev[B_CX], host[B_CX]) == 0 && run_inference(&r, host, rws) &&
+              poison(&dev[B_Y]) && poison(&dev[B_HY]) && poison(&dev[B_CY]) &&
+              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+        const int outs[] = {B_Y, B_HY, B_CY};
+        for (int k = 0; ran && k < 3; k++) {
+            const int i = outs[k];
+            gc_download(got, &dev[i]);
+            size_t mismatched = 0, ref_nan = 0;
+            double e = nan_aware_err(got, host[i], c->dtype, count[i], &mismatched);
+            for (size_t j = 0; j < count[i]; j++)
+                ref_nan += isnan(element(host[i], c->dtype, j));
+            const int propagate = c->clip_nan - 1 == PRNN_PROPAGATE_NAN;
+            double tol = gc_tolerance(c->dtype, GC_TOL_FORWARD);
+            if (mismatched || !(e <= tol) || (propagate ? !ref_nan : ref_nan != 0))
+                FAIL("case %d: NaN in cx, %s: %zu elements NaN on one side only, %zu NaN in "
+                     "the reference (%s), relative error %.3g (tolerance %.3g)",
+                     index, names[i], mismatched, ref_nan,
+                     propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
+        }
+    }
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s: worst rel err "
+           "%.2g\n",
+           index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
+           c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
+           (int)c->bias, c->clip_nan ? " clipped" : "", worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -219,23 +349,20 @@ static void check_refusals(prnnHandle_t dut)
 {
     static const struct {
         int proj, clip;
-        prnnRNNBiasMode_t bias;
         prnnRNNDataLayout_t layout;
         int lengths[2];
         const char *needle;
     } cases[] = {
-        {2, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
-        {4, 1, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "clipping"},
-        {4, 0, PRNN_RNN_NO_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "biasMode"},
-        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
-        {4, 0, PRNN_RNN_DOUBLE_BIAS, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
+        {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
+        {4, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
+        {4, 0, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         prnnRNNDescriptor_t rnn;
         prnnRNNDataDescriptor_t xd;
         prnnCreateRNNDescriptor(&rnn);
         prnnCreateRNNDataDescriptor(&xd);
-        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, cases[i].bias,
+        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, PRNN_RNN_DOUBLE_BIAS,
                                    PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT,
                                    PRNN_DATA_FLOAT, PRNN_DEFAULT_MATH, 3, 4, cases[i].proj, 1, NULL,
                                    PRNN_RNN_PADDED_IO_ENABLED),
@@ -256,8 +383,7 @@ static void check_refusals(prnnHandle_t dut)
         /* planning refuses what the engines lack (not the layouts: a plan
          * has none) */
         s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
-        int v8_feature = cases[i].proj != 4 || cases[i].clip ||
-                         cases[i].bias != PRNN_RNN_DOUBLE_BIAS;
+        int v8_feature = cases[i].proj != 4;
         if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
             FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
                  prnnGetLastErrorLog());
@@ -282,7 +408,11 @@ int main(int argc, char **argv)
          4,
          6,
          {6, 5, 5, 2},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -292,7 +422,11 @@ int main(int argc, char **argv)
          3,
          8,
          {8, 8, 8, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -302,7 +436,11 @@ int main(int argc, char **argv)
          1,
          5,
          {5, 0, 0, 0},
-         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -312,7 +450,11 @@ int main(int argc, char **argv)
          2,
          16,
          {16, 9, 0, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -322,7 +464,130 @@ int main(int argc, char **argv)
          3,
          4,
          {4, 4, 1, 0},
-         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
+        /* the bias modes: an absent bias reads as zeros, its gradient is
+         * not written (GRU's single recurrent bias still sits inside
+         * r * (R_n h + bR_n)) */
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         3,
+         6,
+         {6, 4, 2, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_NO_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         64,
+         64,
+         1,
+         0,
+         2,
+         5,
+         {5, 5, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_REC_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         2,
+         0,
+         4,
+         7,
+         {7, 6, 6, 3},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_RNN_TANH,
+         PRNN_DATA_DOUBLE,
+         40,
+         24,
+         1,
+         1,
+         2,
+         4,
+         {4, 3, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_REC_BIAS,
+         0,
+         0.0,
+         0.0},
+        /* LSTM cell clipping, bounds tight enough that c_t crosses them:
+         * forward (c clamped before tanh and before the next step reads
+         * it) and backward (no gradient through a clipped c), both NaN
+         * rules, every data type */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         6,
+         {6, 5, 5, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.25,
+         0.3},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         256,
+         128,
+         1,
+         0,
+         4,
+         12,
+         {12, 12, 11, 9},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_PROPAGATE_NAN + 1,
+         -0.4,
+         0.2},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         128,
+         64,
+         1,
+         1,
+         2,
+         8,
+         {8, 3, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.3,
+         0.3},
+        {PRNN_LSTM,
+         PRNN_DATA_DOUBLE,
+         48,
+         48,
+         2,
+         0,
+         3,
+         5,
+         {5, 4, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_PROPAGATE_NAN + 1,
+         -0.2,
+         0.25},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);

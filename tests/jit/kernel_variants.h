@@ -45,6 +45,7 @@ typedef struct {
     /* The tile's text form, as it runs (normalised for the shape: the
      * build fails when the geometry would run another). */
     const char *tile;
+    int clip; /* LSTM cell clipping: PRNN_KCLIP_* (0: none) */
 } jit_persistent_variant;
 
 extern const jit_persistent_variant jit_persistent_variants[];

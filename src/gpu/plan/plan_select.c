@@ -13,6 +13,7 @@
 #include "jit/cubin_cache.h"
 #include "jit/module_cache.h"
 #include "jit/nvrtc_compile.h"
+#include "prnn_kernel_abi.h"
 #include "tuning/tuning_db.h"
 
 /* Configurations a pass's engine is offered, at most. */
@@ -334,13 +335,24 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
     return s;
 }
 
+/* Whether the autotuner may search for p: it is on, and the network does
+ * not clip its cell state. A clipped LSTM takes its unclipped shape's tuned
+ * or heuristic configuration (the same kernels but for the clamp): the
+ * autotuner checks each candidate's gradients against the CPU reference,
+ * which the clip's jump makes too noisy in 16 bits to accept any, and its
+ * results would land under the unclipped shape's key. */
+static int may_autotune(const prnn_gpu_call *g, const prnn_plan *p)
+{
+    return g->autotune == PRNN_AUTOTUNE_ON && p->key.clip == PRNN_KCLIP_NONE;
+}
+
 static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, prnn_plan *p)
 {
     PRNN_TRY(prnn_run_kernels_load(g->gs, &p->kernels, &p->stats));
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
-    PRNN_TRY(choose_pass(&fq, g->autotune == PRNN_AUTOTUNE_ON, &p->pass[PRNN_PASS_FORWARD], NULL));
+    PRNN_TRY(choose_pass(&fq, may_autotune(g, p), &p->pass[PRNN_PASS_FORWARD], NULL));
     return choose_short(&fq, p);
 }
 
@@ -385,7 +397,7 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD], *b = &p->pass[PRNN_PASS_BACKWARD_DATA];
-    if (g->autotune == PRNN_AUTOTUNE_ON && !b->settled && !b->loaded)
+    if (may_autotune(g, p) && !b->settled && !b->loaded)
         PRNN_TRY(autotune_backward(&bq, b));
     PRNN_TRY(f->engine->load_training(&fq, f));
     if (p->short_fwd.engine)

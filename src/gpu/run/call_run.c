@@ -1,8 +1,34 @@
 #include "gpu/run/call_run.h"
 
+#include <stdint.h>
+
 #include "error.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/layered_run.h"
+
+/* The zeros a forward call's kernels read for a bias the bias mode drops
+ * (the workspace's zero_bias, when the call has one). */
+static prnnStatus_t zero_absent_bias(const prnn_call_plan *c)
+{
+    if (c->l.zero_bias == (size_t)-1)
+        return PRNN_STATUS_SUCCESS;
+    CUdeviceptr zeros = (CUdeviceptr)(uintptr_t)prnn_run_ws(c, c->l.zero_bias);
+    return prnn_cu_check(c->gs->cu->cuMemsetD8Async(zeros, 0, c->gh * c->es, c->stream),
+                         "cuMemsetD8Async (the absent bias's zeros)");
+}
+
+static prnnStatus_t run_engine(prnn_call_plan *c, const void *buffers)
+{
+    const prnn_engine *e = c->pass->engine;
+    PRNN_TRY(zero_absent_bias(c));
+    if (e->run)
+        return e->run(c, buffers);
+    if (c->kind == PRNN_CALL_BACKWARD_DATA)
+        return prnn_layered_backward_data(c, buffers);
+    if (c->kind == PRNN_CALL_BACKWARD_WEIGHTS)
+        return prnn_layered_backward_weights(c, buffers);
+    return prnn_layered_forward(c, buffers);
+}
 
 prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void *buffers, void *ws)
 {
@@ -11,16 +37,7 @@ prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void
     c->ws = ws;
     c->stream = (CUstream)g->stream;
     PRNN_TRY(prnn_gpu_enter(c->gs));
-    const prnn_engine *e = c->pass->engine;
-    prnnStatus_t s;
-    if (e->run)
-        s = e->run(c, buffers);
-    else if (c->kind == PRNN_CALL_BACKWARD_DATA)
-        s = prnn_layered_backward_data(c, buffers);
-    else if (c->kind == PRNN_CALL_BACKWARD_WEIGHTS)
-        s = prnn_layered_backward_weights(c, buffers);
-    else
-        s = prnn_layered_forward(c, buffers);
+    prnnStatus_t s = run_engine(c, buffers);
     prnn_gpu_leave(c->gs);
     return s;
 }

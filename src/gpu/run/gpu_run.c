@@ -47,27 +47,39 @@ void *prnn_run_out_offset(void *base, size_t bytes)
     return base ? (char *)base + bytes : NULL;
 }
 
-/* Byte offsets of a pseudo-layer's W (or (size_t)-1: none), R, bW and bR. */
+/* Byte offsets of a pseudo-layer's W, R, bW and bR ((size_t)-1: W of a
+ * SKIP_INPUT layer 0, a bias the bias mode drops). */
 static void dir_parts(const prnn_call_plan *c, int pseudo, size_t at[4], int *w_cols)
 {
     prnn_pseudo_layer_layout pl;
     prnn_weights_pseudo_layer(c->rnn, c->p->input_size, pseudo, &pl);
-    at[0] = pl.w_offset == (size_t)-1 ? (size_t)-1 : pl.w_offset * c->es;
-    at[1] = pl.r_offset * c->es;
-    at[2] = pl.bw_offset * c->es;
-    at[3] = pl.br_offset * c->es;
+    const size_t offsets[4] = {pl.w_offset, pl.r_offset, pl.bw_offset, pl.br_offset};
+    for (int i = 0; i < 4; i++)
+        at[i] = offsets[i] == (size_t)-1 ? (size_t)-1 : offsets[i] * c->es;
     *w_cols = pl.w_cols;
+}
+
+static const void *part_of(const void *base, size_t at)
+{
+    return at == (size_t)-1 ? NULL : (const char *)base + at;
+}
+
+static void *out_part_of(void *base, size_t at)
+{
+    return at == (size_t)-1 ? NULL : (char *)base + at;
 }
 
 void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
 {
     size_t at[4];
     dir_parts(c, pseudo, at, &d->w_cols);
-    const char *base = w;
-    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
-    d->R = base + at[1];
-    d->bW = base + at[2];
-    d->bR = base + at[3];
+    d->W = part_of(w, at[0]);
+    d->R = part_of(w, at[1]);
+    /* an absent bias reads as zeros (forward calls have them; the backward
+     * reads no bias) */
+    const void *zeros = prnn_run_ws(c, c->l.zero_bias);
+    d->bW = at[2] == (size_t)-1 ? zeros : part_of(w, at[2]);
+    d->bR = at[3] == (size_t)-1 ? zeros : part_of(w, at[3]);
 }
 
 void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d)
@@ -75,11 +87,10 @@ void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_
     size_t at[4];
     int w_cols;
     dir_parts(c, pseudo, at, &w_cols);
-    char *base = dw;
-    d->W = at[0] == (size_t)-1 ? NULL : base + at[0];
-    d->R = base + at[1];
-    d->bW = base + at[2];
-    d->bR = base + at[3];
+    d->W = out_part_of(dw, at[0]);
+    d->R = out_part_of(dw, at[1]);
+    d->bW = out_part_of(dw, at[2]); /* NULL: no gradient to write */
+    d->bR = out_part_of(dw, at[3]);
 }
 
 unsigned prnn_run_grid(unsigned long long n, unsigned block)

@@ -43,14 +43,18 @@ typedef struct prnn_call_plan {
 /* One pseudo-layer's weights inside w. */
 typedef struct {
     const void *W; /* NULL for SKIP_INPUT layer 0 */
-    const void *R, *bW, *bR;
+    const void *R;
+    /* a bias the bias mode drops: the workspace's zero_bias (forward calls),
+     * NULL (the others, which read no bias) */
+    const void *bW, *bR;
     int w_cols;
 } prnn_dir_weights;
 
 /* The same parts inside dw, which BackwardWeights writes. */
 typedef struct {
     void *W; /* NULL for SKIP_INPUT layer 0 */
-    void *R, *bW, *bR;
+    void *R;
+    void *bW, *bR; /* NULL where the bias mode drops the bias */
 } prnn_dir_grads;
 
 /* Fills c for a call of kind `call` of p run by pp, with kernels k:

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "error.h"
+#include "prnn_kernel_abi.h"
+#include "rnn_cell_traits.h"
 
 int prnn_kernel_dtype_code(prnnDataType_t t)
 {
@@ -37,6 +39,13 @@ void prnn_request_define(prnn_kernel_request *r, const char *name, long value)
         r->overflow = 1;
     r->ptr[r->n] = r->text[r->n];
     r->n++;
+}
+
+void prnn_request_cell(prnn_kernel_request *r, const prnn_rnn_key *key)
+{
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(key->mode)->kernel_mode);
+    if (key->clip != PRNN_KCLIP_NONE)
+        prnn_request_define(r, "PRNN_CLIP", key->clip);
 }
 
 prnnStatus_t prnn_request_finish(prnn_kernel_request *r)

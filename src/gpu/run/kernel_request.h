@@ -9,6 +9,7 @@
 
 #include "jit/nvrtc_compile.h"
 #include "prnn.h"
+#include "rnn_key.h"
 
 /* Room for the largest request (the persistent kernels': 26 forward, 24
  * backward-data) with margin; adding past it is an error, never a silent
@@ -30,6 +31,9 @@ typedef struct prnn_kernel_request {
  * did not fit: the request must not be used). */
 void prnn_request_start(prnn_kernel_request *r, const char *source, const char *kernel, int sm);
 void prnn_request_define(prnn_kernel_request *r, const char *name, long value);
+/* The cell's defines of a request for key: PRNN_MODE, and PRNN_CLIP where
+ * the key clips (unclipped requests stay as they were, cache keys too). */
+void prnn_request_cell(prnn_kernel_request *r, const prnn_rnn_key *key);
 prnnStatus_t prnn_request_finish(prnn_kernel_request *r);
 
 /* The per-call setup kernel (step tables, hand-off zeroing). */

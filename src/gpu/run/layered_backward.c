@@ -128,8 +128,10 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
     }
     /* input-side bias: GRU skips the recurrent n column block */
     int split = nruns == 2 ? runs[1].w_row * H : (int)c->gh;
-    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, w.bW));
-    PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, w.bR));
+    if (w.bW)
+        PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, w.bW));
+    if (w.bR)
+        PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, w.bR));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} of every row gathered first */
     const int L = c->rnn->layers;
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);

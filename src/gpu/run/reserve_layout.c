@@ -38,7 +38,8 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
         r->total = at;
         return;
     }
-    r->act_cols = cell->act_cols;
+    /* LSTM with clipping keeps c before the clip too (PRNN_ACT_COLS_CLIP) */
+    r->act_cols = cell->act_cols + (cell->clip && rnn->clip_mode != PRNN_RNN_CLIP_NONE ? 1 : 0);
     r->dg_cols = cell->dg_cols;
     r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
     r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));

@@ -27,6 +27,14 @@ prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p)
     return u;
 }
 
+int prnn_ws_needs_zero_bias(const prnn_rnn_problem *p, prnn_call_kind call)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    const int forward = call == PRNN_CALL_INFERENCE || call == PRNN_CALL_FORWARD_TRAINING;
+    return forward && !prnn_cell_traits(rnn->mode)->scan &&
+           (!prnn_rnn_has_bias_w(rnn) || !prnn_rnn_has_bias_r(rnn));
+}
+
 /* Sizes saturate (checked_size.h): the total says whether it all fits. */
 size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
 {
@@ -81,13 +89,17 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
 {
     const size_t none = (size_t)-1;
     *l = (prnn_ws_layout){0};
-    l->zero_begin = l->zero_end = none;
+    l->zero_begin = l->zero_end = l->zero_bias = none;
     l->xproj = l->layer_out = l->dropped = l->dgrad = l->hprev = l->bias_partial = none;
     for (int i = 0; i < PRNN_WS_ENGINE_PARTS; i++)
         l->engine[i] = none;
     prnn_ws_builder b = {l, 0};
     l->batch = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     l->offset = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
+    if (prnn_ws_needs_zero_bias(p, call)) {
+        const prnn_ws_units u = prnn_ws_units_of(p);
+        l->zero_bias = prnn_ws_take(&b, prnn_mul_size(u.gh, u.es));
+    }
     const prnn_engine *e = pp->engine;
     if (e->workspace)
         e->workspace(pp, p, call, &b);

@@ -37,6 +37,10 @@ typedef struct {
     /* zeroed by the setup kernel before the recurrence (an engine's
      * hand-off area): zero_begin .. zero_end, or none */
     size_t zero_begin, zero_end;
+    /* forward calls of a network without bW or bR (prnnSetRNNDescriptor_v8's
+     * biasMode): gates * hidden zeros of the storage type, read by the
+     * kernels in place of the absent bias (zeroed by prnn_call_run) */
+    size_t zero_bias;
     /* forward */
     size_t xproj;     /* dirs * rows * gates * hidden, math type (SRU: U) */
     size_t layer_out; /* inference, layers > 1: rows * dirs * hidden, storage */
@@ -72,6 +76,10 @@ typedef struct {
 } prnn_ws_units;
 
 prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p);
+
+/* Whether a call of kind `call` of p has a zero_bias part: a forward call
+ * of a network whose bias mode drops bW or bR. */
+int prnn_ws_needs_zero_bias(const prnn_rnn_problem *p, prnn_call_kind call);
 
 /* A part of bytes bytes (saturating: the total says whether it all fits). */
 size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);

@@ -4,6 +4,7 @@
 
 #include "descriptors.h"
 #include "dtype.h"
+#include "prnn_kernel_abi.h"
 
 #define CEIL_DIV(a, b) (((a) + (b)-1) / (b))
 #define ROUND_UP(a, b) (CEIL_DIV(a, b) * (b))
@@ -194,8 +195,9 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
          * prefetched loads (dy, act, h, the previous state) and its gate
          * gradients */
         const prnn_cell_traits_row *cell = prnn_cell_traits(shape->key.mode);
+        const int act_cols = cell->act_cols + (shape->key.clip != PRNN_KCLIP_NONE ? 1 : 0);
         g->est_regs += g->chunks * g->items * vec * aw +
-                       g->items * vec * (cell->act_cols + 3 + cell->dg_cols) * aw;
+                       g->items * vec * (act_cols + 3 + cell->dg_cols) * aw;
     } else {
         /* cell state (c and h) for every chunk, projected inputs and biases */
         g->est_regs += g->chunks * g->items * vec * 2 * aw + g->items * vec * G * 2 * aw;

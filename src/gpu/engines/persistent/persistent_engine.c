@@ -52,7 +52,7 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     else
         prnn_request_start(r, "rnn_persistent.cu", "prnn_rnn_persistent", sm);
     prnn_request_define(r, "PRNN_PASS", bwd ? PRNN_KPASS_BACKWARD_DATA : PRNN_KPASS_FORWARD);
-    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(g->shape.key.mode)->kernel_mode);
+    prnn_request_cell(r, &g->shape.key);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(g->shape.key.dtype));
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);

@@ -59,6 +59,8 @@ prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)
     a.seq_length = c->p->seq_length;
     a.y_cols = c->dirs * c->H;
     a.tag_base = lr->tag_base;
+    a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a.clip_hi = c->rnn->rclip;
     return launch(c, g, lr->skip ? k->fn_skip : k->fn, &a, "prnn_rnn_persistent");
 }
 
@@ -96,5 +98,7 @@ prnnStatus_t prnn_persistent_backward_layer(const prnn_layer_run *lr)
     a.dy_cols = c->dirs * c->H;
     a.dy_storage = lr->dout_storage;
     a.tag_base = lr->tag_base;
+    a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a.clip_hi = c->rnn->rclip;
     return launch(c, g, st->run.fn, &a, "prnn_rnn_backward");
 }

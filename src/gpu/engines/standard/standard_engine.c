@@ -36,7 +36,7 @@ enum {
 static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int sm, prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_step.cu", "prnn_step_cell", sm);
-    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(key->mode)->kernel_mode);
+    prnn_request_cell(r, key);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
     prnn_request_define(r, "PRNN_H", key->hidden);
     prnn_request_define(r, "PRNN_SKIP", skip);
@@ -204,6 +204,8 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
     a.y_cols = c->dirs * H;
     a.y_offset = d * H;
     a.reverse = d;
+    a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a.clip_hi = c->rnn->rclip;
     a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     CUfunction fn = skip ? sk->cell_skip : sk->cell;
     /* First row of each step, walked in processing order. */
@@ -265,6 +267,8 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
     a.dcx = prnn_run_out_offset(b->dcx, so);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
+    a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a.clip_hi = c->rnn->rclip;
     /* First rows of the steps, walked in this direction's order: dir 0 from
      * the last step down, dir 1 from the first up. */
     long long prev_row0 = 0;

@@ -51,7 +51,7 @@ static prnnStatus_t request_step(const prnn_rnn_key *key, int skip, int train, i
                                  prnn_kernel_request *r)
 {
     prnn_request_start(r, "rnn_fused_step.cu", "prnn_fused_step", sm);
-    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(key->mode)->kernel_mode);
+    prnn_request_cell(r, key);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(key->dtype));
     prnn_request_define(r, "PRNN_H", key->hidden);
     prnn_request_define(r, "PRNN_STEP_RPW", rows_per_warp(key));
@@ -214,6 +214,8 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     a.y = output;
     a.x_cols = layer == 0 ? c->p->input_size : dirs * c->H;
     a.y_cols = dirs * c->H;
+    a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a.clip_hi = c->rnn->rclip;
     for (int d = 0; d < dirs; d++) {
         const int pseudo = layer * dirs + d;
         prnn_dir_weights w;
