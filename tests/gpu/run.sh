@@ -11,7 +11,7 @@
 #   calls against the CPU reference, and their NOT_SUPPORTED cases); sru: both, SRU cases only, and memcheck
 #   on the small SRU cases; sanitize: compute-sanitizer memcheck, racecheck
 #   and synccheck of both suites on small filtered cases. engines: both quick
-#   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
+#   suites with each engine forced (PRNN_ENGINE=tiny-h, =small-h, =step; a case the
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
@@ -113,7 +113,7 @@ for stage in $STAGES; do
             "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "sru float H=48 |sru double H=48 |sru float H=96 " ;;
     training-full) run_stage training-full "$BUILD/tests/gpu/test_training_gpu" --full ;;
     engines)
-        for e in small-h step; do
+        for e in tiny-h small-h step; do
             run_stage "fwd-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_forward_gpu" --quick
             run_stage "train-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_training_gpu" --quick
             run_stage "memcheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool memcheck \

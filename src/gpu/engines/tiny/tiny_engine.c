@@ -1,0 +1,223 @@
+/*
+ * The tiny-h engine (plan info: PRNN_PATH_SMALL_H, config "tiny-h rows=R"):
+ * the forward pass of layers with a hidden size up to 64. One block of 4 x H
+ * threads runs the whole sequence of R batch rows of one direction
+ * (rnn_tiny.cu): each hidden unit's gates on a quad of lanes, every
+ * recurrent weight in registers, h_{t-1} in shared memory and one barrier
+ * per step. Rows are independent, so blocks never wait for one another
+ * and a batch larger than the device holds at once runs in waves. The
+ * backward-data pass is another engine's (it reads the same reserve).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "gpu/engines/engine.h"
+#include "gpu/run/gpu_run.h"
+#include "gpu/run/gpu_state.h"
+#include "gpu/run/kernel_request.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/run_kernels.h"
+#include "prnn_kernel_abi.h"
+
+#define TINY_MAX_HIDDEN 64
+#define TINY_MAX_ROWS 8
+
+/* The kernel's variants: [SKIP_INPUT's layer 0][keeps act for training]. */
+typedef struct {
+    CUfunction fn[2][2];
+    int rows;
+    int train_loaded;
+} tiny_state;
+
+/* Batch rows per block: the batch spread over the device's multiprocessors
+ * (one block each while they last), at most 8 (registers: each row adds a
+ * sum, a cell state and the gathered gates), 2 for double. */
+static int rows_per_block(const prnn_engine_query *q)
+{
+    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
+    int rows = (q->key.mini_batch + sms - 1) / sms;
+    const int most = q->key.dtype == PRNN_DATA_DOUBLE ? 2 : TINY_MAX_ROWS;
+    return rows < 1 ? 1 : rows > most ? most : rows;
+}
+
+static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train,
+                                 prnn_kernel_request *r)
+{
+    prnn_request_start(r, "rnn_tiny.cu", "prnn_tiny_forward", q->gs->info.sm);
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(q->key.mode)->kernel_mode);
+    prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(q->key.dtype));
+    prnn_request_define(r, "PRNN_H", q->key.hidden);
+    prnn_request_define(r, "PRNN_TINY_ROWS", rows_per_block(q));
+    prnn_request_define(r, "PRNN_SKIP", skip);
+    prnn_request_define(r, "PRNN_TRAIN", train);
+    return prnn_request_finish(r);
+}
+
+static int supports(const prnn_engine_query *q, char *why, size_t n)
+{
+    if (prnn_cell_traits(q->key.mode)->scan) {
+        snprintf(why, n, "SRU has its own scan");
+        return -1;
+    }
+    if (q->pass != PRNN_PASS_FORWARD) {
+        snprintf(why, n, "it runs the forward pass only");
+        return -1;
+    }
+    if (q->key.algo == PRNN_RNN_ALGO_STANDARD) {
+        snprintf(why, n, "the descriptor's algorithm is PRNN_RNN_ALGO_STANDARD");
+        return -1;
+    }
+    if (q->key.hidden > TINY_MAX_HIDDEN) {
+        snprintf(why, n, "hidden size %d > %d: a gate's row of R does not fit a lane's registers",
+                 q->key.hidden, TINY_MAX_HIDDEN);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * A step of one block: each lane's H (one gate: H / 4) multiply-adds per
+ * row, two or three shuffles, the cell on the quad's first lane, the
+ * stores and one barrier: about 150 cycles plus 1.5 x H per row (predicted,
+ * bench/NOTES.md, tiny-h), at the H100's 1.7-2 GHz. Blocks beyond what the
+ * device holds at once (one per multiprocessor: up to 256 threads of about
+ * 190 registers) run in waves.
+ */
+static double estimate(const prnn_engine_query *q)
+{
+    const int rows = rows_per_block(q);
+    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
+    const int G = prnn_cell_traits(q->key.mode)->gates;
+    const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
+    const double cycles = 150.0 + rows * (1.5 * k + 40.0);
+    const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
+    const double waves = ceil((double)blocks / sms);
+    return waves * cycles / 1.7e3;
+}
+
+/* One launch per layer besides the runner's (setup, input GEMM). */
+static double call_setup(const prnn_engine_query *q)
+{
+    (void)q;
+    return 3.0;
+}
+
+static void format(const prnn_engine_config *c, char *buf, size_t size)
+{
+    (void)c;
+    snprintf(buf, size, "tiny-h");
+}
+
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
+{
+    (void)c;
+    const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
+    int n = 0;
+    for (int train = 0; train <= training; train++)
+        for (int skip = 0; skip < skips; skip++)
+            if (request_tiny(q, skip, train, &out[n++]))
+                return -1;
+    return n;
+}
+
+/* Inference's variants (train 0) or training's (1). */
+static prnnStatus_t load_variants(const prnn_engine_query *q, int train, prnn_pass_plan *pp)
+{
+    tiny_state *st = pp->state;
+    for (int skip = 0; skip < 2; skip++) {
+        if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
+            break;
+        prnn_kernel_request r;
+        const prnn_named_fn fn = {"prnn_tiny_forward", &st->fn[skip][train]};
+        PRNN_TRY(
+            prnn_load_functions(q->gs, request_tiny(q, skip, train, &r), &r, &pp->stats, &fn, 1));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp)
+{
+    PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(tiny_state)));
+    tiny_state *st = pp->state;
+    st->rows = rows_per_block(q);
+    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d", st->rows);
+    PRNN_TRY(load_variants(q, 0, pp));
+    pp->loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
+{
+    tiny_state *st = pp->state;
+    if (st->train_loaded)
+        return PRNN_STATUS_SUCCESS;
+    PRNN_TRY(load_variants(q, 1, pp));
+    st->train_loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* Every direction of one layer in one launch. */
+static prnnStatus_t forward_layer(const prnn_layer_run *lr)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_forward_buffers *b = lr->fwd;
+    const tiny_state *st = c->pass->state;
+    prnn_rnn_args a;
+    memset(&a, 0, sizeof(a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_dir_args *da = &a.dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        da->R = w.R;
+        da->bW = w.bW;
+        da->bR = w.bR;
+        da->xin = lr->skip ? lr->input : prnn_layered_xproj(c, d);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->hy = prnn_run_out_offset(b->hy, so);
+        da->cy = prnn_run_out_offset(b->cy, so);
+        da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
+    }
+    a.y = lr->output;
+    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a.seq_length = c->p->seq_length;
+    a.y_cols = c->dirs * c->H;
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    CUfunction fn = st->fn[lr->skip][c->training];
+    return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
+                           "prnn_tiny_forward");
+}
+
+static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
+{
+    const tiny_state *st = pp->state;
+    memset(info, 0, sizeof(*info));
+    info->path = PRNN_PATH_SMALL_H;
+    info->num_blocks = st ? (key->mini_batch + st->rows - 1) / st->rows : 0;
+    info->threads_per_block = 4 * key->hidden;
+    info->units_per_block = key->hidden;
+    info->resident_fraction = 1.0;
+}
+
+const prnn_engine prnn_tiny_engine = {
+    .name = "tiny-h",
+    .supports = supports,
+    .fits = prnn_engine_fits_any,
+    .candidates = prnn_engine_no_config,
+    .estimate = estimate,
+    .call_setup = call_setup,
+    .format = format,
+    .prepare = prepare,
+    .load_training = load_training,
+    .requests = requests,
+    .forward_layer = forward_layer,
+    .describe = describe,
+    .release = prnn_engine_free_state,
+};
