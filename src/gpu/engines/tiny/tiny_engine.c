@@ -1,12 +1,13 @@
 /*
  * The tiny-h engine (plan info: PRNN_PATH_SMALL_H, config "tiny-h rows=R"):
- * the forward pass of layers with a hidden size up to 64. One block of 4 x H
+ * both passes of layers with a hidden size up to 64. One block of 4 x H
  * threads runs the whole sequence of R batch rows of one direction
- * (rnn_tiny.cu): each hidden unit's gates on a quad of lanes, every
- * recurrent weight in registers, h_{t-1} in shared memory and one barrier
- * per step. Rows are independent, so blocks never wait for one another
- * and a batch larger than the device holds at once runs in waves. The
- * backward-data pass is another engine's (it reads the same reserve).
+ * (rnn_tiny.cu forwards, rnn_tiny_backward.cu backwards): each hidden
+ * unit's gates on a quad of lanes, every recurrent weight in registers (a
+ * row of R forwards, a column backwards), what the next step needs in
+ * shared memory and one barrier per step. Rows are independent, so blocks
+ * never wait for one another and a batch larger than the device holds at
+ * once runs in waves.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,8 @@
 #define TINY_MAX_HIDDEN 64
 #define TINY_MAX_ROWS 8
 
-/* The kernel's variants: [SKIP_INPUT's layer 0][keeps act for training]. */
+/* The forward kernel's variants, [SKIP_INPUT's layer 0][keeps act for
+ * training], or the backward-data kernel (fn[0][0]). */
 typedef struct {
     CUfunction fn[2][2];
     int rows;
@@ -45,13 +47,17 @@ static int rows_per_block(const prnn_engine_query *q)
 static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train,
                                  prnn_kernel_request *r)
 {
-    prnn_request_start(r, "rnn_tiny.cu", "prnn_tiny_forward", q->gs->info.sm);
+    const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
+    prnn_request_start(r, bwd ? "rnn_tiny_backward.cu" : "rnn_tiny.cu",
+                       bwd ? "prnn_tiny_backward" : "prnn_tiny_forward", q->gs->info.sm);
     prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(q->key.mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(q->key.dtype));
     prnn_request_define(r, "PRNN_H", q->key.hidden);
     prnn_request_define(r, "PRNN_TINY_ROWS", rows_per_block(q));
-    prnn_request_define(r, "PRNN_SKIP", skip);
-    prnn_request_define(r, "PRNN_TRAIN", train);
+    if (!bwd) {
+        prnn_request_define(r, "PRNN_SKIP", skip);
+        prnn_request_define(r, "PRNN_TRAIN", train);
+    }
     return prnn_request_finish(r);
 }
 
@@ -59,10 +65,6 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 {
     if (prnn_cell_traits(q->key.mode)->scan) {
         snprintf(why, n, "SRU has its own scan");
-        return -1;
-    }
-    if (q->pass != PRNN_PASS_FORWARD) {
-        snprintf(why, n, "it runs the forward pass only");
         return -1;
     }
     if (q->key.algo == PRNN_RNN_ALGO_STANDARD) {
@@ -78,7 +80,7 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 }
 
 /*
- * A step of one block: each lane's H (one gate: H / 4) multiply-adds per
+ * A step of one block (either pass): each lane's H (one gate: H / 4) multiply-adds per
  * row, two or three shuffles, the cell on the quad's first lane, the
  * stores and one barrier: about 150 cycles plus 1.5 x H per row (predicted,
  * bench/NOTES.md, tiny-h), at the H100's 1.7-2 GHz. Blocks beyond what the
@@ -114,6 +116,8 @@ static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int
                     prnn_kernel_request *out)
 {
     (void)c;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        return training ? (request_tiny(q, 0, 0, &out[0]) ? -1 : 1) : 0;
     const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
     int n = 0;
     for (int train = 0; train <= training; train++)
@@ -123,10 +127,16 @@ static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int
     return n;
 }
 
-/* Inference's variants (train 0) or training's (1). */
+/* Inference's variants (train 0) or training's (1); the backward-data
+ * pass's one kernel. */
 static prnnStatus_t load_variants(const prnn_engine_query *q, int train, prnn_pass_plan *pp)
 {
     tiny_state *st = pp->state;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA) {
+        prnn_kernel_request r;
+        const prnn_named_fn fn = {"prnn_tiny_backward", &st->fn[0][0]};
+        return prnn_load_functions(q->gs, request_tiny(q, 0, 0, &r), &r, &pp->stats, &fn, 1);
+    }
     for (int skip = 0; skip < 2; skip++) {
         if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
             break;
@@ -145,6 +155,9 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
     tiny_state *st = pp->state;
     st->rows = rows_per_block(q);
     snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d", st->rows);
+    /* the backward-data pass loads on the first training need */
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        return PRNN_STATUS_SUCCESS;
     PRNN_TRY(load_variants(q, 0, pp));
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
@@ -157,6 +170,7 @@ static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp
         return PRNN_STATUS_SUCCESS;
     PRNN_TRY(load_variants(q, 1, pp));
     st->train_loaded = 1;
+    pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -195,6 +209,43 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
                            "prnn_tiny_forward");
 }
 
+/* Every direction of one layer in one launch, walking time backwards. */
+static prnnStatus_t backward_layer(const prnn_layer_run *lr)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_backward_data_buffers *b = lr->bwd;
+    const tiny_state *st = c->pass->state;
+    prnn_bwd_args a;
+    memset(&a, 0, sizeof(a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_bwd_dir_args *da = &a.dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->R = w.R;
+        da->dy = lr->dout;
+        da->act = prnn_reserve_act(&c->r, b->reserve, pseudo);
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->dhy = prnn_run_offset(b->dhy, so);
+        da->dcy = prnn_run_offset(b->dcy, so);
+        da->dhx = prnn_run_out_offset(b->dhx, so);
+        da->dcx = prnn_run_out_offset(b->dcx, so);
+        da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
+    }
+    a.hout = lr->hout;
+    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a.seq_length = c->p->seq_length;
+    a.y_cols = c->dirs * c->H;
+    a.dy_cols = c->dirs * c->H;
+    a.dy_storage = lr->dout_storage;
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
+                           "prnn_tiny_backward");
+}
+
 static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
 {
     const tiny_state *st = pp->state;
@@ -218,6 +269,7 @@ const prnn_engine prnn_tiny_engine = {
     .load_training = load_training,
     .requests = requests,
     .forward_layer = forward_layer,
+    .backward_layer = backward_layer,
     .describe = describe,
     .release = prnn_engine_free_state,
 };
