@@ -36,8 +36,10 @@ typedef CellAct<true, PRNN_DTYPE >= 2> Act; // as rnn_tiny.cu's forward
 
 extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const prnn_bwd_args args)
 {
-    // the recurrent side of each row's gate gradients, by step parity
-    __shared__ __align__(16) AccT dgs[2][ROWS][G][H];
+    // the recurrent side of each row's gate gradients, by step parity; a
+    // unit's G values adjacent, so that a quad reads G neighbouring words
+    // (no bank conflict) and the warp's quads the same ones (a broadcast)
+    __shared__ __align__(16) AccT dgs[2][ROWS][H][G];
     const int dir = blockIdx.y;
     const prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
     const int tid = threadIdx.x, k = tid >> 2, q = tid & 3;
@@ -85,7 +87,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
 #pragma unroll
                 for (int i = 0; i < KQ; ++i)
                     if (i0 + i < H)
-                        sum += w[i] * dgs[par ^ 1][r][gate < G ? gate : 0][i0 + i];
+                        sum += w[i] * dgs[par ^ 1][r][i0 + i][gate < G ? gate : 0];
             }
             sum += __shfl_xor_sync(warp_mask, sum, 1);
             sum += __shfl_xor_sync(warp_mask, sum, 2);
@@ -146,7 +148,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
             // products, as the reserve holds it: rounded to the storage type
 #pragma unroll
             for (int g = 0; g < G; ++g)
-                dgs[par][r][g][k] = ST::round(dg[g]);
+                dgs[par][r][k][g] = ST::round(dg[g]);
         }
         prev_b = cur_b;
         __syncthreads();

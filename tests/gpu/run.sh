@@ -120,7 +120,15 @@ for stage in $STAGES; do
                 --error-exitcode 9 "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
             run_stage "racecheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool racecheck \
                 --error-exitcode 9 "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
-        done ;;
+        done
+        # tiny-h's backward kernel under racecheck, and several rows per block
+        # at every batch (PRNN_TINY_ROWS)
+        run_stage racecheck-train-tiny-h env PRNN_ENGINE=tiny-h compute-sanitizer --tool racecheck \
+            --error-exitcode 9 "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
+        run_stage fwd-tiny-h-rows3 env PRNN_ENGINE=tiny-h PRNN_TINY_ROWS=3 \
+            "$BUILD/tests/gpu/test_forward_gpu" --quick
+        run_stage train-tiny-h-rows3 env PRNN_ENGINE=tiny-h PRNN_TINY_ROWS=3 \
+            "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     sanitize)
         run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"

@@ -1,5 +1,5 @@
 /*
- * The tiny-h engine (plan info: PRNN_PATH_SMALL_H, config "tiny-h rows=R"):
+ * The tiny-h engine (PRNN_PATH_TINY_H, config "tiny-h rows=R"):
  * both passes of layers with a hidden size up to 64. One block of 4 x H
  * threads runs the whole sequence of R batch rows of one direction
  * (rnn_tiny.cu forwards, rnn_tiny_backward.cu backwards): each hidden
@@ -11,7 +11,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "dtype.h"
 
 #include "error.h"
 #include "gpu/engines/engine.h"
@@ -33,14 +36,21 @@ typedef struct {
     int train_loaded;
 } tiny_state;
 
-/* Batch rows per block: the batch spread over the device's multiprocessors
- * (one block each while they last), at most 8 (registers: each row adds a
- * sum, a cell state and the gathered gates), 2 for double. */
+/* Batch rows per block: the batch of every direction spread over the
+ * device's multiprocessors (one block each while they last: a block of 4 H
+ * threads at up to ~200 registers fills one), at most 8 (registers: each
+ * row adds a sum, a cell state and the gathered gates), 2 for double.
+ * $PRNN_TINY_ROWS sets it (1-8), for the tests to run the rows' paths at
+ * any batch. */
 static int rows_per_block(const prnn_engine_query *q)
 {
-    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
-    int rows = (q->key.mini_batch + sms - 1) / sms;
     const int most = q->key.dtype == PRNN_DATA_DOUBLE ? 2 : TINY_MAX_ROWS;
+    const char *env = getenv("PRNN_TINY_ROWS");
+    if (env && atoi(env) >= 1 && atoi(env) <= most)
+        return atoi(env);
+    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
+    const int blocks_wanted = q->key.mini_batch * q->key.dirs;
+    int rows = (blocks_wanted + sms - 1) / sms;
     return rows < 1 ? 1 : rows > most ? most : rows;
 }
 
@@ -99,11 +109,15 @@ static double estimate(const prnn_engine_query *q)
     return waves * cycles / 1.7e3;
 }
 
-/* One launch per layer besides the runner's (setup, input GEMM). */
+/* What a call costs beyond its steps: the layered runner's set-up kernel
+ * and input GEMM, the launch, and loading R into registers (the persistent
+ * engine's model of the same work). */
 static double call_setup(const prnn_engine_query *q)
 {
-    (void)q;
-    return 3.0;
+    const prnn_rnn_key *k = &q->key;
+    const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
+                           (double)prnn_dtype_size(k->dtype);
+    return 7.5 + weights / 2e12 * 1e6;
 }
 
 static void format(const prnn_engine_config *c, char *buf, size_t size)
@@ -250,7 +264,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 {
     const tiny_state *st = pp->state;
     memset(info, 0, sizeof(*info));
-    info->path = PRNN_PATH_SMALL_H;
+    info->path = PRNN_PATH_TINY_H;
     info->num_blocks = st ? (key->mini_batch + st->rows - 1) / st->rows : 0;
     info->threads_per_block = 4 * key->hidden;
     info->units_per_block = key->hidden;
