@@ -69,7 +69,9 @@ class ProblemV8:
         self._places: Optional[Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
                                                            Optional[Tuple[int, int]]]]] = None
 
-    def places(self, element_size: int, ids: int):
+    def places(self, element_size: int, ids: int
+               ) -> Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
+                                                Optional[Tuple[int, int]]]]:
         """{(pseudoLayer, linLayerID): ((offset, (rows, cols)) or None,
         (offset, count) or None)} for linLayerID < ids, offsets in elements
         (prnnGetRNNWeightParams on a base address it does not read)."""
@@ -77,7 +79,8 @@ class ProblemV8:
             base = 1 << 20
             m_desc, b_desc = TensorDesc(_capi.DATA_FLOAT, [1, 1, 1]), \
                 TensorDesc(_capi.DATA_FLOAT, [1, 1, 1])
-            places = {}
+            places: Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
+                                                Optional[Tuple[int, int]]]] = {}
             layers = ctypes.c_int()
             call("prnnGetRNNDescriptor_v8", self.rnn.ptr, None, None, None, None, None, None,
                  None, None, None, None, None, byref(layers), None, None)

@@ -119,3 +119,12 @@ def test_refusals(device):
     if device == "cpu":
         with pytest.raises(RuntimeError, match="Expected hidden size"):
             layer(x, (torch.zeros(1, 2, 7), torch.zeros(1, 2, 7)))
+
+
+def test_constructor_errors():
+    """torch.nn.LSTM's rules for proj_size, and a missing hidden_size said
+    as such (not as a failed comparison with None)."""
+    with pytest.raises(ValueError, match="smaller than hidden_size"):
+        pt.LSTM(5, 7, proj_size=7)
+    with pytest.raises(TypeError, match="hidden_size"):
+        pt.LSTM(5, proj_size=3)

@@ -8,8 +8,10 @@
 # Python, the cache command). Then:
 # - typing: mypy --strict on a small program using the installed package
 #   (py.typed honoured, the public API typed), and on the package's own
-#   modules (pyproject.toml's [tool.mypy]), with mypy from PyPI (without
-#   PyPI this part is said to be skipped);
+#   modules (pyproject.toml's [tool.mypy]: the whole package; prnn.torch's
+#   modules, which need PyTorch's type information, in the PyTorch part
+#   below, else left out), with mypy from PyPI (without PyPI this part is
+#   said to be skipped);
 # - PyTorch: python/tests (CPU, and CUDA where PyTorch sees a GPU) against
 #   the installed wheel, in an environment that borrows PyTorch from
 #   TORCH_VENV (a virtual environment with torch and pytest, e.g.
@@ -94,10 +96,12 @@ then
         say "not ok - mypy --strict on a program using the installed prnn"
         status=1
     fi
-    # The package's own modules, as pyproject.toml's [tool.mypy] lists them.
+    # The package's own modules, as pyproject.toml's [tool.mypy] lists them,
+    # but prnn.torch's: this environment has no PyTorch (they are checked
+    # with TORCH_VENV's, below).
     if (cd "$root" && "$first_env/bin/python" -m mypy --no-incremental \
-            --cache-dir "$work/mypy-cache"); then
-        say "ok - mypy (strict, pyproject.toml) on prnn's own modules"
+            --cache-dir "$work/mypy-cache" --exclude '^python/prnn/torch/'); then
+        say "ok - mypy (strict, pyproject.toml) on prnn's own modules but prnn.torch"
     else
         say "not ok - mypy on prnn's own modules"
         status=1
@@ -127,6 +131,21 @@ if [ -n "${TORCH_VENV:-}" ]; then
     else
         say "not ok - python/tests against the installed wheel"
         status=1
+    fi
+    # The whole package's typing (pyproject.toml's [tool.mypy]), prnn.torch's
+    # modules included, against TORCH_VENV's PyTorch: after the tests, as
+    # mypy's own dependencies (typing_extensions) go into this environment.
+    if "$env_dir/bin/python" -m pip install -q --disable-pip-version-check mypy >/dev/null 2>&1
+    then
+        if (cd "$root" && "$env_dir/bin/python" -m mypy --no-incremental \
+                --cache-dir "$work/mypy-cache-torch"); then
+            say "ok - mypy (strict, pyproject.toml) on prnn's own modules, with PyTorch"
+        else
+            say "not ok - mypy on prnn's own modules, with PyTorch"
+            status=1
+        fi
+    else
+        say "SKIP: typing with PyTorch: mypy could not be installed from PyPI"
     fi
 else
     say "SKIP: PyTorch tests: set TORCH_VENV to an environment with torch and pytest"

@@ -19,6 +19,8 @@ CPU backend is.
 
 import math
 import warnings
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence,
+                    Tuple, Union, cast)
 
 import torch
 from torch import nn
@@ -28,18 +30,22 @@ from .. import _capi
 from .._descriptors_v8 import ProblemV8
 from . import _runtime
 
+if TYPE_CHECKING:     # typing.Self is Python 3.11's
+    from typing_extensions import Self
+
 # linLayerIDs of an LSTM with a projection: W i f g o, R i f g o, W_proj
 _W_IDS, _R_IDS, _PROJ_ID = range(0, 4), range(4, 8), 8
 
 
-def _ptr(t):
+def _ptr(t: Optional[torch.Tensor]) -> Optional[int]:
     return None if t is None else t.data_ptr()
 
 
 class _Spec:
     """What a call needs besides tensors: the module's configuration."""
 
-    def __init__(self, module, dtype, layout, max_seq, lengths, record):
+    def __init__(self, module: "ProjectedLSTM", dtype: torch.dtype, layout: int, max_seq: int,
+                 lengths: Sequence[int], record: bool) -> None:
         self.layers = module.num_layers
         self.dirs = 2 if module.bidirectional else 1
         self.hidden, self.proj = module.hidden_size, module.proj_size
@@ -56,7 +62,7 @@ class _Spec:
         self.places = self.p.places(torch.empty((), dtype=dtype).element_size(), _PROJ_ID + 1)
         self.elements = self.p.weight_bytes // torch.empty((), dtype=dtype).element_size()
 
-    def slots(self):
+    def slots(self) -> Iterator[Tuple[int, List[Tuple[int, Tuple[int, ...], slice]]]]:
         """(parameter index, view maker) pairs: where each torch.nn
         parameter goes in the weight space; its gate blocks (i, f, g, o,
         torch.nn's order too) one linLayerID each."""
@@ -65,26 +71,30 @@ class _Spec:
         for pl in range(self.layers * self.dirs):
             kinds = ["ih", "hh"] + (["bias_ih", "bias_hh"] if self.bias else []) + ["hr"]
             for kind in kinds:
+                # (the places read here are there, not None: the projection always, the
+                # biases where self.bias)
                 if kind == "hr":
-                    (off, shape), _ = self.places[(pl, _PROJ_ID)]
+                    (off, shape), _ = self.places[(pl, _PROJ_ID)]  # type: ignore[misc]
                     yield index, [(off, shape, slice(None))]
                 else:
                     ids = _W_IDS if kind in ("ih", "bias_ih") else _R_IDS
-                    parts = []
+                    parts: List[Tuple[int, Tuple[int, ...], slice]] = []
                     for g, lin in enumerate(ids):
                         mat, bias = self.places[(pl, lin)]
-                        off, shape = mat if kind in ("ih", "hh") else (bias[0], (bias[1],))
+                        off, shape = (mat if kind in ("ih", "hh")  # type: ignore[misc]
+                                      else (bias[0], (bias[1],)))  # type: ignore[index]
                         parts.append((off, shape, slice(g * h, (g + 1) * h)))
                     yield index, parts
                 index += 1
 
-    def pack(self, weights, flat):
+    def pack(self, weights: Sequence[torch.Tensor], flat: torch.Tensor) -> None:
         for i, parts in self.slots():
             for off, shape, rows in parts:
                 n = math.prod(shape)
                 flat[off:off + n].view(shape).copy_(weights[i][rows])
 
-    def unpack(self, flat, weights):
+    def unpack(self, flat: torch.Tensor,
+               weights: Sequence[torch.Tensor]) -> List[torch.Tensor]:
         grads = [torch.empty_like(w) for w in weights]
         for i, parts in self.slots():
             for off, shape, rows in parts:
@@ -95,7 +105,8 @@ class _Spec:
 
 class _LSTMPFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, spec, x, h0, c0, *weights):
+    def forward(ctx: Any, spec: _Spec, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
+                *weights: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         p = spec.p
         flat = x.new_zeros(spec.elements)
         spec.pack(weights, flat)
@@ -114,7 +125,8 @@ class _LSTMPFunction(torch.autograd.Function):
         return y, hy, cy
 
     @staticmethod
-    def backward(ctx, dy, dhy, dcy):
+    def backward(ctx: Any, dy: Optional[torch.Tensor], dhy: Optional[torch.Tensor],
+                 dcy: Optional[torch.Tensor]) -> Tuple[Optional[torch.Tensor], ...]:
         spec = ctx.spec
         if not spec.training:
             raise RuntimeError("prnn.torch.LSTM(proj_size): backward of a call that ran without "
@@ -139,7 +151,7 @@ class _LSTMPFunction(torch.autograd.Function):
         return (None, dx, dhx, dcx, *spec.unpack(dflat, weights))
 
 
-def check_proj_size(proj_size, hidden_size):
+def check_proj_size(proj_size: int, hidden_size: int) -> None:
     """torch.nn.LSTM's rules for proj_size, with its messages."""
     if not isinstance(proj_size, int) or isinstance(proj_size, bool) or proj_size < 0:
         raise ValueError("proj_size should be a positive integer or zero to disable projections")
@@ -151,9 +163,11 @@ class ProjectedLSTM(nn.Module):
     """The body of prnn.torch.LSTM(proj_size > 0) (see the module's text);
     prnn.torch.LSTM makes one of its subclass, so isinstance holds."""
 
-    def _init_projected(self, input_size, hidden_size, num_layers=1, bias=True,
-                        batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
-                        device=None, dtype=None):
+    def _init_projected(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                        bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                        bidirectional: bool = False, proj_size: int = 0,
+                        device: Optional[Union[torch.device, str, int]] = None,
+                        dtype: Optional[torch.dtype] = None) -> None:
         nn.Module.__init__(self)
         check_proj_size(proj_size, hidden_size)
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or \
@@ -163,12 +177,14 @@ class ProjectedLSTM(nn.Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                           f"non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}")
-        self.mode = "LSTM"
+        # typed as _PrnnRNNBase's: one attribute of prnn.torch.LSTM's projected layer
+        self.mode: Optional[str] = "LSTM"
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
         dirs = 2 if bidirectional else 1
-        names, shapes = [], []
+        names: List[str] = []
+        shapes: List[Tuple[int, ...]] = []
         for layer in range(num_layers):
             k = input_size if layer == 0 else dirs * proj_size
             for d in range(dirs):
@@ -185,40 +201,43 @@ class ProjectedLSTM(nn.Module):
             setattr(self, name, nn.Parameter(torch.empty(shape, device=device, dtype=dtype)))
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         stdv = 1.0 / math.sqrt(self.hidden_size)
         with torch.no_grad():
             for w in self.parameters():
                 w.uniform_(-stdv, stdv)
 
-    def flatten_parameters(self):
+    def flatten_parameters(self) -> None:
         """Nothing to do: each call packs the parameters (see the module's
         text)."""
 
-    def _apply(self, fn, *args, **kwargs):
-        return nn.Module._apply(self, fn, *args, **kwargs)
+    def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor], *args: Any,
+               **kwargs: Any) -> "Self":
+        # nn.Module._apply has no annotations (it returns the module)
+        return nn.Module._apply(  # type: ignore[no-untyped-call,no-any-return]
+            self, fn, *args, **kwargs)
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return self.__dict__.copy()
 
-    def __setstate__(self, state):
-        nn.Module.__setstate__(self, state)
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        nn.Module.__setstate__(self, state)  # type: ignore[no-untyped-call]  # no annotations
 
-    def _weights(self):
+    def _weights(self) -> List[torch.Tensor]:
         return [getattr(self, n) for n in self._flat_weights_names]
 
     @property
-    def _flat_weights(self):
+    def _flat_weights(self) -> List[torch.Tensor]:
         return self._weights()
 
     @property
-    def all_weights(self):
+    def all_weights(self) -> List[List[torch.Tensor]]:
         per = len(self._flat_weights_names) // (self.num_layers * (2 if self.bidirectional
                                                                      else 1))
         w = self._weights()
         return [w[i:i + per] for i in range(0, len(w), per)]
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
@@ -232,7 +251,8 @@ class ProjectedLSTM(nn.Module):
             s += ", bidirectional=True"
         return s + f", proj_size={self.proj_size}"
 
-    def _states(self, hx, batch, batched, x):
+    def _states(self, hx: Optional[Tuple[torch.Tensor, torch.Tensor]], batch: int, batched: bool,
+                x: torch.Tensor) -> Tuple[torch.Tensor, ...]:
         ld = self.num_layers * (2 if self.bidirectional else 1)
         shapes = ((ld, batch, self.proj_size), (ld, batch, self.hidden_size))
         if hx is None:
@@ -248,13 +268,19 @@ class ProjectedLSTM(nn.Module):
                                 f"{x.device}, like the input")
         return h0.contiguous(), c0.contiguous()
 
-    def _run(self, x, h0, c0, weights, layout, max_seq, lengths):
+    def _run(self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
+             weights: List[torch.Tensor], layout: int, max_seq: int,
+             lengths: Sequence[int]) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         record = torch.is_grad_enabled() and any(
             t.requires_grad for t in [x, h0, c0] + weights)
         spec = _Spec(self, x.dtype, layout, max_seq, lengths, record)
-        return _LSTMPFunction.apply(spec, x, h0, c0, *weights)
+        # autograd.Function.apply returns Any: forward's (y, h_n, c_n)
+        return _LSTMPFunction.apply(spec, x, h0, c0, *weights)  # type: ignore[no-any-return]
 
-    def _forward_packed(self, input, hx, weights):
+    def _forward_packed(self, input: PackedSequence,
+                        hx: Optional[Tuple[torch.Tensor, torch.Tensor]],
+                        weights: List[torch.Tensor]
+                        ) -> Tuple[PackedSequence, Tuple[torch.Tensor, torch.Tensor]]:
         """A PackedSequence is SEQ_MAJOR_PACKED as it is; the states go in
         and out in the caller's order (sorted_indices / unsorted_indices)."""
         data, batch_sizes, sorted_indices, unsorted_indices = input
@@ -270,10 +296,14 @@ class ProjectedLSTM(nn.Module):
             hy, cy = hy.index_select(1, unsorted_indices), cy.index_select(1, unsorted_indices)
         return PackedSequence(y, batch_sizes, sorted_indices, unsorted_indices), (hy, cy)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Union[torch.Tensor, PackedSequence],
+                hx: Optional[Tuple[torch.Tensor, torch.Tensor]] = None
+                ) -> Tuple[Union[torch.Tensor, PackedSequence],
+                           Tuple[torch.Tensor, torch.Tensor]]:
         packed = isinstance(input, PackedSequence)
         weights = self._weights()
-        data = input.data if packed else input
+        # (`packed` tells Tensor and PackedSequence apart: the casts say so to mypy)
+        data = cast(torch.Tensor, input.data if packed else input)
         if data.device.type != "cpu":
             raise NotImplementedError(
                 "prnn.torch.LSTM(proj_size=...) runs on CPU tensors only: prnn's GPU engines "
@@ -287,11 +317,13 @@ class ProjectedLSTM(nn.Module):
             raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
                              f"{self.input_size}, got {data.shape[-1]}")
         if packed:
-            return self._forward_packed(input, hx, weights)
-        if input.dim() not in (2, 3):
-            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
-        batched = input.dim() == 3
-        x = input if batched else input.unsqueeze(0 if self.batch_first else 1)
+            return self._forward_packed(cast(PackedSequence, input), hx, weights)
+        if cast(torch.Tensor, input).dim() not in (2, 3):
+            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got "
+                             f"{cast(torch.Tensor, input).dim()}D instead")
+        batched = cast(torch.Tensor, input).dim() == 3
+        x = cast(torch.Tensor, input) if batched else \
+            cast(torch.Tensor, input).unsqueeze(0 if self.batch_first else 1)
         x = x.contiguous()
         steps, batch = (x.shape[1], x.shape[0]) if self.batch_first else x.shape[:2]
         h0, c0 = self._states(hx, batch, batched, x)

@@ -20,13 +20,19 @@ ONNX RNN nodes (_onnx).
 import math
 import threading
 import warnings
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, NoReturn, Optional, Sequence,
+                    Tuple, Type, Union, cast)
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
+from .._descriptors import Problem
 from . import _lstmp, _onnx, _ops, _precision, _runtime
+
+if TYPE_CHECKING:     # typing.Self is Python 3.11's
+    from typing_extensions import Self
 
 # ATen's names of the data types, as torch.nn's device and dtype messages
 # print them.
@@ -34,18 +40,18 @@ _SCALAR_NAMES = {torch.float32: "Float", torch.float64: "Double", torch.float16:
                  torch.bfloat16: "BFloat16"}
 
 
-def _scalar_name(dtype):
+def _scalar_name(dtype: torch.dtype) -> str:
     return _SCALAR_NAMES.get(dtype, str(dtype))
 
 
-def _functorch_transforms():
+def _functorch_transforms() -> "List[torch._C._functorch.TransformType]":
     """The torch.func transforms running (grad, vmap, ...), outermost
     first: their tensors are wrappers without storage."""
     stack = torch._C._functorch.get_interpreter_stack()
     return [] if stack is None else [ci.key() for ci in stack]
 
 
-def _check_functorch(transforms, name):
+def _check_functorch(transforms: "List[torch._C._functorch.TransformType]", name: str) -> None:
     if transforms != [torch._C._functorch.TransformType.Grad]:
         raise RuntimeError(
             f"prnn.torch.{name} runs under one torch.func.grad (or grad_and_value, vjp) "
@@ -56,10 +62,14 @@ def _check_functorch(transforms, name):
 
 
 class _PrnnRNNBase(nn.Module):
-    _mode_name = None
+    # A type comment, not an annotation: the TorchScript ONNX exporter reads a module class's
+    # annotations (typing.get_type_hints) as its attributes.
+    _mode_name = None  # type: Optional[str]
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 proj_size: int = 0, device: Optional[Union[torch.device, str, int]] = None,
+                 dtype: Optional[torch.dtype] = None) -> None:
         super().__init__()
         if proj_size:
             raise ValueError(f"prnn.torch.{type(self).__name__}: proj_size is for LSTM only")
@@ -88,7 +98,7 @@ class _PrnnRNNBase(nn.Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = 0
-        factory = {"device": device, "dtype": dtype}
+        factory: Dict[str, Any] = {"device": device, "dtype": dtype}
         self._flat_weights_names = _runtime.weight_names(self._cell, num_layers, bidirectional,
                                                          bias)
         self._reset_call_cache()
@@ -96,12 +106,13 @@ class _PrnnRNNBase(nn.Module):
             setattr(self, name, nn.Parameter(torch.empty(self._parameter_shape(name), **factory)))
         self.reset_parameters()
 
-    def _cell_code(self):
+    def _cell_code(self) -> int:
         """The mode value the operators take: the prnnRNNMode_t (SRU's
         carries its conventions: _sru.py)."""
-        return _runtime.MODES[self._mode_name]
+        # the classes' own _mode_name is a str (None only on this base class)
+        return _runtime.MODES[cast(str, self._mode_name)]
 
-    def _parameter_shape(self, name):
+    def _parameter_shape(self, name: str) -> Tuple[int, ...]:
         """torch.nn's shape of parameter `name` (SRU: _sru.py)."""
         layer = int(name.split("_l")[-1].split("_")[0])
         h = self.hidden_size
@@ -113,14 +124,14 @@ class _PrnnRNNBase(nn.Module):
 
     # -- torch.nn's conventions -------------------------------------------------
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         stdv = 1.0 / math.sqrt(self.hidden_size)
         with torch.no_grad():
             for w in self.parameters():
                 w.uniform_(-stdv, stdv)
         self.flatten_parameters()
 
-    def _weights(self):
+    def _weights(self) -> List[torch.Tensor]:
         """The weights, in _flat_weights_names' order, as the module's
         attribute access gives them: its parameters, or what a
         parametrization, torch.func.functional_call or a plain attribute
@@ -129,15 +140,16 @@ class _PrnnRNNBase(nn.Module):
         # attribute lookup per name, on every call
         params = self._parameters
         try:
-            return [params[n] for n in self._flat_weights_names]
+            # (every name is a Parameter, not None, where it is in the dict)
+            return cast(List[torch.Tensor], [params[n] for n in self._flat_weights_names])
         except KeyError:
             return [getattr(self, n) for n in self._flat_weights_names]
 
     @property
-    def _flat_weights(self):
+    def _flat_weights(self) -> List[torch.Tensor]:
         return self._weights()
 
-    def __prepare_scriptable__(self):
+    def __prepare_scriptable__(self) -> NoReturn:
         raise RuntimeError(
             f"prnn.torch.{type(self).__name__} cannot be compiled by torch.jit.script: its "
             "forward calls prnn's C library from Python (ctypes), which TorchScript cannot "
@@ -147,13 +159,13 @@ class _PrnnRNNBase(nn.Module):
             "nodes) or convert the layer with prnn.torch.to_torch")
 
     @property
-    def all_weights(self):
+    def all_weights(self) -> List[List[torch.Tensor]]:
         per = len(self._flat_weights_names) // (self.num_layers *
                                                 (2 if self.bidirectional else 1))
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
@@ -167,13 +179,13 @@ class _PrnnRNNBase(nn.Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _layout(self):
-        w = self.weight_ih_l0
+    def _layout(self) -> _runtime.WeightLayout:
+        w = cast(torch.Tensor, self.weight_ih_l0)    # (Module.__getattr__: Tensor or Module)
         return _runtime.WeightLayout(self._cell, _runtime.torch_dtype_code(w.dtype),
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
-    def _flat_base(self, weights=None):
+    def _flat_base(self, weights: Optional[Sequence[torch.Tensor]] = None) -> Optional[int]:
         """The flat buffer's address, or None when the weights are not views
         of one buffer in prnn's layout."""
         layout = self._layout()
@@ -181,10 +193,10 @@ class _PrnnRNNBase(nn.Module):
                                   layout.offsets(self._flat_weights_names),
                                   layout.total_elements)
 
-    def _is_flat(self):
+    def _is_flat(self) -> bool:
         return self._flat_base() is not None
 
-    def _own_parameters(self):
+    def _own_parameters(self) -> Optional[List[nn.Parameter]]:
         """The module's own Parameters for every weight, or None when a
         parametrization (or anything but a Parameter) takes a weight's
         place."""
@@ -192,9 +204,9 @@ class _PrnnRNNBase(nn.Module):
         weights = [params.get(n) for n in self._flat_weights_names]
         if any(not isinstance(w, nn.Parameter) for w in weights):
             return None
-        return weights
+        return cast(List[nn.Parameter], weights)    # every one a Parameter (above)
 
-    def flatten_parameters(self):
+    def flatten_parameters(self) -> None:
         """Makes the parameters views of one buffer in prnn's layout (a copy
         of their values; the Parameter objects stay the same, so optimizers
         keep them). Biases that the module does not have stay zero. Does
@@ -212,14 +224,17 @@ class _PrnnRNNBase(nn.Module):
         for w, v in zip(weights, views):
             w.data = v
 
-    def _apply(self, fn, *args, **kwargs):
-        result = super()._apply(fn, *args, **kwargs)
+    def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor], *args: Any,
+               **kwargs: Any) -> "Self":
+        # nn.Module._apply has no annotations (it returns the module)
+        result: Self = super()._apply(  # type: ignore[no-untyped-call]
+            fn, *args, **kwargs)
         self._cast.clear()
         self.flatten_parameters()
         self._start_gpu()
         return result
 
-    def _start_gpu(self):
+    def _start_gpu(self) -> None:
         """On a CUDA device, this thread's prnn handle now rather than at
         the first forward: its creation starts prnn's warm-up (NVRTC's and
         cuBLASLt's loading, ~0.1 s) beside whatever the caller does before
@@ -230,28 +245,28 @@ class _PrnnRNNBase(nn.Module):
 
     # -- what eager calls keep ----------------------------------------------------
 
-    def _reset_call_cache(self):
+    def _reset_call_cache(self) -> None:
         # (weights' addresses, flat buffer address or None) once checked,
         # the Problem of each (thread, device, dtype, shape, math): prnn
         # handles are per thread (_runtime), so a layer shared by threads
         # keeps one each; and autocast's converted weights.
-        self._checked_weights = (None, None)
+        self._checked_weights: Tuple[Optional[Tuple[int, ...]], Optional[int]] = (None, None)
         self._problems = _runtime.ShapeCache()
         self._cast = _precision.CastWeights()
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
         state["_checked_weights"] = (None, None)
         state["_problems"] = None     # made anew by __setstate__
         state["_cast"] = None
         return state
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        super().__setstate__(state)  # type: ignore[no-untyped-call]  # no annotations
         self._reset_call_cache()
         self.flatten_parameters()   # a copy's parameters are no longer views
 
-    def _flat_address(self, weights):
+    def _flat_address(self, weights: Sequence[torch.Tensor]) -> Optional[int]:
         """The address of the flat buffer `weights` are views of (None when
         they are not), checked once per set of weight addresses."""
         ptrs = tuple([w.data_ptr() for w in weights])
@@ -263,7 +278,8 @@ class _PrnnRNNBase(nn.Module):
         self._checked_weights = (ptrs, base)
         return base
 
-    def _weight_buffer(self, weights, dtype):
+    def _weight_buffer(self, weights: Sequence[torch.Tensor],
+                       dtype: torch.dtype) -> Tuple[int, Optional[torch.Tensor]]:
         """(address, tensor to keep alive or None) of the flat weight buffer
         this call hands prnn, in `dtype`: the parameters' own buffer; under
         autocast, their converted copy (made once per change of the
@@ -289,12 +305,13 @@ class _PrnnRNNBase(nn.Module):
         flat, _ = self._layout().pack(weights, self._flat_weights_names)
         return flat.data_ptr(), flat
 
-    def _layout_for(self, dtype):
+    def _layout_for(self, dtype: torch.dtype) -> _runtime.WeightLayout:
         return _runtime.WeightLayout(self._cell, _runtime.torch_dtype_code(dtype),
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
-    def _problem(self, x, batch_sizes, dropout, math, training=False):
+    def _problem(self, x: torch.Tensor, batch_sizes: Optional[torch.Tensor], dropout: float,
+                 math: int, training: bool = False) -> Problem:
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
         key = (threading.get_ident(), x.device, x.dtype, shape, dropout, math)
         p = self._problems.get(key)
@@ -308,7 +325,8 @@ class _PrnnRNNBase(nn.Module):
 
     # -- forward ------------------------------------------------------------------
 
-    def _check_input(self, x, dtype, device, cast):
+    def _check_input(self, x: torch.Tensor, dtype: torch.dtype, device: torch.device,
+                     cast: bool) -> None:
         """x against the data type the layer runs in (autocast's when
         `cast`) and the weights' device."""
         if x.dtype != dtype and cast:
@@ -326,7 +344,7 @@ class _PrnnRNNBase(nn.Module):
             raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
                              f"{self.input_size}, got {x.shape[-1]}")
 
-    def _check_weights(self, weights):
+    def _check_weights(self, weights: Sequence[torch.Tensor]) -> None:
         w = weights[0]
         for w2 in weights:
             if w2.dtype != w.dtype or w2.device != w.device:
@@ -334,14 +352,18 @@ class _PrnnRNNBase(nn.Module):
                                 f"one dtype and device ({w2.dtype} on {w2.device} beside "
                                 f"{w.dtype} on {w.device})")
 
-    def _recorded_weights(self, weights, dtype, cast):
+    def _recorded_weights(self, weights: Sequence[torch.Tensor], dtype: torch.dtype,
+                          cast: Optional[torch.dtype]) -> Sequence[torch.Tensor]:
         """The weights for a call that autograd's graph, a tracer or a
         transform records: converted by recorded operations under
         autocast."""
         self._check_weights(weights)
         return [w.to(dtype) for w in weights] if cast is not None else weights
 
-    def _initial_states(self, hx, x, batched, batch_sizes, sorted_indices, cast):
+    def _initial_states(self, hx: Optional[Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]],
+                        x: torch.Tensor, batched: bool, batch_sizes: Optional[torch.Tensor],
+                        sorted_indices: Optional[torch.Tensor], cast: bool
+                        ) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
         """h_0 and c_0 (None when absent), as the C call takes them:
         checked against the input's device and data type with torch.nn's
         messages (converted to it first under autocast, when `cast`),
@@ -349,6 +371,7 @@ class _PrnnRNNBase(nn.Module):
         lstm = self._cell == _capi.LSTM
         if hx is None:
             return None, None
+        states: List[Any]    # what the caller passed: checked below
         if lstm:
             if not isinstance(hx, tuple) or len(hx) != 2:
                 raise ValueError("prnn.torch.LSTM: hx must be a tuple (h_0, c_0)")
@@ -385,16 +408,20 @@ class _PrnnRNNBase(nn.Module):
             states[i] = s.contiguous()
         return states[0], (states[1] if lstm else None)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Union[torch.Tensor, PackedSequence],
+                hx: Optional[Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]] = None
+                ) -> Tuple[Union[torch.Tensor, PackedSequence],
+                           Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]]:
         lstm = self._cell == _capi.LSTM
         sru = _runtime.is_sru(self._cell)
         packed = isinstance(input, PackedSequence)
         batch_sizes = sorted_indices = unsorted_indices = None
+        x: torch.Tensor
         if packed:
             x, batch_sizes, sorted_indices, unsorted_indices = input
             batched = True
         else:
-            x = input
+            x = input  # type: ignore[assignment]  # a Tensor: not `packed`
             if x.dim() not in (2, 3):
                 raise ValueError(f"prnn.torch.{type(self).__name__}: expected 2-D (unbatched) "
                                  f"or 3-D input, got {x.dim()}-D")
@@ -429,7 +456,9 @@ class _PrnnRNNBase(nn.Module):
         math = _precision.math_type(device_type, x.dtype)
         args = (self._cell, self.hidden_size, self.num_layers, self.bidirectional,
                 self.bias, dropout)
-        compiling, tracing = torch.compiler.is_compiling(), torch.jit.is_tracing()
+        # torch.jit.is_tracing: not in torch.jit's __all__, and without annotations
+        compiling, tracing = (torch.compiler.is_compiling(),
+                              torch.jit.is_tracing())  # type: ignore[attr-defined,no-untyped-call]
         transforms = [] if compiling or tracing else _functorch_transforms()
         if compiling and _onnx.exporting():
             # torch.onnx.export(dynamo=True): standard ONNX RNN nodes
@@ -463,21 +492,23 @@ class _PrnnRNNBase(nn.Module):
             else:
                 y, hy, cy, _ = _ops.forward_impl(x, h0, c0, weights, batch_sizes, seed, *args,
                                                  train, math, problem, wbuf[0])
+        # cy is a Tensor, not None, where lstm or sru (the ignores below; `cast` is a local here)
         if sru:
-            hy = cy     # returned: c_n
+            hy = cy  # type: ignore[assignment]  # returned: c_n
         if unsorted_indices is not None:
             hy = hy.index_select(1, unsorted_indices)
             if lstm:
-                cy = cy.index_select(1, unsorted_indices)
+                cy = cy.index_select(1, unsorted_indices)  # type: ignore[union-attr]
+        output: Union[torch.Tensor, PackedSequence]
         if packed:
             output = PackedSequence(y, batch_sizes, sorted_indices, unsorted_indices)
         elif not batched:
             output = y.squeeze(1)
             hy = hy.squeeze(1)
-            cy = cy.squeeze(1) if lstm else cy
+            cy = cy.squeeze(1) if lstm else cy  # type: ignore[union-attr]
         else:
             output = y.transpose(0, 1) if self.batch_first else y
-        return output, ((hy, cy) if lstm else hy)
+        return output, ((hy, cy) if lstm else hy)  # type: ignore[return-value]
 
 
 class LSTM(_PrnnRNNBase):
@@ -486,19 +517,22 @@ class LSTM(_PrnnRNNBase):
     (_lstmp.py)."""
     _mode_name = "LSTM"
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, *args: Any, **kwargs: Any) -> "LSTM":
         proj = kwargs.get("proj_size", args[7] if len(args) > 7 else 0)
         if proj and cls is LSTM:
-            _lstmp.check_proj_size(proj, kwargs.get("hidden_size",
-                                                    args[1] if len(args) > 1 else None))
+            hidden = kwargs.get("hidden_size", args[1] if len(args) > 1 else None)
+            # without hidden_size, the constructor's own TypeError says what is missing
+            if hidden is not None:
+                _lstmp.check_proj_size(proj, hidden)
             return super().__new__(_ProjectedLSTMLayer)
         return super().__new__(cls)
 
 
-class _ProjectedLSTMLayer(_lstmp.ProjectedLSTM, LSTM):
+# forward: ProjectedLSTM's takes LSTM's (h_0, c_0) only, _PrnnRNNBase's a Tensor too (GRU, RNN)
+class _ProjectedLSTMLayer(_lstmp.ProjectedLSTM, LSTM):  # type: ignore[misc]
     """prnn.torch.LSTM(proj_size > 0): _lstmp.ProjectedLSTM's methods first."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._init_projected(*args, **kwargs)
 
 
@@ -510,7 +544,7 @@ class GRU(_PrnnRNNBase):
 class RNN(_PrnnRNNBase):
     """torch.nn.RNN on prnn: nonlinearity 'tanh' (default) or 'relu'."""
 
-    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+    def __init__(self, *args: Any, nonlinearity: str = "tanh", **kwargs: Any) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
                              "'relu'.")
@@ -518,16 +552,17 @@ class RNN(_PrnnRNNBase):
         self.nonlinearity = nonlinearity
         super().__init__(*args, **kwargs)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = super().extra_repr()
         return s + (", nonlinearity='relu'" if self.nonlinearity == "relu" else "")
 
 
-_CLASSES = {nn.LSTM: LSTM, nn.GRU: GRU, nn.RNN: RNN}
-_TORCH_OF = {LSTM: nn.LSTM, GRU: nn.GRU, RNN: nn.RNN}
+_CLASSES: Dict[Type[nn.RNNBase], Type[_PrnnRNNBase]] = {nn.LSTM: LSTM, nn.GRU: GRU, nn.RNN: RNN}
+_TORCH_OF: Dict[Type[_PrnnRNNBase], Type[Union[nn.LSTM, nn.GRU, nn.RNN]]] = {
+    LSTM: nn.LSTM, GRU: nn.GRU, RNN: nn.RNN}
 
 
-def from_torch(module):
+def from_torch(module: nn.RNNBase) -> _PrnnRNNBase:
     """A prnn.torch layer with `module`'s configuration, weights, device,
     dtype and training mode (module: a torch.nn.LSTM, GRU or RNN)."""
     cls = _CLASSES.get(type(module))
@@ -537,9 +572,10 @@ def from_torch(module):
         raise TypeError(f"prnn.torch.from_torch: expected torch.nn.LSTM, GRU or RNN, got "
                         f"{type(module).__name__}{hint}")
     w = next(module.parameters())
-    kwargs = dict(num_layers=module.num_layers, bias=module.bias,
-                  batch_first=module.batch_first, dropout=module.dropout,
-                  bidirectional=module.bidirectional, device=w.device, dtype=w.dtype)
+    kwargs: Dict[str, Any] = dict(num_layers=module.num_layers, bias=module.bias,
+                                  batch_first=module.batch_first, dropout=module.dropout,
+                                  bidirectional=module.bidirectional, device=w.device,
+                                  dtype=w.dtype)
     if cls is RNN:
         kwargs["nonlinearity"] = module.nonlinearity
     if getattr(module, "proj_size", 0):
@@ -550,7 +586,7 @@ def from_torch(module):
     return layer
 
 
-def to_torch(layer):
+def to_torch(layer: _PrnnRNNBase) -> nn.RNNBase:
     """The torch.nn.LSTM, GRU or RNN with `layer`'s configuration, weights
     (as its attribute access gives them now: a parametrization's result),
     device, dtype and training mode (layer: a prnn.torch LSTM, GRU or RNN;
@@ -560,9 +596,10 @@ def to_torch(layer):
         raise TypeError(f"prnn.torch.to_torch: expected a prnn.torch LSTM, GRU or RNN, got "
                         f"{type(layer).__name__} (SRU has no torch.nn counterpart)")
     w = layer._weights()[0]
-    kwargs = dict(num_layers=layer.num_layers, bias=layer.bias, batch_first=layer.batch_first,
-                  dropout=layer.dropout, bidirectional=layer.bidirectional, device=w.device,
-                  dtype=w.dtype)
+    kwargs: Dict[str, Any] = dict(num_layers=layer.num_layers, bias=layer.bias,
+                                  batch_first=layer.batch_first, dropout=layer.dropout,
+                                  bidirectional=layer.bidirectional, device=w.device,
+                                  dtype=w.dtype)
     if cls is nn.RNN:
         kwargs["nonlinearity"] = layer.nonlinearity
     if getattr(layer, "proj_size", 0):

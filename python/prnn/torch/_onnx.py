@@ -21,10 +21,17 @@ What ONNX cannot express (SRU; dropout in training mode) raises at export.
 """
 
 import sys
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
 from .. import _capi, _sru_mode
+
+if TYPE_CHECKING:     # the annotations' only: _modules imports this module
+    from ._modules import _PrnnRNNBase
+
+# The graph builder's values are torch tensors, TorchScript graph values or onnxscript values
+# (neither of the latter two typed), hence Any for them below.
 
 # For each ONNX gate, the torch.nn gate it is: ONNX orders LSTM's gates
 # i, o, f, c (torch.nn: i, f, g, o) and GRU's z, r, h (torch.nn: r, z, n).
@@ -33,7 +40,7 @@ _ONNX_GATES = {_capi.LSTM: (0, 3, 1, 2), _capi.GRU: (1, 0, 2), _capi.RNN_TANH: (
 _ONNX_OP = {_capi.LSTM: "LSTM", _capi.GRU: "GRU", _capi.RNN_TANH: "RNN", _capi.RNN_RELU: "RNN"}
 
 
-def exporting():
+def exporting() -> bool:
     """Whether torch.onnx.export is running. torch.onnx.is_in_onnx_export()
     says so, except under Dynamo (torch.export's strict mode, the dynamo
     exporter's second attempt), which folds it to False: there the flag it
@@ -44,7 +51,7 @@ def exporting():
     return bool(getattr(flags, "_is_onnx_exporting", False))
 
 
-def _refuse(mode, dropout, what="prnn.torch"):
+def _refuse(mode: int, dropout: float, what: str = "prnn.torch") -> None:
     if _sru_mode.is_sru(mode):
         raise RuntimeError(f"{what}: SRU cannot be exported to ONNX: ONNX has no SRU operator "
                            "(and an SRU written out in elementary ONNX operators would be a "
@@ -55,7 +62,7 @@ def _refuse(mode, dropout, what="prnn.torch"):
                            "(model.eval(), torch.onnx.export's default)")
 
 
-def tracing_a_layer():
+def tracing_a_layer() -> None:
     """Called while torch.jit.trace records a layer: in a TorchScript ONNX
     export, makes sure the operator's symbolic is registered (what ONNX
     cannot express is refused there, once the trace is done: an exception
@@ -64,7 +71,9 @@ def tracing_a_layer():
         register_symbolic()
 
 
-def _build(em, x, h0, c0, weights, seq_lens, mode, hidden, layers, dirs, has_bias):
+def _build(em: "Union[_TorchEmitter, _GraphEmitter, _ScriptEmitter]", x: Any, h0: Any,
+           c0: Any, weights: Sequence[Any], seq_lens: Any, mode: int, hidden: int, layers: int,
+           dirs: int, has_bias: bool) -> Tuple[Any, Any, Any]:
     """The ONNX nodes of a prnn layer: x time-major [T, B, I] (or packed,
     with seq_lens), h0/c0 [layers * dirs, B, hidden] or None, weights in
     torch.nn's order. Returns (y [T, B, dirs * hidden], h_n, c_n or None)."""
@@ -72,22 +81,27 @@ def _build(em, x, h0, c0, weights, seq_lens, mode, hidden, layers, dirs, has_bia
     order = _ONNX_GATES[mode]
     lstm = mode == _capi.LSTM
 
-    def gates(t):
+    def gates(t: Any) -> Any:
         if len(order) == 1:
             return t
         return em.concat([em.rows(t, g * hidden, (g + 1) * hidden) for g in order])
 
-    def stack(ts):
+    def stack(ts: List[Any]) -> Any:
         return ts[0] if len(ts) == 1 else em.concat(ts)
 
-    attrs = {"hidden_size": hidden, "direction": "bidirectional" if dirs == 2 else "forward"}
+    attrs: Dict[str, Any] = {"hidden_size": hidden,
+                             "direction": "bidirectional" if dirs == 2 else "forward"}
     if mode in (_capi.RNN_TANH, _capi.RNN_RELU):
         attrs["activations"] = ["Tanh" if mode == _capi.RNN_TANH else "Relu"] * dirs
     if mode == _capi.GRU:
         attrs["linear_before_reset"] = 1      # torch.nn's GRU applies r after R h
-    out, hs, cs = x, [], []
+    out: Any = x
+    hs: List[Any] = []
+    cs: List[Any] = []
     for layer in range(layers):
-        w, r, b = [], [], []
+        w: List[Any] = []
+        r: List[Any] = []
+        b: List[Any] = []
         for d in range(dirs):
             p = weights[(layer * dirs + d) * per:(layer * dirs + d + 1) * per]
             w.append(em.unsqueeze0(gates(p[0])))
@@ -116,25 +130,26 @@ class _TorchEmitter:
     """The ONNX operators as torch operators (which the exporter turns into
     ONNX), the RNN node through torch.onnx.ops.symbolic_multi_out."""
 
-    def rows(self, t, start, stop):
+    def rows(self, t: torch.Tensor, start: int, stop: int) -> torch.Tensor:
         return t[start:stop]
 
-    def concat(self, ts):
+    def concat(self, ts: List[torch.Tensor]) -> torch.Tensor:
         return torch.cat(ts, 0)
 
-    def unsqueeze0(self, t):
+    def unsqueeze0(self, t: torch.Tensor) -> torch.Tensor:
         return t.unsqueeze(0)
 
-    def transpose(self, t, perm):
+    def transpose(self, t: torch.Tensor, perm: List[int]) -> torch.Tensor:
         return t.permute(perm)
 
-    def reshape(self, t, shape):
+    def reshape(self, t: torch.Tensor, shape: List[int]) -> torch.Tensor:
         return t.reshape([t.shape[i] if s == 0 else s for i, s in enumerate(shape)])
 
-    def squeeze1(self, t):
+    def squeeze1(self, t: torch.Tensor) -> torch.Tensor:
         return t.squeeze(1)
 
-    def rnn(self, op, inputs, attrs, n_out):
+    def rnn(self, op: str, inputs: List[Any], attrs: Dict[str, Any],
+            n_out: int) -> Sequence[torch.Tensor]:
         x = inputs[0]
         dirs = 2 if attrs["direction"] == "bidirectional" else 1
         state = [dirs, x.shape[1], attrs["hidden_size"]]
@@ -143,7 +158,10 @@ class _TorchEmitter:
                                                  shapes=shapes)
 
 
-def export_layer(layer, x, h0, c0, weights, batch_sizes, dropout):
+def export_layer(layer: "_PrnnRNNBase", x: torch.Tensor, h0: Optional[torch.Tensor],
+                 c0: Optional[torch.Tensor], weights: Sequence[torch.Tensor],
+                 batch_sizes: Optional[torch.Tensor],
+                 dropout: float) -> Tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
     """The layer's outputs (y, h_n, c_n) during torch.onnx.export(...,
     dynamo=True), as ONNX nodes."""
     name = f"prnn.torch.{type(layer).__name__}"
@@ -164,38 +182,38 @@ class _GraphEmitter:
     (g.op), in the form of its opset (Slice, Squeeze and Unsqueeze took
     attributes before opsets 10 and 13)."""
 
-    def __init__(self, g):
+    def __init__(self, g: Any) -> None:
         self.g = g
         self.opset = g.opset
 
-    def _ints(self, values):
+    def _ints(self, values: Sequence[int]) -> Any:
         return self.g.op("Constant", value_t=torch.tensor(values, dtype=torch.int64))
 
-    def rows(self, t, start, stop):
+    def rows(self, t: Any, start: int, stop: int) -> Any:
         if self.opset < 10:
             return self.g.op("Slice", t, axes_i=[0], starts_i=[start], ends_i=[stop])
         return self.g.op("Slice", t, self._ints([start]), self._ints([stop]), self._ints([0]))
 
-    def concat(self, ts):
+    def concat(self, ts: Sequence[Any]) -> Any:
         return self.g.op("Concat", *ts, axis_i=0)
 
-    def unsqueeze0(self, t):
+    def unsqueeze0(self, t: Any) -> Any:
         if self.opset < 13:
             return self.g.op("Unsqueeze", t, axes_i=[0])
         return self.g.op("Unsqueeze", t, self._ints([0]))
 
-    def transpose(self, t, perm):
+    def transpose(self, t: Any, perm: List[int]) -> Any:
         return self.g.op("Transpose", t, perm_i=perm)
 
-    def reshape(self, t, shape):
+    def reshape(self, t: Any, shape: List[int]) -> Any:
         return self.g.op("Reshape", t, self._ints(shape))
 
-    def squeeze1(self, t):
+    def squeeze1(self, t: Any) -> Any:
         if self.opset < 13:
             return self.g.op("Squeeze", t, axes_i=[1])
         return self.g.op("Squeeze", t, self._ints([1]))
 
-    def rnn(self, op, inputs, attrs, n_out):
+    def rnn(self, op: str, inputs: List[Any], attrs: Dict[str, Any], n_out: int) -> Any:
         while inputs[-1] is None:
             inputs = inputs[:-1]
         values = [self._none() if v is None else v for v in inputs]
@@ -206,19 +224,20 @@ class _GraphEmitter:
             kwargs["linear_before_reset_i"] = attrs["linear_before_reset"]
         return self.g.op(op, *values, outputs=n_out, **kwargs)
 
-    def _none(self):
+    def _none(self) -> Any:
         # an omitted optional input, as torch.nn's symbolic writes it
         n = self.g.op("prim::Constant")
         n.setType(torch._C.OptionalType.ofTensor())
         return n
 
 
-def _is_none(value):
+def _is_none(value: Any) -> bool:
     return isinstance(value.type(), torch._C.NoneType)
 
 
-def _legacy_symbolic(g, x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers,
-                     bidirectional, has_bias, dropout, train, math):
+def _legacy_symbolic(g: Any, x: Any, hx: Any, cx: Any, weights: Any, batch_sizes: Any, seed: Any,
+                     cell: int, hidden: int, layers: int, bidirectional: bool, has_bias: bool,
+                     dropout: float, train: bool, math: int) -> Tuple[Any, Any, Any, Any]:
     """prnn::rnn_forward's symbolic (its scalar arguments parsed by
     torch.onnx.symbolic_helper.parse_args, see register_symbolic)."""
     _refuse(cell, dropout if train else 0.0, "prnn::rnn_forward")
@@ -236,10 +255,10 @@ def _legacy_symbolic(g, x, hx, cx, weights, batch_sizes, seed, cell, hidden, lay
     return y, hy, cy if cy is not None else empty, empty
 
 
-_registered = False
+_registered: bool = False
 
 
-def register_symbolic():
+def register_symbolic() -> None:
     """Registers prnn::rnn_forward's symbolic with the TorchScript ONNX
     exporter (for every opset from 9): done by the layers when an export
     traces them; callable by hand for a module traced before and exported
@@ -249,7 +268,9 @@ def register_symbolic():
         from torch.onnx import symbolic_helper
         symbolic = symbolic_helper.parse_args("v", "v", "v", "v", "v", "v", "i", "i", "i", "b",
                                               "b", "f", "b", "i")(_legacy_symbolic)
-        torch.onnx.register_custom_op_symbolic("prnn::rnn_forward", symbolic, 9)
+        # not in torch.onnx's __all__ (but documented, and there)
+        torch.onnx.register_custom_op_symbolic(  # type: ignore[attr-defined]
+            "prnn::rnn_forward", symbolic, 9)
         _registered = True
 
 
@@ -259,31 +280,31 @@ class _ScriptEmitter:
     """The ONNX operators through onnxscript (the dynamo exporter's custom
     translation functions)."""
 
-    def __init__(self, op):
+    def __init__(self, op: Any) -> None:
         self.op = op
 
-    def _ints(self, values):
+    def _ints(self, values: Sequence[int]) -> Any:
         return self.op.Constant(value_ints=list(values))
 
-    def rows(self, t, start, stop):
+    def rows(self, t: Any, start: int, stop: int) -> Any:
         return self.op.Slice(t, self._ints([start]), self._ints([stop]), self._ints([0]))
 
-    def concat(self, ts):
+    def concat(self, ts: Sequence[Any]) -> Any:
         return self.op.Concat(*ts, axis=0)
 
-    def unsqueeze0(self, t):
+    def unsqueeze0(self, t: Any) -> Any:
         return self.op.Unsqueeze(t, self._ints([0]))
 
-    def transpose(self, t, perm):
+    def transpose(self, t: Any, perm: List[int]) -> Any:
         return self.op.Transpose(t, perm=perm)
 
-    def reshape(self, t, shape):
+    def reshape(self, t: Any, shape: List[int]) -> Any:
         return self.op.Reshape(t, self._ints(shape))
 
-    def squeeze1(self, t):
+    def squeeze1(self, t: Any) -> Any:
         return self.op.Squeeze(t, self._ints([1]))
 
-    def rnn(self, op, inputs, attrs, n_out):
+    def rnn(self, op: str, inputs: List[Any], attrs: Dict[str, Any], n_out: int) -> Any:
         while inputs[-1] is None:
             inputs = inputs[:-1]
         return getattr(self.op, op)(*inputs, **attrs)
@@ -291,6 +312,9 @@ class _ScriptEmitter:
 
 def _translate_rnn_forward(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers,
                            bidirectional, has_bias, dropout, train, math):
+    # type: (Any, Any, Any, Sequence[Any], Any, Any, int, int, int, bool, bool, float, bool, int) -> Tuple[Any, Any, Any, Any]  # noqa: E501
+    # (A type comment, not annotations: the dynamo exporter builds the function's ONNX signature
+    # from its annotations; an int one would make `cell` an attribute, not an input.)
     from onnxscript import opset18 as op
 
     _refuse(cell, dropout if train else 0.0, "prnn::rnn_forward")
@@ -307,7 +331,8 @@ def _translate_rnn_forward(x, hx, cx, weights, batch_sizes, seed, cell, hidden, 
     return y, hy, cy if cy is not None else op.CastLike(empty, x), op.Cast(empty, to=2)
 
 
-def onnx_translation_table():
+def onnx_translation_table() -> Dict[torch._ops.OpOverload,
+                                        Callable[..., Tuple[Any, Any, Any, Any]]]:
     """{torch.ops.prnn.rnn_forward.default: function} for torch.onnx.export's
     custom_translation_table (dynamo=True): needed only to convert an
     ExportedProgram that already holds prnn's operator, e.g.

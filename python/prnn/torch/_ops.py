@@ -18,16 +18,21 @@ with create_graph=True and then differentiated again raises
 """
 
 import contextlib
-from typing import List, Optional, Tuple
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterable, List, NoReturn,
+                    Optional, Sequence, Tuple, Union)
 
 import torch
 from torch import Tensor
 
 from .._capi import call
+from .._descriptors import Problem
 from . import _runtime
 
+if TYPE_CHECKING:     # typing.TypeGuard is Python 3.10's
+    from typing_extensions import TypeGuard
 
-def _ptr(t):
+
+def _ptr(t: Optional[Tensor]) -> Optional[int]:
     return t.data_ptr() if t is not None else None
 
 
@@ -39,21 +44,25 @@ DOUBLE_BACKWARD_ERROR = (
     "second-order terms")
 
 
-def _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math):
+def _problem(x: Tensor, hidden: int, layers: int, bidirectional: bool, mode: int,
+             batch_sizes: Optional[Tensor], dropout: float, math: int) -> Problem:
     if x.dim() == 3:
         sizes = [x.shape[1]] * x.shape[0]
     else:
-        sizes = batch_sizes.tolist()
+        # 2-D (packed) x comes with its batch_sizes
+        sizes = batch_sizes.tolist()  # type: ignore[union-attr]
     return _runtime.problem(x.device, mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1],
                             hidden, layers, bidirectional, sizes, dropout, math)
 
 
-def _layout(x, mode, hidden, layers, bidirectional):
+def _layout(x: Tensor, mode: int, hidden: int, layers: int,
+            bidirectional: bool) -> _runtime.WeightLayout:
     return _runtime.WeightLayout(mode, _runtime.torch_dtype_code(x.dtype), x.shape[-1], hidden,
                                  layers, bidirectional)
 
 
-def flat_weights(weights, layout, names):
+def flat_weights(weights: Sequence[Tensor], layout: _runtime.WeightLayout,
+                 names: Sequence[str]) -> Tuple[int, Optional[Tensor]]:
     """The flat buffer's address: the weights' own buffer when they are
     views of one in prnn's layout (the modules keep them so), else a packed
     copy (returned too, to keep it alive until the call has been enqueued:
@@ -65,26 +74,29 @@ def flat_weights(weights, layout, names):
     return flat.data_ptr(), flat
 
 
-def _seed_value(seed):
+def _seed_value(seed: Optional[Tensor]) -> int:
     return int(seed.item()) if seed is not None else 0
 
 
-def _current_stream(device):
+def _current_stream(device: torch.device) -> int:
     try:    # the raw pointer without building a torch.cuda.Stream object
         return torch._C._cuda_getCurrentRawStream(device.index)
     except AttributeError:
         return torch.cuda.current_stream(device).cuda_stream
 
 
-def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional,
-                 has_bias, dropout, train, math, problem=None, w_ptr=None):
+def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: Sequence[Tensor],
+                 batch_sizes: Optional[Tensor], seed: Optional[Tensor], mode: int, hidden: int,
+                 layers: int, bidirectional: bool, has_bias: bool, dropout: float, train: bool,
+                 math: int, problem: Optional[Problem] = None, w_ptr: Optional[int] = None
+                 ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     """rnn_forward's work, also called directly by the modules in eager mode
     (with the Problem and weight address they keep, skipping the
     dispatcher's cost). Returns y, hy, cy (None unless LSTM or SRU) and the
     training reserve (None unless train): the operator, whose outputs are
     tensors, makes those empty."""
     p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
-    keep = None
+    keep: Optional[Tensor] = None
     if w_ptr is None:
         w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
                                    _runtime.weight_names(mode, layers, bidirectional, has_bias))
@@ -101,6 +113,7 @@ def forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bi
               p.h_desc.ptr, _ptr(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
               hy.data_ptr(), p.h_desc.ptr, _ptr(cy), _ptr(workspace),
               p.workspace_bytes)
+    reserve: Optional[Tensor]
     if train:
         p.set_seed(_seed_value(seed))
         reserve = x.new_empty(p.reserve_bytes(), dtype=torch.uint8)
@@ -130,8 +143,9 @@ def rnn_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: 
             empty.to(torch.uint8) if reserve is None else reserve)
 
 
-def _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes, dropout,
-                             math):
+def _reserve_size_or_unknown(x: Tensor, hidden: int, layers: int, bidirectional: bool, mode: int,
+                             batch_sizes: Optional[Tensor], dropout: float,
+                             math: int) -> Union[int, torch.SymInt]:
     if x.dim() == 3 and all(isinstance(s, int) for s in x.shape):
         return _problem(x, hidden, layers, bidirectional, mode, None, dropout,
                         math).reserve_bytes()
@@ -139,10 +153,13 @@ def _reserve_size_or_unknown(x, hidden, layers, bidirectional, mode, batch_sizes
 
 
 @rnn_forward.register_fake
-def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional, has_bias,
-      dropout, train, math):
+def _(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: List[Tensor],
+      batch_sizes: Optional[Tensor], seed: Optional[Tensor], cell: int, hidden: int, layers: int,
+      bidirectional: bool, has_bias: bool, dropout: float, train: bool,
+      math: int) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     mode = cell
     dirs = 2 if bidirectional else 1
+    batch: Union[int, torch.SymInt]
     if x.dim() == 3:
         batch = x.shape[1]
     elif hx is not None:
@@ -161,9 +178,13 @@ def _(x, hx, cx, weights, batch_sizes, seed, cell, hidden, layers, bidirectional
     return y, hy, cy, x.new_empty(n, dtype=torch.uint8)
 
 
-def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, mode, hidden,
-                  layers, bidirectional, has_bias, dropout, weight_grads, math, input_grad=True,
-                  w_ptr=None):
+def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
+                  weights: Sequence[Tensor], y: Tensor, dy: Tensor, dhy: Optional[Tensor],
+                  dcy: Optional[Tensor], reserve: Tensor, batch_sizes: Optional[Tensor],
+                  seed: Optional[Tensor], mode: int, hidden: int, layers: int,
+                  bidirectional: bool, has_bias: bool, dropout: float, weight_grads: bool,
+                  math: int, input_grad: bool = True,
+                  w_ptr: Optional[int] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU; dx empty
     unless input_grad: prnn then skips the first layer's input product)
     and, when weight_grads, BackwardWeights into a zeroed flat gradient
@@ -173,7 +194,7 @@ def backward_impl(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, see
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
-    keep = None
+    keep: Optional[Tensor] = None
     if w_ptr is None:
         w_ptr, keep = flat_weights(weights, layout,
                                    _runtime.weight_names(mode, layers, bidirectional, has_bias))
@@ -229,8 +250,11 @@ def rnn_backward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights:
 
 
 @rnn_backward.register_fake
-def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hidden, layers,
-      bidirectional, has_bias, dropout, weight_grads, math, input_grad):
+def _(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: List[Tensor], y: Tensor,
+      dy: Tensor, dhy: Optional[Tensor], dcy: Optional[Tensor], reserve: Tensor,
+      batch_sizes: Optional[Tensor], seed: Optional[Tensor], cell: int, hidden: int, layers: int,
+      bidirectional: bool, has_bias: bool, dropout: float, weight_grads: bool, math: int,
+      input_grad: bool) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     mode = cell
     dirs = 2 if bidirectional else 1
     batch = x.shape[1] if x.dim() == 3 else (hx.shape[1] if hx is not None else
@@ -242,11 +266,12 @@ def _(x, hx, cx, weights, y, dy, dhy, dcy, reserve, batch_sizes, seed, cell, hid
     return torch.empty_like(x) if input_grad else x.new_empty(0), dhx, dcx, x.new_empty(n)
 
 
-def _no_double_backward(*_):
+def _no_double_backward(*_: Any) -> NoReturn:
     raise RuntimeError(DOUBLE_BACKWARD_ERROR)
 
 
-def _nothing_to_keep(ctx, inputs, output):
+# ctx: Any here and below: autograd's context objects take any attribute
+def _nothing_to_keep(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     pass    # (torch.func needs a setup_context)
 
 
@@ -254,7 +279,8 @@ def _nothing_to_keep(ctx, inputs, output):
 rnn_backward.register_autograd(_no_double_backward, setup_context=_nothing_to_keep)
 
 
-def _setup_context(ctx, inputs, output):
+def _setup_context(ctx: Any, inputs: Tuple[Any, ...],
+                   output: Tuple[Tensor, Tensor, Tensor, Tensor]) -> None:
     (x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers, bidirectional, has_bias,
      dropout, train, math) = inputs
     y, _, _, reserve = output
@@ -268,7 +294,12 @@ def _setup_context(ctx, inputs, output):
     ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
 
 
-def _backward_formula(saved, config, needs, dy, dhy, dcy, backward, **kwargs):
+def _backward_formula(saved: Sequence[Any], config: Tuple[int, int, int, bool, bool, float, int],
+                      needs: Tuple[bool, bool, bool, bool], dy: Optional[Tensor],
+                      dhy: Optional[Tensor], dcy: Optional[Tensor],
+                      backward: Callable[..., Tuple[Tensor, Tensor, Tensor, Tensor]],
+                      **kwargs: Any) -> Tuple[Optional[Tensor], Optional[Tensor],
+                                              Optional[Tensor], Sequence[Optional[Tensor]]]:
     """The gradients of (x, hx, cx, weights) from those of (y, hy, cy):
     `backward` is rnn_backward (traced by torch.compile) or backward_impl
     (eager, with kwargs). The weights' gradients are views of one flat
@@ -284,6 +315,7 @@ def _backward_formula(saved, config, needs, dy, dhy, dcy, backward, **kwargs):
                                 batch_sizes, seed,
                                 mode, hidden, layers, bidirectional, has_bias, dropout,
                                 need_weights, math, need_x, **kwargs)
+    dweights: Sequence[Optional[Tensor]]
     if need_weights:
         dw = dw.to(weights[0].dtype)
         dweights = _layout(x, mode, hidden, layers, bidirectional).views(
@@ -294,11 +326,13 @@ def _backward_formula(saved, config, needs, dy, dhy, dcy, backward, **kwargs):
             dweights)
 
 
-def _any(flags):
+def _any(flags: Union[bool, Sequence[bool]]) -> bool:
     return any(flags) if isinstance(flags, (list, tuple)) else bool(flags)
 
 
-def _backward(ctx, dy, dhy, dcy, _dreserve):
+def _backward(ctx: Any, dy: Optional[Tensor], dhy: Optional[Tensor], dcy: Optional[Tensor],
+              _dreserve: Optional[Tensor]
+              ) -> Tuple[Union[None, Tensor, Sequence[Optional[Tensor]]], ...]:
     if not ctx.trained:
         raise RuntimeError("prnn: backward through a layer run without its training pass "
                            "(it ran under torch.no_grad() or in inference mode)")
@@ -321,15 +355,16 @@ class _OnceDifferentiable(torch.autograd.Function):
     dropped without a word.)"""
 
     @staticmethod
-    def forward(ctx, n, *tensors):
+    def forward(ctx: Any, n: int, *tensors: Tensor) -> Tuple[Tensor, ...]:
         return tuple(t.view_as(t) for t in tensors[:n])
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx: Any, *grads: Any) -> NoReturn:
         raise RuntimeError(DOUBLE_BACKWARD_ERROR)
 
 
-def _tie_to_inputs(results, inputs):
+def _tie_to_inputs(results: List[Optional[Tensor]],
+                   inputs: Iterable[object]) -> List[Optional[Tensor]]:
     """`results` (tensors or None), passed through _OnceDifferentiable when
     grad mode is on (create_graph) and any of `inputs` requires grad."""
     deps = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
@@ -343,14 +378,20 @@ def _tie_to_inputs(results, inputs):
     return out
 
 
-def _rnn_function_forward(x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights):
+def _rnn_function_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
+                          batch_sizes: Optional[Tensor], seed: Optional[Tensor],
+                          config: Tuple[int, int, int, bool, bool, float, int],
+                          problem: Optional[Problem], wbuf: Optional[Tuple[int, Optional[Tensor]]],
+                          *weights: Tensor
+                          ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     mode, hidden, layers, bidirectional, has_bias, dropout, math = config
     return forward_impl(x, hx, cx, weights, batch_sizes, seed, mode, hidden, layers,
                         bidirectional, has_bias, dropout, True, math, problem,
                         wbuf[0] if wbuf is not None else None)
 
 
-def _rnn_function_save(ctx, inputs, output):
+def _rnn_function_save(ctx: Any, inputs: Tuple[Any, ...],
+                       output: Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]) -> None:
     x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
     y, _, _, reserve = output
     ctx.config = config
@@ -365,7 +406,9 @@ def _rnn_function_save(ctx, inputs, output):
     ctx.set_materialize_grads(False)
 
 
-def _rnn_function_backward(ctx, dy, dhy, dcy, _dreserve):
+def _rnn_function_backward(ctx: Any, dy: Optional[Tensor], dhy: Optional[Tensor],
+                           dcy: Optional[Tensor],
+                           _dreserve: Optional[Tensor]) -> Tuple[Optional[Tensor], ...]:
     needs = (ctx.needs_input_grad[0], ctx.has_hx and ctx.needs_input_grad[1],
              ctx.has_cx and ctx.needs_input_grad[2], any(ctx.needs_input_grad[8:]))
     saved = ctx.saved_tensors
@@ -396,7 +439,8 @@ class EagerRNN(torch.autograd.Function):
     weights' gradients come back in their own data type."""
 
     @staticmethod
-    def forward(ctx, *inputs):
+    def forward(ctx: Any, *inputs: Any) -> Tuple[Tensor, Tensor, Optional[Tensor],
+                                                 Optional[Tensor]]:
         output = _rnn_function_forward(*inputs)
         _rnn_function_save(ctx, inputs, output)
         return output
@@ -416,14 +460,14 @@ class FuncRNN(torch.autograd.Function):
     backward = staticmethod(_rnn_function_backward)
 
 
-def _is_wrapped(t):
+def _is_wrapped(t: object) -> "TypeGuard[Tensor]":
     return isinstance(t, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(t)
 
 
-def _unwrap(tensors):
+def _unwrap(tensors: Iterable[Optional[Tensor]]) -> List[Optional[Tensor]]:
     return [torch._C._functorch.get_unwrapped(t) if _is_wrapped(t) else t for t in tensors]
 
 
-def _below_transform():
+def _below_transform() -> ContextManager[None]:
     from torch._functorch.pyfunctorch import temporarily_pop_interpreter_stack
     return temporarily_pop_interpreter_stack()

@@ -4,12 +4,17 @@ may use TF32 (prnn's PRNN_TENSOR_OP_MATH) — and the weight copy that
 autocast makes once and reuses while the weights are unchanged.
 """
 
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
+
 import torch
 
 from .. import _capi
 
+if TYPE_CHECKING:     # for the annotations only: _runtime is not imported here at run time
+    from ._runtime import WeightLayout
 
-def autocast_dtype(device_type, weight_dtype):
+
+def autocast_dtype(device_type: str, weight_dtype: torch.dtype) -> Optional[torch.dtype]:
     """The data type autocast runs the layer in on `device_type` ("cuda" or
     "cpu"), or None when autocast is off there. float64 layers stay float64,
     as autocast leaves float64 tensors alone."""
@@ -18,13 +23,13 @@ def autocast_dtype(device_type, weight_dtype):
     return torch.get_autocast_dtype(device_type)
 
 
-def autocast_eligible(t):
+def autocast_eligible(t: torch.Tensor) -> bool:
     """Whether autocast converts tensor `t` (a floating tensor other than
     float64, as autocast's cached_cast decides)."""
     return t.is_floating_point() and t.dtype != torch.float64
 
 
-def _fp32_precision(*chain):
+def _fp32_precision(*chain: Any) -> str:
     """The first setting of `chain` (torch.backends attribute holders, most
     specific first) that is not "none": PyTorch's own inheritance of the
     fp32_precision settings (an operator's, then its backend's, then the
@@ -36,7 +41,7 @@ def _fp32_precision(*chain):
     return "none"
 
 
-def tf32_allowed():
+def tf32_allowed() -> bool:
     """Whether torch.nn's RNN may use TF32 on CUDA fp32 data now. With
     cuDNN in use, that is cuDNN's RNN setting (torch.backends.cudnn.rnn.
     fp32_precision, inheriting torch.backends.cudnn.fp32_precision, then
@@ -47,7 +52,8 @@ def tf32_allowed():
     in eager mode; a torch.compile'd graph keeps the answer it was traced
     with."""
     cudnn = torch.backends.cudnn
-    if cudnn.enabled and cudnn.is_available():
+    # torch.backends.cudnn.is_available has no annotations
+    if cudnn.enabled and cudnn.is_available():  # type: ignore[no-untyped-call]
         rnn = getattr(cudnn, "rnn", None)
         if rnn is None or not hasattr(rnn, "fp32_precision"):
             return bool(cudnn.allow_tf32)       # PyTorch before the fp32_precision settings
@@ -59,9 +65,10 @@ def tf32_allowed():
 # What torch.compiler.assume_constant_result(tf32_allowed) does, without
 # importing torch._dynamo for it (about 1 s, a third of `import prnn.torch`);
 # test_amp.py checks that the decorator sets exactly this.
-tf32_allowed._dynamo_marked_constant = True
+# (a function attribute that the function type does not declare)
+tf32_allowed._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
-def math_type(device_type, dtype):
+def math_type(device_type: str, dtype: torch.dtype) -> int:
     """prnn's prnnMathType_t for a call on `device_type` with data `dtype`:
     PRNN_TENSOR_OP_MATH (TF32 input-projection and weight-gradient GEMMs)
     for CUDA float32 exactly where tf32_allowed(), else PRNN_DEFAULT_MATH
@@ -80,18 +87,22 @@ class CastWeights:
     part of the autograd graph: the layer's backward turns its gradient
     back into the weights' data type."""
 
-    def __init__(self):
-        self.entry = None       # (key, converted flat buffer), replaced as one
+    def __init__(self) -> None:
+        # (key, converted flat buffer), replaced as one
+        self.entry: Optional[Tuple[Tuple[torch.dtype, Tuple[int, ...], Tuple[int, ...]],
+                                   torch.Tensor]] = None
 
     @property
-    def flat(self):
+    def flat(self) -> Optional[torch.Tensor]:
         entry = self.entry
         return entry[1] if entry is not None else None
 
-    def clear(self):
+    def clear(self) -> None:
         self.entry = None
 
-    def get(self, weights, names, src_layout, dst_layout, dtype):
+    def get(self, weights: Sequence[torch.Tensor], names: Sequence[str],
+            src_layout: "WeightLayout", dst_layout: "WeightLayout",
+            dtype: torch.dtype) -> torch.Tensor:
         key = (dtype, tuple([w.data_ptr() for w in weights]),
                tuple([w._version for w in weights]))
         entry = self.entry

@@ -9,6 +9,8 @@ later calls find it in a dict.
 
 import threading
 from collections import OrderedDict
+from typing import (Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, ValuesView,
+                    cast)
 
 import torch
 
@@ -24,7 +26,7 @@ class _ModesWithCell:
     """`mode in WITH_CELL`: LSTM and SRU, the latter under any of its
     conventions (an SRU's mode value carries them: _sru_mode)."""
 
-    def __contains__(self, mode):
+    def __contains__(self, mode: int) -> bool:
         return mode == _capi.LSTM or is_sru(mode)
 
 
@@ -33,7 +35,7 @@ WITH_CELL = _ModesWithCell()
 is_sru = _sru_mode.is_sru
 
 
-def sru_matrices(k, hidden, dirs=1, mode=_capi.SRU):
+def sru_matrices(k: int, hidden: int, dirs: int = 1, mode: int = _capi.SRU) -> int:
     """SRU's matrices in a layer whose input is k wide: u0, f, r, and the
     highway projection u3 where k differs from the highway's width (hidden;
     dirs * hidden under the sru package's convention, which `mode` may
@@ -41,12 +43,12 @@ def sru_matrices(k, hidden, dirs=1, mode=_capi.SRU):
     return _sru_mode.matrices(mode, k, hidden, dirs)
 
 
-def weight_names(mode, layers, bidirectional, has_bias):
+def weight_names(mode: int, layers: int, bidirectional: bool, has_bias: bool) -> List[str]:
     """The module's parameter names, in the order the operators take them:
     per layer and direction, torch.nn's weight_ih, weight_hh, bias_ih,
     bias_hh; for SRU weight_ih (its M stacked matrices), bias (b_f, b_r) and
     weight_c (v_f, v_r)."""
-    names = []
+    names: List[str] = []
     for layer in range(layers):
         for d in range(2 if bidirectional else 1):
             sfx = f"_l{layer}" + ("_reverse" if d else "")
@@ -64,7 +66,7 @@ DTYPES = {torch.float32: _capi.DATA_FLOAT, torch.float64: _capi.DATA_DOUBLE,
 _local = threading.local()
 
 
-def _device_key(device):
+def _device_key(device: torch.device) -> Tuple[str, int]:
     if device.type == "cpu":
         return ("cpu", 0)
     if device.type != "cuda":
@@ -72,12 +74,12 @@ def _device_key(device):
     return ("cuda", device.index if device.index is not None else torch.cuda.current_device())
 
 
-def handle(device):
+def handle(device: torch.device) -> Handle:
     """This thread's prnn handle for `device`. A GPU handle binds to the
     device current when it is created, so it is made inside
     torch.cuda.device(index), after PyTorch has initialised that device's
     primary context (the one prnn's handle uses too)."""
-    handles = getattr(_local, "handles", None)
+    handles: Optional[Dict[Tuple[str, int], Handle]] = getattr(_local, "handles", None)
     if handles is None:
         handles = _local.handles = {}
     key = _device_key(device)
@@ -100,35 +102,36 @@ class ShapeCache:
     Forgetting one costs only its re-creation (prnn's plans are per batch
     size, kept by the handle)."""
 
-    def __init__(self, capacity=64):
+    def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
-        self.entries = OrderedDict()
+        self.entries: "OrderedDict[Tuple[Any, ...], Problem]" = OrderedDict()
 
-    def get(self, key):
+    def get(self, key: Tuple[Any, ...]) -> Optional[Problem]:
         p = self.entries.get(key)
         if p is not None:
             self.entries.move_to_end(key)
         return p
 
-    def put(self, key, p):
+    def put(self, key: Tuple[Any, ...], p: Problem) -> None:
         self.entries[key] = p
         if len(self.entries) > self.capacity:
             self.entries.popitem(last=False)
 
-    def devices(self):
+    def devices(self) -> Set[Any]:
         return {key[1] for key in self.entries}
 
-    def values(self):
+    def values(self) -> ValuesView[Problem]:
         return self.entries.values()
 
 
-def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batch_sizes,
-            dropout, math=_capi.DEFAULT_MATH, training=False):
+def problem(device: torch.device, mode: int, dtype: int, input_size: int, hidden: int,
+            layers: int, bidirectional: bool, batch_sizes: Sequence[int], dropout: float,
+            math: int = _capi.DEFAULT_MATH, training: bool = False) -> Problem:
     """The Problem for this shape on this thread's handle for `device`, its
     RNN descriptor set to the prnnMathType_t `math`; made for training
     (Problem's training) when it is new and `training`."""
     h = handle(device)
-    problems = getattr(_local, "problems", None)
+    problems: Optional[ShapeCache] = getattr(_local, "problems", None)
     if problems is None:
         problems = _local.problems = ShapeCache()
     key = (_device_key(device), mode, dtype, input_size, hidden, layers, bidirectional,
@@ -141,14 +144,15 @@ def problem(device, mode, dtype, input_size, hidden, layers, bidirectional, batc
     return p
 
 
-def torch_dtype_code(dtype):
+def torch_dtype_code(dtype: torch.dtype) -> int:
     try:
         return DTYPES[dtype]
     except KeyError:
         raise TypeError(f"prnn supports float32, float64, float16 and bfloat16, not {dtype}")
 
 
-def flat_base(weights, offsets, total_elements):
+def flat_base(weights: Sequence[torch.Tensor], offsets: Sequence[int],
+              total_elements: int) -> Optional[int]:
     """The address of the flat buffer that `weights` are views of, when each
     weight is contiguous at its element offset in one storage that holds
     the whole buffer (total_elements); None otherwise."""
@@ -177,9 +181,10 @@ class WeightLayout:
     LinLayer calls, with a dummy base address (they do not dereference w),
     and checked for that contiguity."""
 
-    _cache = {}
+    _cache: Dict[Tuple[int, int, int, int, int, bool], "WeightLayout"] = {}
 
-    def __new__(cls, mode, dtype, input_size, hidden, layers, bidirectional):
+    def __new__(cls, mode: int, dtype: int, input_size: int, hidden: int, layers: int,
+                bidirectional: bool) -> "WeightLayout":
         key = (mode, dtype, input_size, hidden, layers, bidirectional)
         layout = cls._cache.get(key)
         if layout is None:
@@ -188,7 +193,8 @@ class WeightLayout:
             cls._cache[key] = layout
         return layout
 
-    def _build(self, mode, dtype, input_size, hidden, layers, bidirectional):
+    def _build(self, mode: int, dtype: int, input_size: int, hidden: int, layers: int,
+               bidirectional: bool) -> None:
         import ctypes
         cpu = handle(torch.device("cpu"))
         p = Problem(cpu, mode, dtype, input_size, hidden, layers, bidirectional, [1], 0.0)
@@ -201,13 +207,16 @@ class WeightLayout:
         out = ctypes.c_void_p()
         x_desc = p.x_descs[0]
 
-        def offset(fn, pseudo, lin, desc):
+        def offset(fn: str, pseudo: int, lin: int, desc: FilterDesc) -> Optional[int]:
             _capi.call(fn, cpu.ptr, p.rnn.ptr, pseudo, x_desc, p.w_desc.ptr, base, lin, desc.ptr,
                        ctypes.byref(out))
             return None if out.value is None else (out.value - base) // es
 
-        def consecutive(fn, pseudo, first, count, desc, stride):
-            start = offset(fn, pseudo, first, desc)
+        def consecutive(fn: str, pseudo: int, first: int, count: int, desc: FilterDesc,
+                        stride: int) -> int:
+            # the first matrix or bias of a block is always there: the layout's Problem has
+            # biases (None would fail at the sum below, as it did untyped)
+            start = cast(int, offset(fn, pseudo, first, desc))
             for i in range(1, count):
                 if offset(fn, pseudo, first + i, desc) != start + i * stride:
                     raise RuntimeError("prnn: this libprnn's weight layout does not keep a "
@@ -215,7 +224,7 @@ class WeightLayout:
             return start
 
         matrix, vector = "prnnGetRNNLinLayerMatrixParams", "prnnGetRNNLinLayerBiasParams"
-        self.entries = []   # (name, offset, shape)
+        self.entries: List[Tuple[str, int, Tuple[int, ...]]] = []   # (name, offset, shape)
         for layer in range(layers):
             k = input_size if layer == 0 else dirs * hidden
             for d in range(dirs):
@@ -241,7 +250,8 @@ class WeightLayout:
                     ("bias_hh" + sfx, consecutive(vector, pseudo, g, g, bias, hidden),
                      (g * hidden,))]
 
-    def pack(self, weights, names, dtype=None):
+    def pack(self, weights: Sequence[torch.Tensor], names: Iterable[str],
+             dtype: Optional[torch.dtype] = None) -> Tuple[torch.Tensor, List[torch.Tensor]]:
         """A new flat buffer in prnn's layout holding `weights` (those named
         `names`; converted to `dtype` when given), zero where no parameter
         lives (the biases of a module without them), and its views for
@@ -254,7 +264,7 @@ class WeightLayout:
                 v.copy_(w)
         return flat, views
 
-    def views(self, flat, names):
+    def views(self, flat: torch.Tensor, names: Iterable[str]) -> List[torch.Tensor]:
         """Views of the flat buffer for the parameters `names`, in order."""
         by_name = {n: (o, s) for n, o, s in self.entries}
         out = []
@@ -266,11 +276,11 @@ class WeightLayout:
             out.append(flat.narrow(0, o, numel).view(s))
         return out
 
-    def offsets(self, names):
+    def offsets(self, names: Iterable[str]) -> List[int]:
         by_name = {n: o for n, o, _ in self.entries}
         return [by_name[n] for n in names]
 
-    def same_places(self, other):
+    def same_places(self, other: "WeightLayout") -> bool:
         """Whether `other` (a layout of another data type) puts every
         parameter at the same element offset in a buffer of as many
         elements: then one buffer converts into the other element by
@@ -278,7 +288,8 @@ class WeightLayout:
         return (self.total_elements == other.total_elements and
                 self.entries == other.entries)
 
-    def buffer(self, weights, names):
+    def buffer(self, weights: Sequence[torch.Tensor],
+               names: Iterable[str]) -> Optional[torch.Tensor]:
         """The flat buffer that `weights` are views of, as one tensor (no
         copy), or None when they are not views of one."""
         base = flat_base(weights, self.offsets(names), self.total_elements)
@@ -287,4 +298,6 @@ class WeightLayout:
         w0 = weights[0]
         storage = w0.untyped_storage()
         offset = (base - storage.data_ptr()) // w0.element_size()
-        return w0.new_empty(0).set_(storage, offset, (self.total_elements,))
+        # stride is optional in ATen's set_ (contiguous), required by PyTorch's stubs
+        return w0.new_empty(0).set_(storage, offset,  # type: ignore[call-overload,no-any-return]
+                                    (self.total_elements,))

@@ -29,6 +29,8 @@ weight_c and bias are (2, num_directions, hidden): forget then reset
 and bias = (b_f, b_r).
 """
 
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
+
 import torch
 from torch import nn
 
@@ -60,7 +62,8 @@ class SRU(_PrnnRNNBase):
     layer, to_sru back."""
     _mode_name = "SRU"
 
-    def __init__(self, *args, convention="prnn", activation=None, highway_scale=1.0, **kwargs):
+    def __init__(self, *args: Any, convention: str = "prnn", activation: Optional[str] = None,
+                 highway_scale: float = 1.0, **kwargs: Any) -> None:
         if convention not in _sru_mode.CONVENTIONS:
             raise ValueError(f"prnn.torch.SRU: convention = {convention!r}: must be 'prnn' "
                              "(prnn's) or 'sru' (the sru package's)")
@@ -82,10 +85,10 @@ class SRU(_PrnnRNNBase):
         self._code = code
         super().__init__(*args, **kwargs)
 
-    def _cell_code(self):
+    def _cell_code(self) -> int:
         return self._code
 
-    def _parameter_shape(self, name):
+    def _parameter_shape(self, name: str) -> Tuple[int, ...]:
         """The shape of parameter `name`: weight_ih (M * hidden, K), with M
         by the convention; bias and weight_c (2 * hidden,)."""
         layer = int(name.split("_l")[-1].split("_")[0])
@@ -96,7 +99,7 @@ class SRU(_PrnnRNNBase):
         return {"weight_ih": (_runtime.sru_matrices(k, h, dirs, self._code) * h, k),
                 "bias": (2 * h,), "weight_c": (2 * h,)}[kind]
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = super().extra_repr()
         if self.convention != "prnn":
             s += f", convention={self.convention!r}"
@@ -106,7 +109,7 @@ class SRU(_PrnnRNNBase):
             s += f", highway_scale={self.highway_scale!r}"
         return s
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         # pickles of before the conventions existed: prnn's
         state.setdefault("convention", "prnn")
         state.setdefault("activation", "tanh")
@@ -117,16 +120,17 @@ class SRU(_PrnnRNNBase):
 
 # ---- the sru package -------------------------------------------------------------------------
 
-def _is_package(module, name):
+# The sru package has no type information: its modules and cells are Any here.
+def _is_package(module: object, name: str) -> bool:
     t = type(module)
     return t.__name__ == name and t.__module__.split(".")[0] == "sru"
 
 
-def _refuse(what, why):
+def _refuse(what: str, why: str) -> NoReturn:
     raise ValueError(f"prnn.torch.from_sru: {what}: {why}")
 
 
-def _package_cells(module):
+def _package_cells(module: Any) -> List[Any]:
     """The SRUCells of an sru.SRU, an sru.SRUCell, or a list / tuple /
     nn.ModuleList of SRUCells stacked in order; refuses what prnn does not
     compute."""
@@ -181,11 +185,11 @@ def _package_cells(module):
     return cells
 
 
-def _package_scale(cells):
+def _package_scale(cells: Sequence[Any]) -> float:
     """The highway scale of the layers whose x' is their input (the package
     scales nothing else): scale_x where rescale, else 1; one value for all
     of them, as prnn has one."""
-    scales = {}
+    scales: Dict[float, List[int]] = {}
     for i, c in enumerate(cells):
         if c.num_matrices == 3:
             s = float(c.scale_x.reshape(-1)[0]) if c.rescale else 1.0
@@ -197,7 +201,7 @@ def _package_scale(cells):
     return next(iter(scales), 1.0)
 
 
-def _dropout_of(cells, dropout, who):
+def _dropout_of(cells: Sequence[Any], dropout: Optional[float], who: str) -> Optional[float]:
     used = [c.dropout for c in cells if c.dropout > 0]
     if used and dropout is None:
         raise ValueError(
@@ -209,7 +213,8 @@ def _dropout_of(cells, dropout, who):
     return dropout
 
 
-def from_sru(module, *, dropout=None):
+def from_sru(module: Union[nn.Module, Sequence[nn.Module]], *,
+             dropout: Optional[float] = None) -> SRU:
     """A prnn.torch.SRU that computes what `module` does (an sru.SRU, an
     sru.SRUCell, or a list of SRUCells; its parameters, device, dtype and
     training mode): convention "sru", its activation (use_tanh) and highway
@@ -255,7 +260,7 @@ def from_sru(module, *, dropout=None):
     return layer
 
 
-def to_sru(layer, *, dropout=None):
+def to_sru(layer: SRU, *, dropout: Optional[float] = None) -> nn.Module:
     """An sru.SRU that computes what `layer` (a prnn.torch.SRU) does, with
     its parameters, device, dtype and training mode: use_tanh for the tanh
     activation, rescale with scale_x = highway_scale where that is not 1.
@@ -288,7 +293,9 @@ def to_sru(layer, *, dropout=None):
                 f"directional) has {ours} matrices under convention {layer.convention!r}, the "
                 f"sru package's has {theirs}: the package cannot compute this layer (use "
                 "convention='sru')")
-    import sru as sru_package   # its import compiles its CPU kernels on first use
+    # Its import compiles its CPU kernels on first use. No type information: untyped where
+    # installed, not found where not (unused-ignore: only one of the two applies).
+    import sru as sru_package  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     w = layer.weight_ih_l0
     scale = layer.highway_scale
@@ -311,5 +318,7 @@ def to_sru(layer, *, dropout=None):
                 weight_c[:, d].copy_(getattr(layer, "weight_c" + sfx).reshape(2, h))
             c.scale_x.fill_(scale)
     module.train(layer.training)
-    return module
+    # an sru.SRU: Any (unused-ignore: Any from a failed import, where sru is not installed,
+    # is not reported)
+    return module  # type: ignore[no-any-return,unused-ignore]
 
