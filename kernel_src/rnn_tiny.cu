@@ -28,6 +28,12 @@ constexpr int G = C::G;
 constexpr int THREADS = 4 * H;
 // inputs per lane: all H with a gate per lane, a quarter with one gate
 constexpr int KQ = G == 1 ? (H + 3) / 4 : H;
+// independent partial sums of a lane's products
+constexpr int NA = KQ >= 16 ? 4 : KQ >= 4 ? 2 : 1;
+// steps of look-ahead of the input loads (even: the loop's unrolled slots
+// keep the h double buffer's parity); 2 where registers are short (fp64 at
+// 2 rows holds 254 of 255 with 4)
+constexpr int D = ROWS <= 4 && sizeof(AccT) == 4 ? 4 : 2;
 static_assert(H >= 1 && H <= 64, "the tiny-h kernel holds H <= 64");
 static_assert(G <= 4, "a unit's quad holds at most 4 gates");
 static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
@@ -84,54 +90,73 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
         hs[0][r][k] = gb < rows0 && d.hx ? ST::load((const T *)d.hx, (long)gb * H + k) : AccT(0);
     }
 
-    // this lane's projected input of every row for step s (loaded a step
-    // ahead: it does not depend on the recurrence)
-    auto load_xp = [&](int s, AccT (&xv)[ROWS]) {
-        const int t = dir ? S - 1 - s : s;
-        const int nb = args.batch[t];
-        const long row0 = args.offset[t];
+    // The steps' inputs come from global memory (L2 at best, a few hundred
+    // cycles away) while a step of the chain is a few hundred cycles: they
+    // are loaded D steps ahead, and the rows and first row of each step
+    // (which the input loads' addresses need) 2 D steps ahead, in rings of
+    // D slots (slot s % D holds step s; the unrolled loop below keeps the
+    // slots in registers).
+    auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
+    auto load_xp = [&](int nb, int row0, AccT(&xv)[ROWS]) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = row0 + gb;
+                const long row = (long)row0 + gb;
                 v = SKIP ? ST::load((const T *)d.xin, row * H + j)
                          : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
             }
             xv[r] = v;
         }
     };
-    AccT xnext[ROWS];
-    if (S > 0)
-        load_xp(0, xnext);
+    int ring_nb[D], ring_row0[D];   // step s: its rows and first row
+    int ahead_nb[D], ahead_row0[D]; // step s + D: the same
+    AccT ring_x[D][ROWS];           // step s: this lane's projected inputs
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        ring_nb[u] = u < S ? args.batch[step_time(u)] : 0;
+        ring_row0[u] = u < S ? args.offset[step_time(u)] : 0;
+        ahead_nb[u] = u + D < S ? args.batch[step_time(u + D)] : 0;
+        ahead_row0[u] = u + D < S ? args.offset[step_time(u + D)] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < D; ++u)
+        load_xp(ring_nb[u], ring_row0[u], ring_x[u]);
     __syncthreads();
 
-    for (int s = 0; s < S; ++s) {
-        const int cur = s & 1, nxt = cur ^ 1;
-        const int t = dir ? S - 1 - s : s;
-        const int nb = args.batch[t];
-        const long row0 = args.offset[t];
+    for (int s0 = 0; s0 < S; s0 += D) {
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        const int s = s0 + u;
+        if (s >= S)
+            break;
+        const int cur = u & 1, nxt = cur ^ 1; // D is even: s & 1
+        const int t = step_time(s);
+        const int nb = ring_nb[u];
+        const int row0 = ring_row0[u];
         // rows whose sequence ends here: forward, those the next step lacks;
         // reverse, every row at t = 0
-        const int next_b = s + 1 < S ? args.batch[dir ? t - 1 : t + 1] : 0;
-        AccT xv[ROWS];
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r)
-            xv[r] = xnext[r];
-        if (s + 1 < S)
-            load_xp(s + 1, xnext);
+        const int next_b = s + 1 < S ? ring_nb[(u + 1) % D] : 0;
 
         // R h_{t-1}: this lane's gate row (or quarter of it) for every row
+        // (NA independent partial sums: a chain of KQ dependent
+        // multiply-adds would be the step's longest part)
         AccT acc[ROWS];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            AccT sum = AccT(0);
+            AccT part[NA];
+#pragma unroll
+            for (int a = 0; a < NA; ++a)
+                part[a] = AccT(0);
 #pragma unroll
             for (int k = 0; k < KQ; ++k)
                 if (k0 + k < H)
-                    sum += w[k] * hs[cur][r][k0 + k];
-            acc[r] = sum;
+                    part[k % NA] += w[k] * hs[cur][r][k0 + k];
+#pragma unroll
+            for (int a = 1; a < NA; ++a)
+                part[0] += part[a];
+            acc[r] = part[0];
         }
         if (G == 1) {
 #pragma unroll
@@ -148,8 +173,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
             for (int g = 0; g < G; ++g) {
                 const int src = (tid & 31 & ~3) + (G == 1 ? 0 : g);
                 rec[r][g] = __shfl_sync(warp_mask, acc[r], src);
-                xp[r][g] = __shfl_sync(warp_mask, xv[r] + bias, src);
+                xp[r][g] = __shfl_sync(warp_mask, ring_x[u][r] + bias, src);
             }
+        // step s + D's inputs into the slot just read
+        load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -160,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
                 AccT act[C::ACTN];
                 h = C::template forward<Act>(rec[r], xp[r], bias_rn, c[r], hprev, act);
                 h = ST::round(h);
-                const long row = row0 + gb;
+                const long row = (long)row0 + gb;
                 ST::store((T *)args.y, row * args.y_cols + (long)dir * H + j, h);
                 const bool last = dir ? t == 0 : gb >= next_b;
                 if (last && d.hy)
@@ -175,6 +202,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
             if (owner)
                 hs[nxt][r][j] = h; // rows not running this step keep theirs
         }
+        // the slot moves on to step s + D, and its look-ahead to s + 2 D
+        ring_nb[u] = ahead_nb[u];
+        ring_row0[u] = ahead_row0[u];
+        ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
+        ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
         __syncthreads();
+    }
     }
 }
