@@ -30,6 +30,15 @@ typedef Cell<MODE> C;
 constexpr int G = C::G;
 constexpr int THREADS = 4 * H;
 constexpr int KQ = G == 1 ? (H + 3) / 4 : H;
+// independent partial sums of a lane's products
+constexpr int NA = KQ >= 16 ? 4 : KQ >= 4 ? 2 : 1;
+// what a row's cell backward reads at a step: dy, the act columns, h_t or
+// the previous state; a quad's lanes load NVQ each
+constexpr bool READS_PREV = C::READS_CPREV || C::READS_HPREV;
+constexpr int NV = 1 + C::ACT + (C::READS_H ? 1 : 0) + (READS_PREV ? 1 : 0);
+constexpr int NVQ = (NV + 3) / 4;
+// phases of look-ahead of those loads
+constexpr int D = ROWS <= 4 && sizeof(AccT) == 4 ? 4 : 2;
 static_assert(H >= 1 && H <= 64, "the tiny-h kernel holds H <= 64");
 static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
 typedef CellAct<true, PRNN_DTYPE >= 2> Act; // as rnn_tiny.cu's forward
@@ -66,33 +75,108 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
     for (int r = 0; r < ROWS; ++r)
         carry[r] = AccT(0);
 
-    int prev_b = 0;
-    for (int s = 0; s <= S; ++s) {
-        const int par = s & 1;
-        const int t = dir ? s : S - 1 - s;
-        const int cur_b = s < S ? args.batch[t] : 0;
-        const long row0 = s < S ? args.offset[t] : 0;
-        // the step before this one in forward order, whose state it started from
-        const int tp = dir ? t + 1 : t - 1;
-        const bool has_tp = s < S && tp >= 0 && tp < S;
-        const int tp_b = has_tp ? args.batch[tp] : 0;
-        const long tp_row0 = has_tp ? args.offset[tp] : 0;
+    // What a row's cell backward reads at a step (dy, its act columns, h_t
+    // or the previous state) comes from global memory, a few hundred cycles
+    // away, while a step of the chain is a few hundred cycles: those values
+    // are loaded D steps ahead, value v on lane v % 4 of the unit's quad
+    // (shuffled to the first lane when the step runs), and the rows and
+    // first row of each step (which their addresses need) 2 D steps ahead,
+    // in rings of D slots (slot s % D holds phase s; the unrolled loop below
+    // keeps the slots in registers).
+    auto walk_time = [&](int s) { return dir ? s : S - 1 - s; };
+    auto rows_at = [&](int s) { return s < S ? args.batch[walk_time(s)] : 0; };
+    auto first_row_at = [&](int s) { return s < S ? args.offset[walk_time(s)] : 0; };
+    // this lane's values of every row at a phase with nb rows from row0,
+    // whose previous step in forward order (the next phase) has nb_prev
+    // rows from row0_prev
+    auto fetch = [&](int nb, int row0, int nb_prev, int row0_prev, AccT(&vals)[ROWS][NVQ]) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int i = 0; i < NVQ; ++i) {
+                const int v = 4 * i + q, gb = b0 + r;
+                AccT x = AccT(0);
+                if (v < NV && gb < nb) {
+                    const long row = (long)row0 + gb;
+                    if (v == 0) {
+                        const long dyi = row * args.dy_cols + ycol + k;
+                        x = args.dy_storage ? ST::load((const T *)d.dy, dyi) : ((const AccT *)d.dy)[dyi];
+                    } else if (v <= C::ACT) {
+                        x = ((const AccT *)d.act)[(row * C::ACT + v - 1) * H + k];
+                    } else if (C::READS_H && v == C::ACT + 1) {
+                        x = ST::load((const T *)args.hout, row * args.y_cols + ycol + k);
+                    } else if (READS_PREV) {
+                        const long prow = (long)row0_prev + gb;
+                        if (gb < nb_prev)
+                            x = C::READS_CPREV
+                                    ? ((const AccT *)d.act)[(prow * C::ACT + C::PREV_C_COL) * H + k]
+                                    : ST::load((const T *)args.hout, prow * args.y_cols + ycol + k);
+                        else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
+                            x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx), (long)gb * H + k);
+                    }
+                }
+                vals[r][i] = x;
+            }
+    };
+    int ring_b[D], ring_row0[D];   // phase s: its rows and first row
+    int ahead_b[D], ahead_row0[D]; // phase s + D: the same
+    AccT ring_v[D][ROWS][NVQ];     // phase s: this lane's values
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        ring_b[u] = rows_at(u);
+        ring_row0[u] = first_row_at(u);
+        ahead_b[u] = rows_at(u + D);
+        ahead_row0[u] = first_row_at(u + D);
+    }
+#pragma unroll
+    for (int u = 0; u < D; ++u)
+        fetch(ring_b[u], ring_row0[u], u + 1 < D ? ring_b[u + 1] : ahead_b[0],
+              u + 1 < D ? ring_row0[u + 1] : ahead_row0[0], ring_v[u]);
 
-        // R^T dg of the rows the previous phase ran
+    int prev_b = 0;
+    for (int s0 = 0; s0 <= S; s0 += D) {
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        const int s = s0 + u;
+        if (s > S)
+            break;
+        const int par = s & 1;
+        const int cur_b = ring_b[u];
+        const int row0 = ring_row0[u];
+
+        // R^T dg of the rows the previous phase ran (NA independent partial
+        // sums: a chain of KQ dependent multiply-adds would be the step's
+        // longest part)
         AccT rec[ROWS];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            AccT sum = AccT(0);
+            AccT part[NA];
+#pragma unroll
+            for (int a = 0; a < NA; ++a)
+                part[a] = AccT(0);
             if (b0 + r < prev_b) {
 #pragma unroll
                 for (int i = 0; i < KQ; ++i)
                     if (i0 + i < H)
-                        sum += w[i] * dgs[par ^ 1][r][i0 + i][gate < G ? gate : 0];
+                        part[i % NA] += w[i] * dgs[par ^ 1][r][i0 + i][gate < G ? gate : 0];
             }
+#pragma unroll
+            for (int a = 1; a < NA; ++a)
+                part[0] += part[a];
+            AccT sum = part[0];
             sum += __shfl_xor_sync(warp_mask, sum, 1);
             sum += __shfl_xor_sync(warp_mask, sum, 2);
             rec[r] = sum;
         }
+        // this phase's values to the quads' first lanes, then phase s + D's
+        // loads into the slot just read
+        AccT vals[ROWS][NV];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int v = 0; v < NV; ++v)
+                vals[r][v] = __shfl_sync(warp_mask, ring_v[u][r][v / 4], (tid & 31 & ~3) + v % 4);
+        fetch(ahead_b[u], ahead_row0[u], ahead_b[(u + 1) % D], ahead_row0[(u + 1) % D], ring_v[u]);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -118,28 +202,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
                     ST::store((T *)d.dcx, (long)gb * H + k, dc_in);
                 continue;
             }
-            const long row = row0 + gb;
-            const long dyi = row * args.dy_cols + ycol + k;
-            const AccT dy = args.dy_storage ? ST::load((const T *)d.dy, dyi) : ((const AccT *)d.dy)[dyi];
+            const long row = (long)row0 + gb;
             AccT act[C::ACTN];
 #pragma unroll
             for (int a = 0; a < C::ACTN; ++a)
-                act[a] = a < C::ACT ? ((const AccT *)d.act)[(row * C::ACT + a) * H + k] : AccT(0);
-            AccT h = AccT(0), prev = AccT(0);
-            if (C::READS_H)
-                h = ST::load((const T *)args.hout, row * args.y_cols + ycol + k);
-            if (C::READS_CPREV || C::READS_HPREV) {
-                const long prow = tp_row0 + gb;
-                if (gb < tp_b)
-                    prev = C::READS_CPREV
-                               ? ((const AccT *)d.act)[(prow * C::ACT + C::PREV_C_COL) * H + k]
-                               : ST::load((const T *)args.hout, prow * args.y_cols + ycol + k);
-                else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
-                    prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx), (long)gb * H + k);
-            }
+                act[a] = a < C::ACT ? vals[r][1 + a] : AccT(0);
+            const AccT h = C::READS_H ? vals[r][1 + C::ACT] : AccT(0);
+            const AccT prev = READS_PREV ? vals[r][NV - 1] : AccT(0);
             AccT dg[C::DG];
             AccT dc = dc_in;
-            const AccT bypass = C::template backward<Act>(dh_in + dy, act, h, prev, prev, dc, dg);
+            const AccT bypass = C::template backward<Act>(dh_in + vals[r][0], act, h, prev, prev, dc, dg);
             carry[r] = C::CELL_STATE ? dc : bypass;
 #pragma unroll
             for (int g = 0; g < C::DG; ++g)
@@ -151,6 +223,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
                 dgs[par][r][k][g] = ST::round(dg[g]);
         }
         prev_b = cur_b;
+        // the slot moves on to phase s + D, and its look-ahead to s + 2 D
+        ring_b[u] = ahead_b[u];
+        ring_row0[u] = ahead_row0[u];
+        ahead_b[u] = rows_at(s + 2 * D);
+        ahead_row0[u] = first_row_at(s + 2 * D);
         __syncthreads();
+    }
     }
 }
