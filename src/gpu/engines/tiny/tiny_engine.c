@@ -90,10 +90,15 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 }
 
 /*
- * A step of one block (either pass): each lane's H (one gate: H / 4) multiply-adds per
- * row, two or three shuffles, the cell on the quad's first lane, the
- * stores and one barrier: about 150 cycles plus 1.5 x H per row (predicted,
- * bench/NOTES.md, tiny-h), at the H100's 1.7-2 GHz. Blocks beyond what the
+ * A step's time in microseconds, fitted to the tiny-h kernels measured on
+ * an H100 (bench/NOTES.md, tiny-h, seventh session: T 256, H 32 and 64, B 1
+ * to 256, every mode, fp32 and fp16): a fixed part (the barrier, the
+ * stores, the loads' issue: 0.18 us in fp32, 0.12 in 16 bits), 4.5 ns per
+ * hidden unit (the block's warps), the cell's chain where it has several
+ * gates (0.15 us with fp32's accurate tanh, 0.09 with the hardware one),
+ * and per further batch row of a block its products (40 ns plus k^2 / 6000
+ * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
+ * to 2.6 times the forward at the same shape: 1.5. Blocks beyond what the
  * device holds at once (one per multiprocessor: up to 256 threads of about
  * 190 registers) run in waves.
  */
@@ -102,11 +107,14 @@ static double estimate(const prnn_engine_query *q)
     const int rows = rows_per_block(q);
     const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
     const int G = prnn_cell_traits(q->key.mode)->gates;
+    const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
     const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
-    const double cycles = 150.0 + rows * (1.5 * k + 40.0);
+    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
+    us += (rows - 1) * (0.04 + k * k / 6000.0);
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        us *= 1.5;
     const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
-    const double waves = ceil((double)blocks / sms);
-    return waves * cycles / 1.7e3;
+    return ceil((double)blocks / sms) * us;
 }
 
 /* What a call costs beyond its steps: the layered runner's set-up kernel
