@@ -39,6 +39,7 @@ const char *prnnGetRNNPathString(prnnRNNPath_t path)
     case PRNN_PATH_SRU_SCAN: return "sru-scan";
     case PRNN_PATH_SMALL_H: return "small-h";
     case PRNN_PATH_STEP: return "step";
+    case PRNN_PATH_TINY_H: return "tiny-h";
     }
     return "unknown";
 }

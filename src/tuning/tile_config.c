@@ -50,7 +50,21 @@ static const prnn_engine_schema schemas[] = {
     {"step", NULL, 0},
     {"standard", NULL, 0},
     {"sru-scan", prnn_sru_fields, 1},
+    {"tiny-h", NULL, 0},
 };
+
+void prnn_engine_schema_names(char *buf, size_t size)
+{
+    size_t at = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]) && at < size; i++) {
+        int n = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", schemas[i].engine);
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+}
 
 const prnn_engine_schema *prnn_engine_schema_find(const char *engine)
 {

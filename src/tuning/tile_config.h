@@ -114,6 +114,9 @@ typedef struct {
 
 /* By engine name; NULL when the database knows no such engine. */
 const prnn_engine_schema *prnn_engine_schema_find(const char *engine);
+/* Every engine name the database knows, ", "-separated, into buf (for
+ * messages; truncated to size). */
+void prnn_engine_schema_names(char *buf, size_t size);
 
 /* The engine an entry without "engine" names (databases written before
  * engines were recorded): "sru-scan" for the scan modes (SRU), else

@@ -207,9 +207,12 @@ static int parse_engine(const cJSON *v, prnn_tuning_entry *e, errbuf *eb)
     if (v) {
         if (!cJSON_IsString(v) || !v->valuestring)
             return FAIL(eb, "\"engine\" is %s, not a string", type_name(v));
-        if (!prnn_engine_schema_find(v->valuestring))
-            return FAIL(eb, "unknown engine \"%s\" (persistent, small-h, step, standard, sru-scan)",
-                        printable(v->valuestring, tmp, sizeof(tmp)));
+        if (!prnn_engine_schema_find(v->valuestring)) {
+            char names[128];
+            prnn_engine_schema_names(names, sizeof(names));
+            return FAIL(eb, "unknown engine \"%s\" (%s)",
+                        printable(v->valuestring, tmp, sizeof(tmp)), names);
+        }
         name = v->valuestring;
     }
     snprintf(e->engine, sizeof(e->engine), "%s", name);

@@ -135,10 +135,10 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_si
     const prnn_engine_schema *schema =
         memchr(e->engine, '\0', sizeof(e->engine)) ? prnn_engine_schema_find(e->engine) : NULL;
     if (!schema) {
-        snprintf(err, err_size,
-                 "engine \"%.*s\" is not an engine this library has (persistent, small-h, step, "
-                 "standard, sru-scan)",
-                 (int)strnlen(e->engine, sizeof(e->engine)), e->engine);
+        char names[128];
+        prnn_engine_schema_names(names, sizeof(names));
+        snprintf(err, err_size, "engine \"%.*s\" is not an engine this library has (%s)",
+                 (int)strnlen(e->engine, sizeof(e->engine)), e->engine, names);
         return -1;
     }
     if (schema->scan != prnn_cell_traits(e->mode)->scan) {

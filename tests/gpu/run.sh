@@ -13,7 +13,7 @@
 #   and small-h engines forced; sru: both, SRU cases only, and memcheck
 #   on the small SRU cases; sanitize: compute-sanitizer memcheck, racecheck
 #   and synccheck of both suites on small filtered cases. engines: both quick
-#   suites with each engine forced (PRNN_ENGINE=small-h, =step; a case the
+#   suites with each engine forced (PRNN_ENGINE=tiny-h, =small-h, =step; a case the
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
@@ -106,7 +106,7 @@ for stage in $STAGES; do
             --output "$OUT/psum-tune.json" ;;
     v8)       run_stage v8 "$BUILD/tests/gpu/test_v8_gpu"
               # bias modes and clipping reach every engine's kernels
-              for e in persistent standard step small-h; do
+              for e in persistent standard step small-h tiny-h; do
                   run_stage "v8-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_v8_gpu"
               done ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
@@ -119,14 +119,22 @@ for stage in $STAGES; do
             "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "sru float H=48 |sru double H=48 |sru float H=96 " ;;
     training-full) run_stage training-full "$BUILD/tests/gpu/test_training_gpu" --full ;;
     engines)
-        for e in small-h step; do
+        for e in tiny-h small-h step; do
             run_stage "fwd-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_forward_gpu" --quick
             run_stage "train-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_training_gpu" --quick
             run_stage "memcheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool memcheck \
                 --error-exitcode 9 "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
             run_stage "racecheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool racecheck \
                 --error-exitcode 9 "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
-        done ;;
+        done
+        # tiny-h's backward kernel under racecheck, and several rows per block
+        # at every batch (PRNN_TINY_ROWS)
+        run_stage racecheck-train-tiny-h env PRNN_ENGINE=tiny-h compute-sanitizer --tool racecheck \
+            --error-exitcode 9 "$BUILD/tests/gpu/test_training_gpu" --threads 1 --filter "H=48 "
+        run_stage fwd-tiny-h-rows3 env PRNN_ENGINE=tiny-h PRNN_TINY_ROWS=3 \
+            "$BUILD/tests/gpu/test_forward_gpu" --quick
+        run_stage train-tiny-h-rows3 env PRNN_ENGINE=tiny-h PRNN_TINY_ROWS=3 \
+            "$BUILD/tests/gpu/test_training_gpu" --quick ;;
     sanitize)
         run_stage memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
             "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"

@@ -314,6 +314,14 @@ static void build_sweep(int full)
         tcase sk = {.s = {.mode = modes[m], .hidden = 96, .batch = 5, .layers = 2, .dirs = 2,
                           .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6}};
         gc_add(&sweep, &sk);
+        /* SKIP_INPUT and a batch wider than the device's multiprocessors at
+         * a hidden size every engine takes (tiny-h's rows per block > 1) */
+        tcase sks = {.s = {.mode = modes[m], .hidden = 48, .batch = 3, .layers = 2, .dirs = 2,
+                           .dtype = PRNN_DATA_HALF, .skip = 1, .varlen = 1, .steps = 7}};
+        gc_add(&sweep, &sks);
+        tcase wide = {.s = {.mode = modes[m], .hidden = 32, .batch = 300, .layers = 1, .dirs = 2,
+                            .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 5}};
+        gc_add(&sweep, &wide);
         tcase nl = {.s = {.mode = modes[m], .hidden = 48, .batch = 2, .layers = 2, .dirs = 1,
                           .dtype = PRNN_DATA_BFLOAT16, .steps = 7},
                     .null_hx = 1, .null_hy = 1};
@@ -380,7 +388,7 @@ int main(int argc, char **argv)
 
     int pass = 0;
     double worst[4] = {0};
-    int resident = 0, streamed = 0, standard = 0, sru = 0, small_h = 0, step = 0;
+    int resident = 0, streamed = 0, standard = 0, sru = 0, small_h = 0, tiny_h = 0, step = 0;
     for (int i = 0; i < sweep.n; i++) {
         const tcase *c = &CASE(i);
         pass += c->r.pass;
@@ -394,13 +402,14 @@ int main(int argc, char **argv)
         sru += !strcmp(c->r.path, "sru-scan");
         small_h += !strcmp(c->r.path, "small-h");
         step += !strcmp(c->r.path, "step");
+        tiny_h += !strcmp(c->r.path, "tiny-h");
     }
     char w[64];
     gc_format_per_dtype(worst, w, sizeof(w));
-    printf("\n| cases | passed | failed | resident | streamed | small-h | step | standard | "
-           "sru-scan | worst rel err f32 / f64 / f16 / bf16 |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
-    printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass, sweep.n - pass,
-           resident, streamed, small_h, step, standard, sru, w);
+    printf("\n| cases | passed | failed | resident | streamed | small-h | tiny-h | step | standard "
+           "| sru-scan | worst rel err f32 / f64 / f16 / bf16 |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", sweep.n, pass,
+           sweep.n - pass, resident, streamed, small_h, tiny_h, step, standard, sru, w);
     return gc_finish(pass, sweep.n);
 }

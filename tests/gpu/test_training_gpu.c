@@ -791,6 +791,14 @@ static void add_mode_extras(prnnRNNMode_t mode)
     gc_add(&sweep, &sk);
     sk.null_dx = 1;
     gc_add(&sweep, &sk);
+    /* SKIP_INPUT and a batch wider than the device's multiprocessors at a
+     * hidden size every engine takes (tiny-h's rows per block > 1) */
+    tcase sks = {.s = {.mode = mode, .hidden = 48, .batch = 3, .layers = 2, .dirs = 2,
+                       .dtype = PRNN_DATA_HALF, .skip = 1, .varlen = 1, .steps = 7}};
+    gc_add(&sweep, &sks);
+    tcase many_rows = {.s = {.mode = mode, .hidden = 32, .batch = 300, .layers = 1, .dirs = 2,
+                        .dtype = PRNN_DATA_FLOAT, .varlen = 1, .steps = 5}};
+    gc_add(&sweep, &many_rows);
     tcase db = {.s = {.mode = mode, .hidden = 72, .batch = 3, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_DOUBLE, .varlen = 1, .steps = 8, .input = 20,
                       .dropout = DROPOUT}};

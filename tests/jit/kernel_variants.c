@@ -39,6 +39,32 @@ const jit_kernel_variant jit_kernel_variants[] = {
      {"PRNN_DTYPE=2", "PRNN_MODE=0", "PRNN_H=1024", "PRNN_STEP_RPW=2", "PRNN_SKIP=0",
       "PRNN_TRAIN=0", NULL}, 0},
 
+    /* rnn_tiny.cu (the tiny-h engine): one gate per lane (LSTM, GRU's
+     * idle fourth lane) and the quad's split inputs (TANH, RELU), every
+     * data type, H not a multiple of 8 (a partial last warp), 1 to 8 rows,
+     * SKIP_INPUT, training. */
+    {"rnn_tiny.cu", "tiny lstm f32 1 row",
+     {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=64", "PRNN_TINY_ROWS=1", "PRNN_SKIP=0",
+      "PRNN_TRAIN=0", NULL}, 0},
+    {"rnn_tiny.cu", "tiny gru f16 4 rows train",
+     {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=48", "PRNN_TINY_ROWS=4", "PRNN_SKIP=0",
+      "PRNN_TRAIN=1", NULL}, 0},
+    {"rnn_tiny.cu", "tiny tanh f64 2 rows skip",
+     {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=37", "PRNN_TINY_ROWS=2", "PRNN_SKIP=1",
+      "PRNN_TRAIN=0", NULL}, 0},
+    {"rnn_tiny.cu", "tiny relu bf16 8 rows train",
+     {"PRNN_DTYPE=3", "PRNN_MODE=0", "PRNN_H=12", "PRNN_TINY_ROWS=8", "PRNN_SKIP=0",
+      "PRNN_TRAIN=1", NULL}, 0},
+    /* rnn_tiny_backward.cu: the same lane layouts, R's columns */
+    {"rnn_tiny_backward.cu", "tiny bwd lstm f16 8 rows",
+     {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=64", "PRNN_TINY_ROWS=8", NULL}, 0},
+    {"rnn_tiny_backward.cu", "tiny bwd gru f32 3 rows",
+     {"PRNN_DTYPE=0", "PRNN_MODE=3", "PRNN_H=40", "PRNN_TINY_ROWS=3", NULL}, 0},
+    {"rnn_tiny_backward.cu", "tiny bwd relu f64 2 rows",
+     {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=37", "PRNN_TINY_ROWS=2", NULL}, 0},
+    {"rnn_tiny_backward.cu", "tiny bwd tanh bf16 1 row",
+     {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=64", "PRNN_TINY_ROWS=1", NULL}, 0},
+
     /* rnn_setup.cu and rnn_train.cu: the latter per data type. */
     {"rnn_setup.cu", "setup", {NULL}, 0},
     {"rnn_train.cu", "train f32", {"PRNN_DTYPE=0", NULL}, 0},

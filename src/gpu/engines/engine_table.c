@@ -8,12 +8,13 @@ extern const prnn_engine prnn_persistent_engine;
 extern const prnn_engine prnn_small_h_engine;
 extern const prnn_engine prnn_standard_engine;
 extern const prnn_engine prnn_step_engine;
+extern const prnn_engine prnn_tiny_engine;
 
 /* The order the planner tries them in, where no tuning database entry or
  * forcing says otherwise. */
 static const prnn_engine *const table[] = {
-    &prnn_sru_engine,      &prnn_small_h_engine, &prnn_persistent_engine,
-    &prnn_standard_engine, &prnn_step_engine,
+    &prnn_sru_engine,        &prnn_tiny_engine,     &prnn_small_h_engine,
+    &prnn_persistent_engine, &prnn_standard_engine, &prnn_step_engine,
 };
 
 enum { COUNT = sizeof(table) / sizeof(table[0]) };

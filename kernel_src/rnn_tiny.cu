@@ -1,0 +1,216 @@
+// The tiny-h engine's forward kernel: for hidden sizes up to 64, one block
+// runs the whole sequence of PRNN_TINY_ROWS batch rows of one direction,
+// every recurrent weight in registers, h_{t-1} in shared memory, one
+// barrier per step and nothing else between the steps (no partial sums
+// across warps, no hand-off through L2). Batch rows are independent, so
+// blocks never wait for each other: any number of them runs, in waves if
+// need be.
+//
+// Each hidden unit j owns a quad of lanes (threads 4j .. 4j+3). With G > 1
+// gates, lane q < G computes gate q's row of R h_{t-1} over all H inputs;
+// with one gate (RELU, TANH) the four lanes split the inputs in quarters and
+// add their sums. The quad's first lane gathers the gates by shuffles and
+// runs the cell (rnn_cell.cuh); it alone keeps c and writes h.
+//
+// Arguments: prnn_rnn_args (exchange, counter and packed unused); grid
+// (ceil(miniBatch / PRNN_TINY_ROWS), directions), 4 * H threads.
+
+#include "prnn_kernel_abi.h"
+#include "rnn_cell.cuh"
+
+constexpr int MODE = PRNN_MODE;
+constexpr int H = PRNN_H;
+constexpr int ROWS = PRNN_TINY_ROWS;
+constexpr bool SKIP = PRNN_SKIP != 0;
+constexpr bool TRAIN = PRNN_TRAIN != 0;
+typedef Cell<MODE> C;
+constexpr int G = C::G;
+constexpr int THREADS = 4 * H;
+// inputs per lane: all H with a gate per lane, a quarter with one gate
+constexpr int KQ = G == 1 ? (H + 3) / 4 : H;
+// independent partial sums of a lane's products
+constexpr int NA = KQ >= 16 ? 4 : KQ >= 4 ? 2 : 1;
+// steps of look-ahead of the input loads (even: the loop's unrolled slots
+// keep the h double buffer's parity); 2 where registers are short (fp64 at
+// 2 rows holds 254 of 255 with 4)
+constexpr int D = ROWS <= 4 && sizeof(AccT) == 4 ? 4 : 2;
+static_assert(H >= 1 && H <= 64, "the tiny-h kernel holds H <= 64");
+static_assert(G <= 4, "a unit's quad holds at most 4 gates");
+static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
+// One block of a few warps: the sigmoid as tanh (no IEEE division), and the
+// hardware tanh for 16-bit data, as the persistent kernels' small groups.
+typedef CellAct<true, PRNN_DTYPE >= 2> Act;
+
+extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const prnn_rnn_args args)
+{
+    __shared__ __align__(16) AccT hs[2][ROWS][H];
+    const int dir = blockIdx.y;
+    const prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
+    const int tid = threadIdx.x, j = tid >> 2, q = tid & 3;
+    const int b0 = blockIdx.x * ROWS;
+    const int S = args.seq_length;
+    // the lanes of this thread's warp (the last warp is partial when H is
+    // not a multiple of 8)
+    const int warp_lanes = THREADS - (tid & ~31) < 32 ? THREADS - (tid & ~31) : 32;
+    const unsigned warp_mask = warp_lanes == 32 ? 0xffffffffu : (1u << warp_lanes) - 1;
+    const bool owner = q == 0;
+    // the gate this lane computes, and the inputs it covers
+    const int gate = G == 1 ? 0 : q;
+    const bool computes = gate < G;
+    const int k0 = G == 1 ? q * KQ : 0;
+
+    AccT w[KQ];
+#pragma unroll
+    for (int k = 0; k < KQ; ++k) {
+        const int kk = k0 + k;
+        w[k] = computes && kk < H ? ST::load((const T *)d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+    }
+    // this lane's gate's bias (both, except the one the cell scales), and
+    // the owner's bias_rn
+    AccT bias = AccT(0), bias_rn = AccT(0);
+    if (computes) {
+        bias = ST::load((const T *)d.bW, (long)gate * H + j);
+        if (gate != C::APART_BIAS_GATE)
+            bias += ST::load((const T *)d.bR, (long)gate * H + j);
+    }
+    if (C::APART_BIAS_GATE >= 0)
+        bias_rn = ST::load((const T *)d.bR, (long)C::APART_BIAS_GATE * H + j);
+
+    // the engine refuses clipped networks (PRNN_CLIP is never defined
+    // here): the bounds only complete the cell's arguments
+    const CellClip clip(args.clip_lo, args.clip_hi);
+    // every row's initial state (step 0 has every row; in reverse a row
+    // keeps it until its sequence's last step)
+    const int rows0 = S > 0 ? args.batch[0] : 0;
+    AccT c[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        const int gb = b0 + r;
+        c[r] = gb < rows0 && d.cx ? ST::load((const T *)d.cx, (long)gb * H + j) : AccT(0);
+    }
+    for (int i = tid; i < ROWS * H; i += THREADS) {
+        const int r = i / H, k = i % H, gb = b0 + r;
+        hs[0][r][k] = gb < rows0 && d.hx ? ST::load((const T *)d.hx, (long)gb * H + k) : AccT(0);
+    }
+
+    // The steps' inputs come from global memory (L2 at best, a few hundred
+    // cycles away) while a step of the chain is a few hundred cycles: they
+    // are loaded D steps ahead, and the rows and first row of each step
+    // (which the input loads' addresses need) 2 D steps ahead, in rings of
+    // D slots (slot s % D holds step s; the unrolled loop below keeps the
+    // slots in registers).
+    auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
+    auto load_xp = [&](int nb, int row0, AccT(&xv)[ROWS]) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int gb = b0 + r;
+            AccT v = AccT(0);
+            if (computes && gb < nb && (G > 1 || q == 0)) {
+                const long row = (long)row0 + gb;
+                v = SKIP ? ST::load((const T *)d.xin, row * H + j)
+                         : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
+            }
+            xv[r] = v;
+        }
+    };
+    int ring_nb[D], ring_row0[D];   // step s: its rows and first row
+    int ahead_nb[D], ahead_row0[D]; // step s + D: the same
+    AccT ring_x[D][ROWS];           // step s: this lane's projected inputs
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        ring_nb[u] = u < S ? args.batch[step_time(u)] : 0;
+        ring_row0[u] = u < S ? args.offset[step_time(u)] : 0;
+        ahead_nb[u] = u + D < S ? args.batch[step_time(u + D)] : 0;
+        ahead_row0[u] = u + D < S ? args.offset[step_time(u + D)] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < D; ++u)
+        load_xp(ring_nb[u], ring_row0[u], ring_x[u]);
+    __syncthreads();
+
+    for (int s0 = 0; s0 < S; s0 += D) {
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+        const int s = s0 + u;
+        if (s >= S)
+            break;
+        const int cur = u & 1, nxt = cur ^ 1; // D is even: s & 1
+        const int t = step_time(s);
+        const int nb = ring_nb[u];
+        const int row0 = ring_row0[u];
+        // rows whose sequence ends here: forward, those the next step lacks;
+        // reverse, every row at t = 0
+        const int next_b = s + 1 < S ? ring_nb[(u + 1) % D] : 0;
+
+        // R h_{t-1}: this lane's gate row (or quarter of it) for every row
+        // (NA independent partial sums: a chain of KQ dependent
+        // multiply-adds would be the step's longest part)
+        AccT acc[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            AccT part[NA];
+#pragma unroll
+            for (int a = 0; a < NA; ++a)
+                part[a] = AccT(0);
+#pragma unroll
+            for (int k = 0; k < KQ; ++k)
+                if (k0 + k < H)
+                    part[k % NA] += w[k] * hs[cur][r][k0 + k];
+#pragma unroll
+            for (int a = 1; a < NA; ++a)
+                part[0] += part[a];
+            acc[r] = part[0];
+        }
+        if (G == 1) {
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                acc[r] += __shfl_xor_sync(warp_mask, acc[r], 1);
+                acc[r] += __shfl_xor_sync(warp_mask, acc[r], 2);
+            }
+        }
+        // the quad's gates to its first lane
+        AccT rec[ROWS][G], xp[ROWS][G];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const int src = (tid & 31 & ~3) + (G == 1 ? 0 : g);
+                rec[r][g] = __shfl_sync(warp_mask, acc[r], src);
+                xp[r][g] = __shfl_sync(warp_mask, ring_x[u][r] + bias, src);
+            }
+        // step s + D's inputs into the slot just read
+        load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
+
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int gb = b0 + r;
+            AccT hprev = hs[cur][r][j];
+            AccT h = hprev;
+            if (owner && gb < nb) {
+                AccT act[C::ACTN];
+                h = C::template forward<Act>(rec[r], xp[r], bias_rn, c[r], hprev, act, clip);
+                h = ST::round(h);
+                const long row = (long)row0 + gb;
+                ST::store((T *)args.y, row * args.y_cols + (long)dir * H + j, h);
+                const bool last = dir ? t == 0 : gb >= next_b;
+                if (last && d.hy)
+                    ST::store((T *)d.hy, (long)gb * H + j, h);
+                if (last && d.cy && C::CELL_STATE)
+                    ST::store((T *)d.cy, (long)gb * H + j, c[r]);
+                if (TRAIN)
+#pragma unroll
+                    for (int a = 0; a < C::ACT; ++a)
+                        ((AccT *)d.act)[(row * C::ACT + a) * H + j] = act[a];
+            }
+            if (owner)
+                hs[nxt][r][j] = h; // rows not running this step keep theirs
+        }
+        // the slot moves on to step s + D, and its look-ahead to s + 2 D
+        ring_nb[u] = ahead_nb[u];
+        ring_row0[u] = ahead_row0[u];
+        ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
+        ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        __syncthreads();
+    }
+    }
+}

@@ -1,0 +1,301 @@
+/*
+ * The tiny-h engine (PRNN_PATH_TINY_H, config "tiny-h rows=R"):
+ * both passes of layers with a hidden size up to 64. One block of 4 x H
+ * threads runs the whole sequence of R batch rows of one direction
+ * (rnn_tiny.cu forwards, rnn_tiny_backward.cu backwards): each hidden
+ * unit's gates on a quad of lanes, every recurrent weight in registers (a
+ * row of R forwards, a column backwards), what the next step needs in
+ * shared memory and one barrier per step. Rows are independent, so blocks
+ * never wait for one another and a batch larger than the device holds at
+ * once runs in waves.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+
+#include "error.h"
+#include "gpu/engines/engine.h"
+#include "gpu/run/gpu_run.h"
+#include "gpu/run/gpu_state.h"
+#include "gpu/run/kernel_request.h"
+#include "gpu/run/layered_run.h"
+#include "gpu/run/run_kernels.h"
+#include "prnn_kernel_abi.h"
+
+#define TINY_MAX_HIDDEN 64
+#define TINY_MAX_ROWS 8
+
+/* The forward kernel's variants, [SKIP_INPUT's layer 0][keeps act for
+ * training], or the backward-data kernel (fn[0][0]). */
+typedef struct {
+    CUfunction fn[2][2];
+    int rows;
+    int train_loaded;
+} tiny_state;
+
+/* Batch rows per block: the batch of every direction spread over the
+ * device's multiprocessors (one block each while they last: a block of 4 H
+ * threads at up to ~200 registers fills one), at most 8 (registers: each
+ * row adds a sum, a cell state and the gathered gates), 2 for double.
+ * $PRNN_TINY_ROWS sets it (1-8), for the tests to run the rows' paths at
+ * any batch. */
+static int rows_per_block(const prnn_engine_query *q)
+{
+    const int most = q->key.dtype == PRNN_DATA_DOUBLE ? 2 : TINY_MAX_ROWS;
+    const char *env = getenv("PRNN_TINY_ROWS");
+    if (env && atoi(env) >= 1 && atoi(env) <= most)
+        return atoi(env);
+    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
+    const int blocks_wanted = q->key.mini_batch * q->key.dirs;
+    int rows = (blocks_wanted + sms - 1) / sms;
+    return rows < 1 ? 1 : rows > most ? most : rows;
+}
+
+static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train,
+                                 prnn_kernel_request *r)
+{
+    const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
+    prnn_request_start(r, bwd ? "rnn_tiny_backward.cu" : "rnn_tiny.cu",
+                       bwd ? "prnn_tiny_backward" : "prnn_tiny_forward", q->gs->info.sm);
+    prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(q->key.mode)->kernel_mode);
+    prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(q->key.dtype));
+    prnn_request_define(r, "PRNN_H", q->key.hidden);
+    prnn_request_define(r, "PRNN_TINY_ROWS", rows_per_block(q));
+    if (!bwd) {
+        prnn_request_define(r, "PRNN_SKIP", skip);
+        prnn_request_define(r, "PRNN_TRAIN", train);
+    }
+    return prnn_request_finish(r);
+}
+
+static int supports(const prnn_engine_query *q, char *why, size_t n)
+{
+    if (prnn_cell_traits(q->key.mode)->scan) {
+        snprintf(why, n, "SRU has its own scan");
+        return -1;
+    }
+    if (q->key.algo == PRNN_RNN_ALGO_STANDARD) {
+        snprintf(why, n, "the descriptor's algorithm is PRNN_RNN_ALGO_STANDARD");
+        return -1;
+    }
+    if (q->key.clip != PRNN_KCLIP_NONE) {
+        snprintf(why, n, "cell clipping (prnnRNNSetClip_v8) is not in the tiny-h kernels");
+        return -1;
+    }
+    if (q->key.hidden > TINY_MAX_HIDDEN) {
+        snprintf(why, n, "hidden size %d > %d: a gate's row of R does not fit a lane's registers",
+                 q->key.hidden, TINY_MAX_HIDDEN);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * A step's time in microseconds, fitted to the tiny-h kernels measured on
+ * an H100 (bench/NOTES.md, tiny-h, seventh session: T 256, H 32 and 64, B 1
+ * to 256, every mode, fp32 and fp16): a fixed part (the barrier, the
+ * stores, the loads' issue: 0.18 us in fp32, 0.12 in 16 bits), 4.5 ns per
+ * hidden unit (the block's warps), the cell's chain where it has several
+ * gates (0.15 us with fp32's accurate tanh, 0.09 with the hardware one),
+ * and per further batch row of a block its products (40 ns plus k^2 / 6000
+ * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
+ * to 2.6 times the forward at the same shape: 1.5. Blocks beyond what the
+ * device holds at once (one per multiprocessor: up to 256 threads of about
+ * 190 registers) run in waves.
+ */
+static double estimate(const prnn_engine_query *q)
+{
+    const int rows = rows_per_block(q);
+    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
+    const int G = prnn_cell_traits(q->key.mode)->gates;
+    const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
+    const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
+    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
+    us += (rows - 1) * (0.04 + k * k / 6000.0);
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        us *= 1.5;
+    const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
+    return ceil((double)blocks / sms) * us;
+}
+
+/* What a call costs beyond its steps: the layered runner's set-up kernel
+ * and input GEMM, the launch, and loading R into registers (the persistent
+ * engine's model of the same work). */
+static double call_setup(const prnn_engine_query *q)
+{
+    const prnn_rnn_key *k = &q->key;
+    const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
+                           (double)prnn_dtype_size(k->dtype);
+    return 7.5 + weights / 2e12 * 1e6;
+}
+
+static void format(const prnn_engine_config *c, char *buf, size_t size)
+{
+    (void)c;
+    snprintf(buf, size, "tiny-h");
+}
+
+static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int training,
+                    prnn_kernel_request *out)
+{
+    (void)c;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        return training ? (request_tiny(q, 0, 0, &out[0]) ? -1 : 1) : 0;
+    const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
+    int n = 0;
+    for (int train = 0; train <= training; train++)
+        for (int skip = 0; skip < skips; skip++)
+            if (request_tiny(q, skip, train, &out[n++]))
+                return -1;
+    return n;
+}
+
+/* Inference's variants (train 0) or training's (1); the backward-data
+ * pass's one kernel. */
+static prnnStatus_t load_variants(const prnn_engine_query *q, int train, prnn_pass_plan *pp)
+{
+    tiny_state *st = pp->state;
+    if (q->pass == PRNN_PASS_BACKWARD_DATA) {
+        prnn_kernel_request r;
+        const prnn_named_fn fn = {"prnn_tiny_backward", &st->fn[0][0]};
+        return prnn_load_functions(q->gs, request_tiny(q, 0, 0, &r), &r, &pp->stats, &fn, 1);
+    }
+    for (int skip = 0; skip < 2; skip++) {
+        if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
+            break;
+        prnn_kernel_request r;
+        const prnn_named_fn fn = {"prnn_tiny_forward", &st->fn[skip][train]};
+        PRNN_TRY(
+            prnn_load_functions(q->gs, request_tiny(q, skip, train, &r), &r, &pp->stats, &fn, 1));
+    }
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice *choices,
+                            int count, prnn_pass_plan *pp)
+{
+    PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(tiny_state)));
+    tiny_state *st = pp->state;
+    st->rows = rows_per_block(q);
+    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d", st->rows);
+    /* the backward-data pass loads on the first training need */
+    if (q->pass == PRNN_PASS_BACKWARD_DATA)
+        return PRNN_STATUS_SUCCESS;
+    PRNN_TRY(load_variants(q, 0, pp));
+    pp->loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp)
+{
+    tiny_state *st = pp->state;
+    if (st->train_loaded)
+        return PRNN_STATUS_SUCCESS;
+    PRNN_TRY(load_variants(q, 1, pp));
+    st->train_loaded = 1;
+    pp->loaded = 1;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* Every direction of one layer in one launch. */
+static prnnStatus_t forward_layer(const prnn_layer_run *lr)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_forward_buffers *b = lr->fwd;
+    const tiny_state *st = c->pass->state;
+    prnn_rnn_args a;
+    memset(&a, 0, sizeof(a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_dir_args *da = &a.dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        da->R = w.R;
+        da->bW = w.bW;
+        da->bR = w.bR;
+        da->xin = lr->skip ? lr->input : prnn_layered_xproj(c, d);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->hy = prnn_run_out_offset(b->hy, so);
+        da->cy = prnn_run_out_offset(b->cy, so);
+        da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
+    }
+    a.y = lr->output;
+    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a.seq_length = c->p->seq_length;
+    a.y_cols = c->dirs * c->H;
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    CUfunction fn = st->fn[lr->skip][c->training];
+    return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
+                           "prnn_tiny_forward");
+}
+
+/* Every direction of one layer in one launch, walking time backwards. */
+static prnnStatus_t backward_layer(const prnn_layer_run *lr)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_backward_data_buffers *b = lr->bwd;
+    const tiny_state *st = c->pass->state;
+    prnn_bwd_args a;
+    memset(&a, 0, sizeof(a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_bwd_dir_args *da = &a.dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->R = w.R;
+        da->dy = lr->dout;
+        da->act = prnn_reserve_act(&c->r, b->reserve, pseudo);
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->dhy = prnn_run_offset(b->dhy, so);
+        da->dcy = prnn_run_offset(b->dcy, so);
+        da->dhx = prnn_run_out_offset(b->dhx, so);
+        da->dcx = prnn_run_out_offset(b->dcx, so);
+        da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
+    }
+    a.hout = lr->hout;
+    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a.seq_length = c->p->seq_length;
+    a.y_cols = c->dirs * c->H;
+    a.dy_cols = c->dirs * c->H;
+    a.dy_storage = lr->dout_storage;
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
+                           "prnn_tiny_backward");
+}
+
+static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
+{
+    const tiny_state *st = pp->state;
+    memset(info, 0, sizeof(*info));
+    info->path = PRNN_PATH_TINY_H;
+    info->num_blocks = st ? (key->mini_batch + st->rows - 1) / st->rows : 0;
+    info->threads_per_block = 4 * key->hidden;
+    info->units_per_block = key->hidden;
+    info->resident_fraction = 1.0;
+}
+
+const prnn_engine prnn_tiny_engine = {
+    .name = "tiny-h",
+    .supports = supports,
+    .fits = prnn_engine_fits_any,
+    .candidates = prnn_engine_no_config,
+    .estimate = estimate,
+    .call_setup = call_setup,
+    .format = format,
+    .prepare = prepare,
+    .load_training = load_training,
+    .requests = requests,
+    .forward_layer = forward_layer,
+    .backward_layer = backward_layer,
+    .describe = describe,
+    .release = prnn_engine_free_state,
+};
