@@ -85,6 +85,30 @@ static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_
     return 0;
 }
 
+/* Entries farther than this do not choose the engine: which engine wins
+ * changes with the shape faster than a tile's best choice does (a batch
+ * twice as large can turn the steps into real GEMMs). */
+#define ENGINE_NEAREST_MAX_COST 1.0
+
+/* For an engine without configuration fields: where the tuning DB holds an
+ * entry naming it for q's pass (exact, or within ENGINE_NEAREST_MAX_COST:
+ * the entries that choose an engine in db_engine_first), c's source is that
+ * entry's database, and for a sibling's entry c names the GPU it was tuned
+ * on; else c is left as it is. */
+static void configless_db_source(const prnn_engine_query *q, const prnn_engine *e,
+                                 prnn_engine_choice *c)
+{
+    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
+    fits_ctx fc = {q, e};
+    prnn_tuning_result found;
+    if (prnn_tuning_lookup(&key, entry_fits, &fc, &found) != 1 ||
+        !(found.exact || found.cost <= ENGINE_NEAREST_MAX_COST))
+        return;
+    c->source = found.source;
+    if (found.sibling)
+        snprintf(c->tuned_on, sizeof(c->tuned_on), "%.127s", found.entry.gpu_name);
+}
+
 /*
  * Engine e's configurations for q in order of preference: forced, the
  * tuning DB's entry (or, with may_autotune and no exact entry, the
@@ -130,11 +154,17 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
         out[n++].source = PRNN_CONFIG_AUTOTUNED;
     }
     prnn_engine_config heur[MAX_CHOICES];
+    const int none_before = n == 0;
     int h = e->candidates(q, 0, 0, heur, MAX_CHOICES - n);
     for (int i = 0; i < h; i++) {
         memset(&out[n], 0, sizeof(out[n]));
         out[n].config = heur[i];
-        out[n++].source = PRNN_CONFIG_HEURISTIC;
+        out[n].source = PRNN_CONFIG_HEURISTIC;
+        /* an engine with no configuration of its own (tiny-h, step,
+         * standard) that a tuning DB entry put first: the DB chose it */
+        if (i == 0 && none_before && !e->fields)
+            configless_db_source(q, e, &out[n]);
+        n++;
     }
     *count = n;
     return PRNN_STATUS_SUCCESS;
@@ -158,11 +188,6 @@ static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why
     snprintf(why, n, "the %s engine cannot run this shape here", e->engine);
     return -1;
 }
-
-/* Entries farther than this do not choose the engine: which engine wins
- * changes with the shape faster than a tile's best choice does (a batch
- * twice as large can turn the steps into real GEMMs). */
-#define ENGINE_NEAREST_MAX_COST 1.0
 
 /* The engine a forcing variable's configuration is for, else the one a
  * tuning DB entry for q's pass names (exact, or nearest within

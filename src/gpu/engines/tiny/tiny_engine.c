@@ -113,7 +113,8 @@ static double estimate(const prnn_engine_query *q)
     const int G = prnn_cell_traits(q->key.mode)->gates;
     const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
     const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
-    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
+    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden +
+                (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
     us += (rows - 1) * (0.04 + k * k / 6000.0);
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
         us *= 1.5;
