@@ -102,7 +102,9 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * gates (0.15 us with fp32's accurate tanh, 0.09 with the hardware one),
  * and per further batch row of a block its products (40 ns plus k^2 / 6000
  * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
- * to 2.6 times the forward at the same shape: 1.5. Blocks beyond what the
+ * to 1.7 times the forward at the same shape (1.5), 2.6 times with one gate
+ * in 16 bits (its two loads a step cost it the shuffles; the forward's cell
+ * is the cheapest there). Blocks beyond what the
  * device holds at once (one per multiprocessor: up to 256 threads of about
  * 190 registers) run in waves.
  */
@@ -117,7 +119,7 @@ static double estimate(const prnn_engine_query *q)
                 (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
     us += (rows - 1) * (0.04 + k * k / 6000.0);
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
-        us *= 1.5;
+        us *= G == 1 && !wide ? 2.6 : 1.5;
     const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
     return ceil((double)blocks / sms) * us;
 }
