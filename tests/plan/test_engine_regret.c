@@ -17,13 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autotune_log.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/gpu_state.h"
 #include "plan_check.h"
-#include "plan_test.h"
-#include "rnn_cell_traits.h"
-#include "rnn_pass.h"
-#include "tuning/tuning_db.h"
 
 /* The bounds the models meet on the shipped logs (bench/NOTES.md, tiny-h,
  * seventh session): the H 32/64 run over every engine (96 keys: 1.029
@@ -44,8 +41,8 @@ typedef struct {
 } engine_time;
 
 typedef struct {
-    int keys, verbose;
-    double log_regret_sum, worst;
+    autotune_regret r;
+    int verbose;
 } regret_totals;
 
 /* "[ 3/16]    1.338 us/step  err 3.2e-04  small-h: TILE" or "... tiny-h":
@@ -68,35 +65,16 @@ static int parse_timed(const char *line, double *us, char *engine, size_t size)
     return *us > 0;
 }
 
-/* "forward  lstm  half  64  1  1 | ...": the key the lines above it timed. */
-static int parse_key(const char *line, prnn_rnn_key *key, prnn_pass *pass, char *name,
-                     size_t name_size)
-{
-    char pass_name[32], mode_name[16], dtype_name[16];
-    int hidden, batch, dirs;
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    if (sscanf(line, "%31s %15s %15s %d %d %d |", pass_name, mode_name, dtype_name, &hidden, &batch,
-               &dirs) != 6 ||
-        prnn_pass_from_name(pass_name, pass) || prnn_mode_from_name(mode_name, &mode) ||
-        prnn_tuning_dtype_from_name(dtype_name, &dtype))
-        return 0;
-    *key = plan_test_shape(mode, dtype, hidden, batch, dirs, 0, *pass).key;
-    snprintf(name, name_size, "%s %s %s H %d B %d", pass_name, mode_name, dtype_name, hidden,
-             batch);
-    return 1;
-}
-
-static void score_key(struct prnn_gpu_state *gs, const prnn_rnn_key *key, prnn_pass pass,
-                      const char *name, const engine_time *times, int n, regret_totals *tot)
+static void score_key(struct prnn_gpu_state *gs, const prnn_kernel_shape *shape, const char *name,
+                      const engine_time *times, int n, regret_totals *tot)
 {
     if (n < 2)
         return; /* one engine timed: nothing to choose */
     prnn_engine_query q;
     memset(&q, 0, sizeof(q));
     q.gs = gs;
-    q.key = *key;
-    q.pass = pass;
+    q.key = shape->key;
+    q.pass = shape->pass;
     const prnn_engine *order[MAX_ENGINES];
     for (int i = 0; i < n; i++)
         order[i] = times[i].engine;
@@ -109,10 +87,7 @@ static void score_key(struct prnn_gpu_state *gs, const prnn_rnn_key *key, prnn_p
             chosen = times[i].best_us;
     }
     const double regret = chosen / best;
-    tot->keys++;
-    tot->log_regret_sum += log(regret);
-    if (regret > tot->worst)
-        tot->worst = regret;
+    autotune_regret_add(&tot->r, regret);
     EXPECT(regret <= MAX_KEY_REGRET, "%s: the estimates choose %s, %.2fx the best engine", name,
            order[0]->name, regret);
     if (tot->verbose)
@@ -127,12 +102,11 @@ static void read_log(const char *path, struct prnn_gpu_state *gs, regret_totals 
     if (!f)
         return;
     engine_time times[MAX_ENGINES];
-    int n = 0, keys = tot->keys;
+    int n = 0, keys = tot->r.keys;
     char line[2048], name[96], engine[32];
     double us;
     while (fgets(line, sizeof(line), f)) {
-        prnn_rnn_key key;
-        prnn_pass pass;
+        prnn_kernel_shape shape;
         if (parse_timed(line, &us, engine, sizeof(engine))) {
             const prnn_engine *e = prnn_engine_find(engine);
             EXPECT(e != NULL, "%s: unknown engine \"%s\"", path, engine);
@@ -145,13 +119,13 @@ static void read_log(const char *path, struct prnn_gpu_state *gs, regret_totals 
                 times[n++] = (engine_time){e, us};
             else if (i < n && us < times[i].best_us)
                 times[i].best_us = us;
-        } else if (parse_key(line, &key, &pass, name, sizeof(name))) {
-            score_key(gs, &key, pass, name, times, n, tot);
+        } else if (autotune_log_key(line, &shape, name, sizeof(name))) {
+            score_key(gs, &shape, name, times, n, tot);
             n = 0;
         }
     }
     fclose(f);
-    EXPECT(tot->keys > keys,
+    EXPECT(tot->r.keys > keys,
            "%s: no key with several engines timed (not an autotune --verbose log?)", path);
 }
 
@@ -160,8 +134,7 @@ int main(int argc, char **argv)
     /* An H100 80GB HBM3 as the logged runs saw it; the estimates read only
      * the device's properties. */
     static struct prnn_gpu_state gs;
-    gs.info = plan_test_device(90, 132, 232448);
-    gs.info.clock_khz = 1980000;
+    gs.info = autotune_log_h100();
     regret_totals tot;
     memset(&tot, 0, sizeof(tot));
     int logs = 0;
@@ -174,14 +147,14 @@ int main(int argc, char **argv)
         logs++;
     }
     EXPECT(logs > 0, "usage: %s [--verbose] LOG...", argv[0]);
-    if (tot.keys) {
-        const double geomean = exp(tot.log_regret_sum / tot.keys);
+    if (tot.r.keys) {
+        const double geomean = autotune_regret_geomean(&tot.r);
         EXPECT(geomean <= MAX_GEOMEAN_REGRET,
                "the estimates' choice runs %.3fx the best engine (geomean over %d keys)", geomean,
-               tot.keys);
+               tot.r.keys);
         printf("engine-regret: %d keys, the estimates' choice %.3fx the best engine (geomean), "
                "worst %.2fx\n",
-               tot.keys, geomean, tot.worst);
+               tot.r.keys, geomean, tot.r.worst);
     }
     if (test_failures)
         fprintf(stderr, "engine-regret: %d check(s) failed\n", test_failures);

@@ -18,13 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autotune_log.h"
 #include "gpu/engines/persistent/heuristic.h"
 #include "plan_check.h"
-#include "plan_test.h"
-#include "rnn_cell_traits.h"
-#include "rnn_pass.h"
 #include "tuning/tile_config.h"
-#include "tuning/tuning_db.h"
 
 /* The bounds the model meets on the shipped logs (bench/NOTES.md v0.13:
  * 1.071 and 1.44 over the 80 backward-data keys of the v0.13 re-tune). */
@@ -40,19 +37,11 @@ typedef struct {
 } timed_tile;
 
 typedef struct {
-    int keys, verbose;
-    double log_regret_sum, worst;
+    autotune_regret r;
+    int verbose;
     double family_log_sum[FAMILIES];
     int family_count[FAMILIES];
 } regret_totals;
-
-/* An H100 80GB HBM3 as the logged runs saw it. */
-static prnn_device_info logged_h100(void)
-{
-    prnn_device_info d = plan_test_device(90, 132, 232448);
-    d.clock_khz = 1980000;
-    return d;
-}
 
 /* "[ 3/16]    1.338 us/step  err 3.2e-04  persistent: TILE": a persistent
  * tile's time and text; 0 for any other line (other engines included). */
@@ -66,26 +55,6 @@ static int parse_timed_tile(const char *line, timed_tile *t)
     snprintf(t->tile, sizeof(t->tile), "%s", tile + strlen("persistent: "));
     t->tile[strcspn(t->tile, "\n")] = '\0';
     return t->us > 0;
-}
-
-/* "backward-data lstm  half   512    1   1 | ...": the key the tiles above
- * it were timed for. */
-static int parse_key(const char *line, prnn_kernel_shape *shape, char *name, size_t name_size)
-{
-    char pass_name[32], mode_name[16], dtype_name[16];
-    int hidden, batch, dirs;
-    prnn_pass pass;
-    prnnRNNMode_t mode;
-    prnnDataType_t dtype;
-    if (sscanf(line, "%31s %15s %15s %d %d %d |", pass_name, mode_name, dtype_name, &hidden, &batch,
-               &dirs) != 6 ||
-        prnn_pass_from_name(pass_name, &pass) || prnn_mode_from_name(mode_name, &mode) ||
-        prnn_tuning_dtype_from_name(dtype_name, &dtype))
-        return 0;
-    *shape = plan_test_shape(mode, dtype, hidden, batch, dirs, 0, pass);
-    snprintf(name, name_size, "%s %s %s H %d B %d", pass_name, mode_name, dtype_name, hidden,
-             batch);
-    return 1;
 }
 
 static int family_of(const prnn_tile_config *t)
@@ -123,10 +92,7 @@ static void score_key(const prnn_kernel_shape *shape, const char *name, const ti
     if (!isfinite(best) || !isfinite(chosen))
         return;
     const double regret = chosen / best;
-    tot->keys++;
-    tot->log_regret_sum += log(regret);
-    if (regret > tot->worst)
-        tot->worst = regret;
+    autotune_regret_add(&tot->r, regret);
     EXPECT(regret <= MAX_KEY_REGRET, "%s: the model's choice runs %.2fx the best timed tile", name,
            regret);
     if (tot->verbose)
@@ -141,7 +107,7 @@ static void read_log(const char *path, const prnn_device_info *dev, regret_total
         return;
     static timed_tile tiles[MAX_TILES];
     timed_tile one;
-    int n = 0, keys = tot->keys;
+    int n = 0, keys = tot->r.keys;
     char line[2048], name[96];
     while (fgets(line, sizeof(line), f)) {
         prnn_kernel_shape shape;
@@ -150,18 +116,19 @@ static void read_log(const char *path, const prnn_device_info *dev, regret_total
                    MAX_TILES);
             if (n < MAX_TILES)
                 tiles[n++] = one;
-        } else if (parse_key(line, &shape, name, sizeof(name))) {
+        } else if (autotune_log_key(line, &shape, name, sizeof(name))) {
             score_key(&shape, name, tiles, n, dev, tot);
             n = 0;
         }
     }
     fclose(f);
-    EXPECT(tot->keys > keys, "%s: no key with timed tiles (not an autotune --verbose log?)", path);
+    EXPECT(tot->r.keys > keys, "%s: no key with timed tiles (not an autotune --verbose log?)",
+           path);
 }
 
 int main(int argc, char **argv)
 {
-    const prnn_device_info dev = logged_h100();
+    const prnn_device_info dev = autotune_log_h100();
     regret_totals tot;
     memset(&tot, 0, sizeof(tot));
     int logs = 0;
@@ -174,14 +141,14 @@ int main(int argc, char **argv)
         logs++;
     }
     EXPECT(logs > 0, "usage: %s [--verbose] LOG...", argv[0]);
-    if (tot.keys) {
-        const double geomean = exp(tot.log_regret_sum / tot.keys);
+    if (tot.r.keys) {
+        const double geomean = autotune_regret_geomean(&tot.r);
         EXPECT(geomean <= MAX_GEOMEAN_REGRET,
                "the model's choice runs %.3fx the best timed tile (geomean over %d keys)", geomean,
-               tot.keys);
+               tot.r.keys);
         printf("heuristic-regret: %d keys, the model's choice %.3fx the best timed tile "
                "(geomean), worst %.2fx\n",
-               tot.keys, geomean, tot.worst);
+               tot.r.keys, geomean, tot.r.worst);
     }
     for (int f = 0; tot.verbose && f < FAMILIES; f++)
         if (tot.family_count[f])
