@@ -90,19 +90,28 @@ static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_
  * twice as large can turn the steps into real GEMMs). */
 #define ENGINE_NEAREST_MAX_COST 1.0
 
+/* The tuning DB's entry for q's pass that may choose an engine (fits says
+ * whose entries count): exact, or nearest within ENGINE_NEAREST_MAX_COST.
+ * 1 with *found, else 0. */
+static int engine_choosing_entry(const prnn_engine_query *q, prnn_tuning_fits_fn fits,
+                                 const void *ctx, prnn_tuning_result *found)
+{
+    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
+    return prnn_tuning_lookup(&key, fits, ctx, found) == 1 &&
+           (found->exact || found->cost <= ENGINE_NEAREST_MAX_COST);
+}
+
 /* For an engine without configuration fields: where the tuning DB holds an
- * entry naming it for q's pass (exact, or within ENGINE_NEAREST_MAX_COST:
- * the entries that choose an engine in db_engine_first), c's source is that
- * entry's database, and for a sibling's entry c names the GPU it was tuned
- * on; else c is left as it is. */
+ * entry naming it that may choose an engine (engine_choosing_entry, as
+ * db_engine_first takes it), c's source is that entry's database, and for
+ * a sibling's entry c names the GPU it was tuned on; else c is left as it
+ * is. */
 static void configless_db_source(const prnn_engine_query *q, const prnn_engine *e,
                                  prnn_engine_choice *c)
 {
-    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
     fits_ctx fc = {q, e};
     prnn_tuning_result found;
-    if (prnn_tuning_lookup(&key, entry_fits, &fc, &found) != 1 ||
-        !(found.exact || found.cost <= ENGINE_NEAREST_MAX_COST))
+    if (!engine_choosing_entry(q, entry_fits, &fc, &found))
         return;
     c->source = found.source;
     if (found.sibling)
@@ -212,11 +221,9 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
         return 1;
     if (n < 2)
         return 0;
-    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
     any_fits_ctx fc = {q, order, n};
     prnn_tuning_result found;
-    if (prnn_tuning_lookup(&key, entry_fits_any, &fc, &found) != 1 ||
-        !(found.exact || found.cost <= ENGINE_NEAREST_MAX_COST))
+    if (!engine_choosing_entry(q, entry_fits_any, &fc, &found))
         return 0;
     for (int i = 0; i < n; i++)
         if (strcmp(order[i]->name, found.entry.engine) == 0) {
