@@ -351,7 +351,7 @@ def test_cuda_fp32_strict_or_tf32_as_pytorch_says(device, restore_precision_flag
     assert (results[False] - expect).abs().max().item() <= 2e-5 * scale
     assert (results[True] - expect).abs().max().item() <= 1e-2 * scale     # TF32's rounding
     assert _descriptor_maths(layer) == {(_capi.DEFAULT_MATH, _capi.DEFAULT_MATH),
-                                        (_capi.TENSOR_OP_MATH, _capi.TENSOR_OP_MATH)}
+                                        (_capi.TF32_RECURRENCE_MATH, _capi.TF32_RECURRENCE_MATH)}
 
 
 def test_amp_benchmark_step_runs():

@@ -342,9 +342,11 @@ static prnnStatus_t backward_layer(const prnn_layer_run *lr)
 static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
 {
     (void)pp;
-    (void)key;
     memset(info, 0, sizeof(*info));
     info->path = PRNN_PATH_STANDARD;
+    /* the per-step product on tensor cores: 16-bit data, or TF32 */
+    info->tensor_cores = key->dtype == PRNN_DATA_HALF || key->dtype == PRNN_DATA_BFLOAT16 ||
+                         (key->dtype == PRNN_DATA_FLOAT && key->math == PRNN_TF32_RECURRENCE_MATH);
 }
 
 const prnn_engine prnn_standard_engine = {
