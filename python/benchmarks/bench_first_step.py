@@ -13,7 +13,9 @@ Each child process times, with a wall clock and torch.cuda.synchronize():
             libraries from disk: seconds, whichever row it belongs to)
   prnn      importing prnn.torch after it (0 for torch.nn)
   cuda      CUDA's set-up: torch.cuda.init() and a first allocation
-  build     the module on the GPU and an SGD optimizer
+  build     the module on the GPU and an SGD optimizer (also in parts: the
+            module on the CPU, moving it to the device, the optimizer, the
+            input)
   first     the first training step: forward, loss, backward, optimizer
             step (prnn: its planning, compiles or cache reads, loads)
   second    the next step (what a warm step costs)
@@ -36,6 +38,8 @@ import tempfile
 import time
 
 PHASES = ("torch", "prnn", "cuda", "build", "first", "second")
+# build's parts, each also a key of a child's line
+BUILD_PARTS = ("build.module", "build.to_device", "build.optimizer", "build.input")
 
 
 def child(args):
@@ -66,10 +70,19 @@ def child(args):
     t0 = time.perf_counter()
     torch.manual_seed(0)
     cls = pt.LSTM if args.kind == "prnn" else torch.nn.LSTM
-    model = cls(args.hidden, args.hidden, num_layers=args.layers).to(dev, dtype)
+    model = cls(args.hidden, args.hidden, num_layers=args.layers)
+    t["build.module"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    model = model.to(dev, dtype)
+    sync()
+    t["build.to_device"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    t["build.optimizer"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
     x = torch.randn(args.steps, args.batch, args.hidden, device=dev, dtype=dtype)
     sync()
+    t["build.input"] = time.perf_counter() - t1
     t["build"] = time.perf_counter() - t0
 
     def step():
@@ -154,7 +167,7 @@ def main():
                     env["PRNN_CACHE_DIR"] = make_dir(i)
                 samples.append(run_child(shape + ["--kind", kind], env))
             rows[name] = {k: statistics.median(s[k] for s in samples)
-                          for k in PHASES + ("process",)}
+                          for k in PHASES + BUILD_PARTS + ("process",)}
 
         warm_dir = os.path.join(tmp, "warm")
         measure("prnn, cold cache", "prnn", lambda i: os.path.join(tmp, f"cold{i}"))
@@ -178,6 +191,15 @@ def main():
     for name, r in rows.items():
         total = r["cuda"] + r["build"] + r["first"]
         print(f"{name:24}" + "".join(f"{r[c] * 1e3:9.0f}" for c in cols) + f"{total * 1e3:18.0f}")
+    print("build, in parts (ms): the module on the CPU, moving it to the device (prnn: its "
+          "handle, NVRTC and cuBLASLt; torch.nn: cuDNN's weights), the optimizer (PyTorch's "
+          "own: the first one imports more of torch), the input")
+    print(f"{'':24}" + "".join(f"{c.split('.')[1]:>11}" for c in BUILD_PARTS)
+          + f"{'to_device+first':>17}")
+    for name, r in rows.items():
+        own = r["build.to_device"] + r["first"]
+        print(f"{name:24}" + "".join(f"{r[c] * 1e3:11.0f}" for c in BUILD_PARTS)
+              + f"{own * 1e3:17.0f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"shape": vars(args), "rows": rows}, f, indent=1)

@@ -101,8 +101,9 @@ static void backward_dir(const bwd_ctx *c, size_t l, size_t d, double *din)
         size_t nb = (size_t)g->batch[t], r0 = ws->off[t];
         if (g->cell->reads_hprev)
             prnn_ref_gather_prev(g, ws->off, d, t, out + d * H, dh, H, ws->h0, ws->hprev);
-        if (g->cell->reads_cprev)
-            prnn_ref_gather_prev(g, ws->off, d, t, act + 4 * H, sh, H, ws->c0, ws->cprev);
+        if (g->cell->cprev_col >= 0)
+            prnn_ref_gather_prev(g, ws->off, d, t, act + (size_t)g->cell->cprev_col * H, sh, H,
+                                 ws->c0, ws->cprev);
         if (g->has_proj)
             cell_backward_projected(c, nb, r0, d, act + r0 * sh,
                                     prnn_ref_res_dp(g, c->res, pl) + r0 * P, dg + r0 * eh);

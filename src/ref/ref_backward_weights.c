@@ -21,7 +21,8 @@ static void projection_gradient(const prnn_ref_dims *g, prnn_ref_bwd_weights_ws 
     const double *act = prnn_ref_res_act(g, res, pl);
     for (size_t r = 0; r < n; r++)
         for (size_t j = 0; j < H; j++)
-            ws->m[r * H + j] = act[r * sh + 3 * H + j] * tanh(act[r * sh + 4 * H + j]);
+            ws->m[r * H + j] = act[r * sh + REF_LSTM_O * H + j] *
+                               tanh(act[r * sh + REF_LSTM_C * H + j]);
     memset(ws->dmat, 0, P * H * sizeof(double));
     prnn_ref_gemm(P, H, n, prnn_ref_res_dp(g, res, pl), 1, P, ws->m, H, ws->dmat, H, ws->pack);
     prnn_ref_accumulate(dw, g->dtype, lay->p_offset, P * H, ws->dmat);

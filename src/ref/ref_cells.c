@@ -94,13 +94,13 @@ static void lstm_forward(const prnn_ref_dims *g, const double *p, const double *
         c[j] = cn;
         h[j] = og * tanh(cn);
         if (a) {
-            a[j] = ig;
-            a[H + j] = fg;
-            a[2 * H + j] = gg;
-            a[3 * H + j] = og;
-            a[4 * H + j] = cn;
+            a[REF_LSTM_I * H + j] = ig;
+            a[REF_LSTM_F * H + j] = fg;
+            a[REF_LSTM_G * H + j] = gg;
+            a[REF_LSTM_O * H + j] = og;
+            a[REF_LSTM_C * H + j] = cn;
             if (g->clip)
-                a[5 * H + j] = pre;
+                a[REF_LSTM_PRE_CLIP * H + j] = pre;
         }
     }
 }
@@ -112,11 +112,11 @@ static void lstm_backward(const prnn_ref_dims *g, const double *a, const double 
     size_t H = g->hidden;
     (void)ho, (void)hp;
     for (size_t j = 0; j < H; j++) {
-        double ig = a[j], fg = a[H + j], gg = a[2 * H + j];
-        double og = a[3 * H + j], tc = tanh(a[4 * H + j]);
+        double ig = a[REF_LSTM_I * H + j], fg = a[REF_LSTM_F * H + j], gg = a[REF_LSTM_G * H + j];
+        double og = a[REF_LSTM_O * H + j], tc = tanh(a[REF_LSTM_C * H + j]);
         double dhv = dh[j] + dy[j];
         double dcv = dc[j] + dhv * og * (1.0 - tc * tc);
-        if (g->clip && !clip_passes(g, a[5 * H + j]))
+        if (g->clip && !clip_passes(g, a[REF_LSTM_PRE_CLIP * H + j]))
             dcv = 0.0;
         d[j] = dcv * gg * ig * (1.0 - ig);
         d[H + j] = dcv * cp[j] * fg * (1.0 - fg);
@@ -170,10 +170,10 @@ static void gru_backward(const prnn_ref_dims *g, const double *a, const double *
 /* Every cell that multiplies a recurrent matrix; SRU's scan has its own
  * functions below (its inputs differ). */
 static const prnn_ref_cell ref_cells[] = {
-    {PRNN_RNN_RELU, relu_forward, relu_backward, .reads_hprev = 0, .reads_cprev = 0},
-    {PRNN_RNN_TANH, tanh_forward, tanh_backward, .reads_hprev = 0, .reads_cprev = 0},
-    {PRNN_LSTM, lstm_forward, lstm_backward, .reads_hprev = 0, .reads_cprev = 1},
-    {PRNN_GRU, gru_forward, gru_backward, .reads_hprev = 1, .reads_cprev = 0},
+    {PRNN_RNN_RELU, relu_forward, relu_backward, .reads_hprev = 0, .cprev_col = -1},
+    {PRNN_RNN_TANH, tanh_forward, tanh_backward, .reads_hprev = 0, .cprev_col = -1},
+    {PRNN_LSTM, lstm_forward, lstm_backward, .reads_hprev = 0, .cprev_col = REF_LSTM_C},
+    {PRNN_GRU, gru_forward, gru_backward, .reads_hprev = 1, .cprev_col = -1},
 };
 
 const prnn_ref_cell *prnn_ref_cell_of(prnnRNNMode_t mode)

@@ -287,9 +287,16 @@ void prnn_ref_gemm_kernel(int kernel, size_t m, size_t n, size_t k, const double
 
 /* ---- cells: one step of one direction, for the batch[t] rows active ---- */
 
+/* LSTM's act columns (each H wide): the gates after their activations, c_t,
+ * and with clipping c_t before the clip (the kernels' Cell<LSTM> keeps the
+ * same order; its PREV_C_COL is REF_LSTM_C). */
+enum { REF_LSTM_I, REF_LSTM_F, REF_LSTM_G, REF_LSTM_O, REF_LSTM_C, REF_LSTM_PRE_CLIP };
+
 /* A cell's reference math (src/ref/ref_cells.c): its forward and backward
  * for one row (as prnn_ref_cell_forward and _backward, which call them for
- * each row), and which state of the step before its backward reads. */
+ * each row), and which state of the step before its backward reads: h_{t-1}
+ * (reads_hprev), or c_{t-1} from act column cprev_col of the step before
+ * (-1: none). */
 struct prnn_ref_cell {
     prnnRNNMode_t mode;
     void (*forward_row)(const prnn_ref_dims *g, const double *proj, const double *rec, double *h,
@@ -297,7 +304,7 @@ struct prnn_ref_cell {
     void (*backward_row)(const prnn_ref_dims *g, const double *act, const double *hout,
                          const double *dout, const double *hprev, const double *cprev, double *dh,
                          double *dc, double *dg);
-    int reads_hprev, reads_cprev;
+    int reads_hprev, cprev_col;
 };
 /* The reference math of mode; NULL for SRU (prnn_ref_sru_cell_*). */
 const prnn_ref_cell *prnn_ref_cell_of(prnnRNNMode_t mode);

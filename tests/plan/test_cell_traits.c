@@ -191,8 +191,12 @@ static void check_ref_cells(void)
                c->name);
         if (!r)
             continue;
-        EXPECT(r->reads_cprev == c->has_cell, "%s: reads c_{t-1} %d, has a cell state %d", c->name,
-               r->reads_cprev, c->has_cell);
+        EXPECT((r->cprev_col >= 0) == c->has_cell,
+               "%s: reads c_{t-1} from act column %d, has a "
+               "cell state %d",
+               c->name, r->cprev_col, c->has_cell);
+        EXPECT(r->cprev_col < c->act_cols, "%s: c_{t-1}'s act column %d of %d", c->name,
+               r->cprev_col, c->act_cols);
         EXPECT(r->reads_hprev == (c->mode == PRNN_GRU), "%s: reads h_{t-1} %d", c->name,
                r->reads_hprev);
     }

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "dtype.h"
-
 #include "error.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/gpu_run.h"
@@ -104,9 +103,9 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
  * to 1.7 times the forward at the same shape (1.5), 2.6 times with one gate
  * in 16 bits (its two loads a step cost it the shuffles; the forward's cell
- * is the cheapest there). Blocks beyond what the
- * device holds at once (one per multiprocessor: up to 256 threads of about
- * 190 registers) run in waves.
+ * is the cheapest there). Blocks beyond what the device holds at once (one
+ * per multiprocessor: up to 256 threads of about 190 registers) run in
+ * waves.
  */
 static double estimate(const prnn_engine_query *q)
 {
