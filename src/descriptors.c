@@ -93,6 +93,12 @@ prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *
                                "prnnSetRNNDataDescriptor");
 }
 
+int prnn_math_type_valid(prnnMathType_t m)
+{
+    return m == PRNN_DEFAULT_MATH || m == PRNN_TENSOR_OP_MATH || m == PRNN_FMA_MATH ||
+           m == PRNN_TF32_RECURRENCE_MATH;
+}
+
 prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout)
 {
     if (hidden < 1 || hidden > PRNN_MAX_HIDDEN)

@@ -144,6 +144,9 @@ prnnStatus_t prnn_check_rnn(const struct prnnRNNStruct *d, const char *what);
 prnnStatus_t prnn_check_rnn_v8(const struct prnnRNNStruct *r);
 prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *what);
 
+/* 1 when m is one of prnnMathType_t's values, else 0. */
+int prnn_math_type_valid(prnnMathType_t m);
+
 /* hiddenSize and numLayers in range, and dropout NULL or a set dropout
  * descriptor: what both Set calls of the RNN descriptor check. */
 prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout);

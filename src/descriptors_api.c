@@ -257,8 +257,7 @@ prnnStatus_t prnnSetRNNMatrixMathType(prnnRNNDescriptor_t rnnDesc, prnnMathType_
 {
     prnn_api_enter("prnnSetRNNMatrixMathType");
     PRNN_TRY(prnn_check_rnn(rnnDesc, "rnnDesc"));
-    if (mathType != PRNN_DEFAULT_MATH && mathType != PRNN_TENSOR_OP_MATH &&
-        mathType != PRNN_FMA_MATH)
+    if (!prnn_math_type_valid(mathType))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType = %d: not a prnnMathType_t",
                          (int)mathType);
     rnnDesc->math = mathType;

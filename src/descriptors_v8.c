@@ -173,7 +173,7 @@ static prnnStatus_t check_enums(const v8_settings *v)
                          "mathPrec = %d with dataType %s: must be the data type, or "
                          "PRNN_DATA_FLOAT for HALF and BFLOAT16 data",
                          (int)v->prec, prnn_dtype_name(v->dtype));
-    if (v->math != PRNN_DEFAULT_MATH && v->math != PRNN_TENSOR_OP_MATH && v->math != PRNN_FMA_MATH)
+    if (!prnn_math_type_valid(v->math))
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "mathType = %d: not a prnnMathType_t",
                          (int)v->math);
     if (v->aux & ~PRNN_RNN_PADDED_IO_ENABLED)

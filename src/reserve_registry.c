@@ -230,7 +230,7 @@ static const char *enum_name(const char *const *names, int n, int v)
 static const char *const direction_names[] = {"PRNN_UNIDIRECTIONAL", "PRNN_BIDIRECTIONAL"};
 static const char *const input_mode_names[] = {"PRNN_LINEAR_INPUT", "PRNN_SKIP_INPUT"};
 static const char *const math_names[] = {"PRNN_DEFAULT_MATH", "PRNN_TENSOR_OP_MATH",
-                                         "PRNN_FMA_MATH"};
+                                         "PRNN_FMA_MATH", "PRNN_TF32_RECURRENCE_MATH"};
 static const char *const algo_names[] = {"PRNN_RNN_ALGO_AUTO", "PRNN_RNN_ALGO_PERSISTENT",
                                          "PRNN_RNN_ALGO_STANDARD"};
 static const char *const sru_convention_names[] = {"PRNN_SRU_CONVENTION_PRNN",

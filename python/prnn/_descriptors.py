@@ -110,7 +110,7 @@ class Problem:
     """Everything the compute calls need for one shape: the RNN descriptor,
     per-step x and y descriptor arrays, the state and weight descriptors,
     and the sizes prnn asked for. math: the prnnMathType_t of the
-    non-recurrent GEMMs. training: the shape is for training, so the
+    GEMMs (prnn.h). training: the shape is for training, so the
     training reserve is asked for first: prnn then plans the inference and
     the training kernels at once, compiling all of them in parallel,
     instead of in two rounds."""

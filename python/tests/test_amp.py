@@ -266,7 +266,7 @@ def restore_precision_flags():
 
 
 def test_tf32_follows_pytorchs_switches_for_cudnn_rnns(restore_precision_flags):
-    """PRNN_TENSOR_OP_MATH exactly where PyTorch lets cuDNN's RNN use TF32:
+    """PRNN_TF32_RECURRENCE_MATH exactly where PyTorch lets cuDNN's RNN use TF32:
     torch.backends.cudnn.allow_tf32 / cudnn.rnn.fp32_precision (and the
     settings it inherits); torch.set_float32_matmul_precision only when
     cuDNN is off (torch.nn's RNN then runs on matrix products). Never for
@@ -275,7 +275,7 @@ def test_tf32_follows_pytorchs_switches_for_cudnn_rnns(restore_precision_flags):
     cudnn = torch.backends.cudnn
     if not cudnn.is_available():
         pytest.skip("this PyTorch has no cuDNN: torch.nn's RNN never uses it")
-    tensor_op, default = _capi.TENSOR_OP_MATH, _capi.DEFAULT_MATH
+    tensor_op, default = _capi.TF32_RECURRENCE_MATH, _capi.DEFAULT_MATH
 
     def math():
         return _precision.math_type("cuda", torch.float32)
@@ -351,7 +351,7 @@ def test_cuda_fp32_strict_or_tf32_as_pytorch_says(device, restore_precision_flag
     assert (results[False] - expect).abs().max().item() <= 2e-5 * scale
     assert (results[True] - expect).abs().max().item() <= 1e-2 * scale     # TF32's rounding
     assert _descriptor_maths(layer) == {(_capi.DEFAULT_MATH, _capi.DEFAULT_MATH),
-                                        (_capi.TENSOR_OP_MATH, _capi.TENSOR_OP_MATH)}
+                                        (_capi.TF32_RECURRENCE_MATH, _capi.TF32_RECURRENCE_MATH)}
 
 
 def test_amp_benchmark_step_runs():

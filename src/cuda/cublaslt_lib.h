@@ -1,6 +1,6 @@
 /*
  * cuBLASLt, loaded at run time into a table of function pointers, for the
- * non-recurrent GEMMs (input projection, backward-weights).
+ * GEMMs (input projection, backward-weights, the standard engine's steps).
  *
  * Search order: $PRNN_CUBLASLT_LIBRARY alone if set; else libcublasLt.so.13,
  * libcublasLt.so.12, libcublasLt.so through the dynamic linker, then the same

@@ -115,6 +115,11 @@ static void test_descriptor_round_trips(void)
     EXPECT_OK(prnnSetRNNMatrixMathType(r, PRNN_TENSOR_OP_MATH));
     EXPECT_OK(prnnGetRNNMatrixMathType(r, &m));
     EXPECT(m == PRNN_TENSOR_OP_MATH, "math round trip");
+    EXPECT_OK(prnnSetRNNMatrixMathType(r, PRNN_TF32_RECURRENCE_MATH));
+    EXPECT_OK(prnnGetRNNMatrixMathType(r, &m));
+    EXPECT(m == PRNN_TF32_RECURRENCE_MATH, "math round trip (TF32 recurrence)");
+    EXPECT(prnnSetRNNMatrixMathType(r, (prnnMathType_t)4) == PRNN_STATUS_BAD_PARAM,
+           "mathType 4 refused");
     prnnDestroyRNNDescriptor(r);
     prnnDestroyDropoutDescriptor(d);
 }

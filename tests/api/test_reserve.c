@@ -101,6 +101,7 @@ static void gru(rnn_shape *s) { s->mode = PRNN_GRU; }
 static void one_layer(rnn_shape *s) { s->layers = 1; }
 static void unidirectional(rnn_shape *s) { s->direction = PRNN_UNIDIRECTIONAL; }
 static void tensor_op_math(rnn_shape *s) { s->math = PRNN_TENSOR_OP_MATH; }
+static void tf32_recurrence_math(rnn_shape *s) { s->math = PRNN_TF32_RECURRENCE_MATH; }
 static void standard_algo(rnn_shape *s) { s->algo = PRNN_RNN_ALGO_STANDARD; }
 /* clang-format on */
 
@@ -128,6 +129,9 @@ static const struct {
      "with direction PRNN_BIDIRECTIONAL, this call's rnnDesc has direction PRNN_UNIDIRECTIONAL"},
     {"mathType", tensor_op_math,
      "with mathType PRNN_DEFAULT_MATH, this call's rnnDesc has mathType PRNN_TENSOR_OP_MATH"},
+    {"mathType (TF32 recurrence)", tf32_recurrence_math,
+     "with mathType PRNN_DEFAULT_MATH, this call's rnnDesc has mathType "
+     "PRNN_TF32_RECURRENCE_MATH"},
     {"algorithm", standard_algo,
      "with algorithm PRNN_RNN_ALGO_AUTO, this call's rnnDesc has algorithm PRNN_RNN_ALGO_STANDARD"},
 };

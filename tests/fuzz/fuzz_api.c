@@ -373,7 +373,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  PRNN_STATUS_SUCCESS);
     }
     unsigned am = take8(&in);
-    CALL(prnnSetRNNMatrixMathType(rnn, (prnnMathType_t)(am % 4)));
+    CALL(prnnSetRNNMatrixMathType(rnn, (prnnMathType_t)(am % 5)));
     CALL(prnnSetRNNAlgorithm(rnn, (prnnRNNAlgo_t)((am >> 2) % 4)));
 
     int seq = s.seq >= 1 && s.seq <= MAX_STEPS ? s.seq : 1;

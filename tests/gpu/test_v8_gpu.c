@@ -34,7 +34,17 @@ typedef struct {
      * or PRNN_PROPAGATE_NAN + 1, with the bounds lclip, rclip */
     int clip_nan;
     double lclip, rclip;
+    /* prnnMathType_t: float data under the TF32 math types is checked at
+     * half's tolerances (TF32 keeps half's 10-bit mantissa) */
+    prnnMathType_t math;
 } v8_gpu_case;
+
+/* The data type whose tolerances c's results are held to. */
+static prnnDataType_t tolerance_type(const v8_gpu_case *c)
+{
+    const int tf32 = c->math == PRNN_TENSOR_OP_MATH || c->math == PRNN_TF32_RECURRENCE_MATH;
+    return c->dtype == PRNN_DATA_FLOAT && tf32 ? PRNN_DATA_HALF : c->dtype;
+}
 
 /* One problem's descriptors on one handle. */
 typedef struct {
@@ -71,8 +81,8 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
     return ok(prnnCreateRNNDescriptor(&d->rnn), "prnnCreateRNNDescriptor") &&
            ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, c->bias,
                                       c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                                      PRNN_LINEAR_INPUT, c->dtype, prec, PRNN_DEFAULT_MATH,
-                                      c->input, c->hidden, c->hidden, c->layers, NULL,
+                                      PRNN_LINEAR_INPUT, c->dtype, prec, c->math, c->input,
+                                      c->hidden, c->hidden, c->layers, NULL,
                                       PRNN_RNN_PADDED_IO_ENABLED),
               "prnnSetRNNDescriptor_v8") &&
            (!c->clip_nan ||
@@ -283,16 +293,16 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
             gc_download(got, &dev[i]);
             size_t nan = 0;
             double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
-            double tol = gc_tolerance(c->dtype, !pass       ? GC_TOL_FORWARD
-                                                : i == B_DW ? GC_TOL_WEIGHT_GRAD
-                                                            : GC_TOL_TRAINING);
+            double tol = gc_tolerance(tolerance_type(c), !pass       ? GC_TOL_FORWARD
+                                                         : i == B_DW ? GC_TOL_WEIGHT_GRAD
+                                                                     : GC_TOL_TRAINING);
             /* ReLU's derivative and the clip's jump at their thresholds:
              * an element within rounding distance takes the other branch
              * on the device (gpu_check.h, GC_TOL_RELU_GRAD) */
             if ((c->mode == PRNN_RNN_RELU || c->clip_nan) && i >= B_DX)
-                tol = tol > gc_tolerance(c->dtype, GC_TOL_RELU_GRAD)
+                tol = tol > gc_tolerance(tolerance_type(c), GC_TOL_RELU_GRAD)
                           ? tol
-                          : gc_tolerance(c->dtype, GC_TOL_RELU_GRAD);
+                          : gc_tolerance(tolerance_type(c), GC_TOL_RELU_GRAD);
             if (!(e <= tol) || nan || !gc_guard_ok(&dev[i]))
                 FAIL("case %d: %s %s: relative error %.3g (tolerance %.3g), %zu NaN, guard %s",
                      index, pass ? "training" : "inference", names[i], e, tol, nan,
@@ -318,7 +328,7 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
             for (size_t j = 0; j < count[i]; j++)
                 ref_nan += isnan(element(host[i], c->dtype, j));
             const int propagate = c->clip_nan - 1 == PRNN_PROPAGATE_NAN;
-            double tol = gc_tolerance(c->dtype, GC_TOL_FORWARD);
+            double tol = gc_tolerance(tolerance_type(c), GC_TOL_FORWARD);
             if (mismatched || !(e <= tol) || (propagate ? !ref_nan : ref_nan != 0))
                 FAIL("case %d: NaN in cx, %s: %zu elements NaN on one side only, %zu NaN in "
                      "the reference (%s), relative error %.3g (tolerance %.3g)",
@@ -326,11 +336,15 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                      propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
         }
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s: worst rel err "
-           "%.2g\n",
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s: worst rel "
+           "err %.2g\n",
            index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
            c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
-           (int)c->bias, c->clip_nan ? " clipped" : "", worst);
+           (int)c->bias, c->clip_nan ? " clipped" : "",
+           c->math == PRNN_TF32_RECURRENCE_MATH ? " TF32 recurrence"
+           : c->math == PRNN_TENSOR_OP_MATH     ? " TF32 GEMMs"
+                                                : "",
+           worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -412,7 +426,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -426,7 +441,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -440,7 +456,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -454,7 +471,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -468,7 +486,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         /* the bias modes: an absent bias reads as zeros, its gradient is
          * not written (GRU's single recurrent bias still sits inside
          * r * (R_n h + bR_n)) */
@@ -485,7 +504,8 @@ int main(int argc, char **argv)
          PRNN_RNN_NO_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
          64,
@@ -499,7 +519,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_REC_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          128,
@@ -513,7 +534,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_INP_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
          40,
@@ -527,7 +549,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_REC_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         PRNN_DEFAULT_MATH},
         /* LSTM cell clipping, bounds tight enough that c_t crosses them:
          * forward (c clamped before tanh and before the next step reads
          * it) and backward (no gradient through a clipped c), both NaN
@@ -545,7 +568,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.25,
-         0.3},
+         0.3,
+         PRNN_DEFAULT_MATH},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          256,
@@ -559,7 +583,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_PROPAGATE_NAN + 1,
          -0.4,
-         0.2},
+         0.2,
+         PRNN_DEFAULT_MATH},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          128,
@@ -573,7 +598,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_INP_BIAS,
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.3,
-         0.3},
+         0.3,
+         PRNN_DEFAULT_MATH},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
          48,
@@ -587,7 +613,41 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_PROPAGATE_NAN + 1,
          -0.2,
-         0.25},
+         0.25,
+         PRNN_DEFAULT_MATH},
+        /* the TF32 math types: the recurrence's GEMMs in TF32 where the
+         * standard engine runs (run.sh's v8 stage forces it), FP32 on the
+         * other engines */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         256,
+         128,
+         2,
+         0,
+         4,
+         16,
+         {16, 12, 9, 3},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_TF32_RECURRENCE_MATH},
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         128,
+         64,
+         1,
+         1,
+         3,
+         10,
+         {10, 7, 7, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_TENSOR_OP_MATH},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);

@@ -34,8 +34,9 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
     /* clang-format off */
     if (m->math && strcmp(m->math, "tf32") == 0)
         fprintf(f,
-"math: tf32: float data may use TF32 tensor cores in the non-recurrent\n"
-"  GEMMs (prnn PRNN_TENSOR_OP_MATH, cuDNN CUDNN_DEFAULT_MATH); half and\n"
+"math: tf32: float data may use TF32 tensor cores wherever each uses them\n"
+"  (prnn PRNN_TF32_RECURRENCE_MATH: its GEMMs, the standard engine's\n"
+"  per-step recurrent ones included; cuDNN CUDNN_DEFAULT_MATH); half and\n"
 "  bfloat16 use tensor cores in both (cuDNN CUDNN_TENSOR_OP_MATH).\n");
     else
         fprintf(f,

@@ -89,7 +89,7 @@ static int plan_once(const bench_point *pt, bench_math math, const char *phase, 
         (s = prnnSetRNNDescriptor(rnn, pt->hidden, pt->layers, NULL, PRNN_LINEAR_INPUT,
                                   pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                   pt->mode, pt->dtype)) ||
-        (s = prnnSetRNNMatrixMathType(rnn, math == BENCH_MATH_TF32 ? PRNN_TENSOR_OP_MATH
+        (s = prnnSetRNNMatrixMathType(rnn, math == BENCH_MATH_TF32 ? PRNN_TF32_RECURRENCE_MATH
                                                                    : PRNN_DEFAULT_MATH))) {
         print_error("RNN descriptor", s);
         goto done;

@@ -313,8 +313,9 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan, double *plan_ms,
                                 pt->mode, dt),
            "prnnSetRNNDescriptor", err, n) ||
         pk(r,
-           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32 ? PRNN_TENSOR_OP_MATH
-                                                                            : PRNN_DEFAULT_MATH),
+           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32
+                                                ? PRNN_TF32_RECURRENCE_MATH
+                                                : PRNN_DEFAULT_MATH),
            "prnnSetRNNMatrixMathType", err, n) ||
         pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err, n) ||
         (pt->mode == PRNN_SRU && r->ctx->sru_package &&

@@ -1,6 +1,6 @@
 """The precision a layer call runs in, decided where PyTorch decides it for
-torch.nn's RNNs: autocast's data type, and whether fp32's non-recurrent GEMMs
-may use TF32 (prnn's PRNN_TENSOR_OP_MATH) — and the weight copy that
+torch.nn's RNNs: autocast's data type, and whether fp32's GEMMs may use TF32
+(prnn's PRNN_TF32_RECURRENCE_MATH) — and the weight copy that
 autocast makes once and reuses while the weights are unchanged.
 """
 
@@ -70,11 +70,13 @@ tf32_allowed._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 def math_type(device_type: str, dtype: torch.dtype) -> int:
     """prnn's prnnMathType_t for a call on `device_type` with data `dtype`:
-    PRNN_TENSOR_OP_MATH (TF32 input-projection and weight-gradient GEMMs)
-    for CUDA float32 exactly where tf32_allowed(), else PRNN_DEFAULT_MATH
-    (strict FP32; half types always use tensor cores)."""
+    PRNN_TF32_RECURRENCE_MATH (TF32 in the input-projection and
+    weight-gradient GEMMs and in the standard engine's per-step recurrent
+    GEMMs, as cuDNN's RNN under torch.nn with TF32 allowed) for CUDA float32
+    exactly where tf32_allowed(), else PRNN_DEFAULT_MATH (strict FP32; half
+    types always use tensor cores)."""
     if device_type == "cuda" and dtype == torch.float32 and tf32_allowed():
-        return _capi.TENSOR_OP_MATH
+        return _capi.TF32_RECURRENCE_MATH
     return _capi.DEFAULT_MATH
 
 

@@ -1,5 +1,6 @@
 /*
- * The non-recurrent GEMMs through cuBLASLt, in row-major terms:
+ * The GEMMs through cuBLASLt (input projection, backward, the standard
+ * engine's per-step products), in row-major terms:
  *   C[m][n] = op(A)[m][k] * op(B)[k][n] (+ C when accumulating)
  * with A stored [m][k] (or [k][m] when trans_a), B stored [k][n] (or [n][k]
  * when trans_b), and leading dimensions in elements. The calls:

@@ -56,16 +56,25 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
     return 0;
 }
 
+/* Whether the per-step recurrent GEMMs may use TF32: FP32 data under
+ * PRNN_TF32_RECURRENCE_MATH (prnn.h); gemm.c applies it to FP32 data only. */
+static int recurrence_tf32(const prnn_call_plan *c)
+{
+    return c->rnn->math == PRNN_TF32_RECURRENCE_MATH;
+}
+
 /*
  * A step: one cuBLASLt GEMM (forward h R^T: B x G.H x H; backward dg R:
  * B x H x G.H, the same work) and one pointwise kernel, each launched from
  * the host. The launches and the library's fixed cost set its floor
  * (cuDNN's STANDARD, the same scheme, runs 11-40 us per step on an H100:
  * docs/ARCHITECTURE.md section 1); the GEMM's time its slope, at the rate such a GEMM
- * reaches: tensor cores for 16-bit data, strict FP32 or FP64 otherwise, R
- * read from L2 every step. The SIMT rate falls with the batch (the GEMM's
- * M): on the H200, 1024-wide layers ran at 19-22 TFLOPS at B = 256 and
- * 12-15 at B = 64 (bench/NOTES.md v0.10), hence 20 TFLOPS x (B / 256)^0.35.
+ * reaches: tensor cores for 16-bit data (and for FP32 data under
+ * PRNN_TF32_RECURRENCE_MATH, at half their rate), strict FP32 or FP64
+ * otherwise, R read from L2 every step. The SIMT rate falls with the batch
+ * (the GEMM's M): on the H200, 1024-wide layers ran at 19-22 TFLOPS at B =
+ * 256 and 12-15 at B = 64 (bench/NOTES.md v0.10), hence 20 TFLOPS x (B /
+ * 256)^0.35.
  */
 static double estimate(const prnn_engine_query *q)
 {
@@ -74,7 +83,8 @@ static double estimate(const prnn_engine_query *q)
     const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
     const double simt = (k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
                         (B >= 256 ? 1.0 : pow(B / 256.0, 0.35));
-    const double rate = half ? 250e12 : simt;
+    const int tf32 = k->dtype == PRNN_DATA_FLOAT && k->math == PRNN_TF32_RECURRENCE_MATH;
+    const double rate = half ? 250e12 : tf32 ? 125e12 : simt;
     const double flops = 2.0 * B * G * H * H;
     const double bytes = G * H * H * (double)prnn_dtype_size(k->dtype);
     double gemm = flops / rate;
@@ -222,10 +232,11 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         a.batch = c->p->batch[t];
         a.next_batch = s + 1 < T ? c->p->batch[d ? t - 1 : t + 1] : 0;
         a.final_step = s == T - 1;
-        /* rec = h_{t-1} R^T for the step's rows: the recurrence, strict */
+        /* rec = h_{t-1} R^T for the step's rows: the recurrence, strict
+         * unless the math type lets it use TF32 */
         prnn_gemm_key key;
         prnn_run_gemm_key_abt(c, a.batch, (int)c->gh, H, &key);
-        key.tf32 = 0;
+        key.tf32 = recurrence_tf32(c);
         PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
                                  "prnn_step_cell"));
@@ -290,10 +301,11 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
         a.tp_row0 = has_tp ? (d ? row0 + cur_b : row0 - c->p->batch[tp]) : 0;
         a.rec = NULL;
         if (prev_b) {
-            /* rec[prev_b][H] = dg_prev[:, recurrent side] R: the recurrence, strict */
+            /* rec[prev_b][H] = dg_prev[:, recurrent side] R: the recurrence,
+             * strict unless the math type lets it use TF32 */
             prnn_gemm_key key;
             prnn_run_gemm_key(c, &key);
-            key.tf32 = 0;
+            key.tf32 = recurrence_tf32(c);
             key.m = prev_b;
             key.n = H;
             key.k = (int)c->gh;
@@ -330,9 +342,11 @@ static prnnStatus_t backward_layer(const prnn_layer_run *lr)
 static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
 {
     (void)pp;
-    (void)key;
     memset(info, 0, sizeof(*info));
     info->path = PRNN_PATH_STANDARD;
+    /* the per-step product on tensor cores: 16-bit data, or TF32 */
+    info->tensor_cores = key->dtype == PRNN_DATA_HALF || key->dtype == PRNN_DATA_BFLOAT16 ||
+                         (key->dtype == PRNN_DATA_FLOAT && key->math == PRNN_TF32_RECURRENCE_MATH);
 }
 
 const prnn_engine prnn_standard_engine = {
