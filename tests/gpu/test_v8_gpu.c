@@ -2,9 +2,10 @@
  * The v8 calls on the GPU backend against the CPU reference: prnnRNNForward
  * (inference and training), prnnRNNBackwardData_v8 and
  * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
- * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
- * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
- * layout), every bias mode and LSTM cell clipping, outputs poisoned before
+ * layouts (SEQ_MAJOR_PACKED with variable lengths, SEQ_MAJOR_UNPACKED and
+ * BATCH_MAJOR_UNPACKED with padding and lengths in any order, their padding
+ * written with the descriptors' fill), every bias mode and LSTM cell
+ * clipping, outputs poisoned before
  * each call, with the harness's tolerances; and every v8 feature the GPU
  * engines do not have must be NOT_SUPPORTED with the feature named, from the
  * size query and from prnnRNNForward. tests/gpu/run.sh's v8 stage runs it
@@ -35,6 +36,21 @@ typedef struct {
     int clip_nan;
     double lclip, rclip;
 } v8_gpu_case;
+
+/* The data descriptors' padding fill: -0.5 in c's data type (exact in
+ * every one), so that y's and dx's padding compare with the reference's.
+ * (prnnSetRNNDataDescriptor takes a void *, as cuDNN's does, and copies
+ * the value.) */
+static void *padding_fill(prnnDataType_t t)
+{
+    static float f = -0.5f;
+    static double d = -0.5;
+    static unsigned short half = 0xB800, bf16 = 0xBF00;
+    return t == PRNN_DATA_DOUBLE     ? (void *)&d
+           : t == PRNN_DATA_HALF     ? (void *)&half
+           : t == PRNN_DATA_BFLOAT16 ? (void *)&bf16
+                                     : (void *)&f;
+}
 
 /* One problem's descriptors on one handle. */
 typedef struct {
@@ -82,10 +98,10 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
            ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
            ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
            ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
-                                       c->lengths, NULL),
+                                       c->lengths, padding_fill(c->dtype)),
               "set xDesc") &&
            ok(prnnSetRNNDataDescriptor(d->yd, c->dtype, c->layout, c->max_seq, c->batch,
-                                       dirs * c->hidden, c->lengths, NULL),
+                                       dirs * c->hidden, c->lengths, padding_fill(c->dtype)),
               "set yDesc") &&
            ok(prnnCreateTensorDescriptor(&d->hd), "create hDesc") &&
            ok(prnnSetTensorNdDescriptor(d->hd, c->dtype, 3,
@@ -354,8 +370,6 @@ static void check_refusals(prnnHandle_t dut)
         const char *needle;
     } cases[] = {
         {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
-        {4, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
-        {4, 0, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         prnnRNNDescriptor_t rnn;
@@ -588,6 +602,65 @@ int main(int argc, char **argv)
          PRNN_PROPAGATE_NAN + 1,
          -0.2,
          0.25},
+        /* unpacked layouts with padding, lengths in any order (the GPU
+         * moves them through packed copies); max_seq past the longest in
+         * the first (steps of padding alone) */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         8,
+         {3, 7, 1, 5},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_GRU,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         1,
+         0,
+         3,
+         6,
+         {2, 6, 4, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_RNN_TANH,
+         PRNN_DATA_DOUBLE,
+         48,
+         40,
+         2,
+         1,
+         4,
+         5,
+         {5, 2, 5, 4},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         32,
+         16,
+         1,
+         0,
+         4,
+         6,
+         {1, 6, 6, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.3,
+         0.3},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
