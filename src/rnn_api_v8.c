@@ -4,8 +4,8 @@
  * validates everything, resolves the data descriptors into the packed view
  * the backends work on (rnn_problem.h: per-step batch sizes, and for the
  * unpacked layouts which caller row each packed row is), and hands the
- * problem to the CPU reference or, where the call is exactly what a v5 call
- * would run, to the GPU engines (otherwise NOT_SUPPORTED, before any device
+ * problem to the CPU reference or to the GPU engines (an unpacked layout
+ * through packed copies; a projection NOT_SUPPORTED, before any device
  * work).
  */
 #include <stdint.h>

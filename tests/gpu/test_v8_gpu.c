@@ -661,6 +661,21 @@ int main(int argc, char **argv)
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.3,
          0.3},
+        /* SRU's own run through the copies (its side stream, its dx) */
+        {PRNN_SRU,
+         PRNN_DATA_FLOAT,
+         64,
+         64,
+         2,
+         1,
+         4,
+         6,
+         {2, 6, 3, 5},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
