@@ -35,6 +35,9 @@ typedef struct {
      * or PRNN_PROPAGATE_NAN + 1, with the bounds lclip, rclip */
     int clip_nan;
     double lclip, rclip;
+    /* 1: every state NULL (hx, cx, dhy, dcy read as zeros; hy, cy, dhx,
+     * dcx not wanted), on both sides */
+    int null_states;
 } v8_gpu_case;
 
 /* The data descriptors' padding fill: -0.5 in c's data type (exact in
@@ -126,6 +129,18 @@ static void side_close(side *d)
 enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B_DCX, B_DW, NBUF };
 static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
                                         "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
+
+/* The buffers a call is given: ptr's, the states NULL with null_states. */
+static void call_buffers(const v8_gpu_case *c, void *const *ptr, void **out)
+{
+    for (int i = 0; i < NBUF; i++)
+        out[i] = ptr[i];
+    if (c->null_states) {
+        static const int states[] = {B_HX, B_CX, B_DHY, B_DCY, B_HY, B_CY, B_DHX, B_DCX};
+        for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+            out[states[k]] = NULL;
+    }
+}
 
 /* The inference call alone: y, hy, cy. */
 static int run_inference(side *d, void *const *ptr, void *ws)
@@ -280,22 +295,27 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
     /* The reference's inference outputs equal its training forward's: the
      * device's inference call is checked against them, then the training
      * step's, outputs poisoned again in between. */
-    int ran = run_inference(&r, host, rws) &&
-              run_training(&r, host, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
-              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+    void *rcall[NBUF], *dcall[NBUF];
+    call_buffers(c, host, rcall);
+    call_buffers(c, dptr, dcall);
+    int ran = run_inference(&r, rcall, rws) &&
+              run_training(&r, rcall, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
+              run_inference(&d, dcall, gc_addr(&ws)) && gc.dev->sync_device() == 0;
     for (int pass = 0; ran && pass < 2; pass++) {
         /* pass 0: inference (y, hy, cy); pass 1: the training step (all) */
         if (pass == 1) {
             for (int k = B_Y; k < NBUF; k++)
                 ran &= poison(&dev[k]);
-            ran =
-                ran &&
-                run_training(&d, dptr, gc_addr(&ws), gc_addr(&rs), &ws, &rs, PRNN_WGRAD_MODE_SET) &&
-                gc.dev->sync_device() == 0;
+            ran = ran &&
+                  run_training(&d, dcall, gc_addr(&ws), gc_addr(&rs), &ws, &rs,
+                               PRNN_WGRAD_MODE_SET) &&
+                  gc.dev->sync_device() == 0;
         }
         for (int i = B_Y; ran && i < (pass ? NBUF : B_DX); i++) {
             if (!cell && (i == B_CY || i == B_DCX))
                 continue; /* not written without a cell state */
+            if (!dcall[i])
+                continue; /* not wanted (null_states) */
             gc_download(got, &dev[i]);
             size_t nan = 0;
             double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
@@ -342,11 +362,12 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                      propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
         }
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s: worst rel err "
-           "%.2g\n",
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s: worst rel "
+           "err %.2g\n",
            index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
            c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
-           (int)c->bias, c->clip_nan ? " clipped" : "", worst);
+           (int)c->bias, c->clip_nan ? " clipped" : "", c->null_states ? " NULL states" : "",
+           worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -426,7 +447,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -440,7 +462,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -454,7 +477,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -468,7 +492,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -482,7 +507,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         /* the bias modes: an absent bias reads as zeros, its gradient is
          * not written (GRU's single recurrent bias still sits inside
          * r * (R_n h + bR_n)) */
@@ -499,7 +525,8 @@ int main(int argc, char **argv)
          PRNN_RNN_NO_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
          64,
@@ -513,7 +540,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_REC_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          128,
@@ -527,7 +555,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_INP_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
          40,
@@ -541,7 +570,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_REC_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         /* LSTM cell clipping, bounds tight enough that c_t crosses them:
          * forward (c clamped before tanh and before the next step reads
          * it) and backward (no gradient through a clipped c), both NaN
@@ -559,7 +589,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.25,
-         0.3},
+         0.3,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          256,
@@ -573,7 +604,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_PROPAGATE_NAN + 1,
          -0.4,
-         0.2},
+         0.2,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          128,
@@ -587,7 +619,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_INP_BIAS,
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.3,
-         0.3},
+         0.3,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
          48,
@@ -601,7 +634,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_PROPAGATE_NAN + 1,
          -0.2,
-         0.25},
+         0.25,
+         0},
         /* unpacked layouts with padding, lengths in any order (the GPU
          * moves them through packed copies); max_seq past the longest in
          * the first (steps of padding alone) */
@@ -618,7 +652,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -632,7 +667,8 @@ int main(int argc, char **argv)
          PRNN_RNN_SINGLE_INP_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
          48,
@@ -646,7 +682,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          32,
@@ -660,7 +697,8 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.3,
-         0.3},
+         0.3,
+         0},
         /* SRU's own run through the copies (its side stream, its dx) */
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
@@ -675,7 +713,24 @@ int main(int argc, char **argv)
          PRNN_RNN_DOUBLE_BIAS,
          0,
          0.0,
-         0.0},
+         0.0,
+         0},
+        /* every state NULL through the copies */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         48,
+         24,
+         2,
+         1,
+         3,
+         5,
+         {3, 5, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         1},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
