@@ -262,6 +262,41 @@ typedef struct {
     int run_batch[PRNN_SETUP_MAX_RUNS];
 } prnn_setup_args;
 
+/* The v8 calls' unpacked layouts (rnn_seq_io.cuh, in the setup kernel's
+ * module): a call's sequences move between the caller's padded buffers and
+ * the packed rows the engines run on (packed rank i of a step is sequence
+ * order[i], the sequences sorted by decreasing length). prnn_seq_order
+ * writes order[] from its parameters, PRNN_SEQ_ORDER_CHUNK entries a
+ * launch (a capture-safe way to the device: the values live in the
+ * launch). */
+#define PRNN_SEQ_ORDER_CHUNK 900
+typedef struct {
+    int *order;
+    int base, count; /* order[base .. base + count) = v[0 .. count) */
+    int v[PRNN_SEQ_ORDER_CHUNK];
+} prnn_seq_order_args;
+
+/* prnn_seq_move: one vector of `cols` elements of `es` bytes per (step,
+ * rank) of the caller's steps. Data (states 0): caller vector of step t
+ * and sequence s at t * seqs + s (batch_major 0) or s * steps + t (1);
+ * rank i < batch[t] is packed row offset[t] + i, a rank at or past it (or
+ * a step past packed_steps) is padding, which a scatter writes with
+ * fill_bits when has_fill. States (states 1): `steps` slices of `seqs`
+ * rows, every rank present, caller row t * seqs + order[i], packed row
+ * t * seqs + i. */
+typedef struct {
+    const void *src;
+    void *dst;
+    const int *order;          /* [seqs] */
+    const int *batch, *offset; /* the call's step tables (prnn_rnn_setup) */
+    unsigned long long fill_bits;
+    int steps;        /* the caller's steps (maxSeqLength), or state slices */
+    int packed_steps; /* the call's seq_length */
+    int seqs;         /* batchSize */
+    int cols, es;
+    int batch_major, states, to_caller, has_fill;
+} prnn_seq_move_args;
+
 /* The standard path: one pointwise kernel per step after a cuBLASLt GEMM
  * rec = h_{t-1} R^T over the step's active rows. */
 typedef struct {

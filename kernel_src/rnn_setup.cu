@@ -1,9 +1,12 @@
 // Per-call setup of every path that runs the recurrence from device-side
 // step tables: per-step batch sizes and first rows from the batch runs (which
 // travel in the kernel's parameters), and a clean hand-off area (step tags
-// restart at every call).
+// restart at every call). The module also holds the unpacked layouts'
+// gather and scatter (rnn_seq_io.cuh), which every call with such a layout
+// runs around its engine.
 
 #include "prnn_kernel_abi.h"
+#include "rnn_seq_io.cuh"
 
 extern "C" __global__ void prnn_rnn_setup(const prnn_setup_args a)
 {

@@ -4,8 +4,8 @@
  * validates everything, resolves the data descriptors into the packed view
  * the backends work on (rnn_problem.h: per-step batch sizes, and for the
  * unpacked layouts which caller row each packed row is), and hands the
- * problem to the CPU reference or, where the call is exactly what a v5 call
- * would run, to the GPU engines (otherwise NOT_SUPPORTED, before any device
+ * problem to the CPU reference or to the GPU engines (an unpacked layout
+ * through packed copies; a projection NOT_SUPPORTED, before any device
  * work).
  */
 #include <stdint.h>
@@ -169,10 +169,10 @@ static prnnStatus_t check_weight_space(const struct prnnRNNStruct *rnn, size_t s
     return prnn_validate_ptr(ptr, name);
 }
 
-/* The GPU engines run a v8 call only where it is a v5 call in disguise;
- * everything else is refused here, before planning touches the device. */
-static prnnStatus_t check_gpu_runs(const struct prnnContext *h, const v8_problem *q,
-                                   const struct prnnRNNDataStruct *xd)
+/* The GPU engines run a v8 call in any layout (an unpacked one through
+ * packed copies, gpu/run/seq_io.h); what they cannot run is refused here,
+ * before planning touches the device. */
+static prnnStatus_t check_gpu_runs(const struct prnnContext *h, const v8_problem *q)
 {
     const struct prnnRNNStruct *rnn = q->p.rnn;
     if (prnn_call_is_cpu(h))
@@ -183,14 +183,6 @@ static prnnStatus_t check_gpu_runs(const struct prnnContext *h, const v8_problem
                          "projSize = %d < hiddenSize = %d: the GPU engines have no LSTM "
                          "projection yet%s",
                          rnn->proj, rnn->hidden, cpu);
-    if (q->p.io)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "xDesc: layout %s with batchSize %d and sequences shorter than "
-                         "maxSeqLength = %d: the GPU engines read the packed layout only (an "
-                         "unpacked layout runs where every sequence has maxSeqLength steps, "
-                         "batch-major with batchSize 1); use "
-                         "PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED%s",
-                         layout_name(xd->layout), xd->batch, xd->max_seq, cpu);
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -228,11 +220,11 @@ static const prnn_scratch_names scratch_names = {
  * then the call of `kind` resolved into rc and the caller's temporary space
  * checked against it. */
 static prnnStatus_t resolve_and_check_temp(struct prnnContext *h, const v8_problem *q,
-                                           const struct prnnRNNDataStruct *xd, prnn_call_kind kind,
-                                           const void *ws, size_t ws_size, const void *reserve,
-                                           size_t reserve_size, prnn_resolved_call *rc)
+                                           prnn_call_kind kind, const void *ws, size_t ws_size,
+                                           const void *reserve, size_t reserve_size,
+                                           prnn_resolved_call *rc)
 {
-    PRNN_TRY(check_gpu_runs(h, q, xd));
+    PRNN_TRY(check_gpu_runs(h, q));
     return prnn_resolve_compute_call(h, &q->p, kind, &scratch_names, ws, ws_size, reserve,
                                      reserve_size, rc);
 }
@@ -271,7 +263,7 @@ prnnStatus_t prnnGetRNNTempSpaceSizes(prnnHandle_t handle, prnnRNNDescriptor_t r
                          (int)fwdMode);
     v8_problem q;
     PRNN_TRY(build_problem(handle, rnnDesc, xDesc, "xDesc", &q));
-    PRNN_TRY(check_gpu_runs(handle, &q, xDesc));
+    PRNN_TRY(check_gpu_runs(handle, &q));
     int training = fwdMode == PRNN_FWD_MODE_TRAINING;
     prnn_resolved_call rc;
     PRNN_TRY(prnn_resolve_call(handle, &q.p,
@@ -382,7 +374,7 @@ prnnStatus_t prnnRNNForward(prnnHandle_t handle, prnnRNNDescriptor_t rnnDesc,
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     prnn_resolved_call rc;
-    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc,
+    PRNN_TRY(resolve_and_check_temp(handle, &q,
                                     training ? PRNN_CALL_FORWARD_TRAINING : PRNN_CALL_INFERENCE,
                                     workSpace, workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
     int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
@@ -453,8 +445,8 @@ prnnStatus_t prnnRNNBackwardData_v8(prnnHandle_t handle, prnnRNNDescriptor_t rnn
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
     PRNN_TRY(prnn_validate_ptr(dx, "dx"));
     prnn_resolved_call rc;
-    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc, PRNN_CALL_BACKWARD_DATA, workSpace,
-                                    workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
+    PRNN_TRY(resolve_and_check_temp(handle, &q, PRNN_CALL_BACKWARD_DATA, workSpace, workSpaceSize,
+                                    reserveSpace, reserveSpaceSize, &rc));
     int cell = prnn_cell_traits(rnnDesc->mode)->has_cell;
     size_t hs = state_bytes(p, prnn_rnn_out_width(rnnDesc)), cs = state_bytes(p, rnnDesc->hidden);
     size_t ybytes = data_bytes(p, yDesc, yDesc->vector);
@@ -530,7 +522,7 @@ prnnStatus_t prnnRNNBackwardWeights_v8(prnnHandle_t handle, prnnRNNDescriptor_t 
     PRNN_TRY(prnn_validate_ptr(x, "x"));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     prnn_resolved_call rc;
-    PRNN_TRY(resolve_and_check_temp(handle, &q, xDesc, PRNN_CALL_BACKWARD_WEIGHTS, workSpace,
+    PRNN_TRY(resolve_and_check_temp(handle, &q, PRNN_CALL_BACKWARD_WEIGHTS, workSpace,
                                     workSpaceSize, reserveSpace, reserveSpaceSize, &rc));
     prnn_buffer outs[] = {
         {"dweightSpace", dweightSpace, wbytes},

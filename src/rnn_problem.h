@@ -46,7 +46,8 @@ typedef struct {
     size_t total_rows; /* sum of batch[t] */
     /* NULL: x, y, dx, dy packed time-major and state row b is packed row
      * b (the v5 calls, and v8's SEQ_MAJOR_PACKED); else the unpacked
-     * layout of a v8 call (CPU backend only). */
+     * layout of a v8 call (the CPU reference reads it in place, the GPU
+     * through packed copies: gpu/run/seq_io.h). */
     const prnn_seq_io *io;
 } prnn_rnn_problem;
 

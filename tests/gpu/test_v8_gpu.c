@@ -2,9 +2,10 @@
  * The v8 calls on the GPU backend against the CPU reference: prnnRNNForward
  * (inference and training), prnnRNNBackwardData_v8 and
  * prnnRNNBackwardWeights_v8 (SET over a poisoned dw, then ADD) on the
- * layouts the GPU runs (SEQ_MAJOR_PACKED with variable lengths, and
- * SEQ_MAJOR_UNPACKED / BATCH_MAJOR_UNPACKED where they are the packed
- * layout), every bias mode and LSTM cell clipping, outputs poisoned before
+ * layouts (SEQ_MAJOR_PACKED with variable lengths, SEQ_MAJOR_UNPACKED and
+ * BATCH_MAJOR_UNPACKED with padding and lengths in any order, their padding
+ * written with the descriptors' fill), every bias mode and LSTM cell
+ * clipping, outputs poisoned before
  * each call, with the harness's tolerances; and every v8 feature the GPU
  * engines do not have must be NOT_SUPPORTED with the feature named, from the
  * size query and from prnnRNNForward. tests/gpu/run.sh's v8 stage runs it
@@ -37,6 +38,9 @@ typedef struct {
     /* prnnMathType_t: float data under the TF32 math types is checked at
      * half's tolerances (TF32 keeps half's 10-bit mantissa) */
     prnnMathType_t math;
+    /* 1: every state NULL (hx, cx, dhy, dcy read as zeros; hy, cy, dhx,
+     * dcx not wanted), on both sides */
+    int null_states;
 } v8_gpu_case;
 
 /* The data type whose tolerances c's results are held to. */
@@ -44,6 +48,21 @@ static prnnDataType_t tolerance_type(const v8_gpu_case *c)
 {
     const int tf32 = c->math == PRNN_TENSOR_OP_MATH || c->math == PRNN_TF32_RECURRENCE_MATH;
     return c->dtype == PRNN_DATA_FLOAT && tf32 ? PRNN_DATA_HALF : c->dtype;
+}
+
+/* The data descriptors' padding fill: -0.5 in c's data type (exact in
+ * every one), so that y's and dx's padding compare with the reference's.
+ * (prnnSetRNNDataDescriptor takes a void *, as cuDNN's does, and copies
+ * the value.) */
+static void *padding_fill(prnnDataType_t t)
+{
+    static float f = -0.5f;
+    static double d = -0.5;
+    static unsigned short half = 0xB800, bf16 = 0xBF00;
+    return t == PRNN_DATA_DOUBLE     ? (void *)&d
+           : t == PRNN_DATA_HALF     ? (void *)&half
+           : t == PRNN_DATA_BFLOAT16 ? (void *)&bf16
+                                     : (void *)&f;
 }
 
 /* One problem's descriptors on one handle. */
@@ -92,10 +111,10 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
            ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
            ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
            ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
-                                       c->lengths, NULL),
+                                       c->lengths, padding_fill(c->dtype)),
               "set xDesc") &&
            ok(prnnSetRNNDataDescriptor(d->yd, c->dtype, c->layout, c->max_seq, c->batch,
-                                       dirs * c->hidden, c->lengths, NULL),
+                                       dirs * c->hidden, c->lengths, padding_fill(c->dtype)),
               "set yDesc") &&
            ok(prnnCreateTensorDescriptor(&d->hd), "create hDesc") &&
            ok(prnnSetTensorNdDescriptor(d->hd, c->dtype, 3,
@@ -120,6 +139,18 @@ static void side_close(side *d)
 enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B_DCX, B_DW, NBUF };
 static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
                                         "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
+
+/* The buffers a call is given: ptr's, the states NULL with null_states. */
+static void call_buffers(const v8_gpu_case *c, void *const *ptr, void **out)
+{
+    for (int i = 0; i < NBUF; i++)
+        out[i] = ptr[i];
+    if (c->null_states) {
+        static const int states[] = {B_HX, B_CX, B_DHY, B_DCY, B_HY, B_CY, B_DHX, B_DCX};
+        for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+            out[states[k]] = NULL;
+    }
+}
 
 /* The inference call alone: y, hy, cy. */
 static int run_inference(side *d, void *const *ptr, void *ws)
@@ -274,22 +305,27 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
     /* The reference's inference outputs equal its training forward's: the
      * device's inference call is checked against them, then the training
      * step's, outputs poisoned again in between. */
-    int ran = run_inference(&r, host, rws) &&
-              run_training(&r, host, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
-              run_inference(&d, dptr, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+    void *rcall[NBUF], *dcall[NBUF];
+    call_buffers(c, host, rcall);
+    call_buffers(c, dptr, dcall);
+    int ran = run_inference(&r, rcall, rws) &&
+              run_training(&r, rcall, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
+              run_inference(&d, dcall, gc_addr(&ws)) && gc.dev->sync_device() == 0;
     for (int pass = 0; ran && pass < 2; pass++) {
         /* pass 0: inference (y, hy, cy); pass 1: the training step (all) */
         if (pass == 1) {
             for (int k = B_Y; k < NBUF; k++)
                 ran &= poison(&dev[k]);
-            ran =
-                ran &&
-                run_training(&d, dptr, gc_addr(&ws), gc_addr(&rs), &ws, &rs, PRNN_WGRAD_MODE_SET) &&
-                gc.dev->sync_device() == 0;
+            ran = ran &&
+                  run_training(&d, dcall, gc_addr(&ws), gc_addr(&rs), &ws, &rs,
+                               PRNN_WGRAD_MODE_SET) &&
+                  gc.dev->sync_device() == 0;
         }
         for (int i = B_Y; ran && i < (pass ? NBUF : B_DX); i++) {
             if (!cell && (i == B_CY || i == B_DCX))
                 continue; /* not written without a cell state */
+            if (!dcall[i])
+                continue; /* not wanted (null_states) */
             gc_download(got, &dev[i]);
             size_t nan = 0;
             double e = gc_rel_err(got, host[i], c->dtype, count[i], &nan);
@@ -336,7 +372,7 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                      propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
         }
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s: worst rel "
+    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s%s: worst rel "
            "err %.2g\n",
            index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
            c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
@@ -344,7 +380,7 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
            c->math == PRNN_TF32_RECURRENCE_MATH ? " TF32 recurrence"
            : c->math == PRNN_TENSOR_OP_MATH     ? " TF32 GEMMs"
                                                 : "",
-           worst);
+           c->null_states ? " NULL states" : "", worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -368,8 +404,6 @@ static void check_refusals(prnnHandle_t dut)
         const char *needle;
     } cases[] = {
         {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
-        {4, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, {2, 3}, "layout"},
-        {4, 0, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, {3, 3}, "layout"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         prnnRNNDescriptor_t rnn;
@@ -427,7 +461,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
          128,
@@ -442,7 +477,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
          48,
@@ -457,7 +493,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          256,
@@ -472,7 +509,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
          64,
@@ -487,7 +525,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         /* the bias modes: an absent bias reads as zeros, its gradient is
          * not written (GRU's single recurrent bias still sits inside
          * r * (R_n h + bR_n)) */
@@ -505,7 +544,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
          64,
@@ -520,7 +560,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          128,
@@ -535,7 +576,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
          40,
@@ -550,7 +592,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         /* LSTM cell clipping, bounds tight enough that c_t crosses them:
          * forward (c clamped before tanh and before the next step reads
          * it) and backward (no gradient through a clipped c), both NaN
@@ -569,7 +612,8 @@ int main(int argc, char **argv)
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.25,
          0.3,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          256,
@@ -584,7 +628,8 @@ int main(int argc, char **argv)
          PRNN_PROPAGATE_NAN + 1,
          -0.4,
          0.2,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          128,
@@ -599,7 +644,8 @@ int main(int argc, char **argv)
          PRNN_NOT_PROPAGATE_NAN + 1,
          -0.3,
          0.3,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
          48,
@@ -614,7 +660,8 @@ int main(int argc, char **argv)
          PRNN_PROPAGATE_NAN + 1,
          -0.2,
          0.25,
-         PRNN_DEFAULT_MATH},
+         PRNN_DEFAULT_MATH,
+         0},
         /* the TF32 math types: the recurrence's GEMMs in TF32 where the
          * standard engine runs (run.sh's v8 stage forces it), FP32 on the
          * other engines */
@@ -632,7 +679,8 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_TF32_RECURRENCE_MATH},
+         PRNN_TF32_RECURRENCE_MATH,
+         0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
          128,
@@ -647,7 +695,109 @@ int main(int argc, char **argv)
          0,
          0.0,
          0.0,
-         PRNN_TENSOR_OP_MATH},
+         PRNN_TENSOR_OP_MATH,
+         0},
+        /* unpacked layouts with padding, lengths in any order (the GPU
+         * moves them through packed copies); max_seq past the longest in
+         * the first (steps of padding alone) */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         8,
+         {3, 7, 1, 5},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0},
+        {PRNN_GRU,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         1,
+         0,
+         3,
+         6,
+         {2, 6, 4, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0},
+        {PRNN_RNN_TANH,
+         PRNN_DATA_DOUBLE,
+         48,
+         40,
+         2,
+         1,
+         4,
+         5,
+         {5, 2, 5, 4},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         32,
+         16,
+         1,
+         0,
+         4,
+         6,
+         {1, 6, 6, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.3,
+         0.3,
+         PRNN_DEFAULT_MATH,
+         0},
+        /* SRU's own run through the copies (its side stream, its dx) */
+        {PRNN_SRU,
+         PRNN_DATA_FLOAT,
+         64,
+         64,
+         2,
+         1,
+         4,
+         6,
+         {2, 6, 3, 5},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0},
+        /* every state NULL through the copies */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         48,
+         24,
+         2,
+         1,
+         3,
+         5,
+         {3, 5, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         1},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);

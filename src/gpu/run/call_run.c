@@ -5,6 +5,7 @@
 #include "error.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/layered_run.h"
+#include "gpu/run/seq_io.h"
 
 /* The zeros a forward call's kernels read for a bias the bias mode drops
  * (the workspace's zero_bias, when the call has one). */
@@ -37,7 +38,8 @@ prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void
     c->ws = ws;
     c->stream = (CUstream)g->stream;
     PRNN_TRY(prnn_gpu_enter(c->gs));
-    prnnStatus_t s = run_engine(c, buffers);
+    /* an unpacked v8 layout: the engine runs on packed copies (seq_io.h) */
+    prnnStatus_t s = c->p->io ? prnn_seq_io_run(c, buffers, run_engine) : run_engine(c, buffers);
     prnn_gpu_leave(c->gs);
     return s;
 }

@@ -46,8 +46,11 @@ prnnStatus_t prnn_run_kernels_load(struct prnn_gpu_state *gs, prnn_run_kernels *
                                    prnn_load_stats *stats)
 {
     prnn_kernel_request r;
-    const prnn_named_fn fns[] = {{"prnn_rnn_setup", &k->setup}};
-    return prnn_load_functions(gs, prnn_request_setup(gs->info.sm, &r), &r, stats, fns, 1);
+    const prnn_named_fn fns[] = {{"prnn_rnn_setup", &k->setup},
+                                 {"prnn_seq_order", &k->seq_order},
+                                 {"prnn_seq_move", &k->seq_move}};
+    return prnn_load_functions(gs, prnn_request_setup(gs->info.sm, &r), &r, stats, fns,
+                               sizeof(fns) / sizeof(fns[0]));
 }
 
 prnnStatus_t prnn_run_kernels_load_training(struct prnn_gpu_state *gs, prnnDataType_t dtype,

@@ -36,11 +36,14 @@ prnnStatus_t prnn_load_functions(struct prnn_gpu_state *gs, prnnStatus_t request
 
 typedef struct {
     CUfunction setup;
+    /* the v8 unpacked layouts' gather and scatter (the setup module's) */
+    CUfunction seq_order, seq_move;
     CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish, skip_dx;
     int training_loaded;
 } prnn_run_kernels;
 
-/* The setup kernel (every call runs it). */
+/* The setup kernel (every call runs it), and the unpacked layouts' kernels
+ * of its module. */
 prnnStatus_t prnn_run_kernels_load(struct prnn_gpu_state *gs, prnn_run_kernels *k,
                                    prnn_load_stats *stats);
 /* rnn_train.cu's kernels for dtype; sets training_loaded. */

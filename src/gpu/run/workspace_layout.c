@@ -84,6 +84,67 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     }
 }
 
+/* The unpacked layouts' parts (seq_io.h moves the tensors through them). */
+typedef struct {
+    size_t es, rows, in_cols, out_cols, state_rows, h_cols, c_cols;
+    int cell;
+} seq_io_units;
+
+static seq_io_units seq_io_units_of(const prnn_rnn_problem *p)
+{
+    const struct prnnRNNStruct *rnn = p->rnn;
+    const size_t dirs = (size_t)prnn_rnn_dirs(rnn);
+    seq_io_units u;
+    u.es = prnn_dtype_size(rnn->dtype);
+    u.rows = p->total_rows;
+    u.in_cols = (size_t)p->input_size;
+    u.h_cols = (size_t)prnn_rnn_out_width(rnn);
+    u.c_cols = (size_t)rnn->hidden;
+    u.out_cols = dirs * u.h_cols;
+    u.state_rows = (size_t)rnn->layers * dirs * (size_t)p->mini_batch;
+    u.cell = prnn_cell_traits(rnn->mode)->has_cell;
+    return u;
+}
+
+void prnn_ws_seq_io_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b)
+{
+    prnn_ws_layout *l = b->l;
+    const seq_io_units u = seq_io_units_of(p);
+    const size_t x_bytes = prnn_mul3_size(u.rows, u.in_cols, u.es);
+    const size_t y_bytes = prnn_mul3_size(u.rows, u.out_cols, u.es);
+    const size_t h_bytes = prnn_mul3_size(u.state_rows, u.h_cols, u.es);
+    const size_t c_bytes = prnn_mul3_size(u.state_rows, u.c_cols, u.es);
+    l->io_order = prnn_ws_take(b, prnn_mul_size((size_t)p->mini_batch, sizeof(int)));
+    l->io_state[PRNN_SEQ_IO_HX] = prnn_ws_take(b, h_bytes);
+    if (u.cell)
+        l->io_state[PRNN_SEQ_IO_CX] = prnn_ws_take(b, c_bytes);
+    switch (call) {
+    case PRNN_CALL_INFERENCE:
+    case PRNN_CALL_FORWARD_TRAINING:
+        l->io_x = prnn_ws_take(b, x_bytes);
+        l->io_y = prnn_ws_take(b, y_bytes);
+        l->io_state[PRNN_SEQ_IO_HY] = prnn_ws_take(b, h_bytes);
+        if (u.cell)
+            l->io_state[PRNN_SEQ_IO_CY] = prnn_ws_take(b, c_bytes);
+        break;
+    case PRNN_CALL_BACKWARD_DATA:
+        l->io_y = prnn_ws_take(b, y_bytes);
+        l->io_dy = prnn_ws_take(b, y_bytes);
+        l->io_dx = prnn_ws_take(b, x_bytes);
+        l->io_state[PRNN_SEQ_IO_HY] = prnn_ws_take(b, h_bytes); /* dhy */
+        l->io_state[PRNN_SEQ_IO_DHX] = prnn_ws_take(b, h_bytes);
+        if (u.cell) {
+            l->io_state[PRNN_SEQ_IO_CY] = prnn_ws_take(b, c_bytes); /* dcy */
+            l->io_state[PRNN_SEQ_IO_DCX] = prnn_ws_take(b, c_bytes);
+        }
+        break;
+    case PRNN_CALL_BACKWARD_WEIGHTS:
+        l->io_x = prnn_ws_take(b, x_bytes);
+        l->io_y = prnn_ws_take(b, y_bytes);
+        break;
+    }
+}
+
 void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
                             prnn_call_kind call, prnn_ws_layout *l)
 {
@@ -91,8 +152,11 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
     *l = (prnn_ws_layout){0};
     l->zero_begin = l->zero_end = l->zero_bias = none;
     l->xproj = l->layer_out = l->dropped = l->dgrad = l->hprev = l->bias_partial = none;
+    l->io_order = l->io_x = l->io_y = l->io_dy = l->io_dx = none;
     for (int i = 0; i < PRNN_WS_ENGINE_PARTS; i++)
         l->engine[i] = none;
+    for (int i = 0; i < PRNN_SEQ_IO_STATES; i++)
+        l->io_state[i] = none;
     prnn_ws_builder b = {l, 0};
     l->batch = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     l->offset = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
@@ -105,6 +169,8 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
         e->workspace(pp, p, call, &b);
     if (!e->run)
         prnn_ws_layered_parts(p, call, &b);
+    if (p->io)
+        prnn_ws_seq_io_parts(p, call, &b);
     l->gemm_ws = prnn_ws_take(&b, PRNN_GEMM_WORKSPACE);
     l->total = prnn_align_size(b.cursor, ALIGN);
 }

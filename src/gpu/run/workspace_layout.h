@@ -29,6 +29,19 @@ typedef enum {
 prnn_pass prnn_call_pass(prnn_call_kind call);
 
 #define PRNN_WS_ENGINE_PARTS 6
+/* The state slots of a call with an unpacked v8 layout (seq_io.h): what
+ * each holds in packed row order. Forward: hx, cx in, hy, cy out; backward
+ * data: hx, cx, dhy (HY), dcy (CY) in, dhx, dcx out; backward weights:
+ * hx. */
+enum {
+    PRNN_SEQ_IO_HX,
+    PRNN_SEQ_IO_CX,
+    PRNN_SEQ_IO_HY,
+    PRNN_SEQ_IO_CY,
+    PRNN_SEQ_IO_DHX,
+    PRNN_SEQ_IO_DCX,
+    PRNN_SEQ_IO_STATES
+};
 
 /* Byte offsets into the workspace; (size_t)-1 for parts a call does not use. */
 typedef struct {
@@ -53,6 +66,12 @@ typedef struct {
                           * hidden, storage type */
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
     int bias_chunks, bias_chunk_rows;
+    /* the v8 unpacked layouts (seq_io.h), none for a packed call: the
+     * sequences' packed order (int[batchSize]); x, y, dy and dx in packed
+     * rows (storage type); the states in packed row order, a slot of
+     * layers * dirs * batchSize rows each (seq_io.c says which) */
+    size_t io_order, io_x, io_y, io_dy, io_dx;
+    size_t io_state[PRNN_SEQ_IO_STATES];
     size_t gemm_ws;                      /* cuBLASLt workspace */
     size_t engine[PRNN_WS_ENGINE_PARTS]; /* the engine's own parts */
     size_t total;                        /* PRNN_SIZE_OVERFLOW (checked_size.h) when the
@@ -88,6 +107,10 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);
  * layout adds after a layer-by-layer engine's parts, and what an engine that
  * runs whole calls adds for the call kinds it hands to the layered runner. */
 void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b);
+
+/* The parts of a call whose problem has an unpacked v8 layout (p->io): the
+ * order, copies of x, y, dy, dx and the state slots the kind moves. */
+void prnn_ws_seq_io_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b);
 
 /* The layout of a call of kind `call` of p run by pass plan pp (the pass
  * plan of the call's pass). */

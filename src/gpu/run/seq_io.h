@@ -1,0 +1,22 @@
+/*
+ * The v8 calls' unpacked layouts (SEQ_MAJOR_UNPACKED, BATCH_MAJOR_UNPACKED)
+ * on the GPU. The engines run on packed rows (rnn_problem.h: the sequences
+ * sorted by decreasing length, step t holding a row per sequence longer
+ * than t), so a call whose problem has an io gathers its x, dy, y and
+ * states into packed order in its workspace, runs the engine there, and
+ * scatters y, dx and the states back, writing y's and dx's padding with
+ * the data descriptor's fill (rnn_seq_io.cuh does the moving). A copy of
+ * each such tensor each way: what in-place unpacked kernels would save.
+ */
+#ifndef PRNN_SEQ_IO_H
+#define PRNN_SEQ_IO_H
+
+#include "gpu/run/gpu_run.h"
+#include "gpu/run/workspace_layout.h"
+
+/* run(c, buffers) with c's unpacked buffers moved into packed order before
+ * and out of it after (c->p->io set; buffers as prnn_call_run's). */
+prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
+                             prnnStatus_t (*run)(prnn_call_plan *c, const void *buffers));
+
+#endif
