@@ -22,16 +22,18 @@
 #include "gpu/run/gpu_state.h"
 #include "plan_check.h"
 
-/* The bounds the models meet on the shipped logs (bench/NOTES.md, tiny-h,
- * seventh session): the H 32/64 run over every engine (96 keys: 1.029
- * geomean, worst 1.31, small-h's estimate taking B 256 from tiny-h), the
- * v0.13 backward-data re-tune (H 256-2048, B 1-64, 60 keys with the
- * persistent and standard engines: 1.022, worst 1.88 at LSTM H 1024 B 64,
- * where the standard engine's estimate wins but the persistent one runs
- * 1.5-1.9x faster) and v0.13's H 256 and v0.14's H 1024 runs (1.000):
- * 179 keys, 1.023 geomean. */
-#define MAX_GEOMEAN_REGRET 1.04
-#define MAX_KEY_REGRET 1.90
+/* The bounds the models meet on the shipped logs (bench/NOTES.md, eighth
+ * session): the H 32/64 run over every engine (96 keys, worst 1.31,
+ * small-h's estimate taking B 256 from tiny-h), the v0.13 backward-data
+ * re-tune (H 256-2048, B 1-64, 60 keys with the persistent and standard
+ * engines), v0.13's H 256 and v0.14's H 1024 runs, and the eighth
+ * session's B 64-256 run (H 512-2048, both passes, 72 keys; worst 1.36,
+ * LSTM f16 H 1024 B 64 forward, where the standard engine's estimate wins
+ * and the persistent engine runs 1.36x faster): 251 keys, 1.015 geomean.
+ * (Before the standard engine's backward floor went from 9 to 13 us:
+ * 1.024, worst 2.29 at LSTM f16 H 1024 B 64 backward-data.) */
+#define MAX_GEOMEAN_REGRET 1.03
+#define MAX_KEY_REGRET 1.40
 
 enum { MAX_ENGINES = 16 };
 
@@ -90,9 +92,14 @@ static void score_key(struct prnn_gpu_state *gs, const prnn_kernel_shape *shape,
     autotune_regret_add(&tot->r, regret);
     EXPECT(regret <= MAX_KEY_REGRET, "%s: the estimates choose %s, %.2fx the best engine", name,
            order[0]->name, regret);
-    if (tot->verbose)
-        printf("%-40s estimates choose %-10s %.3f us, best %.3f us: %.3fx\n", name, order[0]->name,
-               chosen, best, regret);
+    if (!tot->verbose)
+        return;
+    printf("%-40s estimates choose %-10s %.3f us, best %.3f us: %.3fx |", name, order[0]->name,
+           chosen, best, regret);
+    for (int i = 0; i < n; i++) /* each engine: its estimate / its best time */
+        printf(" %s %.1f/%.1f", times[i].engine->name, times[i].engine->estimate(&q),
+               times[i].best_us);
+    printf("\n");
 }
 
 static void read_log(const char *path, struct prnn_gpu_state *gs, regret_totals *tot)

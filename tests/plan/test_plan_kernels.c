@@ -8,6 +8,8 @@
  *  - SKIP_INPUT adds the layer-0 variants; SRU is its scan (listed by each
  *    pass: a batch fetches it once);
  *    PRNN_ENGINE=standard gives the standard engine's step kernels;
+ *  - under PRNN_TF32_RECURRENCE_MATH, FP32 data at B 64 takes the standard
+ *    engine over the DB's resident tiles, at B 8 not;
  *  - the same answer every time (the heuristic's results are remembered);
  *  - the caller's log is kept (appended to, never replaced).
  */
@@ -37,8 +39,10 @@ static int has_define(const prnn_kernel_request *r, const char *define)
     return 0;
 }
 
-static void kernel_set(prnnRNNMode_t mode, prnnRNNInputMode_t input, int training,
-                       prnn_plan_kernels *ks)
+/* The kernels of a plan for mode at H 1024 with data type dtype, batch
+ * and math type math on the described H100 (the shipped tuning DB's). */
+static void kernel_set_of(prnnRNNMode_t mode, prnnDataType_t dtype, int batch, prnnMathType_t math,
+                          prnnRNNInputMode_t input, int training, prnn_plan_kernels *ks)
 {
     prnn_tuning_entry e;
     memset(&e, 0, sizeof(e));
@@ -46,19 +50,26 @@ static void kernel_set(prnnRNNMode_t mode, prnnRNNInputMode_t input, int trainin
     e.cc_major = 9;
     e.sm_count = 132;
     e.mode = mode;
-    e.dtype = PRNN_DATA_HALF;
+    e.dtype = dtype;
     e.hidden = 1024;
     e.directions = 1;
     struct prnn_gpu_state *gs = calloc(1, sizeof(*gs));
     CHECK(gs && prnn_warm_describe(90, &e, gs) == 0);
     prnn_rnn_key key;
-    prnn_warm_key(&e, 16, &key);
+    prnn_warm_key(&e, batch, &key);
     key.input_mode = input;
+    key.math = math;
     const prnn_gpu_call g = {gs, NULL, PRNN_AUTOTUNE_OFF};
     prnn_plan_kernel_set(&g, &key, training, ks);
     for (int i = 0; i < ks->count; i++)
         CHECK(ks->req[i].req.sm == 90);
     free(gs);
+}
+
+static void kernel_set(prnnRNNMode_t mode, prnnRNNInputMode_t input, int training,
+                       prnn_plan_kernels *ks)
+{
+    kernel_set_of(mode, PRNN_DATA_HALF, 16, PRNN_DEFAULT_MATH, input, training, ks);
 }
 
 int main(void)
@@ -105,12 +116,35 @@ int main(void)
     CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 0);
     CHECK(strstr(prnn_log_get(), "the caller's note") != NULL);
 
+    /* PRNN_TF32_RECURRENCE_MATH: the standard engine's TF32 estimate
+     * (about 13 us a step) beats the DB's resident LSTM f32 B 64 entries
+     * (36 us forward, measured with the recurrence in FP32), not its B 8
+     * ones (5 us); the other math types and 16-bit data keep the DB's. */
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_FLOAT, 64, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 1,
+                  &ks);
+    CHECK(count_kernel(&ks, "prnn_step_cell") >= 1);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 0);
+    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 0);
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_FLOAT, 64, PRNN_TENSOR_OP_MATH, PRNN_LINEAR_INPUT, 1, &ks);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_FLOAT, 8, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 1,
+                  &ks);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
+    CHECK(count_kernel(&ks, "prnn_step_cell") == 0);
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_HALF, 64, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 1,
+                  &ks);
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_HALF, 64, PRNN_DEFAULT_MATH, PRNN_LINEAR_INPUT, 1, &again);
+    CHECK(ks.count == again.count);
+    for (int i = 0; i < ks.count && i < again.count; i++)
+        CHECK(strcmp(ks.req[i].req.kernel_name, again.req[i].req.kernel_name) == 0);
+
     if (test_failures) {
         printf("plan-kernels: %d failure(s)\n", test_failures);
         return 1;
     }
     printf("plan-kernels: a training plan's predicted kernels (setup, training, forward in both "
-           "forms, backward-data; SKIP_INPUT's variants; SRU's scan; the standard engine's) on a "
-           "described H100, the same each time, the caller's log kept: all checks passed\n");
+           "forms, backward-data; SKIP_INPUT's variants; SRU's scan; the standard engine's; "
+           "the standard engine's under PRNN_TF32_RECURRENCE_MATH) on a described H100, the same "
+           "each time, the caller's log kept: all checks passed\n");
     return 0;
 }

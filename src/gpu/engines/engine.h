@@ -115,6 +115,10 @@ struct prnn_engine {
     const char *force_var[PRNN_PASS_COUNT];
     /* One configuration serves both passes (stored under pass forward) */
     int one_config;
+    /* Its recurrence runs in TF32 for FP32 data under
+     * PRNN_TF32_RECURRENCE_MATH (the standard engine's per-step GEMMs), so
+     * its time depends on the math type, which tuning DB keys do not hold */
+    int tf32_recurrence;
 
     /* Whether it can run q at all (mode, algorithm, device): 0, or -1 with
      * why. No compilation, no device work. */

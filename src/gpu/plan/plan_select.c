@@ -198,11 +198,35 @@ static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why
     return -1;
 }
 
+/*
+ * The engine that goes first in the order instead of the one the tuning DB's
+ * entry names, or NULL. Under PRNN_TF32_RECURRENCE_MATH with FP32 data an
+ * engine with tf32_recurrence runs faster than the entries' times, which
+ * prnn-autotune measures under the default math (a recurrence in strict
+ * FP32). The on-chip engines run FP32 under every math type, so an entry
+ * naming one times it right: it keeps its place where that time beats the
+ * TF32 engine's estimate. (LSTM f32 H 1024 B 64 on an H100: the DB's
+ * resident tile 26.8 us a step, the standard engine in TF32 11.8;
+ * bench/NOTES.md, the eighth session.)
+ */
+static const prnn_engine *tf32_over_entry(const prnn_engine_query *q,
+                                          const prnn_engine *const *order, int n,
+                                          const prnn_tuning_entry *entry)
+{
+    if (q->key.dtype != PRNN_DATA_FLOAT || q->key.math != PRNN_TF32_RECURRENCE_MATH)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (order[i]->tf32_recurrence && strcmp(order[i]->name, entry->engine) != 0 &&
+            order[i]->estimate(q) < entry->us_per_step)
+            return order[i];
+    return NULL;
+}
+
 /* The engine a forcing variable's configuration is for, else the one a
  * tuning DB entry for q's pass names (exact, or nearest within
- * ENGINE_NEAREST_MAX_COST), goes first in the order, unless $PRNN_ENGINE
- * already put one there. 1 when the order's first is chosen (forced or by
- * the database), else 0. */
+ * ENGINE_NEAREST_MAX_COST; or the TF32 engine tf32_over_entry puts before
+ * it), goes first in the order, unless $PRNN_ENGINE already put one there.
+ * 1 when the order's first is chosen (forced or by the database), else 0. */
 static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order, int n)
 {
     /* a forced configuration chooses its engine */
@@ -225,8 +249,9 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
     prnn_tuning_result found;
     if (!engine_choosing_entry(q, entry_fits_any, &fc, &found))
         return 0;
+    const prnn_engine *first = tf32_over_entry(q, order, n, &found.entry);
     for (int i = 0; i < n; i++)
-        if (strcmp(order[i]->name, found.entry.engine) == 0) {
+        if (first ? order[i] == first : strcmp(order[i]->name, found.entry.engine) == 0) {
             const prnn_engine *e = order[i];
             memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
             order[0] = e;
