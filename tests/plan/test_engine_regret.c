@@ -97,7 +97,7 @@ static void score_key(struct prnn_gpu_state *gs, const prnn_kernel_shape *shape,
     printf("%-40s estimates choose %-10s %.3f us, best %.3f us: %.3fx |", name, order[0]->name,
            chosen, best, regret);
     for (int i = 0; i < n; i++) /* each engine: its estimate / its best time */
-        printf(" %s %.1f/%.1f", times[i].engine->name, times[i].engine->estimate(&q),
+        printf(" %s %.2f/%.2f", times[i].engine->name, times[i].engine->estimate(&q),
                times[i].best_us);
     printf("\n");
 }
