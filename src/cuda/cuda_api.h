@@ -99,12 +99,18 @@
     X(CU_STREAM_CAPTURE_MODE_GLOBAL, 0)                                       \
     X(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, 1)
 
+#define PRNN_CU_STREAM_CAPTURE_STATUS_VALUES(X)                               \
+    X(CU_STREAM_CAPTURE_STATUS_NONE, 0)                                       \
+    X(CU_STREAM_CAPTURE_STATUS_ACTIVE, 1)                                     \
+    X(CU_STREAM_CAPTURE_STATUS_INVALIDATED, 2)
+
 #define PRNN_CU_ENUMS(X)                                                      \
     X(CUresult, PRNN_CU_RESULT_VALUES)                                        \
     X(CUdevice_attribute, PRNN_CU_DEVICE_ATTRIBUTE_VALUES)                    \
     X(CUfunction_attribute, PRNN_CU_FUNCTION_ATTRIBUTE_VALUES)                \
     X(CUjit_option, PRNN_CU_JIT_OPTION_VALUES)                                \
-    X(CUstreamCaptureMode, PRNN_CU_STREAM_CAPTURE_MODE_VALUES)
+    X(CUstreamCaptureMode, PRNN_CU_STREAM_CAPTURE_MODE_VALUES)                \
+    X(CUstreamCaptureStatus, PRNN_CU_STREAM_CAPTURE_STATUS_VALUES)
 
 /* Flags passed as unsigned int (CUstream_flags, CUevent_flags). */
 #define PRNN_CU_CONSTANTS(X)                                                  \
@@ -191,6 +197,8 @@
       (CUstream stream, CUstreamCaptureMode mode))                            \
     X(cuStreamEndCapture, cuStreamEndCapture, 1, CUresult,                    \
       (CUstream stream, CUgraph *graph))                                      \
+    X(cuStreamIsCapturing, cuStreamIsCapturing, 1, CUresult,                  \
+      (CUstream stream, CUstreamCaptureStatus *status))                       \
     X(cuEventCreate, cuEventCreate, 1, CUresult,                              \
       (CUevent *event, unsigned int flags))                                   \
     X(cuEventRecord, cuEventRecord, 1, CUresult,                              \

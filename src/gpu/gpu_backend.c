@@ -22,8 +22,15 @@ void prnn_gpu_backend_destroy(struct prnn_gpu_state *gs)
 {
     if (!gs)
         return;
+    /* the plans' engines may hold driver objects (the standard engine's
+     * step graphs), released with the context current */
+    const int pushed = gs->cu->cuCtxPushCurrent(gs->ctx) == CUDA_SUCCESS;
     prnn_plan_free_all(gs->plans);
     gs->plans = NULL;
+    if (pushed) {
+        CUcontext previous;
+        gs->cu->cuCtxPopCurrent(&previous);
+    }
     prnn_gpu_state_destroy(gs);
 }
 

@@ -16,12 +16,14 @@
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/kernel_request.h"
 #include "gpu/run/layered_run.h"
+#include "gpu/run/loop_graph.h"
 #include "gpu/run/run_kernels.h"
 #include "prnn_kernel_abi.h"
 
-/* rnn_step.cu's kernels. */
+/* rnn_step.cu's kernels, and the step loops' graphs (loop_graph.h). */
 typedef struct {
     CUfunction init, cell, cell_skip, cell_backward;
+    prnn_loop_graphs graphs;
 } prnn_step_kernels;
 
 /* Engine parts of the workspace. */
@@ -143,8 +145,18 @@ static prnnStatus_t load(const prnn_engine_query *q, prnn_pass_plan *pp)
         PRNN_TRY(skip ? prnn_load_functions(q->gs, s, &r, &pp->stats, skipped, 1)
                       : prnn_load_functions(q->gs, s, &r, &pp->stats, all, 3));
     }
+    if (!k->graphs.cu)
+        prnn_loop_graphs_init(&k->graphs, q->gs->cu);
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
+}
+
+static void release(prnn_pass_plan *pp)
+{
+    prnn_step_kernels *k = pp->state;
+    if (k)
+        prnn_loop_graphs_release(&k->graphs);
+    prnn_engine_free_state(pp);
 }
 
 /* The forward pass loads its kernels now; the backward-data pass on the
@@ -177,11 +189,18 @@ static void workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int c
     }
 }
 
+/* One direction of one layer: the loop's context. */
+typedef struct {
+    const prnn_layer_run *lr;
+    int d;
+} dir_loop;
+
 /* One direction of one layer, forward: a GEMM and a pointwise kernel per
- * step. */
-static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
+ * step, through sink on c's stream. */
+static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn_launch_sink *sink)
 {
-    const prnn_call_plan *c = lr->c;
+    const prnn_layer_run *lr = ((const dir_loop *)ctx)->lr;
+    const int d = ((const dir_loop *)ctx)->d;
     const prnn_forward_buffers *b = lr->fwd;
     const prnn_step_kernels *sk = c->pass->state;
     const int layer = lr->layer, skip = lr->skip;
@@ -199,8 +218,8 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
     ia.cstate = prnn_cell_traits(c->rnn->mode)->has_cell ? prnn_run_ws(c, c->l.engine[WS_CSTATE])
                                                          : NULL;
     ia.count = B * H;
-    PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia,
-                             "prnn_step_init"));
+    PRNN_TRY(prnn_sink_launch(sink, c, sk->init, (unsigned)((B * H + 255) / 256), 256, &ia,
+                              sizeof(ia), "prnn_step_init"));
 
     prnn_step_args a;
     memset(&a, 0, sizeof(a));
@@ -240,9 +259,9 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
         prnn_gemm_key key;
         prnn_run_gemm_key_abt(c, a.batch, (int)c->gh, H, &key);
         key.tf32 = recurrence_tf32(c);
-        PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
-        PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
-                                 "prnn_step_cell"));
+        PRNN_TRY(prnn_sink_gemm(sink, c, &key, a.hstate, w.R, rec));
+        PRNN_TRY(prnn_sink_launch(sink, c, fn, (unsigned)((a.batch * H + 255) / 256), 256, &a,
+                                  sizeof(a), "prnn_step_cell"));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -250,9 +269,10 @@ static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
 /* One direction of one layer, backward: per step (walking time backwards) a
  * GEMM rec = dg R over the rows the previous step ran, then the cell
  * backward; a final GEMM and pointwise pass leave dhx / dcx. */
-static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
+static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prnn_launch_sink *sink)
 {
-    const prnn_call_plan *c = lr->c;
+    const prnn_layer_run *lr = ((const dir_loop *)ctx)->lr;
+    const int d = ((const dir_loop *)ctx)->d;
     const prnn_backward_data_buffers *b = lr->bwd;
     const prnn_step_kernels *sk = c->pass->state;
     const int layer = lr->layer;
@@ -317,15 +337,31 @@ static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
             key.ldc = H;
             void *rec = prnn_run_ws(c, c->l.engine[WS_REC]);
             a.rec = rec;
-            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, rec));
+            PRNN_TRY(
+                prnn_sink_gemm(sink, c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, rec));
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
-        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256), 1, 256,
-                                 &a, "prnn_step_cell_backward"));
+        PRNN_TRY(prnn_sink_launch(sink, c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256),
+                                  256, &a, sizeof(a), "prnn_step_cell_backward"));
         prev_b = cur_b;
         prev_row0 = row0;
     }
     return PRNN_STATUS_SUCCESS;
+}
+
+/* A direction's steps, replayed from a graph where they repeat. */
+static prnnStatus_t forward_dir(const prnn_layer_run *lr, int d)
+{
+    prnn_step_kernels *sk = lr->c->pass->state;
+    const dir_loop dl = {lr, d};
+    return prnn_loop_run(&sk->graphs, lr->c, forward_steps, &dl);
+}
+
+static prnnStatus_t backward_dir(const prnn_layer_run *lr, int d)
+{
+    prnn_step_kernels *sk = lr->c->pass->state;
+    const dir_loop dl = {lr, d};
+    return prnn_loop_run(&sk->graphs, lr->c, backward_steps, &dl);
 }
 
 static prnnStatus_t forward_layer(const prnn_layer_run *lr)
@@ -368,5 +404,5 @@ const prnn_engine prnn_standard_engine = {
     .forward_layer = forward_layer,
     .backward_layer = backward_layer,
     .describe = describe,
-    .release = prnn_engine_free_state,
+    .release = release,
 };
