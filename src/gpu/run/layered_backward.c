@@ -6,6 +6,40 @@
 
 /* ---- backward data ---- */
 
+void prnn_layered_bwd_args(const prnn_layer_run *lr, prnn_bwd_args *a)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_backward_data_buffers *b = lr->bwd;
+    memset(a, 0, sizeof(*a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_bwd_dir_args *da = &a->dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->R = w.R;
+        da->dy = lr->dout;
+        da->act = prnn_reserve_act(&c->r, b->reserve, pseudo);
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->dhy = prnn_run_offset(b->dhy, so);
+        da->dcy = prnn_run_offset(b->dcy, so);
+        da->dhx = prnn_run_out_offset(b->dhx, so);
+        da->dcx = prnn_run_out_offset(b->dcx, so);
+        da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
+    }
+    a->hout = lr->hout;
+    a->batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a->offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a->seq_length = c->p->seq_length;
+    a->y_cols = c->dirs * c->H;
+    a->dy_cols = c->dirs * c->H;
+    a->dy_storage = lr->dout_storage;
+    a->tag_base = lr->tag_base;
+    a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a->clip_hi = c->rnn->rclip;
+}
+
 /* The gradient of layer l's output: dy for the top layer, else what the
  * layer above left in the workspace (math type). */
 static const void *dout_of(const prnn_call_plan *c, const prnn_backward_data_buffers *b, int layer,

@@ -9,6 +9,37 @@ void *prnn_layered_xproj(const prnn_call_plan *c, int d)
     return c->ws + c->l.xproj + (size_t)d * c->p->total_rows * c->gh * c->acc;
 }
 
+void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
+{
+    const prnn_call_plan *c = lr->c;
+    const prnn_forward_buffers *b = lr->fwd;
+    memset(a, 0, sizeof(*a));
+    for (int d = 0; d < c->dirs; d++) {
+        prnn_dir_args *da = &a->dir[d];
+        const int pseudo = lr->layer * c->dirs + d;
+        prnn_dir_weights w;
+        prnn_run_dir_weights(c, b->w, pseudo, &w);
+        da->R = w.R;
+        da->bW = w.bW;
+        da->bR = w.bR;
+        da->xin = lr->skip ? lr->input : prnn_layered_xproj(c, d);
+        const size_t so = (size_t)pseudo * c->state_stride;
+        da->hx = prnn_run_offset(b->hx, so);
+        da->cx = prnn_run_offset(b->cx, so);
+        da->hy = prnn_run_out_offset(b->hy, so);
+        da->cy = prnn_run_out_offset(b->cy, so);
+        da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
+    }
+    a->y = lr->output;
+    a->batch = (const int *)prnn_run_ws(c, c->l.batch);
+    a->offset = (const int *)prnn_run_ws(c, c->l.offset);
+    a->seq_length = c->p->seq_length;
+    a->y_cols = c->dirs * c->H;
+    a->tag_base = lr->tag_base;
+    a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
+    a->clip_hi = c->rnn->rclip;
+}
+
 /* xproj[dir] = input W[dir]^T for every row of the sequence. */
 static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_buffers *b,
                                    int layer, const void *input, int k)

@@ -206,31 +206,9 @@ static prnnStatus_t load_training(const prnn_engine_query *q, prnn_pass_plan *pp
 static prnnStatus_t forward_layer(const prnn_layer_run *lr)
 {
     const prnn_call_plan *c = lr->c;
-    const prnn_forward_buffers *b = lr->fwd;
     const tiny_state *st = c->pass->state;
-    prnn_rnn_args a;
-    memset(&a, 0, sizeof(a));
-    for (int d = 0; d < c->dirs; d++) {
-        prnn_dir_args *da = &a.dir[d];
-        const int pseudo = lr->layer * c->dirs + d;
-        prnn_dir_weights w;
-        prnn_run_dir_weights(c, b->w, pseudo, &w);
-        da->R = w.R;
-        da->bW = w.bW;
-        da->bR = w.bR;
-        da->xin = lr->skip ? lr->input : prnn_layered_xproj(c, d);
-        const size_t so = (size_t)pseudo * c->state_stride;
-        da->hx = prnn_run_offset(b->hx, so);
-        da->cx = prnn_run_offset(b->cx, so);
-        da->hy = prnn_run_out_offset(b->hy, so);
-        da->cy = prnn_run_out_offset(b->cy, so);
-        da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
-    }
-    a.y = lr->output;
-    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
-    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
-    a.seq_length = c->p->seq_length;
-    a.y_cols = c->dirs * c->H;
+    prnn_rnn_args a; /* no scratch: the hand-off is the block's own */
+    prnn_layered_rnn_args(lr, &a);
     const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
     CUfunction fn = st->fn[lr->skip][c->training];
     return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
@@ -241,34 +219,9 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
 static prnnStatus_t backward_layer(const prnn_layer_run *lr)
 {
     const prnn_call_plan *c = lr->c;
-    const prnn_backward_data_buffers *b = lr->bwd;
     const tiny_state *st = c->pass->state;
     prnn_bwd_args a;
-    memset(&a, 0, sizeof(a));
-    for (int d = 0; d < c->dirs; d++) {
-        prnn_bwd_dir_args *da = &a.dir[d];
-        const int pseudo = lr->layer * c->dirs + d;
-        prnn_dir_weights w;
-        prnn_run_dir_weights(c, b->w, pseudo, &w);
-        const size_t so = (size_t)pseudo * c->state_stride;
-        da->R = w.R;
-        da->dy = lr->dout;
-        da->act = prnn_reserve_act(&c->r, b->reserve, pseudo);
-        da->hx = prnn_run_offset(b->hx, so);
-        da->cx = prnn_run_offset(b->cx, so);
-        da->dhy = prnn_run_offset(b->dhy, so);
-        da->dcy = prnn_run_offset(b->dcy, so);
-        da->dhx = prnn_run_out_offset(b->dhx, so);
-        da->dcx = prnn_run_out_offset(b->dcx, so);
-        da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
-    }
-    a.hout = lr->hout;
-    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
-    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
-    a.seq_length = c->p->seq_length;
-    a.y_cols = c->dirs * c->H;
-    a.dy_cols = c->dirs * c->H;
-    a.dy_storage = lr->dout_storage;
+    prnn_layered_bwd_args(lr, &a);
     const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
     return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
                            "prnn_tiny_backward");
