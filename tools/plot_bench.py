@@ -85,6 +85,7 @@ def load_csv(path):
                 "dtype": row["dtype"], "hidden": row["hidden"],
                 "batch": row["batch"], "seq": row.get("seq"),
                 "layers": row.get("layers"),
+                "layout": row.get("layout"),
                 "impls": {k.replace("_", "-"): _csv_impl(row, k)
                           for k in keys},
                 "best_cudnn": row["best_cudnn"],
@@ -114,6 +115,7 @@ def series(data):
     points = data["points"]
     seqs = {p.get("seq") for p in points}
     layers = {p.get("layers") for p in points}
+    layouts = {p.get("layout") for p in points}
     groups = {}
     for p in points:
         try:
@@ -127,6 +129,8 @@ def series(data):
             label += " T=%s" % p.get("seq")
         if len(layers) > 1:
             label += " L=%s" % p.get("layers")
+        if len(layouts) > 1:
+            label += " %s" % p.get("layout")
         impls = p.get("impls") or {}
         prnn = impls.get("prnn") or {}
         prnn_us = _num(prnn.get("median_us")) \
@@ -179,7 +183,9 @@ def phase_series(data):
         inf = p.get("prnn_fwd_inference") or {}
         row = {
             "hidden": int(p["hidden"]), "batch": int(p["batch"]),
-            "label": "H=%d B=%d" % (int(p["hidden"]), int(p["batch"])),
+            "label": "H=%d B=%d" % (int(p["hidden"]), int(p["batch"]))
+            + ("" if p.get("layout") in (None, "packed")
+               else " " + p["layout"]),
             "prnn": _phases(impls.get("prnn")),
             "cudnn": _phases(impls.get(best)) if best else [math.nan] * 3,
             "cudnn_algo": best,

@@ -82,10 +82,98 @@ static void expect_quick_training_grid(const bench_args *a)
     EXPECT(a->repeats == 10 && a->warmup == 2, "quick training numbers");
 }
 
+/* --layout, --lengths, --pad-input: the lists, the point order (layout
+ * fastest), the lengths a point gets, and the errors. */
+static void test_layouts(void)
+{
+    bench_args a;
+    char err[512];
+    bench_point pt;
+
+    /* Default: packed alone, as before the layouts. */
+    EXPECT(PARSE(&a, "--quick") == 0, "%s", err);
+    EXPECT(a.n_layouts == 1 && a.layouts[0] == BENCH_LAYOUT_PACKED && !bench_args_has_padded(&a),
+           "default layouts");
+    EXPECT(a.lengths == BENCH_LENGTHS_VARIED && a.pad_input == BENCH_PAD_NAN, "default lengths");
+    EXPECT(bench_args_num_points(&a) == 72, "quick: %ld points", bench_args_num_points(&a));
+    bench_args_point(&a, 0, &pt);
+    EXPECT(pt.layout == BENCH_LAYOUT_PACKED && pt.lengths == BENCH_LENGTHS_FULL, "packed point");
+
+    /* Two layouts: every point twice, the layout varying fastest; the
+     * padded one has the --lengths of the run, the packed one full. */
+    EXPECT(PARSE(&a, "--layout", "packed,batch-padded", "--modes", "lstm", "--hidden", "256",
+                 "--batch", "16,64", "--dtype", "float,half") == 0,
+           "%s", err);
+    EXPECT(a.n_layouts == 2 && bench_args_has_padded(&a), "two layouts");
+    EXPECT(bench_args_num_points(&a) == 8, "%ld points", bench_args_num_points(&a));
+    static const struct {
+        bench_layout layout;
+        int batch;
+        prnnDataType_t dtype;
+    } order[] = {
+        {BENCH_LAYOUT_PACKED, 16, PRNN_DATA_FLOAT},
+        {BENCH_LAYOUT_BATCH_PADDED, 16, PRNN_DATA_FLOAT},
+        {BENCH_LAYOUT_PACKED, 64, PRNN_DATA_FLOAT},
+        {BENCH_LAYOUT_BATCH_PADDED, 64, PRNN_DATA_FLOAT},
+        {BENCH_LAYOUT_PACKED, 16, PRNN_DATA_HALF},
+    };
+    for (int i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++) {
+        bench_args_point(&a, i, &pt);
+        EXPECT(pt.layout == order[i].layout && pt.batch == order[i].batch &&
+                   pt.dtype == order[i].dtype && pt.mode == PRNN_LSTM && pt.hidden == 256,
+               "point %d: layout %d B %d dtype %d", i, (int)pt.layout, pt.batch, (int)pt.dtype);
+        EXPECT(pt.lengths ==
+                   (pt.layout == BENCH_LAYOUT_PACKED ? BENCH_LENGTHS_FULL : BENCH_LENGTHS_VARIED),
+               "point %d: lengths %d", i, (int)pt.lengths);
+    }
+    EXPECT(PARSE(&a, "--layout=seq-padded,BATCH_MAJOR_UNPACKED,packed", "--lengths", "full",
+                 "--pad-input", "finite", "--hidden", "64", "--batch", "1", "--modes", "gru",
+                 "--dtype", "half") == 0,
+           "%s", err);
+    EXPECT(a.n_layouts == 3 && a.layouts[0] == BENCH_LAYOUT_SEQ_PADDED &&
+               a.layouts[1] == BENCH_LAYOUT_BATCH_PADDED && a.layouts[2] == BENCH_LAYOUT_PACKED &&
+               a.lengths == BENCH_LENGTHS_FULL && a.pad_input == BENCH_PAD_FINITE,
+           "three layouts, full, finite");
+    bench_args_point(&a, 1, &pt);
+    EXPECT(bench_args_num_points(&a) == 3 && pt.layout == BENCH_LAYOUT_BATCH_PADDED &&
+               pt.lengths == BENCH_LENGTHS_FULL,
+           "--lengths full");
+    /* --quick's edges run in every layout too. */
+    EXPECT(PARSE(&a, "--quick", "--layout", "packed,seq-padded") == 0, "%s", err);
+    EXPECT(bench_args_num_points(&a) == 2 * 72, "quick, two layouts: %ld points",
+           bench_args_num_points(&a));
+    bench_args_point(&a, 2 * 72 - 1, &pt);
+    EXPECT(pt.layout == BENCH_LAYOUT_SEQ_PADDED && pt.seq == 16 && pt.hidden == 256,
+           "last edge: layout %d T %d H %d", (int)pt.layout, pt.seq, pt.hidden);
+    /* --lengths full is what packed does anyway. */
+    EXPECT(PARSE(&a, "--lengths", "full") == 0 && a.lengths == BENCH_LENGTHS_FULL, "%s", err);
+
+    expect_message(
+        "--layout \"packed,tiled\": \"tiled\" must be one of packed, seq-padded, batch-padded",
+        PARSE(&a, "--layout", "packed,tiled"), err);
+    expect_message("--layout \"padded\": must be one of packed, seq-padded, batch-padded",
+                   PARSE(&a, "--layout", "padded"), err);
+    expect_message("--layout \"packed,batch-padded,packed\": \"packed\" is listed twice",
+                   PARSE(&a, "--layout", "packed,batch-padded,packed"), err);
+    expect_message("--lengths \"random\": must be full or varied",
+                   PARSE(&a, "--layout", "seq-padded", "--lengths", "random"), err);
+    expect_message("--pad-input \"zero\": must be nan or finite", PARSE(&a, "--pad-input", "zero"),
+                   err);
+    expect_message("--lengths varied needs a padded layout (--layout seq-padded or "
+                   "batch-padded): packed runs every sequence T long",
+                   PARSE(&a, "--lengths", "varied"), err);
+    expect_message("--lengths varied needs a padded layout (--layout seq-padded or "
+                   "batch-padded): packed runs every sequence T long",
+                   PARSE(&a, "--layout", "packed", "--lengths=varied"), err);
+    expect_message("option --layout needs a value", PARSE(&a, "--layout"), err);
+}
+
 int main(void)
 {
     bench_args a;
     char err[512];
+
+    test_layouts();
 
     /* Defaults: the full sweep (docs/ARCHITECTURE.md section 8). */
     EXPECT(PARSE(&a, "-v") == 0, "%s", err);
@@ -291,7 +379,7 @@ int main(void)
         "--bidirectional", "--training", "--repeats", "--warmup",   "--math",        "--quick",
         "--csv",           "--json",     "--plot",    "--no-cudnn", "--no-prnn",     "--device",
         "--cold-start",    "--pass",     "--input",   "--seed",     "--cudnn-algos", "--verbose",
-        "--help",          "--version",  NULL};
+        "--help",          "--version",  "--layout",  "--lengths",  "--pad-input",   NULL};
     for (int i = 0; opts[i]; i++)
         EXPECT(strstr(buf, opts[i]) != NULL, "usage lacks %s", opts[i]);
     /* ... and ends with the exit statuses, "no GPU" told apart from bad
@@ -305,7 +393,17 @@ int main(void)
     free(buf);
 
     /* The cold-start child's spec round-trips. */
-    bench_point p0 = {PRNN_GRU, PRNN_DATA_HALF, 512, 256, 8, 1, 2, 1, BENCH_INFERENCE};
+    bench_point p0 = {PRNN_GRU,
+                      PRNN_DATA_HALF,
+                      512,
+                      256,
+                      8,
+                      1,
+                      2,
+                      1,
+                      BENCH_INFERENCE,
+                      BENCH_LAYOUT_PACKED,
+                      BENCH_LENGTHS_FULL};
     char spec[256];
     bench_cold_spec_format(spec, sizeof(spec), &p0, BENCH_MATH_TF32, 1234.5);
     bench_point p1;

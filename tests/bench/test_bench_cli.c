@@ -2,7 +2,7 @@
  * prnn-bench without a GPU: it says so in one clear message naming the way
  * out, writes nothing on stdout, and exits 3 (TOOL_EXIT_NO_GPU: scripts
  * branch on the number, so the test spells it), for an inference sweep, a
- * training one, and one with --cold-start and --csv.
+ * training one, one in two layouts, and one with --cold-start and --csv.
  * With a GPU present only --help is checked (a sweep would take minutes).
  * Its handling of bad arguments is test_tool_cli's.
  * argv[1]: the prnn-bench executable.
@@ -35,6 +35,10 @@ int main(int argc, char **argv)
     const char *const *sweeps[] = {
         (const char *const[]){"--quick", NULL},
         (const char *const[]){"--training", "--quick", NULL},
+        /* The layouts' options are accepted: the run gets as far as the
+         * GPU. */
+        (const char *const[]){"--layout", "packed,batch-padded", "--lengths", "full", "--modes",
+                              "lstm", "--pass", "inference,training", NULL},
         /* The GPU check comes before --cold-start and the output files. */
         (const char *const[]){"--no-cudnn", "--cold-start", "--csv", "/nonexistent/x.csv", NULL},
     };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "bench_data.h"
+#include "bench_layout.h"
 #include "bench_test.h"
 #include "dtype.h"
 
@@ -122,9 +123,139 @@ static void test_diff(void)
     bench_sig_free(NULL);
 }
 
+/* --lengths varied: sequence 0 T long, every length in [ceil(T/2), T],
+ * spaced evenly (sorted, they are the ramp), not sorted as given, the same
+ * every time; full and packed: all T. */
+static void test_lengths(void)
+{
+    static const struct {
+        int T, B;
+    } shapes[] = {{256, 16}, {256, 64}, {7, 5}, {2, 2}, {1, 8}, {1024, 256}, {16, 1}, {3, 300}};
+    for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+        const int T = shapes[k].T, B = shapes[k].B, lo = (T + 1) / 2;
+        int *len = malloc((size_t)B * sizeof(int)), *again = malloc((size_t)B * sizeof(int));
+        int *count = calloc((size_t)T + 1, sizeof(int));
+        if (!len || !again || !count) {
+            EXPECT(0, "out of memory");
+            return;
+        }
+        bench_lengths_fill(BENCH_LAYOUT_BATCH_PADDED, BENCH_LENGTHS_VARIED, T, B, len);
+        bench_lengths_fill(BENCH_LAYOUT_SEQ_PADDED, BENCH_LENGTHS_VARIED, T, B, again);
+        EXPECT(!memcmp(len, again, (size_t)B * sizeof(int)), "T %d B %d: not the same twice", T, B);
+        EXPECT(len[0] == T, "T %d B %d: sequence 0 is %d long", T, B, len[0]);
+        int in_range = 1, descending = 1, shorter = 0;
+        for (int b = 0; b < B; b++) {
+            in_range &= len[b] >= lo && len[b] <= T;
+            shorter += len[b] < T;
+            if (b)
+                descending &= len[b] <= len[b - 1];
+            if (len[b] >= 0 && len[b] <= T)
+                count[len[b]]++;
+        }
+        EXPECT(in_range, "T %d B %d: a length outside [%d, %d]", T, B, lo, T);
+        /* the multiset is the ramp T - floor(j (T - lo) / (B - 1)) */
+        for (int j = 0; j < B; j++) {
+            int v = B == 1 ? T : T - (int)((long long)j * (T - lo) / (B - 1));
+            count[v]--;
+        }
+        int ramp = 1;
+        for (int v = 0; v <= T; v++)
+            ramp &= count[v] == 0;
+        EXPECT(ramp, "T %d B %d: the lengths are not the ramp from T to %d", T, B, lo);
+        if (B >= 2 && T >= 2)
+            EXPECT(shorter > 0, "T %d B %d: every length is T", T, B);
+        if (B >= 16 && T >= 16)
+            EXPECT(!descending, "T %d B %d: the lengths come sorted", T, B);
+        bench_lengths_fill(BENCH_LAYOUT_BATCH_PADDED, BENCH_LENGTHS_FULL, T, B, again);
+        int all_t = 1;
+        for (int b = 0; b < B; b++)
+            all_t &= again[b] == T;
+        bench_lengths_fill(BENCH_LAYOUT_PACKED, BENCH_LENGTHS_VARIED, T, B, again);
+        for (int b = 0; b < B; b++)
+            all_t &= again[b] == T;
+        EXPECT(all_t, "T %d B %d: full or packed lengths not all T", T, B);
+        free(len);
+        free(again);
+        free(count);
+    }
+    /* The sum, as the CSV reports it. */
+    bench_point p = pt_of(PRNN_LSTM, PRNN_DATA_FLOAT, 8, 8, 1, 0);
+    p.seq = 256;
+    p.batch = 16;
+    p.layout = BENCH_LAYOUT_BATCH_PADDED;
+    p.lengths = BENCH_LENGTHS_FULL;
+    EXPECT(bench_lengths_sum(&p) == 256 * 16, "full sum %lld", bench_lengths_sum(&p));
+    p.lengths = BENCH_LENGTHS_VARIED;
+    long long sum = bench_lengths_sum(&p);
+    EXPECT(sum < 256 * 16 && sum > 256 * 16 / 2 && llabs(sum - 256 * 16 * 3 / 4) <= 16,
+           "varied sum %lld", sum);
+}
+
+/* Rows of a layout, and scatter / gather: valid steps where they belong,
+ * the pad row in the padding, and back in time-major order. */
+static void test_seqs(void)
+{
+    bench_point p = pt_of(PRNN_GRU, PRNN_DATA_FLOAT, 8, 8, 1, 0);
+    p.seq = 5;
+    p.batch = 4;
+    for (int l = 0; l < BENCH_NUM_LAYOUTS; l++) {
+        p.layout = (bench_layout)l;
+        p.lengths = BENCH_LENGTHS_VARIED;
+        bench_seqs s;
+        EXPECT(bench_seqs_init(&s, &p) == 0, "init");
+        const int T = 5, B = 4, V = 3;
+        EXPECT(s.T == T && s.B == B && s.layout == p.layout, "seqs of layout %d", l);
+        EXPECT(l == BENCH_LAYOUT_PACKED ? s.equal && s.sum == T * B : !s.equal && s.sum < T * B,
+               "layout %d: sum %ld equal %d", l, s.sum, s.equal);
+        EXPECT(bench_seqs_row(&s, 2, 3) ==
+                   (l == BENCH_LAYOUT_BATCH_PADDED ? 3u * T + 2 : 2u * B + 3),
+               "layout %d: row of (2, 3) %zu", l, bench_seqs_row(&s, 2, 3));
+        /* src (time-major, full): element v of (t, b) = 100 t + 10 b + v */
+        float src[5 * 4 * 3], dst[5 * 4 * 3], valid[5 * 4 * 3], pad[5 * 4 * 3];
+        const float pad_row[3] = {NAN, NAN, NAN};
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < B; b++)
+                for (int v = 0; v < V; v++)
+                    src[(t * B + b) * V + v] = (float)(100 * t + 10 * b + v);
+        bench_seqs_scatter(&s, V * sizeof(float), src, pad_row, dst);
+        int placed = 1, padded = 1;
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < B; b++)
+                for (int v = 0; v < V; v++) {
+                    float x = dst[bench_seqs_row(&s, t, b) * V + (size_t)v];
+                    if (t < s.len[b])
+                        placed &= x == (float)(100 * t + 10 * b + v);
+                    else
+                        padded &= isnan(x);
+                }
+        EXPECT(placed && padded, "layout %d: scatter (placed %d, padded %d)", l, placed, padded);
+        bench_seqs_gather(&s, V * sizeof(float), dst, valid, pad);
+        size_t k = 0, npad = 0;
+        int back = 1;
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < B; b++) {
+                if (t >= s.len[b]) {
+                    npad++;
+                    continue;
+                }
+                for (int v = 0; v < V; v++)
+                    back &= valid[k++] == (float)(100 * t + 10 * b + v);
+            }
+        EXPECT(back && k == (size_t)s.sum * V, "layout %d: gather of the valid steps", l);
+        int pad_nan = 1;
+        for (size_t i = 0; i < npad * V; i++)
+            pad_nan &= isnan(pad[i]);
+        EXPECT(pad_nan && npad == (size_t)(T * B - s.sum), "layout %d: gather of the padding", l);
+        bench_seqs_free(&s);
+    }
+}
+
 int main(void)
 {
     test_layout();
     test_diff();
-    return test_done("tools-bench-data: parameter list, random values in range, output comparison");
+    test_lengths();
+    test_seqs();
+    return test_done("tools-bench-data: parameter list, random values in range, output comparison, "
+                     "the padded layouts' lengths, rows, scatter and gather");
 }

@@ -3,11 +3,13 @@
  * ratios, geometric means (the table's last lines, the training line),
  * table alignment with and without the training columns and their cells,
  * CSV shape and the training columns' values, JSON validity (parsed back
- * with cJSON) and content.
+ * with cJSON) and content; padded layouts beside packed ones (the pairing,
+ * the layout column, the padded / packed lines and keys).
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
+#include "bench_layout.h"
 #include "bench_report.h"
 #include "bench_synth.h"
 #include "bench_test.h"
@@ -160,6 +162,8 @@ static int expect_aligned(char **lines, int nl, int rows)
         return -1;
     }
     int w = bench_display_width(lines[hdr]);
+    EXPECT(!strstr(lines[hdr], "layout") || strstr(lines[hdr], " T layout "),
+           "layout column out of place: %s", lines[hdr]);
     EXPECT(bench_display_width(lines[hdr + 1]) == w, "rule width %d vs %d",
            bench_display_width(lines[hdr + 1]), w);
     for (int i = 0; i < rows; i++)
@@ -193,7 +197,7 @@ static void test_table(const bench_result *rs, int n, const bench_meta *meta)
     int hdr = expect_aligned(lines, nl, n);
     if (hdr >= 0) {
         EXPECT(strstr(lines[hdr], "prnn fwd") && strstr(lines[hdr], "bwd-data/inf") &&
-                   strstr(lines[hdr], "cuDNN fwd"),
+                   strstr(lines[hdr], "cuDNN fwd") && !strstr(lines[hdr], "layout"),
                "training header: %s", lines[hdr]);
         const char *r0 = lines[hdr + 2];
         EXPECT(strstr(r0, "lstm") && strstr(r0, "0.50") && strstr(r0, "resident") &&
@@ -254,6 +258,8 @@ static void test_table(const bench_result *rs, int n, const bench_meta *meta)
     fclose(f);
     EXPECT(!strstr(buf, "\ntraining:") && !strstr(buf, "prnn fwd") && !strstr(buf, "bwd-data"),
            "inference run with training text:\n%s", buf);
+    EXPECT(!strstr(buf, "\nlayout:") && !strstr(buf, "padded"), "packed run with layout text:\n%s",
+           buf);
     nl = split_lines(buf, lines, 256);
     hdr = expect_aligned(lines, nl, 4);
     if (hdr >= 0)
@@ -355,8 +361,9 @@ static void test_csv(const bench_result *rs, int n)
     EXPECT(!quoted && *start == '\0', "unterminated CSV");
     EXPECT(records == n + 1, "%d records", records);
     /* The columns before the training ones, then 3 per implementation and
-     * 7 more, then the engines (forward, backward-data). */
-    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2, "%d header fields", fields0);
+     * 7 more, then the engines (forward, backward-data), then the layout's
+     * 5. */
+    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2 + 5, "%d header fields", fields0);
     if (records != n + 1 || n != 7) {
         free(buf);
         return;
@@ -392,6 +399,10 @@ static void test_csv(const bench_result *rs, int n)
         {1, "prnn_fwd_inference_state", "not-run"},
         {1, "prnn_fwd_training_us", ""},
         {1, "best_cudnn_fwd_training_us", ""},
+        {1, "layout", "packed"},
+        {1, "lengths", "full"},
+        {1, "lengths_sum", "256"}, /* B 1, T 256 */
+        {1, "ratio_prnn_padded_packed", ""},
     };
     for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
         expect_csv(h, recs[cells[i].rec], cells[i].column, cells[i].want);
@@ -539,7 +550,197 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
     root = cJSON_Parse(buf);
     EXPECT(root != NULL, "empty JSON: %s", buf);
     EXPECT(cJSON_IsNull(item(root, "training_summary")), "empty run: training_summary");
+    EXPECT(cJSON_GetArraySize(item(root, "layout_summary")) == 0, "empty run: layout_summary");
     cJSON_Delete(root);
+    free(buf);
+}
+
+/* Padded points beside packed ones: the pairing, its summary, the layout
+ * column, the footer's padded / packed lines, the CSV and JSON keys. */
+static void test_layouts(const bench_meta *meta0)
+{
+    bench_result rs[6];
+    bench_point pt;
+    memset(&pt, 0, sizeof(pt));
+    pt.mode = PRNN_LSTM;
+    pt.dtype = PRNN_DATA_FLOAT;
+    pt.hidden = pt.input = 256;
+    pt.seq = 256;
+    pt.layers = 1;
+    pt.pass = BENCH_INFERENCE;
+    /* 0 packed B 16, 1 its batch-padded twin: prnn 2.04 / 2.0, best cuDNN
+     * 5.0 / 4.0; 2 packed B 64, 3 batch-padded: prnn 3.3 / 3.0, no cuDNN;
+     * 4 batch-padded H 1024 without a packed twin; 5 seq-padded B 16, prnn
+     * n/a. */
+    static const struct {
+        bench_layout layout;
+        int hidden, batch;
+        double prnn, cudnn; /* 0: not run */
+    } p[6] = {
+        {BENCH_LAYOUT_PACKED, 256, 16, 2.0, 4.0},
+        {BENCH_LAYOUT_BATCH_PADDED, 256, 16, 2.04, 5.0},
+        {BENCH_LAYOUT_PACKED, 256, 64, 3.0, 0},
+        {BENCH_LAYOUT_BATCH_PADDED, 256, 64, 3.3, 0},
+        {BENCH_LAYOUT_BATCH_PADDED, 1024, 16, 5.0, 0},
+        {BENCH_LAYOUT_SEQ_PADDED, 256, 16, 0, 0},
+    };
+    for (int i = 0; i < 6; i++) {
+        pt.layout = p[i].layout;
+        pt.lengths = pt.layout == BENCH_LAYOUT_PACKED ? BENCH_LENGTHS_FULL : BENCH_LENGTHS_VARIED;
+        pt.hidden = pt.input = p[i].hidden;
+        pt.batch = p[i].batch;
+        bench_result_init(&rs[i], &pt);
+        bench_impl_result *r = &rs[i].impl[BENCH_IMPL_PRNN];
+        if (p[i].prnn > 0) {
+            r->state = BENCH_OK;
+            r->us.n = 20;
+            r->us.median = r->us.min = r->us.max = r->us.q1 = r->us.q3 = r->us.mean = p[i].prnn;
+        } else {
+            r->state = BENCH_NA;
+        }
+        if (p[i].cudnn > 0) {
+            bench_impl_result *c = &rs[i].impl[BENCH_IMPL_CUDNN_STANDARD];
+            c->state = BENCH_OK;
+            c->us.n = 20;
+            c->us.median = c->us.min = c->us.max = c->us.q1 = c->us.q3 = c->us.mean = p[i].cudnn;
+        }
+        bench_result_finish(&rs[i]);
+    }
+    bench_pair_layouts(rs, 6);
+    EXPECT(isnan(rs[0].layout_ratio) && isnan(rs[2].layout_ratio), "packed points: no ratio");
+    EXPECT_NEAR(rs[1].layout_ratio, 1.02, 1e-12);
+    EXPECT_NEAR(rs[1].layout_ratio_cudnn, 1.25, 1e-12);
+    EXPECT_NEAR(rs[3].layout_ratio, 1.1, 1e-12);
+    EXPECT(isnan(rs[3].layout_ratio_cudnn), "no cuDNN, no ratio");
+    EXPECT(isnan(rs[4].layout_ratio) && isnan(rs[5].layout_ratio), "no twin / n/a: no ratio");
+
+    bench_layout_summary ls[BENCH_NUM_LAYOUTS];
+    int nls = bench_summarize_layouts(rs, 6, ls);
+    EXPECT(nls == 2, "%d layout summaries", nls);
+    if (nls == 2) {
+        EXPECT(ls[0].layout == BENCH_LAYOUT_SEQ_PADDED && ls[0].points == 1 &&
+                   ls[0].with_ratio == 0 && isnan(ls[0].geomean),
+               "seq-padded summary");
+        EXPECT(ls[1].layout == BENCH_LAYOUT_BATCH_PADDED && ls[1].points == 3 &&
+                   ls[1].with_ratio == 2 && ls[1].within_target == 1 && ls[1].cudnn_with_ratio == 1,
+               "batch-padded summary: %d points, %d with ratio, %d within", ls[1].points,
+               ls[1].with_ratio, ls[1].within_target);
+        EXPECT_NEAR(ls[1].geomean, sqrt(1.02 * 1.1), 1e-12);
+        EXPECT_NEAR(ls[1].cudnn_geomean, 1.25, 1e-12);
+    }
+
+    /* The table: the layout column after T, every row as wide. */
+    bench_meta meta = *meta0;
+    meta.training = 0;
+    meta.padded = 1;
+    meta.lengths = BENCH_LENGTHS_VARIED;
+    meta.pad_input = "nan";
+    EXPECT(bench_table_cols(&meta) == BENCH_TABLE_LAYOUT, "cols %d", bench_table_cols(&meta));
+    FILE *f;
+    char *buf;
+    size_t len;
+    capture_begin(&f, &buf, &len);
+    bench_report_preamble(f, &meta);
+    bench_table_header(f, bench_table_cols(&meta));
+    for (int i = 0; i < 6; i++)
+        bench_table_row(f, &rs[i], bench_table_cols(&meta));
+    bench_table_footer(f, rs, 6);
+    fclose(f);
+    EXPECT(strstr(buf, "\nlayout: packed = time-major") &&
+               strstr(buf, "Lengths varied: spaced\n") && strstr(buf, "holds NaN"),
+           "preamble of a padded run:\n%s", buf);
+    EXPECT(strstr(buf, "inference lstm f32  H=256   B=16   T=256   batch-padded varied: prnn "
+                       "1.020 (2.04 / 2.00)    cuDNN 1.250 (5.00 / 4.00)"),
+           "padded / packed line of point 1:\n%s", buf);
+    EXPECT(strstr(buf, "B=64   T=256   batch-padded varied: prnn 1.100 (3.30 / 3.00)    cuDNN -"),
+           "padded / packed line of point 3:\n%s", buf);
+    EXPECT(!strstr(buf, "H=1024 B=16   T=256   batch-padded"), "a point without a twin listed");
+    EXPECT(strstr(buf, "geomean padded/packed batch-padded: prnn 1.059 (2 of 3 points; <= 1.03 at "
+                       "1), best cuDNN 1.250 (1 points)") &&
+               strstr(buf, "geomean padded/packed seq-padded  : prnn n/a (0 of 1 points"),
+           "layout geomeans:\n%s", buf);
+    EXPECT(strstr(buf, "geomean prnn/best-cuDNN inference lstm f32  batch-padded:  0.408  (1 of 3 "
+                       "points)") &&
+               strstr(buf, "geomean prnn/best-cuDNN inference lstm f32 :  0.500  (1 of 2 points)"),
+           "geomean groups per layout:\n%s", buf);
+    char *lines[64];
+    int nl = split_lines(buf, lines, 64);
+    int hdr = expect_aligned(lines, nl, 6);
+    if (hdr >= 0) {
+        EXPECT(strstr(lines[hdr], " T layout "), "header: %s", lines[hdr]);
+        EXPECT(strstr(lines[hdr + 2], " 256 packed ") &&
+                   strstr(lines[hdr + 3], " 256 batch-padded "),
+               "rows:\n%s\n%s", lines[hdr + 2], lines[hdr + 3]);
+    }
+    free(buf);
+
+    /* With the training columns too: still aligned. */
+    capture_begin(&f, &buf, &len);
+    bench_table_header(f, BENCH_TABLE_PHASES | BENCH_TABLE_LAYOUT);
+    for (int i = 0; i < 6; i++)
+        bench_table_row(f, &rs[i], BENCH_TABLE_PHASES | BENCH_TABLE_LAYOUT);
+    fclose(f);
+    nl = split_lines(buf, lines, 64);
+    hdr = expect_aligned(lines, nl, 6);
+    if (hdr >= 0)
+        EXPECT(strstr(lines[hdr], " T layout ") && strstr(lines[hdr], "cuDNN fwd"),
+               "header with both: %s", lines[hdr]);
+    free(buf);
+
+    /* CSV: the layout, the lengths, their sum and the ratios. */
+    capture_begin(&f, &buf, &len);
+    bench_write_csv(f, rs, 6);
+    fclose(f);
+    char *recs[8];
+    int nr = split_lines(buf, recs, 8);
+    EXPECT(nr == 7, "%d CSV records", nr);
+    if (nr == 7) {
+        char sum[32];
+        snprintf(sum, sizeof(sum), "%lld", bench_lengths_sum(&rs[1].pt));
+        EXPECT(bench_lengths_sum(&rs[1].pt) < 256 * 16, "varied sum %s", sum);
+        expect_csv(recs[0], recs[2], "layout", "batch-padded");
+        expect_csv(recs[0], recs[2], "lengths", "varied");
+        expect_csv(recs[0], recs[2], "lengths_sum", sum);
+        expect_csv(recs[0], recs[2], "ratio_prnn_padded_packed", "1.02");
+        expect_csv(recs[0], recs[2], "ratio_best_cudnn_padded_packed", "1.25");
+        expect_csv(recs[0], recs[1], "lengths_sum", "4096");
+        expect_csv(recs[0], recs[1], "ratio_prnn_padded_packed", "");
+        expect_csv(recs[0], recs[6], "layout", "seq-padded");
+    }
+    free(buf);
+
+    /* JSON: the same keys, the meta's rules, the layout summary. */
+    capture_begin(&f, &buf, &len);
+    bench_write_json(f, &meta, rs, 6, NULL, 0);
+    fclose(f);
+    cJSON *root = cJSON_Parse(buf);
+    EXPECT(root != NULL, "padded JSON does not parse");
+    if (root) {
+        const cJSON *m = item(root, "meta");
+        EXPECT(num(m, "padded") == 1 && str(m, "lengths") && strstr(str(m, "lengths"), "varied") &&
+                   str(m, "pad_input") && !strcmp(str(m, "pad_input"), "nan"),
+               "padded meta");
+        const cJSON *p1 = cJSON_GetArrayItem(item(root, "points"), 1);
+        EXPECT(str(p1, "layout") && !strcmp(str(p1, "layout"), "batch-padded") &&
+                   str(p1, "lengths") && !strcmp(str(p1, "lengths"), "varied") &&
+                   num(p1, "lengths_sum") == (double)bench_lengths_sum(&rs[1].pt) &&
+                   fabs(num(p1, "ratio_prnn_padded_packed") - 1.02) < 1e-9 &&
+                   fabs(num(p1, "ratio_best_cudnn_padded_packed") - 1.25) < 1e-9,
+               "padded point");
+        const cJSON *p0 = cJSON_GetArrayItem(item(root, "points"), 0);
+        EXPECT(cJSON_IsNull(item(p0, "ratio_prnn_padded_packed")), "packed point: null ratio");
+        const cJSON *lsj = item(root, "layout_summary");
+        EXPECT(cJSON_GetArraySize(lsj) == 2, "layout_summary size");
+        const cJSON *b = cJSON_GetArrayItem(lsj, 1);
+        EXPECT(str(b, "layout") && !strcmp(str(b, "layout"), "batch-padded") &&
+                   num(b, "points") == 3 && num(b, "points_with_ratio") == 2 &&
+                   num(b, "points_within_target") == 1 && num(b, "target") == 1.03 &&
+                   fabs(num(b, "geomean_prnn_padded_packed") - sqrt(1.02 * 1.1)) < 1e-5,
+               "batch-padded summary");
+        const cJSON *g = cJSON_GetArrayItem(item(root, "summary"), 1);
+        EXPECT(str(g, "layout") && !strcmp(str(g, "layout"), "batch-padded"), "summary layout");
+        cJSON_Delete(root);
+    }
     free(buf);
 }
 
@@ -556,5 +757,6 @@ int main(void)
     test_cold(cold, ncold);
     test_csv(rs, n);
     test_json(rs, n, &meta, cold, ncold);
+    test_layouts(&meta);
     return test_done("tools-bench-report: best-cuDNN ratios, geometric means, table, CSV and JSON");
 }

@@ -41,7 +41,13 @@ static const tool_case tools[] = {
       {{"--modes=lstm,qrnn"},
        "--modes \"lstm,qrnn\": \"qrnn\" must be one of relu, tanh, lstm, gru, sru"},
       {{"lstm"}, "unexpected argument \"lstm\": prnn-bench takes options "
-                 "only"}},
+                 "only"},
+      {{"--layout", "packed,tiled"},
+       "--layout \"packed,tiled\": \"tiled\" must be one of packed, "
+       "seq-padded, batch-padded"},
+      {{"--lengths", "varied"},
+       "--lengths varied needs a padded layout (--layout seq-padded or "
+       "batch-padded): packed runs every sequence T long"}},
      {"--quick", "--no-cudnn"}},
     {"prnn-cache", 0, 0,
      {{{"--bogus", "list"}, "unknown option --bogus"},

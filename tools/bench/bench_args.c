@@ -51,6 +51,34 @@ void bench_usage(FILE *f, const char *prog)
 "                     chosen on: tanh,lstm,gru x hidden 64..2048 x batch\n"
 "                     1,8,64,256 x float,half x T 1,16,256 (864 points with\n"
 "                     --pass inference,training)\n"
+"  --layout LIST      packed,seq-padded,batch-padded  [packed]\n"
+"                     each point runs in each layout listed, one row each.\n"
+"                     packed: time-major, every sequence T long, prnn's v5\n"
+"                     calls and cuDNN's SEQ_MAJOR_PACKED (the figures of\n"
+"                     runs before --layout). seq-padded, batch-padded:\n"
+"                     SEQ_MAJOR_UNPACKED, BATCH_MAJOR_UNPACKED (room for T\n"
+"                     steps per sequence, a length each, padding fill 0)\n"
+"                     through prnn's v8 calls (prnnRNNForward,\n"
+"                     prnnRNNBackwardData_v8, prnnRNNBackwardWeights_v8)\n"
+"                     and cuDNN's, with data descriptors of that layout;\n"
+"                     prnn graph and cublasLt-graph replay them too. T is\n"
+"                     maxSeqLength there: µs per timestep is still the\n"
+"                     call / T, though with varied lengths fewer than B*T\n"
+"                     steps hold data. With packed listed too, the run\n"
+"                     ends with padded / packed per point (issue 27's\n"
+"                     target: prnn within 3 %% with --lengths full)\n"
+"  --lengths full|varied\n"
+"                     the padded layouts' sequence lengths      [varied]\n"
+"                     varied: B lengths spaced evenly from T down to\n"
+"                     ceil(T/2), sequence 0 T long, the others in a fixed\n"
+"                     shuffled order, the same for every seed (their sum\n"
+"                     about 3/4 of B*T); full: every sequence T long, the\n"
+"                     packed point's work (padded / packed like with like)\n"
+"  --pad-input nan|finite\n"
+"                     what the padding of x and dy holds        [nan]\n"
+"                     neither library may read it, so a NaN there shows in\n"
+"                     the outputs if one does; finite: 8.0, for a library\n"
+"                     that multiplies it by 0 (NaN * 0 is NaN)\n"
 "\n"
 "Measurement:\n"
 "  --repeats N        timed calls per implementation and point   [20]\n"
@@ -171,6 +199,18 @@ static int item_dtype(void *ctx, int index, const char *s, char *rule, size_t n)
     return 0;
 }
 
+/* ctx: the layouts; each may be listed once. */
+static int item_layout(void *ctx, int index, const char *s, char *rule, size_t n)
+{
+    bench_layout *l = ctx;
+    if (bench_layout_parse(s, &l[index]))
+        return item_rule(rule, n, "must be one of packed, seq-padded, batch-padded");
+    for (int i = 0; i < index; i++)
+        if (l[i] == l[index])
+            return item_rule(rule, n, "is listed twice");
+    return 0;
+}
+
 static int item_pass(void *ctx, int index, const char *s, char *rule, size_t n)
 {
     bench_pass *p = &((bench_pass *)ctx)[index];
@@ -203,6 +243,8 @@ static void set_defaults(bench_args *a)
     a->math = BENCH_MATH_STRICT;
     a->cudnn_algos = 0xF;
     a->seed = 1;
+    a->lengths = BENCH_LENGTHS_VARIED;
+    a->pad_input = BENCH_PAD_NAN;
 }
 
 /* The lists a sweep takes when none are given. */
@@ -260,6 +302,14 @@ static const edge_point quick_training_edges[] = {
 static const int engines_hidden[] = {64, 128, 256, 512, 1024, 2048};
 static const int engines_batch[] = {1, 8, 64, 256};
 static const int engines_seq[] = {1, 16, 256};
+
+int bench_args_has_padded(const bench_args *a)
+{
+    for (int i = 0; i < a->n_layouts; i++)
+        if (a->layouts[i] != BENCH_LAYOUT_PACKED)
+            return 1;
+    return 0;
+}
 
 int bench_args_has_training(const bench_args *a)
 {
@@ -380,6 +430,9 @@ enum {
     OPT_COLD_CHILD,
     OPT_PRESET,
     OPT_SRU_PACKAGE,
+    OPT_LAYOUT,
+    OPT_LENGTHS,
+    OPT_PAD_INPUT,
 };
 
 static const struct option long_options[] = {
@@ -395,6 +448,10 @@ static const struct option long_options[] = {
     {"bidirectional", no_argument, NULL, OPT_BIDIRECTIONAL},
     {"pass", required_argument, NULL, OPT_PASS},
     {"training", no_argument, NULL, OPT_TRAINING},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"layouts", required_argument, NULL, OPT_LAYOUT},
+    {"lengths", required_argument, NULL, OPT_LENGTHS},
+    {"pad-input", required_argument, NULL, OPT_PAD_INPUT},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"preset", required_argument, NULL, OPT_PRESET},
     {"repeats", required_argument, NULL, OPT_REPEATS},
@@ -427,6 +484,7 @@ typedef struct {
     int algos_given;
     unsigned algos;
     const char *preset; /* --preset's name, applied once every list is known */
+    int lengths_given;
 } parse_state;
 
 /* One option (tool_option_fn). */
@@ -462,6 +520,22 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
     case OPT_TRAINING:
         a->passes[0] = BENCH_TRAINING;
         a->n_passes = 1;
+        return 0;
+    case OPT_LAYOUT:
+        return tool_parse_list(name, value, BENCH_NUM_LAYOUTS, item_layout, a->layouts,
+                               &a->n_layouts, err, n);
+    case OPT_LENGTHS:
+        if (bench_lengths_parse(value, &a->lengths))
+            return tool_bad_value(err, n, name, value, "must be full or varied");
+        ps->lengths_given = 1;
+        return 0;
+    case OPT_PAD_INPUT:
+        if (!strcasecmp(value, "nan"))
+            a->pad_input = BENCH_PAD_NAN;
+        else if (!strcasecmp(value, "finite"))
+            a->pad_input = BENCH_PAD_FINITE;
+        else
+            return tool_bad_value(err, n, name, value, "must be nan or finite");
         return 0;
     case OPT_INPUT:
         if (tool_parse_long(name, value, 1, 65536, &v, err, n))
@@ -534,7 +608,7 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
 int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t n)
 {
     set_defaults(a);
-    parse_state ps = {a, 0, 0, 0, 0, NULL};
+    parse_state ps = {a, 0, 0, 0, 0, NULL, 0};
     int first = tool_getopt(argc, argv, "hv", long_options, apply, &ps, err, n);
     if (first < 0 || tool_no_operands("prnn-bench", argc, argv, first, err, n))
         return -1;
@@ -547,6 +621,17 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t n)
         a->warmup = 2;
     if (a->no_cudnn && a->no_prnn) {
         snprintf(err, n, "--no-cudnn and --no-prnn together leave nothing to time");
+        return -1;
+    }
+    if (!a->n_layouts) {
+        a->layouts[0] = BENCH_LAYOUT_PACKED;
+        a->n_layouts = 1;
+    }
+    /* packed has no lengths to vary: asking for it there is a mistake */
+    if (ps.lengths_given && a->lengths == BENCH_LENGTHS_VARIED && !bench_args_has_padded(a)) {
+        snprintf(err, n,
+                 "--lengths varied needs a padded layout (--layout seq-padded or batch-padded): "
+                 "packed runs every sequence T long");
         return -1;
     }
     if (ps.preset && apply_preset(a, ps.preset, err, n))
@@ -562,16 +647,27 @@ static long cross_points(const bench_args *a)
 
 long bench_args_num_points(const bench_args *a)
 {
-    return cross_points(a) + a->n_extra;
+    return (cross_points(a) + a->n_extra) * a->n_layouts;
+}
+
+/* The point's layout: number il of --layout. */
+static void set_layout(const bench_args *a, int il, bench_point *pt)
+{
+    pt->layout = a->layouts[il];
+    pt->lengths = pt->layout == BENCH_LAYOUT_PACKED ? BENCH_LENGTHS_FULL : a->lengths;
 }
 
 void bench_args_point(const bench_args *a, long idx, bench_point *pt)
 {
     memset(pt, 0, sizeof(*pt));
+    int il = (int)(idx % a->n_layouts);
+    idx /= a->n_layouts;
     if (idx >= cross_points(a)) {
         *pt = a->extra[idx - cross_points(a)];
+        set_layout(a, il, pt);
         return;
     }
+    set_layout(a, il, pt);
     long i = idx;
     int s = (int)(i % a->n_seq);
     i /= a->n_seq;

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "bench_layout.h"
 #include "bench_types.h"
 
 #define BENCH_MAX_LIST 64
@@ -24,8 +25,12 @@ typedef struct {
     int n_seq;
     bench_pass passes[2];
     int n_passes;
-    int input;  /* 0: input size = hidden size */
-    int layers; /* default 1 */
+    bench_layout layouts[BENCH_NUM_LAYOUTS]; /* default: packed alone */
+    int n_layouts;
+    bench_lengths lengths;     /* of the padded layouts: default varied */
+    bench_pad_input pad_input; /* x's and dy's padding: default NaN */
+    int input;                 /* 0: input size = hidden size */
+    int layers;                /* default 1 */
     int bidirectional;
     int repeats; /* default 20 */
     int warmup;  /* default 3 */
@@ -67,6 +72,9 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t err
 /* The --help text, ending with the exit statuses. */
 void bench_usage(FILE *f, const char *prog);
 
+/* 1 when the sweep has a padded layout. */
+int bench_args_has_padded(const bench_args *a);
+
 /* 1 when the sweep has a training pass. */
 int bench_args_has_training(const bench_args *a);
 
@@ -74,8 +82,9 @@ int bench_args_has_training(const bench_args *a);
 long bench_args_num_points(const bench_args *a);
 
 /* Point number idx (0 <= idx < bench_args_num_points) of the sweep, in the
- * order pass, mode, dtype, hidden, batch, seq (batch and seq vary fastest),
- * then the extra points. */
+ * order pass, mode, dtype, hidden, batch, seq, then the extra points; each
+ * in every layout of --layout in turn (the layout varies fastest, so that
+ * the layouts of a shape are neighbours in the table). */
 void bench_args_point(const bench_args *a, long idx, bench_point *pt);
 
 /* Parsers used by the list flags, exposed for the cold-start child. */

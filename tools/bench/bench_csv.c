@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench_layout.h"
 #include "bench_report.h"
 
 static void csv_str(FILE *f, const char *s)
@@ -80,6 +81,7 @@ static void write_header(FILE *f)
           f);
     phase_header(f, "best_cudnn");
     fputs(",prnn_engine,prnn_backward_engine", f);
+    fputs(",layout,lengths,lengths_sum,ratio_prnn_padded_packed,ratio_best_cudnn_padded_packed", f);
     fputc('\n', f);
 }
 
@@ -159,6 +161,11 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
         csv_str(f, x->plan.valid ? x->plan.engine : "");
         fputc(',', f);
         csv_str(f, x->plan.valid ? x->plan.backward_engine : "");
+        fprintf(f, ",%s,%s,%lld,", bench_layout_name(pt->layout), bench_lengths_name(pt->lengths),
+                bench_lengths_sum(pt));
+        csv_num(f, x->layout_ratio);
+        fputc(',', f);
+        csv_num(f, x->layout_ratio_cudnn);
         fputc('\n', f);
     }
     fflush(f);

@@ -203,10 +203,55 @@ static int upload_random(const bench_device *d, CUdeviceptr dst, prnnDataType_t 
     return rc;
 }
 
+/* One value v stored as t. */
+static void put_value(void *dst, prnnDataType_t t, double v)
+{
+    switch (t) {
+    case PRNN_DATA_FLOAT: *(float *)dst = (float)v; break;
+    case PRNN_DATA_HALF: *(uint16_t *)dst = prnn_float_to_half((float)v); break;
+    case PRNN_DATA_BFLOAT16: *(uint16_t *)dst = prnn_float_to_bf16((float)v); break;
+    case PRNN_DATA_DOUBLE: *(double *)dst = v; break;
+    }
+}
+
+/* x or dy, vectors of V: the packed layout's random values, in a padded
+ * layout scattered into it with pad in the padding. */
+static int upload_sequences(const bench_device *d, CUdeviceptr dst, prnnDataType_t t,
+                            const bench_seqs *s, size_t V, uint64_t key, bench_pad_input pad,
+                            char *err, size_t n)
+{
+    size_t rows = (size_t)s->T * (size_t)s->B;
+    if (s->layout == BENCH_LAYOUT_PACKED)
+        return upload_random(d, dst, t, rows * V, key, err, n);
+    size_t e = prnn_dtype_size(t), row_bytes = V * e;
+    unsigned char *packed = malloc(rows * row_bytes), *out = malloc(rows * row_bytes);
+    unsigned char *pad_row = malloc(row_bytes);
+    int rc = -1;
+    if (!packed || !out || !pad_row) {
+        snprintf(err, n, "out of host memory (2 x %.1f MiB)",
+                 (double)(rows * row_bytes) / (1024.0 * 1024.0));
+        goto done;
+    }
+    fill(packed, t, rows * V, key, 1.0);
+    for (size_t i = 0; i < V; i++)
+        put_value(pad_row + i * e, t, pad == BENCH_PAD_FINITE ? BENCH_PAD_FINITE : NAN);
+    bench_seqs_scatter(s, row_bytes, packed, pad_row, out);
+    rc = bench_upload(d, dst, out, rows * row_bytes, err, n);
+done:
+    free(packed);
+    free(out);
+    free(pad_row);
+    return rc;
+}
+
 int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
-                    unsigned long long seed, char *err, size_t n)
+                    unsigned long long seed, bench_pad_input pad, char *err, size_t n)
 {
     memset(io, 0, sizeof(*io));
+    if (bench_seqs_init(&io->seqs, pt)) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
     size_t e = prnn_dtype_size(pt->dtype);
     size_t dirs = pt->bidirectional ? 2 : 1;
     size_t T = (size_t)pt->seq, B = (size_t)pt->batch, H = (size_t)pt->hidden;
@@ -232,13 +277,15 @@ int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
                   bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
                   (cell && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
         goto fail;
-    if (upload_random(d, io->x, pt->dtype, x_n, stream_key(seed, TAG_X, 0, 0, 0), err, n) ||
+    if (upload_sequences(d, io->x, pt->dtype, &io->seqs, (size_t)pt->input,
+                         stream_key(seed, TAG_X, 0, 0, 0), pad, err, n) ||
         upload_random(d, io->hx, pt->dtype, h_n, stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
         (cell &&
          upload_random(d, io->cx, pt->dtype, h_n, stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
         goto fail;
     if (train &&
-        (upload_random(d, io->dy, pt->dtype, y_n, stream_key(seed, TAG_DY, 0, 0, 0), err, n) ||
+        (upload_sequences(d, io->dy, pt->dtype, &io->seqs, H * dirs,
+                          stream_key(seed, TAG_DY, 0, 0, 0), pad, err, n) ||
          upload_random(d, io->dhy, pt->dtype, h_n, stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
          (cell &&
           upload_random(d, io->dcy, pt->dtype, h_n, stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
@@ -255,6 +302,7 @@ void bench_io_destroy(const bench_device *d, bench_io *io)
                           &io->dy, &io->dhy, &io->dcy, &io->dx, &io->dhx, &io->dcx};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         bench_free(d, all[i]);
+    bench_seqs_free(&io->seqs);
 }
 
 int bench_io_poison_outputs(const bench_device *d, const bench_io *io, char *err, size_t n)
@@ -343,6 +391,48 @@ static int sig_read(const bench_device *d, bench_sig *s, const char *name, CUdev
     return 0;
 }
 
+/* x-like or y-like output src (vectors of V) of a padded layout: its valid
+ * steps as segment name and, when pad_name is not NULL, its padding as
+ * segment pad_name. */
+static int sig_read_padded(const bench_device *d, bench_sig *s, const char *name,
+                           const char *pad_name, CUdeviceptr src, prnnDataType_t t,
+                           const bench_seqs *q, size_t V, char *err, size_t n)
+{
+    bench_sig all;
+    memset(&all, 0, sizeof(all));
+    if (sig_read(d, &all, name, src, t, (size_t)q->T * (size_t)q->B * V, 1, err, n))
+        return -1;
+    size_t valid_n = (size_t)q->sum * V;
+    float *pad = NULL, *valid = malloc((valid_n ? valid_n : 1) * sizeof(float));
+    if (valid && pad_name)
+        pad = malloc((all.n - valid_n ? all.n - valid_n : 1) * sizeof(float));
+    int rc = -1;
+    if (!valid || (pad_name && !pad))
+        snprintf(err, n, "out of host memory reading %s", name);
+    else {
+        bench_seqs_gather(q, V * sizeof(float), all.v, valid, pad);
+        rc = bench_sig_append(s, name, valid, valid_n) ||
+             (pad_name && bench_sig_append(s, pad_name, pad, all.n - valid_n));
+        if (rc)
+            snprintf(err, n, "out of host memory reading %s", name);
+    }
+    free(valid);
+    free(pad);
+    bench_sig_free(&all);
+    return rc ? -1 : 0;
+}
+
+/* y (and dx): all of it in the packed layout, see sig_read_padded
+ * otherwise. */
+static int sig_read_seq(const bench_device *d, bench_sig *s, const char *name, const char *pad_name,
+                        CUdeviceptr src, prnnDataType_t t, const bench_io *io, size_t V, char *err,
+                        size_t n)
+{
+    if (io->seqs.layout == BENCH_LAYOUT_PACKED)
+        return sig_read(d, s, name, src, t, (size_t)io->seqs.T * (size_t)io->seqs.B * V, 1, err, n);
+    return sig_read_padded(d, s, name, pad_name, src, t, &io->seqs, V, err, n);
+}
+
 int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, const bench_model *m,
                       bench_locate_fn loc, void *user, CUdeviceptr dw, char *err, size_t n)
 {
@@ -351,14 +441,15 @@ int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, c
     prnnDataType_t t = pt->dtype;
     size_t e = m->elem;
     int cell = prnn_cell_traits(pt->mode)->has_cell; /* cy, dcx */
+    size_t x_v = (size_t)pt->input, y_v = (size_t)pt->hidden * (size_t)m->dirs;
     int rc;
     if (pt->pass == BENCH_INFERENCE) {
-        rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
+        rc = sig_read_seq(d, s, "y", "y-pad", io->y, t, io, y_v, err, n) ||
              sig_read(d, s, "hy", io->hy, t, io->h_bytes / e, 1, err, n) ||
              (cell && sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
     } else {
-        rc = sig_read(d, s, "y", io->y, t, io->y_bytes / e, 1, err, n) ||
-             sig_read(d, s, "dx", io->dx, t, io->x_bytes / e, 1, err, n) ||
+        rc = sig_read_seq(d, s, "y", "y-pad", io->y, t, io, y_v, err, n) ||
+             sig_read_seq(d, s, "dx", NULL, io->dx, t, io, x_v, err, n) ||
              sig_read(d, s, "dhx", io->dhx, t, io->h_bytes / e, 1, err, n) ||
              (cell && sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
         for (int i = 0; !rc && loc && i < m->n_params; i++) {

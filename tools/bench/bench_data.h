@@ -14,6 +14,7 @@
 #define PRNN_BENCH_DATA_H
 
 #include "bench_device.h"
+#include "bench_layout.h"
 #include "bench_types.h"
 
 /* One matrix or bias of the model, in cuDNN's (and prnn's) numbering. */
@@ -55,17 +56,22 @@ int bench_model_upload(const bench_device *d, const bench_model *m, bench_locate
                        CUdeviceptr w, char *err, size_t n);
 
 /* Device buffers shared by every implementation of a point (the same layout
- * for prnn and cuDNN: time-major packed x/y, {layers*dirs, batch, hidden}
- * states). The inputs are uploaded once; each implementation overwrites the
- * outputs. Gradient buffers exist for the training pass only. */
+ * for prnn and cuDNN: x/y/dx/dy in the point's layout, T steps of room for
+ * each sequence, {layers*dirs, batch, hidden} states). The inputs are
+ * uploaded once; each implementation overwrites the outputs. Gradient
+ * buffers exist for the training pass only. */
 typedef struct {
     size_t x_bytes, y_bytes, h_bytes;
     CUdeviceptr x, hx, cx, y, hy, cy;
     CUdeviceptr dy, dhy, dcy, dx, dhx, dcx;
+    bench_seqs seqs; /* the layout and the sequences' lengths (host) */
 } bench_io;
 
+/* Values as in the file's comment; in a padded layout the same values at
+ * the same (step, sequence) as in the packed layout, and pad in x's and
+ * dy's padding (see bench_layout.h). */
 int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
-                    unsigned long long seed, char *err, size_t n);
+                    unsigned long long seed, bench_pad_input pad, char *err, size_t n);
 void bench_io_destroy(const bench_device *d, bench_io *io);
 
 /* Fills every output with 0xFF bytes (NaN in every floating type), so an
@@ -88,7 +94,10 @@ typedef struct {
 /*
  * Reads the outputs of the call that just ran: inference y, hy (and cy for
  * LSTM); training y, dx, dhx (dcx) and, when loc is not NULL, every
- * parameter of dw through loc. Waits for the stream.
+ * parameter of dw through loc. Waits for the stream. In a padded layout y
+ * and dx hold their valid steps only (bench_seqs_gather's order), and the
+ * segment "y-pad" y's padding, which both libraries write with the fill
+ * (dx's padding is prnn's promise, not cuDNN's: left out).
  */
 int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, const bench_model *m,
                       bench_locate_fn loc, void *user, CUdeviceptr dw, char *err, size_t n);

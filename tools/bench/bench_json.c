@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "bench_layout.h"
 #include "bench_report.h"
 
 static void json_str(FILE *f, const char *s)
@@ -143,6 +144,16 @@ static void json_point_keys(FILE *f, const bench_point *pt)
     json_kv_int(f, "bidirectional", pt->bidirectional, 1);
 }
 
+/* The layout keys of a point, ", " after them. */
+static void json_layout_keys(FILE *f, const bench_result *x)
+{
+    json_kv_str(f, "layout", bench_layout_name(x->pt.layout), 1);
+    json_kv_str(f, "lengths", bench_lengths_name(x->pt.lengths), 1);
+    json_kv_int(f, "lengths_sum", (long)bench_lengths_sum(&x->pt), 1);
+    json_kv_num(f, "ratio_prnn_padded_packed", x->layout_ratio, 1);
+    json_kv_num(f, "ratio_best_cudnn_padded_packed", x->layout_ratio_cudnn, 1);
+}
+
 /* The training keys of a point, on every point (null where they do not
  * apply), the last of the object. */
 static void json_training_keys(FILE *f, const bench_result *x)
@@ -199,6 +210,9 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
     json_kv_int(f, "warmup", m->warmup, 1);
     json_kv_int(f, "repeats", m->repeats, 1);
     json_kv_int(f, "training", m->training, 1);
+    json_kv_int(f, "padded", m->padded, 1);
+    json_kv_str(f, "lengths", bench_lengths_rule(m->lengths), 1);
+    json_kv_str(f, "pad_input", m->pad_input ? m->pad_input : "nan", 1);
     json_kv_str(f, "unit", "microseconds per timestep (median of repeats / seq)", 1);
     json_kv_str(f, "timing",
                 "one call (whole sequence; training: forward + backward data + backward weights) "
@@ -271,6 +285,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
             json_kv_num(f, "max_rel_diff", x->max_rel_diff, 1);
         json_kv_str(f, "reference",
                     x->reference >= 0 ? bench_impl_name((bench_impl)x->reference) : "", 1);
+        json_layout_keys(f, x);
         json_training_keys(f, x);
         fputc('}', f);
     }
@@ -284,6 +299,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
         json_kv_str(f, "pass", bench_pass_name(groups[g].pass), 1);
         json_kv_str(f, "mode", prnn_mode_name(groups[g].mode), 1);
         json_kv_str(f, "dtype", bench_dtype_short(groups[g].dtype), 1);
+        json_kv_str(f, "layout", bench_layout_name(groups[g].layout), 1);
         json_kv_num(f, "geomean_ratio", groups[g].geomean, 1);
         json_kv_int(f, "points_with_ratio", groups[g].n, 1);
         json_kv_int(f, "points", groups[g].points, 0);
@@ -295,6 +311,22 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
     json_kv_int(f, "points", n, 0);
     fputs("},\n  \"training_summary\": ", f);
     json_training_summary(f, rs, n);
+    fputs(",\n  \"layout_summary\": [", f);
+    bench_layout_summary ls[BENCH_NUM_LAYOUTS];
+    int nls = bench_summarize_layouts(rs, n, ls);
+    for (int k = 0; k < nls; k++) {
+        fputs(k ? ", {" : "{", f);
+        json_kv_str(f, "layout", bench_layout_name(ls[k].layout), 1);
+        json_kv_int(f, "points", ls[k].points, 1);
+        json_kv_int(f, "points_with_ratio", ls[k].with_ratio, 1);
+        json_kv_num(f, "geomean_prnn_padded_packed", ls[k].geomean, 1);
+        json_kv_int(f, "points_within_target", ls[k].within_target, 1);
+        json_kv_num(f, "target", BENCH_LAYOUT_TARGET, 1);
+        json_kv_int(f, "points_with_cudnn_ratio", ls[k].cudnn_with_ratio, 1);
+        json_kv_num(f, "geomean_best_cudnn_padded_packed", ls[k].cudnn_geomean, 0);
+        fputc('}', f);
+    }
+    fputc(']', f);
     fputs(",\n  \"cold_start\": [", f);
     for (int i = 0; i < ncold; i++) {
         const bench_cold_result *c = &cold[i];

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bench_layout.h"
+
 int bench_display_width(const char *s)
 {
     int w = 0;
@@ -78,6 +80,24 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  two (target <= %.1f); cuDNN fwd / bwd-data / bwd-wgts = the phases of\n"
 "  the best cuDNN algorithm (best by whole step). µs per timestep.\n",
                 BENCH_BWD_DATA_TARGET);
+    if (m->padded)
+        fprintf(f,
+"layout: packed = time-major, every sequence T long, prnn's v5 calls and\n"
+"  cuDNN's SEQ_MAJOR_PACKED. seq-padded / batch-padded = SEQ_MAJOR_UNPACKED /\n"
+"  BATCH_MAJOR_UNPACKED, room for T steps per sequence (T = maxSeqLength;\n"
+"  µs per timestep is still the call / T), through prnn's prnnRNNForward,\n"
+"  prnnRNNBackwardData_v8, prnnRNNBackwardWeights_v8 and cuDNN's same calls\n"
+"  (prnn graph and cublasLt-graph capture prnn's). %s\n"
+"  The padding of x and dy holds %s; y and dx are compared over their\n"
+"  valid steps, y's padding with the fill (0) too.\n",
+                m->lengths == BENCH_LENGTHS_VARIED
+                    ? "Lengths varied: spaced\n"
+                      "  evenly from T down to ceil(T/2), sequence 0 T long, the others in a\n"
+                      "  fixed shuffled order; about 3/4 of B*T steps hold data."
+                    : "Lengths full: every\n"
+                      "  sequence T long, the packed point's work.",
+                m->pad_input && strcmp(m->pad_input, "finite") == 0 ? "8.0 (--pad-input finite)"
+                                                                    : "NaN");
     fputc('\n', f);
     /* clang-format on */
     fflush(f);
@@ -96,6 +116,7 @@ enum {
     C_H,
     C_B,
     C_T,
+    C_LAYOUT, /* BENCH_TABLE_LAYOUT only */
     C_PRNN,
     C_PATH,
     C_PGRAPH,
@@ -126,6 +147,7 @@ static const column cols[C_ALL] = {
     {"H", 5, 1},
     {"B", 5, 1},
     {"T", 5, 1},
+    {"layout", 12, 0},
     {"prnn", 8, 1},
     {"path", 9, 0},
     {"prnn graph", 10, 1},
@@ -154,14 +176,24 @@ static int bar_before(int c)
            c == C_CUDNN_FWD;
 }
 
-static int ncols(int phases)
+/* 1 when column c is in a table of these cols (bench_report.h). */
+static int shown(int c, int flags)
 {
-    return phases ? C_ALL : C_COUNT;
+    if (c == C_LAYOUT)
+        return (flags & BENCH_TABLE_LAYOUT) != 0;
+    return c < C_COUNT || (flags & BENCH_TABLE_PHASES);
 }
 
-static void row(FILE *f, char cells[C_ALL][64], int phases)
+int bench_table_cols(const bench_meta *m)
 {
-    for (int c = 0; c < ncols(phases); c++) {
+    return (m->training ? BENCH_TABLE_PHASES : 0) | (m->padded ? BENCH_TABLE_LAYOUT : 0);
+}
+
+static void row(FILE *f, char cells[C_ALL][64], int flags)
+{
+    for (int c = 0; c < C_ALL; c++) {
+        if (!shown(c, flags))
+            continue;
         if (c)
             fputs(bar_before(c) ? " | " : " ", f);
         cell(f, cells[c], cols[c].width, cols[c].right);
@@ -170,15 +202,16 @@ static void row(FILE *f, char cells[C_ALL][64], int phases)
     fflush(f);
 }
 
-void bench_table_header(FILE *f, int phases)
+void bench_table_header(FILE *f, int flags)
 {
     char cells[C_ALL][64];
     for (int c = 0; c < C_ALL; c++)
         bench_copy(cells[c], sizeof(cells[c]), cols[c].title);
-    row(f, cells, phases);
+    row(f, cells, flags);
     int total = 0;
-    for (int c = 0; c < ncols(phases); c++)
-        total += cols[c].width + (c ? (bar_before(c) ? 3 : 1) : 0);
+    for (int c = 0; c < C_ALL; c++)
+        if (shown(c, flags))
+            total += cols[c].width + (c ? (bar_before(c) ? 3 : 1) : 0);
     for (int i = 0; i < total; i++)
         fputc('-', f);
     fputc('\n', f);
@@ -254,7 +287,7 @@ static void phase_cells(char c[C_ALL][64], const bench_result *r)
     fmt_ratio(c[C_BWD_RATIO], 64, r->bwd_data_ratio);
 }
 
-void bench_table_row(FILE *f, const bench_result *r, int phases)
+void bench_table_row(FILE *f, const bench_result *r, int flags)
 {
     char c[C_ALL][64];
     const bench_point *pt = &r->pt;
@@ -265,6 +298,7 @@ void bench_table_row(FILE *f, const bench_result *r, int phases)
     snprintf(c[C_H], 64, "%d", pt->hidden);
     snprintf(c[C_B], 64, "%d", pt->batch);
     snprintf(c[C_T], 64, "%d", pt->seq);
+    snprintf(c[C_LAYOUT], 64, "%s", bench_layout_name(pt->layout));
     fmt_impl(c[C_PRNN], 64, &r->impl[BENCH_IMPL_PRNN]);
     snprintf(c[C_PATH], 64, "%s", r->plan.valid ? r->plan.path : "-");
     fmt_impl(c[C_PGRAPH], 64, &r->impl[BENCH_IMPL_PRNN_GRAPH]);
@@ -280,7 +314,7 @@ void bench_table_row(FILE *f, const bench_result *r, int phases)
     fmt_ratio(c[C_RATIO], 64, r->ratio);
     fmt_diff(c[C_DIFF], 64, r);
     phase_cells(c, r);
-    row(f, c, phases);
+    row(f, c, flags);
 }
 
 /* "1.234", or "n/a" without a figure. */
@@ -309,6 +343,64 @@ static void training_line(FILE *f, const bench_result *rs, int n)
             t.with_bwd_ratio, t.points, BENCH_BWD_DATA_TARGET, t.bwd_within_target);
 }
 
+/* "1.234 (3.25 / 3.21)": a padded / packed ratio and its medians. */
+static void fmt_layout_ratio(char *buf, size_t n, double ratio, const bench_impl_result *padded,
+                             const bench_impl_result *packed)
+{
+    if (isnan(ratio))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f (%.2f / %.2f)", ratio, padded->us.median, packed->us.median);
+}
+
+/* The padded points with a packed twin: prnn's (and the best cuDNN's)
+ * padded / packed, one line each, then one line per layout. */
+static void layout_lines(FILE *f, const bench_result *rs, int n)
+{
+    bench_layout_summary ls[BENCH_NUM_LAYOUTS];
+    int nl = bench_summarize_layouts(rs, n, ls);
+    int any = 0;
+    for (int k = 0; k < nl; k++)
+        any |= ls[k].with_ratio || ls[k].cudnn_with_ratio;
+    if (!any)
+        return;
+    fprintf(f,
+            "padded / packed, µs per step of the same shape (prnn's plain call; best cuDNN's); "
+            "issue 27's target: prnn <= %.2f with --lengths full:\n",
+            BENCH_LAYOUT_TARGET);
+    for (int i = 0; i < n; i++) {
+        const bench_result *r = &rs[i];
+        if (isnan(r->layout_ratio) && isnan(r->layout_ratio_cudnn))
+            continue;
+        const bench_result *p = NULL;
+        for (int j = 0; j < n && !p; j++)
+            if (rs[j].pt.layout == BENCH_LAYOUT_PACKED && bench_same_shape(&rs[j].pt, &r->pt))
+                p = &rs[j];
+        if (!p)
+            continue;
+        char a[64], b[64];
+        fmt_layout_ratio(a, sizeof(a), r->layout_ratio, &r->impl[BENCH_IMPL_PRNN],
+                         &p->impl[BENCH_IMPL_PRNN]);
+        fmt_layout_ratio(b, sizeof(b), r->layout_ratio_cudnn, bench_best_cudnn(r),
+                         bench_best_cudnn(p));
+        fprintf(f, "  %-9s %-4s %-4s H=%-5d B=%-4d T=%-5d %-12s %-6s: prnn %-22s cuDNN %s\n",
+                bench_pass_name(r->pt.pass), prnn_mode_name(r->pt.mode),
+                bench_dtype_short(r->pt.dtype), r->pt.hidden, r->pt.batch, r->pt.seq,
+                bench_layout_name(r->pt.layout), bench_lengths_name(r->pt.lengths), a, b);
+    }
+    for (int k = 0; k < nl; k++) {
+        char a[32], b[32];
+        fprintf(f,
+                "geomean padded/packed %-12s: prnn %s (%d of %d points; <= %.2f at %d), best "
+                "cuDNN %s (%d points)\n",
+                bench_layout_name(ls[k].layout),
+                fmt_geomean(a, sizeof(a), ls[k].geomean, ls[k].with_ratio), ls[k].with_ratio,
+                ls[k].points, BENCH_LAYOUT_TARGET, ls[k].within_target,
+                fmt_geomean(b, sizeof(b), ls[k].cudnn_geomean, ls[k].cudnn_with_ratio),
+                ls[k].cudnn_with_ratio);
+    }
+}
+
 void bench_table_footer(FILE *f, const bench_result *rs, int n)
 {
     int failed = 0, poisoned = 0;
@@ -334,21 +426,27 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
                 "unwritten or diverged.\n",
                 poisoned);
 
+    layout_lines(f, rs, n);
+
     bench_group groups[256];
     double overall;
     int overall_n;
     int ng = bench_summary(rs, n, groups, 256, &overall, &overall_n);
     for (int g = 0; g < ng; g++) {
-        if (groups[g].n)
-            fprintf(f, "geomean prnn/best-cuDNN %-9s %-4s %-4s: %6.3f  (%d of %d points)\n",
-                    bench_pass_name(groups[g].pass), prnn_mode_name(groups[g].mode),
-                    bench_dtype_short(groups[g].dtype), groups[g].geomean, groups[g].n,
-                    groups[g].points);
+        /* packed groups as before the layouts; a padded one says which */
+        const bench_group *gr = &groups[g];
+        const char *layout = gr->layout == BENCH_LAYOUT_PACKED ? "" : bench_layout_name(gr->layout);
+        const char *space = *layout ? " " : "";
+        if (gr->n)
+            fprintf(f, "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s: %6.3f  (%d of %d points)\n",
+                    bench_pass_name(gr->pass), prnn_mode_name(gr->mode),
+                    bench_dtype_short(gr->dtype), space, layout, gr->geomean, gr->n, gr->points);
         else
             fprintf(f,
-                    "geomean prnn/best-cuDNN %-9s %-4s %-4s:    n/a  (0 of %d points have both)\n",
-                    bench_pass_name(groups[g].pass), prnn_mode_name(groups[g].mode),
-                    bench_dtype_short(groups[g].dtype), groups[g].points);
+                    "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s:    n/a  (0 of %d points have "
+                    "both)\n",
+                    bench_pass_name(gr->pass), prnn_mode_name(gr->mode),
+                    bench_dtype_short(gr->dtype), space, layout, gr->points);
     }
     training_line(f, rs, n);
     if (overall_n)

@@ -17,16 +17,29 @@
  * when m->training, what the phase columns mean). */
 void bench_report_preamble(FILE *f, const bench_meta *m);
 
-/* phases: the table has the training columns (prnn's fwd / bwd-data /
- * bwd-wgts, its fwd-inf and bwd-data/inf, the best cuDNN algorithm's
- * phases): pass the same value to the header and every row. Inference rows
- * show "-" there. */
-void bench_table_header(FILE *f, int phases);
-void bench_table_row(FILE *f, const bench_result *r, int phases);
+/* The table's optional columns, bits of bench_table_header's and
+ * bench_table_row's cols. */
+enum {
+    /* the training columns (prnn's fwd / bwd-data / bwd-wgts, its fwd-inf
+     * and bwd-data/inf, the best cuDNN algorithm's phases); inference rows
+     * show "-" there */
+    BENCH_TABLE_PHASES = 1,
+    /* the layout column, after T (bench_meta.padded) */
+    BENCH_TABLE_LAYOUT = 2,
+};
 
-/* Footnotes, then the geometric-mean lines: per (pass, mode, dtype), the
- * training line when the run has training points, then overall (the
- * table's last line). */
+/* Pass the same cols to the header and every row. */
+void bench_table_header(FILE *f, int cols);
+void bench_table_row(FILE *f, const bench_result *r, int cols);
+
+/* The cols of a run described by m. */
+int bench_table_cols(const bench_meta *m);
+
+/* Footnotes; with padded points that have a packed twin, prnn's (and the
+ * best cuDNN's) padded / packed per point and per layout (after
+ * bench_pair_layouts); then the geometric-mean lines: per (pass, mode,
+ * dtype, layout), the training line when the run has training points,
+ * then overall (the table's last line). */
 void bench_table_footer(FILE *f, const bench_result *rs, int n);
 
 void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
@@ -40,7 +53,8 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
  *  - best_cudnn, best_cudnn_us, ratio_prnn_best_cudnn, max_rel_diff,
  *    reference;
  *  - appended for the training phases (empty on inference points), so that
- *    readers of the columns above by position still work: per
+ *    readers of the columns above by position still work (and so are the
+ *    columns after them): per
  *    implementation K_fwd_training_us, K_bwd_data_us, K_bwd_weights_us
  *    (medians of each phase timed alone; empty for the graph replays);
  *    prnn_fwd_inference_state, prnn_fwd_inference_us,
@@ -48,7 +62,12 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
  *    ratio_bwd_data_fwd_inference (prnn's bwd-data / that);
  *    best_cudnn_fwd_training_us, best_cudnn_bwd_data_us,
  *    best_cudnn_bwd_weights_us (the phases of best_cudnn, the algorithm
- *    with the best whole step).
+ *    with the best whole step);
+ *  - prnn_engine, prnn_backward_engine;
+ *  - layout (packed, seq-padded, batch-padded), lengths (full, varied:
+ *    bench_layout.h), lengths_sum (the steps that hold data: B * T unless
+ *    varied), ratio_prnn_padded_packed, ratio_best_cudnn_padded_packed
+ *    (a padded point's median over its packed twin's; empty otherwise).
  */
 void bench_write_csv(FILE *f, const bench_result *rs, int n);
 
@@ -63,8 +82,15 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n);
  * they do not apply): "prnn_fwd_inference" ({state, median_us ... repeats,
  * first_call_ms, note}; null on inference points),
  * "ratio_bwd_data_fwd_inference", "best_cudnn_fwd_training_us",
- * "best_cudnn_bwd_data_us", "best_cudnn_bwd_weights_us". meta gains
- * "training" (0/1) and "phases" (how they were timed). "training_summary"
+ * "best_cudnn_bwd_data_us", "best_cudnn_bwd_weights_us", and "layout",
+ * "lengths", "lengths_sum", "ratio_prnn_padded_packed",
+ * "ratio_best_cudnn_padded_packed" (as the CSV's). meta gains "training"
+ * (0/1) and "phases" (how they were timed), "padded" (0/1), "lengths" and
+ * "pad_input" (bench_layout.h's rules); a summary group, "layout".
+ * "layout_summary": per padded layout {layout, points, points_with_ratio,
+ * geomean_prnn_padded_packed, points_within_target, target,
+ * points_with_cudnn_ratio, geomean_best_cudnn_padded_packed} (empty
+ * without padded points). "training_summary"
  * is null without training points, else {points, points_with_ratio,
  * geomean_ratio,
  * points_prnn_le_cudnn, points_with_bwd_data_ratio,

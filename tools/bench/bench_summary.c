@@ -15,7 +15,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
         int g;
         for (g = 0; g < ng; g++)
             if (groups[g].pass == pt->pass && groups[g].mode == pt->mode &&
-                groups[g].dtype == pt->dtype)
+                groups[g].dtype == pt->dtype && groups[g].layout == pt->layout)
                 break;
         if (g == ng) {
             if (ng == max)
@@ -24,6 +24,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
             groups[ng].pass = pt->pass;
             groups[ng].mode = pt->mode;
             groups[ng].dtype = pt->dtype;
+            groups[ng].layout = pt->layout;
             ng++;
         }
         groups[g].points++;
@@ -33,7 +34,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
         int k = 0;
         for (int i = 0; v && i < n; i++)
             if (rs[i].pt.pass == groups[g].pass && rs[i].pt.mode == groups[g].mode &&
-                rs[i].pt.dtype == groups[g].dtype)
+                rs[i].pt.dtype == groups[g].dtype && rs[i].pt.layout == groups[g].layout)
                 v[k++] = rs[i].ratio;
         groups[g].geomean = v ? bench_geomean(v, k, &groups[g].n) : NAN;
     }
@@ -76,4 +77,71 @@ void bench_summarize_training(const bench_result *rs, int n, bench_training_summ
     s->geomean_bwd_ratio = bench_geomean(bwd, k, &s->with_bwd_ratio);
     free(ratio);
     free(bwd);
+}
+
+int bench_same_shape(const bench_point *a, const bench_point *b)
+{
+    return a->pass == b->pass && a->mode == b->mode && a->dtype == b->dtype &&
+           a->hidden == b->hidden && a->input == b->input && a->batch == b->batch &&
+           a->seq == b->seq && a->layers == b->layers && a->bidirectional == b->bidirectional;
+}
+
+/* a / b of two medians; NaN unless both are there. */
+static double median_ratio(const bench_impl_result *a, const bench_impl_result *b)
+{
+    if (!a || !b || a->state != BENCH_OK || b->state != BENCH_OK || !(b->us.median > 0))
+        return NAN;
+    return a->us.median / b->us.median;
+}
+
+void bench_pair_layouts(bench_result *rs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        bench_result *r = &rs[i];
+        r->layout_ratio = r->layout_ratio_cudnn = NAN;
+        if (r->pt.layout == BENCH_LAYOUT_PACKED)
+            continue;
+        for (int j = 0; j < n; j++) {
+            const bench_result *p = &rs[j];
+            if (p->pt.layout != BENCH_LAYOUT_PACKED || !bench_same_shape(&p->pt, &r->pt))
+                continue;
+            r->layout_ratio = median_ratio(&r->impl[BENCH_IMPL_PRNN], &p->impl[BENCH_IMPL_PRNN]);
+            r->layout_ratio_cudnn = median_ratio(bench_best_cudnn(r), bench_best_cudnn(p));
+            break;
+        }
+    }
+}
+
+int bench_summarize_layouts(const bench_result *rs, int n,
+                            bench_layout_summary out[BENCH_NUM_LAYOUTS])
+{
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *c = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    int count = 0;
+    for (int l = BENCH_LAYOUT_PACKED + 1; l < BENCH_NUM_LAYOUTS; l++) {
+        bench_layout_summary *s = &out[count];
+        memset(s, 0, sizeof(*s));
+        s->layout = (bench_layout)l;
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (rs[i].pt.layout != (bench_layout)l)
+                continue;
+            s->points++;
+            if (v && c) {
+                v[k] = rs[i].layout_ratio;
+                c[k] = rs[i].layout_ratio_cudnn;
+                k++;
+            }
+            /* NaN compares false: a point without the figure is not in */
+            s->within_target += rs[i].layout_ratio <= BENCH_LAYOUT_TARGET;
+        }
+        if (!s->points)
+            continue;
+        s->geomean = bench_geomean(v, k, &s->with_ratio);
+        s->cudnn_geomean = bench_geomean(c, k, &s->cudnn_with_ratio);
+        count++;
+    }
+    free(v);
+    free(c);
+    return count;
 }

@@ -4,12 +4,13 @@
 
 #include "bench_types.h"
 
-/* Geometric mean of prnn / best cuDNN over the points of one pass, mode
- * and data type that have both numbers. */
+/* Geometric mean of prnn / best cuDNN over the points of one pass, mode,
+ * data type and layout that have both numbers. */
 typedef struct {
     bench_pass pass;
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
+    bench_layout layout;
     double geomean; /* NaN when n == 0 */
     int n;          /* points with a ratio */
     int points;     /* points in the group */
@@ -36,5 +37,34 @@ typedef struct {
 } bench_training_summary;
 
 void bench_summarize_training(const bench_result *rs, int n, bench_training_summary *s);
+
+/* Issue 27's target for a padded layout: prnn's µs per step at most this
+ * many times the packed layout's, with the same work (--lengths full). */
+#define BENCH_LAYOUT_TARGET 1.03
+
+/* 1 when a and b are the same shape and pass (their layouts aside). */
+int bench_same_shape(const bench_point *a, const bench_point *b);
+
+/* Sets layout_ratio (prnn) and layout_ratio_cudnn (the best cuDNN
+ * algorithms) of each padded point: its median over that of the packed
+ * point of the same shape in rs; NaN where there is none or either
+ * median is missing. */
+void bench_pair_layouts(bench_result *rs, int n);
+
+/* Over the padded points of one layout (after bench_pair_layouts). */
+typedef struct {
+    bench_layout layout;
+    int points;        /* points of the layout */
+    int with_ratio;    /* with prnn's padded / packed */
+    double geomean;    /* of that; NaN when none */
+    int within_target; /* of those, ratio <= BENCH_LAYOUT_TARGET */
+    int cudnn_with_ratio;
+    double cudnn_geomean; /* best cuDNN padded / packed */
+} bench_layout_summary;
+
+/* One entry per padded layout present in rs, in bench_layout order;
+ * returns how many (0 without padded points). */
+int bench_summarize_layouts(const bench_result *rs, int n,
+                            bench_layout_summary out[BENCH_NUM_LAYOUTS]);
 
 #endif

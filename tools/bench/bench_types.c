@@ -94,6 +94,7 @@ void bench_result_init(bench_result *r, const bench_point *pt)
         impl_none(&r->impl[i]);
     impl_none(&r->fwd_inference);
     r->bwd_data_ratio = NAN;
+    r->layout_ratio = r->layout_ratio_cudnn = NAN;
     r->plan.resident_fraction = NAN;
     r->plan.plan_ms = r->plan.compile_ms = r->plan.prepare_wall_ms = NAN;
     r->best_cudnn = -1;

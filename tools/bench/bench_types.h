@@ -26,6 +26,28 @@ typedef enum {
     BENCH_NUM_PHASES
 } bench_phase;
 
+/*
+ * How x, y, dx and dy lie in memory at a point (--layout). PACKED is
+ * time-major with every sequence T long, timed through prnn's v5 calls (and
+ * cuDNN's SEQ_MAJOR_PACKED): the tool's figures before layouts existed. The
+ * padded layouts run prnn's v8 calls and cuDNN's with RNN data descriptors
+ * of that layout (SEQ_MAJOR_UNPACKED, BATCH_MAJOR_UNPACKED), a length per
+ * sequence (bench_lengths) and room for T steps each.
+ */
+typedef enum {
+    BENCH_LAYOUT_PACKED = 0,
+    BENCH_LAYOUT_SEQ_PADDED,
+    BENCH_LAYOUT_BATCH_PADDED,
+    BENCH_NUM_LAYOUTS
+} bench_layout;
+
+/* The lengths of a padded point's sequences (--lengths; bench_layout.h
+ * says which). A packed point's are always FULL. */
+typedef enum {
+    BENCH_LENGTHS_FULL = 0, /* every sequence T long: the packed point's work */
+    BENCH_LENGTHS_VARIED    /* from T down to ceil(T/2), in a fixed shuffled order */
+} bench_lengths;
+
 /* One configuration of the sweep. */
 typedef struct {
     prnnRNNMode_t mode;
@@ -37,6 +59,8 @@ typedef struct {
     int layers;
     int bidirectional;
     bench_pass pass;
+    bench_layout layout;
+    bench_lengths lengths; /* FULL on packed points */
 } bench_point;
 
 /*
@@ -118,6 +142,11 @@ typedef struct {
     bench_impl_result fwd_inference;
     /* prnn's backward-data median / fwd_inference median; NaN when n/a. */
     double bwd_data_ratio;
+    /* Padded points: prnn's median / that of the packed point of the same
+     * shape in the run, and the same for the best cuDNN algorithms; NaN on
+     * packed points and where either is missing (bench_pair_layouts). */
+    double layout_ratio;
+    double layout_ratio_cudnn;
 } bench_result;
 
 /* Cold-start figures of one shape (see cold_start.h). */
@@ -149,8 +178,13 @@ typedef struct {
     char prnn_version[32];
     const char *math; /* "strict" or "tf32" */
     int warmup, repeats;
-    int training; /* the sweep has training points: the table gets
-                     the phase columns, the preamble their notes */
+    int training;          /* the sweep has training points: the table gets
+                              the phase columns, the preamble their notes */
+    int padded;            /* the sweep has padded layouts: the table gets the
+                              layout column, the preamble their notes */
+    bench_lengths lengths; /* of the padded points */
+    const char *pad_input; /* what their x and dy padding hold: "nan" or
+                              "finite" (bench_layout.h) */
 } bench_meta;
 
 /* Short names: "prnn", "prnn-graph", "cublasLt-graph", "cudnn-standard",

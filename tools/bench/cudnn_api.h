@@ -67,7 +67,9 @@
 #define BENCH_CUDNN_INPUT_MODE_VALUES(X) X(CUDNN_LINEAR_INPUT, 0)
 
 #define BENCH_CUDNN_DATA_LAYOUT_VALUES(X)                                     \
-    X(CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1)
+    X(CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, 0)                            \
+    X(CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1)                              \
+    X(CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, 2)
 
 #define BENCH_CUDNN_WGRAD_MODE_VALUES(X) X(CUDNN_WGRAD_MODE_ADD, 0)
 
@@ -84,8 +86,10 @@
     X(cudnnRNNDataLayout_t, BENCH_CUDNN_DATA_LAYOUT_VALUES)                   \
     X(cudnnWgradMode_t, BENCH_CUDNN_WGRAD_MODE_VALUES)
 
-/* cudnnSetRNNDescriptor_v8's auxFlags (a #define in cudnn_adv.h). */
-#define BENCH_CUDNN_CONSTANTS(X) X(CUDNN_RNN_PADDED_IO_DISABLED, 0)
+/* cudnnSetRNNDescriptor_v8's auxFlags (#defines in cudnn_adv.h). */
+#define BENCH_CUDNN_CONSTANTS(X)                                              \
+    X(CUDNN_RNN_PADDED_IO_DISABLED, 0)                                        \
+    X(CUDNN_RNN_PADDED_IO_ENABLED, 1)
 
 /* cudnnGetLastErrorString is cuDNN 9's detail of the last failure; the
  * bench does without it. */

@@ -105,6 +105,16 @@ static cudnnRNNMode_t cudnn_mode(prnnRNNMode_t m)
     }
 }
 
+/* The point's layout as cuDNN names it (bench_types.h). */
+static cudnnRNNDataLayout_t cudnn_layout(bench_layout l)
+{
+    switch (l) {
+    case BENCH_LAYOUT_SEQ_PADDED: return CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+    case BENCH_LAYOUT_BATCH_PADDED: return CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED;
+    default: return CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED;
+    }
+}
+
 /* Everything one attempt (one algorithm, one math choice) owns. */
 typedef struct {
     bench_cudnn *c;
@@ -248,9 +258,15 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
     const bench_cudnn_lib *lib = a->c->lib;
     const bench_device *d = a->c->d;
     const bench_point *pt = &a->ctx->model->pt;
+    const bench_seqs *q = &a->ctx->io->seqs;
     cudnnDataType_t dt = bench_cudnn_dtype(pt->dtype);
     int dirs = pt->bidirectional ? 2 : 1;
     int train = pt->pass == BENCH_TRAINING;
+    int padded = q->layout != BENCH_LAYOUT_PACKED;
+    /* The padding fill of y (read as one value of the data type): 0, whose
+     * bytes are zeros in every type. cuDNN reads it in the padded layouts
+     * only, which require padded I/O. */
+    double fill = 0;
 
     if (ck(a, lib->cudnnCreateRNNDescriptor(&a->rnn), "cudnnCreateRNNDescriptor", err, n) ||
         ck(a, lib->cudnnCreateRNNDataDescriptor(&a->xd), "cudnnCreateRNNDataDescriptor", err, n) ||
@@ -266,7 +282,7 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
                a->rnn, (cudnnRNNAlgo_t)algo, cudnn_mode(pt->mode), CUDNN_RNN_DOUBLE_BIAS,
                pt->bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
                dt, mc->math_prec, mc->math_type, pt->input, pt->hidden, pt->hidden, pt->layers,
-               a->c->dropout, CUDNN_RNN_PADDED_IO_DISABLED),
+               a->c->dropout, padded ? CUDNN_RNN_PADDED_IO_ENABLED : CUDNN_RNN_PADDED_IO_DISABLED),
            "cudnnSetRNNDescriptor_v8", err, n))
         return -1;
     if (algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC &&
@@ -274,22 +290,15 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
            err, n))
         return -1;
 
-    int *lens = malloc((size_t)pt->batch * sizeof(int));
-    if (!lens) {
-        snprintf(err, n, "out of host memory");
-        return -1;
-    }
-    for (int b = 0; b < pt->batch; b++)
-        lens[b] = pt->seq;
     int hdims[3] = {pt->layers * dirs, pt->batch, pt->hidden};
     int hstrides[3] = {pt->batch * pt->hidden, pt->hidden, 1};
     int rc = ck(a,
-                lib->cudnnSetRNNDataDescriptor(a->xd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-                                               pt->seq, pt->batch, pt->input, lens, NULL),
+                lib->cudnnSetRNNDataDescriptor(a->xd, dt, cudnn_layout(q->layout), q->T, q->B,
+                                               pt->input, q->len, padded ? &fill : NULL),
                 "cudnnSetRNNDataDescriptor(x)", err, n) ||
              ck(a,
-                lib->cudnnSetRNNDataDescriptor(a->yd, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-                                               pt->seq, pt->batch, pt->hidden * dirs, lens, NULL),
+                lib->cudnnSetRNNDataDescriptor(a->yd, dt, cudnn_layout(q->layout), q->T, q->B,
+                                               pt->hidden * dirs, q->len, padded ? &fill : NULL),
                 "cudnnSetRNNDataDescriptor(y)", err, n) ||
              ck(a, lib->cudnnSetTensorNdDescriptor(a->hd, dt, 3, hdims, hstrides),
                 "cudnnSetTensorNdDescriptor(h)", err, n) ||
@@ -302,10 +311,8 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
                                                a->xd, &a->work_size, &a->reserve_size),
                 "cudnnGetRNNTempSpaceSizes", err, n);
     *setup_ms = bench_now_ms() - t0;
-    if (rc) {
-        free(lens);
+    if (rc)
         return -1;
-    }
 
     rc = bench_alloc(d, &a->w, a->w_size, "cuDNN weights", err, n) ||
          (train && bench_alloc(d, &a->dw, a->w_size, "cuDNN dw", err, n)) ||
@@ -313,8 +320,7 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
          (train && bench_alloc(d, &a->reserve, a->reserve_size, "cuDNN reserve", err, n)) ||
          bench_alloc(d, &a->seqlens, (size_t)pt->batch * sizeof(int32_t), "cuDNN devSeqLengths",
                      err, n) ||
-         bench_upload(d, a->seqlens, lens, (size_t)pt->batch * sizeof(int32_t), err, n);
-    free(lens);
+         bench_upload(d, a->seqlens, q->len, (size_t)pt->batch * sizeof(int32_t), err, n);
     if (rc)
         return -1;
     /* Bytes outside the parameters (padding) must not be garbage. */

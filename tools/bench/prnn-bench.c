@@ -17,7 +17,9 @@
 #include "bench_args.h"
 #include "bench_data.h"
 #include "bench_device.h"
+#include "bench_layout.h"
 #include "bench_report.h"
+#include "bench_summary.h"
 #include "bench_run.h"
 #include "bench_timing.h"
 #include "cold_start.h"
@@ -47,11 +49,15 @@ static void no_gpu(const char *why)
 
 static void point_label(char *buf, size_t n, const bench_point *pt)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d T=%d%s%s%s", prnn_mode_name(pt->mode),
+    snprintf(buf, n, "%s %s H=%d B=%d T=%d%s%s%s%s%s%s%s", prnn_mode_name(pt->mode),
              bench_dtype_short(pt->dtype), pt->hidden, pt->batch, pt->seq,
              pt->input != pt->hidden ? " (input size differs)" : "",
              pt->bidirectional ? " bidirectional" : "",
-             pt->pass == BENCH_TRAINING ? " training" : "");
+             pt->pass == BENCH_TRAINING ? " training" : "",
+             pt->layout != BENCH_LAYOUT_PACKED ? " " : "",
+             pt->layout != BENCH_LAYOUT_PACKED ? bench_layout_name(pt->layout) : "",
+             pt->layout != BENCH_LAYOUT_PACKED ? " lengths " : "",
+             pt->layout != BENCH_LAYOUT_PACKED ? bench_lengths_name(pt->lengths) : "");
 }
 
 /* Prints what went wrong with one implementation: failures always,
@@ -138,7 +144,7 @@ static int run_point(bench_state_t *s, bench_result *res)
         fail_all(res, err);
         return 0;
     }
-    if (bench_io_create(&s->dev, &io, pt, a->seed, err, sizeof(err))) {
+    if (bench_io_create(&s->dev, &io, pt, a->seed, a->pad_input, err, sizeof(err))) {
         bench_model_destroy(&model);
         fail_all(res, err);
         char label[128];
@@ -196,7 +202,8 @@ static int run_point(bench_state_t *s, bench_result *res)
         bench_point lp = *pt;
         lp.mode = PRNN_LSTM;
         if (bench_model_create(&lstm_model, &lp, a->seed, err, sizeof(err)) == 0) {
-            if (bench_io_create(&s->dev, &lstm_io, &lp, a->seed, err, sizeof(err)) == 0) {
+            if (bench_io_create(&s->dev, &lstm_io, &lp, a->seed, a->pad_input, err, sizeof(err)) ==
+                0) {
                 twin = 1;
                 lstm_ctx.model = &lstm_model;
                 lstm_ctx.io = &lstm_io;
@@ -348,6 +355,9 @@ static void fill_meta(bench_meta *m, const bench_state_t *s, const char *cudnn_d
     m->warmup = s->a->warmup;
     m->repeats = s->a->repeats;
     m->training = bench_args_has_training(s->a);
+    m->padded = bench_args_has_padded(s->a);
+    m->lengths = s->a->lengths;
+    m->pad_input = bench_pad_input_name(s->a->pad_input);
 }
 
 int main(int argc, char **argv)
@@ -437,7 +447,8 @@ int main(int argc, char **argv)
         return TOOL_EXIT_FAILURE;
     }
 
-    bench_table_header(stdout, meta.training);
+    const int table_cols = bench_table_cols(&meta);
+    bench_table_header(stdout, table_cols);
     int done = 0, broken = 0;
     for (long i = 0; i < npoints; i++) {
         bench_point pt;
@@ -454,11 +465,12 @@ int main(int argc, char **argv)
                     npoints, label, (double)free_b / 1073741824.0);
         }
         broken = run_point(&s, &results[i]) != 0;
-        bench_table_row(stdout, &results[i], meta.training);
+        bench_table_row(stdout, &results[i], table_cols);
         done++;
         if (broken)
             break;
     }
+    bench_pair_layouts(results, done);
     bench_table_footer(stdout, results, done);
 
     /* A file asked for and not written fails the run: a script reading it

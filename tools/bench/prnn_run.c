@@ -6,12 +6,8 @@
 
 #include "bench_stats.h"
 #include "dtype.h"
+#include "prnn_run_api.h"
 #include "tool_cli.h"
-
-struct bench_prnn {
-    const bench_device *d;
-    prnnHandle_t handle;
-};
 
 /* The library's name, short: "resident" for "persistent-resident". */
 const char *bench_path_name(prnnRNNPath_t p)
@@ -80,23 +76,7 @@ void bench_prnn_close(bench_prnn *p)
     free(p);
 }
 
-/* Everything one run owns. */
-typedef struct {
-    bench_prnn *p;
-    const bench_run_ctx *ctx;
-    prnnRNNDescriptor_t rnn;
-    prnnTensorDescriptor_t x1, y1, h1; /* one step's x/y, and the states */
-    prnnTensorDescriptor_t *xs, *ys;   /* seq copies of x1 / y1 */
-    prnnFilterDescriptor_t wd, md;
-    size_t w_size, work_size, reserve_size;
-    CUdeviceptr w, dw, work, reserve;
-    CUgraph graph;
-    CUgraphExec exec;
-    int use_graph;     /* call_step launches exec instead */
-    prnnStatus_t last; /* the last prnn failure, or SUCCESS */
-} prun;
-
-static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
+int prun_check(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
 {
     if (s == PRNN_STATUS_SUCCESS)
         return 0;
@@ -109,11 +89,16 @@ static int pk(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
     return -1;
 }
 
-static prnnStatus_t set3(prnnTensorDescriptor_t t, prnnDataType_t dt, int a, int b, int c)
+prnnStatus_t prun_set3(prnnTensorDescriptor_t t, prnnDataType_t dt, int a, int b, int c)
 {
     int dims[3] = {a, b, c};
     int strides[3] = {b * c, c, 1};
     return prnnSetTensorNdDescriptor(t, dt, 3, dims, strides);
+}
+
+prnnMathType_t prun_math_type(const prun *r)
+{
+    return r->ctx->math == BENCH_MATH_TF32 ? PRNN_TF32_RECURRENCE_MATH : PRNN_DEFAULT_MATH;
 }
 
 static void prun_free(prun *r)
@@ -130,6 +115,14 @@ static void prun_free(prun *r)
     prnnDestroyTensorDescriptor(r->h1);
     prnnDestroyFilterDescriptor(r->wd);
     prnnDestroyFilterDescriptor(r->md);
+    if (r->xd)
+        prnnDestroyRNNDataDescriptor(r->xd);
+    if (r->yd)
+        prnnDestroyRNNDataDescriptor(r->yd);
+    if (r->mt)
+        prnnDestroyTensorDescriptor(r->mt);
+    if (r->bt)
+        prnnDestroyTensorDescriptor(r->bt);
     free(r->xs);
     free(r->ys);
     bench_free(d, &r->w);
@@ -138,8 +131,10 @@ static void prun_free(prun *r)
     bench_free(d, &r->reserve);
 }
 
-static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, int is_bias,
-                  CUdeviceptr *ptr, size_t *count, char *err, size_t n)
+/* ---- the v5 calls: the packed layout ---- */
+
+static int v5_locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, int is_bias,
+                     CUdeviceptr *ptr, size_t *count, char *err, size_t n)
 {
     prun *r = user;
     void *addr = NULL;
@@ -148,8 +143,9 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, in
                                                bench_ptr(base), lin_id, r->md, &addr)
                 : prnnGetRNNLinLayerMatrixParams(r->p->handle, r->rnn, pseudo_layer, r->x1, r->wd,
                                                  bench_ptr(base), lin_id, r->md, &addr);
-    if (pk(r, s, is_bias ? "prnnGetRNNLinLayerBiasParams" : "prnnGetRNNLinLayerMatrixParams", err,
-           n))
+    if (prun_check(r, s,
+                   is_bias ? "prnnGetRNNLinLayerBiasParams" : "prnnGetRNNLinLayerMatrixParams", err,
+                   n))
         return -1;
     *ptr = (CUdeviceptr)(uintptr_t)addr;
     *count = 0;
@@ -158,8 +154,8 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, in
     prnnDataType_t dt;
     prnnTensorFormat_t fmt;
     int nb = 0, dims[8];
-    if (pk(r, prnnGetFilterNdDescriptor(r->md, 8, &dt, &fmt, &nb, dims),
-           "prnnGetFilterNdDescriptor", err, n))
+    if (prun_check(r, prnnGetFilterNdDescriptor(r->md, 8, &dt, &fmt, &nb, dims),
+                   "prnnGetFilterNdDescriptor", err, n))
         return -1;
     size_t c = 1;
     for (int i = 0; i < nb && i < 8; i++)
@@ -169,68 +165,145 @@ static int locate(void *user, CUdeviceptr base, int pseudo_layer, int lin_id, in
 }
 
 /* The four calls, each a bench_call_fn on a prun. */
-static int call_forward_inference(void *user, char *err, size_t n)
+static int v5_forward_inference(void *user, char *err, size_t n)
 {
     prun *r = user;
     const bench_io *io = r->ctx->io;
-    return pk(r,
-              prnnRNNForwardInference(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
-                                      bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
-                                      bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
-                                      bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-                                      bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
-              "prnnRNNForwardInference", err, n);
+    return prun_check(r,
+                      prnnRNNForwardInference(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                                              bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
+                                              bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                                              bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+                                              bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
+                      "prnnRNNForwardInference", err, n);
 }
 
-static int call_forward_training(void *user, char *err, size_t n)
+static int v5_forward_training(void *user, char *err, size_t n)
 {
     prun *r = user;
     const bench_io *io = r->ctx->io;
-    return pk(r,
-              prnnRNNForwardTraining(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs, bench_ptr(io->x), r->h1,
-                  bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
-                  bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1, bench_ptr(io->cy),
-                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve), r->reserve_size),
-              "prnnRNNForwardTraining", err, n);
+    return prun_check(r,
+                      prnnRNNForwardTraining(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                                             bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
+                                             bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
+                                             bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
+                                             bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
+                                             bench_ptr(r->reserve), r->reserve_size),
+                      "prnnRNNForwardTraining", err, n);
 }
 
-static int call_backward_data(void *user, char *err, size_t n)
+static int v5_backward_data(void *user, char *err, size_t n)
 {
     prun *r = user;
     const bench_io *io = r->ctx->io;
-    return pk(r,
-              prnnRNNBackwardData(
-                  r->p->handle, r->rnn, r->ctx->model->pt.seq, r->ys, bench_ptr(io->y), r->ys,
-                  bench_ptr(io->dy), r->h1, bench_ptr(io->dhy), r->h1, bench_ptr(io->dcy), r->wd,
-                  bench_ptr(r->w), r->h1, bench_ptr(io->hx), r->h1, bench_ptr(io->cx), r->xs,
-                  bench_ptr(io->dx), r->h1, bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx),
-                  bench_ptr(r->work), r->work_size, bench_ptr(r->reserve), r->reserve_size),
-              "prnnRNNBackwardData", err, n);
+    return prun_check(
+        r,
+        prnnRNNBackwardData(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->ys, bench_ptr(io->y),
+                            r->ys, bench_ptr(io->dy), r->h1, bench_ptr(io->dhy), r->h1,
+                            bench_ptr(io->dcy), r->wd, bench_ptr(r->w), r->h1, bench_ptr(io->hx),
+                            r->h1, bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
+                            bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx), bench_ptr(r->work),
+                            r->work_size, bench_ptr(r->reserve), r->reserve_size),
+        "prnnRNNBackwardData", err, n);
 }
 
-static int call_backward_weights(void *user, char *err, size_t n)
+static int v5_backward_weights(void *user, char *err, size_t n)
 {
     prun *r = user;
     const bench_io *io = r->ctx->io;
-    return pk(r,
-              prnnRNNBackwardWeights(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
-                                     bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
-                                     bench_ptr(io->y), bench_ptr(r->work), r->work_size, r->wd,
-                                     bench_ptr(r->dw), bench_ptr(r->reserve), r->reserve_size),
-              "prnnRNNBackwardWeights", err, n);
+    return prun_check(r,
+                      prnnRNNBackwardWeights(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
+                                             bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
+                                             bench_ptr(io->y), bench_ptr(r->work), r->work_size,
+                                             r->wd, bench_ptr(r->dw), bench_ptr(r->reserve),
+                                             r->reserve_size),
+                      "prnnRNNBackwardWeights", err, n);
 }
 
-static const bench_call_fn training_phases[BENCH_NUM_PHASES] = {
-    call_forward_training, call_backward_data, call_backward_weights};
+static int v5_describe(prun *r, prnnRNNAlgo_t algo, char *err, size_t n)
+{
+    const bench_point *pt = &r->ctx->model->pt;
+    prnnDataType_t dt = pt->dtype;
+    int dirs = pt->bidirectional ? 2 : 1;
+    r->xs = calloc((size_t)pt->seq, sizeof(*r->xs));
+    r->ys = calloc((size_t)pt->seq, sizeof(*r->ys));
+    if (!r->xs || !r->ys) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    if (prun_check(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor", err, n) ||
+        prun_check(r, prnnCreateTensorDescriptor(&r->x1), "prnnCreateTensorDescriptor", err, n) ||
+        prun_check(r, prnnCreateTensorDescriptor(&r->y1), "prnnCreateTensorDescriptor", err, n) ||
+        prun_check(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor", err, n) ||
+        prun_check(r, prnnCreateFilterDescriptor(&r->wd), "prnnCreateFilterDescriptor", err, n) ||
+        prun_check(r, prnnCreateFilterDescriptor(&r->md), "prnnCreateFilterDescriptor", err, n))
+        return -1;
+    if (prun_check(r,
+                   prnnSetRNNDescriptor(
+                       r->rnn, pt->hidden, pt->layers, NULL, PRNN_LINEAR_INPUT,
+                       pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL, pt->mode, dt),
+                   "prnnSetRNNDescriptor", err, n) ||
+        prun_check(r, prnnSetRNNMatrixMathType(r->rnn, prun_math_type(r)),
+                   "prnnSetRNNMatrixMathType", err, n) ||
+        prun_check(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err, n) ||
+        prun_check(r, prun_set3(r->x1, dt, pt->batch, pt->input, 1), "prnnSetTensorNdDescriptor(x)",
+                   err, n) ||
+        prun_check(r, prun_set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1),
+                   "prnnSetTensorNdDescriptor(y)", err, n) ||
+        prun_check(r, prun_set3(r->h1, dt, pt->layers * dirs, pt->batch, pt->hidden),
+                   "prnnSetTensorNdDescriptor(h)", err, n))
+        return -1;
+    for (int t = 0; t < pt->seq; t++) {
+        r->xs[t] = r->x1;
+        r->ys[t] = r->y1;
+    }
+    return 0;
+}
+
+static int v5_sizes(prun *r, char *err, size_t n)
+{
+    const bench_point *pt = &r->ctx->model->pt;
+    prnnHandle_t h = r->p->handle;
+    prnnDataType_t dt = pt->dtype;
+    if (prun_check(r, prnnGetRNNParamsSize(h, r->rnn, r->x1, &r->w_size, dt),
+                   "prnnGetRNNParamsSize", err, n))
+        return -1;
+    size_t elem = prnn_dtype_size(dt);
+    if (r->w_size % elem || r->w_size / elem > 0x7fffffff) {
+        snprintf(err, n,
+                 "prnnGetRNNParamsSize: %zu bytes is not a whole number of elements below 2^31",
+                 r->w_size);
+        return -1;
+    }
+    int wdims[3] = {(int)(r->w_size / elem), 1, 1};
+    if (prun_check(r, prnnSetFilterNdDescriptor(r->wd, dt, PRNN_TENSOR_NCHW, 3, wdims),
+                   "prnnSetFilterNdDescriptor(w)", err, n) ||
+        prun_check(r, prnnGetRNNWorkspaceSize(h, r->rnn, pt->seq, r->xs, &r->work_size),
+                   "prnnGetRNNWorkspaceSize", err, n) ||
+        (pt->pass == BENCH_TRAINING &&
+         prun_check(r, prnnGetRNNTrainingReserveSize(h, r->rnn, pt->seq, r->xs, &r->reserve_size),
+                    "prnnGetRNNTrainingReserveSize", err, n)))
+        return -1;
+    return 0;
+}
+
+static const prun_api prun_v5_api = {
+    v5_describe,
+    v5_sizes,
+    v5_locate,
+    v5_forward_inference,
+    {v5_forward_training, v5_backward_data, v5_backward_weights},
+};
+
+/* ---- what both families share ---- */
 
 /* The point's call: one forward inference, or the three calls of a
  * training step. */
 static int call_api(prun *r, char *err, size_t n)
 {
     if (r->ctx->model->pt.pass == BENCH_INFERENCE)
-        return call_forward_inference(r, err, n);
-    return bench_run_step(training_phases, r, err, n);
+        return r->api->forward_inference(r, err, n);
+    return bench_run_step(r->api->phases, r, err, n);
 }
 
 static int call_step(void *user, char *err, size_t n)
@@ -284,87 +357,38 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->config, sizeof(plan->config), info.config);
 }
 
+/* Descriptors, plan, weights, workspace and reserve: everything before the
+ * first call. */
 static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan, double *plan_ms, char *err,
                  size_t n)
 {
     const bench_device *d = r->p->d;
     const bench_point *pt = &r->ctx->model->pt;
-    prnnHandle_t h = r->p->handle;
-    prnnDataType_t dt = pt->dtype;
-    int dirs = pt->bidirectional ? 2 : 1;
     int train = pt->pass == BENCH_TRAINING;
-
-    r->xs = calloc((size_t)pt->seq, sizeof(*r->xs));
-    r->ys = calloc((size_t)pt->seq, sizeof(*r->ys));
-    if (!r->xs || !r->ys) {
-        snprintf(err, n, "out of host memory");
-        return -1;
-    }
-    if (pk(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor", err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->x1), "prnnCreateTensorDescriptor", err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->y1), "prnnCreateTensorDescriptor", err, n) ||
-        pk(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor", err, n) ||
-        pk(r, prnnCreateFilterDescriptor(&r->wd), "prnnCreateFilterDescriptor", err, n) ||
-        pk(r, prnnCreateFilterDescriptor(&r->md), "prnnCreateFilterDescriptor", err, n))
-        return -1;
-    if (pk(r,
-           prnnSetRNNDescriptor(r->rnn, pt->hidden, pt->layers, NULL, PRNN_LINEAR_INPUT,
-                                pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                                pt->mode, dt),
-           "prnnSetRNNDescriptor", err, n) ||
-        pk(r,
-           prnnSetRNNMatrixMathType(r->rnn, r->ctx->math == BENCH_MATH_TF32
-                                                ? PRNN_TF32_RECURRENCE_MATH
-                                                : PRNN_DEFAULT_MATH),
-           "prnnSetRNNMatrixMathType", err, n) ||
-        pk(r, prnnSetRNNAlgorithm(r->rnn, algo), "prnnSetRNNAlgorithm", err, n) ||
+    if (r->api->describe(r, algo, err, n) ||
         (pt->mode == PRNN_SRU && r->ctx->sru_package &&
-         pk(r,
-            prnnSetRNNSRUConvention(r->rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
-                                    PRNN_SRU_ACTIVATION_IDENTITY, 1.0),
-            "prnnSetRNNSRUConvention", err, n)) ||
-        pk(r, set3(r->x1, dt, pt->batch, pt->input, 1), "prnnSetTensorNdDescriptor(x)", err, n) ||
-        pk(r, set3(r->y1, dt, pt->batch, pt->hidden * dirs, 1), "prnnSetTensorNdDescriptor(y)", err,
-           n) ||
-        pk(r, set3(r->h1, dt, pt->layers * dirs, pt->batch, pt->hidden),
-           "prnnSetTensorNdDescriptor(h)", err, n))
+         prun_check(r,
+                    prnnSetRNNSRUConvention(r->rnn, PRNN_SRU_CONVENTION_SRU_PACKAGE,
+                                            PRNN_SRU_ACTIVATION_IDENTITY, 1.0),
+                    "prnnSetRNNSRUConvention", err, n)))
         return -1;
-    for (int t = 0; t < pt->seq; t++) {
-        r->xs[t] = r->x1;
-        r->ys[t] = r->y1;
-    }
     /* Plan first, through the call made for it: the size queries below may
      * plan too (the workspace depends on the plan), and the plan time must
      * be measured where it is spent. */
     double t0 = bench_now_ms();
-    if (pk(r, prnnPrepareRNN(h, r->rnn, pt->batch, dt), "prnnPrepareRNN", err, n))
+    if (prun_check(r, prnnPrepareRNN(r->p->handle, r->rnn, pt->batch, pt->dtype), "prnnPrepareRNN",
+                   err, n))
         return -1;
     fill_plan(r, plan);
     *plan_ms = bench_now_ms() - t0;
-    if (pk(r, prnnGetRNNParamsSize(h, r->rnn, r->x1, &r->w_size, dt), "prnnGetRNNParamsSize", err,
-           n))
-        return -1;
-    size_t elem = prnn_dtype_size(dt);
-    if (r->w_size % elem || r->w_size / elem > 0x7fffffff) {
-        snprintf(err, n,
-                 "prnnGetRNNParamsSize: %zu bytes is not a whole number of elements below 2^31",
-                 r->w_size);
-        return -1;
-    }
-    int wdims[3] = {(int)(r->w_size / elem), 1, 1};
-    if (pk(r, prnnSetFilterNdDescriptor(r->wd, dt, PRNN_TENSOR_NCHW, 3, wdims),
-           "prnnSetFilterNdDescriptor(w)", err, n) ||
-        pk(r, prnnGetRNNWorkspaceSize(h, r->rnn, pt->seq, r->xs, &r->work_size),
-           "prnnGetRNNWorkspaceSize", err, n) ||
-        (train && pk(r, prnnGetRNNTrainingReserveSize(h, r->rnn, pt->seq, r->xs, &r->reserve_size),
-                     "prnnGetRNNTrainingReserveSize", err, n)))
+    if (r->api->sizes(r, err, n))
         return -1;
     if (bench_alloc(d, &r->w, r->w_size, "prnn weights", err, n) ||
         (train && bench_alloc(d, &r->dw, r->w_size, "prnn dw", err, n)) ||
         bench_alloc(d, &r->work, r->work_size, "prnn workspace", err, n) ||
         (train && bench_alloc(d, &r->reserve, r->reserve_size, "prnn reserve", err, n)) ||
         bench_memset(d, r->w, 0, r->w_size, err, n) ||
-        bench_model_upload(d, r->ctx->model, locate, r, r->w, err, n))
+        bench_model_upload(d, r->ctx->model, r->api->locate, r, r->w, err, n))
         return -1;
     return 0;
 }
@@ -378,7 +402,8 @@ static int checked_call(prun *r, double *ms, bench_sig *sig, char *err, size_t n
     return bench_io_poison_outputs(d, ctx->io, err, n) ||
            bench_memset(d, r->dw, 0, r->dw ? r->w_size : 0, err, n) ||
            bench_time_first_call(d, call_step, r, ms, err, n) ||
-           bench_sig_capture(d, sig, ctx->io, ctx->model, train ? locate : NULL, r, r->dw, err, n);
+           bench_sig_capture(d, sig, ctx->io, ctx->model, train ? r->api->locate : NULL, r, r->dw,
+                             err, n);
 }
 
 static void set_failure(bench_impl_result *res, const prun *r, const char *err)
@@ -434,7 +459,7 @@ static int run_plain(prun *r, double prepare_ms, bench_impl_result *res, bench_s
         goto fail;
     /* Before the phases reuse the samples. */
     bench_stats_compute(ctx->samples, ctx->repeats, bench_us_per_step_scale(pt), &us);
-    if (pt->pass == BENCH_TRAINING && bench_run_phases(ctx, training_phases, r, res->phase, err, n))
+    if (pt->pass == BENCH_TRAINING && bench_run_phases(ctx, r->api->phases, r, res->phase, err, n))
         goto fail;
     res->state = BENCH_OK;
     res->us = us;
@@ -456,9 +481,9 @@ static void run_fwd_inference(prun *r, bench_impl_result *res)
     char err[BENCH_ERR] = "";
     double first = 0;
     r->last = PRNN_STATUS_SUCCESS;
-    if (bench_time_first_call(r->p->d, call_forward_inference, r, &first, err, sizeof(err)) ||
-        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats, call_forward_inference, r,
-                         ctx->samples, err, sizeof(err))) {
+    if (bench_time_first_call(r->p->d, r->api->forward_inference, r, &first, err, sizeof(err)) ||
+        bench_time_calls(r->p->d, ctx->timer, ctx->warmup, ctx->repeats, r->api->forward_inference,
+                         r, ctx->samples, err, sizeof(err))) {
         set_failure(res, r, err);
         return;
     }
@@ -485,6 +510,7 @@ void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
     memset(&r, 0, sizeof(r));
     r.p = p;
     r.ctx = ctx;
+    r.api = pt->layout == BENCH_LAYOUT_PACKED ? &prun_v5_api : &prun_v8_api;
     r.last = PRNN_STATUS_SUCCESS;
     double prepare_ms = 0;
     if (setup(&r, algo, plan, &prepare_ms, err, sizeof(err))) {

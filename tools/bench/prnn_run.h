@@ -2,7 +2,9 @@
  * Sets up and times prnn for one point: the plain API call on a stream, the
  * same call captured into a CUDA graph and replayed, and the "cublasLt-graph"
  * baseline (PRNN_RNN_ALGO_STANDARD: one cuBLASLt GEMM and one fused
- * pointwise kernel per step, captured and replayed).
+ * pointwise kernel per step, captured and replayed). The calls are the v5
+ * ones on a packed point, the v8 ones (prnnRNNForward, ..._v8) on a padded
+ * one: see prnn_run_api.h.
  */
 #ifndef PRNN_BENCH_PRNN_RUN_H
 #define PRNN_BENCH_PRNN_RUN_H
