@@ -24,13 +24,11 @@ void prnn_gpu_backend_destroy(struct prnn_gpu_state *gs)
         return;
     /* the plans' engines may hold driver objects (the standard engine's
      * step graphs), released with the context current */
-    const int pushed = gs->cu->cuCtxPushCurrent(gs->ctx) == CUDA_SUCCESS;
+    const int entered = prnn_gpu_enter_quietly(gs);
     prnn_plan_free_all(gs->plans);
     gs->plans = NULL;
-    if (pushed) {
-        CUcontext previous;
-        gs->cu->cuCtxPopCurrent(&previous);
-    }
+    if (entered)
+        prnn_gpu_leave(gs);
     prnn_gpu_state_destroy(gs);
 }
 

@@ -205,9 +205,12 @@ static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why
  * prnn-autotune measures under the default math (a recurrence in strict
  * FP32). The on-chip engines run FP32 under every math type, so an entry
  * naming one times it right: it keeps its place where that time beats the
- * TF32 engine's estimate. (LSTM f32 H 1024 B 64 on an H100: the DB's
- * resident tile 26.8 us a step, the standard engine in TF32 11.8;
- * bench/NOTES.md, the eighth session.)
+ * TF32 engine's estimate of the entry's own shape (its hidden size, batch
+ * and directions, which the TF32 engine runs one after the other: a
+ * nearest entry is compared as measured, then stands for q as it would
+ * have). (LSTM f32 H 1024 B 64 on an H100: the DB's resident tile 26.8 us
+ * a step, the standard engine in TF32 11.8; bench/NOTES.md, the eighth
+ * session.)
  */
 static const prnn_engine *tf32_over_entry(const prnn_engine_query *q,
                                           const prnn_engine *const *order, int n,
@@ -215,11 +218,29 @@ static const prnn_engine *tf32_over_entry(const prnn_engine_query *q,
 {
     if (q->key.dtype != PRNN_DATA_FLOAT || q->key.math != PRNN_TF32_RECURRENCE_MATH)
         return NULL;
+    prnn_engine_query at_entry = *q;
+    at_entry.key.hidden = entry->hidden;
+    at_entry.key.mini_batch = entry->batch_max;
+    at_entry.key.dirs = entry->directions;
     for (int i = 0; i < n; i++)
         if (order[i]->tf32_recurrence && strcmp(order[i]->name, entry->engine) != 0 &&
-            order[i]->estimate(q) < entry->us_per_step)
+            order[i]->estimate(&at_entry) * entry->directions < entry->us_per_step)
             return order[i];
     return NULL;
+}
+
+/* Moves e to order[at], the others keeping their order. */
+static void move_to(const prnn_engine **order, int n, const prnn_engine *e, int at)
+{
+    for (int i = 0; i < n; i++)
+        if (order[i] == e) {
+            if (i > at)
+                memmove(&order[at + 1], &order[at], sizeof(order[0]) * (size_t)(i - at));
+            else if (i < at)
+                memmove(&order[i], &order[i + 1], sizeof(order[0]) * (size_t)(at - i));
+            order[at] = e;
+            return;
+        }
 }
 
 /* The engine a forcing variable's configuration is for, else the one a
@@ -249,15 +270,18 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
     prnn_tuning_result found;
     if (!engine_choosing_entry(q, entry_fits_any, &fc, &found))
         return 0;
-    const prnn_engine *first = tf32_over_entry(q, order, n, &found.entry);
-    for (int i = 0; i < n; i++)
-        if (first ? order[i] == first : strcmp(order[i]->name, found.entry.engine) == 0) {
-            const prnn_engine *e = order[i];
-            memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
-            order[0] = e;
-            return 1;
-        }
-    return 0;
+    const prnn_engine *named = NULL;
+    for (int i = 0; i < n && !named; i++)
+        if (strcmp(order[i]->name, found.entry.engine) == 0)
+            named = order[i];
+    if (!named)
+        return 0;
+    move_to(order, n, named, 0);
+    /* the TF32 engine first, the entry's next should it not run */
+    const prnn_engine *tf32 = tf32_over_entry(q, order, n, &found.entry);
+    if (tf32)
+        move_to(order, n, tf32, 0);
+    return 1;
 }
 
 /* Engine e's pass plan for q from its own choices (forced, tuning DB,
@@ -767,7 +791,12 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
             log_plan(gs, p, s, ms, &a);
         if (s) {
             prnn_cubin_batch_end(ahead);
+            /* its engines may hold driver objects (the standard engine's
+             * capture stream): released in the context */
+            const int entered = prnn_gpu_enter_quietly(gs);
             prnn_plan_free(p);
+            if (entered)
+                prnn_gpu_leave(gs);
             return s;
         }
         p->plan_ms = ms;

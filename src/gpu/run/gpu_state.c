@@ -67,6 +67,11 @@ prnnStatus_t prnn_gpu_enter(struct prnn_gpu_state *g)
     return prnn_cu_check(g->cu->cuCtxPushCurrent(g->ctx), "cuCtxPushCurrent");
 }
 
+int prnn_gpu_enter_quietly(struct prnn_gpu_state *g)
+{
+    return g->cu->cuCtxPushCurrent(g->ctx) == CUDA_SUCCESS;
+}
+
 void prnn_gpu_leave(struct prnn_gpu_state *g)
 {
     CUcontext dummy;

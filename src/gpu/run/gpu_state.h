@@ -35,6 +35,10 @@ void prnn_gpu_state_destroy(struct prnn_gpu_state *g);
 /* Makes the handle's context current for a call; every enter has a leave. */
 prnnStatus_t prnn_gpu_enter(struct prnn_gpu_state *g);
 void prnn_gpu_leave(struct prnn_gpu_state *g);
+/* As prnn_gpu_enter, for releasing driver objects on a failure or at the
+ * end: 1 when the context was made current (leave then), 0 when not, and
+ * the thread's log untouched either way. */
+int prnn_gpu_enter_quietly(struct prnn_gpu_state *g);
 
 /* The side stream and its events, made on the first call (the handle's
  * context must be current). */

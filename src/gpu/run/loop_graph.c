@@ -92,8 +92,17 @@ void prnn_loop_graphs_release(prnn_loop_graphs *g)
     g->capture = NULL;
 }
 
-/* The entry of signature s, or NULL after taking the least recently used
- * one for it (seen once now). */
+/* How much an entry is worth keeping: free, seen once, holding a graph;
+ * the least recently used goes first among equals. */
+static int worth(const prnn_loop_graph *e)
+{
+    return !e->used ? 0 : !e->exec ? 1 : 2;
+}
+
+/* The entry of signature s, or NULL after taking the least worth keeping
+ * for it (seen once now): a loop of many layers and directions fills the
+ * table with signatures seen once before they repeat, and those must not
+ * push out the graphs. */
 static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_sink *s)
 {
     prnn_loop_graph *victim = &g->entries[0];
@@ -103,7 +112,8 @@ static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_sink *s)
             e->last_use = ++g->clock;
             return e;
         }
-        if (!e->used || (victim->used && e->last_use < victim->last_use))
+        if (worth(e) < worth(victim) ||
+            (worth(e) == worth(victim) && e->last_use < victim->last_use))
             victim = e;
     }
     forget(g, victim);
@@ -114,15 +124,15 @@ static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_sink *s)
     return NULL;
 }
 
-/* The loop captured on g's stream into e's graph: 1 when e holds one, 0
- * when the driver refused (graphs then stay off), or fn's failure. */
-static prnnStatus_t capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan *c,
-                            prnn_loop_fn fn, const void *ctx, int *captured)
+/* The loop captured on g's stream into e's graph: *captured 1 when e holds
+ * one, 0 when the driver refused it (or the loop failed under capture). */
+static void capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan *c,
+                    prnn_loop_fn fn, const void *ctx, int *captured)
 {
     const prnn_cuda_driver *cu = g->cu;
     *captured = 0;
     if (cu->cuStreamBeginCapture(g->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS)
-        return PRNN_STATUS_SUCCESS;
+        return;
     prnn_call_plan on_capture = *c;
     on_capture.stream = g->capture;
     prnn_launch_sink launch = {0, 0, 0};
@@ -137,7 +147,6 @@ static prnnStatus_t capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_
     }
     if (graph)
         cu->cuGraphDestroy(graph);
-    return s;
 }
 
 prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_loop_fn fn,
@@ -155,9 +164,11 @@ prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_lo
         return fn(ctx, c, &launch);
     if (!e->exec) {
         int captured;
-        PRNN_TRY(capture(g, e, c, fn, ctx, &captured));
+        capture(g, e, c, fn, ctx, &captured);
         if (!captured) {
-            /* the driver would not capture it: launches from now on */
+            /* not capturable here (the driver refused, or the loop failed
+             * under capture, whose real failures its launches then
+             * report): launches from now on */
             prnn_loop_graphs_release(g);
             return fn(ctx, c, &launch);
         }

@@ -19,7 +19,8 @@
  * (the user's own CUDA graph) runs the launches, into that capture.
  *
  * Plain launches are the fallback: PRNN_STEP_GRAPHS=0, or a capture the
- * driver refused (the loop then runs as launches from then on).
+ * driver refused or the loop failed under (the loop then runs as launches
+ * from then on).
  */
 #ifndef PRNN_GPU_LOOP_GRAPH_H
 #define PRNN_GPU_LOOP_GRAPH_H
@@ -46,8 +47,11 @@ prnnStatus_t prnn_sink_launch(prnn_launch_sink *s, const prnn_call_plan *c, CUfu
 prnnStatus_t prnn_sink_gemm(prnn_launch_sink *s, const prnn_call_plan *c, const prnn_gemm_key *key,
                             const void *a, const void *b, void *out);
 
-/* The graphs one pass plan keeps, least recently used replaced. */
-#define PRNN_LOOP_GRAPHS 16
+/* The signatures one pass plan keeps: a training step of L layers and D
+ * directions signs 2 L D loops (forward and backward-data; an inference
+ * call's forward signs apart from a training call's). Those seen once go
+ * before those holding a graph, the least recently used first. */
+#define PRNN_LOOP_GRAPHS 64
 
 typedef struct {
     uint64_t h1, h2;
