@@ -99,6 +99,11 @@ int prnn_math_type_valid(prnnMathType_t m)
            m == PRNN_TF32_RECURRENCE_MATH;
 }
 
+int prnn_math_tf32_gemms(prnnMathType_t m)
+{
+    return m == PRNN_TENSOR_OP_MATH || m == PRNN_TF32_RECURRENCE_MATH;
+}
+
 prnnStatus_t prnn_check_rnn_shape(int hidden, int layers, const struct prnnDropoutStruct *dropout)
 {
     if (hidden < 1 || hidden > PRNN_MAX_HIDDEN)

@@ -146,6 +146,10 @@ prnnStatus_t prnn_check_rnn_data(const struct prnnRNNDataStruct *d, const char *
 
 /* 1 when m is one of prnnMathType_t's values, else 0. */
 int prnn_math_type_valid(prnnMathType_t m);
+/* Whether m lets FP32 GEMMs use TF32: PRNN_TENSOR_OP_MATH and
+ * PRNN_TF32_RECURRENCE_MATH (the input and weight GEMMs; the latter the
+ * standard engine's recurrence too, prnn_rnn_key_tf32_recurrence). */
+int prnn_math_tf32_gemms(prnnMathType_t m);
 
 /* hiddenSize and numLayers in range, and dropout NULL or a set dropout
  * descriptor: what both Set calls of the RNN descriptor check. */

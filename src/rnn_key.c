@@ -25,6 +25,11 @@ void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_k
     key->clip = clip_code(rnn);
 }
 
+int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key)
+{
+    return key->dtype == PRNN_DATA_FLOAT && key->math == PRNN_TF32_RECURRENCE_MATH;
+}
+
 /* The fields in one order, for the equality test and the hash alike. */
 enum { KEY_FIELDS = 10 };
 static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])

@@ -37,6 +37,10 @@ typedef struct {
 /* The key of rnn's settings with batches of up to mini_batch rows. */
 void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_key *key);
 
+/* 1 when key's recurrence may run in TF32 where it is a GEMM (the standard
+ * engine's per-step products): FP32 data under PRNN_TF32_RECURRENCE_MATH. */
+int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key);
+
 /* 1 when a and b are the same key, else 0. */
 int prnn_rnn_key_equal(const prnn_rnn_key *a, const prnn_rnn_key *b);
 

@@ -216,9 +216,7 @@ static prnnStatus_t check(const candidate_run *r, const check_data *cd, prnn_aut
     /* fp32 with a TF32 math type: TF32 keeps half's 10-bit mantissa, in
      * the input GEMM and, under PRNN_TF32_RECURRENCE_MATH, in the standard
      * engine's recurrence: half's tolerance */
-    const prnnMathType_t m = r->p->rnn->math;
-    const int tf32 = t == PRNN_DATA_FLOAT &&
-                     (m == PRNN_TENSOR_OP_MATH || m == PRNN_TF32_RECURRENCE_MATH);
+    const int tf32 = t == PRNN_DATA_FLOAT && prnn_math_tf32_gemms(r->p->rnn->math);
     const double tol = (t == PRNN_DATA_FLOAT || t == PRNN_DATA_DOUBLE) && !tf32 ? 1e-4 : 3e-2;
     if (!(o->rel_error <= tol)) {
         snprintf(o->note, sizeof(o->note), "rejected: relative error %.3g > %.0e (y %.3g, dx %.3g)",

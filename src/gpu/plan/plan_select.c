@@ -216,7 +216,7 @@ static const prnn_engine *tf32_over_entry(const prnn_engine_query *q,
                                           const prnn_engine *const *order, int n,
                                           const prnn_tuning_entry *entry)
 {
-    if (q->key.dtype != PRNN_DATA_FLOAT || q->key.math != PRNN_TF32_RECURRENCE_MATH)
+    if (!prnn_rnn_key_tf32_recurrence(&q->key))
         return NULL;
     prnn_engine_query at_entry = *q;
     at_entry.key.hidden = entry->hidden;
@@ -252,12 +252,10 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
 {
     /* a forced configuration chooses its engine */
     const prnn_engine *owner = forced_owner(q, order, n);
-    for (int i = 0; owner && i < n; i++)
-        if (order[i] == owner) {
-            memmove(&order[1], &order[0], sizeof(order[0]) * (size_t)i);
-            order[0] = owner;
-            return 1;
-        }
+    if (owner) {
+        move_to(order, n, owner, 0);
+        return 1;
+    }
     const char *var = q->pass == PRNN_PASS_BACKWARD_DATA ? "PRNN_ENGINE_BACKWARD" : "PRNN_ENGINE";
     const char *forced = getenv(var);
     if (!forced || !forced[0])

@@ -202,7 +202,7 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key)
 {
     memset(key, 0, sizeof(*key));
     key->in_type = c->rnn->dtype;
-    key->tf32 = c->rnn->math == PRNN_TENSOR_OP_MATH || c->rnn->math == PRNN_TF32_RECURRENCE_MATH;
+    key->tf32 = prnn_math_tf32_gemms(c->rnn->math);
 }
 
 void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key)

@@ -85,8 +85,7 @@ static double estimate(const prnn_engine_query *q)
     const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
     const double simt = (k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
                         (B >= 256 ? 1.0 : pow(B / 256.0, 0.35));
-    const int tf32 = k->dtype == PRNN_DATA_FLOAT && k->math == PRNN_TF32_RECURRENCE_MATH;
-    const double rate = half ? 250e12 : tf32 ? 125e12 : simt;
+    const double rate = half ? 250e12 : prnn_rnn_key_tf32_recurrence(k) ? 125e12 : simt;
     const double flops = 2.0 * B * G * H * H;
     const double bytes = G * H * H * (double)prnn_dtype_size(k->dtype);
     double gemm = flops / rate;
@@ -385,7 +384,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     info->path = PRNN_PATH_STANDARD;
     /* the per-step product on tensor cores: 16-bit data, or TF32 */
     info->tensor_cores = key->dtype == PRNN_DATA_HALF || key->dtype == PRNN_DATA_BFLOAT16 ||
-                         (key->dtype == PRNN_DATA_FLOAT && key->math == PRNN_TF32_RECURRENCE_MATH);
+                         prnn_rnn_key_tf32_recurrence(key);
 }
 
 const prnn_engine prnn_standard_engine = {
