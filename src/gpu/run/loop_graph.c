@@ -124,15 +124,14 @@ static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_sink *s)
     return NULL;
 }
 
-/* The loop captured on g's stream into e's graph: *captured 1 when e holds
- * one, 0 when the driver refused it (or the loop failed under capture). */
-static void capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan *c,
-                    prnn_loop_fn fn, const void *ctx, int *captured)
+/* The loop captured on g's stream into e's graph: 1 when e holds one, 0
+ * when the driver refused it (or the loop failed under capture). */
+static int capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan *c,
+                   prnn_loop_fn fn, const void *ctx)
 {
     const prnn_cuda_driver *cu = g->cu;
-    *captured = 0;
     if (cu->cuStreamBeginCapture(g->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS)
-        return;
+        return 0;
     prnn_call_plan on_capture = *c;
     on_capture.stream = g->capture;
     prnn_launch_sink launch = {0, 0, 0};
@@ -141,12 +140,11 @@ static void capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_pla
     CUresult ended = cu->cuStreamEndCapture(g->capture, &graph);
     CUgraphExec exec = NULL;
     if (!s && ended == CUDA_SUCCESS && graph &&
-        cu->cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS) {
+        cu->cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS)
         e->exec = exec;
-        *captured = 1;
-    }
     if (graph)
         cu->cuGraphDestroy(graph);
+    return e->exec != NULL;
 }
 
 prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_loop_fn fn,
@@ -163,9 +161,7 @@ prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_lo
     if (!e)
         return fn(ctx, c, &launch);
     if (!e->exec) {
-        int captured;
-        capture(g, e, c, fn, ctx, &captured);
-        if (!captured) {
+        if (!capture(g, e, c, fn, ctx)) {
             /* not capturable here (the driver refused, or the loop failed
              * under capture, whose real failures its launches then
              * report): launches from now on */
