@@ -298,7 +298,10 @@ typedef struct {
 } prnn_seq_move_args;
 
 /* The standard path: one pointwise kernel per step after a cuBLASLt GEMM
- * rec = h_{t-1} R^T over the step's active rows. */
+ * rec = h_{t-1} R^T over the step's active rows. With an LSTM projection
+ * (PRNN_PROJ = projSize), the cell writes m = o * tanh(c) to m and a GEMM
+ * after it writes h = m Wp^T into y; hstate, y and hy are then not the
+ * cell's (prnn_step_proj_hy writes hy). */
 typedef struct {
     const void *rec;  /* [batch][gates*hidden] math type */
     const void *xin;  /* as prnn_dir_args.xin */
@@ -307,6 +310,7 @@ typedef struct {
     void *cstate;     /* [miniBatch][hidden] math type (LSTM) */
     void *y;
     void *hy, *cy;    /* this pseudo-layer's slice, or NULL */
+    void *m;          /* PRNN_PROJ: [batch][hidden] storage type, the step's rows */
     long long row0;   /* first row of the step */
     int batch;        /* rows of this step */
     int next_batch;   /* rows of the next step in processing order (0: none) */
@@ -321,9 +325,13 @@ typedef struct {
 /* The standard path's backward step: after a cuBLASLt GEMM has computed
  * rec = dg_prev R (the gradient of h through R) for the rows the step
  * processed before ran, one thread per (row, unit) runs the cell backward
- * (prnn_bwd_args has the buffers' layouts). */
+ * (prnn_bwd_args has the buffers' layouts). With an LSTM projection
+ * (PRNN_PROJ), rec is instead the gradient of m = o * tanh(c) of the
+ * step's rows, dm = dh Wp (prnn_step_dh_proj made dh, dy and dhy in it),
+ * and dy, dhy and dhx are not the cell's. */
 typedef struct {
-    const void *rec;   /* [prev_b][hidden] math type, or NULL when prev_b = 0 */
+    const void *rec;   /* [prev_b][hidden] math type, or NULL when prev_b = 0;
+                        * PRNN_PROJ: [cur_b][hidden] */
     const void *dy;
     const void *act;
     const void *hout;
@@ -373,8 +381,39 @@ typedef struct {
 typedef struct {
     const void *hx, *cx;
     void *hstate, *cstate;
-    int count; /* miniBatch * hidden */
-    int reserved;
+    int h_count; /* miniBatch * P (the width of h: projSize or hidden) */
+    int c_count; /* miniBatch * hidden */
 } prnn_step_init_args;
+
+/* The standard path with an LSTM projection, backward: dh of the step's
+ * rows (P = PRNN_PROJ wide) before the GEMM dm = dh Wp, one thread per
+ * (row, unit) of max(cur_b, prev_b) rows: a row the step processed before
+ * ran takes rec, one that ends here dhy (or 0); an active row adds dy and
+ * writes dh, one that started after this step (b >= cur_b) leaves dhx. */
+typedef struct {
+    const void *rec; /* [prev_b][P] math type: dg_prev R, or NULL when prev_b = 0 */
+    const void *dy;  /* [rows][dy_cols], storage type when dy_storage, else math */
+    const void *dhy; /* [miniBatch][P] storage type, or NULL */
+    void *dhx;       /* [miniBatch][P] storage type, or NULL */
+    void *dh;        /* [rows][P] storage type: the reserve's dh */
+    long long row0;  /* first row of this step (unused when cur_b = 0) */
+    int cur_b, prev_b;
+    int dy_cols, y_offset, dy_storage;
+    int reserved;
+} prnn_step_dh_args;
+
+/* The standard path with an LSTM projection, forward: hy of a direction
+ * from y once its steps ran, one thread per (row, unit) of miniBatch rows:
+ * row b's h of its last step (forward: the last step with more than b rows;
+ * reverse: step 0). */
+typedef struct {
+    const void *y;
+    void *hy;                  /* [miniBatch][P] storage type */
+    const int *batch, *offset; /* the call's step tables (prnn_rnn_setup) */
+    int seq_length, rows;      /* steps, and miniBatch */
+    int y_cols, y_offset;      /* dirs * P, direction * P */
+    int reverse;
+    int reserved;
+} prnn_step_proj_hy_args;
 
 #endif

@@ -6,6 +6,11 @@
 // backward, the same per-item logic as the persistent backward kernel.
 // Used when no persistent configuration fits the device (or on request),
 // and as the classic baseline the benchmark compares against.
+// With an LSTM projection (PRNN_PROJ = projSize, h = Wp m with m = o *
+// tanh(c)), the only engine that has one: the forward cell leaves m for a
+// GEMM that writes h into y, and prnn_step_proj_hy gathers hy; the
+// backward's prnn_step_dh_proj assembles dh (P wide) for the GEMM dm = dh
+// Wp that the cell backward reads.
 
 #include "prnn_kernel_abi.h"
 #include "rnn_cell.cuh"
@@ -14,14 +19,18 @@ constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
 typedef Cell<MODE> C;
 constexpr int G = C::G;
+#ifndef PRNN_PROJ
+#define PRNN_PROJ 0
+#endif
+constexpr int P = PRNN_PROJ; // 0: no projection
+constexpr bool PROJ = P > 0;
 
 extern "C" __global__ void prnn_step_init(const prnn_step_init_args a)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= a.count)
-        return;
-    ((T *)a.hstate)[i] = a.hx ? ((const T *)a.hx)[i] : T();
-    if (a.cstate)
+    if (i < a.h_count)
+        ((T *)a.hstate)[i] = a.hx ? ((const T *)a.hx)[i] : T();
+    if (a.cstate && i < a.c_count)
         ((AccT *)a.cstate)[i] = a.cx ? ST::load((const T *)a.cx, i) : AccT(0);
 }
 
@@ -54,18 +63,23 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
                        ? ST::load((const T *)a.bR, C::APART_BIAS_GATE * H + u)
                        : AccT(0);
     AccT act[C::ACTN];
-    AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, ST::load(hs, i), act,
-                                           CellClip(a.clip_lo, a.clip_hi));
+    // (a projected LSTM's cell reads no h_{t-1}: only GRU's does)
+    AccT h = C::template forward<ExactAct>(pre, x, bias_rn, c, PROJ ? AccT(0) : ST::load(hs, i),
+                                           act, CellClip(a.clip_lo, a.clip_hi));
     if (C::CELL_STATE)
         cs[i] = c;
-    ST::store(hs, i, h);
-    ST::store((T *)a.y, row * a.y_cols + a.y_offset + u, h);
+    if (PROJ) {
+        ST::store((T *)a.m, i, h); // m; the projection GEMM makes h
+    } else {
+        ST::store(hs, i, h);
+        ST::store((T *)a.y, row * a.y_cols + a.y_offset + u, h);
+    }
     if (a.act)
 #pragma unroll
         for (int k = 0; k < C::ACT; ++k)
             ((AccT *)a.act)[(row * C::ACT + k) * H + u] = act[k];
     bool last = a.reverse ? a.final_step : (b >= a.next_batch);
-    if (last && a.hy)
+    if (!PROJ && last && a.hy)
         ST::store((T *)a.hy, i, h);
     if (last && a.cy && C::CELL_STATE)
         ST::store((T *)a.cy, i, c);
@@ -81,7 +95,11 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     const bool later = b < a.prev_b, active = b < a.cur_b;
     AccT *carry = (AccT *)a.carry;
     AccT dh_in, dc_in;
-    if (later) {
+    if (PROJ) {
+        // dm of the active rows: dh (rec, dhy and dy) through Wp
+        dh_in = active ? ((const AccT *)a.rec)[i] : AccT(0);
+        dc_in = later ? carry[i] : a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
+    } else if (later) {
         AccT rec = ((const AccT *)a.rec)[i];
         dh_in = rec + (C::H_BYPASS ? carry[i] : AccT(0));
         dc_in = C::CELL_STATE ? carry[i] : AccT(0);
@@ -90,7 +108,7 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
         dc_in = C::CELL_STATE && a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
     }
     if (!active) {
-        if (a.dhx)
+        if (!PROJ && a.dhx) // (with a projection, prnn_step_dh_proj's)
             ST::store((T *)a.dhx, i, dh_in);
         if (C::CELL_STATE && a.dcx)
             ST::store((T *)a.dcx, i, dc_in);
@@ -98,7 +116,9 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     }
     const long long row = a.row0 + b;
     const long long dyi = row * a.dy_cols + a.y_offset + u;
-    AccT dy = a.dy_storage ? ST::load((const T *)a.dy, dyi) : ((const AccT *)a.dy)[dyi];
+    AccT dy = PROJ           ? AccT(0) // in dm already
+              : a.dy_storage ? ST::load((const T *)a.dy, dyi)
+                             : ((const AccT *)a.dy)[dyi];
     AccT act[C::ACTN];
 #pragma unroll
     for (int k = 0; k < C::ACTN; ++k)
@@ -124,3 +144,49 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     for (int g = 0; g < C::DG; ++g)
         ST::store((T *)a.dg, (row * C::DG + g) * H + u, dg[g]);
 }
+
+#if PRNN_PROJ
+extern "C" __global__ void prnn_step_dh_proj(const prnn_step_dh_args a)
+{
+    const int hi_b = a.cur_b > a.prev_b ? a.cur_b : a.prev_b;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= hi_b * P)
+        return;
+    const int b = i / P, u = i % P;
+    AccT r = b < a.prev_b ? ((const AccT *)a.rec)[i]
+             : a.dhy      ? ST::load((const T *)a.dhy, i)
+                          : AccT(0);
+    if (b >= a.cur_b) {
+        if (a.dhx)
+            ST::store((T *)a.dhx, i, r);
+        return;
+    }
+    const long long row = a.row0 + b;
+    const long long dyi = row * a.dy_cols + a.y_offset + u;
+    AccT dy = a.dy_storage ? ST::load((const T *)a.dy, dyi) : ((const AccT *)a.dy)[dyi];
+    ST::store((T *)a.dh, row * P + u, r + dy);
+}
+
+extern "C" __global__ void prnn_step_proj_hy(const prnn_step_proj_hy_args a)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.rows * P)
+        return;
+    const int b = i / P, u = i % P;
+    int t = 0;
+    if (!a.reverse) {
+        // the last step with more than b rows (batch[] never grows)
+        int lo = 0, hi = a.seq_length - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (a.batch[mid] > b)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        t = lo;
+    }
+    const long long row = (long long)a.offset[t] + b;
+    ((T *)a.hy)[i] = ((const T *)a.y)[row * a.y_cols + a.y_offset + u];
+}
+#endif

@@ -121,16 +121,6 @@ static inline int prnn_rnn_has_bias_r(const struct prnnRNNStruct *r)
     return !r->no_bias_r;
 }
 
-/* The first v8 setting of r that the GPU engines cannot run yet, as a
- * message names it, or NULL: a projection. (Bias modes and clipping run
- * there; the v5 calls take no v8 descriptor at all.) */
-static inline const char *prnn_rnn_gpu_lacks(const struct prnnRNNStruct *r)
-{
-    if (r->proj)
-        return "a projection (projSize < hiddenSize)";
-    return NULL;
-}
-
 /*
  * Checks that d is a set descriptor of the right kind. what names the
  * argument in the message ("xDesc[3]", "rnnDesc"). Each returns SUCCESS or

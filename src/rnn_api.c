@@ -170,18 +170,12 @@ prnnStatus_t prnnGetRNNLinLayerBiasParams(prnnHandle_t handle, const prnnRNNDesc
 /* ---- planning ---- */
 
 /* Planning takes a descriptor of either family: a plan depends on settings
- * both have. The v8 features the GPU engines lack cannot be planned. */
+ * both have (a v8 descriptor's projection and clipping included). */
 static prnnStatus_t check_plan_args(prnnHandle_t handle, const struct prnnRNNStruct *rnn,
                                     int mini_batch, prnnDataType_t dataType)
 {
     PRNN_TRY(prnn_check_handle(handle));
     PRNN_TRY(prnn_check_rnn(rnn, "rnnDesc"));
-    const char *lacks = prnn_call_is_cpu(handle) ? NULL : prnn_rnn_gpu_lacks(rnn);
-    if (lacks)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "rnnDesc has %s: the GPU engines cannot run it yet, so there is nothing "
-                         "to plan",
-                         lacks);
     PRNN_TRY(check_dtype_arg(rnn, dataType));
     if (mini_batch < 1)
         return prnn_fail(PRNN_STATUS_BAD_PARAM, "miniBatch = %d: must be >= 1", mini_batch);

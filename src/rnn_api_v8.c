@@ -5,8 +5,7 @@
  * the backends work on (rnn_problem.h: per-step batch sizes, and for the
  * unpacked layouts which caller row each packed row is), and hands the
  * problem to the CPU reference or to the GPU engines (an unpacked layout
- * through packed copies; a projection NOT_SUPPORTED, before any device
- * work).
+ * through packed copies; a projection on the standard engine).
  */
 #include <stdint.h>
 #include <string.h>
@@ -169,23 +168,6 @@ static prnnStatus_t check_weight_space(const struct prnnRNNStruct *rnn, size_t s
     return prnn_validate_ptr(ptr, name);
 }
 
-/* The GPU engines run a v8 call in any layout (an unpacked one through
- * packed copies, gpu/run/seq_io.h); what they cannot run is refused here,
- * before planning touches the device. */
-static prnnStatus_t check_gpu_runs(const struct prnnContext *h, const v8_problem *q)
-{
-    const struct prnnRNNStruct *rnn = q->p.rnn;
-    if (prnn_call_is_cpu(h))
-        return PRNN_STATUS_SUCCESS;
-    const char *cpu = "; a CPU-reference handle (PRNN_BACKEND_CPU_REFERENCE) runs it";
-    if (rnn->proj)
-        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "projSize = %d < hiddenSize = %d: the GPU engines have no LSTM "
-                         "projection yet%s",
-                         rnn->proj, rnn->hidden, cpu);
-    return PRNN_STATUS_SUCCESS;
-}
-
 /* Bytes of a data buffer of xd's sequences with `cols` columns. */
 static size_t data_bytes(const prnn_rnn_problem *p, const struct prnnRNNDataStruct *d, int cols)
 {
@@ -216,15 +198,13 @@ static const prnn_scratch_names scratch_names = {
     "workSpace",    "workSpaceSize",    "prnnGetRNNTempSpaceSizes",
     "reserveSpace", "reserveSpaceSize", "prnnGetRNNTempSpaceSizes (training)"};
 
-/* The end of a compute call's checks: the GPU engines run it (check_gpu_runs),
- * then the call of `kind` resolved into rc and the caller's temporary space
- * checked against it. */
+/* The end of a compute call's checks: the call of `kind` resolved into rc
+ * and the caller's temporary space checked against it. */
 static prnnStatus_t resolve_and_check_temp(struct prnnContext *h, const v8_problem *q,
                                            prnn_call_kind kind, const void *ws, size_t ws_size,
                                            const void *reserve, size_t reserve_size,
                                            prnn_resolved_call *rc)
 {
-    PRNN_TRY(check_gpu_runs(h, q));
     return prnn_resolve_compute_call(h, &q->p, kind, &scratch_names, ws, ws_size, reserve,
                                      reserve_size, rc);
 }
@@ -263,7 +243,6 @@ prnnStatus_t prnnGetRNNTempSpaceSizes(prnnHandle_t handle, prnnRNNDescriptor_t r
                          (int)fwdMode);
     v8_problem q;
     PRNN_TRY(build_problem(handle, rnnDesc, xDesc, "xDesc", &q));
-    PRNN_TRY(check_gpu_runs(handle, &q));
     int training = fwdMode == PRNN_FWD_MODE_TRAINING;
     prnn_resolved_call rc;
     PRNN_TRY(prnn_resolve_call(handle, &q.p,

@@ -23,6 +23,7 @@ void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_k
     key->dirs = prnn_rnn_dirs(rnn);
     key->mini_batch = mini_batch;
     key->clip = clip_code(rnn);
+    key->proj = rnn->proj;
 }
 
 int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key)
@@ -31,7 +32,7 @@ int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key)
 }
 
 /* The fields in one order, for the equality test and the hash alike. */
-enum { KEY_FIELDS = 10 };
+enum { KEY_FIELDS = 11 };
 static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
 {
     out[0] = k->mode;
@@ -44,6 +45,7 @@ static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
     out[7] = k->dirs;
     out[8] = k->mini_batch;
     out[9] = k->clip;
+    out[10] = k->proj;
 }
 
 int prnn_rnn_key_equal(const prnn_rnn_key *a, const prnn_rnn_key *b)

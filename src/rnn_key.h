@@ -32,6 +32,10 @@ typedef struct {
      * prnn_kernel_abi.h's PRNN_KCLIP_NONE, _MINMAX or _MINMAX_NAN. The
      * bounds are the kernels' arguments, not part of the key. */
     int clip;
+    /* LSTM projection (projSize below hiddenSize, v8 descriptors): the
+     * width of h and of the layer's output; 0 without one. Only the
+     * standard engine runs it (engine.h, prnn_engine_refuse_projection). */
+    int proj;
 } prnn_rnn_key;
 
 /* The key of rnn's settings with batches of up to mini_batch rows. */

@@ -5,10 +5,10 @@
  * layouts (SEQ_MAJOR_PACKED with variable lengths, SEQ_MAJOR_UNPACKED and
  * BATCH_MAJOR_UNPACKED with padding and lengths in any order, their padding
  * written with the descriptors' fill), every bias mode and LSTM cell
- * clipping, outputs poisoned before
- * each call, with the harness's tolerances; and every v8 feature the GPU
- * engines do not have must be NOT_SUPPORTED with the feature named, from the
- * size query and from prnnRNNForward. tests/gpu/run.sh's v8 stage runs it
+ * clipping and LSTM projections (the standard engine's: h and its states
+ * projSize wide), outputs poisoned before each call, with the harness's
+ * tolerances; and what the GPU engines cannot run must be NOT_SUPPORTED
+ * with the reason named, from the size query and from planning. tests/gpu/run.sh's v8 stage runs it
  * with each engine forced too (PRNN_ENGINE).
  *
  * Exit 77 without a GPU (meson: SKIP). --self-test runs it with a second
@@ -41,7 +41,15 @@ typedef struct {
     /* 1: every state NULL (hx, cx, dhy, dcy read as zeros; hy, cy, dhx,
      * dcx not wanted), on both sides */
     int null_states;
+    /* LSTM projection: projSize (< hidden), or 0 for none */
+    int proj;
 } v8_gpu_case;
+
+/* The width of h, y's directions and the h states: projSize or hidden. */
+static int h_width(const v8_gpu_case *c)
+{
+    return c->proj ? c->proj : c->hidden;
+}
 
 /* The data type whose tolerances c's results are held to. */
 static prnnDataType_t tolerance_type(const v8_gpu_case *c)
@@ -70,7 +78,7 @@ typedef struct {
     prnnHandle_t h;
     prnnRNNDescriptor_t rnn;
     prnnRNNDataDescriptor_t xd, yd;
-    prnnTensorDescriptor_t hd;
+    prnnTensorDescriptor_t hd, cd; /* h states P wide, c states hidden wide */
     size_t w_bytes, ws_bytes, rs_bytes;
 } side;
 
@@ -101,7 +109,7 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
            ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, c->bias,
                                       c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
                                       PRNN_LINEAR_INPUT, c->dtype, prec, c->math, c->input,
-                                      c->hidden, c->hidden, c->layers, NULL,
+                                      c->hidden, h_width(c), c->layers, NULL,
                                       PRNN_RNN_PADDED_IO_ENABLED),
               "prnnSetRNNDescriptor_v8") &&
            (!c->clip_nan ||
@@ -114,13 +122,18 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
                                        c->lengths, padding_fill(c->dtype)),
               "set xDesc") &&
            ok(prnnSetRNNDataDescriptor(d->yd, c->dtype, c->layout, c->max_seq, c->batch,
-                                       dirs * c->hidden, c->lengths, padding_fill(c->dtype)),
+                                       dirs * h_width(c), c->lengths, padding_fill(c->dtype)),
               "set yDesc") &&
            ok(prnnCreateTensorDescriptor(&d->hd), "create hDesc") &&
            ok(prnnSetTensorNdDescriptor(d->hd, c->dtype, 3,
+                                        (int[]){c->layers * dirs, c->batch, h_width(c)},
+                                        (int[]){c->batch * h_width(c), h_width(c), 1}),
+              "set hDesc") &&
+           ok(prnnCreateTensorDescriptor(&d->cd), "create cDesc") &&
+           ok(prnnSetTensorNdDescriptor(d->cd, c->dtype, 3,
                                         (int[]){c->layers * dirs, c->batch, c->hidden},
                                         (int[]){c->batch * c->hidden, c->hidden, 1}),
-              "set hDesc") &&
+              "set cDesc") &&
            ok(prnnGetRNNWeightSpaceSize(h, d->rnn, &d->w_bytes), "prnnGetRNNWeightSpaceSize") &&
            ok(prnnGetRNNTempSpaceSizes(h, d->rnn, PRNN_FWD_MODE_TRAINING, d->xd, &d->ws_bytes,
                                        &d->rs_bytes),
@@ -132,6 +145,7 @@ static void side_close(side *d)
     prnnDestroyRNNDataDescriptor(d->xd);
     prnnDestroyRNNDataDescriptor(d->yd);
     prnnDestroyTensorDescriptor(d->hd);
+    prnnDestroyTensorDescriptor(d->cd);
     prnnDestroyRNNDescriptor(d->rnn);
 }
 
@@ -156,7 +170,7 @@ static void call_buffers(const v8_gpu_case *c, void *const *ptr, void **out)
 static int run_inference(side *d, void *const *ptr, void *ws)
 {
     return ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_INFERENCE, NULL, d->xd, ptr[B_X], d->yd,
-                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
+                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->cd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, 0, NULL),
               "prnnRNNForward (inference)");
 }
@@ -176,12 +190,12 @@ static int run_training(side *d, void *const *ptr, void *ws, void *rs, const gc_
 {
     return poison(ws_buf) && poison(rs_buf) &&
            ok(prnnRNNForward(d->h, d->rnn, PRNN_FWD_MODE_TRAINING, NULL, d->xd, ptr[B_X], d->yd,
-                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->hd, ptr[B_CX], ptr[B_CY],
+                             ptr[B_Y], d->hd, ptr[B_HX], ptr[B_HY], d->cd, ptr[B_CX], ptr[B_CY],
                              d->w_bytes, ptr[B_W], d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNForward (training)") &&
            poison(ws_buf) &&
            ok(prnnRNNBackwardData_v8(d->h, d->rnn, NULL, d->yd, ptr[B_Y], ptr[B_DY], d->xd,
-                                     ptr[B_DX], d->hd, ptr[B_HX], ptr[B_DHY], ptr[B_DHX], d->hd,
+                                     ptr[B_DX], d->hd, ptr[B_HX], ptr[B_DHY], ptr[B_DHX], d->cd,
                                      ptr[B_CX], ptr[B_DCY], ptr[B_DCX], d->w_bytes, ptr[B_W],
                                      d->ws_bytes, ws, d->rs_bytes, rs),
               "prnnRNNBackwardData_v8") &&
@@ -257,20 +271,22 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
         return;
     int dirs = c->bidir ? 2 : 1;
     size_t es = prnn_dtype_size(c->dtype), vec = vectors(c);
-    size_t st = (size_t)(c->layers * dirs * c->batch * c->hidden);
+    /* h states P wide, c states hidden wide */
+    size_t sh = (size_t)(c->layers * dirs * c->batch * h_width(c));
+    size_t sc = (size_t)(c->layers * dirs * c->batch * c->hidden);
     size_t count[NBUF] = {vec * (size_t)c->input,
-                          st,
-                          st,
+                          sh,
+                          sc,
                           r.w_bytes / es,
-                          vec * (size_t)(dirs * c->hidden),
-                          st,
-                          st,
-                          vec * (size_t)(dirs * c->hidden),
-                          st,
-                          st,
+                          vec * (size_t)(dirs * h_width(c)),
+                          sh,
+                          sc,
+                          vec * (size_t)(dirs * h_width(c)),
+                          sh,
+                          sc,
                           vec * (size_t)c->input,
-                          st,
-                          st,
+                          sh,
+                          sc,
                           r.w_bytes / es};
     size_t most = 1;
     for (int i = 0; i < NBUF; i++)
@@ -372,10 +388,10 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                      propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
         }
     }
-    printf("case %d: %s %s H=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s%s: worst rel "
-           "err %.2g\n",
-           index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, c->input,
-           c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
+    printf("case %d: %s %s H=%d P=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s%s: worst "
+           "rel err %.2g\n",
+           index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, h_width(c),
+           c->input, c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
            (int)c->bias, c->clip_nan ? " clipped" : "",
            c->math == PRNN_TF32_RECURRENCE_MATH ? " TF32 recurrence"
            : c->math == PRNN_TENSOR_OP_MATH     ? " TF32 GEMMs"
@@ -394,23 +410,30 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
     side_close(&d);
 }
 
-/* What the GPU engines cannot run yet: NOT_SUPPORTED naming the feature. */
+/* What the GPU engines cannot run: NOT_SUPPORTED naming the reason (a
+ * projection on the persistent engines alone). */
 static void check_refusals(prnnHandle_t dut)
 {
     static const struct {
+        prnnRNNAlgo_t algo;
         int proj, clip;
         prnnRNNDataLayout_t layout;
         int lengths[2];
         const char *needle;
     } cases[] = {
-        {2, 0, PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, {3, 2}, "projSize = 2"},
+        {PRNN_RNN_ALGO_PERSISTENT,
+         2,
+         0,
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         {3, 2},
+         "runs on the standard engine only"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         prnnRNNDescriptor_t rnn;
         prnnRNNDataDescriptor_t xd;
         prnnCreateRNNDescriptor(&rnn);
         prnnCreateRNNDataDescriptor(&xd);
-        ok(prnnSetRNNDescriptor_v8(rnn, PRNN_RNN_ALGO_AUTO, PRNN_LSTM, PRNN_RNN_DOUBLE_BIAS,
+        ok(prnnSetRNNDescriptor_v8(rnn, cases[i].algo, PRNN_LSTM, PRNN_RNN_DOUBLE_BIAS,
                                    PRNN_UNIDIRECTIONAL, PRNN_LINEAR_INPUT, PRNN_DATA_FLOAT,
                                    PRNN_DATA_FLOAT, PRNN_DEFAULT_MATH, 3, 4, cases[i].proj, 1, NULL,
                                    PRNN_RNN_PADDED_IO_ENABLED),
@@ -428,13 +451,11 @@ static void check_refusals(prnnHandle_t dut)
             FAIL("refusal %zu: prnnGetRNNTempSpaceSizes -> %s, expected NOT_SUPPORTED naming "
                  "\"%s\"; log: %s",
                  i, prnnGetErrorString(s), cases[i].needle, log);
-        /* planning refuses what the engines lack (not the layouts: a plan
-         * has none) */
+        /* planning refuses it too */
         s = prnnPrepareRNN(dut, rnn, 2, PRNN_DATA_FLOAT);
-        int v8_feature = cases[i].proj != 4;
-        if (v8_feature ? s != PRNN_STATUS_NOT_SUPPORTED : s != PRNN_STATUS_SUCCESS)
-            FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s),
-                 prnnGetLastErrorLog());
+        log = prnnGetLastErrorLog();
+        if (s != PRNN_STATUS_NOT_SUPPORTED || !strstr(log, cases[i].needle))
+            FAIL("refusal %zu: prnnPrepareRNN -> %s; log: %s", i, prnnGetErrorString(s), log);
         prnnDestroyRNNDataDescriptor(xd);
         prnnDestroyRNNDescriptor(rnn);
     }
@@ -462,6 +483,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
@@ -478,6 +500,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_RNN_TANH,
          PRNN_DATA_FLOAT,
@@ -494,6 +517,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
@@ -510,6 +534,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
@@ -526,6 +551,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         /* the bias modes: an absent bias reads as zeros, its gradient is
          * not written (GRU's single recurrent bias still sits inside
@@ -545,6 +571,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
@@ -561,6 +588,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
@@ -577,6 +605,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
@@ -593,6 +622,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         /* LSTM cell clipping, bounds tight enough that c_t crosses them:
          * forward (c clamped before tanh and before the next step reads
@@ -613,6 +643,7 @@ int main(int argc, char **argv)
          -0.25,
          0.3,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
@@ -629,6 +660,7 @@ int main(int argc, char **argv)
          -0.4,
          0.2,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
@@ -645,6 +677,7 @@ int main(int argc, char **argv)
          -0.3,
          0.3,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
@@ -661,6 +694,7 @@ int main(int argc, char **argv)
          -0.2,
          0.25,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         /* the TF32 math types: the recurrence's GEMMs in TF32 where the
          * standard engine runs (run.sh's v8 stage forces it), FP32 on the
@@ -680,6 +714,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_TF32_RECURRENCE_MATH,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
@@ -696,6 +731,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_TENSOR_OP_MATH,
+         0,
          0},
         /* unpacked layouts with padding, lengths in any order (the GPU
          * moves them through packed copies); max_seq past the longest in
@@ -715,6 +751,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
@@ -731,6 +768,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
@@ -747,6 +785,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
@@ -763,6 +802,7 @@ int main(int argc, char **argv)
          -0.3,
          0.3,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         /* SRU's own run through the copies (its side stream, its dx) */
         {PRNN_SRU,
@@ -780,6 +820,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0},
         /* every state NULL through the copies */
         {PRNN_LSTM,
@@ -797,7 +838,115 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
-         1},
+         1,
+         0},
+        /* LSTM projections (the standard engine; forced engines fall back
+         * to it): packed with lengths that shrink, so that the reverse
+         * direction's rows start late (hx through hstate); unpacked in
+         * both majors; odd projSize (GEMM operands off 16-byte alignment);
+         * clipping, the bias modes, NULL states, the TF32 recurrence */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         2,
+         1,
+         4,
+         6,
+         {6, 5, 5, 2},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         24},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         128,
+         64,
+         1,
+         0,
+         3,
+         8,
+         {8, 3, 6, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         48},
+        {PRNN_LSTM,
+         PRNN_DATA_BFLOAT16,
+         96,
+         40,
+         2,
+         0,
+         4,
+         5,
+         {5, 2, 5, 4},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_SINGLE_INP_BIAS,
+         PRNN_NOT_PROPAGATE_NAN + 1,
+         -0.3,
+         0.3,
+         PRNN_DEFAULT_MATH,
+         0,
+         33},
+        {PRNN_LSTM,
+         PRNN_DATA_DOUBLE,
+         40,
+         24,
+         1,
+         1,
+         2,
+         4,
+         {4, 3, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_SINGLE_REC_BIAS,
+         PRNN_PROPAGATE_NAN + 1,
+         -0.25,
+         0.25,
+         PRNN_DEFAULT_MATH,
+         0,
+         7},
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         48,
+         24,
+         2,
+         1,
+         3,
+         5,
+         {3, 5, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_NO_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         1,
+         16},
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         256,
+         128,
+         1,
+         0,
+         4,
+         16,
+         {16, 12, 9, 3},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_TF32_RECURRENCE_MATH,
+         0,
+         64},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);

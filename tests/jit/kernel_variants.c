@@ -118,6 +118,15 @@ const jit_kernel_variant jit_kernel_variants[] = {
      * step engine's kernels (the persistent ones below). */
     {"rnn_step.cu", "step lstm f32 clip",
      {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_CLIP=1", "PRNN_H=96", "PRNN_SKIP=0", NULL}, 0},
+    /* LSTM projection (PRNN_PROJ): the standard engine's kernels, with
+     * clipping, and SKIP_INPUT's variant */
+    {"rnn_step.cu", "step lstm f16 proj",
+     {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=1024", "PRNN_PROJ=256", "PRNN_SKIP=0", NULL}, 0},
+    {"rnn_step.cu", "step lstm bf16 proj clip skip",
+     {"PRNN_DTYPE=3", "PRNN_MODE=2", "PRNN_CLIP=2", "PRNN_H=96", "PRNN_PROJ=33", "PRNN_SKIP=1",
+      NULL}, 0},
+    {"rnn_step.cu", "step lstm f64 proj",
+     {"PRNN_DTYPE=1", "PRNN_MODE=2", "PRNN_H=48", "PRNN_PROJ=7", "PRNN_SKIP=0", NULL}, 0},
     {"rnn_fused_step.cu", "step lstm f64 clip nan train",
      {"PRNN_DTYPE=1", "PRNN_MODE=2", "PRNN_CLIP=2", "PRNN_H=64", "PRNN_STEP_RPW=2",
       "PRNN_SKIP=0", "PRNN_TRAIN=1", NULL}, 0},

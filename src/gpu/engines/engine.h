@@ -201,6 +201,9 @@ int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c
 int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scratch,
                           prnn_engine_config *out, int max);
 void prnn_engine_free_state(prnn_pass_plan *pp);
+/* supports() for an engine without LSTM projections: -1 with the reason in
+ * why when q's key has one (the standard engine alone runs them), else 0. */
+int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t n);
 /* prepare()'s start for an engine without a configuration: its one choice
  * (NOT_SUPPORTED when there is none) noted in pp with its text form, and a
  * zeroed state of state_bytes in pp->state (ALLOC_FAILED without one). */

@@ -32,6 +32,16 @@ int prnn_engine_no_config(const prnn_engine_query *q, int search, size_t max_scr
     return 1;
 }
 
+int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t n)
+{
+    if (!q->key.proj)
+        return 0;
+    snprintf(why, n,
+             "an LSTM projection (projSize %d < hiddenSize %d) runs on the standard engine only",
+             q->key.proj, q->key.hidden);
+    return -1;
+}
+
 void prnn_engine_free_state(prnn_pass_plan *pp)
 {
     free(pp->state);

@@ -312,12 +312,31 @@ static int pass_order(const prnn_engine_query *q, const prnn_engine **order)
     return n;
 }
 
+/* Why no engine supports q: each engine's reason, "name: why; ...". */
+static void unsupported_reasons(const prnn_engine_query *q, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < prnn_engine_count() && at < size; i++) {
+        const prnn_engine *e = prnn_engine_at(i);
+        char why[256];
+        if (e->supports(q, why, sizeof(why)) == 0)
+            continue;
+        int w = snprintf(buf + at, size - at, "%s%s: %s", at ? "; " : "", e->name, why);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
 static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, prnn_pass_plan *pp,
                                 prnn_pass_plan *fallback)
 {
     const prnn_engine *order[16];
     int n = pass_order(q, order);
     char why[512] = "";
+    if (n == 0)
+        unsupported_reasons(q, why, sizeof(why));
     for (int i = 0; i < n; i++) {
         prnnStatus_t s = prepare_from_choices(q, order[i], may_autotune, pp);
         if (s == PRNN_STATUS_SUCCESS) {

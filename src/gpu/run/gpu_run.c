@@ -29,7 +29,9 @@ void prnn_call_plan_fill(prnn_call_plan *c, struct prnn_gpu_state *gs, const prn
     c->H = p->rnn->hidden;
     c->gh = (size_t)c->G * (size_t)c->H;
     c->dirs = prnn_rnn_dirs(p->rnn);
-    c->state_stride = (size_t)p->mini_batch * c->H * c->es;
+    c->P = prnn_rnn_out_width(p->rnn);
+    c->h_state_stride = (size_t)p->mini_batch * c->P * c->es;
+    c->c_state_stride = (size_t)p->mini_batch * c->H * c->es;
 }
 
 void *prnn_run_ws(const prnn_call_plan *c, size_t offset)
@@ -47,14 +49,17 @@ void *prnn_run_out_offset(void *base, size_t bytes)
     return base ? (char *)base + bytes : NULL;
 }
 
-/* Byte offsets of a pseudo-layer's W, R, bW and bR ((size_t)-1: W of a
- * SKIP_INPUT layer 0, a bias the bias mode drops). */
-static void dir_parts(const prnn_call_plan *c, int pseudo, size_t at[4], int *w_cols)
+/* Byte offsets of a pseudo-layer's W, R, bW, bR and Wp ((size_t)-1: W of
+ * a SKIP_INPUT layer 0, a bias the bias mode drops, Wp without a
+ * projection). */
+enum { PART_W, PART_R, PART_BW, PART_BR, PART_WP, PARTS };
+static void dir_parts(const prnn_call_plan *c, int pseudo, size_t at[PARTS], int *w_cols)
 {
     prnn_pseudo_layer_layout pl;
     prnn_weights_pseudo_layer(c->rnn, c->p->input_size, pseudo, &pl);
-    const size_t offsets[4] = {pl.w_offset, pl.r_offset, pl.bw_offset, pl.br_offset};
-    for (int i = 0; i < 4; i++)
+    const size_t offsets[PARTS] = {pl.w_offset, pl.r_offset, pl.bw_offset, pl.br_offset,
+                                   pl.p_offset};
+    for (int i = 0; i < PARTS; i++)
         at[i] = offsets[i] == (size_t)-1 ? (size_t)-1 : offsets[i] * c->es;
     *w_cols = pl.w_cols;
 }
@@ -71,26 +76,28 @@ static void *out_part_of(void *base, size_t at)
 
 void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, prnn_dir_weights *d)
 {
-    size_t at[4];
+    size_t at[PARTS];
     dir_parts(c, pseudo, at, &d->w_cols);
-    d->W = part_of(w, at[0]);
-    d->R = part_of(w, at[1]);
+    d->W = part_of(w, at[PART_W]);
+    d->R = part_of(w, at[PART_R]);
+    d->Wp = part_of(w, at[PART_WP]);
     /* an absent bias reads as zeros (forward calls have them; the backward
      * reads no bias) */
     const void *zeros = prnn_run_ws(c, c->l.zero_bias);
-    d->bW = at[2] == (size_t)-1 ? zeros : part_of(w, at[2]);
-    d->bR = at[3] == (size_t)-1 ? zeros : part_of(w, at[3]);
+    d->bW = at[PART_BW] == (size_t)-1 ? zeros : part_of(w, at[PART_BW]);
+    d->bR = at[PART_BR] == (size_t)-1 ? zeros : part_of(w, at[PART_BR]);
 }
 
 void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d)
 {
-    size_t at[4];
+    size_t at[PARTS];
     int w_cols;
     dir_parts(c, pseudo, at, &w_cols);
-    d->W = out_part_of(dw, at[0]);
-    d->R = out_part_of(dw, at[1]);
-    d->bW = out_part_of(dw, at[2]); /* NULL: no gradient to write */
-    d->bR = out_part_of(dw, at[3]);
+    d->W = out_part_of(dw, at[PART_W]);
+    d->R = out_part_of(dw, at[PART_R]);
+    d->Wp = out_part_of(dw, at[PART_WP]);
+    d->bW = out_part_of(dw, at[PART_BW]); /* NULL: no gradient to write */
+    d->bR = out_part_of(dw, at[PART_BR]);
 }
 
 unsigned prnn_run_grid(unsigned long long n, unsigned block)

@@ -31,10 +31,15 @@ typedef struct prnn_call_plan {
      * shape runs in (prnnGetRNNWorkspaceSize) and, for training calls, the
      * reserve (prnnGetRNNTrainingReserveSize); set by the planner. */
     size_t workspace_bytes, reserve_bytes;
-    size_t es, acc;      /* bytes of the storage and the math type */
-    size_t gh;           /* gates * hidden */
-    size_t state_stride; /* bytes of one pseudo-layer's hx/hy/cx/cy slice */
+    size_t es, acc; /* bytes of the storage and the math type */
+    size_t gh;      /* gates * hidden */
+    /* bytes of one pseudo-layer's slice of hx / hy / dhy / dhx (P wide) and
+     * of cx / cy / dcy / dcx (H wide) */
+    size_t h_state_stride, c_state_stride;
     int dirs, H, G;
+    /* the width of h and of a direction's output: projSize with an LSTM
+     * projection (the standard engine's), else H */
+    int P;
     /* the call's workspace and stream (prnn_call_run, call_run.h) */
     char *ws;
     CUstream stream;
@@ -44,6 +49,7 @@ typedef struct prnn_call_plan {
 typedef struct {
     const void *W; /* NULL for SKIP_INPUT layer 0 */
     const void *R;
+    const void *Wp; /* the LSTM projection [P][H], or NULL without one */
     /* a bias the bias mode drops: the workspace's zero_bias (forward calls),
      * NULL (the others, which read no bias) */
     const void *bW, *bR;
@@ -54,6 +60,7 @@ typedef struct {
 typedef struct {
     void *W; /* NULL for SKIP_INPUT layer 0 */
     void *R;
+    void *Wp;      /* NULL without a projection */
     void *bW, *bR; /* NULL where the bias mode drops the bias */
 } prnn_dir_grads;
 

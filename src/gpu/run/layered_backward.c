@@ -16,24 +16,25 @@ void prnn_layered_bwd_args(const prnn_layer_run *lr, prnn_bwd_args *a)
         const int pseudo = lr->layer * c->dirs + d;
         prnn_dir_weights w;
         prnn_run_dir_weights(c, b->w, pseudo, &w);
-        const size_t so = (size_t)pseudo * c->state_stride;
+        const size_t so_h = (size_t)pseudo * c->h_state_stride;
+        const size_t so_c = (size_t)pseudo * c->c_state_stride;
         da->R = w.R;
         da->dy = lr->dout;
         da->act = prnn_reserve_act(&c->r, b->reserve, pseudo);
-        da->hx = prnn_run_offset(b->hx, so);
-        da->cx = prnn_run_offset(b->cx, so);
-        da->dhy = prnn_run_offset(b->dhy, so);
-        da->dcy = prnn_run_offset(b->dcy, so);
-        da->dhx = prnn_run_out_offset(b->dhx, so);
-        da->dcx = prnn_run_out_offset(b->dcx, so);
+        da->hx = prnn_run_offset(b->hx, so_h);
+        da->cx = prnn_run_offset(b->cx, so_c);
+        da->dhy = prnn_run_offset(b->dhy, so_h);
+        da->dcy = prnn_run_offset(b->dcy, so_c);
+        da->dhx = prnn_run_out_offset(b->dhx, so_h);
+        da->dcx = prnn_run_out_offset(b->dcx, so_c);
         da->dg = prnn_reserve_dg(&c->r, b->reserve, pseudo);
     }
     a->hout = lr->hout;
     a->batch = (const int *)prnn_run_ws(c, c->l.batch);
     a->offset = (const int *)prnn_run_ws(c, c->l.offset);
     a->seq_length = c->p->seq_length;
-    a->y_cols = c->dirs * c->H;
-    a->dy_cols = c->dirs * c->H;
+    a->y_cols = c->dirs * c->P;
+    a->dy_cols = c->dirs * c->P;
     a->dy_storage = lr->dout_storage;
     a->tag_base = lr->tag_base;
     a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
@@ -166,13 +167,20 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
         PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, w.bW));
     if (w.bR)
         PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, w.bR));
-    /* dR = dg_rec^T h_{t-1}, with h_{t-1} of every row gathered first */
-    const int L = c->rnn->layers;
+    /* dR = dg_rec^T h_{t-1}, with h_{t-1} (P wide) of every row gathered
+     * first */
+    const int L = c->rnn->layers, P = c->P;
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
-    size_t so = (size_t)pseudo * c->state_stride;
+    const size_t so_h = (size_t)pseudo * c->h_state_stride;
     void *hprev = prnn_run_ws(c, c->l.hprev);
-    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * H, prnn_run_offset(b->hx, so), hprev));
-    return grad_gemm(c, (int)c->gh, H, dg, ld, hprev, H, w.R);
+    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_offset(b->hx, so_h), hprev));
+    PRNN_TRY(grad_gemm(c, (int)c->gh, P, dg, ld, hprev, P, w.R));
+    /* the projection's dWp = dh^T m over every row (both kept in the
+     * reserve: m by the forward, dh by BackwardData) */
+    if (!w.Wp)
+        return PRNN_STATUS_SUCCESS;
+    return grad_gemm(c, P, H, reserve + prnn_reserve_proj_at(&c->r, PRNN_PROJ_DH, pseudo), P,
+                     reserve + prnn_reserve_proj_at(&c->r, PRNN_PROJ_M, pseudo), H, w.Wp);
 }
 
 prnnStatus_t prnn_layered_backward_weights(const prnn_call_plan *c, const void *buffers)
@@ -183,7 +191,7 @@ prnnStatus_t prnn_layered_backward_weights(const prnn_call_plan *c, const void *
         const void *input = b->x;
         int kin = c->p->input_size;
         if (layer > 0) {
-            kin = c->dirs * c->H;
+            kin = c->dirs * c->P;
             PRNN_TRY(prnn_train_next_input(
                 c, layer - 1, 1, (const char *)b->reserve + prnn_reserve_out_at(&c->r, layer - 1),
                 &input));

@@ -23,18 +23,19 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
         da->bW = w.bW;
         da->bR = w.bR;
         da->xin = lr->skip ? lr->input : prnn_layered_xproj(c, d);
-        const size_t so = (size_t)pseudo * c->state_stride;
-        da->hx = prnn_run_offset(b->hx, so);
-        da->cx = prnn_run_offset(b->cx, so);
-        da->hy = prnn_run_out_offset(b->hy, so);
-        da->cy = prnn_run_out_offset(b->cy, so);
+        const size_t so_h = (size_t)pseudo * c->h_state_stride;
+        const size_t so_c = (size_t)pseudo * c->c_state_stride;
+        da->hx = prnn_run_offset(b->hx, so_h);
+        da->cx = prnn_run_offset(b->cx, so_c);
+        da->hy = prnn_run_out_offset(b->hy, so_h);
+        da->cy = prnn_run_out_offset(b->cy, so_c);
         da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
     a->y = lr->output;
     a->batch = (const int *)prnn_run_ws(c, c->l.batch);
     a->offset = (const int *)prnn_run_ws(c, c->l.offset);
     a->seq_length = c->p->seq_length;
-    a->y_cols = c->dirs * c->H;
+    a->y_cols = c->dirs * c->P;
     a->tag_base = lr->tag_base;
     a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a->clip_hi = c->rnn->rclip;
@@ -63,7 +64,7 @@ prnnStatus_t prnn_layered_forward(const prnn_call_plan *c, const void *buffers)
     const void *input = b->x;
     for (int layer = 0; layer < L; layer++) {
         int skip = layer == 0 && rnn->input_mode == PRNN_SKIP_INPUT;
-        int k = layer == 0 ? c->p->input_size : c->dirs * c->H;
+        int k = layer == 0 ? c->p->input_size : c->dirs * c->P;
         /* The projection reads the previous layer's output before this
          * layer's kernel overwrites the same buffer (inference: stream
          * order; training keeps every layer's output in the reserve). */

@@ -41,11 +41,21 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
     /* LSTM with clipping keeps c before the clip too (PRNN_ACT_COLS_CLIP) */
     r->act_cols = cell->act_cols + (cell->clip && rnn->clip_mode != PRNN_RNN_CLIP_NONE ? 1 : 0);
     r->dg_cols = cell->dg_cols;
-    r->out_stride = align_up(prnn_mul4_size(rows, dirs, H, es));
+    const size_t P = (size_t)prnn_rnn_out_width(rnn);
+    r->out_stride = align_up(prnn_mul4_size(rows, dirs, P, es));
     r->act_stride = align_up(prnn_mul4_size(rows, (size_t)r->act_cols, H, acc));
     r->dg_stride = align_up(prnn_mul4_size(rows, (size_t)r->dg_cols, H, es));
     r->out = 0;
     r->act = prnn_add_size(r->out, prnn_mul_size(L - 1, r->out_stride));
     r->dg = prnn_add_size(r->act, prnn_mul3_size(L, dirs, r->act_stride));
-    r->total = prnn_add_size(r->dg, prnn_mul3_size(L, dirs, r->dg_stride));
+    size_t at = prnn_add_size(r->dg, prnn_mul3_size(L, dirs, r->dg_stride));
+    if (rnn->proj) {
+        r->proj_stride[PRNN_PROJ_M] = align_up(prnn_mul3_size(rows, H, es));
+        r->proj_stride[PRNN_PROJ_DH] = align_up(prnn_mul3_size(rows, P, es));
+        for (int i = 0; i < 2; i++) {
+            r->proj[i] = at;
+            at = prnn_add_size(at, prnn_mul3_size(L, dirs, r->proj_stride[i]));
+        }
+    }
+    r->total = at;
 }

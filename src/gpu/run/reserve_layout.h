@@ -3,13 +3,18 @@
  * (prnnGetRNNTrainingReserveSize) and addresses it (the three training
  * calls), so the two cannot disagree. It depends on the shape only, never on
  * the tiles. Per layer l and pseudo-layer pl = l * dirs + d:
- *   out[l]  [rows][dirs*hidden] storage type: layer l's output before
- *           dropout, for l < layers - 1 (the last layer's is y);
+ *   out[l]  [rows][dirs*P] storage type: layer l's output before
+ *           dropout, for l < layers - 1 (the last layer's is y); P is
+ *           projSize with an LSTM projection, else hidden;
  *   act[pl] [rows][ACT_COLS][hidden] math type: what the cell keeps
  *           (prnn_kernel_abi.h: LSTM i f g o c, GRU r z n m; none for
  *           RELU/TANH);
  *   dg[pl]  [rows][DG_COLS][hidden] storage type: the gate gradients,
- *           written by BackwardData for dx, dW, dR and the biases.
+ *           written by BackwardData for dx, dW, dR and the biases;
+ * and with an LSTM projection (h = Wp m, m = o * tanh(c)):
+ *   m[pl]   [rows][hidden] storage type: m of every row (the forward);
+ *   dh[pl]  [rows][P] storage type: the gradient of h of every row
+ *           (BackwardData), for dWp = dh^T m.
  * SRU keeps, instead of act and dg, per layer l (prnn_kernel_abi.h,
  * prnn_sru_args, says what the columns are):
  *   sru_u[l]  [rows][dirs*4*hidden] math type: U, and x' where the layer
@@ -32,10 +37,11 @@ typedef struct {
     size_t act, act_stride;
     size_t dg, dg_stride;
     int act_cols, dg_cols;
-    size_t sru[4], sru_stride[4]; /* SRU: layer 0's part, and per layer */
-    size_t total;                 /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
-                                   * does not fit in size_t; the offsets are then
-                                   * meaningless */
+    size_t proj[2], proj_stride[2]; /* m and dh (prnn_proj_part); 0 without a projection */
+    size_t sru[4], sru_stride[4];   /* SRU: layer 0's part, and per layer */
+    size_t total;                   /* PRNN_SIZE_OVERFLOW (checked_size.h) when the reserve
+                                     * does not fit in size_t; the offsets are then
+                                     * meaningless */
 } prnn_reserve_layout;
 
 void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout *r);
@@ -52,6 +58,15 @@ static inline size_t prnn_reserve_act_at(const prnn_reserve_layout *r, int pseud
 static inline size_t prnn_reserve_dg_at(const prnn_reserve_layout *r, int pseudo)
 {
     return r->dg + (size_t)pseudo * r->dg_stride;
+}
+
+/* The projection's parts. */
+typedef enum { PRNN_PROJ_M = 0, PRNN_PROJ_DH = 1 } prnn_proj_part;
+
+static inline size_t prnn_reserve_proj_at(const prnn_reserve_layout *r, prnn_proj_part part,
+                                          int pseudo)
+{
+    return r->proj[part] + (size_t)pseudo * r->proj_stride[part];
 }
 
 /* SRU's parts, in reserve order. */
@@ -77,6 +92,11 @@ static inline char *prnn_reserve_act(const prnn_reserve_layout *r, void *base, i
 static inline char *prnn_reserve_dg(const prnn_reserve_layout *r, void *base, int pseudo)
 {
     return (char *)base + prnn_reserve_dg_at(r, pseudo);
+}
+static inline char *prnn_reserve_proj(const prnn_reserve_layout *r, void *base, prnn_proj_part part,
+                                      int pseudo)
+{
+    return (char *)base + prnn_reserve_proj_at(r, part, pseudo);
 }
 static inline char *prnn_reserve_sru(const prnn_reserve_layout *r, void *base, prnn_sru_part part,
                                      int layer)

@@ -15,7 +15,7 @@ int prnn_train_dropout_after(const prnn_call_plan *c, int layer)
 static void dropout_args(const prnn_call_plan *c, int layer, prnn_dropout_args *a)
 {
     memset(a, 0, sizeof(*a));
-    a->n = (unsigned long long)c->p->total_rows * (unsigned long long)(c->dirs * c->H);
+    a->n = (unsigned long long)c->p->total_rows * (unsigned long long)(c->dirs * c->P);
     a->seed = c->rnn->seed;
     a->layer = layer;
     a->threshold = prnn_dropout_threshold((double)c->rnn->dropout);
@@ -54,12 +54,12 @@ prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void
     a.batch = (const int *)prnn_run_ws(c, c->l.batch);
     a.offset = (const int *)prnn_run_ws(c, c->l.offset);
     a.seq_length = c->p->seq_length;
-    a.hidden = c->H;
+    a.hidden = c->P; /* h's width */
     a.ld = ld;
-    a.col0 = dir * c->H;
+    a.col0 = dir * c->P;
     a.reverse = dir;
     unsigned gy = c->p->seq_length < 1024 ? (unsigned)c->p->seq_length : 1024;
-    unsigned gx = prnn_run_grid((unsigned long long)c->p->mini_batch * c->H, 256);
+    unsigned gx = prnn_run_grid((unsigned long long)c->p->mini_batch * c->P, 256);
     if (gx > 64)
         gx = 64;
     return prnn_run_launch(c, c->kernels->gather_prev, gx, gy, 256, &a, "prnn_gather_prev");

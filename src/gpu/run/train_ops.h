@@ -11,7 +11,7 @@
 int prnn_train_dropout_after(const prnn_call_plan *c, int layer);
 
 /* dst = dropout(src) of layer `layer`'s output (storage type, both
- * [rows][dirs*hidden]). */
+ * [rows][dirs*P], P the width of h: gpu_run.h). */
 prnnStatus_t prnn_train_dropout_forward(const prnn_call_plan *c, int layer, const void *src,
                                         void *dst);
 
@@ -26,7 +26,7 @@ prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int train
  * (math type). */
 prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad);
 
-/* dst[rows][hidden] = h_{t-1} of every row of direction dir: rows of out
+/* dst[rows][P] = h_{t-1} of every row of direction dir: rows of out
  * (ld elements apart, this direction's columns), or hx (NULL: zeros). */
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
                                     const void *hx, void *dst);

@@ -20,6 +20,7 @@ prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p)
     u.dirs = (size_t)prnn_rnn_dirs(rnn);
     u.H = (size_t)rnn->hidden;
     u.gh = (size_t)prnn_cell_traits(rnn->mode)->gates * u.H;
+    u.P = (size_t)prnn_rnn_out_width(rnn);
     u.B = (size_t)p->mini_batch;
     u.rows = p->total_rows;
     u.deep = rnn->layers > 1;
@@ -52,7 +53,7 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     const size_t none = (size_t)-1;
     const prnn_ws_units u = prnn_ws_units_of(p);
     /* a layer's output, or its gradient, of every row */
-    const size_t out_units = prnn_mul3_size(u.rows, u.dirs, u.H);
+    const size_t out_units = prnn_mul3_size(u.rows, u.dirs, u.P);
     switch (call) {
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
@@ -69,7 +70,7 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
         break;
     case PRNN_CALL_BACKWARD_WEIGHTS: {
         const size_t rows = u.rows;
-        l->hprev = prnn_ws_take(b, prnn_mul3_size(rows, u.H, u.es));
+        l->hprev = prnn_ws_take(b, prnn_mul3_size(rows, u.P, u.es));
         l->dropped = u.dropout ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         /* Fixed chunks of rows (a function of the shape alone), so that the
          * bias sums always add in the same order. */

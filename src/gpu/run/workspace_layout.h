@@ -56,14 +56,14 @@ typedef struct {
     size_t zero_bias;
     /* forward */
     size_t xproj;     /* dirs * rows * gates * hidden, math type (SRU: U) */
-    size_t layer_out; /* inference, layers > 1: rows * dirs * hidden, storage */
-    /* training */
+    size_t layer_out; /* inference, layers > 1: rows * dirs * P, storage */
+    /* training (P: the width of h, prnn_ws_units) */
     size_t dropped;      /* dropout, layers > 1: the next layer's input,
-                          * rows * dirs * hidden, storage type */
+                          * rows * dirs * P, storage type */
     size_t dgrad;        /* backward data, layers > 1: gradient of a layer's
-                          * output, rows * dirs * hidden, math type */
+                          * output, rows * dirs * P, math type */
     size_t hprev;        /* backward weights: h_{t-1} of every row, rows *
-                          * hidden, storage type */
+                          * P, storage type */
     size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
     int bias_chunks, bias_chunk_rows;
     /* the v8 unpacked layouts (seq_io.h), none for a packed call: the
@@ -89,6 +89,7 @@ typedef struct prnn_ws_builder {
 typedef struct {
     size_t es, acc;     /* bytes of an element of the storage and the math type */
     size_t dirs, H, gh; /* directions, hidden size, gates * hidden */
+    size_t P;           /* the width of h: projSize with a projection, else H */
     size_t B, rows;     /* rows of the first step (miniBatch), of every step */
     int deep;           /* more than one layer: outputs pass between layers */
     int dropout;        /* deep, with dropout between the layers */

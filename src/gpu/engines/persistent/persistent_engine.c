@@ -90,7 +90,7 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
         snprintf(why, n, "the descriptor's algorithm is PRNN_RNN_ALGO_STANDARD");
         return -1;
     }
-    return 0;
+    return prnn_engine_refuse_projection(q, why, n);
 }
 
 static int fits_geometry(const prnn_engine_query *q, const prnn_tile_config *t,

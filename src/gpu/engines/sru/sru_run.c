@@ -111,7 +111,7 @@ static prnnStatus_t launch_scan(const prnn_call_plan *c, const CUfunction *fns, 
 /* Where a layer's slice of hx-shaped state (both directions) starts. */
 static size_t state_at(const prnn_call_plan *c, int layer)
 {
-    return (size_t)layer * c->dirs * c->state_stride;
+    return (size_t)layer * c->dirs * c->h_state_stride; /* SRU: h and c alike */
 }
 
 /* ---- forward ---- */

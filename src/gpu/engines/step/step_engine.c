@@ -66,6 +66,8 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
         snprintf(why, n, "SRU has its own scan");
         return -1;
     }
+    if (prnn_engine_refuse_projection(q, why, n))
+        return -1;
     if (q->pass != PRNN_PASS_FORWARD) {
         snprintf(why, n, "it runs the forward pass only");
         return -1;
@@ -224,11 +226,12 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         a.R[d] = w.R;
         a.bW[d] = w.bW;
         a.bR[d] = w.bR;
-        const size_t so = (size_t)pseudo * c->state_stride;
-        a.hx[d] = prnn_run_offset(b->hx, so);
-        a.cx[d] = prnn_run_offset(b->cx, so);
-        a.hy[d] = prnn_run_out_offset(b->hy, so);
-        a.cy[d] = prnn_run_out_offset(b->cy, so);
+        const size_t so_h = (size_t)pseudo * c->h_state_stride;
+        const size_t so_c = (size_t)pseudo * c->c_state_stride;
+        a.hx[d] = prnn_run_offset(b->hx, so_h);
+        a.cx[d] = prnn_run_offset(b->cx, so_c);
+        a.hy[d] = prnn_run_out_offset(b->hy, so_h);
+        a.cy[d] = prnn_run_out_offset(b->cy, so_c);
         a.cstate[d] = cstate(c, d);
         a.act[d] = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }

@@ -80,6 +80,8 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
         snprintf(why, n, "the descriptor's algorithm is PRNN_RNN_ALGO_STANDARD");
         return -1;
     }
+    if (prnn_engine_refuse_projection(q, why, n))
+        return -1;
     if (q->key.clip != PRNN_KCLIP_NONE) {
         snprintf(why, n, "cell clipping (prnnRNNSetClip_v8) is not in the tiny-h kernels");
         return -1;
