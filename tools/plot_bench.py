@@ -2,8 +2,9 @@
 """Plot a prnn-bench JSON or CSV file.
 
 One subplot per (pass, mode, data type); x = batch size (log2 scale),
-y = microseconds per timestep (log scale); one colour per hidden size, prnn
-as a solid line and the best cuDNN algorithm at each point as a dashed line.
+y = microseconds per timestep (log scale); one colour per hidden size (and
+LSTM projection size, "P=", where a point has one), prnn as a solid line
+and the best cuDNN algorithm at each point as a dashed line.
 Training runs also get, per (mode, data type), where a step's time goes:
 for each shape a bar for prnn and one for the best cuDNN algorithm, each
 stacked from its forward-training, backward-data and backward-weights
@@ -83,6 +84,7 @@ def load_csv(path):
             points.append({
                 "pass": row["pass"], "mode": row["mode"],
                 "dtype": row["dtype"], "hidden": row["hidden"],
+                "proj": row.get("proj"),
                 "batch": row["batch"], "seq": row.get("seq"),
                 "layers": row.get("layers"),
                 "layout": row.get("layout"),
@@ -108,6 +110,16 @@ def _num(v):
     return v if math.isfinite(v) and v > 0 else math.nan
 
 
+def _proj_label(p):
+    """What a series label adds for a point's LSTM projection: " P=128",
+    or "" without one (proj 0, or a file from before --proj)."""
+    try:
+        proj = int(p.get("proj") or 0)
+    except (TypeError, ValueError):
+        proj = 0
+    return " P=%d" % proj if proj > 0 else ""
+
+
 def series(data):
     """{(pass, mode, dtype): {label: {"hidden": H, "batch": [...],
     "prnn": [...], "cudnn": [...], "cudnn_algo": [...]}}}, each list sorted
@@ -124,7 +136,7 @@ def series(data):
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError("point without pass/mode/dtype/hidden/batch: %r"
                              % (e,))
-        label = "H=%d" % hidden
+        label = "H=%d" % hidden + _proj_label(p)
         if len(seqs) > 1:
             label += " T=%s" % p.get("seq")
         if len(layers) > 1:
@@ -183,7 +195,8 @@ def phase_series(data):
         inf = p.get("prnn_fwd_inference") or {}
         row = {
             "hidden": int(p["hidden"]), "batch": int(p["batch"]),
-            "label": "H=%d B=%d" % (int(p["hidden"]), int(p["batch"]))
+            "label": "H=%d%s B=%d" % (int(p["hidden"]), _proj_label(p),
+                                      int(p["batch"]))
             + ("" if p.get("layout") in (None, "packed")
                else " " + p["layout"]),
             "prnn": _phases(impls.get("prnn")),

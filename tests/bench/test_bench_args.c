@@ -1,5 +1,6 @@
-/* prnn-bench's command line: defaults, lists, errors, point order, and the
- * cold-start child's spec and output lines. */
+/* prnn-bench's command line: defaults, lists, errors, point order, --proj
+ * against the modes and hidden sizes, and the cold-start child's spec and
+ * output lines. */
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -168,12 +169,101 @@ static void test_layouts(void)
     expect_message("option --layout needs a value", PARSE(&a, "--layout"), err);
 }
 
+/* --proj: the default (none), the list crossed after the hidden sizes,
+ * with the layouts, --quick's edges left out, and the rule (LSTM only,
+ * below every hidden size) rejected with the rule named. */
+static void test_proj(void)
+{
+    bench_args a;
+    char err[512];
+    bench_point pt;
+
+    /* Default: no projection at any point, extra ones included. */
+    EXPECT(PARSE(&a, "--quick") == 0, "%s", err);
+    EXPECT(a.n_proj == 1 && a.proj[0] == 0 && !bench_args_has_proj(&a), "default proj");
+    for (long i = 0; i < bench_args_num_points(&a); i++) {
+        bench_args_point(&a, i, &pt);
+        EXPECT(pt.proj == 0 && bench_out_size(&pt) == pt.hidden, "point %ld: proj %d", i, pt.proj);
+    }
+    /* 0 is "none": any mode takes it. */
+    EXPECT(PARSE(&a, "--proj", "0", "--modes", "gru,tanh,sru") == 0 && !bench_args_has_proj(&a),
+           "%s", err);
+
+    /* Crossed like the other lists, right after the hidden size: pass,
+     * mode, dtype, hidden, proj, batch, seq. */
+    EXPECT(PARSE(&a, "--modes", "lstm", "--hidden", "256,512", "--proj", "0,128", "--batch", "1,8",
+                 "--dtype", "float") == 0,
+           "%s", err);
+    EXPECT(a.n_proj == 2 && a.proj[1] == 128 && bench_args_has_proj(&a), "two projections");
+    EXPECT(bench_args_num_points(&a) == 8, "%ld points", bench_args_num_points(&a));
+    static const struct {
+        int hidden, proj, batch;
+    } order[] = {
+        {256, 0, 1}, {256, 0, 8}, {256, 128, 1}, {256, 128, 8},
+        {512, 0, 1}, {512, 0, 8}, {512, 128, 1}, {512, 128, 8},
+    };
+    for (int i = 0; i < 8; i++) {
+        bench_args_point(&a, i, &pt);
+        EXPECT(pt.hidden == order[i].hidden && pt.proj == order[i].proj &&
+                   pt.batch == order[i].batch && pt.input == pt.hidden && pt.mode == PRNN_LSTM,
+               "point %d: H %d P %d B %d", i, pt.hidden, pt.proj, pt.batch);
+        EXPECT(bench_out_size(&pt) == (pt.proj ? pt.proj : pt.hidden), "point %d: out size %d", i,
+               bench_out_size(&pt));
+    }
+    /* Each projected point in every layout, the layout fastest. */
+    EXPECT(PARSE(&a, "--modes=lstm", "--hidden", "512", "--proj=256", "--batch", "4", "--dtype",
+                 "half", "--layout", "packed,batch-padded", "--training") == 0,
+           "%s", err);
+    EXPECT(bench_args_num_points(&a) == 2, "%ld points", bench_args_num_points(&a));
+    bench_args_point(&a, 1, &pt);
+    EXPECT(pt.proj == 256 && pt.layout == BENCH_LAYOUT_BATCH_PADDED && pt.pass == BENCH_TRAINING,
+           "projected padded point: P %d layout %d", pt.proj, (int)pt.layout);
+    /* A list given with --quick: its lists for the rest, no edges. */
+    EXPECT(PARSE(&a, "--quick", "--modes", "lstm", "--proj", "0,64") == 0, "%s", err);
+    EXPECT(a.n_extra == 0 && bench_args_num_points(&a) == 2 * 2 * 3 * 2,
+           "quick with --proj: %d extra, %ld points", a.n_extra, bench_args_num_points(&a));
+    /* A preset's hidden sizes are checked too (engines': 64 and up). */
+    EXPECT(PARSE(&a, "--preset", "engines", "--modes", "lstm", "--proj", "32") == 0, "%s", err);
+
+    /* The rule, named; 0 alongside does not excuse a value. */
+#define NOT_LSTM(p, mode)                                                                          \
+    "--proj " p ": only lstm has a projection, and the sweep's modes include " mode                \
+    " (give --modes lstm; 0 means no projection)"
+#define NOT_BELOW(p, h)                                                                            \
+    "--proj " p ": a projection size must be below the hidden size, and the sweep's hidden "       \
+    "sizes include " h
+    static const struct {
+        char *args[8];
+        const char *message;
+    } bad[] = {
+        {{"--proj", "128"}, NOT_LSTM("128", "tanh")},
+        {{"--modes", "lstm,gru", "--hidden", "128", "--proj", "0,64"}, NOT_LSTM("64", "gru")},
+        {{"--modes", "sru", "--hidden", "128", "--proj", "64"}, NOT_LSTM("64", "sru")},
+        {{"--modes", "lstm", "--hidden", "256,512", "--proj", "0,256"}, NOT_BELOW("256", "256")},
+        {{"--preset", "engines", "--modes", "lstm", "--proj", "128"}, NOT_BELOW("128", "64")},
+        {{"--modes", "lstm", "--proj", "-1"}, "--proj \"-1\": must be an integer in [0, 65535]"},
+        {{"--modes", "lstm", "--proj", "0,x"},
+         "--proj \"0,x\": \"x\" must be an integer in [0, 65535]"},
+    };
+#undef NOT_LSTM
+#undef NOT_BELOW
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *argv[10] = {"prnn-bench"};
+        int argc = 1;
+        for (int k = 0; k < 8 && bad[i].args[k]; k++)
+            argv[argc++] = bad[i].args[k];
+        expect_message(bad[i].message, bench_args_parse(argc, argv, &a, err, sizeof(err)), err);
+    }
+    expect_message("option --proj needs a value", PARSE(&a, "--proj"), err);
+}
+
 int main(void)
 {
     bench_args a;
     char err[512];
 
     test_layouts();
+    test_proj();
 
     /* Defaults: the full sweep (docs/ARCHITECTURE.md section 8). */
     EXPECT(PARSE(&a, "-v") == 0, "%s", err);
@@ -375,11 +465,13 @@ int main(void)
     bench_usage(f, "prnn-bench");
     fclose(f);
     const char *opts[] = {
-        "--modes",         "--hidden",   "--batch",   "--dtype",    "--seq",         "--layers",
-        "--bidirectional", "--training", "--repeats", "--warmup",   "--math",        "--quick",
-        "--csv",           "--json",     "--plot",    "--no-cudnn", "--no-prnn",     "--device",
-        "--cold-start",    "--pass",     "--input",   "--seed",     "--cudnn-algos", "--verbose",
-        "--help",          "--version",  "--layout",  "--lengths",  "--pad-input",   NULL};
+        "--modes",    "--hidden",        "--batch",       "--dtype",      "--seq",
+        "--layers",   "--bidirectional", "--training",    "--repeats",    "--warmup",
+        "--math",     "--quick",         "--csv",         "--json",       "--plot",
+        "--no-cudnn", "--no-prnn",       "--device",      "--cold-start", "--pass",
+        "--input",    "--seed",          "--cudnn-algos", "--verbose",    "--help",
+        "--version",  "--layout",        "--lengths",     "--pad-input",  "--proj",
+        NULL};
     for (int i = 0; opts[i]; i++)
         EXPECT(strstr(buf, opts[i]) != NULL, "usage lacks %s", opts[i]);
     /* ... and ends with the exit statuses, "no GPU" told apart from bad
@@ -390,20 +482,24 @@ int main(void)
                !strstr(status, "\n  130"),
            "exit statuses: %s", status ? status : "(none)");
     EXPECT(strstr(buf, "--cold-child") == NULL, "usage shows the internal flag");
+    /* --proj says which cuDNN algorithms have projections. */
+    EXPECT(
+        strstr(buf, "cuDNN has projections in\n                     CUDNN_RNN_ALGO_STANDARD only"),
+        "--proj's cuDNN algorithms");
     free(buf);
 
     /* The cold-start child's spec round-trips. */
-    bench_point p0 = {PRNN_GRU,
-                      PRNN_DATA_HALF,
-                      512,
-                      256,
-                      8,
-                      1,
-                      2,
-                      1,
-                      BENCH_INFERENCE,
-                      BENCH_LAYOUT_PACKED,
-                      BENCH_LENGTHS_FULL};
+    bench_point p0 = {.mode = PRNN_GRU,
+                      .dtype = PRNN_DATA_HALF,
+                      .hidden = 512,
+                      .input = 256,
+                      .batch = 8,
+                      .seq = 1,
+                      .layers = 2,
+                      .bidirectional = 1,
+                      .pass = BENCH_INFERENCE,
+                      .layout = BENCH_LAYOUT_PACKED,
+                      .lengths = BENCH_LENGTHS_FULL};
     char spec[256];
     bench_cold_spec_format(spec, sizeof(spec), &p0, BENCH_MATH_TF32, 1234.5);
     bench_point p1;

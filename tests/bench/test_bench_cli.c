@@ -2,7 +2,8 @@
  * prnn-bench without a GPU: it says so in one clear message naming the way
  * out, writes nothing on stdout, and exits 3 (TOOL_EXIT_NO_GPU: scripts
  * branch on the number, so the test spells it), for an inference sweep, a
- * training one, one in two layouts, and one with --cold-start and --csv.
+ * training one, one in two layouts, one with LSTM projections, and one with
+ * --cold-start and --csv.
  * With a GPU present only --help is checked (a sweep would take minutes).
  * Its handling of bad arguments is test_tool_cli's.
  * argv[1]: the prnn-bench executable.
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
          * GPU. */
         (const char *const[]){"--layout", "packed,batch-padded", "--lengths", "full", "--modes",
                               "lstm", "--pass", "inference,training", NULL},
+        /* So are LSTM projections. */
+        (const char *const[]){"--proj", "0,128", "--modes", "lstm", "--hidden", "256,512", NULL},
         /* The GPU check comes before --cold-start and the output files. */
         (const char *const[]){"--no-cudnn", "--cold-start", "--csv", "/nonexistent/x.csv", NULL},
     };

@@ -1,6 +1,6 @@
 /* prnn-bench's host-side data: the model's parameter list (cuDNN's
- * numbering, sizes), deterministic random values in range, and the output
- * comparison. */
+ * numbering, sizes; an LSTM's projection), deterministic random values in
+ * range, and the output comparison. */
 #include <stdlib.h>
 
 #include "bench_data.h"
@@ -90,6 +90,73 @@ static void test_layout(void)
     EXPECT(m.n_params == 4 && m.params[0].count == 12 && m.params[2].count == 16 && m.elem == 8,
            "tanh double");
     bench_model_destroy(&m);
+}
+
+/* An LSTM with a projection (--proj): per pseudo-layer the 8 ids' matrices
+ * and biases, W of a deeper layer and R as wide as the projection, then
+ * W_proj (linLayerID 8, proj x hidden, no bias) with values of its own
+ * stream; the parameters both models have hold the same values. */
+static void test_projection(void)
+{
+    char err[256];
+    bench_model m, plain;
+    bench_point p = pt_of(PRNN_LSTM, PRNN_DATA_FLOAT, 16, 12, 2, 1);
+    EXPECT(bench_model_create(&plain, &p, 7, err, sizeof(err)) == 0, "%s", err);
+    p.proj = 6;
+    EXPECT(bench_model_create(&m, &p, 7, err, sizeof(err)) == 0, "%s", err);
+    EXPECT(bench_out_size(&p) == 6, "out size %d", bench_out_size(&p));
+    /* 2 layers x 2 directions x (8 ids x 2 + W_proj) */
+    EXPECT(m.n_params == 2 * 2 * 17 && m.nlin == 8, "n_params %d", m.n_params);
+    size_t total = 0;
+    int proj_seen = 0;
+    for (int i = 0; i < m.n_params; i++) {
+        const bench_param *q = &m.params[i];
+        int layer = q->pseudo_layer / 2;
+        size_t want;
+        if (q->lin_id == BENCH_LIN_PROJ) {
+            EXPECT(!q->is_bias && i % 17 == 16, "W_proj at %d: bias %d", i, q->is_bias);
+            want = 6 * 16;
+            proj_seen++;
+        } else {
+            size_t K = q->lin_id >= 4 ? 6 : layer == 0 ? 12 : 2 * 6;
+            want = q->is_bias ? 16 : 16 * K;
+        }
+        EXPECT(q->count == want, "pl %d id %d bias %d: %zu, want %zu", q->pseudo_layer, q->lin_id,
+               q->is_bias, q->count, want);
+        EXPECT(q->offset == total, "offset of %d", i);
+        total += q->count * 4;
+    }
+    EXPECT(proj_seen == 4 && m.total_bytes == total, "W_proj %d times, total %zu", proj_seen,
+           m.total_bytes);
+    /* Same (pseudo-layer, id, bias), same shape: the same values as
+     * without the projection (layer 0's W, every bias); W_proj random in
+     * range and unlike any other matrix. */
+    for (int i = 0; i < m.n_params; i++) {
+        const bench_param *q = &m.params[i];
+        for (int j = 0; j < plain.n_params; j++) {
+            const bench_param *r = &plain.params[j];
+            if (r->pseudo_layer != q->pseudo_layer || r->lin_id != q->lin_id ||
+                r->is_bias != q->is_bias || r->count != q->count)
+                continue;
+            EXPECT(!memcmp(m.bytes + q->offset, plain.bytes + r->offset, q->count * 4),
+                   "pl %d id %d bias %d differs from the unprojected model's", q->pseudo_layer,
+                   q->lin_id, q->is_bias);
+        }
+        if (q->lin_id != BENCH_LIN_PROJ)
+            continue;
+        const float *v = (const float *)(m.bytes + q->offset);
+        int zeros = 0, out = 0;
+        for (size_t k = 0; k < q->count; k++) {
+            zeros += v[k] == 0;
+            out += v[k] < -0.25f || v[k] > 0.25f;
+        }
+        EXPECT(zeros < 2 && !out, "W_proj of pl %d: %d zeros, %d out of range", q->pseudo_layer,
+               zeros, out);
+        EXPECT(memcmp(v, m.bytes + m.params[i - 2].offset, q->count * 4) != 0,
+               "W_proj repeats R's values");
+    }
+    bench_model_destroy(&m);
+    bench_model_destroy(&plain);
 }
 
 static void test_diff(void)
@@ -253,6 +320,7 @@ static void test_seqs(void)
 int main(void)
 {
     test_layout();
+    test_projection();
     test_diff();
     test_lengths();
     test_seqs();

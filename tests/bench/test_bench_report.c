@@ -4,7 +4,9 @@
  * table alignment with and without the training columns and their cells,
  * CSV shape and the training columns' values, JSON validity (parsed back
  * with cJSON) and content; padded layouts beside packed ones (the pairing,
- * the layout column, the padded / packed lines and keys).
+ * the layout column, the padded / packed lines and keys); projected points
+ * beside unprojected ones (the P column, the proj field and key, pairing
+ * and groups by projection).
  */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -363,7 +365,7 @@ static void test_csv(const bench_result *rs, int n)
     /* The columns before the training ones, then 3 per implementation and
      * 7 more, then the engines (forward, backward-data), then the layout's
      * 5. */
-    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2 + 5, "%d header fields", fields0);
+    EXPECT(fields0 == 21 + 7 * 12 + 5 + 7 * 3 + 7 + 2 + 5 + 1, "%d header fields", fields0);
     if (records != n + 1 || n != 7) {
         free(buf);
         return;
@@ -403,6 +405,8 @@ static void test_csv(const bench_result *rs, int n)
         {1, "lengths", "full"},
         {1, "lengths_sum", "256"}, /* B 1, T 256 */
         {1, "ratio_prnn_padded_packed", ""},
+        {1, "proj", "0"},
+        {6, "proj", "0"},
     };
     for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
         expect_csv(h, recs[cells[i].rec], cells[i].column, cells[i].want);
@@ -555,6 +559,74 @@ static void test_json(const bench_result *rs, int n, const bench_meta *meta,
     free(buf);
 }
 
+/* What a run of rs described by m prints (preamble, table with m's
+ * columns, footer; rows 0: the preamble alone), for the caller to free. */
+static char *report_text(const bench_meta *m, const bench_result *rs, int n, int rows)
+{
+    FILE *f;
+    char *buf;
+    size_t len;
+    capture_begin(&f, &buf, &len);
+    bench_report_preamble(f, m);
+    if (rows) {
+        bench_table_header(f, bench_table_cols(m));
+        for (int i = 0; i < rows; i++)
+            bench_table_row(f, &rs[i], bench_table_cols(m));
+        bench_table_footer(f, rs, n);
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The CSV of rs, split into records (recs[0]: the header) in *buf, which
+ * the caller frees; returns how many (a test's records hold no quoted
+ * newline). */
+static int csv_records(const bench_result *rs, int n, char **buf, char **recs, int max)
+{
+    FILE *f;
+    size_t len;
+    capture_begin(&f, buf, &len);
+    bench_write_csv(f, rs, n);
+    fclose(f);
+    return split_lines(*buf, recs, max);
+}
+
+/* The JSON of rs parsed back (the caller deletes it); NULL, a failure
+ * naming what, when it does not parse. */
+static cJSON *json_parsed(const bench_meta *m, const bench_result *rs, int n, const char *what)
+{
+    FILE *f;
+    char *buf;
+    size_t len;
+    capture_begin(&f, &buf, &len);
+    bench_write_json(f, m, rs, n, NULL, 0);
+    fclose(f);
+    cJSON *root = cJSON_Parse(buf);
+    EXPECT(root != NULL, "%s JSON does not parse:\n%s", what, buf);
+    free(buf);
+    return root;
+}
+
+/* A result at pt with prnn's and cuDNN STANDARD's medians (all their
+ * statistics that value); prnn 0: n/a, cuDNN 0: not run. */
+static void fake_result(bench_result *r, const bench_point *pt, double prnn, double cudnn)
+{
+    bench_result_init(r, pt);
+    const double v[2] = {prnn, cudnn};
+    bench_impl_result *ir[2] = {&r->impl[BENCH_IMPL_PRNN], &r->impl[BENCH_IMPL_CUDNN_STANDARD]};
+    for (int k = 0; k < 2; k++) {
+        if (v[k] > 0) {
+            ir[k]->state = BENCH_OK;
+            ir[k]->us.n = 20;
+            ir[k]->us.median = ir[k]->us.min = ir[k]->us.max = v[k];
+            ir[k]->us.q1 = ir[k]->us.q3 = ir[k]->us.mean = v[k];
+        } else if (k == 0) {
+            ir[k]->state = BENCH_NA;
+        }
+    }
+    bench_result_finish(r);
+}
+
 /* Padded points beside packed ones: the pairing, its summary, the layout
  * column, the footer's padded / packed lines, the CSV and JSON keys. */
 static void test_layouts(const bench_meta *meta0)
@@ -589,22 +661,7 @@ static void test_layouts(const bench_meta *meta0)
         pt.lengths = pt.layout == BENCH_LAYOUT_PACKED ? BENCH_LENGTHS_FULL : BENCH_LENGTHS_VARIED;
         pt.hidden = pt.input = p[i].hidden;
         pt.batch = p[i].batch;
-        bench_result_init(&rs[i], &pt);
-        bench_impl_result *r = &rs[i].impl[BENCH_IMPL_PRNN];
-        if (p[i].prnn > 0) {
-            r->state = BENCH_OK;
-            r->us.n = 20;
-            r->us.median = r->us.min = r->us.max = r->us.q1 = r->us.q3 = r->us.mean = p[i].prnn;
-        } else {
-            r->state = BENCH_NA;
-        }
-        if (p[i].cudnn > 0) {
-            bench_impl_result *c = &rs[i].impl[BENCH_IMPL_CUDNN_STANDARD];
-            c->state = BENCH_OK;
-            c->us.n = 20;
-            c->us.median = c->us.min = c->us.max = c->us.q1 = c->us.q3 = c->us.mean = p[i].cudnn;
-        }
-        bench_result_finish(&rs[i]);
+        fake_result(&rs[i], &pt, p[i].prnn, p[i].cudnn);
     }
     bench_pair_layouts(rs, 6);
     EXPECT(isnan(rs[0].layout_ratio) && isnan(rs[2].layout_ratio), "packed points: no ratio");
@@ -636,16 +693,7 @@ static void test_layouts(const bench_meta *meta0)
     meta.lengths = BENCH_LENGTHS_VARIED;
     meta.pad_input = "nan";
     EXPECT(bench_table_cols(&meta) == BENCH_TABLE_LAYOUT, "cols %d", bench_table_cols(&meta));
-    FILE *f;
-    char *buf;
-    size_t len;
-    capture_begin(&f, &buf, &len);
-    bench_report_preamble(f, &meta);
-    bench_table_header(f, bench_table_cols(&meta));
-    for (int i = 0; i < 6; i++)
-        bench_table_row(f, &rs[i], bench_table_cols(&meta));
-    bench_table_footer(f, rs, 6);
-    fclose(f);
+    char *buf = report_text(&meta, rs, 6, 6);
     EXPECT(strstr(buf, "\nlayout: packed = time-major") &&
                strstr(buf, "Lengths varied: spaced\n") && strstr(buf, "holds NaN"),
            "preamble of a padded run:\n%s", buf);
@@ -675,11 +723,10 @@ static void test_layouts(const bench_meta *meta0)
     free(buf);
 
     /* With the training columns too: still aligned. */
-    capture_begin(&f, &buf, &len);
-    bench_table_header(f, BENCH_TABLE_PHASES | BENCH_TABLE_LAYOUT);
-    for (int i = 0; i < 6; i++)
-        bench_table_row(f, &rs[i], BENCH_TABLE_PHASES | BENCH_TABLE_LAYOUT);
-    fclose(f);
+    meta.training = 1;
+    EXPECT(bench_table_cols(&meta) == (BENCH_TABLE_PHASES | BENCH_TABLE_LAYOUT), "cols %d",
+           bench_table_cols(&meta));
+    buf = report_text(&meta, rs, 6, 6);
     nl = split_lines(buf, lines, 64);
     hdr = expect_aligned(lines, nl, 6);
     if (hdr >= 0)
@@ -688,11 +735,8 @@ static void test_layouts(const bench_meta *meta0)
     free(buf);
 
     /* CSV: the layout, the lengths, their sum and the ratios. */
-    capture_begin(&f, &buf, &len);
-    bench_write_csv(f, rs, 6);
-    fclose(f);
     char *recs[8];
-    int nr = split_lines(buf, recs, 8);
+    int nr = csv_records(rs, 6, &buf, recs, 8);
     EXPECT(nr == 7, "%d CSV records", nr);
     if (nr == 7) {
         char sum[32];
@@ -710,11 +754,7 @@ static void test_layouts(const bench_meta *meta0)
     free(buf);
 
     /* JSON: the same keys, the meta's rules, the layout summary. */
-    capture_begin(&f, &buf, &len);
-    bench_write_json(f, &meta, rs, 6, NULL, 0);
-    fclose(f);
-    cJSON *root = cJSON_Parse(buf);
-    EXPECT(root != NULL, "padded JSON does not parse");
+    cJSON *root = json_parsed(&meta, rs, 6, "padded");
     if (root) {
         const cJSON *m = item(root, "meta");
         EXPECT(num(m, "padded") == 1 && str(m, "lengths") && strstr(str(m, "lengths"), "varied") &&
@@ -741,7 +781,131 @@ static void test_layouts(const bench_meta *meta0)
         EXPECT(str(g, "layout") && !strcmp(str(g, "layout"), "batch-padded"), "summary layout");
         cJSON_Delete(root);
     }
+}
+
+/* Projected points (LSTM P = 128 of H = 256) beside unprojected ones, in
+ * two layouts: prnn n/a at the projected ones (its GPU backend has no
+ * projection yet), cuDNN's persistent algorithms refused there. A padded
+ * point pairs with the packed one of its own projection; the groups, the
+ * P column, the preamble's note, the CSV's proj column and the JSON's proj
+ * keys say which is which. */
+static void test_proj(const bench_meta *meta0)
+{
+    bench_result rs[4];
+    static const struct {
+        bench_layout layout;
+        int proj;
+        double prnn, cudnn;
+    } p[4] = {
+        {BENCH_LAYOUT_PACKED, 0, 2.0, 4.0},
+        {BENCH_LAYOUT_PACKED, 128, 0, 3.0},
+        {BENCH_LAYOUT_BATCH_PADDED, 0, 2.2, 5.0},
+        {BENCH_LAYOUT_BATCH_PADDED, 128, 0, 3.6},
+    };
+    for (int i = 0; i < 4; i++) {
+        bench_point pt;
+        memset(&pt, 0, sizeof(pt));
+        pt.mode = PRNN_LSTM;
+        pt.dtype = PRNN_DATA_FLOAT;
+        pt.hidden = pt.input = 256;
+        pt.proj = p[i].proj;
+        pt.batch = 16;
+        pt.seq = 256;
+        pt.layers = 1;
+        pt.layout = p[i].layout;
+        pt.lengths = pt.layout == BENCH_LAYOUT_PACKED ? BENCH_LENGTHS_FULL : BENCH_LENGTHS_VARIED;
+        fake_result(&rs[i], &pt, p[i].prnn, p[i].cudnn);
+        if (!pt.proj)
+            continue;
+        bench_copy(rs[i].impl[BENCH_IMPL_PRNN].note, 512,
+                   "prnnPrepareRNN: PRNN_STATUS_NOT_SUPPORTED: projSize 128 < hiddenSize 256");
+        for (int k = BENCH_IMPL_CUDNN_PERSIST_STATIC; k < BENCH_FIRST_CUDNN + BENCH_NUM_CUDNN; k++)
+            rs[i].impl[k].state = BENCH_REFUSED;
+        bench_result_finish(&rs[i]);
+    }
+    bench_pair_layouts(rs, 4);
+    EXPECT_NEAR(rs[2].layout_ratio, 1.1, 1e-12);
+    EXPECT_NEAR(rs[2].layout_ratio_cudnn, 1.25, 1e-12);
+    /* 3.6 / 3.0 (its packed twin of P = 128), not 3.6 / 4.0 */
+    EXPECT_NEAR(rs[3].layout_ratio_cudnn, 1.2, 1e-12);
+    EXPECT(isnan(rs[3].layout_ratio) && isnan(rs[1].ratio), "prnn n/a: no ratios");
+    EXPECT(rs[1].best_cudnn == BENCH_IMPL_CUDNN_STANDARD, "best %d", rs[1].best_cudnn);
+
+    bench_group g[8];
+    double overall;
+    int on;
+    int ng = bench_summary(rs, 4, g, 8, &overall, &on);
+    EXPECT(ng == 4 && g[0].proj == 0 && g[1].proj == 128 && g[1].n == 0 && g[1].points == 1 &&
+               g[3].proj == 128 && g[3].layout == BENCH_LAYOUT_BATCH_PADDED,
+           "%d groups: proj %d %d", ng, g[0].proj, g[1].proj);
+    EXPECT(on == 2, "overall n %d", on);
+
+    /* Without a projection in the run: no P column, no note. */
+    bench_meta meta = *meta0;
+    meta.training = 0;
+    EXPECT(bench_table_cols(&meta) == 0, "cols %d", bench_table_cols(&meta));
+    char *buf = report_text(&meta, rs, 4, 0);
+    EXPECT(!strstr(buf, "projection"), "a run without --proj has the note:\n%s", buf);
     free(buf);
+
+    meta.padded = 1;
+    meta.proj = 1;
+    meta.lengths = BENCH_LENGTHS_VARIED;
+    meta.pad_input = "nan";
+    EXPECT(bench_table_cols(&meta) == (BENCH_TABLE_LAYOUT | BENCH_TABLE_PROJ), "cols %d",
+           bench_table_cols(&meta));
+    buf = report_text(&meta, rs, 4, 4);
+    EXPECT(strstr(buf, "\nprojection: P = the LSTM projection size") &&
+               strstr(buf, "CUDNN_RNN_ALGO_STANDARD\n  only"),
+           "preamble of a run with projections:\n%s", buf);
+    EXPECT(strstr(buf, "inference lstm f32  H=256   P=128 B=16   T=256   batch-padded varied: prnn "
+                       "-                      cuDNN 1.200 (3.60 / 3.00)"),
+           "padded / packed line of the projected point:\n%s", buf);
+    EXPECT(strstr(buf, "geomean prnn/best-cuDNN inference lstm f32  P=128:    n/a  (0 of 1 "
+                       "points have both)") &&
+               strstr(buf, "geomean prnn/best-cuDNN inference lstm f32  batch-padded P=128:    "
+                           "n/a") &&
+               strstr(buf, "geomean prnn/best-cuDNN inference lstm f32 :  0.500  (1 of 1 points)"),
+           "geomean groups per projection:\n%s", buf);
+    char *lines[64];
+    int nl = split_lines(buf, lines, 64);
+    int hdr = expect_aligned(lines, nl, 4);
+    if (hdr >= 0) {
+        EXPECT(strstr(lines[hdr], "    H     P     B "), "header: %s", lines[hdr]);
+        EXPECT(strstr(lines[hdr + 2], "  256     0    16 ") &&
+                   strstr(lines[hdr + 3], "  256   128    16 ") && strstr(lines[hdr + 3], "n/a") &&
+                   strstr(lines[hdr + 3], "3.00 STANDARD") && strstr(lines[hdr + 3], "—"),
+               "rows:\n%s\n%s", lines[hdr + 2], lines[hdr + 3]);
+    }
+    free(buf);
+
+    /* CSV: proj last, 0 without one; JSON: a point's and a group's key. */
+    char *recs[8];
+    int nr = csv_records(rs, 4, &buf, recs, 8);
+    EXPECT(nr == 5, "%d CSV records", nr);
+    if (nr == 5) {
+        EXPECT(csv_column(recs[0], "proj") == csv_fields(recs[0]) - 1, "proj at %d of %d",
+               csv_column(recs[0], "proj"), csv_fields(recs[0]));
+        expect_csv(recs[0], recs[1], "proj", "0");
+        expect_csv(recs[0], recs[2], "proj", "128");
+        expect_csv(recs[0], recs[2], "hidden", "256");
+        expect_csv(recs[0], recs[2], "prnn_state", "n/a");
+        expect_csv(recs[0], recs[2], "cudnn_persist_static_state", "refused");
+        expect_csv(recs[0], recs[4], "ratio_best_cudnn_padded_packed", "1.2");
+    }
+    free(buf);
+    cJSON *root = json_parsed(&meta, rs, 4, "projected");
+    if (root) {
+        const cJSON *pts = item(root, "points"), *sum = item(root, "summary");
+        EXPECT(num(cJSON_GetArrayItem(pts, 0), "proj") == 0 &&
+                   num(cJSON_GetArrayItem(pts, 1), "proj") == 128 &&
+                   num(cJSON_GetArrayItem(pts, 1), "hidden") == 256,
+               "points' proj");
+        EXPECT(num(cJSON_GetArrayItem(sum, 0), "proj") == 0 &&
+                   num(cJSON_GetArrayItem(sum, 3), "proj") == 128,
+               "summary groups' proj");
+        cJSON_Delete(root);
+    }
 }
 
 int main(void)
@@ -758,5 +922,6 @@ int main(void)
     test_csv(rs, n);
     test_json(rs, n, &meta, cold, ncold);
     test_layouts(&meta);
+    test_proj(&meta);
     return test_done("tools-bench-report: best-cuDNN ratios, geometric means, table, CSV and JSON");
 }

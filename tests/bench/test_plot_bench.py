@@ -3,13 +3,18 @@
 
 usage: test_plot_bench.py data|csv|png PLOT_SCRIPT SYNTH_EXE WORKDIR
 
-data: the series the script reads from the JSON (no matplotlib needed).
-csv:  the same series from the CSV of the same results, and every CSV the
-      repository ships under bench/results/ read (no matplotlib needed).
+data: the series the script reads from the JSON (no matplotlib needed),
+      a projected point (--proj) a series of its own.
+csv:  the same series from the CSV of the same results, a projected row a
+      series of its own, and every CSV the repository ships under
+      bench/results/ read (no matplotlib needed).
 png:  a PNG is written from the JSON and from the CSV, and no legend
       covers a plot (exit 77, SKIP, when matplotlib is missing).
 """
+import copy
+import csv
 import glob
+import json
 import re
 import importlib.util
 import os
@@ -24,6 +29,55 @@ def dry_run(script, flag, path):
     r = subprocess.run([sys.executable, script, flag, path, "--dry-run"],
                        capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
+
+
+def expect_proj_series(script, flag, path):
+    """The file's first point (lstm f32 H=256 B=1) has a twin with an LSTM
+    projection of 128: it is a series of its own, "H=256 P=128", beside
+    the unprojected H=256 one, whose figures are unchanged."""
+    rc, out, err = dry_run(script, flag, path)
+    print(out, err)
+    assert rc == 0, (rc, err)
+    assert "H=256 P=128 batch [1]" in out, out
+    assert "['0.75']" in out, out
+    assert "H=256      batch [1, 8]" in out, out
+    assert "['0.50', '8.00']" in out, out
+
+
+def check_proj_json(script, js, workdir):
+    with open(js, encoding="utf-8") as f:
+        data = json.load(f)
+    twin = copy.deepcopy(data["points"][0])
+    assert twin["mode"] == "lstm" and twin["hidden"] == 256, twin
+    assert twin["proj"] == 0, twin
+    twin["proj"] = 128
+    twin["impls"]["prnn"]["state"] = "n/a"
+    twin["best_cudnn"] = "cudnn-standard"
+    twin["best_cudnn_us"] = 0.75
+    data["points"].append(twin)
+    path = os.path.join(workdir, "proj.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    expect_proj_series(script, "--json", path)
+    print("plot_bench data: a projected point is a series of its own")
+
+
+def check_proj_csv(script, csv_path, workdir):
+    with open(csv_path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    assert header[-1] == "proj", header[-1]
+    twin = list(rows[1])
+    assert twin[header.index("hidden")] == "256" and twin[-1] == "0", twin
+    twin[-1] = "128"
+    twin[header.index("prnn_state")] = "n/a"
+    twin[header.index("best_cudnn")] = "cudnn-standard"
+    twin[header.index("best_cudnn_us")] = "0.75"
+    path = os.path.join(workdir, "proj.csv")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows + [twin])
+    expect_proj_series(script, "--csv", path)
+    print("plot_bench csv: a projected row is a series of its own")
 
 
 def check_data(script, js, workdir):
@@ -56,6 +110,7 @@ def check_data(script, js, workdir):
         f.write('{"points": 3}')
     rc, _, err = dry_run(script, "--json", bad)
     assert rc == 2 and "points" in err, (rc, err)
+    check_proj_json(script, js, workdir)
     print("plot_bench data: ok")
 
 
@@ -69,6 +124,7 @@ def check_csv(script, js, csv_path, workdir):
     assert out_c.splitlines()[0] == "source: %s" % csv_path, out_c
     assert out_c.splitlines()[1:] == out_j.splitlines()[1:], (out_j, out_c)
     assert "phases lstm f16" in out_c, out_c
+    check_proj_csv(script, csv_path, workdir)
     # Every CSV the repository ships is read (older ones lack the training
     # columns) and has series (inference ones, or training ones for a
     # training-only run such as the SRU grid).

@@ -25,7 +25,8 @@ typedef struct {
 typedef struct {
     const char *name;
     int uses_gpu, handles_sigint;
-    bad_args bad[8];
+#define MAX_BAD 10
+    bad_args bad[MAX_BAD];
     /* A command line that would run (needs a GPU), for the no-GPU check;
      * args[0] NULL when the tool needs none. */
     const char *run[6];
@@ -47,7 +48,13 @@ static const tool_case tools[] = {
        "seq-padded, batch-padded"},
       {{"--lengths", "varied"},
        "--lengths varied needs a padded layout (--layout seq-padded or "
-       "batch-padded): packed runs every sequence T long"}},
+       "batch-padded): packed runs every sequence T long"},
+      {{"--proj", "0,128", "--modes", "lstm,gru"},
+       "--proj 128: only lstm has a projection, and the sweep's modes "
+       "include gru (give --modes lstm; 0 means no projection)"},
+      {{"--modes=lstm", "--hidden", "128,256", "--proj", "128"},
+       "--proj 128: a projection size must be below the hidden size, and "
+       "the sweep's hidden sizes include 128"}},
      {"--quick", "--no-cudnn"}},
     {"prnn-cache", 0, 0,
      {{{"--bogus", "list"}, "unknown option --bogus"},
@@ -171,7 +178,7 @@ int main(int argc, char **argv)
     check_help(t, exe, "-h");
     check_version(t, exe);
     int nbad = 0;
-    for (; nbad < 8 && t->bad[nbad].message; nbad++)
+    for (; nbad < MAX_BAD && t->bad[nbad].message; nbad++)
         check_bad(t, exe, &t->bad[nbad]);
     const char *gpu = t->uses_gpu ? "no run that needs one" : "it needs none";
     if (t->run[0]) {

@@ -26,6 +26,17 @@ void bench_usage(FILE *f, const char *prog)
 "                     cuDNN's LSTM of the same shape, and prnn's per-step\n"
 "                     cuBLASLt baseline is not run)\n"
 "  --hidden LIST      hidden sizes                    [256,512,1024,2048]\n"
+"  --proj LIST        LSTM projection sizes, 0: none  [0]\n"
+"                     (cuDNN's projSize, torch.nn's proj_size): P > 0\n"
+"                     adds W_proj (P x hidden, no bias) after each step;\n"
+"                     y is directions x P wide, hx/hy P, cx/cy hidden.\n"
+"                     Only lstm has one and P must be below every hidden\n"
+"                     size: a sweep with other modes or hidden <= P is an\n"
+"                     error. A projected point runs prnn's v8 calls\n"
+"                     (prnnSetRNNDescriptor_v8 with projSize P) and cuDNN's\n"
+"                     in its layout, packed too; cuDNN has projections in\n"
+"                     CUDNN_RNN_ALGO_STANDARD only (its persistent\n"
+"                     algorithms show as refused there)\n"
 "  --batch LIST       batch sizes                     [1,4,8,16,64]\n"
 "  --dtype LIST       float,half,bfloat16,double      [float,half]\n"
 "  --seq LIST         sequence lengths T              [256]\n"
@@ -54,8 +65,9 @@ void bench_usage(FILE *f, const char *prog)
 "  --layout LIST      packed,seq-padded,batch-padded  [packed]\n"
 "                     each point runs in each layout listed, one row each.\n"
 "                     packed: time-major, every sequence T long, prnn's v5\n"
-"                     calls and cuDNN's SEQ_MAJOR_PACKED (the figures of\n"
-"                     runs before --layout). seq-padded, batch-padded:\n"
+"                     calls (v8 at a --proj point) and cuDNN's\n"
+"                     SEQ_MAJOR_PACKED (the figures of runs before\n"
+"                     --layout). seq-padded, batch-padded:\n"
 "                     SEQ_MAJOR_UNPACKED, BATCH_MAJOR_UNPACKED (room for T\n"
 "                     steps per sequence, a length each, padding fill 0)\n"
 "                     through prnn's v8 calls (prnnRNNForward,\n"
@@ -100,7 +112,8 @@ void bench_usage(FILE *f, const char *prog)
 "  --seed N           seed of the random weights and inputs     [1]\n"
 "  --cold-start       also measure prnn's plan time with an empty kernel\n"
 "                     cache (NVRTC compile), a warm disk cache and in memory,\n"
-"                     each shape in fresh processes\n"
+"                     each shape in fresh processes (shapes without a\n"
+"                     projection: --proj points are left out)\n"
 "\n"
 "Output:\n"
 "  --csv FILE         every number, one row per point (of each training\n"
@@ -319,6 +332,40 @@ int bench_args_has_training(const bench_args *a)
     return 0;
 }
 
+int bench_args_has_proj(const bench_args *a)
+{
+    for (int i = 0; i < a->n_proj; i++)
+        if (a->proj[i] > 0)
+            return 1;
+    return 0;
+}
+
+/* --proj against the sweep's modes and hidden sizes, the libraries' rule:
+ * only an LSTM has a projection, and it is narrower than the cell. */
+static int check_proj(const bench_args *a, char *err, size_t n)
+{
+    for (int i = 0; i < a->n_proj; i++) {
+        const int p = a->proj[i];
+        for (int m = 0; p && m < a->n_modes; m++)
+            if (a->modes[m] != PRNN_LSTM) {
+                snprintf(err, n,
+                         "--proj %d: only lstm has a projection, and the sweep's modes include %s "
+                         "(give --modes lstm; 0 means no projection)",
+                         p, prnn_mode_name(a->modes[m]));
+                return -1;
+            }
+        for (int h = 0; p && h < a->n_hidden; h++)
+            if (p >= a->hidden[h]) {
+                snprintf(err, n,
+                         "--proj %d: a projection size must be below the hidden size, and the "
+                         "sweep's hidden sizes include %d",
+                         p, a->hidden[h]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 /* --quick's edges for every mode and data type of the sweep, when every
  * list came from --quick (a given list means the user chose the points). */
 static void add_quick_edges(bench_args *a)
@@ -349,8 +396,8 @@ static void fill_unset_lists(bench_args *a)
         a->passes[0] = BENCH_INFERENCE;
         a->n_passes = 1;
     }
-    const int quick_edges_wanted = a->quick && !a->n_modes && !a->n_hidden && !a->n_batch &&
-                                   !a->n_dtypes && !a->n_seq && a->n_passes == 1;
+    const int quick_edges_wanted = a->quick && !a->n_modes && !a->n_hidden && !a->n_proj &&
+                                   !a->n_batch && !a->n_dtypes && !a->n_seq && a->n_passes == 1;
     const default_grid *g = &full_grid;
     if (a->quick)
         g = bench_args_has_training(a) ? &quick_training_grid : &quick_grid;
@@ -369,6 +416,10 @@ static void fill_unset_lists(bench_args *a)
     if (!a->n_seq) {
         a->seq[0] = 256;
         a->n_seq = 1;
+    }
+    if (!a->n_proj) {
+        a->proj[0] = 0;
+        a->n_proj = 1;
     }
     if (quick_edges_wanted)
         add_quick_edges(a);
@@ -433,12 +484,14 @@ enum {
     OPT_LAYOUT,
     OPT_LENGTHS,
     OPT_PAD_INPUT,
+    OPT_PROJ,
 };
 
 static const struct option long_options[] = {
     {"modes", required_argument, NULL, OPT_MODES},
     {"mode", required_argument, NULL, OPT_MODES},
     {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"proj", required_argument, NULL, OPT_PROJ},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"dtypes", required_argument, NULL, OPT_DTYPE},
@@ -504,6 +557,8 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
     case OPT_HIDDEN:
         return tool_parse_ints(name, value, 1, 65536, a->hidden, BENCH_MAX_LIST, &a->n_hidden, err,
                                n);
+    case OPT_PROJ:
+        return tool_parse_ints(name, value, 0, 65535, a->proj, BENCH_MAX_LIST, &a->n_proj, err, n);
     case OPT_BATCH:
         return tool_parse_ints(name, value, 1, 65536, a->batch, BENCH_MAX_LIST, &a->n_batch, err,
                                n);
@@ -637,12 +692,13 @@ int bench_args_parse(int argc, char **argv, bench_args *a, char *err, size_t n)
     if (ps.preset && apply_preset(a, ps.preset, err, n))
         return -1;
     fill_unset_lists(a);
-    return 0;
+    return check_proj(a, err, n);
 }
 
 static long cross_points(const bench_args *a)
 {
-    return (long)a->n_passes * a->n_modes * a->n_dtypes * a->n_hidden * a->n_batch * a->n_seq;
+    return (long)a->n_passes * a->n_modes * a->n_dtypes * a->n_hidden * a->n_proj * a->n_batch *
+           a->n_seq;
 }
 
 long bench_args_num_points(const bench_args *a)
@@ -673,6 +729,8 @@ void bench_args_point(const bench_args *a, long idx, bench_point *pt)
     i /= a->n_seq;
     int b = (int)(i % a->n_batch);
     i /= a->n_batch;
+    int j = (int)(i % a->n_proj);
+    i /= a->n_proj;
     int h = (int)(i % a->n_hidden);
     i /= a->n_hidden;
     int d = (int)(i % a->n_dtypes);
@@ -684,6 +742,7 @@ void bench_args_point(const bench_args *a, long idx, bench_point *pt)
     pt->mode = a->modes[m];
     pt->dtype = a->dtypes[d];
     pt->hidden = a->hidden[h];
+    pt->proj = a->proj[j];
     pt->input = a->input ? a->input : a->hidden[h];
     pt->batch = a->batch[b];
     pt->seq = a->seq[s];

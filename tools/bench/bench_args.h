@@ -17,6 +17,8 @@ typedef struct {
     int n_modes;
     int hidden[BENCH_MAX_LIST];
     int n_hidden;
+    int proj[BENCH_MAX_LIST]; /* LSTM projection sizes, 0: none (default) */
+    int n_proj;
     int batch[BENCH_MAX_LIST];
     int n_batch;
     prnnDataType_t dtypes[BENCH_MAX_LIST];
@@ -78,11 +80,15 @@ int bench_args_has_padded(const bench_args *a);
 /* 1 when the sweep has a training pass. */
 int bench_args_has_training(const bench_args *a);
 
+/* 1 when the sweep has a projected point (--proj above 0). */
+int bench_args_has_proj(const bench_args *a);
+
 /* Number of points the sweep will run. */
 long bench_args_num_points(const bench_args *a);
 
 /* Point number idx (0 <= idx < bench_args_num_points) of the sweep, in the
- * order pass, mode, dtype, hidden, batch, seq, then the extra points; each
+ * order pass, mode, dtype, hidden, proj, batch, seq, then the extra points
+ * (proj 0); each
  * in every layout of --layout in turn (the layout varies fastest, so that
  * the layouts of a shape are neighbours in the table). */
 void bench_args_point(const bench_args *a, long idx, bench_point *pt);

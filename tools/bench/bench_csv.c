@@ -82,6 +82,7 @@ static void write_header(FILE *f)
     phase_header(f, "best_cudnn");
     fputs(",prnn_engine,prnn_backward_engine", f);
     fputs(",layout,lengths,lengths_sum,ratio_prnn_padded_packed,ratio_best_cudnn_padded_packed", f);
+    fputs(",proj", f);
     fputc('\n', f);
 }
 
@@ -166,7 +167,7 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n)
         csv_num(f, x->layout_ratio);
         fputc(',', f);
         csv_num(f, x->layout_ratio_cudnn);
-        fputc('\n', f);
+        fprintf(f, ",%d\n", pt->proj);
     }
     fflush(f);
 }

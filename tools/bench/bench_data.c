@@ -61,11 +61,23 @@ enum { TAG_WEIGHT = 1, TAG_X, TAG_HX, TAG_CX, TAG_DY, TAG_DHY, TAG_DCY };
 
 /* ---- model ---- */
 
-/* LinLayer ids of each call (no projection: the bench runs none) */
+/* LinLayer ids of each call, the projection aside */
 static int nlin_of(prnnRNNMode_t m)
 {
     const prnn_cell_traits_row *cell = prnn_cell_traits(m);
     return cell->w_matrices + cell->r_matrices;
+}
+
+/* Appends parameter *k of count elements at *off, and moves both on. */
+static void add_param(bench_model *m, int *k, int pl, int id, int bias, size_t count, size_t *off)
+{
+    bench_param *p = &m->params[(*k)++];
+    p->pseudo_layer = pl;
+    p->lin_id = id;
+    p->is_bias = bias;
+    p->count = count;
+    p->offset = *off;
+    *off += count * m->elem;
 }
 
 /* SRU's parameters (prnn.h): matrices 0..2, and 3 (the x' projection)
@@ -77,17 +89,31 @@ static int sru_params(bench_model *m, const bench_point *pt, size_t *off)
     for (int pl = 0; pl < pt->layers * m->dirs; pl++) {
         size_t K = pl / m->dirs == 0 ? (size_t)pt->input : H * (size_t)m->dirs;
         for (int bias = 0; bias < 2; bias++)
-            for (int id = 0; id < 4; id++) {
-                if (!bias && id == 3 && K == H)
-                    continue;
-                bench_param *p = &m->params[k++];
-                p->pseudo_layer = pl;
-                p->lin_id = id;
-                p->is_bias = bias;
-                p->count = bias ? H : H * K;
-                p->offset = *off;
-                *off += p->count * m->elem;
-            }
+            for (int id = 0; id < 4; id++)
+                if (bias || id != 3 || K != H)
+                    add_param(m, &k, pl, id, bias, bias ? H : H * K, off);
+    }
+    return k;
+}
+
+/* The other cells' parameters: per pseudo-layer each id's matrix and
+ * bias, W ids (K = the layer's input width) then R ids (K = the width of
+ * h, the projection's where there is one), then W_proj (proj x hidden, no
+ * bias) for an LSTM with a projection. */
+static int cell_params(bench_model *m, const bench_point *pt, size_t *off)
+{
+    size_t H = (size_t)pt->hidden, P = (size_t)bench_out_size(pt);
+    int k = 0;
+    for (int pl = 0; pl < pt->layers * m->dirs; pl++) {
+        int layer = pl / m->dirs;
+        for (int id = 0; id < m->nlin; id++) {
+            int is_w = id < m->nlin / 2;
+            size_t K = !is_w ? P : layer == 0 ? (size_t)pt->input : P * (size_t)m->dirs;
+            for (int bias = 0; bias < 2; bias++)
+                add_param(m, &k, pl, id, bias, bias ? H : H * K, off);
+        }
+        if (pt->proj > 0)
+            add_param(m, &k, pl, BENCH_LIN_PROJ, 0, P * H, off);
     }
     return k;
 }
@@ -100,33 +126,15 @@ int bench_model_create(bench_model *m, const bench_point *pt, unsigned long long
     m->dirs = pt->bidirectional ? 2 : 1;
     m->nlin = nlin_of(pt->mode);
     m->elem = prnn_dtype_size(pt->dtype);
-    int pseudo = pt->layers * m->dirs;
-    m->n_params = pseudo * m->nlin * 2;
-    m->params = calloc((size_t)m->n_params, sizeof(*m->params));
+    /* at most: every id's matrix and bias, and W_proj */
+    size_t most = (size_t)pt->layers * (size_t)m->dirs * ((size_t)m->nlin * 2 + 1);
+    m->params = calloc(most, sizeof(*m->params));
     if (!m->params) {
         snprintf(err, n, "out of host memory");
         return -1;
     }
-    size_t H = (size_t)pt->hidden, off = 0;
-    int k = 0;
-    if (pt->mode == PRNN_SRU)
-        m->n_params = sru_params(m, pt, &off);
-    for (int pl = 0; pt->mode != PRNN_SRU && pl < pseudo; pl++) {
-        int layer = pl / m->dirs;
-        for (int id = 0; id < m->nlin; id++) {
-            int is_w = id < m->nlin / 2;
-            size_t K = !is_w ? H : layer == 0 ? (size_t)pt->input : H * (size_t)m->dirs;
-            for (int bias = 0; bias < 2; bias++) {
-                bench_param *p = &m->params[k++];
-                p->pseudo_layer = pl;
-                p->lin_id = id;
-                p->is_bias = bias;
-                p->count = bias ? H : H * K;
-                p->offset = off;
-                off += p->count * m->elem;
-            }
-        }
-    }
+    size_t off = 0;
+    m->n_params = pt->mode == PRNN_SRU ? sru_params(m, pt, &off) : cell_params(m, pt, &off);
     m->total_bytes = off;
     m->bytes = malloc(off ? off : 1);
     if (!m->bytes) {
@@ -255,40 +263,43 @@ int bench_io_create(const bench_device *d, bench_io *io, const bench_point *pt,
     size_t e = prnn_dtype_size(pt->dtype);
     size_t dirs = pt->bidirectional ? 2 : 1;
     size_t T = (size_t)pt->seq, B = (size_t)pt->batch, H = (size_t)pt->hidden;
+    size_t P = (size_t)bench_out_size(pt);
     size_t x_n = T * B * (size_t)pt->input;
-    size_t y_n = T * B * H * dirs;
-    size_t h_n = (size_t)pt->layers * dirs * B * H;
+    size_t y_n = T * B * P * dirs;
+    size_t h_n = (size_t)pt->layers * dirs * B * P;
+    size_t c_n = (size_t)pt->layers * dirs * B * H;
     io->x_bytes = x_n * e;
     io->y_bytes = y_n * e;
     io->h_bytes = h_n * e;
+    io->c_bytes = c_n * e;
     int cell = prnn_cell_traits(pt->mode)->has_cell; /* cx, cy */
     int train = pt->pass == BENCH_TRAINING;
     if (bench_alloc(d, &io->x, io->x_bytes, "x", err, n) ||
         bench_alloc(d, &io->hx, io->h_bytes, "hx", err, n) ||
-        (cell && bench_alloc(d, &io->cx, io->h_bytes, "cx", err, n)) ||
+        (cell && bench_alloc(d, &io->cx, io->c_bytes, "cx", err, n)) ||
         bench_alloc(d, &io->y, io->y_bytes, "y", err, n) ||
         bench_alloc(d, &io->hy, io->h_bytes, "hy", err, n) ||
-        (cell && bench_alloc(d, &io->cy, io->h_bytes, "cy", err, n)))
+        (cell && bench_alloc(d, &io->cy, io->c_bytes, "cy", err, n)))
         goto fail;
     if (train && (bench_alloc(d, &io->dy, io->y_bytes, "dy", err, n) ||
                   bench_alloc(d, &io->dhy, io->h_bytes, "dhy", err, n) ||
-                  (cell && bench_alloc(d, &io->dcy, io->h_bytes, "dcy", err, n)) ||
+                  (cell && bench_alloc(d, &io->dcy, io->c_bytes, "dcy", err, n)) ||
                   bench_alloc(d, &io->dx, io->x_bytes, "dx", err, n) ||
                   bench_alloc(d, &io->dhx, io->h_bytes, "dhx", err, n) ||
-                  (cell && bench_alloc(d, &io->dcx, io->h_bytes, "dcx", err, n))))
+                  (cell && bench_alloc(d, &io->dcx, io->c_bytes, "dcx", err, n))))
         goto fail;
     if (upload_sequences(d, io->x, pt->dtype, &io->seqs, (size_t)pt->input,
                          stream_key(seed, TAG_X, 0, 0, 0), pad, err, n) ||
         upload_random(d, io->hx, pt->dtype, h_n, stream_key(seed, TAG_HX, 0, 0, 0), err, n) ||
         (cell &&
-         upload_random(d, io->cx, pt->dtype, h_n, stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
+         upload_random(d, io->cx, pt->dtype, c_n, stream_key(seed, TAG_CX, 0, 0, 0), err, n)))
         goto fail;
     if (train &&
-        (upload_sequences(d, io->dy, pt->dtype, &io->seqs, H * dirs,
+        (upload_sequences(d, io->dy, pt->dtype, &io->seqs, P * dirs,
                           stream_key(seed, TAG_DY, 0, 0, 0), pad, err, n) ||
          upload_random(d, io->dhy, pt->dtype, h_n, stream_key(seed, TAG_DHY, 0, 0, 0), err, n) ||
          (cell &&
-          upload_random(d, io->dcy, pt->dtype, h_n, stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
+          upload_random(d, io->dcy, pt->dtype, c_n, stream_key(seed, TAG_DCY, 0, 0, 0), err, n))))
         goto fail;
     return 0;
 fail:
@@ -309,10 +320,10 @@ int bench_io_poison_outputs(const bench_device *d, const bench_io *io, char *err
 {
     if (bench_memset(d, io->y, 0xFF, io->y_bytes, err, n) ||
         bench_memset(d, io->hy, 0xFF, io->h_bytes, err, n) ||
-        bench_memset(d, io->cy, 0xFF, io->h_bytes, err, n) ||
+        bench_memset(d, io->cy, 0xFF, io->c_bytes, err, n) ||
         bench_memset(d, io->dx, 0xFF, io->x_bytes, err, n) ||
         bench_memset(d, io->dhx, 0xFF, io->h_bytes, err, n) ||
-        bench_memset(d, io->dcx, 0xFF, io->h_bytes, err, n))
+        bench_memset(d, io->dcx, 0xFF, io->c_bytes, err, n))
         return -1;
     return 0;
 }
@@ -441,17 +452,17 @@ int bench_sig_capture(const bench_device *d, bench_sig *s, const bench_io *io, c
     prnnDataType_t t = pt->dtype;
     size_t e = m->elem;
     int cell = prnn_cell_traits(pt->mode)->has_cell; /* cy, dcx */
-    size_t x_v = (size_t)pt->input, y_v = (size_t)pt->hidden * (size_t)m->dirs;
+    size_t x_v = (size_t)pt->input, y_v = (size_t)bench_out_size(pt) * (size_t)m->dirs;
     int rc;
     if (pt->pass == BENCH_INFERENCE) {
         rc = sig_read_seq(d, s, "y", "y-pad", io->y, t, io, y_v, err, n) ||
              sig_read(d, s, "hy", io->hy, t, io->h_bytes / e, 1, err, n) ||
-             (cell && sig_read(d, s, "cy", io->cy, t, io->h_bytes / e, 1, err, n));
+             (cell && sig_read(d, s, "cy", io->cy, t, io->c_bytes / e, 1, err, n));
     } else {
         rc = sig_read_seq(d, s, "y", "y-pad", io->y, t, io, y_v, err, n) ||
              sig_read_seq(d, s, "dx", NULL, io->dx, t, io, x_v, err, n) ||
              sig_read(d, s, "dhx", io->dhx, t, io->h_bytes / e, 1, err, n) ||
-             (cell && sig_read(d, s, "dcx", io->dcx, t, io->h_bytes / e, 1, err, n));
+             (cell && sig_read(d, s, "dcx", io->dcx, t, io->c_bytes / e, 1, err, n));
         for (int i = 0; !rc && loc && i < m->n_params; i++) {
             const bench_param *p = &m->params[i];
             CUdeviceptr src;

@@ -17,19 +17,27 @@
 #include "bench_layout.h"
 #include "bench_types.h"
 
+/* linLayerID of an LSTM's projection matrix W_proj (proj x hidden, no
+ * bias) in both libraries' numbering (prnnGetRNNWeightParams,
+ * cudnnGetRNNWeightParams). */
+#define BENCH_LIN_PROJ 8
+
 /* One matrix or bias of the model, in cuDNN's (and prnn's) numbering. */
 typedef struct {
     int pseudo_layer; /* layer * dirs + direction */
-    int lin_id;       /* 0..nlin-1: W ids first, then R ids */
+    int lin_id;       /* 0..nlin-1: W ids first, then R ids; BENCH_LIN_PROJ */
     int is_bias;
-    size_t count;  /* elements: hidden * K for a matrix, hidden for a bias */
+    size_t count;  /* elements: hidden * K for a matrix (K: the width it
+                      multiplies, the projection's where there is one),
+                      hidden for a bias; proj * hidden for W_proj */
     size_t offset; /* bytes into bench_model.bytes */
 } bench_param;
 
 typedef struct {
     bench_point pt;
     int dirs;    /* 1 or 2 */
-    int nlin;    /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU), 4 (SRU: per call) */
+    int nlin;    /* 2 (RELU/TANH), 8 (LSTM), 6 (GRU), 4 (SRU: per call);
+                    W_proj (BENCH_LIN_PROJ) comes on top where pt.proj */
     size_t elem; /* bytes per element of pt.dtype */
     bench_param *params;
     int n_params;
@@ -57,11 +65,14 @@ int bench_model_upload(const bench_device *d, const bench_model *m, bench_locate
 
 /* Device buffers shared by every implementation of a point (the same layout
  * for prnn and cuDNN: x/y/dx/dy in the point's layout, T steps of room for
- * each sequence, {layers*dirs, batch, hidden} states). The inputs are
- * uploaded once; each implementation overwrites the outputs. Gradient
- * buffers exist for the training pass only. */
+ * each sequence, y and dy dirs * bench_out_size wide; states
+ * {layers*dirs, batch, bench_out_size} for hx/hy/dhy/dhx and
+ * {layers*dirs, batch, hidden} for cx/cy/dcy/dcx, which differ with a
+ * projection). The inputs are uploaded once; each implementation
+ * overwrites the outputs. Gradient buffers exist for the training pass
+ * only. */
 typedef struct {
-    size_t x_bytes, y_bytes, h_bytes;
+    size_t x_bytes, y_bytes, h_bytes, c_bytes;
     CUdeviceptr x, hx, cx, y, hy, cy;
     CUdeviceptr dy, dhy, dcy, dx, dhx, dcx;
     bench_seqs seqs; /* the layout and the sequences' lengths (host) */

@@ -137,6 +137,7 @@ static void json_point_keys(FILE *f, const bench_point *pt)
     json_kv_str(f, "mode", prnn_mode_name(pt->mode), 1);
     json_kv_str(f, "dtype", bench_dtype_short(pt->dtype), 1);
     json_kv_int(f, "hidden", pt->hidden, 1);
+    json_kv_int(f, "proj", pt->proj, 1);
     json_kv_int(f, "input", pt->input, 1);
     json_kv_int(f, "batch", pt->batch, 1);
     json_kv_int(f, "seq", pt->seq, 1);
@@ -300,6 +301,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
         json_kv_str(f, "mode", prnn_mode_name(groups[g].mode), 1);
         json_kv_str(f, "dtype", bench_dtype_short(groups[g].dtype), 1);
         json_kv_str(f, "layout", bench_layout_name(groups[g].layout), 1);
+        json_kv_int(f, "proj", groups[g].proj, 1);
         json_kv_num(f, "geomean_ratio", groups[g].geomean, 1);
         json_kv_int(f, "points_with_ratio", groups[g].n, 1);
         json_kv_int(f, "points", groups[g].points, 0);

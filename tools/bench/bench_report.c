@@ -82,8 +82,8 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
                 BENCH_BWD_DATA_TARGET);
     if (m->padded)
         fprintf(f,
-"layout: packed = time-major, every sequence T long, prnn's v5 calls and\n"
-"  cuDNN's SEQ_MAJOR_PACKED. seq-padded / batch-padded = SEQ_MAJOR_UNPACKED /\n"
+"layout: packed = time-major, every sequence T long, prnn's v5 calls (v8\n"
+"  with a projection) and cuDNN's SEQ_MAJOR_PACKED. seq-padded / batch-padded = SEQ_MAJOR_UNPACKED /\n"
 "  BATCH_MAJOR_UNPACKED, room for T steps per sequence (T = maxSeqLength;\n"
 "  µs per timestep is still the call / T), through prnn's prnnRNNForward,\n"
 "  prnnRNNBackwardData_v8, prnnRNNBackwardWeights_v8 and cuDNN's same calls\n"
@@ -98,6 +98,13 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
                       "  sequence T long, the packed point's work.",
                 m->pad_input && strcmp(m->pad_input, "finite") == 0 ? "8.0 (--pad-input finite)"
                                                                     : "NaN");
+    if (m->proj)
+        fprintf(f,
+"projection: P = the LSTM projection size (projSize; 0: none): y is\n"
+"  directions x P wide, hx / hy P, cx / cy H. A point with one runs prnn's\n"
+"  v8 calls (prnnSetRNNDescriptor_v8 with projSize P) and cuDNN's, in its\n"
+"  layout (packed too); cuDNN has projections in CUDNN_RNN_ALGO_STANDARD\n"
+"  only (its persistent algorithms show as refused there).\n");
     fputc('\n', f);
     /* clang-format on */
     fflush(f);
@@ -114,6 +121,7 @@ enum {
     C_DTYPE,
     C_PASS,
     C_H,
+    C_P, /* BENCH_TABLE_PROJ only */
     C_B,
     C_T,
     C_LAYOUT, /* BENCH_TABLE_LAYOUT only */
@@ -145,6 +153,7 @@ static const column cols[C_ALL] = {
     {"dtype", 5, 0},
     {"pass", 5, 0},
     {"H", 5, 1},
+    {"P", 5, 1},
     {"B", 5, 1},
     {"T", 5, 1},
     {"layout", 12, 0},
@@ -181,12 +190,15 @@ static int shown(int c, int flags)
 {
     if (c == C_LAYOUT)
         return (flags & BENCH_TABLE_LAYOUT) != 0;
+    if (c == C_P)
+        return (flags & BENCH_TABLE_PROJ) != 0;
     return c < C_COUNT || (flags & BENCH_TABLE_PHASES);
 }
 
 int bench_table_cols(const bench_meta *m)
 {
-    return (m->training ? BENCH_TABLE_PHASES : 0) | (m->padded ? BENCH_TABLE_LAYOUT : 0);
+    return (m->training ? BENCH_TABLE_PHASES : 0) | (m->padded ? BENCH_TABLE_LAYOUT : 0) |
+           (m->proj ? BENCH_TABLE_PROJ : 0);
 }
 
 static void row(FILE *f, char cells[C_ALL][64], int flags)
@@ -296,6 +308,7 @@ void bench_table_row(FILE *f, const bench_result *r, int flags)
     snprintf(c[C_DTYPE], 64, "%s", bench_dtype_short(pt->dtype));
     snprintf(c[C_PASS], 64, "%s", pt->pass == BENCH_TRAINING ? "train" : "inf");
     snprintf(c[C_H], 64, "%d", pt->hidden);
+    snprintf(c[C_P], 64, "%d", pt->proj);
     snprintf(c[C_B], 64, "%d", pt->batch);
     snprintf(c[C_T], 64, "%d", pt->seq);
     snprintf(c[C_LAYOUT], 64, "%s", bench_layout_name(pt->layout));
@@ -378,14 +391,15 @@ static void layout_lines(FILE *f, const bench_result *rs, int n)
                 p = &rs[j];
         if (!p)
             continue;
-        char a[64], b[64];
+        char a[64], b[64], proj[24];
         fmt_layout_ratio(a, sizeof(a), r->layout_ratio, &r->impl[BENCH_IMPL_PRNN],
                          &p->impl[BENCH_IMPL_PRNN]);
         fmt_layout_ratio(b, sizeof(b), r->layout_ratio_cudnn, bench_best_cudnn(r),
                          bench_best_cudnn(p));
-        fprintf(f, "  %-9s %-4s %-4s H=%-5d B=%-4d T=%-5d %-12s %-6s: prnn %-22s cuDNN %s\n",
+        bench_proj_suffix(proj, sizeof(proj), r->pt.proj);
+        fprintf(f, "  %-9s %-4s %-4s H=%-5d%s B=%-4d T=%-5d %-12s %-6s: prnn %-22s cuDNN %s\n",
                 bench_pass_name(r->pt.pass), prnn_mode_name(r->pt.mode),
-                bench_dtype_short(r->pt.dtype), r->pt.hidden, r->pt.batch, r->pt.seq,
+                bench_dtype_short(r->pt.dtype), r->pt.hidden, proj, r->pt.batch, r->pt.seq,
                 bench_layout_name(r->pt.layout), bench_lengths_name(r->pt.lengths), a, b);
     }
     for (int k = 0; k < nl; k++) {
@@ -437,16 +451,19 @@ void bench_table_footer(FILE *f, const bench_result *rs, int n)
         const bench_group *gr = &groups[g];
         const char *layout = gr->layout == BENCH_LAYOUT_PACKED ? "" : bench_layout_name(gr->layout);
         const char *space = *layout ? " " : "";
+        char proj[24];
+        bench_proj_suffix(proj, sizeof(proj), gr->proj);
         if (gr->n)
-            fprintf(f, "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s: %6.3f  (%d of %d points)\n",
+            fprintf(f, "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s%s: %6.3f  (%d of %d points)\n",
                     bench_pass_name(gr->pass), prnn_mode_name(gr->mode),
-                    bench_dtype_short(gr->dtype), space, layout, gr->geomean, gr->n, gr->points);
+                    bench_dtype_short(gr->dtype), space, layout, proj, gr->geomean, gr->n,
+                    gr->points);
         else
             fprintf(f,
-                    "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s:    n/a  (0 of %d points have "
+                    "geomean prnn/best-cuDNN %-9s %-4s %-4s%s%s%s:    n/a  (0 of %d points have "
                     "both)\n",
                     bench_pass_name(gr->pass), prnn_mode_name(gr->mode),
-                    bench_dtype_short(gr->dtype), space, layout, gr->points);
+                    bench_dtype_short(gr->dtype), space, layout, proj, gr->points);
     }
     training_line(f, rs, n);
     if (overall_n)

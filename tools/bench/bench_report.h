@@ -26,6 +26,8 @@ enum {
     BENCH_TABLE_PHASES = 1,
     /* the layout column, after T (bench_meta.padded) */
     BENCH_TABLE_LAYOUT = 2,
+    /* the P column (projection size, 0 for none), after H (bench_meta.proj) */
+    BENCH_TABLE_PROJ = 4,
 };
 
 /* Pass the same cols to the header and every row. */
@@ -38,8 +40,8 @@ int bench_table_cols(const bench_meta *m);
 /* Footnotes; with padded points that have a packed twin, prnn's (and the
  * best cuDNN's) padded / packed per point and per layout (after
  * bench_pair_layouts); then the geometric-mean lines: per (pass, mode,
- * dtype, layout), the training line when the run has training points,
- * then overall (the table's last line). */
+ * dtype, layout, projection), the training line when the run has training
+ * points, then overall (the table's last line). */
 void bench_table_footer(FILE *f, const bench_result *rs, int n);
 
 void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
@@ -67,18 +69,18 @@ void bench_cold_table(FILE *f, const bench_cold_result *c, int n);
  *  - layout (packed, seq-padded, batch-padded), lengths (full, varied:
  *    bench_layout.h), lengths_sum (the steps that hold data: B * T unless
  *    varied), ratio_prnn_padded_packed, ratio_best_cudnn_padded_packed
- *    (a padded point's median over its packed twin's; empty otherwise).
+ *    (a padded point's median over its packed twin's; empty otherwise);
+ *  - proj (the LSTM projection size, 0 for none).
  */
 void bench_write_csv(FILE *f, const bench_result *rs, int n);
 
 /*
  * {"meta": ..., "points": [...], "summary": [...], "overall": ...,
  *  "training_summary": ..., "cold_start": [...]}; NaN is written as null.
- * A point: its shape, "prnn_plan", "impls" (per implementation: state,
- * median_us ... note, and "phases": {"fwd_training" | "bwd_data" |
- * "bwd_weights": {median_us, min_us, q1_us, q3_us, max_us, mean_us,
- * repeats}} or null where none was timed), best_cudnn, best_cudnn_us,
- * ratio, max_rel_diff, reference, and then, on every point (null where
+ * A point: its shape ("proj" among its keys: 0 for none), "prnn_plan", "impls" (per implementation:
+ * state, median_us ... note, and "phases": {"fwd_training" | "bwd_data" | "bwd_weights":
+ * {median_us, min_us, q1_us, q3_us, max_us, mean_us, repeats}} or null where none was timed),
+ * best_cudnn, best_cudnn_us, ratio, max_rel_diff, reference, and then, on every point (null where
  * they do not apply): "prnn_fwd_inference" ({state, median_us ... repeats,
  * first_call_ms, note}; null on inference points),
  * "ratio_bwd_data_fwd_inference", "best_cudnn_fwd_training_us",
@@ -86,7 +88,8 @@ void bench_write_csv(FILE *f, const bench_result *rs, int n);
  * "lengths", "lengths_sum", "ratio_prnn_padded_packed",
  * "ratio_best_cudnn_padded_packed" (as the CSV's). meta gains "training"
  * (0/1) and "phases" (how they were timed), "padded" (0/1), "lengths" and
- * "pad_input" (bench_layout.h's rules); a summary group, "layout".
+ * "pad_input" (bench_layout.h's rules); a summary group, "layout" and
+ * "proj".
  * "layout_summary": per padded layout {layout, points, points_with_ratio,
  * geomean_prnn_padded_packed, points_within_target, target,
  * points_with_cudnn_ratio, geomean_best_cudnn_padded_packed} (empty

@@ -6,6 +6,13 @@
 
 #include "bench_stats.h"
 
+/* 1 when pt belongs to group g. */
+static int in_group(const bench_group *g, const bench_point *pt)
+{
+    return g->pass == pt->pass && g->mode == pt->mode && g->dtype == pt->dtype &&
+           g->layout == pt->layout && g->proj == pt->proj;
+}
+
 int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, double *overall,
                   int *overall_n)
 {
@@ -14,8 +21,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
         const bench_point *pt = &rs[i].pt;
         int g;
         for (g = 0; g < ng; g++)
-            if (groups[g].pass == pt->pass && groups[g].mode == pt->mode &&
-                groups[g].dtype == pt->dtype && groups[g].layout == pt->layout)
+            if (in_group(&groups[g], pt))
                 break;
         if (g == ng) {
             if (ng == max)
@@ -25,6 +31,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
             groups[ng].mode = pt->mode;
             groups[ng].dtype = pt->dtype;
             groups[ng].layout = pt->layout;
+            groups[ng].proj = pt->proj;
             ng++;
         }
         groups[g].points++;
@@ -33,8 +40,7 @@ int bench_summary(const bench_result *rs, int n, bench_group *groups, int max, d
     for (int g = 0; g < ng; g++) {
         int k = 0;
         for (int i = 0; v && i < n; i++)
-            if (rs[i].pt.pass == groups[g].pass && rs[i].pt.mode == groups[g].mode &&
-                rs[i].pt.dtype == groups[g].dtype && rs[i].pt.layout == groups[g].layout)
+            if (in_group(&groups[g], &rs[i].pt))
                 v[k++] = rs[i].ratio;
         groups[g].geomean = v ? bench_geomean(v, k, &groups[g].n) : NAN;
     }
@@ -82,8 +88,9 @@ void bench_summarize_training(const bench_result *rs, int n, bench_training_summ
 int bench_same_shape(const bench_point *a, const bench_point *b)
 {
     return a->pass == b->pass && a->mode == b->mode && a->dtype == b->dtype &&
-           a->hidden == b->hidden && a->input == b->input && a->batch == b->batch &&
-           a->seq == b->seq && a->layers == b->layers && a->bidirectional == b->bidirectional;
+           a->hidden == b->hidden && a->proj == b->proj && a->input == b->input &&
+           a->batch == b->batch && a->seq == b->seq && a->layers == b->layers &&
+           a->bidirectional == b->bidirectional;
 }
 
 /* a / b of two medians; NaN unless both are there. */

@@ -5,12 +5,13 @@
 #include "bench_types.h"
 
 /* Geometric mean of prnn / best cuDNN over the points of one pass, mode,
- * data type and layout that have both numbers. */
+ * data type, layout and projection size that have both numbers. */
 typedef struct {
     bench_pass pass;
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
     bench_layout layout;
+    int proj;       /* 0: no projection */
     double geomean; /* NaN when n == 0 */
     int n;          /* points with a ratio */
     int points;     /* points in the group */
@@ -42,7 +43,8 @@ void bench_summarize_training(const bench_result *rs, int n, bench_training_summ
  * many times the packed layout's, with the same work (--lengths full). */
 #define BENCH_LAYOUT_TARGET 1.03
 
-/* 1 when a and b are the same shape and pass (their layouts aside). */
+/* 1 when a and b are the same shape (projection included) and pass, their
+ * layouts aside. */
 int bench_same_shape(const bench_point *a, const bench_point *b);
 
 /* Sets layout_ratio (prnn) and layout_ratio_cudnn (the best cuDNN

@@ -2,6 +2,7 @@
 #include "bench_types.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *bench_impl_name(bench_impl i)
@@ -56,6 +57,14 @@ const char *bench_phase_key(bench_phase p)
     case BENCH_NUM_PHASES: break;
     }
     return "?";
+}
+
+void bench_proj_suffix(char *buf, size_t n, int proj)
+{
+    if (proj)
+        snprintf(buf, n, " P=%d", proj);
+    else if (n)
+        buf[0] = '\0';
 }
 
 void bench_copy(char *dst, size_t n, const char *src)

@@ -28,11 +28,12 @@ typedef enum {
 
 /*
  * How x, y, dx and dy lie in memory at a point (--layout). PACKED is
- * time-major with every sequence T long, timed through prnn's v5 calls (and
- * cuDNN's SEQ_MAJOR_PACKED): the tool's figures before layouts existed. The
- * padded layouts run prnn's v8 calls and cuDNN's with RNN data descriptors
- * of that layout (SEQ_MAJOR_UNPACKED, BATCH_MAJOR_UNPACKED), a length per
- * sequence (bench_lengths) and room for T steps each.
+ * time-major with every sequence T long, timed through prnn's v5 calls (v8
+ * at a point with a projection) and cuDNN's SEQ_MAJOR_PACKED: the tool's
+ * figures before layouts existed. The padded layouts run prnn's v8 calls and
+ * cuDNN's with RNN data descriptors of that layout (SEQ_MAJOR_UNPACKED,
+ * BATCH_MAJOR_UNPACKED), a length per sequence (bench_lengths) and room for
+ * T steps each.
  */
 typedef enum {
     BENCH_LAYOUT_PACKED = 0,
@@ -53,6 +54,10 @@ typedef struct {
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
     int hidden;
+    /* LSTM projection size (--proj: cuDNN's projSize, torch.nn's
+     * proj_size), below hidden; 0: none. A point with one runs through the
+     * v8-shaped calls on both sides whatever its layout. */
+    int proj;
     int input; /* input size (the sweep sets it to hidden unless --input) */
     int batch;
     int seq; /* T */
@@ -62,6 +67,13 @@ typedef struct {
     bench_layout layout;
     bench_lengths lengths; /* FULL on packed points */
 } bench_point;
+
+/* The width of what a layer outputs (y per direction, hx / hy): projSize
+ * as the libraries take it, the hidden size without a projection. */
+static inline int bench_out_size(const bench_point *pt)
+{
+    return pt->proj > 0 ? pt->proj : pt->hidden;
+}
 
 /*
  * The implementations timed at every point, in the order they run. The
@@ -182,6 +194,8 @@ typedef struct {
                               the phase columns, the preamble their notes */
     int padded;            /* the sweep has padded layouts: the table gets the
                               layout column, the preamble their notes */
+    int proj;              /* the sweep has projected points: the table gets
+                              the P column, the preamble its note */
     bench_lengths lengths; /* of the padded points */
     const char *pad_input; /* what their x and dy padding hold: "nan" or
                               "finite" (bench_layout.h) */
@@ -195,6 +209,10 @@ const char *bench_dtype_short(prnnDataType_t t); /* f32, f64, f16, bf16 */
 const char *bench_pass_name(bench_pass p);       /* inference, training */
 /* CSV/JSON keys: fwd_training, bwd_data, bwd_weights. */
 const char *bench_phase_key(bench_phase p);
+
+/* " P=128" into buf, or "" without a projection (proj 0): what a point's
+ * or a group's line adds. */
+void bench_proj_suffix(char *buf, size_t n, int proj);
 
 /* Copies src into dst (size n >= 1), truncating; always terminated. */
 void bench_copy(char *dst, size_t n, const char *src);

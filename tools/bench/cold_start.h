@@ -15,7 +15,8 @@
 #include "bench_args.h"
 #include "bench_types.h"
 
-/* Measures every distinct (mode, dtype, hidden, input, batch) of the sweep.
+/* Measures every distinct (mode, dtype, hidden, input, batch) of the
+ * sweep's points without a projection.
  * *out (malloc'ed, caller frees) gets *nout results; failures are recorded
  * in each result's note. 0, or -1 when nothing could be measured (err). */
 int bench_cold_start(const bench_args *a, bench_cold_result **out, int *nout, char *err, size_t n);

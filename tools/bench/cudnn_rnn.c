@@ -121,7 +121,8 @@ typedef struct {
     const bench_run_ctx *ctx;
     cudnnRNNDescriptor_t rnn;
     cudnnRNNDataDescriptor_t xd, yd;
-    cudnnTensorDescriptor_t hd, md, bd;
+    /* hd: hx/hy (projSize wide); cd: cx/cy (hiddenSize wide) */
+    cudnnTensorDescriptor_t hd, cd, md, bd;
     size_t w_size, work_size, reserve_size;
     CUdeviceptr w, dw, work, reserve, seqlens;
     /* Status of the last cuDNN call that failed (SUCCESS when the failure
@@ -153,6 +154,8 @@ static void attempt_free(attempt *a)
         lib->cudnnDestroyRNNDataDescriptor(a->yd);
     if (a->hd)
         lib->cudnnDestroyTensorDescriptor(a->hd);
+    if (a->cd)
+        lib->cudnnDestroyTensorDescriptor(a->cd);
     if (a->md)
         lib->cudnnDestroyTensorDescriptor(a->md);
     if (a->bd)
@@ -199,7 +202,7 @@ static int call_forward(attempt *a, cudnnForwardMode_t mode, char *err, size_t n
               a->c->lib->cudnnRNNForward(
                   a->c->handle, a->rnn, mode, (const int32_t *)bench_ptr(a->seqlens), a->xd,
                   bench_ptr(io->x), a->yd, bench_ptr(io->y), a->hd, bench_ptr(io->hx),
-                  bench_ptr(io->hy), a->hd, bench_ptr(io->cx), bench_ptr(io->cy), a->w_size,
+                  bench_ptr(io->hy), a->cd, bench_ptr(io->cx), bench_ptr(io->cy), a->w_size,
                   bench_ptr(a->w), a->work_size, bench_ptr(a->work),
                   mode == CUDNN_FWD_MODE_TRAINING ? a->reserve_size : 0,
                   mode == CUDNN_FWD_MODE_TRAINING ? bench_ptr(a->reserve) : NULL),
@@ -220,7 +223,7 @@ static int call_backward_data(void *user, char *err, size_t n)
               a->c->lib->cudnnRNNBackwardData_v8(
                   a->c->handle, a->rnn, (const int32_t *)bench_ptr(a->seqlens), a->yd,
                   bench_ptr(io->y), bench_ptr(io->dy), a->xd, bench_ptr(io->dx), a->hd,
-                  bench_ptr(io->hx), bench_ptr(io->dhy), bench_ptr(io->dhx), a->hd,
+                  bench_ptr(io->hx), bench_ptr(io->dhy), bench_ptr(io->dhx), a->cd,
                   bench_ptr(io->cx), bench_ptr(io->dcy), bench_ptr(io->dcx), a->w_size,
                   bench_ptr(a->w), a->work_size, bench_ptr(a->work), a->reserve_size,
                   bench_ptr(a->reserve)),
@@ -261,6 +264,7 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
     const bench_seqs *q = &a->ctx->io->seqs;
     cudnnDataType_t dt = bench_cudnn_dtype(pt->dtype);
     int dirs = pt->bidirectional ? 2 : 1;
+    int proj = bench_out_size(pt);
     int train = pt->pass == BENCH_TRAINING;
     int padded = q->layout != BENCH_LAYOUT_PACKED;
     /* The padding fill of y (read as one value of the data type): 0, whose
@@ -272,6 +276,7 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
         ck(a, lib->cudnnCreateRNNDataDescriptor(&a->xd), "cudnnCreateRNNDataDescriptor", err, n) ||
         ck(a, lib->cudnnCreateRNNDataDescriptor(&a->yd), "cudnnCreateRNNDataDescriptor", err, n) ||
         ck(a, lib->cudnnCreateTensorDescriptor(&a->hd), "cudnnCreateTensorDescriptor", err, n) ||
+        ck(a, lib->cudnnCreateTensorDescriptor(&a->cd), "cudnnCreateTensorDescriptor", err, n) ||
         ck(a, lib->cudnnCreateTensorDescriptor(&a->md), "cudnnCreateTensorDescriptor", err, n) ||
         ck(a, lib->cudnnCreateTensorDescriptor(&a->bd), "cudnnCreateTensorDescriptor", err, n))
         return -1;
@@ -281,7 +286,7 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
            lib->cudnnSetRNNDescriptor_v8(
                a->rnn, (cudnnRNNAlgo_t)algo, cudnn_mode(pt->mode), CUDNN_RNN_DOUBLE_BIAS,
                pt->bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
-               dt, mc->math_prec, mc->math_type, pt->input, pt->hidden, pt->hidden, pt->layers,
+               dt, mc->math_prec, mc->math_type, pt->input, pt->hidden, proj, pt->layers,
                a->c->dropout, padded ? CUDNN_RNN_PADDED_IO_ENABLED : CUDNN_RNN_PADDED_IO_DISABLED),
            "cudnnSetRNNDescriptor_v8", err, n))
         return -1;
@@ -290,18 +295,22 @@ static int setup(attempt *a, int algo, const bench_cudnn_math *mc, double *setup
            err, n))
         return -1;
 
-    int hdims[3] = {pt->layers * dirs, pt->batch, pt->hidden};
-    int hstrides[3] = {pt->batch * pt->hidden, pt->hidden, 1};
+    int hdims[3] = {pt->layers * dirs, pt->batch, proj};
+    int hstrides[3] = {pt->batch * proj, proj, 1};
+    int cdims[3] = {pt->layers * dirs, pt->batch, pt->hidden};
+    int cstrides[3] = {pt->batch * pt->hidden, pt->hidden, 1};
     int rc = ck(a,
                 lib->cudnnSetRNNDataDescriptor(a->xd, dt, cudnn_layout(q->layout), q->T, q->B,
                                                pt->input, q->len, padded ? &fill : NULL),
                 "cudnnSetRNNDataDescriptor(x)", err, n) ||
              ck(a,
                 lib->cudnnSetRNNDataDescriptor(a->yd, dt, cudnn_layout(q->layout), q->T, q->B,
-                                               pt->hidden * dirs, q->len, padded ? &fill : NULL),
+                                               proj * dirs, q->len, padded ? &fill : NULL),
                 "cudnnSetRNNDataDescriptor(y)", err, n) ||
              ck(a, lib->cudnnSetTensorNdDescriptor(a->hd, dt, 3, hdims, hstrides),
                 "cudnnSetTensorNdDescriptor(h)", err, n) ||
+             ck(a, lib->cudnnSetTensorNdDescriptor(a->cd, dt, 3, cdims, cstrides),
+                "cudnnSetTensorNdDescriptor(c)", err, n) ||
              ck(a, lib->cudnnGetRNNWeightSpaceSize(a->c->handle, a->rnn, &a->w_size),
                 "cudnnGetRNNWeightSpaceSize", err, n) ||
              ck(a,
@@ -336,6 +345,17 @@ void bench_cudnn_run(bench_cudnn *c, const bench_run_ctx *ctx, int algo, bench_i
     memset(sig, 0, sizeof(*sig));
     const bench_device *d = c->d;
     const bench_point *pt = &ctx->model->pt;
+    /* cuDNN documents its recurrent projection for CUDNN_RNN_ALGO_STANDARD
+     * only: a projected point does not try the persistent algorithms, and
+     * shows them refused (with --verbose, why) */
+    if (pt->proj && algo != CUDNN_RNN_ALGO_STANDARD) {
+        r->state = BENCH_REFUSED;
+        snprintf(r->note, sizeof(r->note),
+                 "%s: cuDNN runs LSTM projections (projSize %d < hiddenSize %d) with "
+                 "CUDNN_RNN_ALGO_STANDARD only",
+                 algo_names[algo], pt->proj, pt->hidden);
+        return;
+    }
     bench_cudnn_math choices[BENCH_CUDNN_MAX_MATH];
     int nchoices = bench_cudnn_math_choices(pt->dtype, ctx->math, choices);
     int train = pt->pass == BENCH_TRAINING;

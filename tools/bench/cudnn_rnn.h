@@ -20,9 +20,12 @@ void bench_cudnn_close(bench_cudnn *c);
 
 /*
  * Times algo (cudnnRNNAlgo_t: 0 STANDARD, 1 PERSIST_STATIC, 2 PERSIST_DYNAMIC
- * with cudnnBuildRNNDynamic, 3 PERSIST_STATIC_SMALL_H) on ctx's point.
- * r->state ends OK, REFUSED (cuDNN said NOT_SUPPORTED somewhere: in setup or
- * the first call) or FAILED (message in r->note). Math per ctx->math: see
+ * with cudnnBuildRNNDynamic, 3 PERSIST_STATIC_SMALL_H) on ctx's point
+ * (projSize = its projection where it has one, with hDesc projSize wide and
+ * cDesc hiddenSize wide). r->state ends OK, REFUSED (cuDNN said
+ * NOT_SUPPORTED somewhere: in setup or the first call; or a persistent
+ * algorithm at a projected point, which cuDNN does not run) or FAILED
+ * (message in r->note). Math per ctx->math: see
  * the usage; a refused first choice falls back to the next one and says so
  * in r->note. On OK, *sig holds the outputs of the checked first call (the
  * caller frees it); otherwise *sig is empty.

@@ -49,8 +49,10 @@ static void no_gpu(const char *why)
 
 static void point_label(char *buf, size_t n, const bench_point *pt)
 {
-    snprintf(buf, n, "%s %s H=%d B=%d T=%d%s%s%s%s%s%s%s", prnn_mode_name(pt->mode),
-             bench_dtype_short(pt->dtype), pt->hidden, pt->batch, pt->seq,
+    char proj[24];
+    bench_proj_suffix(proj, sizeof(proj), pt->proj);
+    snprintf(buf, n, "%s %s H=%d%s B=%d T=%d%s%s%s%s%s%s%s", prnn_mode_name(pt->mode),
+             bench_dtype_short(pt->dtype), pt->hidden, proj, pt->batch, pt->seq,
              pt->input != pt->hidden ? " (input size differs)" : "",
              pt->bidirectional ? " bidirectional" : "",
              pt->pass == BENCH_TRAINING ? " training" : "",
@@ -356,6 +358,7 @@ static void fill_meta(bench_meta *m, const bench_state_t *s, const char *cudnn_d
     m->repeats = s->a->repeats;
     m->training = bench_args_has_training(s->a);
     m->padded = bench_args_has_padded(s->a);
+    m->proj = bench_args_has_proj(s->a);
     m->lengths = s->a->lengths;
     m->pad_input = bench_pad_input_name(s->a->pad_input);
 }

@@ -119,6 +119,8 @@ static void prun_free(prun *r)
         prnnDestroyRNNDataDescriptor(r->xd);
     if (r->yd)
         prnnDestroyRNNDataDescriptor(r->yd);
+    if (r->c1)
+        prnnDestroyTensorDescriptor(r->c1);
     if (r->mt)
         prnnDestroyTensorDescriptor(r->mt);
     if (r->bt)
@@ -510,7 +512,9 @@ void bench_prnn_run(bench_prnn *p, const bench_run_ctx *ctx, prnnRNNAlgo_t algo,
     memset(&r, 0, sizeof(r));
     r.p = p;
     r.ctx = ctx;
-    r.api = pt->layout == BENCH_LAYOUT_PACKED ? &prun_v5_api : &prun_v8_api;
+    /* v5 descriptors have no projection: a projected point takes the v8
+     * calls in any layout */
+    r.api = pt->layout == BENCH_LAYOUT_PACKED && !pt->proj ? &prun_v5_api : &prun_v8_api;
     r.last = PRNN_STATUS_SUCCESS;
     double prepare_ms = 0;
     if (setup(&r, algo, plan, &prepare_ms, err, sizeof(err))) {

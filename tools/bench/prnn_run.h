@@ -4,7 +4,7 @@
  * baseline (PRNN_RNN_ALGO_STANDARD: one cuBLASLt GEMM and one fused
  * pointwise kernel per step, captured and replayed). The calls are the v5
  * ones on a packed point, the v8 ones (prnnRNNForward, ..._v8) on a padded
- * one: see prnn_run_api.h.
+ * one and on one with a projection: see prnn_run_api.h.
  */
 #ifndef PRNN_BENCH_PRNN_RUN_H
 #define PRNN_BENCH_PRNN_RUN_H

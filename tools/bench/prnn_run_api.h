@@ -1,9 +1,9 @@
 /*
  * What prnn's runner (prnn_run.c: plan, weights, checked call, timing,
  * graph capture) shares with the API families it drives: the v5 calls on
- * the packed layout (prnn_run.c) and the v8 calls on the padded layouts
- * (prnn_run_v8.c). A family describes the point to prnn and makes its
- * calls; everything around them is the runner's, the same for both.
+ * the packed layout (prnn_run.c) and the v8 calls on the padded layouts and
+ * on points with a projection, packed ones too (prnn_run_v8.c). A family describes the point to
+ * prnn and makes its calls; everything around them is the runner's, the same for both.
  */
 #ifndef PRNN_BENCH_PRNN_RUN_API_H
 #define PRNN_BENCH_PRNN_RUN_API_H
@@ -35,14 +35,15 @@ struct prun {
     const bench_run_ctx *ctx;
     const prun_api *api;
     prnnRNNDescriptor_t rnn;
-    prnnTensorDescriptor_t h1; /* the states (and cDesc) */
+    prnnTensorDescriptor_t h1; /* the states (v5: and cDesc) */
     /* v5: one step's x/y, seq copies of them, the weights' filters */
     prnnTensorDescriptor_t x1, y1;
     prnnTensorDescriptor_t *xs, *ys;
     prnnFilterDescriptor_t wd, md;
-    /* v8: x/dx and y/dy, a matrix's and a bias's place */
+    /* v8: x/dx and y/dy, the cell states (cDesc: hidden wide, where h1 is
+     * projSize wide), a matrix's and a bias's place */
     prnnRNNDataDescriptor_t xd, yd;
-    prnnTensorDescriptor_t mt, bt;
+    prnnTensorDescriptor_t c1, mt, bt;
     size_t w_size, work_size, reserve_size;
     CUdeviceptr w, dw, work, reserve;
     CUgraph graph;

@@ -1,7 +1,8 @@
 /*
- * prnn's cuDNN 9-shaped calls for the padded layouts (prnn_run_api.h):
- * prnnSetRNNDescriptor_v8 with padded I/O, RNN data descriptors of the
- * point's layout and lengths, prnnRNNForward, prnnRNNBackwardData_v8 and
+ * prnn's cuDNN 9-shaped calls for the padded layouts and for points with a
+ * projection (prnn_run_api.h): prnnSetRNNDescriptor_v8 (projSize, padded
+ * I/O in the padded layouts), RNN data descriptors of the point's layout
+ * and lengths, prnnRNNForward, prnnRNNBackwardData_v8 and
  * prnnRNNBackwardWeights_v8 on the bench_io buffers.
  */
 #include <stdio.h>
@@ -21,34 +22,42 @@ static int v8_describe(prun *r, prnnRNNAlgo_t algo, char *err, size_t n)
     const bench_seqs *q = &r->ctx->io->seqs;
     prnnDataType_t dt = pt->dtype;
     int dirs = pt->bidirectional ? 2 : 1;
+    int proj = bench_out_size(pt);
+    /* cuDNN requires padded I/O for the unpacked layouts; a packed point
+     * (one with a projection) describes its data as cuDNN's side does */
+    unsigned padded_io = q->layout == BENCH_LAYOUT_PACKED ? PRNN_RNN_PADDED_IO_DISABLED
+                                                          : PRNN_RNN_PADDED_IO_ENABLED;
     /* the padding fill: 0, whose bytes are zeros in every data type */
     double fill = 0;
     if (prun_check(r, prnnCreateRNNDescriptor(&r->rnn), "prnnCreateRNNDescriptor", err, n) ||
         prun_check(r, prnnCreateRNNDataDescriptor(&r->xd), "prnnCreateRNNDataDescriptor", err, n) ||
         prun_check(r, prnnCreateRNNDataDescriptor(&r->yd), "prnnCreateRNNDataDescriptor", err, n) ||
         prun_check(r, prnnCreateTensorDescriptor(&r->h1), "prnnCreateTensorDescriptor", err, n) ||
+        prun_check(r, prnnCreateTensorDescriptor(&r->c1), "prnnCreateTensorDescriptor", err, n) ||
         prun_check(r, prnnCreateTensorDescriptor(&r->mt), "prnnCreateTensorDescriptor", err, n) ||
         prun_check(r, prnnCreateTensorDescriptor(&r->bt), "prnnCreateTensorDescriptor", err, n))
         return -1;
     /* mathPrec: float for half and bfloat16 data, as cuDNN's first choice */
     prnnDataType_t prec = dt == PRNN_DATA_DOUBLE ? PRNN_DATA_DOUBLE : PRNN_DATA_FLOAT;
-    if (prun_check(r,
-                   prnnSetRNNDescriptor_v8(
-                       r->rnn, algo, pt->mode, PRNN_RNN_DOUBLE_BIAS,
-                       pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                       PRNN_LINEAR_INPUT, dt, prec, prun_math_type(r), pt->input, pt->hidden,
-                       pt->hidden, pt->layers, NULL, PRNN_RNN_PADDED_IO_ENABLED),
-                   "prnnSetRNNDescriptor_v8", err, n) ||
+    if (prun_check(
+            r,
+            prnnSetRNNDescriptor_v8(r->rnn, algo, pt->mode, PRNN_RNN_DOUBLE_BIAS,
+                                    pt->bidirectional ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
+                                    PRNN_LINEAR_INPUT, dt, prec, prun_math_type(r), pt->input,
+                                    pt->hidden, proj, pt->layers, NULL, padded_io),
+            "prnnSetRNNDescriptor_v8", err, n) ||
         prun_check(r,
                    prnnSetRNNDataDescriptor(r->xd, dt, data_layout(q->layout), q->T, q->B,
                                             pt->input, q->len, &fill),
                    "prnnSetRNNDataDescriptor(x)", err, n) ||
         prun_check(r,
                    prnnSetRNNDataDescriptor(r->yd, dt, data_layout(q->layout), q->T, q->B,
-                                            pt->hidden * dirs, q->len, &fill),
+                                            proj * dirs, q->len, &fill),
                    "prnnSetRNNDataDescriptor(y)", err, n) ||
-        prun_check(r, prun_set3(r->h1, dt, pt->layers * dirs, pt->batch, pt->hidden),
-                   "prnnSetTensorNdDescriptor(h)", err, n))
+        prun_check(r, prun_set3(r->h1, dt, pt->layers * dirs, pt->batch, proj),
+                   "prnnSetTensorNdDescriptor(h)", err, n) ||
+        prun_check(r, prun_set3(r->c1, dt, pt->layers * dirs, pt->batch, pt->hidden),
+                   "prnnSetTensorNdDescriptor(c)", err, n))
         return -1;
     return 0;
 }
@@ -113,7 +122,7 @@ static int v8_forward(prun *r, prnnForwardMode_t mode, char *err, size_t n)
     return prun_check(r,
                       prnnRNNForward(r->p->handle, r->rnn, mode, NULL, r->xd, bench_ptr(io->x),
                                      r->yd, bench_ptr(io->y), r->h1, bench_ptr(io->hx),
-                                     bench_ptr(io->hy), r->h1, bench_ptr(io->cx), bench_ptr(io->cy),
+                                     bench_ptr(io->hy), r->c1, bench_ptr(io->cx), bench_ptr(io->cy),
                                      r->w_size, bench_ptr(r->w), r->work_size, bench_ptr(r->work),
                                      train ? r->reserve_size : 0,
                                      train ? bench_ptr(r->reserve) : NULL),
@@ -138,7 +147,7 @@ static int v8_backward_data(void *user, char *err, size_t n)
                       prnnRNNBackwardData_v8(
                           r->p->handle, r->rnn, NULL, r->yd, bench_ptr(io->y), bench_ptr(io->dy),
                           r->xd, bench_ptr(io->dx), r->h1, bench_ptr(io->hx), bench_ptr(io->dhy),
-                          bench_ptr(io->dhx), r->h1, bench_ptr(io->cx), bench_ptr(io->dcy),
+                          bench_ptr(io->dhx), r->c1, bench_ptr(io->cx), bench_ptr(io->dcy),
                           bench_ptr(io->dcx), r->w_size, bench_ptr(r->w), r->work_size,
                           bench_ptr(r->work), r->reserve_size, bench_ptr(r->reserve)),
                       "prnnRNNBackwardData_v8", err, n);
