@@ -71,12 +71,17 @@ class ProblemV8:
                                                            Optional[Tuple[int, int]]]]] = None
 
     def temp_space_sizes(self, handle: Handle) -> Tuple[int, int]:
-        """(workspace, reserve) bytes of a training call on `handle`
-        (prnnGetRNNTempSpaceSizes; at least what an inference call needs)."""
-        size, reserve = c_size_t(), c_size_t()
+        """(workspace, reserve) bytes on `handle` (prnnGetRNNTempSpaceSizes):
+        a workspace for either mode (an inference call of a deep network
+        keeps a layer's output there, a training call in the reserve, so
+        neither mode's size covers the other's), a training call's
+        reserve."""
+        size, reserve, inference = c_size_t(), c_size_t(), c_size_t()
         call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
              self.x_desc.ptr, byref(size), byref(reserve))
-        return size.value, reserve.value
+        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_INFERENCE,
+             self.x_desc.ptr, byref(inference), None)
+        return max(size.value, inference.value), reserve.value
 
     def places(self, element_size: int, ids: int
                ) -> Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
