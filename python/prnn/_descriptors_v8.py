@@ -26,48 +26,62 @@ class RNNDataDesc(_Owned):
 
 class RNNDescV8(_Owned):
     """An RNN descriptor set by prnnSetRNNDescriptor_v8 (padded IO on, so
-    every layout serves). proj: projSize (hidden for none)."""
+    every layout serves). proj: projSize (hidden for none); math: the
+    prnnMathType_t."""
     _destroy = "prnnDestroyRNNDescriptor"
 
     def __init__(self, mode: int, dtype: int, input_size: int, hidden: int, proj: int,
                  layers: int, bidirectional: bool, bias: bool, dropout: float = 0.0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, math: int = _capi.DEFAULT_MATH) -> None:
         super().__init__("prnnCreateRNNDescriptor")
         prec = _capi.DATA_FLOAT if dtype in (_capi.DATA_HALF, _capi.DATA_BFLOAT16) else dtype
         drop = DropoutDesc(dropout, seed) if dropout > 0 else None
         call("prnnSetRNNDescriptor_v8", self.ptr, 0, mode,
              _capi.RNN_DOUBLE_BIAS if bias else _capi.RNN_NO_BIAS,
              _capi.BIDIRECTIONAL if bidirectional else _capi.UNIDIRECTIONAL, _capi.LINEAR_INPUT,
-             dtype, prec, _capi.DEFAULT_MATH, input_size, hidden, proj, layers,
+             dtype, prec, math, input_size, hidden, proj, layers,
              drop.ptr if drop else None, _capi.RNN_PADDED_IO_ENABLED)
 
 
 class ProblemV8:
     """One shape of the v8 calls: len(lengths) sequences of lengths[b]
-    steps (up to max_seq) in `layout`, with the sizes prnn asks for and
-    where each matrix and bias lives in the weight space (in elements)."""
+    steps (up to max_seq) in `layout`, with the sizes prnn asks for on
+    `handle` and where each matrix and bias lives in the weight space (in
+    elements). The descriptors serve any handle of the backend (a backward
+    on another thread, with that thread's handle: temp_space_sizes)."""
 
     def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
                  proj: int, layers: int, bidirectional: bool, bias: bool, layout: int,
                  max_seq: int, lengths: Sequence[int], dropout: float = 0.0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, math: int = _capi.DEFAULT_MATH) -> None:
         self.handle = handle
         self.dirs = 2 if bidirectional else 1
         self.rnn = RNNDescV8(mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
-                             dropout, seed)
+                             dropout, seed, math)
         batch = len(lengths)
         self.x_desc = RNNDataDesc(dtype, layout, max_seq, batch, input_size, lengths)
         self.y_desc = RNNDataDesc(dtype, layout, max_seq, batch, self.dirs * proj, lengths)
         self.h_desc = TensorDesc(dtype, [layers * self.dirs, batch, proj])
         self.c_desc = TensorDesc(dtype, [layers * self.dirs, batch, hidden])
-        size, reserve = c_size_t(), c_size_t()
+        size = c_size_t()
         call("prnnGetRNNWeightSpaceSize", handle.ptr, self.rnn.ptr, byref(size))
         self.weight_bytes = size.value
-        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
-             self.x_desc.ptr, byref(size), byref(reserve))
-        self.workspace_bytes, self.reserve_bytes = size.value, reserve.value
+        self.workspace_bytes, self.reserve_bytes = self.temp_space_sizes(handle)
         self._places: Optional[Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
                                                            Optional[Tuple[int, int]]]]] = None
+
+    def temp_space_sizes(self, handle: Handle) -> Tuple[int, int]:
+        """(workspace, reserve) bytes on `handle` (prnnGetRNNTempSpaceSizes):
+        a workspace for either mode (an inference call of a deep network
+        keeps a layer's output there, a training call in the reserve, so
+        neither mode's size covers the other's), a training call's
+        reserve."""
+        size, reserve, inference = c_size_t(), c_size_t(), c_size_t()
+        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
+             self.x_desc.ptr, byref(size), byref(reserve))
+        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_INFERENCE,
+             self.x_desc.ptr, byref(inference), None)
+        return max(size.value, inference.value), reserve.value
 
     def places(self, element_size: int, ids: int
                ) -> Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],

@@ -2,8 +2,12 @@
 outputs, states and every gradient (input, h0, c0, each parameter) in
 float64 on the CPU (prnn's v8 calls on its CPU reference), over layers,
 directions, batch_first, bias and unbatched input; torch.nn's parameter
-names; PackedSequence, sorted or not; conversions both ways; and the loud
-refusal of CUDA tensors (the GPU engines have no projection yet)."""
+names; PackedSequence, sorted or not; conversions both ways. On every
+device (the GPU's tests skip without one): float32, float16 and bfloat16
+against torch.nn on the same device, autocast, dropout, the TF32 switch,
+torch's current stream, and the device and shape checks."""
+
+import ctypes
 
 import pytest
 import torch
@@ -11,6 +15,10 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 import prnn.torch as pt
+from prnn import _capi
+from prnn.torch import _lstmp, _runtime
+
+from _oracle import compare, run
 
 CASES = [  # layers, bidirectional, batch_first, bias, unbatched
     (1, False, False, True, False),
@@ -113,12 +121,202 @@ def test_packed_sequence(enforce_sorted):
 def test_refusals(device):
     layer = pt.LSTM(5, 7, proj_size=3).to(device)
     x = torch.randn(4, 2, 5, device=device)
+    with pytest.raises(RuntimeError, match="Expected hidden size"):
+        layer(x, (torch.zeros(1, 2, 7, device=device), torch.zeros(1, 2, 7, device=device)))
+    with pytest.raises(TypeError, match="float64"):
+        layer(x.double())
     if device == "cuda":
-        with pytest.raises(NotImplementedError, match="NOT_SUPPORTED"):
-            layer(x)
-    if device == "cpu":
-        with pytest.raises(RuntimeError, match="Expected hidden size"):
-            layer(x, (torch.zeros(1, 2, 7), torch.zeros(1, 2, 7)))
+        with pytest.raises(RuntimeError, match="not at the same device"):
+            layer(x.cpu())
+        with pytest.raises(TypeError, match="hidden state"):
+            layer(x, (torch.zeros(1, 2, 3), torch.zeros(1, 2, 7, device=device)))
+
+
+# -- every device: torch.nn on the same device -------------------------------------
+
+# layers, bidirectional, batch_first, lengths (a PackedSequence of them, else padded)
+DEVICE_CASES = [
+    (1, False, False, None),
+    (2, True, False, None),
+    (2, False, True, None),
+    (1, True, True, [6, 2, 4]),
+    (2, True, False, [6, 6, 1, 3]),
+]
+IN, H, P, T, B = 8, 16, 5, 6, 3
+
+
+def _device_case_id(case):
+    layers, bidirectional, batch_first, lengths = case
+    return f"l{layers}" + ("-bi" if bidirectional else "") + ("-bf" if batch_first else "") + \
+        ("-packed" if lengths else "")
+
+
+def _device_pair(layers, bidirectional, batch_first, device, dtype, seed=0):
+    """torch.nn's layer in float32 on `device`, its parameters rounded to
+    `dtype` (the values prnn's layer holds), and prnn's in `dtype`."""
+    torch.manual_seed(seed)
+    ref = nn.LSTM(IN, H, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first,
+                  proj_size=P)
+    with torch.no_grad():     # torch.nn's biases start uniform; make them clearly nonzero
+        for name, p in ref.named_parameters():
+            if name.startswith("bias"):
+                p.uniform_(-0.5, 0.5)
+            p.copy_(p.to(dtype).float())
+    layer = pt.from_torch(ref).to(device, dtype)
+    return ref.to(device), layer
+
+
+def _device_inputs(case, dtype, seed=3):
+    """x, (h0, c0): seeded, rounded to `dtype`, in float32 on the CPU."""
+    layers, bidirectional, batch_first, lengths = case
+    batch = len(lengths) if lengths else B
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn((batch, T, IN) if batch_first else (T, batch, IN), generator=g)
+    ld = layers * (2 if bidirectional else 1)
+    state = (torch.randn(ld, batch, P, generator=g), torch.randn(ld, batch, H, generator=g))
+    return x.to(dtype).float(), tuple(s.to(dtype).float() for s in state)
+
+
+@pytest.mark.parametrize("case", DEVICE_CASES, ids=_device_case_id)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_matches_torch_nn_on_device(case, dtype, device):
+    """Outputs, h_n, c_n and the gradients of the input, h_0, c_0 and every
+    parameter against torch.nn.LSTM(proj_size) on the same device, which
+    runs in float32 on the values rounded to `dtype` (prnn's half types
+    are compared with exact math on what they hold, at _oracle's
+    tolerances, relative to the largest value)."""
+    layers, bidirectional, batch_first, lengths = case
+    ref, layer = _device_pair(layers, bidirectional, batch_first, device, dtype)
+    x, state = _device_inputs(case, dtype)
+    expect = run(ref, x.to(device), tuple(s.to(device) for s in state), lengths, batch_first)
+    got = run(layer, x.to(device, dtype), tuple(s.to(device, dtype) for s in state), lengths,
+              batch_first)
+    compare(got, expect, dtype, _device_case_id(case))
+    assert got["out"].dtype == dtype and got["dweight_hr_l0"].dtype == dtype
+
+
+AMP_DTYPE = {"cpu": torch.bfloat16, "cuda": torch.float16}
+
+
+def test_autocast_runs_in_the_autocast_dtype(device):
+    """Under autocast the layer runs in autocast's dtype (as prnn.torch's
+    other layers: test_amp.py), equal to the layer converted by hand, with
+    the gradients reaching the fp32 parameters and states; on the GPU also
+    close to torch.nn.LSTM under autocast (cuDNN in float16)."""
+    dtype = AMP_DTYPE[device]
+    torch.manual_seed(0)
+    ref = nn.LSTM(IN, H, num_layers=2, bidirectional=True, proj_size=P).to(device)
+    layer = pt.from_torch(ref)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(T, B, IN, generator=g).to(device)
+    h0 = torch.randn(4, B, P, generator=g).to(device).requires_grad_(True)
+    c0 = torch.randn(4, B, H, generator=g).to(device).requires_grad_(True)
+
+    def step(module, inp, hx, amp):
+        with torch.autocast(device, dtype=dtype, enabled=amp):
+            y, (h, c) = module(inp, hx)
+        (y.float().sin().sum() + h.float().square().sum() + c.float().sum()).backward()
+        return y, h, c
+
+    y, h, c = step(layer, x, (h0, c0), True)
+    assert y.dtype == h.dtype == c.dtype == dtype
+    assert all(p.grad.dtype == torch.float32 for p in layer.parameters())
+    assert h0.grad.dtype == c0.grad.dtype == torch.float32
+
+    twin = pt.from_torch(ref).to(dtype)
+    hx_twin = tuple(s.detach().to(dtype).requires_grad_(True) for s in (h0, c0))
+    y2, h2, c2 = step(twin, x.to(dtype), hx_twin, False)
+    for a, b in ((y, y2), (h, h2), (c, c2), (h0.grad, hx_twin[0].grad.float()),
+                 (c0.grad, hx_twin[1].grad.float())):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    for (n, p), p2 in zip(layer.named_parameters(), twin.parameters()):
+        torch.testing.assert_close(p.grad, p2.grad.float(), rtol=0, atol=0, msg=n)
+
+    if device == "cuda":
+        got = {"out": y, "h": h, "c": c, "dh0": h0.grad.clone(), "dc0": c0.grad.clone()}
+        got.update({"d" + n: p.grad for n, p in layer.named_parameters()})
+        h0.grad = c0.grad = None
+        y3, h3, c3 = step(ref, x, (h0, c0), True)
+        expect = {"out": y3, "h": h3, "c": c3, "dh0": h0.grad, "dc0": c0.grad}
+        expect.update({"d" + n: p.grad for n, p in ref.named_parameters()})
+        compare(got, expect, torch.float16, "autocast")
+
+
+def test_dropout_in_training_mode(device):
+    """Dropout between layers in training mode, under no_grad too (as
+    torch.nn), from torch's generator; none in eval mode."""
+    torch.manual_seed(0)
+    layer = pt.LSTM(IN, H, num_layers=2, dropout=0.5, proj_size=P).to(device)
+    x = torch.randn(T, B, IN, device=device)
+    layer.eval()
+    y_eval = layer(x)[0]
+    layer.train()
+    with torch.no_grad():
+        torch.manual_seed(7)
+        y1 = layer(x)[0]
+        torch.manual_seed(7)
+        y2 = layer(x)[0]
+        y3 = layer(x)[0]
+    assert torch.equal(y1, y2) and not torch.equal(y1, y3) and not torch.equal(y1, y_eval)
+    torch.manual_seed(7)
+    y4 = layer(x)[0]
+    assert torch.equal(y4, y1)
+    y4.sum().backward()                 # and the backward runs with the same mask
+    assert layer.weight_hr_l1.grad is not None
+
+
+def _spec_math(layer, device):
+    spec = _lstmp._Spec(layer, torch.float32, torch.device(device),
+                        _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, [T] * B, False)
+    math = ctypes.c_int()
+    _capi.call("prnnGetRNNMatrixMathType", spec.p.rnn.ptr, ctypes.byref(math))
+    return math.value
+
+
+def test_tf32_follows_pytorchs_switch(device):
+    """float32 on the GPU: TF32 where PyTorch lets cuDNN's RNN use it (as
+    the other layers: _precision.math_type), strict FP32 otherwise; the CPU
+    is always strict."""
+    cudnn = torch.backends.cudnn
+    saved = cudnn.allow_tf32
+    layer = pt.LSTM(IN, H, proj_size=P).to(device)
+    try:
+        cudnn.allow_tf32 = False
+        assert _spec_math(layer, device) == _capi.DEFAULT_MATH
+        cudnn.allow_tf32 = True
+        assert _spec_math(layer, device) == (_capi.TF32_RECURRENCE_MATH if device == "cuda"
+                                             else _capi.DEFAULT_MATH)
+        if device == "cuda":
+            x = torch.randn(T, B, IN, device=device, requires_grad=True)
+            y, _ = layer(x)
+            y.sum().backward()          # runs, forward and backward under TF32
+            assert x.grad is not None and torch.isfinite(x.grad).all()
+    finally:
+        cudnn.allow_tf32 = saved
+
+
+def test_runs_on_torchs_current_stream(device):
+    """On the GPU the calls go to torch's current stream (a side stream
+    here), forward and backward, and give what the default stream gives."""
+    if device != "cuda":
+        pytest.skip("streams are a GPU matter")
+    torch.manual_seed(0)
+    layer = pt.LSTM(IN, H, num_layers=2, proj_size=P).to(device)
+    x = torch.randn(T, B, IN, device=device, requires_grad=True)
+    y, _ = layer(x)
+    y.square().sum().backward()
+    expect = (y.detach().clone(), x.grad.clone(), layer.weight_hr_l0.grad.clone())
+    x.grad = None
+    layer.zero_grad()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y2, _ = layer(x)
+        assert _runtime.handle(x.device)._stream == side.cuda_stream
+        y2.square().sum().backward()
+    torch.cuda.current_stream().wait_stream(side)
+    for a, b in zip((y2, x.grad, layer.weight_hr_l0.grad), expect):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
 def test_constructor_errors():

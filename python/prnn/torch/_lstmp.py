@@ -6,29 +6,40 @@ torch.nn's constructor arguments, parameter names (weight_hr_l{k} beside
 weight_ih, weight_hh, bias_ih, bias_hh) and shapes, inputs and outputs
 (h_n is proj_size wide, c_n hidden_size), so state_dicts load both ways.
 batch_first input goes to prnn as it is (the batch-major layout), not
-transposed.
+transposed; a PackedSequence runs as prnn's SEQ_MAJOR_PACKED layout, as it
+is.
 
-CPU tensors only, on prnn's CPU reference backend: prnn's GPU engines
-have no projection yet (prnnRNNForward returns NOT_SUPPORTED there), and
-CUDA tensors raise NotImplementedError saying so. A PackedSequence runs as
-prnn's SEQ_MAJOR_PACKED layout, as it is. Each call packs the parameters
-into one weight space (no flat-buffer views as the other layers keep),
-which costs a copy per call: a layer for tests and reference runs, as the
-CPU backend is.
+CUDA tensors run on prnn's GPU backend (float32, float64, float16,
+bfloat16), on the calling thread's handle for the tensor's device and
+torch's current stream, with every buffer (weight space, workspace,
+reserve, outputs) from PyTorch's allocator on that device; CPU tensors on
+prnn's CPU reference backend. A libprnn whose GPU engines have no
+projection refuses the call (PRNN_STATUS_NOT_SUPPORTED), which raises
+prnn._capi.PrnnError, a RuntimeError carrying prnn's message. Under
+torch.autocast the layer runs in autocast's data type, as the other
+layers do (input, states and weights converted; the weights' gradients
+come back in their own type); float32 on CUDA follows PyTorch's TF32
+switch for cuDNN's RNNs (_precision.math_type).
+
+Each call packs the parameters into one weight space on their device (no
+flat-buffer views as the other layers keep): a copy per call, and a
+weight-space-sized gradient buffer per backward.
 """
 
 import math
 import warnings
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence,
-                    Tuple, Union, cast)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union,
+                    cast)
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
+from .._descriptors import Handle
 from .._descriptors_v8 import ProblemV8
-from . import _runtime
+from . import _precision, _runtime
+from ._ops import _current_stream
 
 if TYPE_CHECKING:     # typing.Self is Python 3.11's
     from typing_extensions import Self
@@ -36,70 +47,105 @@ if TYPE_CHECKING:     # typing.Self is Python 3.11's
 # linLayerIDs of an LSTM with a projection: W i f g o, R i f g o, W_proj
 _W_IDS, _R_IDS, _PROJ_ID = range(0, 4), range(4, 8), 8
 
+# where one parameter (or one of its row blocks) lives in the weight space:
+# (offset in elements, shape there, the parameter's rows it holds)
+_Block = Tuple[int, Tuple[int, ...], slice]
+
 
 def _ptr(t: Optional[torch.Tensor]) -> Optional[int]:
     return None if t is None else t.data_ptr()
 
 
-class _Spec:
-    """What a call needs besides tensors: the module's configuration."""
+def _on_stream(device: torch.device) -> Handle:
+    """This thread's prnn handle for `device`, on torch's current stream
+    there (a handle is one thread's at a time: a backward that autograd
+    runs on its own thread takes that thread's)."""
+    h = _runtime.handle(device)
+    if device.type == "cuda":
+        h.set_stream(_current_stream(device))
+    return h
 
-    def __init__(self, module: "ProjectedLSTM", dtype: torch.dtype, layout: int, max_seq: int,
-                 lengths: Sequence[int], record: bool) -> None:
+
+def _bytes(like: torch.Tensor, n: int) -> torch.Tensor:
+    """n bytes of scratch on `like`'s device, from PyTorch's allocator."""
+    return torch.empty(n, dtype=torch.uint8, device=like.device)
+
+
+class _Spec:
+    """What a call needs besides tensors: the module's configuration, the
+    data type the call runs in, and the v8 descriptors for the shape."""
+
+    def __init__(self, module: "ProjectedLSTM", dtype: torch.dtype, device: torch.device,
+                 layout: int, max_seq: int, lengths: Sequence[int], record: bool) -> None:
         self.layers = module.num_layers
         self.dirs = 2 if module.bidirectional else 1
         self.hidden, self.proj = module.hidden_size, module.proj_size
         self.bias = module.bias
+        self.dtype = dtype
         # ForwardTraining (reserve, dropout) where autograd records the call,
-        # as the other layers; dropout in training mode only
-        self.training = record
-        dropout = module.dropout if record and module.training else 0.0
+        # and for dropout in training mode (torch.nn applies it under no_grad
+        # too), as the other layers
+        dropout = module.dropout if module.training else 0.0
+        self.training = record or dropout > 0
         seed = int(torch.randint(0, 2**62, (1,)).item()) if dropout > 0 else 0
-        self.p = ProblemV8(_runtime.handle(torch.device("cpu")), _capi.LSTM,
-                           _runtime.DTYPES[dtype], module.input_size, self.hidden, self.proj,
-                           self.layers, module.bidirectional, self.bias, layout, max_seq,
-                           lengths, dropout, seed)
-        self.places = self.p.places(torch.empty((), dtype=dtype).element_size(), _PROJ_ID + 1)
-        self.elements = self.p.weight_bytes // torch.empty((), dtype=dtype).element_size()
+        self.p = ProblemV8(_runtime.handle(device), _capi.LSTM, _runtime.torch_dtype_code(dtype),
+                           module.input_size, self.hidden, self.proj, self.layers,
+                           module.bidirectional, self.bias, layout, max_seq, lengths, dropout,
+                           seed, _precision.math_type(device.type, dtype))
+        es = torch.empty((), dtype=dtype).element_size()
+        self.elements = self.p.weight_bytes // es
+        self.blocks = self._blocks(self.p.places(es, _PROJ_ID + 1))
 
-    def slots(self) -> Iterator[Tuple[int, List[Tuple[int, Tuple[int, ...], slice]]]]:
-        """(parameter index, view maker) pairs: where each torch.nn
-        parameter goes in the weight space; its gate blocks (i, f, g, o,
-        torch.nn's order too) one linLayerID each."""
+    def _blocks(self, places: Dict[Tuple[int, int], Tuple[Any, Any]]) -> List[List[_Block]]:
+        """Per torch.nn parameter (in _flat_weights_names' order), where it
+        goes in the weight space: its gate blocks (i, f, g, o, torch.nn's
+        order too) are one linLayerID each, merged into one block where
+        prnn keeps them consecutive (one copy per parameter)."""
         h = self.hidden
-        index = 0
+        out: List[List[_Block]] = []
         for pl in range(self.layers * self.dirs):
             kinds = ["ih", "hh"] + (["bias_ih", "bias_hh"] if self.bias else []) + ["hr"]
             for kind in kinds:
                 # (the places read here are there, not None: the projection always, the
                 # biases where self.bias)
                 if kind == "hr":
-                    (off, shape), _ = self.places[(pl, _PROJ_ID)]  # type: ignore[misc]
-                    yield index, [(off, shape, slice(None))]
-                else:
-                    ids = _W_IDS if kind in ("ih", "bias_ih") else _R_IDS
-                    parts: List[Tuple[int, Tuple[int, ...], slice]] = []
-                    for g, lin in enumerate(ids):
-                        mat, bias = self.places[(pl, lin)]
-                        off, shape = (mat if kind in ("ih", "hh")  # type: ignore[misc]
-                                      else (bias[0], (bias[1],)))  # type: ignore[index]
-                        parts.append((off, shape, slice(g * h, (g + 1) * h)))
-                    yield index, parts
-                index += 1
+                    off, shape = places[(pl, _PROJ_ID)][0]
+                    out.append([(off, shape, slice(None))])
+                    continue
+                ids = _W_IDS if kind in ("ih", "bias_ih") else _R_IDS
+                parts: List[_Block] = []
+                for g, lin in enumerate(ids):
+                    mat, bias = places[(pl, lin)]
+                    off, shape = mat if kind in ("ih", "hh") else (bias[0], (bias[1],))
+                    parts.append((off, tuple(shape), slice(g * h, (g + 1) * h)))
+                n = math.prod(parts[0][1])
+                if all(o == parts[0][0] + g * n and s == parts[0][1]
+                       for g, (o, s, _) in enumerate(parts)):
+                    rows, *rest = parts[0][1]
+                    parts = [(parts[0][0], (len(parts) * rows, *rest), slice(None))]
+                out.append(parts)
+        return out
 
-    def pack(self, weights: Sequence[torch.Tensor], flat: torch.Tensor) -> None:
-        for i, parts in self.slots():
-            for off, shape, rows in parts:
-                n = math.prod(shape)
-                flat[off:off + n].view(shape).copy_(weights[i][rows])
+    def pack(self, weights: Sequence[torch.Tensor], device: torch.device) -> torch.Tensor:
+        """A weight space in the call's data type on `device`, holding
+        `weights` (converted by the copies), zero elsewhere. Not recorded
+        by autograd (the Function's backward gives the weights' gradients)."""
+        flat = torch.zeros(self.elements, dtype=self.dtype, device=device)
+        with torch.no_grad():
+            for w, parts in zip(weights, self.blocks):
+                for off, shape, rows in parts:
+                    flat.narrow(0, off, math.prod(shape)).view(shape).copy_(w[rows])
+        return flat
 
-    def unpack(self, flat: torch.Tensor,
-               weights: Sequence[torch.Tensor]) -> List[torch.Tensor]:
-        grads = [torch.empty_like(w) for w in weights]
-        for i, parts in self.slots():
-            for off, shape, rows in parts:
-                n = math.prod(shape)
-                grads[i][rows] = flat[off:off + n].view(shape)
+    def unpack(self, flat: torch.Tensor, dtype: torch.dtype) -> List[torch.Tensor]:
+        """The parameters' gradients from a gradient weight space, in
+        `dtype` (the weights' own): views of `flat` where it is in that
+        type already and a parameter is one block."""
+        grads = []
+        for parts in self.blocks:
+            views = [flat.narrow(0, off, math.prod(shape)).view(shape)
+                     for off, shape, _ in parts]
+            grads.append((views[0] if len(views) == 1 else torch.cat(views)).to(dtype))
         return grads
 
 
@@ -108,20 +154,21 @@ class _LSTMPFunction(torch.autograd.Function):
     def forward(ctx: Any, spec: _Spec, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
                 *weights: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         p = spec.p
-        flat = x.new_zeros(spec.elements)
-        spec.pack(weights, flat)
-        out_shape = x.shape[:-1] + (spec.dirs * spec.proj,)
-        y = x.new_empty(out_shape)
-        hy, cy = h0.new_empty(h0.shape), c0.new_empty(c0.shape)
-        ws = torch.empty(p.workspace_bytes, dtype=torch.uint8)
-        rs = torch.empty(p.reserve_bytes if spec.training else 0, dtype=torch.uint8)
-        _capi.call("prnnRNNForward", p.handle.ptr, p.rnn.ptr,
+        flat = spec.pack(weights, x.device)
+        y = x.new_empty(x.shape[:-1] + (spec.dirs * spec.proj,))
+        hy, cy = torch.empty_like(h0), torch.empty_like(c0)
+        ws = _bytes(x, p.workspace_bytes)
+        rs = _bytes(x, p.reserve_bytes if spec.training else 0)
+        h = _on_stream(x.device)
+        _capi.call("prnnRNNForward", h.ptr, p.rnn.ptr,
                    _capi.FWD_MODE_TRAINING if spec.training else _capi.FWD_MODE_INFERENCE,
                    None, p.x_desc.ptr, _ptr(x), p.y_desc.ptr, _ptr(y), p.h_desc.ptr, _ptr(h0),
                    _ptr(hy), p.c_desc.ptr, _ptr(c0), _ptr(cy), p.weight_bytes, _ptr(flat),
                    p.workspace_bytes, _ptr(ws), rs.numel(), _ptr(rs) if rs.numel() else None)
         ctx.spec = spec
-        ctx.save_for_backward(x, h0, c0, flat, y, ws, rs, *weights)
+        ctx.weight_dtype = weights[0].dtype
+        if spec.training:
+            ctx.save_for_backward(x, h0, c0, flat, y, rs)
         return y, hy, cy
 
     @staticmethod
@@ -132,23 +179,31 @@ class _LSTMPFunction(torch.autograd.Function):
             raise RuntimeError("prnn.torch.LSTM(proj_size): backward of a call that ran without "
                                "gradients (inference mode)")
         p = spec.p
-        x, h0, c0, flat, y, ws, rs, *weights = ctx.saved_tensors
+        x, h0, c0, flat, y, rs = ctx.saved_tensors
         # kept in variables: a temporary's memory could be reused before the
         # call reads it
         dy = torch.zeros_like(y) if dy is None else dy.contiguous()
         dhy = None if dhy is None else dhy.contiguous()
         dcy = None if dcy is None else dcy.contiguous()
         dx, dhx, dcx = torch.empty_like(x), torch.empty_like(h0), torch.empty_like(c0)
-        _capi.call("prnnRNNBackwardData_v8", p.handle.ptr, p.rnn.ptr, None, p.y_desc.ptr,
+        h = _on_stream(x.device)
+        ws_bytes = p.workspace_bytes if h is p.handle else p.temp_space_sizes(h)[0]
+        ws = _bytes(x, ws_bytes)
+        _capi.call("prnnRNNBackwardData_v8", h.ptr, p.rnn.ptr, None, p.y_desc.ptr,
                    _ptr(y), _ptr(dy), p.x_desc.ptr, _ptr(dx), p.h_desc.ptr, _ptr(h0),
                    _ptr(dhy), _ptr(dhx), p.c_desc.ptr, _ptr(c0), _ptr(dcy), _ptr(dcx),
-                   p.weight_bytes, _ptr(flat), p.workspace_bytes, _ptr(ws), rs.numel(), _ptr(rs))
-        dflat = torch.empty_like(flat)
-        _capi.call("prnnRNNBackwardWeights_v8", p.handle.ptr, p.rnn.ptr, _capi.WGRAD_MODE_SET,
-                   None, p.x_desc.ptr, _ptr(x), p.h_desc.ptr, _ptr(h0), p.y_desc.ptr, _ptr(y),
-                   p.weight_bytes, _ptr(dflat), p.workspace_bytes, _ptr(ws), rs.numel(),
-                   _ptr(rs))
-        return (None, dx, dhx, dcx, *spec.unpack(dflat, weights))
+                   p.weight_bytes, _ptr(flat), ws_bytes, _ptr(ws), rs.numel(), _ptr(rs))
+        dweights: List[Optional[torch.Tensor]]
+        if any(ctx.needs_input_grad[4:]):
+            dflat = torch.empty_like(flat)
+            _capi.call("prnnRNNBackwardWeights_v8", h.ptr, p.rnn.ptr, _capi.WGRAD_MODE_SET,
+                       None, p.x_desc.ptr, _ptr(x), p.h_desc.ptr, _ptr(h0), p.y_desc.ptr,
+                       _ptr(y), p.weight_bytes, _ptr(dflat), ws_bytes, _ptr(ws), rs.numel(),
+                       _ptr(rs))
+            dweights = list(spec.unpack(dflat, ctx.weight_dtype))
+        else:
+            dweights = [None] * len(spec.blocks)
+        return (None, dx, dhx, dcx, *dweights)
 
 
 def check_proj_size(proj_size: int, hidden_size: int) -> None:
@@ -252,7 +307,10 @@ class ProjectedLSTM(nn.Module):
         return s + f", proj_size={self.proj_size}"
 
     def _states(self, hx: Optional[Tuple[torch.Tensor, torch.Tensor]], batch: int, batched: bool,
-                x: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+                x: torch.Tensor, amp: bool) -> Tuple[torch.Tensor, ...]:
+        """h_0 and c_0 as the call takes them: zeros when hx is None, else
+        checked (converted to the input's type first under autocast, when
+        `amp`), batched, contiguous."""
         ld = self.num_layers * (2 if self.bidirectional else 1)
         shapes = ((ld, batch, self.proj_size), (ld, batch, self.hidden_size))
         if hx is None:
@@ -260,34 +318,40 @@ class ProjectedLSTM(nn.Module):
         h0, c0 = hx
         if not batched:
             h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        states = []
         for t, s, what in ((h0, shapes[0], "hidden"), (c0, shapes[1], "cell")):
             if tuple(t.shape) != s:
                 raise RuntimeError(f"Expected {what} size {s}, got {list(t.shape)}")
+            if amp and t.device == x.device and _precision.autocast_eligible(t):
+                t = t.to(x.dtype)
             if t.dtype != x.dtype or t.device != x.device:
                 raise TypeError(f"prnn.torch.LSTM: the {what} state must be {x.dtype} on "
                                 f"{x.device}, like the input")
-        return h0.contiguous(), c0.contiguous()
+            states.append(t.contiguous())
+        return tuple(states)
 
     def _run(self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
              weights: List[torch.Tensor], layout: int, max_seq: int,
              lengths: Sequence[int]) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The call in x's data type (autocast's, where it converted x) on
+        x's device."""
         record = torch.is_grad_enabled() and any(
             t.requires_grad for t in [x, h0, c0] + weights)
-        spec = _Spec(self, x.dtype, layout, max_seq, lengths, record)
+        spec = _Spec(self, x.dtype, x.device, layout, max_seq, lengths, record)
         # autograd.Function.apply returns Any: forward's (y, h_n, c_n)
         return _LSTMPFunction.apply(spec, x, h0, c0, *weights)  # type: ignore[no-any-return]
 
-    def _forward_packed(self, input: PackedSequence,
+    def _forward_packed(self, input: PackedSequence, x: torch.Tensor,
                         hx: Optional[Tuple[torch.Tensor, torch.Tensor]],
-                        weights: List[torch.Tensor]
+                        weights: List[torch.Tensor], amp: bool
                         ) -> Tuple[PackedSequence, Tuple[torch.Tensor, torch.Tensor]]:
-        """A PackedSequence is SEQ_MAJOR_PACKED as it is; the states go in
-        and out in the caller's order (sorted_indices / unsorted_indices)."""
-        data, batch_sizes, sorted_indices, unsorted_indices = input
-        x = data.contiguous()
+        """A PackedSequence is SEQ_MAJOR_PACKED as it is (x: its data, in
+        the call's data type); the states go in and out in the caller's
+        order (sorted_indices / unsorted_indices)."""
+        _, batch_sizes, sorted_indices, unsorted_indices = input
         steps, batch = len(batch_sizes), int(batch_sizes[0])
         lengths = (batch_sizes.unsqueeze(1) > torch.arange(batch)).sum(0).tolist()
-        h0, c0 = self._states(hx, batch, True, x)
+        h0, c0 = self._states(hx, batch, True, x, amp)
         if hx is not None and sorted_indices is not None:
             h0, c0 = h0.index_select(1, sorted_indices), c0.index_select(1, sorted_indices)
         y, hy, cy = self._run(x, h0, c0, weights, _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, steps,
@@ -296,6 +360,42 @@ class ProjectedLSTM(nn.Module):
             hy, cy = hy.index_select(1, unsorted_indices), cy.index_select(1, unsorted_indices)
         return PackedSequence(y, batch_sizes, sorted_indices, unsorted_indices), (hy, cy)
 
+    def _input(self, data: torch.Tensor, weights: List[torch.Tensor]
+               ) -> Tuple[torch.Tensor, bool]:
+        """The input converted to the data type the call runs in (the
+        weights', or autocast's), and whether autocast converts; with the
+        device and data-type checks (torch.nn's messages where it has
+        them)."""
+        w0 = weights[0]
+        for w in weights:
+            if w.dtype != w0.dtype or w.device != w0.device:
+                raise TypeError(f"prnn.torch.LSTM: every parameter must have one dtype and "
+                                f"device ({w.dtype} on {w.device} beside {w0.dtype} on "
+                                f"{w0.device})")
+        device = data.device
+        if device.type not in ("cpu", "cuda"):
+            raise RuntimeError(f"prnn.torch.LSTM(proj_size=...) runs on CUDA and CPU tensors, "
+                               f"not on {device}")
+        if device != w0.device:
+            raise RuntimeError(f"Input and parameter tensors are not at the same device, found "
+                               f"input tensor at {device} and parameter tensor at {w0.device}")
+        amp = _precision.autocast_dtype(device.type, w0.dtype)
+        dtype = amp or w0.dtype
+        if amp is not None and _precision.autocast_eligible(data):
+            data = data.to(amp)
+        if data.dtype != dtype:
+            if amp is not None:
+                raise TypeError(f"prnn.torch.LSTM: input is {data.dtype}, which autocast "
+                                f"leaves as it is, but the layer runs in {dtype} under "
+                                "autocast (convert the input)")
+            raise TypeError(f"prnn.torch.LSTM: input is {data.dtype} but the parameters are "
+                            f"{dtype}")
+        _runtime.torch_dtype_code(dtype)        # prnn's four types only, saying so
+        if data.shape[-1] != self.input_size:
+            raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
+                             f"{self.input_size}, got {data.shape[-1]}")
+        return data, amp is not None
+
     def forward(self, input: Union[torch.Tensor, PackedSequence],
                 hx: Optional[Tuple[torch.Tensor, torch.Tensor]] = None
                 ) -> Tuple[Union[torch.Tensor, PackedSequence],
@@ -303,30 +403,17 @@ class ProjectedLSTM(nn.Module):
         packed = isinstance(input, PackedSequence)
         weights = self._weights()
         # (`packed` tells Tensor and PackedSequence apart: the casts say so to mypy)
-        data = cast(torch.Tensor, input.data if packed else input)
-        if data.device.type != "cpu":
-            raise NotImplementedError(
-                "prnn.torch.LSTM(proj_size=...) runs on CPU tensors only: prnn's GPU engines "
-                "have no LSTM projection yet (prnnRNNForward returns "
-                "PRNN_STATUS_NOT_SUPPORTED); use torch.nn.LSTM on the GPU")
-        dtype = weights[0].dtype
-        if data.dtype != dtype:
-            raise TypeError(f"prnn.torch.LSTM: input is {data.dtype} but the parameters are "
-                            f"{dtype}")
-        if data.shape[-1] != self.input_size:
-            raise ValueError(f"input.size(-1) must be equal to input_size. Expected "
-                             f"{self.input_size}, got {data.shape[-1]}")
+        data, amp = self._input(cast(torch.Tensor, input.data if packed else input), weights)
         if packed:
-            return self._forward_packed(cast(PackedSequence, input), hx, weights)
-        if cast(torch.Tensor, input).dim() not in (2, 3):
-            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got "
-                             f"{cast(torch.Tensor, input).dim()}D instead")
-        batched = cast(torch.Tensor, input).dim() == 3
-        x = cast(torch.Tensor, input) if batched else \
-            cast(torch.Tensor, input).unsqueeze(0 if self.batch_first else 1)
+            return self._forward_packed(cast(PackedSequence, input), data.contiguous(), hx,
+                                        weights, amp)
+        if data.dim() not in (2, 3):
+            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {data.dim()}D instead")
+        batched = data.dim() == 3
+        x = data if batched else data.unsqueeze(0 if self.batch_first else 1)
         x = x.contiguous()
         steps, batch = (x.shape[1], x.shape[0]) if self.batch_first else x.shape[:2]
-        h0, c0 = self._states(hx, batch, batched, x)
+        h0, c0 = self._states(hx, batch, batched, x, amp)
         # batch_first goes to prnn as it is: the batch-major layout
         layout = (_capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED if self.batch_first
                   else _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED)

@@ -513,8 +513,8 @@ class _PrnnRNNBase(nn.Module):
 
 class LSTM(_PrnnRNNBase):
     """torch.nn.LSTM on prnn. With proj_size > 0 the layer is a
-    _ProjectedLSTMLayer (still an LSTM): CPU tensors, prnn's v8 calls
-    (_lstmp.py)."""
+    _ProjectedLSTMLayer (still an LSTM): prnn's v8 calls, on CUDA and CPU
+    tensors (_lstmp.py)."""
     _mode_name = "LSTM"
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "LSTM":
