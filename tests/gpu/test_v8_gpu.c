@@ -930,15 +930,20 @@ int main(int argc, char **argv)
          PRNN_DEFAULT_MATH,
          1,
          16},
+        /* (TF32 at a shape where the harness's data keep errors small: a
+         * projected h is not bounded by 1, and at H 256 P 64 T 16 weights
+         * perturbed by 1e-3 move y by 30-40 % in float64 torch.nn, so
+         * TF32's rounding alone fails any tolerance there; at H 64 P 24 T 8
+         * the same perturbation moves y by 0.2 %) */
         {PRNN_LSTM,
          PRNN_DATA_FLOAT,
-         256,
-         128,
+         64,
+         32,
          1,
          0,
          4,
-         16,
-         {16, 12, 9, 3},
+         8,
+         {8, 6, 5, 2},
          PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
          PRNN_RNN_DOUBLE_BIAS,
          0,
@@ -946,7 +951,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_TF32_RECURRENCE_MATH,
          0,
-         64},
+         24},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
