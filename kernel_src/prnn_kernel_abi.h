@@ -276,25 +276,30 @@ typedef struct {
     int v[PRNN_SEQ_ORDER_CHUNK];
 } prnn_seq_order_args;
 
-/* prnn_seq_move: one vector of `cols` elements of `es` bytes per (step,
- * rank) of the caller's steps. Data (states 0): caller vector of step t
- * and sequence s at t * seqs + s (batch_major 0) or s * steps + t (1);
- * rank i < batch[t] is packed row offset[t] + i, a rank at or past it (or
- * a step past packed_steps) is padding, which a scatter writes with
- * fill_bits when has_fill. States (states 1): `steps` slices of `seqs`
- * rows, every rank present, caller row t * seqs + order[i], packed row
- * t * seqs + i. */
+/* prnn_seq_move: up to PRNN_SEQ_MOVES tensors in one launch, all gathered
+ * into packed order or all scattered out of it (to_caller), move m in
+ * blockIdx.y = m: one vector of cols[m] elements of `es` bytes per (step,
+ * rank) of its steps[m]. Data (states[m] 0): caller vector of step t and
+ * sequence s at t * seqs + s (batch_major 0) or s * steps + t (1); rank i
+ * < batch[t] is packed row offset[t] + i, a rank at or past it (or a step
+ * past packed_steps) is padding, which a scatter writes with fill_bits[m]
+ * when has_fill[m]. States (states[m] 1): steps[m] slices of `seqs` rows,
+ * every rank present, caller row t * seqs + order[i], packed row t * seqs
+ * + i. */
+#define PRNN_SEQ_MOVES 6
 typedef struct {
-    const void *src;
-    void *dst;
+    const void *src[PRNN_SEQ_MOVES];
+    void *dst[PRNN_SEQ_MOVES];
+    unsigned long long fill_bits[PRNN_SEQ_MOVES];
+    int cols[PRNN_SEQ_MOVES];
+    int steps[PRNN_SEQ_MOVES]; /* the caller's steps (maxSeqLength), or state slices */
+    int states[PRNN_SEQ_MOVES], has_fill[PRNN_SEQ_MOVES];
     const int *order;          /* [seqs] */
     const int *batch, *offset; /* the call's step tables (prnn_rnn_setup) */
-    unsigned long long fill_bits;
-    int steps;        /* the caller's steps (maxSeqLength), or state slices */
-    int packed_steps; /* the call's seq_length */
-    int seqs;         /* batchSize */
-    int cols, es;
-    int batch_major, states, to_caller, has_fill;
+    int count;                 /* moves */
+    int packed_steps;          /* the call's seq_length */
+    int seqs;                  /* batchSize */
+    int es, batch_major, to_caller;
 } prnn_seq_move_args;
 
 /* The standard path: one pointwise kernel per step after a cuBLASLt GEMM

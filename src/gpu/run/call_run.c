@@ -37,6 +37,7 @@ prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
     c->ws = ws;
     c->stream = (CUstream)g->stream;
+    c->setup_done = 0;
     PRNN_TRY(prnn_gpu_enter(c->gs));
     /* an unpacked v8 layout: the engine runs on packed copies (seq_io.h) */
     prnnStatus_t s = c->p->io ? prnn_seq_io_run(c, buffers, run_engine) : run_engine(c, buffers);

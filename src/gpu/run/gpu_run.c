@@ -142,6 +142,8 @@ prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned gr
  * varying sequence takes several launches. */
 prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
 {
+    if (c->setup_done)
+        return PRNN_STATUS_SUCCESS;
     prnn_setup_args a;
     memset(&a, 0, sizeof(a));
     a.batch = (int *)prnn_run_ws(c, c->l.batch);

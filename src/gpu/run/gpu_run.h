@@ -43,6 +43,10 @@ typedef struct prnn_call_plan {
     /* the call's workspace and stream (prnn_call_run, call_run.h) */
     char *ws;
     CUstream stream;
+    /* 1 once this call's step tables are written (prnn_run_setup runs
+     * once a call: an unpacked layout's moves need them before the
+     * engine's own setup would run); prnn_call_run clears it */
+    int setup_done;
 } prnn_call_plan;
 
 /* One pseudo-layer's weights inside w. */
@@ -82,7 +86,8 @@ void prnn_run_dir_weights(const prnn_call_plan *c, const void *w, int pseudo, pr
 void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_grads *d);
 
 /* The step tables of the call (and the workspace's zero_begin .. zero_end,
- * an engine's hand-off area, zeroed when there is one). */
+ * an engine's hand-off area, zeroed when there is one); nothing when
+ * c->setup_done says the call wrote them already. */
 prnnStatus_t prnn_run_setup(const prnn_call_plan *c);
 
 prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,

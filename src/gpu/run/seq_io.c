@@ -38,50 +38,65 @@ static prnnStatus_t write_order(const prnn_call_plan *c)
     return PRNN_STATUS_SUCCESS;
 }
 
-/* One tensor between the caller's order and the packed one: data (x, y,
- * dy, dx: `cols` wide) or the states (states set). to_caller scatters,
- * writing the padding with *fill when fill is not NULL. */
-static prnnStatus_t move(const prnn_call_plan *c, const void *src, void *dst, size_t cols,
-                         int states, int to_caller, const void *fill)
+/* Tensors moved in one launch (rnn_seq_io.cuh), all into packed order or
+ * all out of it (to_caller): a launch each way instead of one per tensor,
+ * which at T = 1 cost more than the engine's work. */
+typedef struct {
+    const prnn_call_plan *c;
+    prnn_seq_move_args a;
+    unsigned long long most; /* vectors of the largest move */
+} moves;
+
+static void moves_start(moves *m, const prnn_call_plan *c, int to_caller)
 {
     const prnn_seq_io *io = c->p->io;
-    const struct prnnRNNStruct *rnn = c->rnn;
-    prnn_seq_move_args a;
-    memset(&a, 0, sizeof(a));
-    a.src = src;
-    a.dst = dst;
-    a.order = (const int *)prnn_run_ws(c, c->l.io_order);
-    a.batch = (const int *)prnn_run_ws(c, c->l.batch);
-    a.offset = (const int *)prnn_run_ws(c, c->l.offset);
-    a.steps = states ? rnn->layers * prnn_rnn_dirs(rnn) : io->max_seq;
-    a.packed_steps = c->p->seq_length;
-    a.seqs = io->batch;
-    a.cols = (int)cols;
-    a.es = (int)c->es;
-    a.batch_major = io->layout == PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED;
-    a.states = states;
-    a.to_caller = to_caller;
-    a.has_fill = fill != NULL;
-    if (fill)
-        memcpy(&a.fill_bits, fill, c->es);
-    const unsigned long long threads = (unsigned long long)a.steps * (unsigned)a.seqs * 32;
-    return prnn_run_launch(c, c->kernels->seq_move, prnn_run_grid(threads, 256), 1, 256, &a,
-                           "prnn_seq_move");
+    memset(m, 0, sizeof(*m));
+    m->c = c;
+    m->a.order = (const int *)prnn_run_ws(c, c->l.io_order);
+    m->a.batch = (const int *)prnn_run_ws(c, c->l.batch);
+    m->a.offset = (const int *)prnn_run_ws(c, c->l.offset);
+    m->a.packed_steps = c->p->seq_length;
+    m->a.seqs = io->batch;
+    m->a.es = (int)c->es;
+    m->a.batch_major = io->layout == PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED;
+    m->a.to_caller = to_caller;
 }
 
-/* A state tensor into its slot (NULL stays NULL: zeros, or not wanted). */
-static prnnStatus_t state_in(const prnn_call_plan *c, const void *caller, int slot, size_t cols,
-                             const void **packed)
+/* One tensor between the caller's order and the packed one: data (x, y,
+ * dy, dx: `cols` wide) or the states (states set); a scatter writes the
+ * padding with *fill when fill is not NULL. Nothing when src or dst is
+ * NULL (a state the caller does not pass or want). */
+static void moves_add(moves *m, const void *src, void *dst, size_t cols, int states,
+                      const void *fill)
 {
-    *packed = NULL;
-    if (!caller)
-        return PRNN_STATUS_SUCCESS;
-    void *at = prnn_run_ws(c, c->l.io_state[slot]);
-    *packed = at;
-    return move(c, caller, at, cols, 1, 0, NULL);
+    if (!src || !dst)
+        return;
+    const struct prnnRNNStruct *rnn = m->c->rnn;
+    const int k = m->a.count++;
+    m->a.src[k] = src;
+    m->a.dst[k] = dst;
+    m->a.cols[k] = (int)cols;
+    m->a.steps[k] = states ? rnn->layers * prnn_rnn_dirs(rnn) : m->c->p->io->max_seq;
+    m->a.states[k] = states;
+    m->a.has_fill[k] = fill != NULL;
+    if (fill)
+        memcpy(&m->a.fill_bits[k], fill, m->c->es);
+    const unsigned long long vectors = (unsigned long long)m->a.steps[k] * (unsigned)m->a.seqs;
+    if (vectors > m->most)
+        m->most = vectors;
 }
 
-static void *state_out_slot(const prnn_call_plan *c, const void *caller, int slot)
+static prnnStatus_t moves_launch(moves *m)
+{
+    if (!m->a.count)
+        return PRNN_STATUS_SUCCESS;
+    return prnn_run_launch(m->c, m->c->kernels->seq_move, prnn_run_grid(m->most * 32, 256),
+                           (unsigned)m->a.count, 256, &m->a, "prnn_seq_move");
+}
+
+/* A state's packed slot in the workspace, or NULL where the caller passes
+ * or wants none (NULL stays NULL: zeros, or not written). */
+static void *state_slot(const prnn_call_plan *c, const void *caller, int slot)
 {
     return caller ? prnn_run_ws(c, c->l.io_state[slot]) : NULL;
 }
@@ -94,18 +109,23 @@ static prnnStatus_t run_forward(prnn_call_plan *c, const prnn_forward_buffers *b
     void *x = prnn_run_ws(c, c->l.io_x);
     pb.x = x;
     pb.y = prnn_run_ws(c, c->l.io_y);
-    PRNN_TRY(move(c, b->x, x, u.in_cols, 0, 0, NULL));
-    PRNN_TRY(state_in(c, b->hx, PRNN_SEQ_IO_HX, u.h_cols, &pb.hx));
-    PRNN_TRY(state_in(c, b->cx, PRNN_SEQ_IO_CX, u.c_cols, &pb.cx));
-    pb.hy = state_out_slot(c, b->hy, PRNN_SEQ_IO_HY);
-    pb.cy = state_out_slot(c, b->cy, PRNN_SEQ_IO_CY);
+    void *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX), *cx = state_slot(c, b->cx, PRNN_SEQ_IO_CX);
+    pb.hx = hx;
+    pb.cx = cx;
+    pb.hy = state_slot(c, b->hy, PRNN_SEQ_IO_HY);
+    pb.cy = state_slot(c, b->cy, PRNN_SEQ_IO_CY);
+    moves in, out;
+    moves_start(&in, c, 0);
+    moves_add(&in, b->x, x, u.in_cols, 0, NULL);
+    moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
+    moves_add(&in, b->cx, cx, u.c_cols, 1, NULL);
+    PRNN_TRY(moves_launch(&in));
     PRNN_TRY(run(c, &pb));
-    PRNN_TRY(move(c, pb.y, b->y, u.out_cols, 0, 1, c->p->io->y_fill));
-    if (b->hy)
-        PRNN_TRY(move(c, pb.hy, b->hy, u.h_cols, 1, 1, NULL));
-    if (b->cy)
-        PRNN_TRY(move(c, pb.cy, b->cy, u.c_cols, 1, 1, NULL));
-    return PRNN_STATUS_SUCCESS;
+    moves_start(&out, c, 1);
+    moves_add(&out, pb.y, b->y, u.out_cols, 0, c->p->io->y_fill);
+    moves_add(&out, pb.hy, b->hy, u.h_cols, 1, NULL);
+    moves_add(&out, pb.cy, b->cy, u.c_cols, 1, NULL);
+    return moves_launch(&out);
 }
 
 static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_data_buffers *b,
@@ -114,24 +134,33 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
     const io_units u = units_of(c->p);
     prnn_backward_data_buffers pb = *b;
     void *y = prnn_run_ws(c, c->l.io_y), *dy = prnn_run_ws(c, c->l.io_dy);
+    void *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX), *cx = state_slot(c, b->cx, PRNN_SEQ_IO_CX);
+    void *dhy = state_slot(c, b->dhy, PRNN_SEQ_IO_HY);
+    void *dcy = state_slot(c, b->dcy, PRNN_SEQ_IO_CY);
     pb.y = y;
     pb.dy = dy;
     pb.dx = prnn_run_ws(c, c->l.io_dx);
-    PRNN_TRY(move(c, b->y, y, u.out_cols, 0, 0, NULL));
-    PRNN_TRY(move(c, b->dy, dy, u.out_cols, 0, 0, NULL));
-    PRNN_TRY(state_in(c, b->hx, PRNN_SEQ_IO_HX, u.h_cols, &pb.hx));
-    PRNN_TRY(state_in(c, b->cx, PRNN_SEQ_IO_CX, u.c_cols, &pb.cx));
-    PRNN_TRY(state_in(c, b->dhy, PRNN_SEQ_IO_HY, u.h_cols, &pb.dhy));
-    PRNN_TRY(state_in(c, b->dcy, PRNN_SEQ_IO_CY, u.c_cols, &pb.dcy));
-    pb.dhx = state_out_slot(c, b->dhx, PRNN_SEQ_IO_DHX);
-    pb.dcx = state_out_slot(c, b->dcx, PRNN_SEQ_IO_DCX);
+    pb.hx = hx;
+    pb.cx = cx;
+    pb.dhy = dhy;
+    pb.dcy = dcy;
+    pb.dhx = state_slot(c, b->dhx, PRNN_SEQ_IO_DHX);
+    pb.dcx = state_slot(c, b->dcx, PRNN_SEQ_IO_DCX);
+    moves in, out;
+    moves_start(&in, c, 0);
+    moves_add(&in, b->y, y, u.out_cols, 0, NULL);
+    moves_add(&in, b->dy, dy, u.out_cols, 0, NULL);
+    moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
+    moves_add(&in, b->cx, cx, u.c_cols, 1, NULL);
+    moves_add(&in, b->dhy, dhy, u.h_cols, 1, NULL);
+    moves_add(&in, b->dcy, dcy, u.c_cols, 1, NULL);
+    PRNN_TRY(moves_launch(&in));
     PRNN_TRY(run(c, &pb));
-    PRNN_TRY(move(c, pb.dx, b->dx, u.in_cols, 0, 1, c->p->io->x_fill));
-    if (b->dhx)
-        PRNN_TRY(move(c, pb.dhx, b->dhx, u.h_cols, 1, 1, NULL));
-    if (b->dcx)
-        PRNN_TRY(move(c, pb.dcx, b->dcx, u.c_cols, 1, 1, NULL));
-    return PRNN_STATUS_SUCCESS;
+    moves_start(&out, c, 1);
+    moves_add(&out, pb.dx, b->dx, u.in_cols, 0, c->p->io->x_fill);
+    moves_add(&out, pb.dhx, b->dhx, u.h_cols, 1, NULL);
+    moves_add(&out, pb.dcx, b->dcx, u.c_cols, 1, NULL);
+    return moves_launch(&out);
 }
 
 static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_weights_buffers *b,
@@ -140,20 +169,26 @@ static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_
     const io_units u = units_of(c->p);
     prnn_backward_weights_buffers pb = *b;
     void *x = prnn_run_ws(c, c->l.io_x), *y = prnn_run_ws(c, c->l.io_y);
+    void *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX);
     pb.x = x;
     pb.y = y;
-    PRNN_TRY(move(c, b->x, x, u.in_cols, 0, 0, NULL));
-    PRNN_TRY(move(c, b->y, y, u.out_cols, 0, 0, NULL));
-    PRNN_TRY(state_in(c, b->hx, PRNN_SEQ_IO_HX, u.h_cols, &pb.hx));
+    pb.hx = hx;
+    moves in;
+    moves_start(&in, c, 0);
+    moves_add(&in, b->x, x, u.in_cols, 0, NULL);
+    moves_add(&in, b->y, y, u.out_cols, 0, NULL);
+    moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
+    PRNN_TRY(moves_launch(&in));
     return run(c, &pb);
 }
 
 prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
                              prnnStatus_t (*run)(prnn_call_plan *c, const void *buffers))
 {
-    /* the step tables first: the moves read them (the engine's own setup
-     * launch writes the same values again) */
+    /* the step tables first: the moves read them (the engine's own
+     * prnn_run_setup then has nothing to do) */
     PRNN_TRY(prnn_run_setup(c));
+    c->setup_done = 1;
     PRNN_TRY(write_order(c));
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
