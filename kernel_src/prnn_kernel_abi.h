@@ -287,6 +287,9 @@ typedef struct {
  * every rank present, caller row t * seqs + order[i], packed row t * seqs
  * + i. */
 #define PRNN_SEQ_MOVES 6
+/* batchSize up to this: the order travels in the move launches themselves
+ * (inline_order), with no launch writing it to the workspace first */
+#define PRNN_SEQ_INLINE_ORDER 128
 typedef struct {
     const void *src[PRNN_SEQ_MOVES];
     void *dst[PRNN_SEQ_MOVES];
@@ -294,8 +297,10 @@ typedef struct {
     int cols[PRNN_SEQ_MOVES];
     int steps[PRNN_SEQ_MOVES]; /* the caller's steps (maxSeqLength), or state slices */
     int states[PRNN_SEQ_MOVES], has_fill[PRNN_SEQ_MOVES];
-    const int *order;          /* [seqs] */
+    const int *order;          /* [seqs], where inline_order is 0 */
     const int *batch, *offset; /* the call's step tables (prnn_rnn_setup) */
+    int inline_order;          /* 1: the order is order_v[0 .. seqs) */
+    int order_v[PRNN_SEQ_INLINE_ORDER];
     int count;                 /* moves */
     int packed_steps;          /* the call's seq_length */
     int seqs;                  /* batchSize */

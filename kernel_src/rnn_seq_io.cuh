@@ -31,7 +31,7 @@ __device__ __forceinline__ void seq_move_vectors(const prnn_seq_move_args &a, in
     for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < vectors;
          v += warps) {
         const int t = (int)(v / a.seqs), i = (int)(v % a.seqs);
-        const int s = a.order[i];
+        const int s = a.inline_order ? a.order_v[i] : a.order[i];
         long long caller, packed = -1;
         if (states) {
             caller = (long long)t * a.seqs + s;

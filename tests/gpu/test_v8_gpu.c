@@ -28,6 +28,8 @@ typedef struct {
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
     int hidden, input, layers, bidir, batch, max_seq;
+    /* the sequences' lengths, batch <= 4; a larger batch takes
+     * case_lengths' rule */
     int lengths[4];
     prnnRNNDataLayout_t layout;
     prnnRNNBiasMode_t bias;
@@ -44,6 +46,21 @@ typedef struct {
     /* LSTM projection: projSize (< hidden), or 0 for none */
     int proj;
 } v8_gpu_case;
+
+#define MAX_BATCH 160
+
+/* c's sequence lengths: its own, or for a batch past 4, max_seq, then
+ * every length from max_seq down to 1 in a fixed shuffled order (the
+ * moves of an unpacked layout past PRNN_SEQ_INLINE_ORDER sequences). */
+static const int *case_lengths(const v8_gpu_case *c)
+{
+    static int len[MAX_BATCH];
+    if (c->batch <= 4)
+        return c->lengths;
+    for (int b = 0; b < c->batch && b < MAX_BATCH; b++)
+        len[b] = b == 0 ? c->max_seq : 1 + (b * 7) % c->max_seq;
+    return len;
+}
 
 /* The width of h, y's directions and the h states: projSize or hidden. */
 static int h_width(const v8_gpu_case *c)
@@ -119,10 +136,10 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
            ok(prnnCreateRNNDataDescriptor(&d->xd), "create xDesc") &&
            ok(prnnCreateRNNDataDescriptor(&d->yd), "create yDesc") &&
            ok(prnnSetRNNDataDescriptor(d->xd, c->dtype, c->layout, c->max_seq, c->batch, c->input,
-                                       c->lengths, padding_fill(c->dtype)),
+                                       case_lengths(c), padding_fill(c->dtype)),
               "set xDesc") &&
            ok(prnnSetRNNDataDescriptor(d->yd, c->dtype, c->layout, c->max_seq, c->batch,
-                                       dirs * h_width(c), c->lengths, padding_fill(c->dtype)),
+                                       dirs * h_width(c), case_lengths(c), padding_fill(c->dtype)),
               "set yDesc") &&
            ok(prnnCreateTensorDescriptor(&d->hd), "create hDesc") &&
            ok(prnnSetTensorNdDescriptor(d->hd, c->dtype, 3,
@@ -261,7 +278,7 @@ static double nan_aware_err(const void *got, const void *ref, prnnDataType_t t, 
 
 static size_t vectors(const v8_gpu_case *c)
 {
-    return v8_layout_vectors(c->layout, c->max_seq, c->batch, c->lengths);
+    return v8_layout_vectors(c->layout, c->max_seq, c->batch, case_lengths(c));
 }
 
 static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, int index)
@@ -839,6 +856,25 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          1,
+         0},
+        /* more sequences than the moves carry in their parameters
+         * (PRNN_SEQ_INLINE_ORDER): the order from the workspace */
+        {PRNN_GRU,
+         PRNN_DATA_FLOAT,
+         32,
+         16,
+         1,
+         1,
+         150,
+         5,
+         {0, 0, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
          0},
         /* LSTM projections (the standard engine; forced engines fall back
          * to it): packed with lengths that shrink, so that the reverse

@@ -21,11 +21,21 @@ static io_units units_of(const prnn_rnn_problem *p)
     return u;
 }
 
+/* Whether the moves carry the sequences' order in their own parameters
+ * (a small batch), else they read it from the workspace (write_order). */
+static int inline_order(const prnn_call_plan *c)
+{
+    return c->p->io->batch <= PRNN_SEQ_INLINE_ORDER;
+}
+
 /* The sequences' packed order into the workspace, from the launches'
- * parameters (capture-safe: a graph keeps the values). */
+ * parameters (capture-safe: a graph keeps the values), where the moves do
+ * not carry it. */
 static prnnStatus_t write_order(const prnn_call_plan *c)
 {
     const prnn_seq_io *io = c->p->io;
+    if (inline_order(c))
+        return PRNN_STATUS_SUCCESS;
     prnn_seq_order_args a;
     for (int base = 0; base < io->batch; base += PRNN_SEQ_ORDER_CHUNK) {
         memset(&a, 0, sizeof(a));
@@ -52,7 +62,11 @@ static void moves_start(moves *m, const prnn_call_plan *c, int to_caller)
     const prnn_seq_io *io = c->p->io;
     memset(m, 0, sizeof(*m));
     m->c = c;
-    m->a.order = (const int *)prnn_run_ws(c, c->l.io_order);
+    m->a.inline_order = inline_order(c);
+    if (m->a.inline_order)
+        memcpy(m->a.order_v, io->order, (size_t)io->batch * sizeof(int));
+    else
+        m->a.order = (const int *)prnn_run_ws(c, c->l.io_order);
     m->a.batch = (const int *)prnn_run_ws(c, c->l.batch);
     m->a.offset = (const int *)prnn_run_ws(c, c->l.offset);
     m->a.packed_steps = c->p->seq_length;

@@ -6,7 +6,9 @@
  * states into packed order in its workspace, runs the engine there, and
  * scatters y, dx and the states back, writing y's and dx's padding with
  * the data descriptor's fill (rnn_seq_io.cuh does the moving). A copy of
- * each such tensor each way: what in-place unpacked kernels would save.
+ * each such tensor each way, all of a direction's tensors in one launch
+ * (the sequences' order in its parameters up to PRNN_SEQ_INLINE_ORDER
+ * sequences): what in-place unpacked kernels would save.
  */
 #ifndef PRNN_SEQ_IO_H
 #define PRNN_SEQ_IO_H
