@@ -366,12 +366,8 @@ class ProjectedLSTM(nn.Module):
         weights', or autocast's), and whether autocast converts; with the
         device and data-type checks (torch.nn's messages where it has
         them)."""
+        _runtime.check_parameters("LSTM", weights)
         w0 = weights[0]
-        for w in weights:
-            if w.dtype != w0.dtype or w.device != w0.device:
-                raise TypeError(f"prnn.torch.LSTM: every parameter must have one dtype and "
-                                f"device ({w.dtype} on {w.device} beside {w0.dtype} on "
-                                f"{w0.device})")
         device = data.device
         if device.type not in ("cpu", "cuda"):
             raise RuntimeError(f"prnn.torch.LSTM(proj_size=...) runs on CUDA and CPU tensors, "

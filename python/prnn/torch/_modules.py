@@ -345,12 +345,7 @@ class _PrnnRNNBase(nn.Module):
                              f"{self.input_size}, got {x.shape[-1]}")
 
     def _check_weights(self, weights: Sequence[torch.Tensor]) -> None:
-        w = weights[0]
-        for w2 in weights:
-            if w2.dtype != w.dtype or w2.device != w.device:
-                raise TypeError(f"prnn.torch.{type(self).__name__}: every parameter must have "
-                                f"one dtype and device ({w2.dtype} on {w2.device} beside "
-                                f"{w.dtype} on {w.device})")
+        _runtime.check_parameters(type(self).__name__, weights)
 
     def _recorded_weights(self, weights: Sequence[torch.Tensor], dtype: torch.dtype,
                           cast: Optional[torch.dtype]) -> Sequence[torch.Tensor]:

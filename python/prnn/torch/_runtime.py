@@ -144,6 +144,17 @@ def problem(device: torch.device, mode: int, dtype: int, input_size: int, hidden
     return p
 
 
+def check_parameters(layer: str, weights: Sequence[torch.Tensor]) -> None:
+    """TypeError unless every parameter of `layer` (its class name) has one
+    dtype and one device: a call packs them into one weight space."""
+    w = weights[0]
+    for w2 in weights:
+        if w2.dtype != w.dtype or w2.device != w.device:
+            raise TypeError(f"prnn.torch.{layer}: every parameter must have one dtype and "
+                            f"device ({w2.dtype} on {w2.device} beside {w.dtype} on "
+                            f"{w.device})")
+
+
 def torch_dtype_code(dtype: torch.dtype) -> int:
     try:
         return DTYPES[dtype]
