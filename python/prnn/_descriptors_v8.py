@@ -72,10 +72,9 @@ class ProblemV8:
 
     def temp_space_sizes(self, handle: Handle) -> Tuple[int, int]:
         """(workspace, reserve) bytes on `handle` (prnnGetRNNTempSpaceSizes):
-        a workspace for either mode (an inference call of a deep network
-        keeps a layer's output there, a training call in the reserve, so
-        neither mode's size covers the other's), a training call's
-        reserve."""
+        a workspace for either mode (the larger of the two modes' sizes:
+        the API promises each mode its own, though the GPU backend reports
+        one size for every call of a shape), a training call's reserve."""
         size, reserve, inference = c_size_t(), c_size_t(), c_size_t()
         call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
              self.x_desc.ptr, byref(size), byref(reserve))

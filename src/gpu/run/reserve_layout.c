@@ -38,6 +38,7 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
         r->total = at;
         return;
     }
+    *r = (prnn_reserve_layout){0}; /* no projection: its parts stay 0 */
     /* LSTM with clipping keeps c before the clip too (PRNN_ACT_COLS_CLIP) */
     r->act_cols = cell->act_cols + (cell->clip && rnn->clip_mode != PRNN_RNN_CLIP_NONE ? 1 : 0);
     r->dg_cols = cell->dg_cols;
