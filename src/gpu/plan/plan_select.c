@@ -90,12 +90,24 @@ static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_
  * twice as large can turn the steps into real GEMMs). */
 #define ENGINE_NEAREST_MAX_COST 1.0
 
+/* Whether the tuning databases may hold q's shape: their key has no
+ * projSize, and an entry timed without a projection says nothing of a
+ * projected layer (its one engine, the standard one, has no configuration
+ * to take; plan info must not call it tuned). A clipped LSTM, by contrast,
+ * takes its unclipped shape's entry on purpose (may_autotune). */
+static int db_holds_shape(const prnn_engine_query *q)
+{
+    return q->key.proj == 0;
+}
+
 /* The tuning DB's entry for q's pass that may choose an engine (fits says
  * whose entries count): exact, or nearest within ENGINE_NEAREST_MAX_COST.
  * 1 with *found, else 0. */
 static int engine_choosing_entry(const prnn_engine_query *q, prnn_tuning_fits_fn fits,
                                  const void *ctx, prnn_tuning_result *found)
 {
+    if (!db_holds_shape(q))
+        return 0;
     prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
     return prnn_tuning_lookup(&key, fits, ctx, found) == 1 &&
            (found->exact || found->cost <= ENGINE_NEAREST_MAX_COST);
@@ -136,7 +148,7 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
     }
     /* One configuration for both passes lives under pass forward. */
     prnn_pass db_pass = e->one_config ? PRNN_PASS_FORWARD : q->pass;
-    if (!n && e->fields) {
+    if (!n && e->fields && db_holds_shape(q)) {
         prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, db_pass);
         fits_ctx fc = {q, e};
         prnn_tuning_result found;
