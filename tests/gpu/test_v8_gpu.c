@@ -45,6 +45,9 @@ typedef struct {
     int null_states;
     /* LSTM projection: projSize (< hidden), or 0 for none */
     int proj;
+    /* 1: PRNN_SKIP_INPUT (layer 0's input added to the gates; input ==
+     * hidden), else PRNN_LINEAR_INPUT */
+    int skip;
 } v8_gpu_case;
 
 #define MAX_BATCH 160
@@ -125,8 +128,8 @@ static int side_open(side *d, prnnHandle_t h, const v8_gpu_case *c)
     return ok(prnnCreateRNNDescriptor(&d->rnn), "prnnCreateRNNDescriptor") &&
            ok(prnnSetRNNDescriptor_v8(d->rnn, PRNN_RNN_ALGO_AUTO, c->mode, c->bias,
                                       c->bidir ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                                      PRNN_LINEAR_INPUT, c->dtype, prec, c->math, c->input,
-                                      c->hidden, h_width(c), c->layers, NULL,
+                                      c->skip ? PRNN_SKIP_INPUT : PRNN_LINEAR_INPUT, c->dtype, prec,
+                                      c->math, c->input, c->hidden, h_width(c), c->layers, NULL,
                                       PRNN_RNN_PADDED_IO_ENABLED),
               "prnnSetRNNDescriptor_v8") &&
            (!c->clip_nan ||
@@ -342,8 +345,16 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
     call_buffers(c, host, rcall);
     call_buffers(c, dptr, dcall);
     int ran = run_inference(&r, rcall, rws) &&
-              run_training(&r, rcall, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET) && poison(&ws) &&
-              run_inference(&d, dcall, gc_addr(&ws)) && gc.dev->sync_device() == 0;
+              run_training(&r, rcall, rws, rrs, NULL, NULL, PRNN_WGRAD_MODE_SET);
+    /* The device's inference three times on the same buffers, its outputs
+     * and workspace poisoned before each: the standard engine captures its
+     * step loops at the second call and replays them at the third
+     * (loop_graph.h), and a replay must write every output again and keep
+     * nothing in the workspace between calls. */
+    for (int rep = 0; ran && rep < 3; rep++)
+        ran = poison(&ws) && poison(&dev[B_Y]) && poison(&dev[B_HY]) && poison(&dev[B_CY]) &&
+              run_inference(&d, dcall, gc_addr(&ws));
+    ran = ran && gc.dev->sync_device() == 0;
     for (int pass = 0; ran && pass < 2; pass++) {
         /* pass 0: inference (y, hy, cy); pass 1: the training step (all) */
         if (pass == 1) {
@@ -405,7 +416,7 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
                      propagate ? "PROPAGATE_NAN: some expected" : "none expected", e, tol);
         }
     }
-    printf("case %d: %s %s H=%d P=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s%s: worst "
+    printf("case %d: %s %s H=%d P=%d in=%d L=%d %s B=%d T=%d layout %d bias mode %d%s%s%s%s: worst "
            "rel err %.2g\n",
            index, prnn_mode_name(c->mode), prnn_dtype_name(c->dtype), c->hidden, h_width(c),
            c->input, c->layers, c->bidir ? "bidir" : "uni", c->batch, c->max_seq, (int)c->layout,
@@ -413,7 +424,7 @@ static void run_case(prnnHandle_t ref, prnnHandle_t dut, const v8_gpu_case *c, i
            c->math == PRNN_TF32_RECURRENCE_MATH ? " TF32 recurrence"
            : c->math == PRNN_TENSOR_OP_MATH     ? " TF32 GEMMs"
                                                 : "",
-           c->null_states ? " NULL states" : "", worst);
+           c->null_states ? " NULL states" : "", c->skip ? " SKIP_INPUT" : "", worst);
     for (int i = 0; i < NBUF; i++) {
         gc_free(&dev[i]);
         free(host[i]);
@@ -501,6 +512,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
@@ -517,6 +529,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         {PRNN_RNN_TANH,
@@ -535,6 +548,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
@@ -552,6 +566,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_SRU,
          PRNN_DATA_FLOAT,
@@ -568,6 +583,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         /* the bias modes: an absent bias reads as zeros, its gradient is
@@ -589,6 +605,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
@@ -605,6 +622,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         {PRNN_LSTM,
@@ -623,6 +641,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_RNN_TANH,
          PRNN_DATA_DOUBLE,
@@ -639,6 +658,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         /* LSTM cell clipping, bounds tight enough that c_t crosses them:
@@ -661,6 +681,7 @@ int main(int argc, char **argv)
          0.3,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
@@ -677,6 +698,7 @@ int main(int argc, char **argv)
          -0.4,
          0.2,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         {PRNN_LSTM,
@@ -695,6 +717,7 @@ int main(int argc, char **argv)
          0.3,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
@@ -711,6 +734,7 @@ int main(int argc, char **argv)
          -0.2,
          0.25,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         /* the TF32 math types: the recurrence's GEMMs in TF32 where the
@@ -735,6 +759,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_TF32_RECURRENCE_MATH,
          0,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_FLOAT,
@@ -751,6 +776,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_TENSOR_OP_MATH,
+         0,
          0,
          0},
         /* unpacked layouts with padding, lengths in any order (the GPU
@@ -772,6 +798,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_GRU,
          PRNN_DATA_HALF,
@@ -788,6 +815,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         {PRNN_RNN_TANH,
@@ -806,6 +834,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
@@ -822,6 +851,7 @@ int main(int argc, char **argv)
          -0.3,
          0.3,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         /* SRU's own run through the copies (its side stream, its dx) */
@@ -841,6 +871,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
+         0,
          0},
         /* every state NULL through the copies */
         {PRNN_LSTM,
@@ -859,6 +890,7 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          1,
+         0,
          0},
         /* more sequences than the moves carry in their parameters
          * (PRNN_SEQ_INLINE_ORDER): the order from the workspace */
@@ -877,6 +909,7 @@ int main(int argc, char **argv)
          0.0,
          0.0,
          PRNN_DEFAULT_MATH,
+         0,
          0,
          0},
         /* LSTM projections (the standard engine; forced engines fall back
@@ -905,7 +938,8 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
-         24},
+         24,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_HALF,
          128,
@@ -922,7 +956,8 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
-         48},
+         48,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_BFLOAT16,
          96,
@@ -939,7 +974,8 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          0,
-         33},
+         33,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_DOUBLE,
          40,
@@ -956,7 +992,8 @@ int main(int argc, char **argv)
          0.25,
          PRNN_DEFAULT_MATH,
          0,
-         7},
+         7,
+         0},
         {PRNN_LSTM,
          PRNN_DATA_FLOAT,
          48,
@@ -973,7 +1010,8 @@ int main(int argc, char **argv)
          0.0,
          PRNN_DEFAULT_MATH,
          1,
-         16},
+         16,
+         0},
         /* (TF32 at a shape where the harness's data keep errors small: a
          * projected h is not bounded by 1, and at H 256 P 64 T 16 weights
          * perturbed by 1e-3 move y by 30-40 % in float64 torch.nn, so
@@ -995,7 +1033,28 @@ int main(int argc, char **argv)
          0.0,
          PRNN_TF32_RECURRENCE_MATH,
          0,
-         24},
+         24,
+         0},
+        /* SKIP_INPUT with a projection: layer 0's input (hidden wide) on
+         * the gates, layer 1's input directions x projSize */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         32,
+         32,
+         2,
+         1,
+         3,
+         5,
+         {5, 4, 2, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         12,
+         1},
     };
     int n = (int)(sizeof(cases) / sizeof(cases[0]));
     gc_print_header("test_v8_gpu", n);
