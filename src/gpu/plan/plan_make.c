@@ -22,10 +22,24 @@ static const char *engine_variable(prnn_pass pass)
     return "PRNN_ENGINE";
 }
 
+/* Appends "name: why" to refused (size bytes, "; " between), at *at. */
+static void note_refusal(char *refused, size_t size, size_t *at, const char *name, const char *why)
+{
+    if (!refused || *at >= size)
+        return;
+    int w = snprintf(refused + *at, size - *at, "%s%s: %s", *at ? "; " : "", name, why);
+    if (w > 0)
+        *at += (size_t)w;
+}
+
 /* The engines in the order a pass tries them: the forced one first. */
-int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order)
+int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order, char *refused,
+                           size_t refused_size)
 {
     int n = 0;
+    size_t at = 0;
+    if (refused && refused_size)
+        refused[0] = '\0';
     const char *var = engine_variable(q->pass);
     const char *name = getenv(var);
     const prnn_engine *forced = name && name[0] ? prnn_engine_find(name) : NULL;
@@ -36,15 +50,21 @@ int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order
     }
     char why[256];
     if (forced) {
-        if (forced->supports(q, why, sizeof(why)) == 0)
+        if (forced->supports(q, why, sizeof(why)) == 0) {
             order[n++] = forced;
-        else
+        } else {
             prnn_log_append("note: %s=%s ignored: %s", var, name, why);
+            note_refusal(refused, refused_size, &at, forced->name, why);
+        }
     }
     for (int i = 0; i < prnn_engine_count(); i++) {
         const prnn_engine *e = prnn_engine_at(i);
-        if (e != forced && e->supports(q, why, sizeof(why)) == 0)
+        if (e == forced)
+            continue;
+        if (e->supports(q, why, sizeof(why)) == 0)
             order[n++] = e;
+        else
+            note_refusal(refused, refused_size, &at, e->name, why);
     }
     return n;
 }

@@ -20,8 +20,10 @@ prnn_engine_query prnn_plan_query(const prnn_gpu_call *g, const struct prnnRNNSt
  * $PRNN_ENGINE (for the backward-data pass $PRNN_ENGINE_BACKWARD, when set)
  * names first, then the table's. A name that is no engine, or an engine
  * that cannot run q, is reported in the log and left out. Returns how
- * many (at most 16). */
-int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order);
+ * many (at most 16). refused (NULL: not wanted) gets, within refused_size
+ * bytes, every engine that cannot run q with its reason, "name: why; ...". */
+int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order, char *refused,
+                           size_t refused_size);
 
 /* Engine e's pass plan for q from its choices (NOT_SUPPORTED when none
  * runs); on failure pp holds nothing. The caller holds the context. */

@@ -79,7 +79,7 @@ static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_
     if (r >= 0)
         return r;
     const prnn_engine *order[16];
-    int n = prnn_plan_engine_order(q, order);
+    int n = prnn_plan_engine_order(q, order, NULL, 0);
     if (!forced_owner(q, order, n))
         prnn_log_append("note: %s ignored: %s", e->force_var[q->pass], err);
     return 0;
@@ -315,40 +315,23 @@ static prnnStatus_t prepare_from_choices(const prnn_engine_query *q, const prnn_
  * goes into the error when none can.
  */
 /* The engines q's pass tries, in order: forced, the tuning DB's, else by
- * their models' estimates. Returns how many. */
-static int pass_order(const prnn_engine_query *q, const prnn_engine **order)
+ * their models' estimates; refused as prnn_plan_engine_order's. Returns how
+ * many. */
+static int pass_order(const prnn_engine_query *q, const prnn_engine **order, char *refused,
+                      size_t refused_size)
 {
-    int n = prnn_plan_engine_order(q, order);
+    int n = prnn_plan_engine_order(q, order, refused, refused_size);
     if (!db_engine_first(q, order, n))
         prnn_engine_sort_by_estimate(q, order, n);
     return n;
-}
-
-/* Why no engine supports q: each engine's reason, "name: why; ...". */
-static void unsupported_reasons(const prnn_engine_query *q, char *buf, size_t size)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < prnn_engine_count() && at < size; i++) {
-        const prnn_engine *e = prnn_engine_at(i);
-        char why[256];
-        if (e->supports(q, why, sizeof(why)) == 0)
-            continue;
-        int w = snprintf(buf + at, size - at, "%s%s: %s", at ? "; " : "", e->name, why);
-        if (w < 0)
-            break;
-        at += (size_t)w;
-    }
 }
 
 static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, prnn_pass_plan *pp,
                                 prnn_pass_plan *fallback)
 {
     const prnn_engine *order[16];
-    int n = pass_order(q, order);
-    char why[512] = "";
-    if (n == 0)
-        unsupported_reasons(q, why, sizeof(why));
+    char why[512];
+    int n = pass_order(q, order, why, sizeof(why)); /* why: the refusals, until an engine fails */
     for (int i = 0; i < n; i++) {
         prnnStatus_t s = prepare_from_choices(q, order[i], may_autotune, pp);
         if (s == PRNN_STATUS_SUCCESS) {
@@ -395,7 +378,7 @@ static const prnn_engine *short_engine(const prnn_engine_query *fq, const prnn_e
     if ((forced && forced[0]) || fwd_forced_by)
         return NULL;
     const prnn_engine *order[16];
-    int n = prnn_plan_engine_order(fq, order);
+    int n = prnn_plan_engine_order(fq, order, NULL, 0);
     const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
     const prnn_engine *best = NULL;
     double best_cost = f_setup + f_step, best_step = 0, best_setup = 0;
@@ -700,7 +683,7 @@ static const prnn_engine *pass_kernels(const prnn_engine_query *q, int training,
                                        prnn_plan_kernels *ks, const char **forced_by)
 {
     const prnn_engine *order[16];
-    if (pass_order(q, order) < 1)
+    if (pass_order(q, order, NULL, 0) < 1)
         return NULL;
     prnn_engine_choice choices[MAX_CHOICES];
     int count, settled;
