@@ -19,11 +19,12 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
     const size_t rows = p->total_rows, L = (size_t)rnn->layers;
     const prnn_cell_traits_row *cell = prnn_cell_traits(rnn->mode);
     /* Saturating (checked_size.h): a shape too large gives an overflowed
-     * total, which the API layer reports (rnn_api.c). */
+     * total, which the API layer reports (rnn_api.c). The parts a shape
+     * does not have stay 0. */
+    *r = (prnn_reserve_layout){0};
     if (cell->scan) {
         const size_t B = (size_t)p->mini_batch;
         const size_t row_units = prnn_mul3_size(rows, dirs, H); /* rows x dirs x H */
-        *r = (prnn_reserve_layout){0};
         r->out_stride = align_up(prnn_mul_size(row_units, es));
         r->sru_stride[PRNN_SRU_U] = align_up(prnn_mul3_size(row_units, 4, acc));
         r->sru_stride[PRNN_SRU_C] = align_up(prnn_mul_size(row_units, acc));
@@ -38,7 +39,6 @@ void prnn_reserve_layout_compute(const prnn_rnn_problem *p, prnn_reserve_layout 
         r->total = at;
         return;
     }
-    *r = (prnn_reserve_layout){0}; /* no projection: its parts stay 0 */
     /* LSTM with clipping keeps c before the clip too (PRNN_ACT_COLS_CLIP) */
     r->act_cols = cell->act_cols + (cell->clip && rnn->clip_mode != PRNN_RNN_CLIP_NONE ? 1 : 0);
     r->dg_cols = cell->dg_cols;
