@@ -13,9 +13,9 @@ CUDA tensors run on prnn's GPU backend (float32, float64, float16,
 bfloat16), on the calling thread's handle for the tensor's device and
 torch's current stream, with every buffer (weight space, workspace,
 reserve, outputs) from PyTorch's allocator on that device; CPU tensors on
-prnn's CPU reference backend. A libprnn whose GPU engines have no
-projection refuses the call (PRNN_STATUS_NOT_SUPPORTED), which raises
-prnn._capi.PrnnError, a RuntimeError carrying prnn's message. Under
+prnn's CPU reference backend (on the GPU, the standard engine: the one
+with a projection). A call prnn refuses raises prnn._capi.PrnnError, a
+RuntimeError carrying prnn's message. Under
 torch.autocast the layer runs in autocast's data type, as the other
 layers do (input, states and weights converted; the weights' gradients
 come back in their own type); float32 on CUDA follows PyTorch's TF32
