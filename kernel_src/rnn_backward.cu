@@ -117,9 +117,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
                     ItemLoads &l = in[q][v];
                     const long row = row0 + gb, dyi = row * args.dy_cols + ycol + u;
-                    l.dy = !ok ? AccT(0)
-                         : args.dy_storage ? ST::load((const T *)d.dy, dyi)
-                                           : ((const AccT *)d.dy)[dyi];
+                    l.dy = !ok ? AccT(0) : load_output_grad(d.dy, args.dy_storage, dyi);
 #pragma unroll
                     for (int a = 0; a < C::ACTN; ++a)
                         l.act[a] = ok && a < C::ACT

@@ -116,9 +116,7 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
     }
     const long long row = a.row0 + b;
     const long long dyi = row * a.dy_cols + a.y_offset + u;
-    AccT dy = PROJ           ? AccT(0) // in dm already
-              : a.dy_storage ? ST::load((const T *)a.dy, dyi)
-                             : ((const AccT *)a.dy)[dyi];
+    AccT dy = PROJ ? AccT(0) : load_output_grad(a.dy, a.dy_storage, dyi); // PROJ: in dm already
     AccT act[C::ACTN];
 #pragma unroll
     for (int k = 0; k < C::ACTN; ++k)
@@ -163,8 +161,7 @@ extern "C" __global__ void prnn_step_dh_proj(const prnn_step_dh_args a)
     }
     const long long row = a.row0 + b;
     const long long dyi = row * a.dy_cols + a.y_offset + u;
-    AccT dy = a.dy_storage ? ST::load((const T *)a.dy, dyi) : ((const AccT *)a.dy)[dyi];
-    ST::store((T *)a.dh, row * P + u, r + dy);
+    ST::store((T *)a.dh, row * P + u, r + load_output_grad(a.dy, a.dy_storage, dyi));
 }
 
 extern "C" __global__ void prnn_step_proj_hy(const prnn_step_proj_hy_args a)

@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
                     const long row = (long)row0 + gb;
                     if (v == 0) {
                         const long dyi = row * args.dy_cols + ycol + k;
-                        x = args.dy_storage ? ST::load((const T *)d.dy, dyi) : ((const AccT *)d.dy)[dyi];
+                        x = load_output_grad(d.dy, args.dy_storage, dyi);
                     } else if (v <= C::ACT) {
                         x = ((const AccT *)d.act)[(row * C::ACT + v - 1) * H + k];
                     } else if (C::READS_H && v == C::ACT + 1) {

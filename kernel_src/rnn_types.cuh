@@ -18,3 +18,11 @@ typedef prnn_bf16 T;
 #endif
 typedef prnn_storage<T> ST;
 typedef typename ST::acc AccT;
+
+// Element i of a layer output's gradient: the caller's dy in the storage
+// type (storage != 0: the top layer) or the gradient the layer above left
+// in the math type (prnn_bwd_args.dy_storage).
+__device__ __forceinline__ AccT load_output_grad(const void *dy, int storage, long long i)
+{
+    return storage ? ST::load((const T *)dy, i) : ((const AccT *)dy)[i];
+}
