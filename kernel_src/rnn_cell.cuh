@@ -24,6 +24,8 @@ struct CellClip {
 // 2^-10.99, below half an fp16 ulp near 1: for 16-bit data only). Which
 // kernel uses which, and why, is said where they choose.
 template <bool CHEAP, bool APPROX> struct CellAct {
+    // (an enumerator: a constexpr member would become an object in every cubin)
+    enum : bool { SIGMOID_IS_TANH = CHEAP };
     static __device__ __forceinline__ AccT tanh_(AccT x)
     {
         return APPROX ? prnn_tanh_approx(x) : prnn_tanh(x);
@@ -95,11 +97,51 @@ template <int MODE> struct Cell {
                                                    AccT bias_rn, AccT &c, AccT hprev,
                                                    AccT (&act)[ACTN], const CellClip &clip)
     {
+        AccT gv[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+            gv[g] = gate_alone(g) ? activate_gate<A>(g, rec[g] + xp[g]) : AccT(0);
+        return forward_activated<A>(gv, rec, xp, bias_rn, c, hprev, act, clip);
+    }
+
+    // The gates whose activation needs nothing but their own pre-activation
+    // R h + W x + biases (every gate of LSTM, GRU's r and z; GRU's n waits
+    // for r). A kernel that holds a unit's gates in different lanes (the
+    // tiny-h engine) activates these in their own lanes, all at once, and
+    // hands the cell the results: forward_activated.
+    static __device__ __forceinline__ bool gate_alone(int g)
+    {
+        return MODE == PRNN_KMODE_LSTM || (MODE == PRNN_KMODE_GRU && g < 2);
+    }
+    // Gate g's activation (gate_alone(g)): LSTM's g is a tanh, every other a
+    // sigmoid. Where the sigmoid is a tanh (A::SIGMOID_IS_TANH) the two share
+    // one tanh, so that lanes holding different gates run one instruction
+    // stream: the same operations as A::sigmoid and A::tanh_.
+    template <class A> static __device__ __forceinline__ AccT activate_gate(int g, AccT pre)
+    {
+        const bool is_tanh = MODE == PRNN_KMODE_LSTM && g == 2;
+        if (A::SIGMOID_IS_TANH) {
+            const AccT t = A::tanh_(is_tanh ? pre : AccT(0.5) * pre);
+            return is_tanh ? t : AccT(0.5) + AccT(0.5) * t;
+        }
+        return is_tanh ? A::tanh_(pre) : A::sigmoid(pre);
+    }
+
+    // forward, with gv[g] = activate_gate(g, rec[g] + xp[g]) already done
+    // for every gate_alone(g); rec and xp are read for the other gates only
+    // (and for RELU and TANH, which have none alone).
+    template <class A>
+    static __device__ __forceinline__ AccT forward_activated(const AccT (&gv)[G],
+                                                             const AccT (&rec)[G],
+                                                             const AccT (&xp)[G], AccT bias_rn,
+                                                             AccT &c, AccT hprev,
+                                                             AccT (&act)[ACTN], const CellClip &clip)
+    {
         if (MODE == PRNN_KMODE_LSTM) {
-            AccT ig = A::sigmoid(rec[0] + xp[0]);
-            AccT fg = A::sigmoid(rec[1] + xp[1]);
-            AccT gg = A::tanh_(rec[2 % G] + xp[2 % G]);
-            AccT og = A::sigmoid(rec[3 % G] + xp[3 % G]);
+            AccT ig = gv[0];
+            AccT fg = gv[1 % G];
+            AccT gg = gv[2 % G];
+            AccT og = gv[3 % G];
             AccT cn = fg * c + ig * gg;
             if (CLIP) {
                 act[PRE_CLIP_COL % ACTN] = cn;
@@ -114,8 +156,8 @@ template <int MODE> struct Cell {
             return og * A::tanh_(cn);
         }
         if (MODE == PRNN_KMODE_GRU) {
-            AccT r = A::sigmoid(rec[0] + xp[0]);
-            AccT z = A::sigmoid(rec[1 % G] + xp[1 % G]);
+            AccT r = gv[0];
+            AccT z = gv[1 % G];
             AccT m = rec[2 % G] + bias_rn; // R_n h + bR_n: the reset scales both
             AccT n = A::tanh_(xp[2 % G] + r * m);
             act[0] = r;

@@ -9,8 +9,11 @@
 // Each hidden unit j owns a quad of lanes (threads 4j .. 4j+3). With G > 1
 // gates, lane q < G computes gate q's row of R h_{t-1} over all H inputs;
 // with one gate (RELU, TANH) the four lanes split the inputs in quarters and
-// add their sums. The quad's first lane gathers the gates by shuffles and
-// runs the cell (rnn_cell.cuh); it alone keeps c and writes h.
+// add their sums. Each lane activates its own gate where the cell allows
+// (all four of LSTM's, GRU's r and z), so the warp runs one activation
+// where one lane would run four; the quad's first lane gathers the gates by
+// shuffles and runs the rest of the cell (rnn_cell.cuh); it alone keeps c
+// and writes h.
 //
 // Arguments: prnn_rnn_args (exchange, counter and packed unused); grid
 // (ceil(miniBatch / PRNN_TINY_ROWS), directions), 4 * H threads.
@@ -41,7 +44,7 @@ static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
-extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const prnn_rnn_args args)
+extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_tiny_forward(const prnn_rnn_args args)
 {
     __shared__ __align__(16) AccT hs[2][ROWS][H];
     const int dir = blockIdx.y;
@@ -51,8 +54,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
     const int S = args.seq_length;
     // the lanes of this thread's warp (the last warp is partial when H is
     // not a multiple of 8)
+    // (a constant where every warp is whole: else the compiler recomputed it
+    // at every step's shuffles)
     const int warp_lanes = THREADS - (tid & ~31) < 32 ? THREADS - (tid & ~31) : 32;
-    const unsigned warp_mask = warp_lanes == 32 ? 0xffffffffu : (1u << warp_lanes) - 1;
+    const unsigned warp_mask = THREADS % 32 == 0 || warp_lanes == 32
+                                   ? 0xffffffffu
+                                   : (1u << warp_lanes) - 1;
     const bool owner = q == 0;
     // the gate this lane computes, and the inputs it covers
     const int gate = G == 1 ? 0 : q;
@@ -168,16 +175,31 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
                 acc[r] += __shfl_xor_sync(warp_mask, acc[r], 2);
             }
         }
-        // the quad's gates to its first lane
-        AccT rec[ROWS][G], xp[ROWS][G];
+        // The quad's gates to its first lane: activated where the cell
+        // lets a gate activate alone (C::gate_alone; every lane of the warp
+        // runs the one activation for its own gate, where the first lane
+        // would run them one after another), the products and inputs of the
+        // others. G == 1 has none alone: its lanes hold quarters of one gate.
+        AccT gv[ROWS][G], rec[ROWS][G], xp[ROWS][G];
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r)
+        for (int r = 0; r < ROWS; ++r) {
+            const AccT xb = ring_x[u][r] + bias;
+            AccT mine = AccT(0);
+            if constexpr (G > 1)
+                mine = C::template activate_gate<Act>(gate, acc[r] + xb);
 #pragma unroll
             for (int g = 0; g < G; ++g) {
-                const int src = (tid & 31 & ~3) + (G == 1 ? 0 : g);
-                rec[r][g] = __shfl_sync(warp_mask, acc[r], src);
-                xp[r][g] = __shfl_sync(warp_mask, ring_x[u][r] + bias, src);
+                // lane src of the quad (shuffles of width 4)
+                const int src = G == 1 ? 0 : g;
+                gv[r][g] = rec[r][g] = xp[r][g] = AccT(0);
+                if (C::gate_alone(g)) {
+                    gv[r][g] = __shfl_sync(warp_mask, mine, src, 4);
+                } else {
+                    rec[r][g] = __shfl_sync(warp_mask, acc[r], src, 4);
+                    xp[r][g] = __shfl_sync(warp_mask, xb, src, 4);
+                }
             }
+        }
         // step s + D's inputs into the slot just read
         load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
 
@@ -188,7 +210,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_forward(const pr
             AccT h = hprev;
             if (owner && gb < nb) {
                 AccT act[C::ACTN];
-                h = C::template forward<Act>(rec[r], xp[r], bias_rn, c[r], hprev, act, clip);
+                h = C::template forward_activated<Act>(gv[r], rec[r], xp[r], bias_rn, c[r], hprev,
+                                                       act, clip);
                 h = ST::round(h);
                 const long row = (long)row0 + gb;
                 ST::store((T *)args.y, row * args.y_cols + (long)dir * H + j, h);
