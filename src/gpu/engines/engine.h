@@ -204,6 +204,13 @@ void prnn_engine_free_state(prnn_pass_plan *pp);
 /* supports() for an engine without LSTM projections: -1 with the reason in
  * why when q's key has one (the standard engine alone runs them), else 0. */
 int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t n);
+/* The forward cell's chain of transcendental functions in one step (µs on
+ * an H100), where the cell has several gates: 0.15 with FP32's (and FP64's)
+ * accurate functions, 0.09 with the hardware's for 16-bit data (fitted to
+ * the tiny-h kernels, bench/NOTES.md, tiny-h; the persistent kernels run
+ * the same cell); 0 for one gate, whose single tanh the estimates' fixed
+ * parts hold. The backward cell reads the forward's activations instead. */
+double prnn_engine_cell_chain_us(const prnn_rnn_key *key);
 /* prepare()'s start for an engine without a configuration: its one choice
  * (NOT_SUPPORTED when there is none) noted in pp with its text form, and a
  * zeroed state of state_bytes in pp->state (ALLOC_FAILED without one). */

@@ -1,7 +1,7 @@
 /* What several engines share: the callbacks of an engine without a
  * configuration and the start of its prepare(), the release of a state that
- * is one heap block, the record of a chosen configuration's origin, and a
- * configuration's defines. */
+ * is one heap block, the record of a chosen configuration's origin, a
+ * configuration's defines, and the cell's chain in the estimates. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "error.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/kernel_request.h"
+#include "rnn_cell_traits.h"
 
 int prnn_engine_fits_any(const prnn_engine_query *q, const prnn_engine_config *c, char *why,
                          size_t n)
@@ -40,6 +41,13 @@ int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t 
              "an LSTM projection (projSize %d < hiddenSize %d) runs on the standard engine only",
              q->key.proj, q->key.hidden);
     return -1;
+}
+
+double prnn_engine_cell_chain_us(const prnn_rnn_key *key)
+{
+    if (prnn_cell_traits(key->mode)->gates < 2)
+        return 0.0;
+    return key->dtype == PRNN_DATA_FLOAT || key->dtype == PRNN_DATA_DOUBLE ? 0.15 : 0.09;
 }
 
 void prnn_engine_free_state(prnn_pass_plan *pp)

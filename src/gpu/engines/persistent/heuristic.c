@@ -7,7 +7,8 @@
 
 #include "descriptors.h"
 
-double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev)
+void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_info *dev,
+                               prnn_heuristic_parts *out)
 {
     const prnn_tile_config *t = &g->tile;
     const double clk = (dev && dev->clock_khz > 0 ? dev->clock_khz : 1700000) * 1e3;
@@ -127,7 +128,15 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
         long resident = (long)per_sm * dev->sm_count;
         waves = (double)((all_blocks + resident - 1) / resident);
     }
-    return ((handoff + work + streamed + sync) * fit + poll * poll_fit) * waves * 1e6;
+    out->us = ((handoff + work + streamed + sync) * fit + poll * poll_fit) * waves * 1e6;
+    out->waves = waves;
+}
+
+double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev)
+{
+    prnn_heuristic_parts parts;
+    prnn_heuristic_cost_parts(g, dev, &parts);
+    return parts.us;
 }
 
 int prnn_heuristic_partial_sums(void)

@@ -16,6 +16,17 @@
 /* The modelled time of one step in microseconds (for ranking candidates). */
 double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info *dev);
 
+/* That time and what the engines' estimates (persistent_engine.c) weigh
+ * apart from the sum that ranks a shape's tiles. */
+typedef struct {
+    double us;    /* the step: prnn_heuristic_cost */
+    double waves; /* the local hand-off's blocks beyond what the device holds
+                   * at once run after the first: 1, 2, ... */
+} prnn_heuristic_parts;
+
+void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_info *dev,
+                               prnn_heuristic_parts *out);
+
 /* Fills up to max candidate tiles that fit the device, best modelled first;
  * returns how many. use_mma: the tensor-core engine is allowed. local: the
  * small-h engine's tiles (one block per batch group, handoff 2 through

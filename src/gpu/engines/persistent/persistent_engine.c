@@ -234,12 +234,20 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
     return m;
 }
 
-/* The model's time of the best tile (heuristic.c), in measured
+/*
+ * The model's time of the best tile (heuristic.c), in measured
  * microseconds: the model ranks tiles, but its absolute figures run low by a
  * factor that depends on the data type and pass (the medians of measured /
  * modelled over the quick grids' persistent and small-h points on the H200,
  * bench/NOTES.md v0.10: fp32 forward 2.1, backward 1.7, 16-bit 1.5); the
- * engines' comparison needs the measured scale. */
+ * engines' comparison needs the measured scale. Added to it, what the
+ * ranking leaves out because every tile of a shape pays it alike: the
+ * forward cell's chain of transcendental functions, once per batch chunk
+ * (the chunks run one after the other), as the tiny-h engine's estimate
+ * holds it: at H 32 and 64 the LSTM and GRU steps of both engines ran
+ * 0.1-0.2 us above what tanh's measured / modelled ratio gives them
+ * (bench/results/h100-2026-11-26-v0.15, autotune-fwd-h32-64.log).
+ */
 static double tile_estimate(const prnn_engine_query *q, int local)
 {
     prnn_kernel_shape shape;
@@ -250,7 +258,11 @@ static double tile_estimate(const prnn_engine_query *q, int local)
         return HUGE_VAL;
     const int half = q->key.dtype == PRNN_DATA_HALF || q->key.dtype == PRNN_DATA_BFLOAT16;
     const double scale = half ? 1.5 : q->pass == PRNN_PASS_BACKWARD_DATA ? 1.7 : 2.1;
-    return scale * prnn_heuristic_cost(&g, &q->gs->info);
+    prnn_heuristic_parts parts;
+    prnn_heuristic_cost_parts(&g, &q->gs->info, &parts);
+    const double cell = q->pass == PRNN_PASS_FORWARD ? prnn_engine_cell_chain_us(&q->key) * g.chunks
+                                                     : 0.0;
+    return scale * parts.us + cell * parts.waves;
 }
 
 static double estimate_persistent(const prnn_engine_query *q)

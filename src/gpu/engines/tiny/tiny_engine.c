@@ -100,8 +100,8 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * to 256, every mode, fp32 and fp16): a fixed part (the barrier, the
  * stores, the loads' issue: 0.18 us in fp32, 0.12 in 16 bits), 4.5 ns per
  * hidden unit (the block's warps), the cell's chain where it has several
- * gates (0.15 us with fp32's accurate tanh, 0.09 with the hardware one),
- * and per further batch row of a block its products (40 ns plus k^2 / 6000
+ * gates (prnn_engine_cell_chain_us: 0.15 us with fp32's accurate tanh, 0.09
+ * with the hardware one), and per further batch row of a block its products (40 ns plus k^2 / 6000
  * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
  * to 1.7 times the forward at the same shape (1.5), 2.6 times with one gate
  * in 16 bits (its two loads a step cost it the shuffles; the forward's cell
@@ -116,8 +116,7 @@ static double estimate(const prnn_engine_query *q)
     const int G = prnn_cell_traits(q->key.mode)->gates;
     const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
     const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
-    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden +
-                (G > 1 ? (wide ? 0.15 : 0.09) : 0.0);
+    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + prnn_engine_cell_chain_us(&q->key);
     us += (rows - 1) * (0.04 + k * k / 6000.0);
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
         us *= G == 1 && !wide ? 2.6 : 1.5;
