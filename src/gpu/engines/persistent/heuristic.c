@@ -115,6 +115,7 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     /* Blocks of the local hand-off need not all be resident: the ones that
      * are not run the whole sequence after the first wave. */
     double waves = 1.0;
+    int per_sm_used = 1;
     if (local && dev) {
         int per_sm = dev->max_threads_per_sm / t->threads;
         int by_regs = dev->regs_per_sm / (t->threads * (g->est_regs < 32 ? 32 : g->est_regs));
@@ -127,8 +128,12 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
             per_sm = 1;
         long resident = (long)per_sm * dev->sm_count;
         waves = (double)((all_blocks + resident - 1) / resident);
+        const long fullest = (all_blocks + dev->sm_count - 1) / dev->sm_count;
+        per_sm_used = fullest < per_sm ? (int)fullest : per_sm;
     }
     out->us = ((handoff + work + streamed + sync) * fit + poll * poll_fit) * waves * 1e6;
+    out->work = work * fit * 1e6;
+    out->per_sm = per_sm_used;
     out->waves = waves;
 }
 

@@ -20,6 +20,10 @@ double prnn_heuristic_cost(const prnn_kernel_geometry *g, const prnn_device_info
  * apart from the sum that ranks a shape's tiles. */
 typedef struct {
     double us;    /* the step: prnn_heuristic_cost */
+    double work;  /* of which one block's products or its shared-memory reads
+                   * of weights, whichever is longer (one wave) */
+    int per_sm;   /* blocks of the local hand-off on the fullest SM; 1 for
+                   * the L2 hand-off's (one per SM) */
     double waves; /* the local hand-off's blocks beyond what the device holds
                    * at once run after the first: 1, 2, ... */
 } prnn_heuristic_parts;

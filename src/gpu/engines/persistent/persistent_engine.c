@@ -246,7 +246,14 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
  * (the chunks run one after the other), as the tiny-h engine's estimate
  * holds it: at H 32 and 64 the LSTM and GRU steps of both engines ran
  * 0.1-0.2 us above what tanh's measured / modelled ratio gives them
- * (bench/results/h100-2026-11-26-v0.15, autotune-fwd-h32-64.log).
+ * (bench/results/h100-2026-11-26-v0.15, autotune-fwd-h32-64.log). And
+ * where the small-h engine's blocks share an SM (more batch groups than
+ * SMs), each further block's products and cell go through the same
+ * schedulers: the step takes them once more, while its barriers and
+ * latencies overlap. (The small-h tiles of the v0.15 runs with blocks
+ * beyond the SM count ran 1.1-1.5x their model's time, relative to the
+ * others of their data type and pass; LSTM f32 H 64 small-h 0.82 us a step
+ * at B 1, 1.55 at B 256.)
  */
 static double tile_estimate(const prnn_engine_query *q, int local)
 {
@@ -262,7 +269,8 @@ static double tile_estimate(const prnn_engine_query *q, int local)
     prnn_heuristic_cost_parts(&g, &q->gs->info, &parts);
     const double cell = q->pass == PRNN_PASS_FORWARD ? prnn_engine_cell_chain_us(&q->key) * g.chunks
                                                      : 0.0;
-    return scale * parts.us + cell * parts.waves;
+    const double shared = (parts.per_sm - 1) * (scale * parts.work + cell);
+    return scale * parts.us + (cell + shared) * parts.waves;
 }
 
 static double estimate_persistent(const prnn_engine_query *q)
