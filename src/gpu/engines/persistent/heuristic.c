@@ -110,7 +110,11 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     /* Those factors are the block's own work's; the partial sums' L2
      * traffic stays outside them (the model then ranks the partial-sum
      * tiles the autotuner timed closer to their times: bench/NOTES.md
-     * v0.13). */
+     * v0.13), and so do the weights streamed from L2 or memory, bytes over
+     * a bandwidth as that traffic is (the mma tiles that stream them at
+     * H 2048 ran at about half their modelled time: GRU f16 H 2048 B 16
+     * backward, 16.4 us modelled, 24.6 on the measured scale, 12.3-15.3
+     * measured, v0.13). */
     const double poll_fit = t->partial_sums ? 1.0 : fit;
     /* Blocks of the local hand-off need not all be resident: the ones that
      * are not run the whole sequence after the first wave. */
@@ -131,7 +135,7 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         const long fullest = (all_blocks + dev->sm_count - 1) / dev->sm_count;
         per_sm_used = fullest < per_sm ? (int)fullest : per_sm;
     }
-    out->us = ((handoff + work + streamed + sync) * fit + poll * poll_fit) * waves * 1e6;
+    out->us = ((handoff + work + sync) * fit + poll * poll_fit + streamed) * waves * 1e6;
     out->work = work * fit * 1e6;
     out->per_sm = per_sm_used;
     out->waves = waves;
