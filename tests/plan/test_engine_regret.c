@@ -22,18 +22,22 @@
 #include "gpu/run/gpu_state.h"
 #include "plan_check.h"
 
-/* The bounds the models meet on the shipped logs (bench/NOTES.md, ninth
- * session): the H 32/64 run over every engine (96 keys, worst 1.31,
- * small-h's estimate taking B 256 from tiny-h), the v0.13 backward-data
- * re-tune (H 256-2048, B 1-64, 60 keys with the persistent and standard
- * engines), v0.13's H 256 and v0.14's H 1024 runs, and the ninth session's
- * B 64-256 run (H 512-2048, both passes, 72 keys, the standard engine
- * replayed from step graphs: worst 1.20, LSTM f32 H 1024 B 128 forward,
- * where the persistent engine's estimate wins and the standard engine runs
- * 1.20x faster): 251 keys, 1.014 geomean. (With the eighth session's run
- * of those keys, before the step graphs: 1.015, worst 1.36.) */
-#define MAX_GEOMEAN_REGRET 1.02
-#define MAX_KEY_REGRET 1.35
+/* The bounds the models meet on the shipped logs: the H 32/64 forward run
+ * over every engine after the tiny-h kernel's lanes activated their own
+ * gates (v0.18, 48 keys) and its backward run (v0.15, 48 keys), the v0.13
+ * backward-data re-tune (H 256-2048, B 1-64, 60 keys with the persistent
+ * and standard engines), v0.13's H 256 and v0.14's H 1024 runs, and the
+ * ninth session's B 64-256 run (v0.17, H 512-2048, both passes, 72 keys,
+ * the standard engine replayed from step graphs): 251 keys, 1.003
+ * geomean, worst 1.27 (GRU f16 H 1024 B 128 backward-data, the persistent
+ * engine's estimate winning where the standard engine runs 1.27x faster),
+ * the only key above issue 22's 1.2. (Before the forward cell's chain in
+ * every engine's estimate, small-h's shared multiprocessors, its 16-bit
+ * one-gate backward factor, streamed weights outside the mma factors and
+ * tiny-h's rows fitted to its new kernel: 1.014, worst 1.31, 6 keys above
+ * 1.2, on the v0.15 forward run.) */
+#define MAX_GEOMEAN_REGRET 1.01
+#define MAX_KEY_REGRET 1.30
 
 enum { MAX_ENGINES = 16 };
 

@@ -96,19 +96,26 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 
 /*
  * A step's time in microseconds, fitted to the tiny-h kernels measured on
- * an H100 (bench/NOTES.md, tiny-h, seventh session: T 256, H 32 and 64, B 1
- * to 256, every mode, fp32 and fp16): a fixed part (the barrier, the
- * stores, the loads' issue: 0.18 us in fp32, 0.12 in 16 bits), 4.5 ns per
- * hidden unit (the block's warps), the cell's chain where it has several
- * gates (prnn_engine_cell_chain_us: 0.15 us with fp32's accurate tanh, 0.09
- * with the hardware one), and per further batch row of a block its products (40 ns plus k^2 / 6000
- * ns for a lane's k multiply-adds). The backward-data kernel measured 1.2
- * to 1.7 times the forward at the same shape (1.5), 2.6 times with one gate
- * in 16 bits (its two loads a step cost it the shuffles; the forward's cell
- * is the cheapest there). Blocks beyond what the device holds at once (one
- * per multiprocessor: up to 256 threads of about 190 registers) run in
- * waves.
+ * an H100 (bench/NOTES.md: seventh session for the backward, tenth for the
+ * forward; T 256, H 32 and 64, B 1 to 256, every mode, fp32 and fp16): a
+ * fixed part (the barrier, the stores, the loads' issue: 0.18 us in fp32,
+ * 0.12 in 16 bits), 4.5 ns per hidden unit (the block's warps), and the
+ * cell's chain where it has several gates (prnn_engine_cell_chain_us: 0.15
+ * us with fp32's accurate tanh, 0.09 with the hardware one). The forward
+ * kernel's lanes activate their own gates at once, so it pays
+ * TINY_FORWARD_CELL_SHARE of that chain (the cell state's tanh and the
+ * gather are left), and each further batch row of a block costs it about a
+ * row's whole step but the barrier (40 ns, the block's 4.5 ns a unit, 2.5
+ * ns a multiply-add of a lane, its cell; 0.7 of that in 16 bits). The
+ * backward-data kernel measured 1.2 to 1.7 times the forward before that
+ * change at the same shape (1.5), 2.6 times with one gate in 16 bits (its
+ * two loads a step cost it the shuffles), and a further row 40 ns plus
+ * k^2 / 6000 ns for a lane's k multiply-adds. Blocks beyond what the
+ * device holds at once (one per multiprocessor: up to 256 threads of about
+ * 190 registers) run in waves.
  */
+#define TINY_FORWARD_CELL_SHARE 0.4
+
 static double estimate(const prnn_engine_query *q)
 {
     const int rows = rows_per_block(q);
@@ -116,10 +123,13 @@ static double estimate(const prnn_engine_query *q)
     const int G = prnn_cell_traits(q->key.mode)->gates;
     const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
     const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
-    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + prnn_engine_cell_chain_us(&q->key);
-    us += (rows - 1) * (0.04 + k * k / 6000.0);
-    if (q->pass == PRNN_PASS_BACKWARD_DATA)
-        us *= G == 1 && !wide ? 2.6 : 1.5;
+    const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
+    const double cell = prnn_engine_cell_chain_us(&q->key) * (bwd ? 1.0 : TINY_FORWARD_CELL_SHARE);
+    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + cell;
+    if (bwd)
+        us = (us + (rows - 1) * (0.04 + k * k / 6000.0)) * (G == 1 && !wide ? 2.6 : 1.5);
+    else
+        us += (rows - 1) * (0.04 + 0.0045 * q->key.hidden + 0.0025 * k + cell) * (wide ? 1.0 : 0.7);
     const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
     return ceil((double)blocks / sms) * us;
 }
