@@ -26,6 +26,9 @@ typedef struct {
     int threads; /* block size */
     int upt;     /* hidden units per thread */
     int depth;   /* steps whose loads each thread keeps in flight */
+    /* each scan's dynamic shared memory per block (its ring of steps in
+     * flight: prnn_sru_ring_bytes), bytes */
+    unsigned smem_forward[PRNN_SRU_VARIANTS], smem_backward[PRNN_SRU_VARIANTS];
 } prnn_sru_kernels;
 
 /* Engine part of the workspace: BackwardData's dx' of a layer without x'
@@ -37,6 +40,21 @@ enum { PRNN_SRU_WS_DXP = 0 };
  * size, units per thread and steps in flight: prnn_sru_fields' defines). */
 prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, const prnn_sru_config *c, int sm,
                               prnn_kernel_request *r);
+
+/* The shared memory one block of a scan takes for its ring of steps in
+ * flight (prnn_kernel_abi.h: PRNN_SRU_RING_BYTES): on sm_80 and newer, where
+ * the ring is in shared memory (cp.async), the backward scan's ring the
+ * largest; 0 below sm_80, where it is in registers. */
+size_t prnn_sru_ring_bytes(const prnn_sru_config *c, prnnDataType_t dtype, int sm, int backward,
+                           int variant);
+
+/* What a device allows of a configuration beyond prnn_sru_config_check:
+ * below sm_80 (the ring in registers) at most 8 steps in flight and
+ * units_per_thread x steps_in_flight at most 16; on sm_80 and newer the
+ * ring's shared memory within the device's limit per block. 0, or -1 with
+ * the reason in why. */
+int prnn_sru_config_fits_device(const prnn_sru_config *c, prnnDataType_t dtype,
+                                const prnn_device_info *dev, char *why, size_t n);
 
 /*
  * SRU's scan for a shape no tuning database knows. The scan streams U
