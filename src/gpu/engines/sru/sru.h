@@ -67,7 +67,11 @@ int prnn_sru_config_fits_device(const prnn_sru_config *c, prnnDataType_t dtype,
  * fill a quarter of the device), and two units with eight steps in flight
  * for the 16-bit types, whose U rows are read at the same width but whose
  * steps are shorter (the autotuner's pick at every paper-setting key:
- * bench/NOTES.md v0.8).
+ * bench/NOTES.md v0.8). Those are the register ring's (below sm_80). On sm_80
+ * and newer, where the ring is in shared memory, two units (where the hidden
+ * size is even) and 16 steps in flight, or four units and 4 steps once the
+ * lanes fill half the device, halved until the backward scan's blocks all
+ * fit the GPU at once (a guess, not yet timed).
  */
 void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev, prnn_sru_config *out);
 

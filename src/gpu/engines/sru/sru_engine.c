@@ -32,13 +32,15 @@ static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *w
     return prnn_sru_config_fits_device(&c->sru, q->key.dtype, &q->gs->info, why, n);
 }
 
-/* The autotuner's grid after the heuristic's choice, in this order (the
- * ones bench/NOTES.md found to matter first); those a device cannot run are
- * left out (fits). */
+/* The autotuner's grid after the heuristic's choice, in this order: first
+ * the deeper rings that shared memory allows on sm_80 and newer (guesses,
+ * not yet timed), then the register ring's (the ones bench/NOTES.md found
+ * to matter first); those a device cannot run are left out (fits). */
 static const prnn_sru_config grid[] = {
-    {128, 1, 4}, {128, 1, 8}, {128, 2, 4}, {256, 4, 2}, {128, 1, 2}, {128, 2, 8},
-    {128, 4, 2}, {256, 1, 4}, {256, 2, 4}, {128, 4, 4}, {256, 1, 8}, {128, 2, 2},
-    {128, 8, 2}, {256, 4, 4}, {256, 8, 2}, {64, 1, 4},
+    {128, 2, 16}, {128, 2, 8},  {128, 1, 16}, {128, 2, 32}, {128, 1, 32}, {128, 4, 8}, {256, 4, 4},
+    {64, 2, 16},  {256, 2, 16}, {128, 4, 16}, {128, 1, 8},  {256, 4, 8},  {128, 1, 4}, {128, 2, 4},
+    {256, 4, 2},  {128, 1, 2},  {128, 4, 2},  {256, 1, 4},  {256, 2, 4},  {128, 4, 4}, {256, 1, 8},
+    {128, 2, 2},  {128, 8, 2},  {256, 8, 2},  {64, 1, 4},
 };
 
 static int same_config(const prnn_sru_config *a, const prnn_sru_config *b)
