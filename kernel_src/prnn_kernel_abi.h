@@ -212,6 +212,18 @@ typedef struct {
 enum { PRNN_SRU_VARIANT_M3 = 0, PRNN_SRU_VARIANT_M4 = 1, PRNN_SRU_VARIANT_SKIP = 2,
        PRNN_SRU_VARIANTS = 3 };
 
+/* The scan's ring of steps in flight in shared memory (sm_80 and newer:
+ * cp.async; older GPUs keep it in registers and take none). Per slot (one
+ * step), each thread's UPT math-type values of every field the step loads
+ * (forward: u0 u1 u2 x', SKIP's layer 0 x' alone; backward: those and
+ * c_{t-1} and dy), then its step's row (an int); a block holds
+ * PRNN_SRU_DEPTH slots. The host sizes the launch's dynamic shared memory
+ * with this, the kernel lays the ring out by it. */
+#define PRNN_SRU_RING_FIELDS(backward, variant)                                                \
+    ((variant) == PRNN_SRU_VARIANT_SKIP ? ((backward) ? 3 : 1) : ((backward) ? 6 : 4))
+#define PRNN_SRU_RING_BYTES(threads, upt, depth, acc_bytes, fields)                             \
+    ((threads) * (depth) * ((fields) * (upt) * (acc_bytes) + 4))
+
 /* SRU's V-block gradient: dw[d][q][j] += sum over b (in order) of
  * vpart[d][b][q][j]. Deterministic. */
 typedef struct {

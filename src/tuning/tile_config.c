@@ -39,7 +39,7 @@ const prnn_tile_field prnn_tile_fields[] = {
 const prnn_tile_field prnn_sru_fields[] = {
     SRU_FIELD(threads, 32, 1024, "PRNN_SRU_THREADS"),
     SRU_FIELD(units_per_thread, 1, 8, "PRNN_SRU_UPT"),
-    SRU_FIELD(steps_in_flight, 1, 8, "PRNN_SRU_DEPTH"),
+    SRU_FIELD(steps_in_flight, 1, 32, "PRNN_SRU_DEPTH"),
     {NULL, 0, 0, 0, 0, 0, NULL},
 };
 #undef SRU_FIELD
@@ -101,11 +101,6 @@ int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size)
         return -1;
     if (c->threads % 32) {
         snprintf(err, err_size, "threads = %d: must be a multiple of 32", c->threads);
-        return -1;
-    }
-    if (c->units_per_thread * c->steps_in_flight > 16) {
-        snprintf(err, err_size, "units_per_thread x steps_in_flight = %d x %d: must be at most 16",
-                 c->units_per_thread, c->steps_in_flight);
         return -1;
     }
     return 0;

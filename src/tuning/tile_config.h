@@ -77,16 +77,19 @@ extern const prnn_tile_field prnn_tile_fields[];
 /*
  * SRU's scan (kernel_src/sru_scan.cu) has no tile: one thread walks time for
  * `units_per_thread` adjacent hidden units of one (direction, batch row),
- * keeping the loads of the next `steps_in_flight` steps in registers. One
- * configuration compiles both the forward and the backward scan. Text form
+ * keeping the loads of the next `steps_in_flight` steps in flight (a ring in
+ * shared memory on sm_80 and newer, in registers below). One configuration
+ * compiles both the forward and the backward scan. Text form
  * "threads=128 units_per_thread=1 steps_in_flight=4" (PRNN_SRU_TILE, plan
  * info); the same fields make a tuning DB entry's config for mode "sru".
  */
 typedef struct {
     int threads;          /* block size, a multiple of 32, 32..1024 */
     int units_per_thread; /* 1..8 */
-    int steps_in_flight;  /* 1..8; units_per_thread x steps_in_flight <= 16
-                           * (registers, and the unrolled ring's compile time) */
+    int steps_in_flight;  /* 1..32; what a device allows besides (below sm_80
+                           * at most 8, units_per_thread x steps_in_flight <=
+                           * 16: registers; the ring's shared memory within
+                           * the device's limit) the SRU engine checks */
 } prnn_sru_config;
 
 extern const prnn_tile_field prnn_sru_fields[];
@@ -123,8 +126,9 @@ void prnn_engine_schema_names(char *buf, size_t size);
  * "persistent". */
 const char *prnn_engine_schema_default(int scan);
 
-/* The rules beyond each field's range (threads a multiple of 32, the
- * product bound): 0, or -1 with the first broken rule in err. */
+/* The rules beyond each field's range (threads a multiple of 32): 0, or -1
+ * with the first broken rule in err. The device's limits are the SRU
+ * engine's (prnn_sru_config_fits_device). */
 int prnn_sru_config_check(const prnn_sru_config *c, char *err, size_t err_size);
 
 /* The same forms over any field table (fields) and its struct of ints (c):

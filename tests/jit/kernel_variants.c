@@ -103,6 +103,20 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"sru_scan.cu", "sru bf16 vector upt 8 depth 2",
      {"PRNN_DTYPE=3", "PRNN_H=512", "PRNN_SRU_THREADS=64", "PRNN_SRU_UPT=8",
       "PRNN_SRU_DEPTH=2", NULL}, 0},
+    /* The shared-memory ring's depths past the register ring's (sm_80 and
+     * newer; the variants above compile it too, at their depths, with every
+     * piece size): the heuristic's H100 choice, 16-bit values staged through
+     * registers (odd H), the deepest ring. Few: SRU's variants are most of
+     * this test's time. */
+    {"sru_scan.cu", "sru f32 vector upt 2 depth 16",
+     {"PRNN_DTYPE=0", "PRNN_H=512", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=2",
+      "PRNN_SRU_DEPTH=16", NULL}, 80},
+    {"sru_scan.cu", "sru f16 odd H upt 2 depth 16",
+     {"PRNN_DTYPE=2", "PRNN_H=37", "PRNN_SRU_THREADS=64", "PRNN_SRU_UPT=2",
+      "PRNN_SRU_DEPTH=16", NULL}, 80},
+    {"sru_scan.cu", "sru f32 upt 1 depth 32",
+     {"PRNN_DTYPE=0", "PRNN_H=1000", "PRNN_SRU_THREADS=128", "PRNN_SRU_UPT=1",
+      "PRNN_SRU_DEPTH=32", NULL}, 80},
 
     /* rnn_step.cu: every mode and every data type once. */
     {"rnn_step.cu", "step relu f32 skip",

@@ -43,6 +43,93 @@ static host_dim3 blockIdx, threadIdx, blockDim, gridDim;
 
 #undef PRNN_H /* prnn.h's include guard: the kernel's hidden size from here on */
 #define PRNN_H SRU_HIDDEN
+
+#ifdef SRU_HOST_RING
+/* The shared-memory ring of sm_80 and newer (SRU_HOST_RING), its cp.async
+ * copies emulated: each one is checked (size, alignment, bounds) and then
+ * either performed at once (eager: a slot refilled before the step that
+ * reads it has read it gives that step the wrong values) or queued in its
+ * group until a wait retires the group, its bytes NaN until then (lazy: a
+ * slot read before its group is waited for gives NaN). */
+#include "prnn_kernel_abi.h"
+#include "rnn_types.cuh"
+
+enum {
+    RING_BYTES = PRNN_SRU_RING_BYTES(PRNN_SRU_THREADS, PRNN_SRU_UPT, PRNN_SRU_DEPTH,
+                                     (int)sizeof(AccT), 6)
+};
+alignas(16) static unsigned char sru_ring[RING_BYTES];
+static int ring_lazy;
+
+struct ring_copy_op {
+    unsigned dst;
+    const unsigned char *src;
+    int n, src_n;
+};
+static std::vector<std::vector<ring_copy_op>> ring_groups; /* committed, oldest first */
+static std::vector<ring_copy_op> ring_open;                 /* not yet committed */
+
+static size_t __cvta_generic_to_shared(const void *p)
+{
+    return (size_t)((const unsigned char *)p - sru_ring);
+}
+
+static void ring_perform(const ring_copy_op &c)
+{
+    memcpy(sru_ring + c.dst, c.src, (size_t)c.src_n);
+    memset(sru_ring + c.dst + c.src_n, 0, (size_t)(c.n - c.src_n));
+}
+
+static void ring_issue(unsigned dst, const void *src, int n, int src_n)
+{
+    if (dst % n || (uintptr_t)src % n || (size_t)dst + n > sizeof sru_ring) {
+        printf("FAIL: cp.async of %d bytes to %u from %p: misaligned or past the ring (%zu "
+               "bytes)\n", n, dst, src, sizeof sru_ring);
+        exit(1);
+    }
+    ring_copy_op c = {dst, (const unsigned char *)src, n, src_n};
+    if (!ring_lazy) {
+        ring_perform(c);
+        return;
+    }
+    memset(sru_ring + dst, 0xff, (size_t)n); /* NaN until it lands */
+    ring_open.push_back(c);
+}
+
+template <int N>
+static void sru_cp(unsigned dst, const void *src)
+{
+    static_assert(N == 4 || N == 8 || N == 16, "cp.async size");
+    ring_issue(dst, src, N, N);
+}
+
+template <int N>
+static void sru_cp_or_zero(unsigned dst, const void *src, bool in)
+{
+    static_assert(N == 4 || N == 8, "cp.async size");
+    ring_issue(dst, src, N, in ? N : 0);
+}
+
+static void sru_commit()
+{
+    ring_groups.push_back(ring_open);
+    ring_open.clear();
+}
+
+template <int N>
+static void sru_wait()
+{
+    while (ring_groups.size() > (size_t)N) {
+        for (const ring_copy_op &c : ring_groups.front())
+            ring_perform(c);
+        ring_groups.erase(ring_groups.begin());
+    }
+}
+
+static int min(int a, int b) { return a < b ? a : b; }
+static int max(int a, int b) { return a > b ? a : b; }
+#endif
+
 #include "sru_scan_host.cu"
 
 static const int H = PRNN_H;
@@ -59,6 +146,12 @@ static void launch(void (*fn)(const Args), const Args &a, unsigned long long thr
         for (unsigned tx = 0; tx < block; tx++) {
             blockIdx.x = bx;
             threadIdx.x = tx;
+#ifdef SRU_HOST_RING
+            /* a new thread: none of its copies in flight, the ring NaN */
+            ring_groups.clear();
+            ring_open.clear();
+            memset(sru_ring, 0xff, sizeof sru_ring);
+#endif
             fn(a);
         }
 }
@@ -346,7 +439,8 @@ static void run_case(int layers, int dirs, int skip, int input, int steps, const
     compare(name, "dw", gdw.data(), dw.data(), nw);
 }
 
-int main(void)
+/* Every case of the suite (main runs it once per ring emulation). */
+static int run_cases(void)
 {
     static const int varying[5] = {4, 3, 3, 2, 1}, equal[5] = {3, 3, 3, 3, 3};
     int cases = 0;
@@ -378,8 +472,35 @@ int main(void)
                     cases++;
                 }
             }
+    /* sequences longer than twice the steps in flight: every slot of the
+     * ring refilled, wrapping, and the walks end at different steps */
+    static int longer[40], longer_equal[40];
+    for (int t = 0; t < 40; t++) {
+        longer[t] = t < 23 ? 4 : t < 31 ? 3 : t < 37 ? 2 : 1;
+        longer_equal[t] = 2;
+    }
+    for (int dirs = 1; dirs <= 2; dirs++, cases += 4) {
+        run_case(2, dirs, 0, 5, 40, longer);
+        run_case(2, dirs, 1, H, 40, longer);
+        run_case(2, dirs, 0, H, 40, longer_equal);
+        run_case(2, dirs, 0, dirs * H, 40, longer, 1);
+    }
+    return cases;
+}
+
+int main(void)
+{
+    int cases = 0;
+#ifdef SRU_HOST_RING
+    const char *ring = "shared-memory ring, eager and lazy copies";
+    for (ring_lazy = 0; ring_lazy <= 1; ring_lazy++)
+        cases += run_cases();
+#else
+    const char *ring = "register ring";
+    cases = run_cases();
+#endif
     printf("kernels-sru-host (%s, H=%d, %d threads, %d units per thread, %d steps in "
-           "flight): %d cases, %d failures\n", PRNN_DTYPE == 1 ? "double" : "float", H,
-           PRNN_SRU_THREADS, UPT, DEPTH, cases, failures);
+           "flight, %s): %d cases, %d failures\n", PRNN_DTYPE == 1 ? "double" : "float", H,
+           PRNN_SRU_THREADS, UPT, DEPTH, ring, cases, failures);
     return failures ? 1 : 0;
 }

@@ -127,7 +127,8 @@ int main(void)
                     }
     /* SRU's scan: the heuristic's configuration for every data type over
      * lane counts from a few warps to several times the device, each valid
-     * (prnn_sru_config_check) and compiled with the planner's defines. */
+     * (prnn_sru_config_check, prnn_sru_config_fits_device) and compiled with
+     * the planner's defines. */
     static const int sru_h[] = {37, 256, 1024, 2048};
     static const int sru_b[] = {1, 32, 128, 512};
     for (int di = 0; di < 3; di++)
@@ -148,7 +149,8 @@ int main(void)
                     char why[160], cfg[96];
                     prnn_heuristic_sru(&rnn, &devs[di], &c);
                     prnn_config_format(prnn_sru_fields, &c, cfg, sizeof(cfg));
-                    if (prnn_sru_config_check(&c, why, sizeof(why))) {
+                    if (prnn_sru_config_check(&c, why, sizeof(why)) ||
+                        prnn_sru_config_fits_device(&c, rnn.dtype, &devs[di], why, sizeof(why))) {
                         printf("FAIL SRU heuristic H=%d B=%d: %s: %s\n", rnn.hidden, sru_b[bi], cfg,
                                why);
                         failures++;

@@ -428,8 +428,8 @@ static void test_sru_entries(void)
          "unknown field \"config.blocks\""},
         {", \"steps_in_flight\": 2", "", "missing field \"config.steps_in_flight\""},
         {"\"threads\": 256", "\"threads\": 48", "config.threads = 48: must be a multiple of 32"},
-        {"\"steps_in_flight\": 2", "\"steps_in_flight\": 8",
-         "units_per_thread x steps_in_flight = 4 x 8: must be at most 16"},
+        {"\"steps_in_flight\": 2", "\"steps_in_flight\": 33",
+         "\"config.steps_in_flight\" = 33: must be in [1, 32]"},
         {"\"units_per_thread\": 4", "\"units_per_thread\": 9",
          "\"config.units_per_thread\" = 9: must be in [1, 8]"},
         {"\"batch\": 32", "\"batch\": 32, \"pass\": \"backward-data\"",
@@ -466,9 +466,13 @@ static void test_sru_entries(void)
     CHECK(prnn_config_parse(prnn_sru_fields, "threads=128 upt=2 depth=4", &c, sizeof(c), err,
                             sizeof(err)) == -1 &&
           strstr(err, "unknown field \"upt\""));
+    /* deep rings are the device's to refuse (shared memory, or registers
+     * below sm_80: prnn_sru_config_fits_device), not the format's */
     c.units_per_thread = 8;
-    c.steps_in_flight = 4;
-    CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == -1 && strstr(err, "at most 16"));
+    c.steps_in_flight = 32;
+    CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == 0);
+    c.steps_in_flight = 33;
+    CHECK(prnn_sru_config_check(&c, err, sizeof(err)) == -1 && strstr(err, "must be in [1, 32]"));
 }
 
 static void test_bad_values(void)

@@ -26,6 +26,9 @@ typedef struct {
     int threads; /* block size */
     int upt;     /* hidden units per thread */
     int depth;   /* steps whose loads each thread keeps in flight */
+    /* each scan's dynamic shared memory per block (its ring of steps in
+     * flight: prnn_sru_ring_bytes), bytes */
+    unsigned smem_forward[PRNN_SRU_VARIANTS], smem_backward[PRNN_SRU_VARIANTS];
 } prnn_sru_kernels;
 
 /* Engine part of the workspace: BackwardData's dx' of a layer without x'
@@ -38,6 +41,21 @@ enum { PRNN_SRU_WS_DXP = 0 };
 prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, const prnn_sru_config *c, int sm,
                               prnn_kernel_request *r);
 
+/* The shared memory one block of a scan takes for its ring of steps in
+ * flight (prnn_kernel_abi.h: PRNN_SRU_RING_BYTES): on sm_80 and newer, where
+ * the ring is in shared memory (cp.async), the backward scan's ring the
+ * largest; 0 below sm_80, where it is in registers. */
+size_t prnn_sru_ring_bytes(const prnn_sru_config *c, prnnDataType_t dtype, int sm, int backward,
+                           int variant);
+
+/* What a device allows of a configuration beyond prnn_sru_config_check:
+ * below sm_80 (the ring in registers) at most 8 steps in flight and
+ * units_per_thread x steps_in_flight at most 16; on sm_80 and newer the
+ * ring's shared memory within the device's limit per block. 0, or -1 with
+ * the reason in why. */
+int prnn_sru_config_fits_device(const prnn_sru_config *c, prnnDataType_t dtype,
+                                const prnn_device_info *dev, char *why, size_t n);
+
 /*
  * SRU's scan for a shape no tuning database knows. The scan streams U
  * through dirs x miniBatch x hidden independent lanes, and what limits it is
@@ -49,7 +67,11 @@ prnnStatus_t prnn_request_sru(prnnDataType_t dtype, int hidden, const prnn_sru_c
  * fill a quarter of the device), and two units with eight steps in flight
  * for the 16-bit types, whose U rows are read at the same width but whose
  * steps are shorter (the autotuner's pick at every paper-setting key:
- * bench/NOTES.md v0.8).
+ * bench/NOTES.md v0.8). Those are the register ring's (below sm_80). On sm_80
+ * and newer, where the ring is in shared memory, two units (where the hidden
+ * size is even) and 16 steps in flight, or four units and 4 steps once the
+ * lanes fill half the device, halved until the backward scan's blocks all
+ * fit the GPU at once (a guess, not yet timed).
  */
 void prnn_heuristic_sru(const prnn_rnn_key *key, const prnn_device_info *dev, prnn_sru_config *out);
 

@@ -27,16 +27,20 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 
 static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *why, size_t n)
 {
-    (void)q;
-    return prnn_sru_config_check(&c->sru, why, n);
+    if (prnn_sru_config_check(&c->sru, why, n))
+        return -1;
+    return prnn_sru_config_fits_device(&c->sru, q->key.dtype, &q->gs->info, why, n);
 }
 
-/* The autotuner's grid after the heuristic's choice, in this order (the
- * ones bench/NOTES.md found to matter first). */
+/* The autotuner's grid after the heuristic's choice, in this order: first
+ * the deeper rings that shared memory allows on sm_80 and newer (guesses,
+ * not yet timed), then the register ring's (the ones bench/NOTES.md found
+ * to matter first); those a device cannot run are left out (fits). */
 static const prnn_sru_config grid[] = {
-    {128, 1, 4}, {128, 1, 8}, {128, 2, 4}, {256, 4, 2}, {128, 1, 2}, {128, 2, 8},
-    {128, 4, 2}, {256, 1, 4}, {256, 2, 4}, {128, 4, 4}, {256, 1, 8}, {128, 2, 2},
-    {128, 8, 2}, {256, 4, 4}, {256, 8, 2}, {64, 1, 4},
+    {128, 2, 16}, {128, 2, 8},  {128, 1, 16}, {128, 2, 32}, {128, 1, 32}, {128, 4, 8}, {256, 4, 4},
+    {64, 2, 16},  {256, 2, 16}, {128, 4, 16}, {128, 1, 8},  {256, 4, 8},  {128, 1, 4}, {128, 2, 4},
+    {256, 4, 2},  {128, 1, 2},  {128, 4, 2},  {256, 1, 4},  {256, 2, 4},  {128, 4, 4}, {256, 1, 8},
+    {128, 2, 2},  {128, 8, 2},  {256, 8, 2},  {64, 1, 4},
 };
 
 static int same_config(const prnn_sru_config *a, const prnn_sru_config *b)
@@ -54,11 +58,15 @@ static int candidates(const prnn_engine_query *q, int search, size_t max_scratch
     int m = 0;
     memset(&out[0], 0, sizeof(out[0]));
     prnn_heuristic_sru(&q->key, &q->gs->info, &out[m++].sru);
-    for (size_t i = 0; search && i < sizeof(grid) / sizeof(grid[0]) && m < max; i++)
-        if (!same_config(&grid[i], &out[0].sru)) {
-            memset(&out[m], 0, sizeof(out[m]));
-            out[m++].sru = grid[i];
-        }
+    for (size_t i = 0; search && i < sizeof(grid) / sizeof(grid[0]) && m < max; i++) {
+        if (same_config(&grid[i], &out[0].sru))
+            continue;
+        memset(&out[m], 0, sizeof(out[m]));
+        out[m].sru = grid[i];
+        char why[200];
+        if (!fits(q, &out[m], why, sizeof(why)))
+            m++;
+    }
     return m;
 }
 
@@ -113,7 +121,22 @@ static prnnStatus_t load(const prnn_engine_query *q, const prnn_sru_config *cfg,
         {"prnn_sru_keep_input", &k->keep_input},
     };
     prnnStatus_t s = prnn_request_sru(q->key.dtype, q->key.hidden, cfg, q->gs->info.sm, &r);
-    return prnn_load_functions(q->gs, s, &r, stats, fns, sizeof(fns) / sizeof(fns[0]));
+    PRNN_TRY(prnn_load_functions(q->gs, s, &r, stats, fns, sizeof(fns) / sizeof(fns[0])));
+    /* Each scan's ring of steps in flight (sm_80 and newer): dynamic shared
+     * memory, raised past the default limit per block where it needs more. */
+    for (int v = 0; v < PRNN_SRU_VARIANTS; v++)
+        for (int backward = 0; backward <= 1; backward++) {
+            const size_t bytes =
+                prnn_sru_ring_bytes(cfg, q->key.dtype, q->gs->info.sm, backward, v);
+            CUfunction fn = backward ? k->backward[v] : k->forward[v];
+            (backward ? k->smem_backward : k->smem_forward)[v] = (unsigned)bytes;
+            if (bytes > (size_t)q->gs->info.smem_per_block)
+                PRNN_TRY(prnn_cu_check(
+                    q->gs->cu->cuFuncSetAttribute(
+                        fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes),
+                    "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) of an SRU scan"));
+        }
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* The first valid choice runs: its kernels serve both passes (the

@@ -79,10 +79,13 @@ static void scan_args(const prnn_call_plan *c, const sru_layer *s, prnn_sru_args
  * is the caller's pointer: a thread's units move as one vector only where
  * every math-type buffer the scan touches starts on that vector's size (for
  * float and double data, whose storage type is the math type, x, y, dy
- * and dU too). */
+ * and dU too). For the 16-bit types, x and the caller's dy must start on
+ * the size of a thread's units in the storage type: the ring in shared
+ * memory (sm_80 and newer) copies them as one 4-, 8- or 16-byte piece. */
 static int vector_aligned(const prnn_call_plan *c, const prnn_sru_args *a)
 {
     const uintptr_t size = (uintptr_t)sru_kernels(c)->upt * c->acc;
+    const uintptr_t size_s = (uintptr_t)sru_kernels(c)->upt * c->es;
     const int storage_is_math = c->es == c->acc;
     const void *const bufs[] = {a->u,
                                 a->ckeep,
@@ -94,18 +97,25 @@ static int vector_aligned(const prnn_call_plan *c, const prnn_sru_args *a)
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         if ((uintptr_t)bufs[i] % size != 0)
             return 0;
+    if (!storage_is_math &&
+        ((uintptr_t)a->xin % size_s != 0 || (a->dy_storage && (uintptr_t)a->dy % size_s != 0)))
+        return 0;
     return 1;
 }
 
-static prnnStatus_t launch_scan(const prnn_call_plan *c, const CUfunction *fns, const sru_layer *s,
-                                prnn_sru_args *a, const char *name)
+/* fns and smem: the pass's scans and their rings' shared memory
+ * (prnn_sru_kernels). */
+static prnnStatus_t launch_scan(const prnn_call_plan *c, const CUfunction *fns,
+                                const unsigned *smem, const sru_layer *s, prnn_sru_args *a,
+                                const char *name)
 {
     const prnn_sru_kernels *k = sru_kernels(c);
     const unsigned long long per_row = (unsigned long long)((c->H + k->upt - 1) / k->upt);
     const unsigned long long threads = (unsigned long long)c->dirs * c->p->mini_batch * per_row;
     const unsigned grid = (unsigned)((threads + k->threads - 1) / k->threads);
+    const int v = variant_of(s);
     a->vec = vector_aligned(c, a);
-    return prnn_run_launch(c, fns[variant_of(s)], grid, 1, (unsigned)k->threads, a, name);
+    return prnn_run_launch_blocks(c, fns[v], grid, (unsigned)k->threads, smem[v], 0, a, name);
 }
 
 /* Where a layer's slice of hx-shaped state (both directions) starts. */
@@ -198,7 +208,8 @@ static prnnStatus_t forward_layers(const prnn_call_plan *c, const prnn_reserve_l
         a.y = output;
         if (training)
             a.ckeep = prnn_reserve_sru(r, b->reserve, PRNN_SRU_C, layer);
-        PRNN_TRY(launch_scan(c, sru_kernels(c)->forward, &s, &a, "prnn_sru_forward"));
+        PRNN_TRY(launch_scan(c, sru_kernels(c)->forward, sru_kernels(c)->smem_forward, &s, &a,
+                             "prnn_sru_forward"));
         PRNN_TRY(prnn_train_next_input(c, layer, training, output, &input));
     }
     return PRNN_STATUS_SUCCESS;
@@ -276,7 +287,8 @@ static prnnStatus_t backward_layers(const prnn_call_plan *c, const prnn_reserve_
         a.du = du;
         a.dxp = prnn_run_ws(c, c->l.engine[PRNN_SRU_WS_DXP]);
         a.vpart = prnn_reserve_sru(r, b->reserve, PRNN_SRU_V, layer);
-        PRNN_TRY(launch_scan(c, sru_kernels(c)->backward, &s, &a, "prnn_sru_backward"));
+        PRNN_TRY(launch_scan(c, sru_kernels(c)->backward, sru_kernels(c)->smem_backward, &s, &a,
+                             "prnn_sru_backward"));
         /* the scan has read dgrad (stream order) before this overwrites it */
         PRNN_TRY(input_gradient(c, b, &s, layer, du));
         if (layer > 0 && prnn_train_dropout_after(c, layer - 1))
