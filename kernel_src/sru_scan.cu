@@ -364,6 +364,32 @@ static __device__ __forceinline__ void sru_backward_step(const prnn_sru_args &a,
         units_store<VEC>((AccT *)a.dxp + (in.u.row * a.dirs + d) * H_ + j0, j0, dxp);
 }
 
+// Before the forward walk: c from cx (zeros where absent), h at zero.
+static __device__ __forceinline__ void sru_forward_start(const prnn_sru_args &a, long long sb,
+                                                         int j0, AccT (&c)[UPT], AccT (&h)[UPT])
+{
+    if (a.cx)
+        units_load_t((const T *)a.cx + sb, j0, c);
+    else
+#pragma unroll
+        for (int k = 0; k < UPT; ++k)
+            c[k] = AccT(0);
+#pragma unroll
+    for (int k = 0; k < UPT; ++k)
+        h[k] = AccT(0);
+}
+
+// After the forward walk: hy and cy.
+static __device__ __forceinline__ void sru_forward_finish(const prnn_sru_args &a, long long sb,
+                                                          int j0, const AccT (&c)[UPT],
+                                                          const AccT (&h)[UPT])
+{
+    if (a.hy)
+        units_store_t((T *)a.hy + sb, j0, h);
+    if (a.cy)
+        units_store_t((T *)a.cy + sb, j0, c);
+}
+
 // Before the walk: c0, dhy and dcy (zeros where absent or past the hidden
 // size), the sums at zero (cn too, which the walk's first load sets).
 static __device__ __forceinline__ void sru_backward_start(const prnn_sru_args &a, long long sb,
@@ -607,15 +633,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
     sru_vecs pv;
     sru_load_vecs(a, d, j0, pv);
     AccT c[UPT], h[UPT];
-    if (a.cx)
-        units_load_t((const T *)a.cx + sb, j0, c);
-    else
-#pragma unroll
-        for (int k = 0; k < UPT; ++k)
-            c[k] = AccT(0);
-#pragma unroll
-    for (int k = 0; k < UPT; ++k)
-        h[k] = AccT(0);
+    sru_forward_start(a, sb, j0, c, h);
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
     const bool train = a.ckeep != nullptr, identity = a.identity != 0;
     const AccT xs = sru_xscale<V>(a);
@@ -712,10 +730,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
         next = SRU_FIRST_ROW(min(i + PRNN_SRU_DEPTH + 1, len - 1));
         slot = slot + SLOT == PRNN_SRU_DEPTH * SLOT ? 0 : slot + SLOT;
     }
-    if (a.hy)
-        units_store_t((T *)a.hy + sb, j0, h);
-    if (a.cy)
-        units_store_t((T *)a.cy + sb, j0, c);
+    sru_forward_finish(a, sb, j0, c, h);
 }
 
 template <int V, bool VEC>
@@ -904,15 +919,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
     sru_vecs pv;
     sru_load_vecs(a, d, j0, pv);
     AccT c[UPT], h[UPT];
-    if (a.cx)
-        units_load_t((const T *)a.cx + sb, j0, c);
-    else
-#pragma unroll
-        for (int k = 0; k < UPT; ++k)
-            c[k] = AccT(0);
-#pragma unroll
-    for (int k = 0; k < UPT; ++k)
-        h[k] = AccT(0);
+    sru_forward_start(a, sb, j0, c, h);
     const int len = sru_length(a.batch, a.seq_length, b), y_cols = a.dirs * H_;
     const bool train = a.ckeep != nullptr, identity = a.identity != 0;
     const AccT xs = sru_xscale<V>(a);
@@ -943,10 +950,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
             sru_forward_step<V, VEC>(a, pv, in, d, j0, y_cols, train, identity, xs, c, h);
         }
     }
-    if (a.hy)
-        units_store_t((T *)a.hy + sb, j0, h);
-    if (a.cy)
-        units_store_t((T *)a.cy + sb, j0, c);
+    sru_forward_finish(a, sb, j0, c, h);
 }
 
 // A forward-walk step's inputs of a thread's units, from its row in U and
