@@ -33,9 +33,9 @@ static int fits(const prnn_engine_query *q, const prnn_engine_config *c, char *w
 }
 
 /* The autotuner's grid after the heuristic's choice, in this order: first
- * the deeper rings that shared memory allows on sm_80 and newer (guesses,
- * not yet timed), then the register ring's (the ones bench/NOTES.md found
- * to matter first); those a device cannot run are left out (fits). */
+ * the deeper rings that shared memory allows on sm_80 and newer, then the
+ * register ring's (the ones bench/NOTES.md found to matter first); those a
+ * device cannot run are left out (fits). */
 static const prnn_sru_config grid[] = {
     {128, 2, 16}, {128, 2, 8},  {128, 1, 16}, {128, 2, 32}, {128, 1, 32}, {128, 4, 8}, {256, 4, 4},
     {64, 2, 16},  {256, 2, 16}, {128, 4, 16}, {128, 1, 8},  {256, 4, 8},  {128, 1, 4}, {128, 2, 4},
