@@ -26,9 +26,9 @@ size_t prnn_sru_ring_bytes(const prnn_sru_config *c, prnnDataType_t dtype, int s
 }
 
 /* Shared memory per block a ring may take: the device's opt-in limit less
- * the 1 KiB of static shared memory that NVRTC's cubins for sm_80 and newer
- * declare in every kernel that uses shared memory (cuobjdump -res-usage:
- * SHARED:1024), which the launch's dynamic part must leave room for. */
+ * 1 KiB, room for the static shared memory a cubin may declare beside the
+ * launch's dynamic part (a margin: whether NVRTC's scans declare any was
+ * not checked, and a ring this large is far past the depths that pay). */
 static size_t ring_limit(const prnn_device_info *dev)
 {
     const int optin = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin
