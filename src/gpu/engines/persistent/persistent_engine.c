@@ -243,8 +243,9 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
  * engines' comparison needs the measured scale. Added to it, what the
  * ranking leaves out because every tile of a shape pays it alike: the
  * forward cell's chain of transcendental functions, once per batch chunk
- * (the chunks run one after the other), as the tiny-h engine's estimate
- * holds it: at H 32 and 64 the LSTM and GRU steps of both engines ran
+ * (the chunks run one after the other; one lane runs a unit's gates in
+ * turn, as tiny-h's forward did before its lanes activated their own): at
+ * H 32 and 64 the LSTM and GRU steps of both engines ran
  * 0.1-0.2 us above what tanh's measured / modelled ratio gives them
  * (bench/results/h100-2026-11-26-v0.15, autotune-fwd-h32-64.log). And
  * where the small-h engine's blocks share an SM (more batch groups than
