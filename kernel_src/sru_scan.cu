@@ -252,6 +252,14 @@ struct sru_in {
     AccT u0[UPT], u1[UPT], u2[UPT], xp[UPT];
 };
 
+// SKIP's layer 0 has no projection: its u0, u1 and u2 are x' itself.
+static __device__ __forceinline__ void sru_skip_inputs(sru_in &in)
+{
+#pragma unroll
+    for (int k = 0; k < UPT; ++k)
+        in.u0[k] = in.u1[k] = in.u2[k] = in.xp[k];
+}
+
 // g(c) of a thread's units: the identity, or tanh. One branch for all units,
 // the same in every thread.
 static __device__ __forceinline__ void sru_activation(bool identity, const AccT (&c)[UPT],
@@ -711,9 +719,7 @@ static __device__ __forceinline__ void sru_forward_body(const prnn_sru_args &a, 
         else
             ring_read_s<VEC>(s + sru_piece(XP, 0), in.xp);
         if constexpr (V == SRU_SKIP) {
-#pragma unroll
-            for (int k = 0; k < UPT; ++k)
-                in.u0[k] = in.u1[k] = in.u2[k] = in.xp[k];
+            sru_skip_inputs(in);
         } else {
             ring_read<VEC>(s + sru_piece(0, 0), in.u0);
             ring_read<VEC>(s + sru_piece(1, 0), in.u1);
@@ -837,9 +843,7 @@ static __device__ __forceinline__ void sru_backward_body(const prnn_sru_args &a,
         in.u.row = (long long)my_row[slot / 4] + b;
         ring_read<VEC>(s + sru_piece(XP, 0), in.u.xp);
         if constexpr (V == SRU_SKIP) {
-#pragma unroll
-            for (int k = 0; k < UPT; ++k)
-                in.u.u0[k] = in.u.u1[k] = in.u.u2[k] = in.u.xp[k];
+            sru_skip_inputs(in.u);
         } else {
             ring_read<VEC>(s + sru_piece(0, 0), in.u.u0);
             ring_read<VEC>(s + sru_piece(1, 0), in.u.u1);
@@ -900,9 +904,7 @@ static __device__ __forceinline__ void sru_load(const prnn_sru_args &a, long lon
     else
         units_load<VEC>(ur + a.dirs * 3 * H_ + xoff + j0, j0, in.xp);
     if constexpr (V == SRU_SKIP) {
-#pragma unroll
-        for (int k = 0; k < UPT; ++k)
-            in.u0[k] = in.u1[k] = in.u2[k] = in.xp[k];
+        sru_skip_inputs(in);
     } else {
         const AccT *u = ur + d * 3 * H_ + j0;
         units_load<VEC>(u, j0, in.u0);
