@@ -11,6 +11,16 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------------------
+// The row of (step t, sequence b) in a caller's x or y: the packed row
+// row0 + b (row0 the step's first row), or, for a call whose every sequence
+// is seq_stride steps long in the batch-major layout and runs in place
+// (prnn_rnn_args.y_seq_stride), b * seq_stride + t.
+__device__ __forceinline__ long long caller_row(long long row0, int b, int t, long long seq_stride)
+{
+    return seq_stride ? (long long)b * seq_stride + t : row0 + b;
+}
+
+// ---------------------------------------------------------------------------
 // 16-bit storage types. Values are carried as raw bits (unsigned short) and
 // converted with cvt, round-to-nearest-even, as cuda_fp16.h would.
 

@@ -69,6 +69,9 @@ typedef struct {
     unsigned int tag_base; /* layer * seq_length: step tags stay unique over
                             * the layers of one call */
     int reserved;
+    long long y_seq_stride; /* 0: y's rows are packed (offset[t] + b); else y
+                             * is a batch-major caller's, every sequence this
+                             * many steps long: row b * y_seq_stride + t */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_rnn_args;
 
@@ -104,6 +107,8 @@ typedef struct {
     int dy_storage;
     unsigned int tag_base; /* steps of the layers already run in this call */
     int reserved;
+    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride, for hout and dy
+                             * (the top layer's, the caller's) */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_bwd_args;
 
@@ -291,7 +296,9 @@ typedef struct {
 /* prnn_seq_move: up to PRNN_SEQ_MOVES tensors in one launch, all gathered
  * into packed order or all scattered out of it (to_caller), move m in
  * blockIdx.y = m: one vector of cols[m] elements of `es` bytes per (step,
- * rank) of its steps[m]. Data (states[m] 0): caller vector of step t and
+ * rank) of its steps[m], moved in units of unit[m] bytes (16, 8, 4 or es:
+ * the largest that divides the vector's bytes and both buffers' addresses,
+ * so a thread moves 16 bytes where it can). Data (states[m] 0): caller vector of step t and
  * sequence s at t * seqs + s (batch_major 0) or s * steps + t (1); rank i
  * < batch[t] is packed row offset[t] + i, a rank at or past it (or a step
  * past packed_steps) is padding, which a scatter writes with fill_bits[m]
@@ -309,6 +316,7 @@ typedef struct {
     int cols[PRNN_SEQ_MOVES];
     int steps[PRNN_SEQ_MOVES]; /* the caller's steps (maxSeqLength), or state slices */
     int states[PRNN_SEQ_MOVES], has_fill[PRNN_SEQ_MOVES];
+    int unit[PRNN_SEQ_MOVES];  /* bytes a thread moves at once */
     const int *order;          /* [seqs], where inline_order is 0 */
     const int *batch, *offset; /* the call's step tables (prnn_rnn_setup) */
     int inline_order;          /* 1: the order is order_v[0 .. seqs) */
@@ -340,6 +348,9 @@ typedef struct {
     int y_offset;     /* direction * hidden */
     int final_step;   /* 1 for the direction's last processed step */
     int reverse;
+    int t;            /* the step's time index */
+    int reserved;
+    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride */
     void *act;        /* training: [rows][ACT_COLS][hidden] math type; else NULL */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_args;
@@ -367,7 +378,8 @@ typedef struct {
     int prev_b;        /* rows of the step processed before (0: none) */
     int tp_b;          /* rows of the forward-order previous step (0: none) */
     int y_cols, y_offset, dy_cols, dy_storage;
-    int reserved;
+    int t, tp;         /* the step's time index, the forward-order previous one's */
+    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride, for hout and dy */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_bwd_args;
 
@@ -395,7 +407,10 @@ typedef struct {
     int next_batch[2];           /* rows that continue after this step (the rest end here) */
     int x_cols;                  /* input width (K of W) */
     int y_cols;                  /* dirs * hidden */
+    int t[2];                    /* each direction's time index */
     int reserved;
+    long long x_seq_stride;      /* as prnn_rnn_args.y_seq_stride, for x */
+    long long y_seq_stride;      /* as prnn_rnn_args.y_seq_stride */
     double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */
 } prnn_fused_step_args;
 

@@ -100,6 +100,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
         const unsigned counter_target = (args.tag_base + (unsigned)s) * NBLK;
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
 
+        // this phase's time and the forward-order previous one (the rows of
+        // hout and dy in a batch-major caller's layout)
+        const int t_cur = dir ? s : S - 1 - s;
+        const int t_prev = dir ? t_cur + 1 : t_cur - 1;
+
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
             const int b0 = gbase + c * BC;
@@ -116,7 +121,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     int u = u0 + ju * VEC + v;
                     bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
                     ItemLoads &l = in[q][v];
-                    const long row = row0 + gb, dyi = row * args.dy_cols + ycol + u;
+                    const long row = row0 + gb;
+                    const long yrow = caller_row(row0, gb, t_cur, args.y_seq_stride);
+                    const long dyi = yrow * args.dy_cols + ycol + u;
                     l.dy = !ok ? AccT(0) : load_output_grad(d.dy, args.dy_storage, dyi);
 #pragma unroll
                     for (int a = 0; a < C::ACTN; ++a)
@@ -124,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                                        ? ((const AccT *)d.act)[(row * C::ACT + a) * H + u]
                                        : AccT(0);
                     l.h = ok && C::READS_H
-                              ? ST::load((const T *)args.hout, row * args.y_cols + ycol + u)
+                              ? ST::load((const T *)args.hout, yrow * args.y_cols + ycol + u)
                               : AccT(0);
                     l.prev = AccT(0);
                     if (ok && (C::READS_CPREV || C::READS_HPREV)) {
@@ -134,7 +141,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                             l.prev = C::READS_CPREV
                                          ? act[(prow * C::ACT + C::PREV_C_COL) * H + u]
                                          : ST::load((const T *)args.hout,
-                                                    prow * args.y_cols + ycol + u);
+                                                    caller_row(tp_row0, gb, t_prev,
+                                                               args.y_seq_stride) *
+                                                            args.y_cols +
+                                                        ycol + u);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
                             l.prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
                                               (long)gb * H + u);

@@ -57,7 +57,10 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
             AccT xv[RPW];
 #pragma unroll
             for (int r = 0; r < RPW; ++r)
-                xv[r] = r < rows ? ST::load(x, (row0 + b0 + r) * a.x_cols + k) : AccT(0);
+                xv[r] = r < rows ? ST::load(x, caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) *
+                                                       a.x_cols +
+                                                   k)
+                                 : AccT(0);
 #pragma unroll
             for (int g = 0; g < G; ++g) {
                 const AccT w = ST::load(W, ((long)g * H + u) * a.x_cols + k);
@@ -104,7 +107,8 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         AccT rec[G], xp[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
-            AccT xv = SKIP ? ST::load(x, row * a.x_cols + u) : xw[g][r];
+            AccT xv = SKIP ? ST::load(x, caller_row(row0, b, a.t[d], a.x_seq_stride) * a.x_cols + u)
+                           : xw[g][r];
             xp[g] = xv + ST::load(bW, (long)g * H + u);
             if (g != C::APART_BIAS_GATE)
                 xp[g] += ST::load(bR, (long)g * H + u);
@@ -128,7 +132,8 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         if (C::CELL_STATE)
             ((AccT *)a.cstate[d])[(long)b * H + u] = c;
         ST::store((T *)a.hnext[d], (long)b * H + u, h);
-        ST::store((T *)a.y, row * a.y_cols + (long)d * H + u, h);
+        ST::store((T *)a.y, caller_row(row0, b, a.t[d], a.y_seq_stride) * a.y_cols + (long)d * H + u,
+                  h);
         if (b >= a.next_batch[d]) { // its sequence ends here
             if (a.hy[d])
                 ST::store((T *)a.hy[d], (long)b * H + u, h);

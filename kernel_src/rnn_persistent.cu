@@ -156,8 +156,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     hst[q][v] = h;
                     hv[v] = h;
                     if (uok[v]) {
-                        const long row = row0 + gb;
-                        ST::store((T *)args.y, row * args.y_cols + (long)dir * H + u, h);
+                        const long row = row0 + gb; // packed: act's
+                        ST::store((T *)args.y,
+                                  caller_row(row0, gb, t, args.y_seq_stride) * args.y_cols +
+                                      (long)dir * H + u,
+                                  h);
                         bool last = dir ? (t == 0) : (gb >= next_b);
                         if (last && d.hy)
                             ST::store((T *)d.hy, (long)gb * H + u, h);

@@ -16,21 +16,41 @@ extern "C" __global__ void prnn_seq_order(const prnn_seq_order_args a)
         a.order[a.base + i] = a.v[i];
 }
 
-template <class W>
-__device__ __forceinline__ void seq_move_vectors(const prnn_seq_move_args &a, int m)
+// fill_bits' element (es bytes) repeated over a unit of type U (a whole
+// number of elements).
+template <class U>
+__device__ __forceinline__ U fill_unit(unsigned long long bits, int es)
 {
-    const W *src = (const W *)a.src[m];
-    W *dst = (W *)a.dst[m];
-    const W fill = (W)a.fill_bits[m];
+    unsigned long long pattern = bits;
+    if (es == 2)
+        pattern = (bits & 0xffffull) * 0x0001000100010001ull;
+    else if (es == 4)
+        pattern = (bits & 0xffffffffull) * 0x0000000100000001ull;
+    union {
+        U u;
+        unsigned long long w[2];
+    } f;
+    f.w[0] = f.w[1] = pattern;
+    return f.u;
+}
+
+// Every (vector, unit) of move m on its own thread: vectors narrower than a
+// warp's worth of units (H 64 in fp16: 8 units of 16 bytes) keep every lane
+// busy, and each moves 16 bytes where the layout allows.
+template <class U>
+__device__ __forceinline__ void seq_move_units(const prnn_seq_move_args &a, int m)
+{
+    const U *src = (const U *)a.src[m];
+    U *dst = (U *)a.dst[m];
+    const long long per_vector = (long long)a.cols[m] * a.es / (long long)sizeof(U);
     const int steps = a.steps[m];
     const bool states = a.states[m] != 0, has_fill = a.has_fill[m] != 0;
-    // one warp per (step, rank) vector, its lanes over the columns
-    const long long warps = (long long)gridDim.x * blockDim.x / 32;
-    const int lane = threadIdx.x & 31;
-    const long long vectors = (long long)steps * a.seqs;
-    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < vectors;
-         v += warps) {
-        const int t = (int)(v / a.seqs), i = (int)(v % a.seqs);
+    const U fill = fill_unit<U>(a.fill_bits[m], a.es);
+    const long long units = (long long)steps * a.seqs * per_vector;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < units; k += stride) {
+        const long long v = k / per_vector, c = k - v * per_vector;
+        const int t = (int)(v / a.seqs), i = (int)(v - (long long)t * a.seqs);
         const int s = a.inline_order ? a.order_v[i] : a.order[i];
         long long caller, packed = -1;
         if (states) {
@@ -41,17 +61,14 @@ __device__ __forceinline__ void seq_move_vectors(const prnn_seq_move_args &a, in
             if (t < a.packed_steps && i < a.batch[t])
                 packed = (long long)a.offset[t] + i;
         }
-        const long long cols = a.cols[m];
         if (packed < 0) {
             // padding: only a scatter writes it, and only with a fill
             if (a.to_caller && has_fill)
-                for (long long c = lane; c < cols; c += 32)
-                    dst[caller * cols + c] = fill;
+                dst[caller * per_vector + c] = fill;
             continue;
         }
         const long long from = a.to_caller ? packed : caller, to = a.to_caller ? caller : packed;
-        for (long long c = lane; c < cols; c += 32)
-            dst[to * cols + c] = src[from * cols + c];
+        dst[to * per_vector + c] = src[from * per_vector + c];
     }
 }
 
@@ -60,10 +77,10 @@ extern "C" __global__ void prnn_seq_move(const prnn_seq_move_args a)
     const int m = blockIdx.y;
     if (m >= a.count)
         return;
-    if (a.es == 2)
-        seq_move_vectors<unsigned short>(a, m);
-    else if (a.es == 8)
-        seq_move_vectors<unsigned long long>(a, m);
-    else
-        seq_move_vectors<unsigned>(a, m);
+    switch (a.unit[m]) {
+    case 16: seq_move_units<uint4>(a, m); break;
+    case 8: seq_move_units<unsigned long long>(a, m); break;
+    case 4: seq_move_units<unsigned>(a, m); break;
+    default: seq_move_units<unsigned short>(a, m); break;
+    }
 }

@@ -72,7 +72,8 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         ST::store((T *)a.m, i, h); // m; the projection GEMM makes h
     } else {
         ST::store(hs, i, h);
-        ST::store((T *)a.y, row * a.y_cols + a.y_offset + u, h);
+        ST::store((T *)a.y, caller_row(a.row0, b, a.t, a.y_seq_stride) * a.y_cols + a.y_offset + u,
+                  h);
     }
     if (a.act)
 #pragma unroll
@@ -114,8 +115,8 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
             ST::store((T *)a.dcx, i, dc_in);
         return;
     }
-    const long long row = a.row0 + b;
-    const long long dyi = row * a.dy_cols + a.y_offset + u;
+    const long long row = a.row0 + b, yrow = caller_row(a.row0, b, a.t, a.y_seq_stride);
+    const long long dyi = yrow * a.dy_cols + a.y_offset + u;
     AccT dy = PROJ ? AccT(0) : load_output_grad(a.dy, a.dy_storage, dyi); // PROJ: in dm already
     AccT act[C::ACTN];
 #pragma unroll
@@ -123,13 +124,15 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
         act[k] = k < C::ACT ? ((const AccT *)a.act)[(row * C::ACT + k) * H + u] : AccT(0);
     AccT h = AccT(0), prev = AccT(0);
     if (C::READS_H)
-        h = ST::load((const T *)a.hout, row * a.y_cols + a.y_offset + u);
+        h = ST::load((const T *)a.hout, yrow * a.y_cols + a.y_offset + u);
     if (C::READS_CPREV || C::READS_HPREV) {
         const long long prow = a.tp_row0 + b;
         if (b < a.tp_b)
             prev = C::READS_CPREV
                        ? ((const AccT *)a.act)[(prow * C::ACT + C::PREV_C_COL) * H + u]
-                       : ST::load((const T *)a.hout, prow * a.y_cols + a.y_offset + u);
+                       : ST::load((const T *)a.hout,
+                                  caller_row(a.tp_row0, b, a.tp, a.y_seq_stride) * a.y_cols +
+                                      a.y_offset + u);
         else if (C::READS_CPREV ? a.cx != 0 : a.hx != 0)
             prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx), i);
     }

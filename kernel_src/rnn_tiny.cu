@@ -213,8 +213,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_tiny_forward(const
                 h = C::template forward_activated<Act>(gv[r], rec[r], xp[r], bias_rn, c[r], hprev,
                                                        act, clip);
                 h = ST::round(h);
-                const long row = (long)row0 + gb;
-                ST::store((T *)args.y, row * args.y_cols + (long)dir * H + j, h);
+                const long row = (long)row0 + gb; // packed: act's
+                ST::store((T *)args.y,
+                          caller_row(row0, gb, t, args.y_seq_stride) * args.y_cols + (long)dir * H + j,
+                          h);
                 const bool last = dir ? t == 0 : gb >= next_b;
                 if (last && d.hy)
                     ST::store((T *)d.hy, (long)gb * H + j, h);

@@ -92,7 +92,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
     // this lane's values of every row at a phase with nb rows from row0,
     // whose previous step in forward order (the next phase) has nb_prev
     // rows from row0_prev
-    auto fetch = [&](int nb, int row0, int nb_prev, int row0_prev, AccT(&vals)[ROWS][NVQ]) {
+    auto fetch = [&](int s, int nb, int row0, int nb_prev, int row0_prev,
+                     AccT(&vals)[ROWS][NVQ]) {
+        // the phase's time and the forward-order previous one (hout's and
+        // dy's rows in a batch-major caller's layout)
+        const int t = walk_time(s), t_prev = dir ? t + 1 : t - 1;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r)
 #pragma unroll
@@ -101,19 +105,23 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
                 AccT x = AccT(0);
                 if (v < NV && gb < nb) {
                     const long row = (long)row0 + gb;
+                    const long yrow = caller_row(row0, gb, t, args.y_seq_stride);
                     if (v == 0) {
-                        const long dyi = row * args.dy_cols + ycol + k;
+                        const long dyi = yrow * args.dy_cols + ycol + k;
                         x = load_output_grad(d.dy, args.dy_storage, dyi);
                     } else if (v <= C::ACT) {
                         x = ((const AccT *)d.act)[(row * C::ACT + v - 1) * H + k];
                     } else if (C::READS_H && v == C::ACT + 1) {
-                        x = ST::load((const T *)args.hout, row * args.y_cols + ycol + k);
+                        x = ST::load((const T *)args.hout, yrow * args.y_cols + ycol + k);
                     } else if (READS_PREV) {
                         const long prow = (long)row0_prev + gb;
                         if (gb < nb_prev)
                             x = C::READS_CPREV
                                     ? ((const AccT *)d.act)[(prow * C::ACT + C::PREV_C_COL) * H + k]
-                                    : ST::load((const T *)args.hout, prow * args.y_cols + ycol + k);
+                                    : ST::load((const T *)args.hout,
+                                               caller_row(row0_prev, gb, t_prev, args.y_seq_stride) *
+                                                       args.y_cols +
+                                                   ycol + k);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
                             x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx), (long)gb * H + k);
                     }
@@ -133,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
     }
 #pragma unroll
     for (int u = 0; u < D; ++u)
-        fetch(ring_b[u], ring_row0[u], u + 1 < D ? ring_b[u + 1] : ahead_b[0],
+        fetch(u, ring_b[u], ring_row0[u], u + 1 < D ? ring_b[u + 1] : ahead_b[0],
               u + 1 < D ? ring_row0[u + 1] : ahead_row0[0], ring_v[u]);
 
     int prev_b = 0;
@@ -179,7 +187,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
 #pragma unroll
             for (int v = 0; v < NV; ++v)
                 vals[r][v] = __shfl_sync(warp_mask, ring_v[u][r][v / 4], (tid & 31 & ~3) + v % 4);
-        fetch(ahead_b[u], ahead_row0[u], ahead_b[(u + 1) % D], ahead_row0[(u + 1) % D], ring_v[u]);
+        fetch(s + D, ahead_b[u], ahead_row0[u], ahead_b[(u + 1) % D], ahead_row0[(u + 1) % D],
+              ring_v[u]);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {

@@ -74,7 +74,7 @@ static int is_packed_view(const struct prnnRNNDataStruct *d)
     for (int b = 0; b < d->batch; b++)
         if (d->lengths[b] != d->max_seq)
             return 0;
-    return d->layout == PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED || d->batch == 1;
+    return d->layout == PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED || d->batch == 1 || d->max_seq == 1;
 }
 
 /*

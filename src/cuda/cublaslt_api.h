@@ -43,6 +43,10 @@
     X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, 7)                          \
     X(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, 8)
 
+#define PRNN_LT_MATRIX_LAYOUT_ATTRIBUTE_VALUES(X)                             \
+    X(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 5)                                  \
+    X(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, 6)
+
 #define PRNN_LT_ENUMS(X)                                                      \
     X(cublasStatus_t, PRNN_LT_STATUS_VALUES)                                  \
     X(cublasOperation_t, PRNN_LT_OPERATION_VALUES)                            \
@@ -50,7 +54,8 @@
     X(cudaDataType_t, PRNN_LT_DATA_TYPE_VALUES)                               \
     X(cublasLtMatmulDescAttributes_t, PRNN_LT_MATMUL_DESC_ATTRIBUTE_VALUES)   \
     X(cublasLtMatmulPreferenceAttributes_t,                                   \
-      PRNN_LT_PREFERENCE_ATTRIBUTE_VALUES)
+      PRNN_LT_PREFERENCE_ATTRIBUTE_VALUES)                                    \
+    X(cublasLtMatrixLayoutAttribute_t, PRNN_LT_MATRIX_LAYOUT_ATTRIBUTE_VALUES)
 
 /* The semi-opaque descriptors the handles point to (prnn never looks
  * inside), the algorithm prnn keeps per GEMM, and the heuristic's answer,
@@ -107,6 +112,10 @@
       cublasStatus_t,                                                         \
       (cublasLtMatrixLayout_t *layout, cudaDataType_t type, uint64_t rows,    \
        uint64_t cols, int64_t ld))                                            \
+    X(cublasLtMatrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute, 1,  \
+      cublasStatus_t,                                                         \
+      (cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attr,   \
+       const void *buf, size_t size))                                         \
     X(cublasLtMatrixLayoutDestroy, cublasLtMatrixLayoutDestroy, 1,            \
       cublasStatus_t, (cublasLtMatrixLayout_t layout))                        \
     X(cublasLtMatmulPreferenceCreate, cublasLtMatmulPreferenceCreate, 1,      \

@@ -9,10 +9,11 @@
 #   forward / full: test_forward_gpu --quick / --full; training / training-full:
 #   test_training_gpu --quick / --full; v8: test_v8_gpu (the cuDNN 8/9-shaped
 #   calls against the CPU reference, bias modes and clipping included, and
-#   their NOT_SUPPORTED cases), then again with the persistent, standard, step
-#   and small-h engines forced; sru: both, SRU cases only, and memcheck
-#   on the small SRU cases; sanitize: compute-sanitizer memcheck, racecheck
-#   and synccheck of both suites on small filtered cases. engines: both quick
+#   their NOT_SUPPORTED cases), then again with the persistent, standard, step,
+#   small-h and tiny-h engines forced, then under compute-sanitizer memcheck;
+#   sru: both, SRU cases only, and memcheck on the small SRU cases;
+#   sanitize: compute-sanitizer memcheck, racecheck and synccheck of both
+#   suites on small filtered cases. engines: both quick
 #   suites with each engine forced (PRNN_ENGINE=tiny-h, =small-h, =step; a case the
 #   engine cannot run takes the normal choice, and the table counts what
 #   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
@@ -108,7 +109,10 @@ for stage in $STAGES; do
               # bias modes and clipping reach every engine's kernels
               for e in persistent standard step small-h tiny-h; do
                   run_stage "v8-$e" env PRNN_ENGINE=$e "$BUILD/tests/gpu/test_v8_gpu"
-              done ;;
+              done
+              # the moves and the batch-major calls run in place (seconds)
+              run_stage v8-memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
+                  "$BUILD/tests/gpu/test_v8_gpu" ;;
     full)     run_stage full "$BUILD/tests/gpu/test_forward_gpu" --full ;;
     # SRU alone: both suites' SRU cases (quick grid and extras), then the
     # memory checker on the small ones

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 
 static prnnStatus_t lt_check(const prnn_cublaslt *lt, cublasStatus_t s, const char *what)
@@ -101,6 +102,24 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
         return lt_check(lt, e1 ? e1 : e2 ? e2 : e3, "cublasLtMatrixLayoutCreate");
     }
     g->valid = 1;
+    if (key->batch > 1) {
+        /* cuBLASLt's a is our B, its b our A, its c our C (see above) */
+        const cublasLtMatrixLayout_t layouts[3] = {g->a, g->b, g->c};
+        const int64_t strides[3] = {key->stride_b, key->stride_a, key->stride_c};
+        const int32_t count = key->batch;
+        for (int i = 0; i < 3; i++) {
+            cublasStatus_t e = lt->cublasLtMatrixLayoutSetAttribute(
+                layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count));
+            if (!e)
+                e = lt->cublasLtMatrixLayoutSetAttribute(
+                    layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
+                    sizeof(strides[i]));
+            if (e) {
+                release(lt, g);
+                return lt_check(lt, e, "cublasLtMatrixLayoutSetAttribute");
+            }
+        }
+    }
     cublasLtMatmulPreference_t pref;
     s = lt_check(lt, lt->cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
     if (s) {
@@ -146,13 +165,25 @@ static int pointer_alignment(const void *p)
     return align;
 }
 
+/* The alignment of every matrix of a strided batch: its first's, and no
+ * more than the stride's bytes have (0: one matrix, or the same one). */
+static int batch_alignment(const void *first, long long stride, size_t element_bytes)
+{
+    const int align = pointer_alignment(first);
+    const int step = pointer_alignment((const void *)(uintptr_t)((size_t)stride * element_bytes));
+    return stride && step < align ? step : align;
+}
+
 prnnStatus_t prnn_gemm_run(prnn_gemm_cache *c, const prnn_gemm_key *call_key, const void *a,
                            const void *b, void *out, void *ws, CUstream stream)
 {
     prnn_gemm_key aligned = *call_key;
-    aligned.align_a = pointer_alignment(a);
-    aligned.align_b = pointer_alignment(b);
-    aligned.align_c = pointer_alignment(out);
+    const size_t ab_bytes = prnn_dtype_size(call_key->in_type);
+    const size_t c_bytes = call_key->c_storage ? ab_bytes : prnn_dtype_math_size(call_key->in_type);
+    const int batched = call_key->batch > 1;
+    aligned.align_a = batch_alignment(a, batched ? call_key->stride_a : 0, ab_bytes);
+    aligned.align_b = batch_alignment(b, batched ? call_key->stride_b : 0, ab_bytes);
+    aligned.align_c = batch_alignment(out, batched ? call_key->stride_c : 0, c_bytes);
     const prnn_gemm_key *key = &aligned;
     prnn_gemm *g = NULL, *victim = &c->entries[0];
     for (int i = 0; i < PRNN_GEMM_CACHE; i++) {

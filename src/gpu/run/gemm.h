@@ -31,7 +31,11 @@ typedef struct {
     prnnDataType_t in_type; /* A and B storage */
     int c_storage;          /* 1: C in the storage type; 0: the math type */
     int accumulate;         /* 1: C += ...; 0: C = ... */
-    int tf32;               /* float data: TF32 tensor cores allowed */
+    /* batch > 1: `batch` products, the i-th's operands stride_a, stride_b
+     * and stride_c elements after the first's (0: the same matrix) */
+    int batch;
+    long long stride_a, stride_b, stride_c;
+    int tf32; /* float data: TF32 tensor cores allowed */
     /* Alignment in bytes (a power of two, at most 256) of the A, B and C
      * pointers of the call: filled in by prnn_gemm_run. An algorithm chosen
      * for 256-byte-aligned operands may refuse a pointer into the middle of

@@ -1,5 +1,6 @@
 #include "gpu/run/seq_io.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -54,7 +55,7 @@ static prnnStatus_t write_order(const prnn_call_plan *c)
 typedef struct {
     const prnn_call_plan *c;
     prnn_seq_move_args a;
-    unsigned long long most; /* vectors of the largest move */
+    unsigned long long most; /* units (threads' moves) of the largest move */
 } moves;
 
 static void moves_start(moves *m, const prnn_call_plan *c, int to_caller)
@@ -76,6 +77,18 @@ static void moves_start(moves *m, const prnn_call_plan *c, int to_caller)
     m->a.to_caller = to_caller;
 }
 
+/* The bytes a thread of the move kernel moves at once: 16, 8 or 4 where
+ * they divide a vector's bytes and both addresses, never less than an
+ * element (es; the buffers hold whole elements). */
+static int move_unit(const void *src, const void *dst, size_t vector_bytes, size_t es)
+{
+    const uintptr_t both = (uintptr_t)src | (uintptr_t)dst | (uintptr_t)vector_bytes;
+    int unit = 16;
+    while (unit > (int)es && both % (uintptr_t)unit)
+        unit /= 2;
+    return unit;
+}
+
 /* One tensor between the caller's order and the packed one: data (x, y,
  * dy, dx: `cols` wide) or the states (states set); a scatter writes the
  * padding with *fill when fill is not NULL. Nothing when src or dst is
@@ -95,16 +108,18 @@ static void moves_add(moves *m, const void *src, void *dst, size_t cols, int sta
     m->a.has_fill[k] = fill != NULL;
     if (fill)
         memcpy(&m->a.fill_bits[k], fill, m->c->es);
-    const unsigned long long vectors = (unsigned long long)m->a.steps[k] * (unsigned)m->a.seqs;
-    if (vectors > m->most)
-        m->most = vectors;
+    m->a.unit[k] = move_unit(src, dst, cols * m->c->es, m->c->es);
+    const unsigned long long units = (unsigned long long)m->a.steps[k] * (unsigned)m->a.seqs *
+                                     (cols * m->c->es / (size_t)m->a.unit[k]);
+    if (units > m->most)
+        m->most = units;
 }
 
 static prnnStatus_t moves_launch(moves *m)
 {
     if (!m->a.count)
         return PRNN_STATUS_SUCCESS;
-    return prnn_run_launch(m->c, m->c->kernels->seq_move, prnn_run_grid(m->most * 32, 256),
+    return prnn_run_launch(m->c, m->c->kernels->seq_move, prnn_run_grid(m->most, 256),
                            (unsigned)m->a.count, 256, &m->a, "prnn_seq_move");
 }
 
@@ -113,6 +128,21 @@ static prnnStatus_t moves_launch(moves *m)
 static void *state_slot(const prnn_call_plan *c, const void *caller, int slot)
 {
     return caller ? prnn_run_ws(c, c->l.io_state[slot]) : NULL;
+}
+
+/* Whether a forward or backward-data call can run in place (seq_io.h):
+ * its sequences' length when it can, else 0. */
+static long long in_place_stride(const prnn_call_plan *c)
+{
+    const prnn_seq_io *io = c->p->io;
+    const struct prnnRNNStruct *rnn = c->rnn;
+    if (io->layout != PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED ||
+        !c->pass->engine->batch_major_in_place || rnn->proj || rnn->input_mode == PRNN_SKIP_INPUT)
+        return 0;
+    for (int b = 0; b < io->batch; b++)
+        if (io->lengths[b] != io->max_seq)
+            return 0;
+    return io->max_seq;
 }
 
 static prnnStatus_t run_forward(prnn_call_plan *c, const prnn_forward_buffers *b,
@@ -203,6 +233,11 @@ prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
      * prnn_run_setup then has nothing to do) */
     PRNN_TRY(prnn_run_setup(c));
     c->setup_done = 1;
+    if (c->kind != PRNN_CALL_BACKWARD_WEIGHTS && (c->seq_stride = in_place_stride(c)) != 0) {
+        prnnStatus_t s = run(c, buffers);
+        c->seq_stride = 0;
+        return s;
+    }
     PRNN_TRY(write_order(c));
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:

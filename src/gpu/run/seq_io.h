@@ -8,7 +8,18 @@
  * the data descriptor's fill (rnn_seq_io.cuh does the moving). A copy of
  * each such tensor each way, all of a direction's tensors in one launch
  * (the sequences' order in its parameters up to PRNN_SEQ_INLINE_ORDER
- * sequences): what in-place unpacked kernels would save.
+ * sequences).
+ *
+ * Except the forward and backward-data calls of batch-major data whose
+ * every sequence is maxSeqLength long (a batch_first tensor), on an engine
+ * that reads and writes that layout (prnn_engine.batch_major_in_place),
+ * without a projection or SKIP_INPUT: those run in place
+ * (prnn_call_plan.seq_stride): layer 0's input GEMM reads x a sequence at
+ * a time and its dx GEMM writes dx so, the top layer's kernels write y and
+ * read y and dy at row b * T + t; their states are in packed order
+ * already (every sequence as long, the order is theirs). BackwardWeights
+ * still moves x and y: its GEMMs sum over every row, pairing dg's packed
+ * rows with x's and y's.
  */
 #ifndef PRNN_SEQ_IO_H
 #define PRNN_SEQ_IO_H

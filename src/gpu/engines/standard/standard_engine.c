@@ -334,6 +334,7 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn
     a.y_cols = c->dirs * P;
     a.y_offset = d * P;
     a.reverse = d;
+    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
@@ -354,6 +355,7 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn
             a.row0 = row;
             row += c->p->batch[t];
         }
+        a.t = t;
         a.batch = c->p->batch[t];
         a.next_batch = s + 1 < T ? c->p->batch[d ? t - 1 : t + 1] : 0;
         a.final_step = s == T - 1;
@@ -450,6 +452,7 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prn
     a.dcx = prnn_run_out_offset(b->dcx, so_c);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
+    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     /* First rows of the steps, walked in this direction's order: dir 0 from
@@ -467,6 +470,8 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prn
         const int tp = d ? t + 1 : t - 1;
         const int has_tp = s < T && tp >= 0 && tp < T;
         a.row0 = row0;
+        a.t = t;
+        a.tp = tp;
         a.cur_b = cur_b;
         a.prev_b = prev_b;
         a.tp_b = has_tp ? c->p->batch[tp] : 0;
@@ -535,6 +540,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 const prnn_engine prnn_standard_engine = {
     .name = "standard",
     .tf32_recurrence = 1,
+    .batch_major_in_place = 1, /* without a projection (seq_io.c) */
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,

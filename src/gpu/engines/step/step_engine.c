@@ -216,6 +216,8 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     a.y = output;
     a.x_cols = layer == 0 ? c->p->input_size : dirs * c->H;
     a.y_cols = dirs * c->H;
+    a.x_seq_stride = layer == 0 ? c->seq_stride : 0;
+    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     for (int d = 0; d < dirs; d++) {
@@ -242,6 +244,7 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     for (int s = 0; s < T; s++) {
         for (int d = 0; d < dirs; d++) {
             const int t = d ? T - 1 - s : s;
+            a.t[d] = t;
             a.batch[d] = batch[t];
             if (d) {
                 back -= batch[t];
@@ -315,6 +318,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 
 const prnn_engine prnn_step_engine = {
     .name = "step",
+    .batch_major_in_place = 1,
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,
