@@ -16,7 +16,7 @@ from torch.nn.utils.rnn import pack_padded_sequence
 
 import prnn.torch as pt
 from prnn import _capi
-from prnn.torch import _lstmp, _runtime
+from prnn.torch import _lstmp, _precision, _runtime
 
 from _oracle import compare, run
 
@@ -98,6 +98,66 @@ def test_float32_gradients_close():
     (gx,) = torch.autograd.grad(y.sum(), [x])
     (gx2,) = torch.autograd.grad(y2.sum(), [x])
     torch.testing.assert_close(gx, gx2, rtol=1e-4, atol=1e-5)
+
+
+def test_kept_specs(monkeypatch):
+    """A shape's descriptors (_Spec) are made once and reused while nothing
+    they come from changes: the module's configuration, recording, the math
+    type, dtype and device (_apply drops them); never with dropout's seed;
+    results stay torch.nn's through weight changes in place, and the
+    module copies and pickles without them."""
+    import copy
+    import pickle
+    made = []
+    real = _lstmp._Spec
+
+    def counting(*args, **kwargs):
+        made.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_lstmp, "_Spec", counting)
+    ref, layer = _pair(2, True, True, True, seed=5)
+    x = torch.randn(4, 6, 5, dtype=torch.float64)
+    with torch.no_grad():
+        layer(x)
+        layer(x)
+        assert len(made) == 1
+        layer(x[:, :3])                             # another length
+        assert len(made) == 2
+        for module in (layer, ref):                 # weights changed in place
+            module.weight_hh_l0.mul_(0.5)
+            module.bias_ih_l1_reverse.add_(0.25)
+        y, (h, c) = layer(x)
+        assert len(made) == 2
+        y2, (h2, c2) = ref(x)
+        for a, b in ((y, y2), (h, h2), (c, c2)):
+            torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10)
+    layer(x.requires_grad_())[0].sum().backward()    # recorded: its own
+    layer(x)[0].sum().backward()
+    assert len(made) == 3
+    monkeypatch.setattr(_precision, "math_type", lambda *a: _capi.TF32_RECURRENCE_MATH)
+    with torch.no_grad():
+        layer(x)                                    # another math type
+    assert len(made) == 4
+    monkeypatch.undo()
+    monkeypatch.setattr(_lstmp, "_Spec", counting)
+    for clone in (copy.deepcopy(layer), pickle.loads(pickle.dumps(layer))):
+        assert "_specs" not in clone.__dict__
+        with torch.no_grad():
+            torch.testing.assert_close(clone(x)[0], y, rtol=0, atol=0)
+    layer.float()                                   # _apply drops them
+    assert "_specs" not in layer.__dict__
+    dropped = pt.LSTM(5, 7, num_layers=2, dropout=0.5, proj_size=3).double().train()
+    made.clear()
+    with torch.no_grad():
+        dropped(x.detach())
+        dropped(x.detach())
+    assert len(made) == 2                           # a seed a call: none kept
+    dropped.eval()
+    with torch.no_grad():
+        dropped(x.detach())
+        dropped(x.detach())
+    assert len(made) == 3
 
 
 @pytest.mark.parametrize("enforce_sorted", [True, False])

@@ -23,9 +23,13 @@ switch for cuDNN's RNNs (_precision.math_type).
 
 Each call packs the parameters into one weight space on their device (no
 flat-buffer views as the other layers keep): a copy per call, and a
-weight-space-sized gradient buffer per backward.
+weight-space-sized gradient buffer per backward. The descriptors, sizes and
+weight-space places of a shape are kept (a few shapes a module) and reused
+while nothing they were made from changes.
 """
 
+import collections
+import contextlib
 import math
 import warnings
 from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union,
@@ -206,6 +210,10 @@ class _LSTMPFunction(torch.autograd.Function):
         return (None, dx, dhx, dcx, *dweights)
 
 
+# shapes whose _Spec a module keeps (least recently used dropped first)
+_SPECS_KEPT = 8
+
+
 def check_proj_size(proj_size: int, hidden_size: int) -> None:
     """torch.nn.LSTM's rules for proj_size, with its messages."""
     if not isinstance(proj_size, int) or isinstance(proj_size, bool) or proj_size < 0:
@@ -268,12 +276,15 @@ class ProjectedLSTM(nn.Module):
 
     def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor], *args: Any,
                **kwargs: Any) -> "Self":
+        self.__dict__.pop("_specs", None)
         # nn.Module._apply has no annotations (it returns the module)
         return nn.Module._apply(  # type: ignore[no-untyped-call,no-any-return]
             self, fn, *args, **kwargs)
 
     def __getstate__(self) -> Dict[str, Any]:
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        state.pop("_specs", None)   # descriptors of this process's handles
+        return state
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         nn.Module.__setstate__(self, state)  # type: ignore[no-untyped-call]  # no annotations
@@ -337,9 +348,35 @@ class ProjectedLSTM(nn.Module):
         x's device."""
         record = torch.is_grad_enabled() and any(
             t.requires_grad for t in [x, h0, c0] + weights)
-        spec = _Spec(self, x.dtype, x.device, layout, max_seq, lengths, record)
+        spec = self._spec(x.dtype, x.device, layout, max_seq, lengths, record)
         # autograd.Function.apply returns Any: forward's (y, h_n, c_n)
         return _LSTMPFunction.apply(spec, x, h0, c0, *weights)  # type: ignore[no-any-return]
+
+    def _spec(self, dtype: torch.dtype, device: torch.device, layout: int, max_seq: int,
+              lengths: Sequence[int], record: bool) -> _Spec:
+        """The call's _Spec: a kept one where everything it was made from
+        is the same (the module's configuration, this thread's handle, the
+        math type PyTorch's TF32 switch gives), else a new one, kept unless
+        its dropout needs a seed of its own."""
+        dropout = self.dropout if self.training else 0.0
+        key = (dtype, device, layout, max_seq, tuple(lengths), record, self.training,
+               self.input_size, self.hidden_size, self.proj_size, self.num_layers,
+               self.bidirectional, self.bias, dropout,
+               _precision.math_type(device.type, dtype), id(_runtime.handle(device)))
+        specs: Optional["collections.OrderedDict[Any, _Spec]"] = self.__dict__.get("_specs")
+        spec = specs.get(key) if specs is not None else None
+        if spec is not None:
+            with contextlib.suppress(KeyError):   # (another thread's call dropped it)
+                specs.move_to_end(key)  # type: ignore[union-attr]  # it held spec: not None
+            return spec
+        spec = _Spec(self, dtype, device, layout, max_seq, lengths, record)
+        if dropout == 0:
+            if specs is None:
+                specs = self.__dict__["_specs"] = collections.OrderedDict()
+            specs[key] = spec
+            if len(specs) > _SPECS_KEPT:
+                specs.popitem(last=False)
+        return spec
 
     def _forward_packed(self, input: PackedSequence, x: torch.Tensor,
                         hx: Optional[Tuple[torch.Tensor, torch.Tensor]],
