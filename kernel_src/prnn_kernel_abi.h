@@ -298,8 +298,9 @@ typedef struct {
  * blockIdx.y = m: one vector of cols[m] elements of `es` bytes per (step,
  * rank) of its steps[m], moved in units of unit[m] bytes (16, 8, 4 or es:
  * the largest that divides the vector's bytes and both buffers' addresses,
- * so a thread moves 16 bytes where it can). Data (states[m] 0): caller vector of step t and
- * sequence s at t * seqs + s (batch_major 0) or s * steps + t (1); rank i
+ * so a thread moves 16 bytes where it can). Data (states[m] 0): caller
+ * vector of step t and sequence s at t * seqs + s (batch_major 0) or
+ * s * steps + t (1); rank i
  * < batch[t] is packed row offset[t] + i, a rank at or past it (or a step
  * past packed_steps) is padding, which a scatter writes with fill_bits[m]
  * when has_fill[m]. States (states[m] 1): steps[m] slices of `seqs` rows,

@@ -47,10 +47,10 @@ typedef struct prnn_call_plan {
      * once a call: an unpacked layout's moves need them before the
      * engine's own setup would run); prnn_call_run clears it */
     int setup_done;
-    /* A forward call of full-length batch-major sequences run in place
-     * (seq_io.h): its sequence length, the rows' stride per sequence in
-     * the caller's x (layer 0's input) and y (the last layer's output);
-     * else 0, every buffer packed */
+    /* A forward or backward-data call of full-length batch-major
+     * sequences run in place (seq_io.h): its sequence length, the rows'
+     * stride per sequence in the caller's x and dx (layer 0's) and y and
+     * dy (the top layer's); else 0, every buffer packed */
     long long seq_stride;
 } prnn_call_plan;
 
