@@ -1,5 +1,6 @@
 #include "gpu/run/seq_io.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -142,6 +143,11 @@ static long long in_place_stride(const prnn_call_plan *c)
     for (int b = 0; b < io->batch; b++)
         if (io->lengths[b] != io->max_seq)
             return 0;
+    /* the strided GEMMs' leading dimensions are a step's rows, batch *
+     * gates * hidden elements (dg's and xproj's rows at most 4 * hidden
+     * wide): an int, as cuBLASLt's keys hold them */
+    if ((long long)io->batch * 4 * c->H > INT_MAX)
+        return 0;
     return io->max_seq;
 }
 
