@@ -37,12 +37,21 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     double bytes_blk = words * (local ? (t->mma ? 4.0 : g->acc_bytes) : 8.0) * g->rsplit;
     double poll = bytes_blk / (local ? 128.0 : 64.0) / clk;
     double poll_all = local ? 0.0 : bytes_blk * all_blocks / l2_bw;
+    /* The partial sums' counter wait comes after every sender's writes,
+     * where Lamport words are read as they land: a second round trip. */
+    double psum_wait = 0.0;
     if (t->partial_sums) {
         /* Partial sums: a block reads H words per row (two rows a word with
          * the mma engine), once for all its warps, and writes as many; an
-         * exchange area beyond half the L2 goes to memory. */
+         * exchange area beyond half the L2 goes to memory. The FMA engine's
+         * counter words carry the plain value (4 bytes, fp64's 8), half a
+         * Lamport word; the mma engine's counter tiles ran slower than its
+         * Lamport ones at every timed key (bench/NOTES.md), so their words
+         * stay at 8 bytes here. */
         const double h = g->shape.key.hidden;
-        bytes_blk = (t->mma ? h * g->group_stride / 2 : h * g->group_stride) * 8.0;
+        const double word = t->handoff == 1 && !t->mma ? g->acc_bytes : 8.0;
+        bytes_blk = (t->mma ? h * g->group_stride / 2 : h * g->group_stride) * word;
+        psum_wait = t->handoff == 1 ? 0.45e-6 : 0.0;
         poll = bytes_blk / 64.0 / clk;
         const double area = (double)g->exchange_bytes_per_dir * dirs;
         poll_all = 2.0 * bytes_blk * all_blocks /
@@ -135,7 +144,8 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         const long fullest = (all_blocks + dev->sm_count - 1) / dev->sm_count;
         per_sm_used = fullest < per_sm ? (int)fullest : per_sm;
     }
-    out->us = ((handoff + work + sync) * fit + poll * poll_fit + streamed) * waves * 1e6;
+    out->us = ((handoff + work + sync) * fit + poll * poll_fit + streamed + psum_wait) * waves *
+              1e6;
     out->work = work * fit * 1e6;
     out->per_sm = per_sm_used;
     out->waves = waves;
