@@ -24,10 +24,10 @@
 #include "tuning/tile_config.h"
 
 /* The bounds the model meets on the shipped logs (bench/NOTES.md, the
- * partial sums' counter words and wait: 1.048 and 1.34 over the 96
- * backward-data keys of the v0.13 and v0.19 re-tunes). */
-#define MAX_GEOMEAN_REGRET 1.05
-#define MAX_KEY_REGRET 1.35
+ * partial sums' counter and the shared-memory loads recounted: 1.030 and
+ * 1.37 over the 96 backward-data keys of the v0.13 and v0.19 re-tunes). */
+#define MAX_GEOMEAN_REGRET 1.035
+#define MAX_KEY_REGRET 1.40
 #define MIN_TILES_PER_KEY 8
 
 enum { MAX_TILES = 64, FAMILIES = 8 };

@@ -81,8 +81,9 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         double fmas = (double)t->threads * g->ksteps * rpl * bcp * chunks;
         double rate = aw == 1 ? 128.0 : 64.0;
         compute = fmas / rate / clk;
-        /* broadcast loads of h from shared memory */
-        compute += (double)g->warps * g->ksteps * (bcp / vw) * chunks / 4.0 / clk;
+        /* broadcast loads of h from shared memory: one load instruction a
+         * clock per SM, broadcast or not */
+        compute += (double)g->warps * g->ksteps * (bcp / vw) * chunks / clk;
         /* summing the lanes_k lanes: log2(lanes_k) shuffles per row and
          * batch column, one warp-wide shuffle per clock per SM */
         int rounds = 0;
@@ -105,7 +106,10 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         if (total / bw > streamed)
             streamed = total / bw;
     }
-    double work = compute > smem ? compute : smem;
+    /* The weights re-read from shared memory and the products share the
+     * warps' issue slots: they overlap only in part (half of the shorter
+     * adds to the longer). */
+    double work = compute > smem ? compute + 0.5 * smem : smem + 0.5 * compute;
     /* Two barriers and a cell update per chunk. */
     double sync =
         ((g->red_bufs == 2 && !t->partial_sums ? 0.05 : 0.10) * chunks + 0.02 * g->items * chunks) *

@@ -239,7 +239,9 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
  * microseconds: the model ranks tiles, but its absolute figures run low by a
  * factor that depends on the data type and pass (the medians of measured /
  * modelled over the quick grids' persistent and small-h points on the H200,
- * bench/NOTES.md v0.10: fp32 forward 2.1, backward 1.7, 16-bit 1.5); the
+ * bench/NOTES.md v0.10: fp32 forward 2.1, backward 1.7, 16-bit 1.5, the
+ * fp32 two divided by the median rise of their tiles' modelled times since,
+ * 1.14 and 1.13, when the model's shared-memory loads were recounted); the
  * engines' comparison needs the measured scale. Added to it, what the
  * ranking leaves out because every tile of a shape pays it alike: the
  * forward cell's chain of transcendental functions, once per batch chunk
@@ -274,7 +276,7 @@ static double tile_estimate(const prnn_engine_query *q, int local)
     const int half = q->key.dtype == PRNN_DATA_HALF || q->key.dtype == PRNN_DATA_BFLOAT16;
     const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
     const int one_gate = prnn_cell_traits(q->key.mode)->gates == 1;
-    const double scale = half ? (local && bwd && one_gate ? 1.5 * 1.5 : 1.5) : bwd ? 1.7 : 2.1;
+    const double scale = half ? (local && bwd && one_gate ? 1.5 * 1.5 : 1.5) : bwd ? 1.5 : 1.85;
     prnn_heuristic_parts parts;
     prnn_heuristic_cost_parts(&g, &q->gs->info, &parts);
     const double cell = bwd ? 0.0 : prnn_engine_cell_chain_us(&q->key) * g.chunks;
