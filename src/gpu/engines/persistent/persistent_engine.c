@@ -238,10 +238,9 @@ static int tile_candidates(const prnn_engine_query *q, int local, int search, si
  * The model's time of the best tile (heuristic.c), in measured
  * microseconds: the model ranks tiles, but its absolute figures run low by a
  * factor that depends on the data type and pass (the medians of measured /
- * modelled over the quick grids' persistent and small-h points on the H200,
- * bench/NOTES.md v0.10: fp32 forward 2.1, backward 1.7, 16-bit 1.5, the
- * fp32 two divided by the median rise of their tiles' modelled times since,
- * 1.14 and 1.13, when the model's shared-memory loads were recounted); the
+ * modelled over the quick grids' persistent and small-h points: fp32
+ * forward 1.85, backward 1.5, 16-bit 1.5; bench/NOTES.md v0.10 and the
+ * eleventh session say how each was found); the
  * engines' comparison needs the measured scale. Added to it, what the
  * ranking leaves out because every tile of a shape pays it alike: the
  * forward cell's chain of transcendental functions, once per batch chunk
