@@ -116,6 +116,25 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
 /* The same, shaped for out[m][n] = a[m][k] b[n][k]^T with every matrix
  * packed (its rows back to back): the input projection, forward's h R^T. */
 void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key);
+/* A key over every packed row (m = total_rows) made a product per sequence
+ * of a call run in place (c->seq_stride): a is the caller's batch-major
+ * operand and out the packed one (caller_a), or the other way round. The
+ * packed side's rows of one sequence are a step's rows apart, the caller's
+ * side's sequences seq_stride rows apart. */
+void prnn_run_gemm_key_per_sequence(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key);
+
+/* The caller's rows per sequence in layer `layer`'s input (x: layer 0's)
+ * and output (y: the top layer's) where the call runs in place, else 0
+ * (packed rows; prnn_call_plan.seq_stride). */
+static inline long long prnn_run_input_seq_stride(const prnn_call_plan *c, int layer)
+{
+    return layer == 0 ? c->seq_stride : 0;
+}
+
+static inline long long prnn_run_output_seq_stride(const prnn_call_plan *c, int layer)
+{
+    return layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+}
 
 /* An ordinary launch of fn with one struct argument. */
 prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,

@@ -36,7 +36,7 @@ void prnn_layered_bwd_args(const prnn_layer_run *lr, prnn_bwd_args *a)
     a->y_cols = c->dirs * c->P;
     a->dy_cols = c->dirs * c->P;
     a->dy_storage = lr->dout_storage;
-    a->y_seq_stride = lr->layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    a->y_seq_stride = prnn_run_output_seq_stride(c, lr->layer);
     a->tag_base = lr->tag_base;
     a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a->clip_hi = c->rnn->rclip;
@@ -92,15 +92,8 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
             key.ldc = w.w_cols;
             key.c_storage = bottom;
             key.accumulate = !first;
-            if (bottom && c->seq_stride) {
-                /* dx batch-major (a call run in place): a product per
-                 * sequence, its dg rows a step's rows apart */
-                key.m = (int)c->seq_stride;
-                key.batch = c->p->mini_batch;
-                key.stride_a = key.lda;
-                key.lda *= c->p->mini_batch;
-                key.stride_c = c->seq_stride * w.w_cols;
-            }
+            if (prnn_run_input_seq_stride(c, layer)) /* dx batch-major */
+                prnn_run_gemm_key_per_sequence(c, 0, &key);
             first = 0;
             PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
                                    (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,

@@ -32,7 +32,7 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
         da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
     a->y = lr->output;
-    a->y_seq_stride = lr->layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    a->y_seq_stride = prnn_run_output_seq_stride(c, lr->layer);
     a->batch = (const int *)prnn_run_ws(c, c->l.batch);
     a->offset = (const int *)prnn_run_ws(c, c->l.offset);
     a->seq_length = c->p->seq_length;
@@ -53,13 +53,8 @@ static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_b
         prnn_run_dir_weights(c, b->w, layer * c->dirs + d, &w);
         prnn_gemm_key key;
         prnn_run_gemm_key_abt(c, (int)c->p->total_rows, (int)c->gh, k, &key);
-        if (layer == 0 && c->seq_stride) {
-            key.m = (int)c->seq_stride;
-            key.batch = c->p->mini_batch;
-            key.stride_a = c->seq_stride * k;
-            key.ldc = c->p->mini_batch * (int)c->gh;
-            key.stride_c = (long long)c->gh;
-        }
+        if (prnn_run_input_seq_stride(c, layer))
+            prnn_run_gemm_key_per_sequence(c, 1, &key);
         PRNN_TRY(prnn_run_gemm(c, &key, input, w.W, prnn_layered_xproj(c, d)));
     }
     return PRNN_STATUS_SUCCESS;

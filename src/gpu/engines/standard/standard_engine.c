@@ -334,7 +334,7 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn
     a.y_cols = c->dirs * P;
     a.y_offset = d * P;
     a.reverse = d;
-    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
@@ -452,7 +452,7 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prn
     a.dcx = prnn_run_out_offset(b->dcx, so_c);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
-    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     /* First rows of the steps, walked in this direction's order: dir 0 from

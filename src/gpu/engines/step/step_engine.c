@@ -216,8 +216,8 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     a.y = output;
     a.x_cols = layer == 0 ? c->p->input_size : dirs * c->H;
     a.y_cols = dirs * c->H;
-    a.x_seq_stride = layer == 0 ? c->seq_stride : 0;
-    a.y_seq_stride = layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    a.x_seq_stride = prnn_run_input_seq_stride(c, layer);
+    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     for (int d = 0; d < dirs; d++) {
