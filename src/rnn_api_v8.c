@@ -66,14 +66,15 @@ static prnnStatus_t check_data_desc(const struct prnnRNNStruct *rnn,
 }
 
 /* Whether the caller's buffers hold exactly the packed layout: no padding
- * to skip or fill, sequence b at row b of every step. */
-static int is_packed_view(const struct prnnRNNDataStruct *d)
+ * to skip or fill, sequence b at row b of every step. rows: the sum of
+ * d's lengths (batch * maxSeqLength exactly when every length is
+ * maxSeqLength, none being above it). */
+static int is_packed_view(const struct prnnRNNDataStruct *d, size_t rows)
 {
     if (d->layout == PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED)
         return 1;
-    for (int b = 0; b < d->batch; b++)
-        if (d->lengths[b] != d->max_seq)
-            return 0;
+    if (rows != (size_t)d->batch * (size_t)d->max_seq)
+        return 0;
     return d->layout == PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED || d->batch == 1 || d->max_seq == 1;
 }
 
@@ -115,7 +116,7 @@ static prnnStatus_t build_problem(struct prnnContext *h, const struct prnnRNNStr
     q->io.order = order;
     q->io.y_fill = q->io.x_fill = NULL;
     prnn_rnn_problem p = {
-        rnn, rnn->input_size, steps, batch, nb, rows, is_packed_view(xd) ? NULL : &q->io};
+        rnn, rnn->input_size, steps, batch, nb, rows, is_packed_view(xd, rows) ? NULL : &q->io};
     q->p = p;
     return PRNN_STATUS_SUCCESS;
 }

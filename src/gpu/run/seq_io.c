@@ -140,9 +140,10 @@ static long long in_place_stride(const prnn_call_plan *c)
     if (io->layout != PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED ||
         !c->pass->engine->batch_major_in_place || rnn->proj || rnn->input_mode == PRNN_SKIP_INPUT)
         return 0;
-    for (int b = 0; b < io->batch; b++)
-        if (io->lengths[b] != io->max_seq)
-            return 0;
+    /* every length maxSeqLength: no length is above it, so the rows sum
+     * to batch * maxSeqLength exactly then */
+    if (c->p->total_rows != (size_t)io->batch * (size_t)io->max_seq)
+        return 0;
     /* the strided GEMMs' leading dimensions are a step's rows, batch *
      * gates * hidden elements (dg's and xproj's rows at most 4 * hidden
      * wide): an int, as cuBLASLt's keys hold them */
