@@ -19,6 +19,8 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     const int bc = t->batch_chunk;
 
     const int local = t->handoff == 2; /* the small-h engine */
+    /* the round trip a release/acquire counter (handoff 1) adds */
+    const double counter_round_trip = t->handoff == 1 ? 0.45e-6 : 0.0;
 
     /* Every term in seconds. Hand-off: measured 0.26 us with a few blocks to 0.98 with 132 (Lamport
      * words); a release/acquire counter adds a round trip; through shared
@@ -26,7 +28,7 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     /* (the local figure fitted to the small-h engine's first H100/H200
      * timings, bench/NOTES.md v0.10: its step at batch 1 costs about what
      * the L2 hand-off's does at H = 64, more above) */
-    double handoff = local ? 0.2e-6 : (0.25 + 0.0055 * blocks + (t->handoff ? 0.45 : 0.0)) * 1e-6;
+    double handoff = local ? 0.2e-6 : (0.25 + 0.0055 * blocks) * 1e-6 + counter_round_trip;
 
     /* Every block reads all of its group's vector (h_{t-1} forward, the
      * gate gradients backward): 8-byte words carrying one value (FMA) or two
@@ -51,7 +53,7 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         const double h = g->shape.key.hidden;
         const double word = t->handoff == 1 && !t->mma ? g->acc_bytes : 8.0;
         bytes_blk = (t->mma ? h * g->group_stride / 2 : h * g->group_stride) * word;
-        psum_wait = t->handoff == 1 ? 0.45e-6 : 0.0;
+        psum_wait = counter_round_trip;
         poll = bytes_blk / 64.0 / clk;
         const double area = (double)g->exchange_bytes_per_dir * dirs;
         poll_all = 2.0 * bytes_blk * all_blocks /
