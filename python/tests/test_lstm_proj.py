@@ -109,11 +109,11 @@ def test_kept_specs(monkeypatch):
     import copy
     import pickle
     made = []
-    real = _lstmp._Spec
 
-    def counting(*args, **kwargs):
-        made.append(args)
-        return real(*args, **kwargs)
+    class counting(_lstmp._Spec):
+        def __init__(self, *args, **kwargs):
+            made.append(args)
+            super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(_lstmp, "_Spec", counting)
     ref, layer = _pair(2, True, True, True, seed=5)

@@ -91,7 +91,9 @@ class _Spec:
         # too), as the other layers
         dropout = module.dropout if module.training else 0.0
         self.training = record or dropout > 0
-        seed = int(torch.randint(0, 2**62, (1,)).item()) if dropout > 0 else 0
+        # a dropout mask's seed of its own: this _Spec serves one call only
+        self.seeded = dropout > 0
+        seed = int(torch.randint(0, 2**62, (1,)).item()) if self.seeded else 0
         self.p = ProblemV8(_runtime.handle(device), _capi.LSTM, _runtime.torch_dtype_code(dtype),
                            module.input_size, self.hidden, self.proj, self.layers,
                            module.bidirectional, self.bias, layout, max_seq, lengths, dropout,
@@ -99,6 +101,19 @@ class _Spec:
         es = torch.empty((), dtype=dtype).element_size()
         self.elements = self.p.weight_bytes // es
         self.blocks = self._blocks(self.p.places(es, _PROJ_ID + 1))
+
+    @staticmethod
+    def key(module: "ProjectedLSTM", dtype: torch.dtype, device: torch.device, layout: int,
+            max_seq: int, lengths: Sequence[int], record: bool) -> Tuple[Any, ...]:
+        """Everything __init__ makes a _Spec from (the module's
+        configuration, this thread's handle, the math type PyTorch's TF32
+        switch gives): equal keys, interchangeable _Specs but for
+        dropout's seed."""
+        dropout = module.dropout if module.training else 0.0
+        return (dtype, device, layout, max_seq, tuple(lengths), record, module.training,
+                module.input_size, module.hidden_size, module.proj_size, module.num_layers,
+                module.bidirectional, module.bias, dropout,
+                _precision.math_type(device.type, dtype), id(_runtime.handle(device)))
 
     def _blocks(self, places: Dict[Tuple[int, int], Tuple[Any, Any]]) -> List[List[_Block]]:
         """Per torch.nn parameter (in _flat_weights_names' order), where it
@@ -354,15 +369,9 @@ class ProjectedLSTM(nn.Module):
 
     def _spec(self, dtype: torch.dtype, device: torch.device, layout: int, max_seq: int,
               lengths: Sequence[int], record: bool) -> _Spec:
-        """The call's _Spec: a kept one where everything it was made from
-        is the same (the module's configuration, this thread's handle, the
-        math type PyTorch's TF32 switch gives), else a new one, kept unless
-        its dropout needs a seed of its own."""
-        dropout = self.dropout if self.training else 0.0
-        key = (dtype, device, layout, max_seq, tuple(lengths), record, self.training,
-               self.input_size, self.hidden_size, self.proj_size, self.num_layers,
-               self.bidirectional, self.bias, dropout,
-               _precision.math_type(device.type, dtype), id(_runtime.handle(device)))
+        """The call's _Spec: a kept one of the same _Spec.key, else a new
+        one, kept unless its dropout needs a seed of its own."""
+        key = _Spec.key(self, dtype, device, layout, max_seq, lengths, record)
         specs: Optional["collections.OrderedDict[Any, _Spec]"] = self.__dict__.get("_specs")
         spec = specs.get(key) if specs is not None else None
         if spec is not None:
@@ -370,7 +379,7 @@ class ProjectedLSTM(nn.Module):
                 specs.move_to_end(key)  # type: ignore[union-attr]  # it held spec: not None
             return spec
         spec = _Spec(self, dtype, device, layout, max_seq, lengths, record)
-        if dropout == 0:
+        if not spec.seeded:
             if specs is None:
                 specs = self.__dict__["_specs"] = collections.OrderedDict()
             specs[key] = spec
