@@ -134,6 +134,9 @@ typedef struct {
     void *dst;        /* [rows][hidden] storage type */
     const int *batch; /* the setup kernel's step tables */
     const int *offset;
+    /* out's rows per sequence where out is the caller's batch-major y
+     * (caller_row), else 0: packed rows */
+    long long out_seq_stride;
     int seq_length, hidden, ld, col0, reverse;
     int reserved;
 } prnn_gather_args;

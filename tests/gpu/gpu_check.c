@@ -17,6 +17,13 @@
 
 gc_options gc = {.repeat = 1};
 pthread_mutex_t gc_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Read-held by a worker's planning and plan release outside gc_gpu_lock
+ * (module loads, allocations, frees: calls CUDA forbids in every thread
+ * while any thread captures in GLOBAL mode), write-held by a GLOBAL-mode
+ * capture. Without it another worker's planning could break a capture:
+ * the forward suite's GLOBAL capture of an SRU case failed once in
+ * cublasLtMatmul (bench/NOTES.md, twelfth session). */
+static pthread_rwlock_t unsafe_calls = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t gc_print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const prnn_cuda_driver *cu;
@@ -516,13 +523,20 @@ int gc_capture_replay(gc_stream s, gc_capture_mode mode, gc_enqueue_fn fn, void 
 {
     void *graph = NULL, *exec = NULL;
     char why[400];
+    const int global = mode == GC_CAPTURE_GLOBAL;
+    if (global)
+        pthread_rwlock_wrlock(&unsafe_calls);
     int r = gc.dev->capture_begin(s, mode);
     if (r) {
+        if (global)
+            pthread_rwlock_unlock(&unsafe_calls);
         snprintf(err, errsize, "cuStreamBeginCapture: %d", r);
         return -1;
     }
     int failed = fn(ctx, why, sizeof(why));
     r = gc.dev->capture_end(s, &graph);
+    if (global)
+        pthread_rwlock_unlock(&unsafe_calls);
     if (failed) {
         snprintf(err, errsize, "%s under capture: %s", what, why);
         gc.dev->graph_destroy(NULL, graph);
@@ -822,7 +836,9 @@ void gc_problem_free(gc_problem *p)
     }
     prnnDestroyTensorDescriptor(p->hd);
     prnnDestroyFilterDescriptor(p->wd);
+    pthread_rwlock_rdlock(&unsafe_calls); /* its plans' modules and buffers go */
     prnnDestroyRNNDescriptor(p->rnn);
+    pthread_rwlock_unlock(&unsafe_calls);
     free(p->xd);
     free(p->yd);
     free(p->batch);
@@ -840,7 +856,9 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
         pthread_mutex_lock(&gc_gpu_lock);
         prnnSetAutotuneMode(dut, PRNN_AUTOTUNE_ON);
     }
+    pthread_rwlock_rdlock(&unsafe_calls);
     prnnStatus_t st = prnnPrepareRNN(dut, p->rnn, s->batch, s->dtype);
+    pthread_rwlock_unlock(&unsafe_calls);
     if (autotune) {
         prnnSetAutotuneMode(dut, PRNN_AUTOTUNE_OFF);
         pthread_mutex_unlock(&gc_gpu_lock);

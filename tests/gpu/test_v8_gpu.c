@@ -858,9 +858,10 @@ int main(int argc, char **argv)
          * run in place (layer 0's input GEMM a sequence at a time, the
          * last layer's kernels writing y at b * T + t), the backward
          * data calls too (the top layer's kernels reading y and dy there,
-         * layer 0's dx GEMM a sequence at a time), BackwardWeights through
-         * the copies; an input width off 16 bytes; three layers and NULL
-         * states; bfloat16; then T = 1 (the packed layout itself) */
+         * layer 0's dx GEMM a sequence at a time), BackwardWeights
+         * reading y there too (h_{t-1} for dR; x through a copy); an input
+         * width off 16 bytes; three layers and NULL states; bfloat16; then
+         * T = 1 (the packed layout itself) */
         {PRNN_LSTM,
          PRNN_DATA_FLOAT,
          64,

@@ -229,16 +229,16 @@ void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_ge
 void prnn_run_gemm_key_per_sequence(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key)
 {
     const int batch = c->p->mini_batch;
-    key->m = (int)c->seq_stride;
+    key->m = (int)c->x_seq_stride;
     key->batch = batch;
     if (caller_a) {
-        key->stride_a = c->seq_stride * key->lda;
+        key->stride_a = c->x_seq_stride * key->lda;
         key->stride_c = key->ldc;
         key->ldc *= batch;
     } else {
         key->stride_a = key->lda;
         key->lda *= batch;
-        key->stride_c = c->seq_stride * key->ldc;
+        key->stride_c = c->x_seq_stride * key->ldc;
     }
 }
 

@@ -47,11 +47,13 @@ typedef struct prnn_call_plan {
      * once a call: an unpacked layout's moves need them before the
      * engine's own setup would run); prnn_call_run clears it */
     int setup_done;
-    /* A forward or backward-data call of full-length batch-major
-     * sequences run in place (seq_io.h): its sequence length, the rows'
-     * stride per sequence in the caller's x and dx (layer 0's) and y and
-     * dy (the top layer's); else 0, every buffer packed */
-    long long seq_stride;
+    /* A call of full-length batch-major sequences run in place (seq_io.h):
+     * its sequence length, the rows' stride per sequence in the caller's
+     * buffers read and written where they are, else 0 (packed rows).
+     * x_seq_stride: x and dx (layer 0's input side; forward and
+     * backward-data). y_seq_stride: y and dy (the top layer's output side;
+     * BackwardWeights too, which reads y in place and moves x). */
+    long long x_seq_stride, y_seq_stride;
 } prnn_call_plan;
 
 /* One pseudo-layer's weights inside w. */
@@ -117,23 +119,23 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
  * packed (its rows back to back): the input projection, forward's h R^T. */
 void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key);
 /* A key over every packed row (m = total_rows) made a product per sequence
- * of a call run in place (c->seq_stride): a is the caller's batch-major
- * operand and out the packed one (caller_a), or the other way round. The
- * packed side's rows of one sequence are a step's rows apart, the caller's
- * side's sequences seq_stride rows apart. */
+ * of a call whose x is read in place (c->x_seq_stride): a is the caller's
+ * batch-major operand and out the packed one (caller_a), or the other way
+ * round. The packed side's rows of one sequence are a step's rows apart,
+ * the caller's side's sequences x_seq_stride rows apart. */
 void prnn_run_gemm_key_per_sequence(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key);
 
 /* The caller's rows per sequence in layer `layer`'s input (x: layer 0's)
- * and output (y: the top layer's) where the call runs in place, else 0
- * (packed rows; prnn_call_plan.seq_stride). */
+ * and output (y: the top layer's) where the call reads them in place, else
+ * 0 (packed rows; prnn_call_plan.x_seq_stride, y_seq_stride). */
 static inline long long prnn_run_input_seq_stride(const prnn_call_plan *c, int layer)
 {
-    return layer == 0 ? c->seq_stride : 0;
+    return layer == 0 ? c->x_seq_stride : 0;
 }
 
 static inline long long prnn_run_output_seq_stride(const prnn_call_plan *c, int layer)
 {
-    return layer == c->rnn->layers - 1 ? c->seq_stride : 0;
+    return layer == c->rnn->layers - 1 ? c->y_seq_stride : 0;
 }
 
 /* An ordinary launch of fn with one struct argument. */

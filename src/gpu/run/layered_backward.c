@@ -176,7 +176,8 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
     const size_t so_h = (size_t)pseudo * c->h_state_stride;
     void *hprev = prnn_run_ws(c, c->l.hprev);
-    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_offset(b->hx, so_h), hprev));
+    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_output_seq_stride(c, layer),
+                                    prnn_run_offset(b->hx, so_h), hprev));
     PRNN_TRY(grad_gemm(c, (int)c->gh, P, dg, ld, hprev, P, w.R));
     /* the projection's dWp = dh^T m over every row (both kept in the
      * reserve: m by the forward, dh by BackwardData) */

@@ -44,7 +44,7 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
 
 /* xproj[dir] = input W[dir]^T for every row of the sequence, in packed
  * order. Layer 0 of a call run in place reads a batch-major x: one product
- * per sequence (seq_stride rows of x), its rows written batch rows apart. */
+ * per sequence (x_seq_stride rows of x), its rows written batch rows apart. */
 static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_buffers *b,
                                    int layer, const void *input, int k)
 {

@@ -131,8 +131,8 @@ static void *state_slot(const prnn_call_plan *c, const void *caller, int slot)
     return caller ? prnn_run_ws(c, c->l.io_state[slot]) : NULL;
 }
 
-/* Whether a forward or backward-data call can run in place (seq_io.h):
- * its sequences' length when it can, else 0. */
+/* Whether a call can run in place (seq_io.h; BackwardWeights: read y in
+ * place): its sequences' length when it can, else 0. */
 static long long in_place_stride(const prnn_call_plan *c)
 {
     const prnn_seq_io *io = c->p->io;
@@ -214,23 +214,34 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
     return moves_launch(&out);
 }
 
+/* BackwardWeights moves x into packed order (its GEMMs pair x's rows with
+ * dg's packed ones: seq_io.h). y is only read for h_{t-1}, which
+ * prnn_gather_prev reads at the caller's rows where the call could run in
+ * place (in_place_stride): then y and hx stay where they are (full-length
+ * sequences keep the caller's order). */
 static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_weights_buffers *b,
-                                         prnnStatus_t (*run)(prnn_call_plan *, const void *))
+                                         prnnStatus_t (*run)(prnn_call_plan *, const void *),
+                                         long long y_in_place)
 {
     const io_units u = units_of(c->p);
     prnn_backward_weights_buffers pb = *b;
-    void *x = prnn_run_ws(c, c->l.io_x), *y = prnn_run_ws(c, c->l.io_y);
-    void *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX);
+    void *x = prnn_run_ws(c, c->l.io_x);
     pb.x = x;
-    pb.y = y;
-    pb.hx = hx;
     moves in;
     moves_start(&in, c, 0);
     moves_add(&in, b->x, x, u.in_cols, 0, NULL);
-    moves_add(&in, b->y, y, u.out_cols, 0, NULL);
-    moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
+    if (!y_in_place) {
+        void *y = prnn_run_ws(c, c->l.io_y), *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX);
+        pb.y = y;
+        pb.hx = hx;
+        moves_add(&in, b->y, y, u.out_cols, 0, NULL);
+        moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
+    }
     PRNN_TRY(moves_launch(&in));
-    return run(c, &pb);
+    c->y_seq_stride = y_in_place;
+    prnnStatus_t s = run(c, &pb);
+    c->y_seq_stride = 0;
+    return s;
 }
 
 prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
@@ -240,9 +251,11 @@ prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
      * prnn_run_setup then has nothing to do) */
     PRNN_TRY(prnn_run_setup(c));
     c->setup_done = 1;
-    if (c->kind != PRNN_CALL_BACKWARD_WEIGHTS && (c->seq_stride = in_place_stride(c)) != 0) {
+    const long long in_place = in_place_stride(c);
+    if (in_place && c->kind != PRNN_CALL_BACKWARD_WEIGHTS) {
+        c->x_seq_stride = c->y_seq_stride = in_place;
         prnnStatus_t s = run(c, buffers);
-        c->seq_stride = 0;
+        c->x_seq_stride = c->y_seq_stride = 0;
         return s;
     }
     PRNN_TRY(write_order(c));
@@ -250,7 +263,7 @@ prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: return run_forward(c, buffers, run);
     case PRNN_CALL_BACKWARD_DATA: return run_backward_data(c, buffers, run);
-    case PRNN_CALL_BACKWARD_WEIGHTS: return run_backward_weights(c, buffers, run);
+    case PRNN_CALL_BACKWARD_WEIGHTS: return run_backward_weights(c, buffers, run, in_place);
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_seq_io_run: call kind %d", (int)c->kind);
 }

@@ -14,12 +14,14 @@
  * every sequence is maxSeqLength long (a batch_first tensor), on an engine
  * that reads and writes that layout (prnn_engine.batch_major_in_place),
  * without a projection or SKIP_INPUT: those run in place
- * (prnn_call_plan.seq_stride): layer 0's input GEMM reads x a sequence at
- * a time and its dx GEMM writes dx so, the top layer's kernels write y and
- * read y and dy at row b * T + t; their states are in packed order
- * already (every sequence as long, the order is theirs). BackwardWeights
- * still moves x and y: its GEMMs sum over every row, pairing dg's packed
- * rows with x's and y's.
+ * (prnn_call_plan.x_seq_stride, y_seq_stride): layer 0's input GEMM reads
+ * x a sequence at a time and its dx GEMM writes dx so, the top layer's
+ * kernels write y and read y and dy at row b * T + t; their states are in
+ * packed order already (every sequence as long, the order is theirs).
+ * BackwardWeights of such a call reads y in place too (only
+ * prnn_gather_prev reads it) but still moves x: its GEMM sums over every
+ * row, pairing dg's packed rows with x's, and a strided batch of GEMMs
+ * does not sum its products.
  */
 #ifndef PRNN_SEQ_IO_H
 #define PRNN_SEQ_IO_H

@@ -44,11 +44,12 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
 }
 
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
-                                    const void *hx, void *dst)
+                                    long long out_seq_stride, const void *hx, void *dst)
 {
     prnn_gather_args a;
     memset(&a, 0, sizeof(a));
     a.out = out;
+    a.out_seq_stride = out_seq_stride;
     a.hx = hx;
     a.dst = dst;
     a.batch = (const int *)prnn_run_ws(c, c->l.batch);

@@ -27,9 +27,10 @@ prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int train
 prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad);
 
 /* dst[rows][P] = h_{t-1} of every row of direction dir: rows of out
- * (ld elements apart, this direction's columns), or hx (NULL: zeros). */
+ * (ld elements apart, this direction's columns; packed, or the caller's
+ * batch-major rows out_seq_stride per sequence), or hx (NULL: zeros). */
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
-                                    const void *hx, void *dst);
+                                    long long out_seq_stride, const void *hx, void *dst);
 
 /* bias[i] += sum over rows of dg column i + (i >= col_split ? col_skip : 0),
  * for i < cols; dg rows are ld elements apart. Deterministic. */
