@@ -423,7 +423,6 @@ prnnStatus_t prnnRNNBackwardData_v8(prnnHandle_t handle, prnnRNNDescriptor_t rnn
     PRNN_TRY(check_io(p, xDesc, yDesc, hDesc, cDesc, weightSpaceSize, weightSpace, &wbytes));
     PRNN_TRY(prnn_validate_ptr(y, "y"));
     PRNN_TRY(prnn_validate_ptr(dy, "dy"));
-    PRNN_TRY(prnn_validate_ptr(dx, "dx"));
     prnn_resolved_call rc;
     PRNN_TRY(resolve_and_check_temp(handle, &q, PRNN_CALL_BACKWARD_DATA, workSpace, workSpaceSize,
                                     reserveSpace, reserveSpaceSize, &rc));

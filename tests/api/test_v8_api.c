@@ -528,6 +528,42 @@ static void test_wgrad_modes(void)
     v8_teardown(&r);
 }
 
+/* A NULL dx (x needs no gradient): dhx, dcx and the weights' gradient
+ * bit for bit as with dx, in a batch-major full-length call (the GPU's
+ * in-place layout) with two layers. */
+static void test_dx_null(void)
+{
+    v8_case c = {PRNN_LSTM,
+                 3,
+                 0,
+                 2,
+                 1,
+                 2,
+                 2,
+                 3,
+                 {3, 3},
+                 PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+                 PRNN_RNN_DOUBLE_BIAS,
+                 0,
+                 0,
+                 0,
+                 PRNN_NOT_PROPAGATE_NAN};
+    v8_run a, b;
+    v8_setup(&a, &c, 23);
+    v8_setup(&b, &c, 23);
+    train(&a);
+    double *dx = b.dx;
+    b.dx = NULL;
+    train(&b);
+    b.dx = dx;
+    EXPECT(memcmp(a.dhx, b.dhx, a.nh * sizeof(double)) == 0 &&
+               memcmp(a.dcx, b.dcx, a.nc * sizeof(double)) == 0 &&
+               memcmp(a.dw, b.dw, a.nw * sizeof(double)) == 0,
+           "dx NULL: dhx, dcx or dw differ from the call with dx");
+    v8_teardown(&a);
+    v8_teardown(&b);
+}
+
 static void test_getters(void)
 {
     v8_case c = {PRNN_LSTM,
@@ -626,6 +662,7 @@ int main(void)
     test_same_as_v5();
     test_clip_nan();
     test_wgrad_modes();
+    test_dx_null();
     test_getters();
     if (test_failures)
         fprintf(stderr, "%d check(s) failed\n", test_failures);

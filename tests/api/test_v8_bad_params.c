@@ -409,12 +409,6 @@ static prnnStatus_t c_bwd_lengths(v8_run *r)
     prnnSetRNNDataDescriptor(r->yd, PRNN_DATA_DOUBLE, base.layout, 3, 3, 6, l, NULL);
     return v8_backward_data(r);
 }
-static prnnStatus_t c_bwd_dx_null(v8_run *r)
-{
-    free(r->dx);
-    r->dx = NULL;
-    return v8_backward_data(r);
-}
 static prnnStatus_t c_bwd_dy_null(v8_run *r)
 {
     free(r->dy);
@@ -526,7 +520,6 @@ static const bad_case cases[] = {
     {"forward: overlap", c_fwd_overlap, BAD, "hy and cy overlap"},
     {"backward data: unrecorded reserve", c_bwd_unrecorded, BAD, "was not filled"},
     {"backward data: other lengths", c_bwd_lengths, BAD, "other sequence lengths"},
-    {"backward data: dx NULL", c_bwd_dx_null, BAD, "dx is NULL"},
     {"backward data: dy NULL", c_bwd_dy_null, BAD, "dy is NULL"},
     {"backward data: clipping changed", c_bwd_clip_changed, BAD, "clipMode"},
     {"backward weights: addGrad", c_wgrad_mode, BAD, "addGrad = 5"},

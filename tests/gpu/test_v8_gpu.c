@@ -41,7 +41,8 @@ typedef struct {
      * half's tolerances (TF32 keeps half's 10-bit mantissa) */
     prnnMathType_t math;
     /* 1: every state NULL (hx, cx, dhy, dcy read as zeros; hy, cy, dhx,
-     * dcx not wanted), on both sides */
+     * dcx not wanted) and dx NULL (layer 0's input product skipped), on
+     * both sides */
     int null_states;
     /* LSTM projection: projSize (< hidden), or 0 for none */
     int proj;
@@ -174,13 +175,14 @@ enum { B_X, B_HX, B_CX, B_W, B_DY, B_DHY, B_DCY, B_Y, B_HY, B_CY, B_DX, B_DHX, B
 static const char *const names[NBUF] = {"x", "hx", "cx", "w",  "dy",  "dhy", "dcy",
                                         "y", "hy", "cy", "dx", "dhx", "dcx", "dw"};
 
-/* The buffers a call is given: ptr's, the states NULL with null_states. */
+/* The buffers a call is given: ptr's, the states and dx NULL with
+ * null_states. */
 static void call_buffers(const v8_gpu_case *c, void *const *ptr, void **out)
 {
     for (int i = 0; i < NBUF; i++)
         out[i] = ptr[i];
     if (c->null_states) {
-        static const int states[] = {B_HX, B_CX, B_DHY, B_DCY, B_HY, B_CY, B_DHX, B_DCX};
+        static const int states[] = {B_HX, B_CX, B_DHY, B_DCY, B_HY, B_CY, B_DX, B_DHX, B_DCX};
         for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
             out[states[k]] = NULL;
     }

@@ -190,7 +190,7 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
     void *dcy = state_slot(c, b->dcy, PRNN_SEQ_IO_CY);
     pb.y = y;
     pb.dy = dy;
-    pb.dx = prnn_run_ws(c, c->l.io_dx);
+    pb.dx = b->dx ? prnn_run_ws(c, c->l.io_dx) : NULL; /* NULL: layer 0's product skipped */
     pb.hx = hx;
     pb.cx = cx;
     pb.dhy = dhy;
