@@ -27,13 +27,10 @@ from torch import Tensor
 from .._capi import call
 from .._descriptors import Problem
 from . import _runtime
+from ._runtime import address, current_stream
 
 if TYPE_CHECKING:     # typing.TypeGuard is Python 3.10's
     from typing_extensions import TypeGuard
-
-
-def _ptr(t: Optional[Tensor]) -> Optional[int]:
-    return t.data_ptr() if t is not None else None
 
 
 DOUBLE_BACKWARD_ERROR = (
@@ -78,13 +75,6 @@ def _seed_value(seed: Optional[Tensor]) -> int:
     return int(seed.item()) if seed is not None else 0
 
 
-def _current_stream(device: torch.device) -> int:
-    try:    # the raw pointer without building a torch.cuda.Stream object
-        return torch._C._cuda_getCurrentRawStream(device.index)
-    except AttributeError:
-        return torch.cuda.current_stream(device).cuda_stream
-
-
 def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: Sequence[Tensor],
                  batch_sizes: Optional[Tensor], seed: Optional[Tensor], mode: int, hidden: int,
                  layers: int, bidirectional: bool, has_bias: bool, dropout: float, train: bool,
@@ -108,10 +98,10 @@ def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights:
     workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
     h = p.handle
     if x.is_cuda:
-        h.set_stream(_current_stream(x.device))
-    common = (h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(), p.h_desc.ptr, _ptr(hx),
-              p.h_desc.ptr, _ptr(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
-              hy.data_ptr(), p.h_desc.ptr, _ptr(cy), _ptr(workspace),
+        h.set_stream(current_stream(x.device))
+    common = (h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(), p.h_desc.ptr, address(hx),
+              p.h_desc.ptr, address(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
+              hy.data_ptr(), p.h_desc.ptr, address(cy), address(workspace),
               p.workspace_bytes)
     reserve: Optional[Tensor]
     if train:
@@ -209,17 +199,17 @@ def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
     dcy = dcy.contiguous() if (dcy is not None and cell) else None
     h = p.handle
     if x.is_cuda:
-        h.set_stream(_current_stream(x.device))
+        h.set_stream(current_stream(x.device))
     call("prnnRNNBackwardData", h.ptr, p.rnn.ptr, p.seq_length, p.y_descs, y.data_ptr(),
-         p.y_descs, dy.data_ptr(), p.h_desc.ptr, _ptr(dhy), p.h_desc.ptr, _ptr(dcy),
-         p.w_desc.ptr, w, p.h_desc.ptr, _ptr(hx), p.h_desc.ptr, _ptr(cx), p.x_descs,
+         p.y_descs, dy.data_ptr(), p.h_desc.ptr, address(dhy), p.h_desc.ptr, address(dcy),
+         p.w_desc.ptr, w, p.h_desc.ptr, address(hx), p.h_desc.ptr, address(cx), p.x_descs,
          dx.data_ptr() if input_grad else None, p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
-         dcx.data_ptr() if cell else None, _ptr(workspace), p.workspace_bytes,
+         dcx.data_ptr() if cell else None, address(workspace), p.workspace_bytes,
          reserve.data_ptr(), reserve.numel())
     if weight_grads:
         dw = torch.zeros(layout.total_elements, dtype=x.dtype, device=x.device)
         call("prnnRNNBackwardWeights", h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(),
-             p.h_desc.ptr, _ptr(hx), p.y_descs, y.data_ptr(), _ptr(workspace),
+             p.h_desc.ptr, address(hx), p.y_descs, y.data_ptr(), address(workspace),
              p.workspace_bytes, p.w_desc.ptr, dw.data_ptr(), reserve.data_ptr(), reserve.numel())
     else:
         dw = x.new_empty(0)

@@ -144,6 +144,19 @@ def problem(device: torch.device, mode: int, dtype: int, input_size: int, hidden
     return p
 
 
+def address(t: Optional[torch.Tensor]) -> Optional[int]:
+    """t's data address for a C call; None (NULL) for no tensor."""
+    return t.data_ptr() if t is not None else None
+
+
+def current_stream(device: torch.device) -> int:
+    """torch's current stream on CUDA `device`, as prnnSetStream takes it."""
+    try:    # the raw pointer without building a torch.cuda.Stream object
+        return torch._C._cuda_getCurrentRawStream(device.index)
+    except AttributeError:
+        return torch.cuda.current_stream(device).cuda_stream
+
+
 def check_parameters(layer: str, weights: Sequence[torch.Tensor]) -> None:
     """TypeError unless every parameter of `layer` (its class name) has one
     dtype and one device: a call packs them into one weight space."""
