@@ -61,7 +61,7 @@ class ProblemV8:
         self.dirs = 2 if bidirectional else 1
         self._rnn_args = (mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
                           dropout)
-        self._math = math
+        self.math = math
         self.rnn = RNNDescV8(*self._rnn_args, seed=seed, math=math)
         batch = len(lengths)
         self.cell = mode == _capi.LSTM or _sru_mode.is_sru(mode)
@@ -87,7 +87,7 @@ class ProblemV8:
         backward); the data descriptors, sizes and places, which do not
         depend on the seed, shared."""
         p = copy.copy(self)
-        p.rnn = RNNDescV8(*self._rnn_args, seed=seed, math=self._math)
+        p.rnn = RNNDescV8(*self._rnn_args, seed=seed, math=self.math)
         return p
 
     def workspace_for(self, handle: Handle) -> int:

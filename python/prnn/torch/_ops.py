@@ -26,7 +26,8 @@ from torch import Tensor
 
 from .._capi import call
 from .._descriptors import Problem
-from . import _runtime
+from .._descriptors_v8 import ProblemV8
+from . import _runtime, _v8
 from ._runtime import address, current_stream
 
 if TYPE_CHECKING:     # typing.TypeGuard is Python 3.10's
@@ -75,21 +76,36 @@ def _seed_value(seed: Optional[Tensor]) -> int:
     return int(seed.item()) if seed is not None else 0
 
 
+def _weight_address(weights: Sequence[Tensor], w_ptr: Optional[int], x: Tensor, mode: int,
+                    hidden: int, layers: int, bidirectional: bool,
+                    has_bias: bool) -> Tuple[int, Optional[Tensor]]:
+    """w_ptr when given (the caller's flat buffer), else flat_weights'."""
+    if w_ptr is not None:
+        return w_ptr, None
+    return flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
+                        _runtime.weight_names(mode, layers, bidirectional, has_bias))
+
+
 def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: Sequence[Tensor],
                  batch_sizes: Optional[Tensor], seed: Optional[Tensor], mode: int, hidden: int,
                  layers: int, bidirectional: bool, has_bias: bool, dropout: float, train: bool,
-                 math: int, problem: Optional[Problem] = None, w_ptr: Optional[int] = None
+                 math: int, problem: Optional[Union[Problem, ProblemV8]] = None,
+                 w_ptr: Optional[int] = None
                  ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     """rnn_forward's work, also called directly by the modules in eager mode
     (with the Problem and weight address they keep, skipping the
     dispatcher's cost). Returns y, hy, cy (None unless LSTM or SRU) and the
     training reserve (None unless train): the operator, whose outputs are
-    tensors, makes those empty."""
+    tensors, makes those empty. A ProblemV8 (the modules' eager batch_first
+    calls: x batch-major, as the caller has it) runs the v8 calls, its
+    descriptor carrying dropout's seed (`seed` unused), on the flat buffer
+    in prnn's layout, which is the v8 weight space
+    (WeightLayout.is_v8_weight_space, which the modules check)."""
+    w_ptr, keep = _weight_address(weights, w_ptr, x, mode, hidden, layers, bidirectional,
+                                  has_bias)
+    if isinstance(problem, ProblemV8):
+        return _v8.forward(problem, x, hx, cx, w_ptr, train)
     p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
-    keep: Optional[Tensor] = None
-    if w_ptr is None:
-        w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
-                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
     dirs = 2 if bidirectional else 1
     cell = mode in _runtime.WITH_CELL
     y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
@@ -173,22 +189,24 @@ def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
                   dcy: Optional[Tensor], reserve: Tensor, batch_sizes: Optional[Tensor],
                   seed: Optional[Tensor], mode: int, hidden: int, layers: int,
                   bidirectional: bool, has_bias: bool, dropout: float, weight_grads: bool,
-                  math: int, input_grad: bool = True,
-                  w_ptr: Optional[int] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+                  math: int, input_grad: bool = True, w_ptr: Optional[int] = None,
+                  v8: Optional[ProblemV8] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU; dx empty
     unless input_grad: prnn then skips the first layer's input product)
     and, when weight_grads, BackwardWeights into a zeroed flat gradient
     buffer in prnn's layout (else an empty tensor). reserve is forward_impl's, from
     the same arguments (the very tensor: prnn checks its address); w_ptr,
-    when given, the flat weight buffer the forward used."""
+    when given, the flat weight buffer the forward used. v8: the ProblemV8
+    the forward ran (its seeded descriptor), for the v8 calls (dx is then
+    computed whatever input_grad says: prnnRNNBackwardData_v8 needs it)."""
+    w, keep = _weight_address(weights, w_ptr, x, mode, hidden, layers, bidirectional, has_bias)
+    if v8 is not None:
+        dx, dhx, dcx, dw = _v8.backward(v8, x, hx, cx, w, y, dy, dhy, dcy, reserve, weight_grads)
+        empty = x.new_empty(0)
+        return (dx, dhx, empty if dcx is None else dcx, empty if dw is None else dw)
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
-    keep: Optional[Tensor] = None
-    if w_ptr is None:
-        w_ptr, keep = flat_weights(weights, layout,
-                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
-    w = w_ptr
     cell = mode in _runtime.WITH_CELL
     dx = torch.empty_like(x) if input_grad else x.new_empty(0)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
@@ -371,7 +389,8 @@ def _tie_to_inputs(results: List[Optional[Tensor]],
 def _rnn_function_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
                           batch_sizes: Optional[Tensor], seed: Optional[Tensor],
                           config: Tuple[int, int, int, bool, bool, float, int],
-                          problem: Optional[Problem], wbuf: Optional[Tuple[int, Optional[Tensor]]],
+                          problem: Optional[Union[Problem, ProblemV8]],
+                          wbuf: Optional[Tuple[int, Optional[Tensor]]],
                           *weights: Tensor
                           ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     mode, hidden, layers, bidirectional, has_bias, dropout, math = config
@@ -382,10 +401,13 @@ def _rnn_function_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
 
 def _rnn_function_save(ctx: Any, inputs: Tuple[Any, ...],
                        output: Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]) -> None:
-    x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
+    x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights = inputs
     y, _, _, reserve = output
     ctx.config = config
     ctx.wbuf = wbuf
+    # the v8 calls' backward runs on the forward's ProblemV8: its descriptor
+    # carries the seed the reserve was recorded with
+    ctx.v8 = problem if isinstance(problem, ProblemV8) else None
     ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
     ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
     ctx.mark_non_differentiable(reserve)
@@ -411,7 +433,7 @@ def _rnn_function_backward(ctx: Any, dy: Optional[Tensor], dhy: Optional[Tensor]
     with torch.no_grad(), (_below_transform() if wrapped else contextlib.nullcontext()):
         dx, dhx, dcx, dweights = _backward_formula(
             saved, ctx.config, needs, dy, dhy, dcy, backward_impl,
-            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None)
+            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None, v8=ctx.v8)
     results = [dx, dhx, dcx, *dweights]
     if not wrapped:
         results = _tie_to_inputs(results, [*saved, dy, dhy, dcy])
