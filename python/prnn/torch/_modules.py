@@ -15,6 +15,16 @@ in autocast's data type (_precision). Eager calls go to the C library
 directly; torch.compile, torch.export, torch.jit.trace and torch.func
 transforms see the prnn::rnn_forward operator (_ops), ONNX export standard
 ONNX RNN nodes (_onnx).
+
+Batched batch_first Tensor input of an eager LSTM, GRU or RNN call goes to
+prnn as it is: the v8 calls (_v8) on the batch-major layout, which read x
+and write y (and read dy) in place, with the flat buffer as the v8 weight
+space; y comes back batch-major, contiguous. Every other call transposes
+batch_first input to time-major and y back: the operator's schema, which
+compiled, exported, traced and torch.func calls record, is time-major, as
+the v5 calls are; PackedSequence and unbatched input are time-major
+already; SRU's engine would move batch-major data into time-major order
+anyway.
 """
 
 import math

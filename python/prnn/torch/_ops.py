@@ -448,7 +448,10 @@ class EagerRNN(torch.autograd.Function):
     tensor or None) of the flat weight buffer in the run's data type (the
     weights' own buffer, a packed copy, or autocast's converted copy, kept
     alive for the backward), or None to find or pack it in the call; the
-    weights' gradients come back in their own data type."""
+    weights' gradients come back in their own data type. problem: the
+    module's Problem, or its ProblemV8 for batch_first x as it is (the v8
+    calls, forward and backward on that ProblemV8; the operators, whose
+    schema is time-major, never take one)."""
 
     @staticmethod
     def forward(ctx: Any, *inputs: Any) -> Tuple[Tensor, Tensor, Optional[Tensor],
