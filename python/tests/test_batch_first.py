@@ -246,3 +246,25 @@ def test_autocast_runs_batch_major(calls):
     for (name, p), q in zip(b.named_parameters(), a.parameters()):
         assert p.grad.dtype == torch.float32
         torch.testing.assert_close(p.grad, q.grad, msg=name)
+
+
+def test_inference_plans_no_training(monkeypatch):
+    """An inference-only shape asks prnn for the inference sizes only (on
+    the GPU that plans no training kernels), as the v5 Problem does; its
+    first training call then asks for the training ones."""
+    modes = []
+    real = _capi.call
+
+    def spy(name, *args):
+        if name == "prnnGetRNNTempSpaceSizes":
+            modes.append(args[2])
+        return real(name, *args)
+    layer = pt.LSTM(3, 4, num_layers=2, batch_first=True)
+    layer._layout().is_v8_weight_space()        # (its own check, on the CPU handle)
+    monkeypatch.setattr(_capi, "call", spy)
+    x = torch.randn(2, 5, 3)
+    with torch.no_grad():
+        layer(x)
+    assert modes and _capi.FWD_MODE_TRAINING not in modes
+    layer(x)[0].sum().backward()
+    assert _capi.FWD_MODE_TRAINING in modes

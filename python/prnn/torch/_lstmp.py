@@ -76,7 +76,7 @@ class _Spec:
         self.p = ProblemV8(_runtime.handle(device), _capi.LSTM, _runtime.torch_dtype_code(dtype),
                            module.input_size, self.hidden, self.proj, self.layers,
                            module.bidirectional, self.bias, layout, max_seq, lengths, dropout,
-                           seed, _precision.math_type(device.type, dtype))
+                           seed, _precision.math_type(device.type, dtype), self.training)
         es = torch.empty((), dtype=dtype).element_size()
         self.elements = self.p.weight_bytes // es
         self.blocks = self._blocks(self.p.places(es, _PROJ_ID + 1))

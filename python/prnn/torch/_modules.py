@@ -347,18 +347,20 @@ class _PrnnRNNBase(nn.Module):
             training))
 
     def _problem_v8(self, x: torch.Tensor, dropout: float, seed: Optional[torch.Tensor],
-                    math: int) -> ProblemV8:
+                    math: int, training: bool) -> ProblemV8:
         """The ProblemV8 of batch-major x ([B, T, I], every sequence T
         long), with both biases (the flat buffer has room for them, zeros
         where the module has none); with dropout's `seed` (given exactly
         when the call applies dropout), a seeded copy made for this call
-        (ProblemV8.with_seed)."""
+        (ProblemV8.with_seed); made for training (ProblemV8's training)
+        when it is new and `training`."""
         layout = _capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
         batch, steps = x.shape[0], x.shape[1]
         p = self._kept(x, (batch, steps), dropout, math, layout, lambda: ProblemV8(
             _runtime.handle(x.device), self._cell, _runtime.torch_dtype_code(x.dtype),
             self.input_size, self.hidden_size, self.hidden_size, self.num_layers,
-            self.bidirectional, True, layout, steps, [steps] * batch, dropout, 0, math))
+            self.bidirectional, True, layout, steps, [steps] * batch, dropout, 0, math,
+            training))
         return p if seed is None else p.with_seed(int(seed))
 
     def _takes_batch_major(self, dtype: torch.dtype) -> bool:
@@ -536,7 +538,7 @@ class _PrnnRNNBase(nn.Module):
             # for batch-major x, whose descriptor carries dropout's seed).
             wbuf = self._weight_buffer(weights, x.dtype)
             problem: Union[Problem, ProblemV8] = (
-                self._problem_v8(x, dropout, seed, math) if in_place else
+                self._problem_v8(x, dropout, seed, math, training=needs_grad) if in_place else
                 self._problem(x, batch_sizes, dropout, math, training=needs_grad))
             if needs_grad:
                 y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),

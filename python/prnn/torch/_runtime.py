@@ -298,7 +298,7 @@ class WeightLayout:
         dirs, g, es = 2 if bidirectional else 1, GATES[mode], element_size(dtype)
         p = ProblemV8(handle(torch.device("cpu")), mode, dtype, input_size, hidden, hidden,
                       layers, bidirectional, True, _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1,
-                      [1])
+                      [1], training=False)
         if p.weight_bytes != self.total_elements * es:
             return False
         places = p.places(es, 2 * g)

@@ -43,14 +43,14 @@ def forward(p: ProblemV8, x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
     hy = x.new_empty(p.h_shape)
     cy = x.new_empty(p.c_shape) if p.cell else None
     h = on_stream(x.device)
-    ws_bytes = p.workspace_for(h)
+    ws_bytes, rs_bytes = p.temp_space(h, training)
     ws = _bytes(x, ws_bytes)
-    rs = _bytes(x, p.reserve_bytes) if training else None
+    rs = _bytes(x, rs_bytes) if training else None
     _capi.call("prnnRNNForward", h.ptr, p.rnn.ptr,
                _capi.FWD_MODE_TRAINING if training else _capi.FWD_MODE_INFERENCE, None,
                p.x_desc.ptr, address(x), p.y_desc.ptr, address(y), p.h_desc.ptr, address(hx),
                address(hy), p.c_desc.ptr, address(cx), address(cy), p.weight_bytes, w_ptr,
-               ws_bytes, address(ws), p.reserve_bytes if training else 0, address(rs))
+               ws_bytes, address(ws), rs_bytes, address(rs))
     return y, hy, cy, rs
 
 
@@ -73,7 +73,7 @@ def backward(p: ProblemV8, x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor]
     dhx = x.new_empty(p.h_shape)
     dcx = x.new_empty(p.c_shape) if p.cell else None
     h = on_stream(x.device)
-    ws_bytes = p.workspace_for(h)
+    ws_bytes, _ = p.temp_space(h, True)
     ws = _bytes(x, ws_bytes)
     _capi.call("prnnRNNBackwardData_v8", h.ptr, p.rnn.ptr, None, p.y_desc.ptr, address(y),
                address(dy), p.x_desc.ptr, address(dx), p.h_desc.ptr, address(hx), address(dhy),
