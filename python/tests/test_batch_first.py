@@ -9,7 +9,7 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence
 
 import prnn.torch as pt
-from prnn import _capi
+from prnn import _capi, _descriptors_v8
 from prnn._descriptors_v8 import ProblemV8
 from prnn.torch import _ops, _runtime
 
@@ -261,7 +261,7 @@ def test_inference_plans_no_training(monkeypatch):
         return real(name, *args)
     layer = pt.LSTM(3, 4, num_layers=2, batch_first=True)
     layer._layout().is_v8_weight_space()        # (its own check, on the CPU handle)
-    monkeypatch.setattr(_capi, "call", spy)
+    monkeypatch.setattr(_descriptors_v8, "call", spy)
     x = torch.randn(2, 5, 3)
     with torch.no_grad():
         layer(x)
