@@ -340,10 +340,10 @@ class _PrnnRNNBase(nn.Module):
     def _problem(self, x: torch.Tensor, batch_sizes: Optional[torch.Tensor], dropout: float,
                  math: int, training: bool = False) -> Problem:
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
-        sizes = [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape)
         return self._kept(x, shape, dropout, math, None, lambda: _runtime.problem(
             x.device, self._cell, _runtime.torch_dtype_code(x.dtype), self.input_size,
-            self.hidden_size, self.num_layers, self.bidirectional, sizes, dropout, math,
+            self.hidden_size, self.num_layers, self.bidirectional,
+            [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape), dropout, math,
             training))
 
     def _problem_v8(self, x: torch.Tensor, dropout: float, seed: Optional[torch.Tensor],
