@@ -5,11 +5,12 @@ RNN data descriptors for x and y, the state descriptors, and the sizes and
 weight places prnn gives for them.
 """
 
+import copy
 import ctypes
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import Dict, Optional, Sequence, Tuple
 
-from . import _capi
+from . import _capi, _sru_mode
 from ._capi import call
 from ._descriptors import DropoutDesc, Handle, TensorDesc, _Owned
 
@@ -48,39 +49,73 @@ class ProblemV8:
     steps (up to max_seq) in `layout`, with the sizes prnn asks for on
     `handle` and where each matrix and bias lives in the weight space (in
     elements). The descriptors serve any handle of the backend (a backward
-    on another thread, with that thread's handle: temp_space_sizes)."""
+    on another thread, with that thread's handle: temp_space). training:
+    the shape is for training, so its training sizes are asked for (and
+    on the GPU its training kernels planned) at once.
+    y_size, h_shape, c_shape: the widths and state shapes the calls take;
+    cell: whether the mode has a cell state (cx / cy)."""
 
     def __init__(self, handle: Handle, mode: int, dtype: int, input_size: int, hidden: int,
                  proj: int, layers: int, bidirectional: bool, bias: bool, layout: int,
                  max_seq: int, lengths: Sequence[int], dropout: float = 0.0,
-                 seed: int = 0, math: int = _capi.DEFAULT_MATH) -> None:
+                 seed: int = 0, math: int = _capi.DEFAULT_MATH,
+                 training: bool = True) -> None:
         self.handle = handle
         self.dirs = 2 if bidirectional else 1
-        self.rnn = RNNDescV8(mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
-                             dropout, seed, math)
+        self._rnn_args = (mode, dtype, input_size, hidden, proj, layers, bidirectional, bias,
+                          dropout)
+        self.math = math
+        self.rnn = RNNDescV8(*self._rnn_args, seed=seed, math=math)
         batch = len(lengths)
+        self.cell = mode == _capi.LSTM or _sru_mode.is_sru(mode)
+        self.y_size = self.dirs * proj
+        self.h_shape = (layers * self.dirs, batch, proj)
+        self.c_shape = (layers * self.dirs, batch, hidden)
         self.x_desc = RNNDataDesc(dtype, layout, max_seq, batch, input_size, lengths)
-        self.y_desc = RNNDataDesc(dtype, layout, max_seq, batch, self.dirs * proj, lengths)
-        self.h_desc = TensorDesc(dtype, [layers * self.dirs, batch, proj])
-        self.c_desc = TensorDesc(dtype, [layers * self.dirs, batch, hidden])
+        self.y_desc = RNNDataDesc(dtype, layout, max_seq, batch, self.y_size, lengths)
+        self.h_desc = TensorDesc(dtype, list(self.h_shape))
+        self.c_desc = TensorDesc(dtype, list(self.c_shape))
         size = c_size_t()
         call("prnnGetRNNWeightSpaceSize", handle.ptr, self.rnn.ptr, byref(size))
         self.weight_bytes = size.value
-        self.workspace_bytes, self.reserve_bytes = self.temp_space_sizes(handle)
+        self._sizes: Dict[bool, Tuple[int, int]] = {}   # temp_space's on self.handle
+        self.temp_space(handle, training)
         self._places: Optional[Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],
                                                            Optional[Tuple[int, int]]]]] = None
 
-    def temp_space_sizes(self, handle: Handle) -> Tuple[int, int]:
-        """(workspace, reserve) bytes on `handle` (prnnGetRNNTempSpaceSizes):
-        a workspace for either mode (the larger of the two modes' sizes:
-        the API promises each mode its own, though the GPU backend reports
-        one size for every call of a shape), a training call's reserve."""
-        size, reserve, inference = c_size_t(), c_size_t(), c_size_t()
-        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_TRAINING,
-             self.x_desc.ptr, byref(size), byref(reserve))
-        call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_INFERENCE,
-             self.x_desc.ptr, byref(inference), None)
-        return max(size.value, inference.value), reserve.value
+    def with_seed(self, seed: int) -> "ProblemV8":
+        """This problem with dropout's mask drawn from `seed`: an RNN
+        descriptor of its own (a v8 descriptor holds its dropout settings,
+        and a reserve is recorded with the seed its forward ran with, so a
+        kept descriptor is not re-seeded under a call still to run its
+        backward); the data descriptors, sizes and places, which do not
+        depend on the seed, shared."""
+        p = copy.copy(self)
+        p.rnn = RNNDescV8(*self._rnn_args, seed=seed, math=self.math)
+        return p
+
+    def temp_space(self, handle: Handle, training: bool) -> Tuple[int, int]:
+        """(workspace, reserve) bytes of a call on `handle`
+        (prnnGetRNNTempSpaceSizes; kept for the problem's own handle).
+        Inference: INFERENCE mode's workspace, no reserve; asking no more
+        plans no training kernels (an inference-only shape does not compile
+        them on the GPU, as the v5 Problem's does not). Training (the
+        forward and both backward calls): the larger workspace of the two
+        modes (the API promises each mode its own, though the GPU backend
+        reports one size for every call of a shape) and the reserve, the
+        training mode asked first (prnn then plans both at once)."""
+        sizes = self._sizes.get(training) if handle is self.handle else None
+        if sizes is None:
+            train, reserve, inference = c_size_t(), c_size_t(), c_size_t()
+            if training:
+                call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr,
+                     _capi.FWD_MODE_TRAINING, self.x_desc.ptr, byref(train), byref(reserve))
+            call("prnnGetRNNTempSpaceSizes", handle.ptr, self.rnn.ptr, _capi.FWD_MODE_INFERENCE,
+                 self.x_desc.ptr, byref(inference), None)
+            sizes = (max(train.value, inference.value), reserve.value)
+            if handle is self.handle:
+                self._sizes[training] = sizes
+        return sizes
 
     def places(self, element_size: int, ids: int
                ) -> Dict[Tuple[int, int], Tuple[Optional[Tuple[int, Tuple[int, ...]]],

@@ -40,10 +40,8 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
-from .._descriptors import Handle
 from .._descriptors_v8 import ProblemV8
-from . import _precision, _runtime
-from ._ops import _current_stream
+from . import _precision, _runtime, _v8
 
 if TYPE_CHECKING:     # typing.Self is Python 3.11's
     from typing_extensions import Self
@@ -54,25 +52,6 @@ _W_IDS, _R_IDS, _PROJ_ID = range(0, 4), range(4, 8), 8
 # where one parameter (or one of its row blocks) lives in the weight space:
 # (offset in elements, shape there, the parameter's rows it holds)
 _Block = Tuple[int, Tuple[int, ...], slice]
-
-
-def _ptr(t: Optional[torch.Tensor]) -> Optional[int]:
-    return None if t is None else t.data_ptr()
-
-
-def _on_stream(device: torch.device) -> Handle:
-    """This thread's prnn handle for `device`, on torch's current stream
-    there (a handle is one thread's at a time: a backward that autograd
-    runs on its own thread takes that thread's)."""
-    h = _runtime.handle(device)
-    if device.type == "cuda":
-        h.set_stream(_current_stream(device))
-    return h
-
-
-def _bytes(like: torch.Tensor, n: int) -> torch.Tensor:
-    """n bytes of scratch on `like`'s device, from PyTorch's allocator."""
-    return torch.empty(n, dtype=torch.uint8, device=like.device)
 
 
 class _Spec:
@@ -97,7 +76,7 @@ class _Spec:
         self.p = ProblemV8(_runtime.handle(device), _capi.LSTM, _runtime.torch_dtype_code(dtype),
                            module.input_size, self.hidden, self.proj, self.layers,
                            module.bidirectional, self.bias, layout, max_seq, lengths, dropout,
-                           seed, _precision.math_type(device.type, dtype))
+                           seed, _precision.math_type(device.type, dtype), self.training)
         es = torch.empty((), dtype=dtype).element_size()
         self.elements = self.p.weight_bytes // es
         self.blocks = self._blocks(self.p.places(es, _PROJ_ID + 1))
@@ -172,23 +151,13 @@ class _LSTMPFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, spec: _Spec, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor,
                 *weights: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        p = spec.p
         flat = spec.pack(weights, x.device)
-        y = x.new_empty(x.shape[:-1] + (spec.dirs * spec.proj,))
-        hy, cy = torch.empty_like(h0), torch.empty_like(c0)
-        ws = _bytes(x, p.workspace_bytes)
-        rs = _bytes(x, p.reserve_bytes if spec.training else 0)
-        h = _on_stream(x.device)
-        _capi.call("prnnRNNForward", h.ptr, p.rnn.ptr,
-                   _capi.FWD_MODE_TRAINING if spec.training else _capi.FWD_MODE_INFERENCE,
-                   None, p.x_desc.ptr, _ptr(x), p.y_desc.ptr, _ptr(y), p.h_desc.ptr, _ptr(h0),
-                   _ptr(hy), p.c_desc.ptr, _ptr(c0), _ptr(cy), p.weight_bytes, _ptr(flat),
-                   p.workspace_bytes, _ptr(ws), rs.numel(), _ptr(rs) if rs.numel() else None)
+        y, hy, cy, rs = _v8.forward(spec.p, x, h0, c0, flat.data_ptr(), spec.training)
         ctx.spec = spec
         ctx.weight_dtype = weights[0].dtype
         if spec.training:
             ctx.save_for_backward(x, h0, c0, flat, y, rs)
-        return y, hy, cy
+        return y, hy, cast(torch.Tensor, cy)   # an LSTM's: not None
 
     @staticmethod
     def backward(ctx: Any, dy: Optional[torch.Tensor], dhy: Optional[torch.Tensor],
@@ -197,28 +166,13 @@ class _LSTMPFunction(torch.autograd.Function):
         if not spec.training:
             raise RuntimeError("prnn.torch.LSTM(proj_size): backward of a call that ran without "
                                "gradients (inference mode)")
-        p = spec.p
         x, h0, c0, flat, y, rs = ctx.saved_tensors
-        # kept in variables: a temporary's memory could be reused before the
-        # call reads it
-        dy = torch.zeros_like(y) if dy is None else dy.contiguous()
-        dhy = None if dhy is None else dhy.contiguous()
-        dcy = None if dcy is None else dcy.contiguous()
-        dx, dhx, dcx = torch.empty_like(x), torch.empty_like(h0), torch.empty_like(c0)
-        h = _on_stream(x.device)
-        ws_bytes = p.workspace_bytes if h is p.handle else p.temp_space_sizes(h)[0]
-        ws = _bytes(x, ws_bytes)
-        _capi.call("prnnRNNBackwardData_v8", h.ptr, p.rnn.ptr, None, p.y_desc.ptr,
-                   _ptr(y), _ptr(dy), p.x_desc.ptr, _ptr(dx), p.h_desc.ptr, _ptr(h0),
-                   _ptr(dhy), _ptr(dhx), p.c_desc.ptr, _ptr(c0), _ptr(dcy), _ptr(dcx),
-                   p.weight_bytes, _ptr(flat), ws_bytes, _ptr(ws), rs.numel(), _ptr(rs))
+        if dy is None:
+            dy = torch.zeros_like(y)
+        dx, dhx, dcx, dflat = _v8.backward(spec.p, x, h0, c0, flat.data_ptr(), y, dy, dhy, dcy,
+                                           rs, any(ctx.needs_input_grad[4:]))
         dweights: List[Optional[torch.Tensor]]
-        if any(ctx.needs_input_grad[4:]):
-            dflat = torch.empty_like(flat)
-            _capi.call("prnnRNNBackwardWeights_v8", h.ptr, p.rnn.ptr, _capi.WGRAD_MODE_SET,
-                       None, p.x_desc.ptr, _ptr(x), p.h_desc.ptr, _ptr(h0), p.y_desc.ptr,
-                       _ptr(y), p.weight_bytes, _ptr(dflat), ws_bytes, _ptr(ws), rs.numel(),
-                       _ptr(rs))
+        if dflat is not None:
             dweights = list(spec.unpack(dflat, ctx.weight_dtype))
         else:
             dweights = [None] * len(spec.blocks)

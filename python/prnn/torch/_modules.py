@@ -15,13 +15,23 @@ in autocast's data type (_precision). Eager calls go to the C library
 directly; torch.compile, torch.export, torch.jit.trace and torch.func
 transforms see the prnn::rnn_forward operator (_ops), ONNX export standard
 ONNX RNN nodes (_onnx).
+
+Batched batch_first Tensor input of an eager LSTM, GRU or RNN call goes to
+prnn as it is: the v8 calls (_v8) on the batch-major layout, which read x
+and write y (and read dy) in place, with the flat buffer as the v8 weight
+space; y comes back batch-major, contiguous. Every other call transposes
+batch_first input to time-major and y back: the operator's schema, which
+compiled, exported, traced and torch.func calls record, is time-major, as
+the v5 calls are; PackedSequence and unbatched input are time-major
+already; SRU's engine would move batch-major data into time-major order
+anyway.
 """
 
 import math
 import threading
 import warnings
 from typing import (TYPE_CHECKING, Any, Callable, Dict, List, NoReturn, Optional, Sequence,
-                    Tuple, Type, Union, cast)
+                    Tuple, Type, TypeVar, Union, cast)
 
 import torch
 from torch import nn
@@ -29,10 +39,13 @@ from torch.nn.utils.rnn import PackedSequence
 
 from .. import _capi
 from .._descriptors import Problem
+from .._descriptors_v8 import ProblemV8
 from . import _lstmp, _onnx, _ops, _precision, _runtime
 
 if TYPE_CHECKING:     # typing.Self is Python 3.11's
     from typing_extensions import Self
+
+_P = TypeVar("_P", Problem, ProblemV8)
 
 # ATen's names of the data types, as torch.nn's device and dtype messages
 # print them.
@@ -247,11 +260,12 @@ class _PrnnRNNBase(nn.Module):
 
     def _reset_call_cache(self) -> None:
         # (weights' addresses, flat buffer address or None) once checked,
-        # the Problem of each (thread, device, dtype, shape, math): prnn
-        # handles are per thread (_runtime), so a layer shared by threads
-        # keeps one each; and autocast's converted weights.
+        # the Problem or ProblemV8 of each (thread, device, dtype, shape,
+        # dropout, math, data layout): prnn handles are per thread
+        # (_runtime), so a layer shared by threads keeps one each; and
+        # autocast's converted weights.
         self._checked_weights: Tuple[Optional[Tuple[int, ...]], Optional[int]] = (None, None)
-        self._problems = _runtime.ShapeCache()
+        self._problems: _runtime.ShapeCache[Union[Problem, ProblemV8]] = _runtime.ShapeCache()
         self._cast = _precision.CastWeights()
 
     def __getstate__(self) -> Dict[str, Any]:
@@ -310,18 +324,51 @@ class _PrnnRNNBase(nn.Module):
                                      self.input_size, self.hidden_size, self.num_layers,
                                      self.bidirectional)
 
+    def _kept(self, x: torch.Tensor, shape: Tuple[int, ...], dropout: float, math: int,
+              layout: Optional[int], make: Callable[[], _P]) -> _P:
+        """The kept Problem (layout None: the v5 calls, which have no data
+        layout) or ProblemV8 (layout: its prnnRNNDataLayout_t) of this
+        thread, x's device and type, `shape`, dropout and math; else
+        make()'s, kept."""
+        key = (threading.get_ident(), x.device, x.dtype, shape, dropout, math, layout)
+        p = self._problems.get(key)
+        if p is None:
+            p = make()
+            self._problems.put(key, p)
+        return cast(_P, p)     # the layout in the key tells the two kinds apart
+
     def _problem(self, x: torch.Tensor, batch_sizes: Optional[torch.Tensor], dropout: float,
                  math: int, training: bool = False) -> Problem:
         shape = (x.shape[0], x.shape[1]) if batch_sizes is None else tuple(batch_sizes.tolist())
-        key = (threading.get_ident(), x.device, x.dtype, shape, dropout, math)
-        p = self._problems.get(key)
-        if p is None:
-            sizes = [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape)
-            p = _runtime.problem(x.device, self._cell, _runtime.torch_dtype_code(x.dtype),
-                                 self.input_size, self.hidden_size, self.num_layers,
-                                 self.bidirectional, sizes, dropout, math, training)
-            self._problems.put(key, p)
-        return p
+        return self._kept(x, shape, dropout, math, None, lambda: _runtime.problem(
+            x.device, self._cell, _runtime.torch_dtype_code(x.dtype), self.input_size,
+            self.hidden_size, self.num_layers, self.bidirectional,
+            [x.shape[1]] * x.shape[0] if batch_sizes is None else list(shape), dropout, math,
+            training))
+
+    def _problem_v8(self, x: torch.Tensor, dropout: float, seed: Optional[torch.Tensor],
+                    math: int, training: bool) -> ProblemV8:
+        """The ProblemV8 of batch-major x ([B, T, I], every sequence T
+        long), with both biases (the flat buffer has room for them, zeros
+        where the module has none); with dropout's `seed` (given exactly
+        when the call applies dropout), a seeded copy made for this call
+        (ProblemV8.with_seed); made for training (ProblemV8's training)
+        when it is new and `training`."""
+        layout = _capi.RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
+        batch, steps = x.shape[0], x.shape[1]
+        p = self._kept(x, (batch, steps), dropout, math, layout, lambda: ProblemV8(
+            _runtime.handle(x.device), self._cell, _runtime.torch_dtype_code(x.dtype),
+            self.input_size, self.hidden_size, self.hidden_size, self.num_layers,
+            self.bidirectional, True, layout, steps, [steps] * batch, dropout, 0, math,
+            training))
+        return p if seed is None else p.with_seed(int(seed))
+
+    def _takes_batch_major(self, dtype: torch.dtype) -> bool:
+        """Whether an eager call in `dtype` hands prnn batch_first input as
+        it is (the v8 calls): not SRU, whose engine would move the data
+        into time-major order anyway (prnn.h, "What runs where"), and only
+        where the flat buffer is the v8 weight space."""
+        return not _runtime.is_sru(self._cell) and self._layout_for(dtype).is_v8_weight_space()
 
     # -- forward ------------------------------------------------------------------
 
@@ -356,13 +403,13 @@ class _PrnnRNNBase(nn.Module):
         return [w.to(dtype) for w in weights] if cast is not None else weights
 
     def _initial_states(self, hx: Optional[Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]],
-                        x: torch.Tensor, batched: bool, batch_sizes: Optional[torch.Tensor],
+                        x: torch.Tensor, batched: bool, mb: int,
                         sorted_indices: Optional[torch.Tensor], cast: bool
                         ) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
         """h_0 and c_0 (None when absent), as the C call takes them:
         checked against the input's device and data type with torch.nn's
         messages (converted to it first under autocast, when `cast`),
-        batched, in the packed batch's order, contiguous."""
+        batched (mb sequences), in the packed batch's order, contiguous."""
         lstm = self._cell == _capi.LSTM
         if hx is None:
             return None, None
@@ -374,7 +421,6 @@ class _PrnnRNNBase(nn.Module):
         else:
             states = [hx]
         dirs = 2 if self.bidirectional else 1
-        mb = int(batch_sizes[0]) if batch_sizes is not None else x.shape[1]
         expect = (self.num_layers * dirs, mb, self.hidden_size)
         for i, s in enumerate(states):
             if not isinstance(s, torch.Tensor):
@@ -423,10 +469,10 @@ class _PrnnRNNBase(nn.Module):
             batched = x.dim() == 3
             if not batched:
                 x = x.unsqueeze(1)
-            elif self.batch_first:
-                x = x.transpose(0, 1)
             if x.shape[0] == 0 or x.shape[1] == 0:
                 raise ValueError(f"prnn.torch.{type(self).__name__}: empty input {tuple(x.shape)}")
+        # batched batch_first input, [B, T, I]: as it is, or transposed below
+        batch_major = batched and not packed and self.batch_first
         weights = self._weights()
         w0 = weights[0]
         device_type = "cuda" if x.is_cuda else ("cpu" if x.is_cpu else x.device.type)
@@ -435,9 +481,23 @@ class _PrnnRNNBase(nn.Module):
         if cast is not None and _precision.autocast_eligible(x):
             x = x.to(cast)
         self._check_input(x, cast or w0.dtype, w0.device, cast is not None)
+        # torch.jit.is_tracing: not in torch.jit's __all__, and without annotations
+        compiling, tracing = (torch.compiler.is_compiling(),
+                              torch.jit.is_tracing())  # type: ignore[attr-defined,no-untyped-call]
+        transforms = [] if compiling or tracing else _functorch_transforms()
+        # Eager calls hand prnn batch_first input as it is: the v8 calls
+        # read x and write y batch-major in place (no copy either way, nor
+        # of dy in the backward). Every other path takes x time-major, as
+        # the prnn::rnn_forward operator's schema (which torch.compile,
+        # torch.export, tracing and ONNX export record, and whose autograd
+        # formula the torch.func path shares) and the v5 calls have it.
+        in_place = batch_major and not (compiling or tracing or transforms) and \
+            self._takes_batch_major(x.dtype)
+        if batch_major and not in_place:
+            x = x.transpose(0, 1)
         x = x.contiguous()
-        h0, c0 = self._initial_states(hx, x, batched, batch_sizes, sorted_indices,
-                                      cast is not None)
+        mb = int(batch_sizes[0]) if batch_sizes is not None else x.shape[0 if in_place else 1]
+        h0, c0 = self._initial_states(hx, x, batched, mb, sorted_indices, cast is not None)
         if sru:     # SRU's state is the cell state only: hx is c_0
             h0, c0 = None, h0
 
@@ -451,10 +511,6 @@ class _PrnnRNNBase(nn.Module):
         math = _precision.math_type(device_type, x.dtype)
         args = (self._cell, self.hidden_size, self.num_layers, self.bidirectional,
                 self.bias, dropout)
-        # torch.jit.is_tracing: not in torch.jit's __all__, and without annotations
-        compiling, tracing = (torch.compiler.is_compiling(),
-                              torch.jit.is_tracing())  # type: ignore[attr-defined,no-untyped-call]
-        transforms = [] if compiling or tracing else _functorch_transforms()
         if compiling and _onnx.exporting():
             # torch.onnx.export(dynamo=True): standard ONNX RNN nodes
             y, hy, cy = _onnx.export_layer(self, x, h0, c0, weights, batch_sizes, dropout)
@@ -478,9 +534,12 @@ class _PrnnRNNBase(nn.Module):
                                               *self._recorded_weights(weights, x.dtype, cast))
         else:
             # Eager: the operator's work without the dispatcher, with what
-            # this layer keeps (its Problem, the weights' buffer).
+            # this layer keeps (its Problem, the weights' buffer; a ProblemV8
+            # for batch-major x, whose descriptor carries dropout's seed).
             wbuf = self._weight_buffer(weights, x.dtype)
-            problem = self._problem(x, batch_sizes, dropout, math, training=needs_grad)
+            problem: Union[Problem, ProblemV8] = (
+                self._problem_v8(x, dropout, seed, math, training=needs_grad) if in_place else
+                self._problem(x, batch_sizes, dropout, math, training=needs_grad))
             if needs_grad:
                 y, hy, cy, _ = _ops.EagerRNN.apply(x, h0, c0, batch_sizes, seed, args + (math,),
                                                    problem, wbuf, *weights)
@@ -502,7 +561,7 @@ class _PrnnRNNBase(nn.Module):
             hy = hy.squeeze(1)
             cy = cy.squeeze(1) if lstm else cy  # type: ignore[union-attr]
         else:
-            output = y.transpose(0, 1) if self.batch_first else y
+            output = y.transpose(0, 1) if batch_major and not in_place else y
         return output, ((hy, cy) if lstm else hy)  # type: ignore[return-value]
 
 

@@ -26,14 +26,12 @@ from torch import Tensor
 
 from .._capi import call
 from .._descriptors import Problem
-from . import _runtime
+from .._descriptors_v8 import ProblemV8
+from . import _runtime, _v8
+from ._runtime import address, current_stream
 
 if TYPE_CHECKING:     # typing.TypeGuard is Python 3.10's
     from typing_extensions import TypeGuard
-
-
-def _ptr(t: Optional[Tensor]) -> Optional[int]:
-    return t.data_ptr() if t is not None else None
 
 
 DOUBLE_BACKWARD_ERROR = (
@@ -78,28 +76,36 @@ def _seed_value(seed: Optional[Tensor]) -> int:
     return int(seed.item()) if seed is not None else 0
 
 
-def _current_stream(device: torch.device) -> int:
-    try:    # the raw pointer without building a torch.cuda.Stream object
-        return torch._C._cuda_getCurrentRawStream(device.index)
-    except AttributeError:
-        return torch.cuda.current_stream(device).cuda_stream
+def _weight_address(weights: Sequence[Tensor], w_ptr: Optional[int], x: Tensor, mode: int,
+                    hidden: int, layers: int, bidirectional: bool,
+                    has_bias: bool) -> Tuple[int, Optional[Tensor]]:
+    """w_ptr when given (the caller's flat buffer), else flat_weights'."""
+    if w_ptr is not None:
+        return w_ptr, None
+    return flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
+                        _runtime.weight_names(mode, layers, bidirectional, has_bias))
 
 
 def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights: Sequence[Tensor],
                  batch_sizes: Optional[Tensor], seed: Optional[Tensor], mode: int, hidden: int,
                  layers: int, bidirectional: bool, has_bias: bool, dropout: float, train: bool,
-                 math: int, problem: Optional[Problem] = None, w_ptr: Optional[int] = None
+                 math: int, problem: Optional[Union[Problem, ProblemV8]] = None,
+                 w_ptr: Optional[int] = None
                  ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     """rnn_forward's work, also called directly by the modules in eager mode
     (with the Problem and weight address they keep, skipping the
     dispatcher's cost). Returns y, hy, cy (None unless LSTM or SRU) and the
     training reserve (None unless train): the operator, whose outputs are
-    tensors, makes those empty."""
+    tensors, makes those empty. A ProblemV8 (the modules' eager batch_first
+    calls: x batch-major, as the caller has it) runs the v8 calls, its
+    descriptor carrying dropout's seed (`seed` unused), on the flat buffer
+    in prnn's layout, which is the v8 weight space
+    (WeightLayout.is_v8_weight_space, which the modules check)."""
+    w_ptr, keep = _weight_address(weights, w_ptr, x, mode, hidden, layers, bidirectional,
+                                  has_bias)
+    if isinstance(problem, ProblemV8):
+        return _v8.forward(problem, x, hx, cx, w_ptr, train)
     p = problem or _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
-    keep: Optional[Tensor] = None
-    if w_ptr is None:
-        w_ptr, keep = flat_weights(weights, _layout(x, mode, hidden, layers, bidirectional),
-                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
     dirs = 2 if bidirectional else 1
     cell = mode in _runtime.WITH_CELL
     y = x.new_empty(x.shape[:-1] + (dirs * hidden,))
@@ -108,10 +114,10 @@ def forward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], weights:
     workspace = x.new_empty(p.workspace_bytes, dtype=torch.uint8) if p.workspace_bytes else None
     h = p.handle
     if x.is_cuda:
-        h.set_stream(_current_stream(x.device))
-    common = (h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(), p.h_desc.ptr, _ptr(hx),
-              p.h_desc.ptr, _ptr(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
-              hy.data_ptr(), p.h_desc.ptr, _ptr(cy), _ptr(workspace),
+        h.set_stream(current_stream(x.device))
+    common = (h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(), p.h_desc.ptr, address(hx),
+              p.h_desc.ptr, address(cx), p.w_desc.ptr, w_ptr, p.y_descs, y.data_ptr(), p.h_desc.ptr,
+              hy.data_ptr(), p.h_desc.ptr, address(cy), address(workspace),
               p.workspace_bytes)
     reserve: Optional[Tensor]
     if train:
@@ -183,22 +189,24 @@ def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
                   dcy: Optional[Tensor], reserve: Tensor, batch_sizes: Optional[Tensor],
                   seed: Optional[Tensor], mode: int, hidden: int, layers: int,
                   bidirectional: bool, has_bias: bool, dropout: float, weight_grads: bool,
-                  math: int, input_grad: bool = True,
-                  w_ptr: Optional[int] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+                  math: int, input_grad: bool = True, w_ptr: Optional[int] = None,
+                  v8: Optional[ProblemV8] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """BackwardData (dx, dhx, dcx; dcx empty unless LSTM or SRU; dx empty
     unless input_grad: prnn then skips the first layer's input product)
     and, when weight_grads, BackwardWeights into a zeroed flat gradient
     buffer in prnn's layout (else an empty tensor). reserve is forward_impl's, from
     the same arguments (the very tensor: prnn checks its address); w_ptr,
-    when given, the flat weight buffer the forward used."""
+    when given, the flat weight buffer the forward used. v8: the ProblemV8
+    the forward ran (its seeded descriptor), for the v8 calls (dx is then
+    computed whatever input_grad says: prnnRNNBackwardData_v8 needs it)."""
+    w, keep = _weight_address(weights, w_ptr, x, mode, hidden, layers, bidirectional, has_bias)
+    if v8 is not None:
+        dx, dhx, dcx, dw = _v8.backward(v8, x, hx, cx, w, y, dy, dhy, dcy, reserve, weight_grads)
+        empty = x.new_empty(0)
+        return (dx, dhx, empty if dcx is None else dcx, empty if dw is None else dw)
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)
-    keep: Optional[Tensor] = None
-    if w_ptr is None:
-        w_ptr, keep = flat_weights(weights, layout,
-                                   _runtime.weight_names(mode, layers, bidirectional, has_bias))
-    w = w_ptr
     cell = mode in _runtime.WITH_CELL
     dx = torch.empty_like(x) if input_grad else x.new_empty(0)
     dhx = x.new_empty(layers * (2 if bidirectional else 1), p.mini_batch, hidden)
@@ -209,17 +217,17 @@ def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
     dcy = dcy.contiguous() if (dcy is not None and cell) else None
     h = p.handle
     if x.is_cuda:
-        h.set_stream(_current_stream(x.device))
+        h.set_stream(current_stream(x.device))
     call("prnnRNNBackwardData", h.ptr, p.rnn.ptr, p.seq_length, p.y_descs, y.data_ptr(),
-         p.y_descs, dy.data_ptr(), p.h_desc.ptr, _ptr(dhy), p.h_desc.ptr, _ptr(dcy),
-         p.w_desc.ptr, w, p.h_desc.ptr, _ptr(hx), p.h_desc.ptr, _ptr(cx), p.x_descs,
+         p.y_descs, dy.data_ptr(), p.h_desc.ptr, address(dhy), p.h_desc.ptr, address(dcy),
+         p.w_desc.ptr, w, p.h_desc.ptr, address(hx), p.h_desc.ptr, address(cx), p.x_descs,
          dx.data_ptr() if input_grad else None, p.h_desc.ptr, dhx.data_ptr(), p.h_desc.ptr,
-         dcx.data_ptr() if cell else None, _ptr(workspace), p.workspace_bytes,
+         dcx.data_ptr() if cell else None, address(workspace), p.workspace_bytes,
          reserve.data_ptr(), reserve.numel())
     if weight_grads:
         dw = torch.zeros(layout.total_elements, dtype=x.dtype, device=x.device)
         call("prnnRNNBackwardWeights", h.ptr, p.rnn.ptr, p.seq_length, p.x_descs, x.data_ptr(),
-             p.h_desc.ptr, _ptr(hx), p.y_descs, y.data_ptr(), _ptr(workspace),
+             p.h_desc.ptr, address(hx), p.y_descs, y.data_ptr(), address(workspace),
              p.workspace_bytes, p.w_desc.ptr, dw.data_ptr(), reserve.data_ptr(), reserve.numel())
     else:
         dw = x.new_empty(0)
@@ -381,7 +389,8 @@ def _tie_to_inputs(results: List[Optional[Tensor]],
 def _rnn_function_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
                           batch_sizes: Optional[Tensor], seed: Optional[Tensor],
                           config: Tuple[int, int, int, bool, bool, float, int],
-                          problem: Optional[Problem], wbuf: Optional[Tuple[int, Optional[Tensor]]],
+                          problem: Optional[Union[Problem, ProblemV8]],
+                          wbuf: Optional[Tuple[int, Optional[Tensor]]],
                           *weights: Tensor
                           ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
     mode, hidden, layers, bidirectional, has_bias, dropout, math = config
@@ -392,10 +401,13 @@ def _rnn_function_forward(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
 
 def _rnn_function_save(ctx: Any, inputs: Tuple[Any, ...],
                        output: Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]) -> None:
-    x, hx, cx, batch_sizes, seed, config, _, wbuf, *weights = inputs
+    x, hx, cx, batch_sizes, seed, config, problem, wbuf, *weights = inputs
     y, _, _, reserve = output
     ctx.config = config
     ctx.wbuf = wbuf
+    # the v8 calls' backward runs on the forward's ProblemV8: its descriptor
+    # carries the seed the reserve was recorded with
+    ctx.v8 = problem if isinstance(problem, ProblemV8) else None
     ctx.has_hx, ctx.has_cx = hx is not None, cx is not None
     ctx.save_for_backward(x, hx, cx, y, reserve, batch_sizes, seed, *weights)
     ctx.mark_non_differentiable(reserve)
@@ -421,7 +433,7 @@ def _rnn_function_backward(ctx: Any, dy: Optional[Tensor], dhy: Optional[Tensor]
     with torch.no_grad(), (_below_transform() if wrapped else contextlib.nullcontext()):
         dx, dhx, dcx, dweights = _backward_formula(
             saved, ctx.config, needs, dy, dhy, dcy, backward_impl,
-            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None)
+            w_ptr=ctx.wbuf[0] if ctx.wbuf is not None else None, v8=ctx.v8)
     results = [dx, dhx, dcx, *dweights]
     if not wrapped:
         results = _tie_to_inputs(results, [*saved, dy, dhy, dcy])
@@ -436,7 +448,10 @@ class EagerRNN(torch.autograd.Function):
     tensor or None) of the flat weight buffer in the run's data type (the
     weights' own buffer, a packed copy, or autocast's converted copy, kept
     alive for the backward), or None to find or pack it in the call; the
-    weights' gradients come back in their own data type."""
+    weights' gradients come back in their own data type. problem: the
+    module's Problem, or its ProblemV8 for batch_first x as it is (the v8
+    calls, forward and backward on that ProblemV8; the operators, whose
+    schema is time-major, never take one)."""
 
     @staticmethod
     def forward(ctx: Any, *inputs: Any) -> Tuple[Tensor, Tensor, Optional[Tensor],

@@ -9,13 +9,14 @@ later calls find it in a dict.
 
 import threading
 from collections import OrderedDict
-from typing import (Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, ValuesView,
-                    cast)
+from typing import (Any, Dict, Generic, Iterable, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, ValuesView, cast)
 
 import torch
 
 from .. import _capi, _sru_mode
 from .._descriptors import FilterDesc, Handle, Problem, element_size
+from .._descriptors_v8 import ProblemV8
 
 MODES = {"LSTM": _capi.LSTM, "GRU": _capi.GRU, "RNN_TANH": _capi.RNN_TANH,
          "RNN_RELU": _capi.RNN_RELU, "SRU": _capi.SRU}
@@ -95,8 +96,11 @@ def handle(device: torch.device) -> Handle:
     return h
 
 
-class ShapeCache:
-    """The most recently used Problems, by key: a training loop over
+_P = TypeVar("_P")
+
+
+class ShapeCache(Generic[_P]):
+    """The most recently used Problems (or ProblemV8s), by key: a training loop over
     sequences of varying length (packed batches, bucketed lengths) meets a
     new shape at almost every step, and each Problem holds descriptors.
     Forgetting one costs only its re-creation (prnn's plans are per batch
@@ -104,15 +108,15 @@ class ShapeCache:
 
     def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
-        self.entries: "OrderedDict[Tuple[Any, ...], Problem]" = OrderedDict()
+        self.entries: "OrderedDict[Tuple[Any, ...], _P]" = OrderedDict()
 
-    def get(self, key: Tuple[Any, ...]) -> Optional[Problem]:
+    def get(self, key: Tuple[Any, ...]) -> Optional[_P]:
         p = self.entries.get(key)
         if p is not None:
             self.entries.move_to_end(key)
         return p
 
-    def put(self, key: Tuple[Any, ...], p: Problem) -> None:
+    def put(self, key: Tuple[Any, ...], p: _P) -> None:
         self.entries[key] = p
         if len(self.entries) > self.capacity:
             self.entries.popitem(last=False)
@@ -120,7 +124,7 @@ class ShapeCache:
     def devices(self) -> Set[Any]:
         return {key[1] for key in self.entries}
 
-    def values(self) -> ValuesView[Problem]:
+    def values(self) -> ValuesView[_P]:
         return self.entries.values()
 
 
@@ -131,9 +135,9 @@ def problem(device: torch.device, mode: int, dtype: int, input_size: int, hidden
     RNN descriptor set to the prnnMathType_t `math`; made for training
     (Problem's training) when it is new and `training`."""
     h = handle(device)
-    problems: Optional[ShapeCache] = getattr(_local, "problems", None)
+    problems: Optional[ShapeCache[Problem]] = getattr(_local, "problems", None)
     if problems is None:
-        problems = _local.problems = ShapeCache()
+        problems = _local.problems = ShapeCache[Problem]()
     key = (_device_key(device), mode, dtype, input_size, hidden, layers, bidirectional,
            tuple(batch_sizes), dropout, math)
     p = problems.get(key)
@@ -142,6 +146,19 @@ def problem(device: torch.device, mode: int, dtype: int, input_size: int, hidden
                     dropout, math, training)
         problems.put(key, p)
     return p
+
+
+def address(t: Optional[torch.Tensor]) -> Optional[int]:
+    """t's data address for a C call; None (NULL) for no tensor."""
+    return t.data_ptr() if t is not None else None
+
+
+def current_stream(device: torch.device) -> int:
+    """torch's current stream on CUDA `device`, as prnnSetStream takes it."""
+    try:    # the raw pointer without building a torch.cuda.Stream object
+        return torch._C._cuda_getCurrentRawStream(device.index)
+    except AttributeError:
+        return torch.cuda.current_stream(device).cuda_stream
 
 
 def check_parameters(layer: str, weights: Sequence[torch.Tensor]) -> None:
@@ -207,6 +224,8 @@ class WeightLayout:
     def _build(self, mode: int, dtype: int, input_size: int, hidden: int, layers: int,
                bidirectional: bool) -> None:
         import ctypes
+        self._key = (mode, dtype, input_size, hidden, layers, bidirectional)
+        self._v8: Optional[bool] = None     # is_v8_weight_space's answer, once asked
         cpu = handle(torch.device("cpu"))
         p = Problem(cpu, mode, dtype, input_size, hidden, layers, bidirectional, [1], 0.0)
         es = element_size(dtype)
@@ -260,6 +279,43 @@ class WeightLayout:
                      (g * hidden,)),
                     ("bias_hh" + sfx, consecutive(vector, pseudo, g, g, bias, hidden),
                      (g * hidden,))]
+
+    def is_v8_weight_space(self) -> bool:
+        """Whether a buffer in this layout is, as it is, the weight space of
+        the v8 calls (prnnSetRNNDescriptor_v8) for the same configuration
+        with both biases and no projection: as large, and every matrix and
+        bias where prnnGetRNNWeightParams puts it. It is in this libprnn
+        (both families lay weights out alike); a build where it is not
+        keeps the layers on the v5 calls rather than hand prnn a buffer in
+        the wrong layout. Asked once per layout. False for SRU (the layers
+        keep it on the v5 calls)."""
+        if self._v8 is None:
+            self._v8 = not is_sru(self._key[0]) and self._v8_places_match()
+        return self._v8
+
+    def _v8_places_match(self) -> bool:
+        mode, dtype, input_size, hidden, layers, bidirectional = self._key
+        dirs, g, es = 2 if bidirectional else 1, GATES[mode], element_size(dtype)
+        p = ProblemV8(handle(torch.device("cpu")), mode, dtype, input_size, hidden, hidden,
+                      layers, bidirectional, True, _capi.RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 1,
+                      [1], training=False)
+        if p.weight_bytes != self.total_elements * es:
+            return False
+        places = p.places(es, 2 * g)
+        at = {n: (o, s) for n, o, s in self.entries}
+        for layer in range(layers):
+            for d in range(dirs):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                for lin in range(2 * g):
+                    # linLayerIDs 0..g-1: W's gates (weight_ih, bias_ih), g..2g-1: R's
+                    w, b = ("weight_ih", "bias_ih") if lin < g else ("weight_hh", "bias_hh")
+                    (w_off, (_, cols)), (b_off, _) = at[w + sfx], at[b + sfx]
+                    gate = lin % g
+                    if places[(layer * dirs + d, lin)] != (
+                            (w_off + gate * hidden * cols, (hidden, cols)),
+                            (b_off + gate * hidden, hidden)):
+                        return False
+        return True
 
     def pack(self, weights: Sequence[torch.Tensor], names: Iterable[str],
              dtype: Optional[torch.dtype] = None) -> Tuple[torch.Tensor, List[torch.Tensor]]:
