@@ -107,7 +107,8 @@ def test_inference_and_training_modes(mode, device, calls):
 
 def test_gradients_only_where_asked(device, calls):
     """Frozen weights: no BackwardWeights; x without grad but h_0 with:
-    h_0's gradient only; as on the v5 path."""
+    h_0's gradient only, dx not asked for (layer 0's input product
+    skipped); as on the v5 path."""
     ref, layer = make_pair("LSTM", 3, 4, 2, False, True, True, device, torch.float64)
     for p in layer.parameters():
         p.requires_grad_(False)
@@ -123,7 +124,10 @@ def test_gradients_only_where_asked(device, calls):
     h0 = torch.randn(2, 2, 4, dtype=torch.float64, device=device, requires_grad=True)
     c0 = torch.zeros(2, 2, 4, dtype=torch.float64, device=device)
     y, (h, c) = layer(x.detach(), (h0, c0))
+    calls.clear()
     h.sum().backward()
+    data = [args for name, args in calls if name == "prnnRNNBackwardData_v8"]
+    assert len(data) == 1 and data[0][7] is None     # dx NULL
     h0_ref = h0.detach().cpu().requires_grad_()
     ref.zero_grad()
     ref(x.detach().cpu(), (h0_ref, c0.cpu()))[1][0].sum().backward()

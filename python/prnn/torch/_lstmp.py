@@ -170,7 +170,8 @@ class _LSTMPFunction(torch.autograd.Function):
         if dy is None:
             dy = torch.zeros_like(y)
         dx, dhx, dcx, dflat = _v8.backward(spec.p, x, h0, c0, flat.data_ptr(), y, dy, dhy, dcy,
-                                           rs, any(ctx.needs_input_grad[4:]))
+                                           rs, any(ctx.needs_input_grad[4:]),
+                                           ctx.needs_input_grad[1])
         dweights: List[Optional[torch.Tensor]]
         if dflat is not None:
             dweights = list(spec.unpack(dflat, ctx.weight_dtype))

@@ -197,13 +197,14 @@ def backward_impl(x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
     buffer in prnn's layout (else an empty tensor). reserve is forward_impl's, from
     the same arguments (the very tensor: prnn checks its address); w_ptr,
     when given, the flat weight buffer the forward used. v8: the ProblemV8
-    the forward ran (its seeded descriptor), for the v8 calls (dx is then
-    computed whatever input_grad says: prnnRNNBackwardData_v8 needs it)."""
+    the forward ran (its seeded descriptor), for the v8 calls."""
     w, keep = _weight_address(weights, w_ptr, x, mode, hidden, layers, bidirectional, has_bias)
     if v8 is not None:
-        dx, dhx, dcx, dw = _v8.backward(v8, x, hx, cx, w, y, dy, dhy, dcy, reserve, weight_grads)
+        dx, dhx, dcx, dw = _v8.backward(v8, x, hx, cx, w, y, dy, dhy, dcy, reserve, weight_grads,
+                                        input_grad)
         empty = x.new_empty(0)
-        return (dx, dhx, empty if dcx is None else dcx, empty if dw is None else dw)
+        return (empty if dx is None else dx, dhx, empty if dcx is None else dcx,
+                empty if dw is None else dw)
     p = _problem(x, hidden, layers, bidirectional, mode, batch_sizes, dropout, math)
     p.set_seed(_seed_value(seed))
     layout = _layout(x, mode, hidden, layers, bidirectional)

@@ -56,12 +56,13 @@ def forward(p: ProblemV8, x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor],
 
 def backward(p: ProblemV8, x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor], w_ptr: int,
              y: Tensor, dy: Tensor, dhy: Optional[Tensor], dcy: Optional[Tensor],
-             reserve: Tensor, weight_grads: bool
-             ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
+             reserve: Tensor, weight_grads: bool, input_grad: bool = True
+             ) -> Tuple[Optional[Tensor], Tensor, Optional[Tensor], Optional[Tensor]]:
     """prnnRNNBackwardData_v8 after forward's training call of the same p
     (its x, hx, cx, weights, y and reserve: the very tensors), then, when
     `weight_grads`, prnnRNNBackwardWeights_v8 into a new weight-space-sized
-    buffer of x's type, every element written (PRNN_WGRAD_MODE_SET): dx,
+    buffer of x's type, every element written (PRNN_WGRAD_MODE_SET): dx
+    (None unless input_grad: prnn then skips layer 0's input product),
     dhx, dcx (None unless the mode has a cell) and that buffer (else
     None). dhy / dcy None: zeros."""
     # kept in variables: a temporary's memory could be reused before the
@@ -69,7 +70,7 @@ def backward(p: ProblemV8, x: Tensor, hx: Optional[Tensor], cx: Optional[Tensor]
     dy = dy.contiguous()
     dhy = None if dhy is None else dhy.contiguous()
     dcy = None if (dcy is None or not p.cell) else dcy.contiguous()
-    dx = torch.empty_like(x)
+    dx = torch.empty_like(x) if input_grad else None
     dhx = x.new_empty(p.h_shape)
     dcx = x.new_empty(p.c_shape) if p.cell else None
     h = on_stream(x.device)
