@@ -80,9 +80,9 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         /* one m16n8k16 (2048 multiply-adds) a clock per SM: the H100's
          * dense 16-bit tensor rate (989 TFLOPS at 1.83 GHz over 132 SMs).
          * The model had two a clock, twice what the tensor cores do, and
-         * under-rated the tiles whose products are long: the 16-bit
-         * keys' regret fell 1.37 -> 1.14 at LSTM H 512 B 4 with the rate
-         * halved (bench/NOTES.md, twelfth session) */
+         * under-rated the mma tiles against the FMA ones (LSTM f16 H 512
+         * B 4: the model's mma choice ran 1.37x the FMA tile it now
+         * takes; bench/NOTES.md, twelfth session) */
         compute = mmas / clk;
         /* each accumulator tile takes one mma per k-step, one after the
          * other (~28 cycles of latency each on sm_80/sm_90) */
