@@ -28,16 +28,18 @@
  * backward-data re-tune (H 256-2048, B 1-64, 60 keys with the persistent
  * and standard engines), v0.13's H 256 and v0.14's H 1024 runs, and the
  * ninth session's B 64-256 run (v0.17, H 512-2048, both passes, 72 keys,
- * the standard engine replayed from step graphs): 251 keys, 1.003
- * geomean, worst 1.27 (GRU f16 H 1024 B 128 backward-data, the persistent
- * engine's estimate winning where the standard engine runs 1.27x faster),
- * the only key above issue 22's 1.2. (Before the forward cell's chain in
+ * the standard engine replayed from step graphs), and v0.19's H 768 runs:
+ * 283 keys, 1.002 geomean, worst 1.198 (LSTM f32 H 1024 B 128 forward,
+ * the persistent engine's estimate winning where the standard engine runs
+ * 1.20x faster), none above issue 22's 1.2 since the mma engine's tensor
+ * rate was halved (twelfth session; before, 1.003 and 1.27 at GRU f16
+ * H 1024 B 128 backward-data). (Before the forward cell's chain in
  * every engine's estimate, small-h's shared multiprocessors, its 16-bit
  * one-gate backward factor, streamed weights outside the mma factors and
  * tiny-h's rows fitted to its new kernel: 1.014, worst 1.31, 6 keys above
  * 1.2, on the v0.15 forward run.) */
-#define MAX_GEOMEAN_REGRET 1.01
-#define MAX_KEY_REGRET 1.30
+#define MAX_GEOMEAN_REGRET 1.008
+#define MAX_KEY_REGRET 1.23
 
 enum { MAX_ENGINES = 16 };
 

@@ -40,7 +40,15 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
     double poll = bytes_blk / (local ? 128.0 : 64.0) / clk;
     double poll_all = local ? 0.0 : bytes_blk * all_blocks / l2_bw;
     /* The partial sums' counter wait comes after every sender's writes,
-     * where Lamport words are read as they land: a second round trip. */
+     * where Lamport words are read as they land: a second round trip. And
+     * each thread of the gather requests its words in rounds (its items,
+     * POLL_MAX senders at a time), every round an L2 round trip (about
+     * 0.3 us loaded) after the last: the tiles whose threads take two to
+     * six rounds a chunk ran 1.07-1.26x what the model gave them relative
+     * to the one-round tiles of their key (bench/NOTES.md, twelfth
+     * session; GRU f32 H 1024 B 8: 47 blocks of 4 rows, 2 rounds, 6.20 us,
+     * against 32 blocks of 2 rows, 1 round, 4.52). */
+    const double gather_round_trip = 0.3e-6;
     double psum_wait = 0.0;
     if (t->partial_sums) {
         /* Partial sums: a block reads H words per row (two rows a word with
@@ -53,7 +61,7 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         const double h = g->shape.key.hidden;
         const double word = t->handoff == 1 && !t->mma ? g->acc_bytes : 8.0;
         bytes_blk = (t->mma ? h * g->group_stride / 2 : h * g->group_stride) * word;
-        psum_wait = counter_round_trip;
+        psum_wait = counter_round_trip + (g->ps_rounds - 1) * g->chunks * gather_round_trip;
         poll = bytes_blk / 64.0 / clk;
         const double area = (double)g->exchange_bytes_per_dir * dirs;
         poll_all = 2.0 * bytes_blk * all_blocks /
@@ -69,7 +77,13 @@ void prnn_heuristic_cost_parts(const prnn_kernel_geometry *g, const prnn_device_
         int rt = g->wpk / 4;
         int ntn = (bc + 7) / 8;
         double mmas = (double)g->warps * g->ksteps * rt * ntn * chunks;
-        compute = mmas / 2.0 / clk;
+        /* one m16n8k16 (2048 multiply-adds) a clock per SM: the H100's
+         * dense 16-bit tensor rate (989 TFLOPS at 1.83 GHz over 132 SMs).
+         * The model had two a clock, twice what the tensor cores do, and
+         * under-rated the mma tiles against the FMA ones (LSTM f16 H 512
+         * B 4: the model's mma choice ran 1.37x the FMA tile it now
+         * takes; bench/NOTES.md, twelfth session) */
+        compute = mmas / clk;
         /* each accumulator tile takes one mma per k-step, one after the
          * other (~28 cycles of latency each on sm_80/sm_90) */
         double chain = (double)g->ksteps * chunks * 28.0 / clk;

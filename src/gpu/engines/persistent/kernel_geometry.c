@@ -118,6 +118,10 @@ int prnn_kernel_geometry_compute(const prnn_kernel_shape *shape, const prnn_tile
     if (ps_slices > t.blocks)
         ps_slices = t.blocks;
     const int ps_span = CEIL_DIV(t.blocks, ps_slices);
+    /* rnn_psum.cuh psum_gather: each thread walks ceil(items x slices /
+     * threads) items, requesting PS_PW senders at a time */
+    const int ps_pw = ps_span < POLL_MAX ? ps_span : POLL_MAX;
+    g->ps_rounds = psum ? CEIL_DIV(ps_items * ps_slices, t.threads) * CEIL_DIV(ps_span, ps_pw) : 0;
 
     const int BC = t.batch_chunk;
     const int aw = g->acc_bytes / 4;

@@ -55,6 +55,10 @@ typedef struct {
     int weight_regs;               /* kreg * wpk */
     int est_regs;                  /* estimated registers per thread */
     double resident_fraction;
+    int ps_rounds; /* partial sums: the L2 requests one thread of the
+                    * gather issues one after another per chunk (its
+                    * passes over the items times its batches of at most
+                    * POLL_MAX senders); 0 without partial sums */
 } prnn_kernel_geometry;
 
 /*
