@@ -340,23 +340,38 @@ void prnn_reserve_record_forward(const void *reserve, size_t bytes, const prnn_r
     pthread_mutex_unlock(&reg.lock);
 }
 
-/* The message for an address the registry does not hold. */
-static prnnStatus_t fail_unknown(const void *reserve, const record *inside)
+/* The calls of a family (prnn_reserve_shape.v8), as messages name them. */
+typedef struct {
+    const char *forward, *backward_data, *backward_weights;
+} family_names;
+
+static const family_names *names_of(int v8)
+{
+    static const family_names v5_calls = {"prnnRNNForwardTraining", "prnnRNNBackwardData",
+                                          "prnnRNNBackwardWeights"};
+    static const family_names v8_calls = {"prnnRNNForward (PRNN_FWD_MODE_TRAINING)",
+                                          "prnnRNNBackwardData_v8", "prnnRNNBackwardWeights_v8"};
+    return v8 ? &v8_calls : &v5_calls;
+}
+
+/* The message for an address the registry does not hold, asked for by a
+ * call of family v8 (its forward is the one that should have filled it). */
+static prnnStatus_t fail_unknown(const void *reserve, const record *inside, int v8)
 {
     if (!reserve)
-        return prnn_fail(
-            PRNN_STATUS_BAD_PARAM,
-            "reserveSpace is NULL: pass the reserve that prnnRNNForwardTraining filled");
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace is NULL: pass the reserve that %s filled",
+                         names_of(v8)->forward);
     if (inside)
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
                          "reserveSpace (%p) lies %zu bytes inside the reserve (%p) that "
-                         "prnnRNNForwardTraining filled: pass the reserve's start, unchanged",
+                         "%s filled: pass the reserve's start, unchanged",
                          reserve, (size_t)((uintptr_t)reserve - (uintptr_t)inside->reserve),
-                         inside->reserve);
+                         inside->reserve, names_of(inside->shape.v8)->forward);
     return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                     "reserveSpace (%p) was not filled by prnnRNNForwardTraining (or was evicted: "
+                     "reserveSpace (%p) was not filled by %s (or was evicted: "
                      "the registry remembers the last %d reserves)",
-                     reserve, PRNN_MAX_TRACKED_RESERVES);
+                     reserve, names_of(v8)->forward, PRNN_MAX_TRACKED_RESERVES);
 }
 
 prnnStatus_t prnn_reserve_check(const void *reserve, const prnn_reserve_shape *shape,
@@ -387,19 +402,20 @@ prnnStatus_t prnn_reserve_check(const void *reserve, const prnn_reserve_shape *s
     pthread_mutex_unlock(&reg.lock);
 
     if (!known)
-        return fail_unknown(reserve, inside ? &found : NULL);
-    if (mismatch)
-        return prnn_fail(
-            PRNN_STATUS_BAD_PARAM,
-            "reserveSpace (%p) was filled by prnnRNNForwardTraining %s: a backward call must "
-            "describe the problem of the prnnRNNForwardTraining call that filled its reserveSpace",
-            reserve, d.text);
+        return fail_unknown(reserve, inside ? &found : NULL, shape->v8);
+    if (mismatch) {
+        const char *filled_by = names_of(found.shape.v8)->forward;
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace (%p) was filled by %s %s: a backward call must describe "
+                         "the problem of the %s call that filled its reserveSpace",
+                         reserve, filled_by, d.text, filled_by);
+    }
     if (early)
-        return prnn_fail(
-            PRNN_STATUS_BAD_PARAM,
-            "reserveSpace (%p): prnnRNNBackwardWeights before prnnRNNBackwardData on this "
-            "reserveSpace: BackwardWeights reads the gate gradients BackwardData leaves in it",
-            reserve);
+        return prnn_fail(PRNN_STATUS_BAD_PARAM,
+                         "reserveSpace (%p): %s before %s on this reserveSpace: BackwardWeights "
+                         "reads the gate gradients BackwardData leaves in it",
+                         reserve, names_of(shape->v8)->backward_weights,
+                         names_of(shape->v8)->backward_data);
     if (serial)
         *serial = found.serial;
     return PRNN_STATUS_SUCCESS;
