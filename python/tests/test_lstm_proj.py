@@ -103,9 +103,10 @@ def test_float32_gradients_close():
 def test_kept_specs(monkeypatch):
     """A shape's descriptors (_Spec) are made once and reused while nothing
     they come from changes: the module's configuration, recording, the math
-    type, dtype and device (_apply drops them); never with dropout's seed;
-    results stay torch.nn's through weight changes in place, and the
-    module copies and pickles without them."""
+    type, dtype and device (_apply drops them); with dropout, each call a
+    seeded copy of the kept one (the seeds differ, the kept descriptor is
+    never re-seeded); results stay torch.nn's through weight changes in
+    place, and the module copies and pickles without them."""
     import copy
     import pickle
     made = []
@@ -149,15 +150,26 @@ def test_kept_specs(monkeypatch):
     assert "_specs" not in layer.__dict__
     dropped = pt.LSTM(5, 7, num_layers=2, dropout=0.5, proj_size=3).double().train()
     made.clear()
+    seeded = []
+    real_for_call = _lstmp._Spec.for_call
+
+    def for_call(spec):
+        call = real_for_call(spec)
+        seeded.append((spec.p.rnn, call.p.rnn))      # (kept alive: compared by identity)
+        return call
+    monkeypatch.setattr(_lstmp._Spec, "for_call", for_call)
     with torch.no_grad():
-        dropped(x.detach())
-        dropped(x.detach())
-    assert len(made) == 2                           # a seed a call: none kept
+        a = dropped(x.detach())[0]
+        b = dropped(x.detach())[0]
+    assert len(made) == 1                           # kept; a seed a call
+    (kept, first), (kept2, second) = seeded
+    assert kept is kept2 and len({id(kept), id(first), id(second)}) == 3
+    assert not torch.equal(a, b)                    # two masks
     dropped.eval()
     with torch.no_grad():
         dropped(x.detach())
         dropped(x.detach())
-    assert len(made) == 3
+    assert len(made) == 2
 
 
 @pytest.mark.parametrize("enforce_sorted", [True, False])

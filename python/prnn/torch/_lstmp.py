@@ -30,6 +30,7 @@ while nothing they were made from changes.
 
 import collections
 import contextlib
+import copy
 import math
 import warnings
 from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union,
@@ -70,16 +71,27 @@ class _Spec:
         # too), as the other layers
         dropout = module.dropout if module.training else 0.0
         self.training = record or dropout > 0
-        # a dropout mask's seed of its own: this _Spec serves one call only
+        # each call draws dropout's mask a seed of its own (for_call)
         self.seeded = dropout > 0
-        seed = int(torch.randint(0, 2**62, (1,)).item()) if self.seeded else 0
         self.p = ProblemV8(_runtime.handle(device), _capi.LSTM, _runtime.torch_dtype_code(dtype),
                            module.input_size, self.hidden, self.proj, self.layers,
                            module.bidirectional, self.bias, layout, max_seq, lengths, dropout,
-                           seed, _precision.math_type(device.type, dtype), self.training)
+                           0, _precision.math_type(device.type, dtype), self.training)
         es = torch.empty((), dtype=dtype).element_size()
         self.elements = self.p.weight_bytes // es
         self.blocks = self._blocks(self.p.places(es, _PROJ_ID + 1))
+
+    def for_call(self) -> "_Spec":
+        """This _Spec for one call: itself, or with dropout a copy whose
+        descriptor carries a seed drawn from torch's generator for this
+        call (ProblemV8.with_seed: the data descriptors, sizes and places
+        shared; the kept _Spec's descriptor is never re-seeded under a call
+        still to run its backward)."""
+        if not self.seeded:
+            return self
+        spec = copy.copy(self)
+        spec.p = self.p.with_seed(int(torch.randint(0, 2**62, (1,)).item()))
+        return spec
 
     @staticmethod
     def key(module: "ProjectedLSTM", dtype: torch.dtype, device: torch.device, layout: int,
@@ -324,23 +336,22 @@ class ProjectedLSTM(nn.Module):
 
     def _spec(self, dtype: torch.dtype, device: torch.device, layout: int, max_seq: int,
               lengths: Sequence[int], record: bool) -> _Spec:
-        """The call's _Spec: a kept one of the same _Spec.key, else a new
-        one, kept unless its dropout needs a seed of its own."""
+        """The call's _Spec (_Spec.for_call): of a kept one of the same
+        _Spec.key, else of a new one, kept."""
         key = _Spec.key(self, dtype, device, layout, max_seq, lengths, record)
         specs: Optional["collections.OrderedDict[Any, _Spec]"] = self.__dict__.get("_specs")
         spec = specs.get(key) if specs is not None else None
         if spec is not None:
             with contextlib.suppress(KeyError):   # (another thread's call dropped it)
                 specs.move_to_end(key)  # type: ignore[union-attr]  # it held spec: not None
-            return spec
+            return spec.for_call()
         spec = _Spec(self, dtype, device, layout, max_seq, lengths, record)
-        if not spec.seeded:
-            if specs is None:
-                specs = self.__dict__["_specs"] = collections.OrderedDict()
-            specs[key] = spec
-            if len(specs) > _SPECS_KEPT:
-                specs.popitem(last=False)
-        return spec
+        if specs is None:
+            specs = self.__dict__["_specs"] = collections.OrderedDict()
+        specs[key] = spec
+        if len(specs) > _SPECS_KEPT:
+            specs.popitem(last=False)
+        return spec.for_call()
 
     def _forward_packed(self, input: PackedSequence, x: torch.Tensor,
                         hx: Optional[Tuple[torch.Tensor, torch.Tensor]],
