@@ -28,8 +28,6 @@ weight-space places of a shape are kept (a few shapes a module) and reused
 while nothing they were made from changes.
 """
 
-import collections
-import contextlib
 import copy
 import math
 import warnings
@@ -339,18 +337,13 @@ class ProjectedLSTM(nn.Module):
         """The call's _Spec (_Spec.for_call): of a kept one of the same
         _Spec.key, else of a new one, kept."""
         key = _Spec.key(self, dtype, device, layout, max_seq, lengths, record)
-        specs: Optional["collections.OrderedDict[Any, _Spec]"] = self.__dict__.get("_specs")
-        spec = specs.get(key) if specs is not None else None
-        if spec is not None:
-            with contextlib.suppress(KeyError):   # (another thread's call dropped it)
-                specs.move_to_end(key)  # type: ignore[union-attr]  # it held spec: not None
-            return spec.for_call()
-        spec = _Spec(self, dtype, device, layout, max_seq, lengths, record)
+        specs: Optional[_runtime.ShapeCache[_Spec]] = self.__dict__.get("_specs")
         if specs is None:
-            specs = self.__dict__["_specs"] = collections.OrderedDict()
-        specs[key] = spec
-        if len(specs) > _SPECS_KEPT:
-            specs.popitem(last=False)
+            specs = self.__dict__["_specs"] = _runtime.ShapeCache(_SPECS_KEPT)
+        spec = specs.get(key)
+        if spec is None:
+            spec = _Spec(self, dtype, device, layout, max_seq, lengths, record)
+            specs.put(key, spec)
         return spec.for_call()
 
     def _forward_packed(self, input: PackedSequence, x: torch.Tensor,

@@ -7,6 +7,7 @@ Everything here is host-side bookkeeping done on the first call of a shape;
 later calls find it in a dict.
 """
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import (Any, Dict, Generic, Iterable, List, Optional, Sequence, Set, Tuple,
@@ -100,11 +101,13 @@ _P = TypeVar("_P")
 
 
 class ShapeCache(Generic[_P]):
-    """The most recently used Problems (or ProblemV8s), by key: a training loop over
+    """The most recently used Problems (or ProblemV8s, or the projected
+    LSTM's _Specs), by key: a training loop over
     sequences of varying length (packed batches, bucketed lengths) meets a
     new shape at almost every step, and each Problem holds descriptors.
     Forgetting one costs only its re-creation (prnn's plans are per batch
-    size, kept by the handle)."""
+    size, kept by the handle). A layer's cache serves every thread that
+    calls it (their keys hold the thread or its handle)."""
 
     def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
@@ -113,7 +116,8 @@ class ShapeCache(Generic[_P]):
     def get(self, key: Tuple[Any, ...]) -> Optional[_P]:
         p = self.entries.get(key)
         if p is not None:
-            self.entries.move_to_end(key)
+            with contextlib.suppress(KeyError):   # (another thread's put dropped it)
+                self.entries.move_to_end(key)
         return p
 
     def put(self, key: Tuple[Any, ...], p: _P) -> None:
