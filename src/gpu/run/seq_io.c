@@ -214,6 +214,20 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
     return moves_launch(&out);
 }
 
+/* run(c, buffers) reading the caller's x and y in place where their strides
+ * are set (prnn_call_plan.x_seq_stride, y_seq_stride; 0: packed rows), the
+ * plan's strides cleared after, as every other call expects them. */
+static prnnStatus_t run_strided(prnn_call_plan *c, const void *buffers,
+                                prnnStatus_t (*run)(prnn_call_plan *, const void *),
+                                long long x_seq_stride, long long y_seq_stride)
+{
+    c->x_seq_stride = x_seq_stride;
+    c->y_seq_stride = y_seq_stride;
+    prnnStatus_t s = run(c, buffers);
+    c->x_seq_stride = c->y_seq_stride = 0;
+    return s;
+}
+
 /* BackwardWeights moves x into packed order (its GEMMs pair x's rows with
  * dg's packed ones: seq_io.h). y is only read for h_{t-1}, which
  * prnn_gather_prev reads at the caller's rows where the call could run in
@@ -238,10 +252,7 @@ static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_
         moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
     }
     PRNN_TRY(moves_launch(&in));
-    c->y_seq_stride = y_in_place;
-    prnnStatus_t s = run(c, &pb);
-    c->y_seq_stride = 0;
-    return s;
+    return run_strided(c, &pb, run, 0, y_in_place);
 }
 
 prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
@@ -252,12 +263,8 @@ prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
     PRNN_TRY(prnn_run_setup(c));
     c->setup_done = 1;
     const long long in_place = in_place_stride(c);
-    if (in_place && c->kind != PRNN_CALL_BACKWARD_WEIGHTS) {
-        c->x_seq_stride = c->y_seq_stride = in_place;
-        prnnStatus_t s = run(c, buffers);
-        c->x_seq_stride = c->y_seq_stride = 0;
-        return s;
-    }
+    if (in_place && c->kind != PRNN_CALL_BACKWARD_WEIGHTS)
+        return run_strided(c, buffers, run, in_place, in_place);
     PRNN_TRY(write_order(c));
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
