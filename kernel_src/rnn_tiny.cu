@@ -8,18 +8,19 @@
 //
 // Each hidden unit j owns a quad of lanes (threads 4j .. 4j+3). With G > 1
 // gates, lane q < G computes gate q's row of R h_{t-1} over all H inputs;
-// with one gate (RELU, TANH) the four lanes split the inputs in quarters and
-// add their sums. Each lane activates its own gate where the cell allows
-// (all four of LSTM's, GRU's r and z), so the warp runs one activation
-// where one lane would run four; the quad's first lane gathers the gates by
-// shuffles and runs the rest of the cell (rnn_cell.cuh); it alone keeps c
-// and writes h.
+// with one gate (RELU, TANH) the four lanes split the inputs between them
+// (rnn_tiny.cuh: chunks of four, interleaved) and add their sums. Each lane
+// activates its own gate where the cell allows (all four of LSTM's, GRU's r
+// and z), so the warp runs one activation where one lane would run four;
+// the quad's first lane gathers the gates by shuffles and runs the rest of
+// the cell (rnn_cell.cuh); it alone keeps c and writes h.
 //
 // Arguments: prnn_rnn_args (exchange, counter and packed unused); grid
 // (ceil(miniBatch / PRNN_TINY_ROWS), directions), 4 * H threads.
 
 #include "prnn_kernel_abi.h"
 #include "rnn_cell.cuh"
+#include "rnn_tiny.cuh"
 
 constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
@@ -30,7 +31,8 @@ typedef Cell<MODE> C;
 constexpr int G = C::G;
 constexpr int THREADS = 4 * H;
 // inputs per lane: all H with a gate per lane, a quarter with one gate
-constexpr int KQ = G == 1 ? (H + 3) / 4 : H;
+// (rounded up to whole chunks of four: tiny_input)
+constexpr int KQ = tiny_inputs_per_lane(G, H);
 // independent partial sums of a lane's products
 constexpr int NA = KQ >= 16 ? 4 : KQ >= 4 ? 2 : 1;
 // steps of look-ahead of the input loads (even: the loop's unrolled slots
@@ -64,12 +66,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_tiny_forward(const
     // the gate this lane computes, and the inputs it covers
     const int gate = G == 1 ? 0 : q;
     const bool computes = gate < G;
-    const int k0 = G == 1 ? q * KQ : 0;
 
     AccT w[KQ];
 #pragma unroll
     for (int k = 0; k < KQ; ++k) {
-        const int kk = k0 + k;
+        const int kk = tiny_input<G>(q, k);
         w[k] = computes && kk < H ? ST::load((const T *)d.R, (long)(gate * H + j) * H + kk) : AccT(0);
     }
     // this lane's gate's bias (both, except the one the cell scales), and
@@ -160,9 +161,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_tiny_forward(const
             for (int a = 0; a < NA; ++a)
                 part[a] = AccT(0);
 #pragma unroll
-            for (int k = 0; k < KQ; ++k)
-                if (k0 + k < H)
-                    part[k % NA] += w[k] * hs[cur][r][k0 + k];
+            for (int k = 0; k < KQ; ++k) {
+                const int kk = tiny_input<G>(q, k);
+                if (tiny_inputs_whole(G, H) || kk < H)
+                    part[k % NA] += w[k] * hs[cur][r][kk];
+            }
 #pragma unroll
             for (int a = 1; a < NA; ++a)
                 part[0] += part[a];

@@ -2,13 +2,13 @@
 // block walks the whole sequence backwards for PRNN_TINY_ROWS batch rows of
 // one direction, as rnn_tiny.cu walks it forwards. Unit k's quad holds
 // column k of R: lane g < G the H weights R[g H + i][k] (with one gate, the
-// four lanes split i in quarters), so that R^T dg_prev, the gradient of
-// h_{t-1} through R, is each lane's H multiply-adds over the previous
-// step's gate gradients (shared memory) and a sum over the quad. The quad's
-// first lane runs the cell backward (rnn_cell.cuh), keeps what carries to
-// the next step (dc, or GRU's z dh) and writes the gate gradients to the
-// reserve and, for the next step's products, to shared memory. One barrier
-// per step.
+// four lanes split i between them: rnn_tiny.cuh), so that R^T dg_prev, the
+// gradient of h_{t-1} through R, is each lane's H multiply-adds over the
+// previous step's gate gradients (shared memory) and a sum over the quad.
+// The quad's first lane runs the cell backward (rnn_cell.cuh), keeps what
+// carries to the next step (dc, or GRU's z dh) and writes the gate
+// gradients to the reserve and, for the next step's products, to shared
+// memory. One barrier per step.
 //
 // The walk is rnn_step.cu's prnn_step_cell_backward's, in one launch:
 // phases s = 0 .. S (the last with no step: the rows still running give
@@ -22,6 +22,7 @@
 
 #include "prnn_kernel_abi.h"
 #include "rnn_cell.cuh"
+#include "rnn_tiny.cuh"
 
 constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
@@ -29,7 +30,7 @@ constexpr int ROWS = PRNN_TINY_ROWS;
 typedef Cell<MODE> C;
 constexpr int G = C::G;
 constexpr int THREADS = 4 * H;
-constexpr int KQ = G == 1 ? (H + 3) / 4 : H;
+constexpr int KQ = tiny_inputs_per_lane(G, H);
 // independent partial sums of a lane's products
 constexpr int NA = KQ >= 16 ? 4 : KQ >= 4 ? 2 : 1;
 // what a row's cell backward reads at a step: dy, the act columns, h_t or
@@ -59,14 +60,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
     const bool owner = q == 0;
     const int gate = G == 1 ? 0 : q;
     const bool computes = gate < G;
-    const int i0 = G == 1 ? q * KQ : 0;
     const long ycol = (long)dir * H;
 
-    // column k of gate `gate`'s block of R, rows i0 .. i0 + KQ - 1
+    // column k of gate `gate`'s block of R, the rows this lane covers
     AccT w[KQ];
 #pragma unroll
     for (int i = 0; i < KQ; ++i) {
-        const int ii = i0 + i;
+        const int ii = tiny_input<G>(q, i);
         w[i] = computes && ii < H ? ST::load((const T *)d.R, (long)(gate * H + ii) * H + k) : AccT(0);
     }
 
@@ -167,9 +167,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const p
                 part[a] = AccT(0);
             if (b0 + r < prev_b) {
 #pragma unroll
-                for (int i = 0; i < KQ; ++i)
-                    if (i0 + i < H)
-                        part[i % NA] += w[i] * dgs[par ^ 1][r][i0 + i][gate < G ? gate : 0];
+                for (int i = 0; i < KQ; ++i) {
+                    const int ii = tiny_input<G>(q, i);
+                    if (tiny_inputs_whole(G, H) || ii < H)
+                        part[i % NA] += w[i] * dgs[par ^ 1][r][ii][gate < G ? gate : 0];
+                }
             }
 #pragma unroll
             for (int a = 1; a < NA; ++a)

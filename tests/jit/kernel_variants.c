@@ -55,6 +55,11 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"rnn_tiny.cu", "tiny relu bf16 8 rows train",
      {"PRNN_DTYPE=3", "PRNN_MODE=0", "PRNN_H=12", "PRNN_TINY_ROWS=8", "PRNN_SKIP=0",
       "PRNN_TRAIN=1", NULL}, 0},
+    /* one gate: a lane's inputs in whole chunks of four (rnn_tiny.cuh: H a
+     * multiple of 16, no bound check), the most rows */
+    {"rnn_tiny.cu", "tiny tanh f32 H 64 8 rows train",
+     {"PRNN_DTYPE=0", "PRNN_MODE=1", "PRNN_H=64", "PRNN_TINY_ROWS=8", "PRNN_SKIP=0",
+      "PRNN_TRAIN=1", NULL}, 0},
     /* rnn_tiny_backward.cu: the same lane layouts, R's columns */
     {"rnn_tiny_backward.cu", "tiny bwd lstm f16 8 rows",
      {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=64", "PRNN_TINY_ROWS=8", NULL}, 0},
@@ -64,6 +69,8 @@ const jit_kernel_variant jit_kernel_variants[] = {
      {"PRNN_DTYPE=1", "PRNN_MODE=0", "PRNN_H=37", "PRNN_TINY_ROWS=2", NULL}, 0},
     {"rnn_tiny_backward.cu", "tiny bwd tanh bf16 1 row",
      {"PRNN_DTYPE=3", "PRNN_MODE=1", "PRNN_H=64", "PRNN_TINY_ROWS=1", NULL}, 0},
+    {"rnn_tiny_backward.cu", "tiny bwd tanh f32 H 48 8 rows",
+     {"PRNN_DTYPE=0", "PRNN_MODE=1", "PRNN_H=48", "PRNN_TINY_ROWS=8", NULL}, 0},
 
     /* rnn_setup.cu and rnn_train.cu: the latter per data type. */
     {"rnn_setup.cu", "setup", {NULL}, 0},
