@@ -28,8 +28,10 @@
  * backward-data re-tune (H 256-2048, B 1-64, 60 keys with the persistent
  * and standard engines), v0.13's H 256 and v0.14's H 1024 runs, and the
  * ninth session's B 64-256 run (v0.17, H 512-2048, both passes, 72 keys,
- * the standard engine replayed from step graphs), and v0.19's H 768 runs:
- * 283 keys, 1.002 geomean, worst 1.198 (LSTM f32 H 1024 B 128 forward,
+ * the standard engine replayed from step graphs), v0.19's H 768 runs and
+ * the thirteenth session's H 128 runs (48 keys, both passes: 1.007, worst
+ * 1.17 at LSTM f16 B 256 forward and GRU f32 B 64 backward-data):
+ * 331 keys, 1.002 geomean, worst 1.198 (LSTM f32 H 1024 B 128 forward,
  * the persistent engine's estimate winning where the standard engine runs
  * 1.20x faster), none above issue 22's 1.2 since the mma engine's tensor
  * rate was halved (twelfth session; before, 1.003 and 1.27 at GRU f16
