@@ -362,17 +362,9 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
  * pass is for what its set-up is large against. */
 #define SHORT_MAX_SEQ 64
 
-/*
- * The short-sequence forward pass's engine, with its configuration and the
- * longest sequence it runs: the engine whose modelled cost of a T = 1 call
- * (its set-up and one step, engine.h) is lowest, when that is not the
- * forward engine fwd, for every length up to where fwd's cost is no longer
- * higher. NULL when $PRNN_ENGINE or a forcing variable ($PRNN_TILE) chose
- * the forward pass: forced, it runs every length.
- */
-static const prnn_engine *short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
-                                       const char *fwd_forced_by, prnn_engine_config *cfg,
-                                       int *max_seq_out)
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
+                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+                                          int *max_seq_out)
 {
     const char *forced = getenv("PRNN_ENGINE");
     if ((forced && forced[0]) || fwd_forced_by)
@@ -407,13 +399,13 @@ static const prnn_engine *short_engine(const prnn_engine_query *fq, const prnn_e
     return best;
 }
 
-/* The plan's short-sequence forward pass (short_engine), prepared. */
+/* The plan's short-sequence forward pass (prnn_plan_short_engine), prepared. */
 static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
 {
     prnn_engine_config cfg;
     int max_seq;
     const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
-    const prnn_engine *best = short_engine(fq, f->engine, f->forced_by, &cfg, &max_seq);
+    const prnn_engine *best = prnn_plan_short_engine(fq, f->engine, f->forced_by, &cfg, &max_seq);
     if (!best)
         return PRNN_STATUS_SUCCESS;
     prnn_engine_choice c;
@@ -712,7 +704,8 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by);
     prnn_engine_config cfg;
     int max_seq;
-    const prnn_engine *sh = fwd ? short_engine(&fq, fwd, forced_by, &cfg, &max_seq) : NULL;
+    const prnn_engine *sh = fwd ? prnn_plan_short_engine(&fq, fwd, forced_by, &cfg, &max_seq)
+                                : NULL;
     if (sh) {
         char why[256];
         int n = sh->fits(&fq, &cfg, why, sizeof(why))

@@ -47,6 +47,20 @@ typedef struct {
 void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int training,
                           prnn_plan_kernels *ks);
 
+/*
+ * The short-sequence forward pass's engine, with its configuration and the
+ * longest sequence it runs: the engine whose modelled cost of a T = 1 call
+ * (its set-up and one step, engine.h) is lowest, when that is not the
+ * forward engine fwd, for every length up to where fwd's cost is no longer
+ * higher. NULL when $PRNN_ENGINE or a forcing variable ($PRNN_TILE,
+ * fwd_forced_by) chose the forward pass: forced, it runs every length.
+ * Reads fq's device properties only (tests/plan/test_short_regret.c
+ * checks its choices against measured calls).
+ */
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
+                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+                                          int *max_seq_out);
+
 /* Frees a list of plans (modules stay loaded in the process-wide cache). */
 void prnn_plan_free_all(prnn_plan *list);
 

@@ -293,16 +293,37 @@ static double estimate_small_h(const prnn_engine_query *q)
     return tile_estimate(q, 1);
 }
 
-/* Per call and layer: the setup kernel, the input projection (cuBLASLt)
+/*
+ * Per call and layer: the setup kernel, the input projection (cuBLASLt)
  * and the launch of the layer's kernel, each enqueued by the host (about
  * 2.5 us apiece on an H100), then loading R on-chip at the start of the
- * kernel (read once, from L2 or HBM). */
-static double call_setup(const prnn_engine_query *q)
+ * kernel: once per batch group and direction (each group holds its own
+ * copy), at about 0.7 TB/s in all. That rate is what T = 1 calls measured
+ * on an H100 (bench/NOTES.md, thirteenth session: LSTM f32 H 512 B 64, 8
+ * groups, 34 MB of R in 84 us); each block reads its share of R with few
+ * loads in flight, which the steps of a long sequence hide. The groups are
+ * those of the engine's own first configuration for q.
+ */
+static double tile_call_setup(const prnn_engine_query *q, int local)
 {
     const prnn_rnn_key *k = &q->key;
     const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
                            (double)prnn_dtype_size(k->dtype);
-    return 7.5 + weights / 2e12 * 1e6;
+    prnn_engine_config c;
+    const int groups = tile_candidates(q, local, 0, 0, &c, 1) > 0 && c.tile.batch_groups > 1
+                           ? c.tile.batch_groups
+                           : 1;
+    return 7.5 + weights * groups * k->dirs / 0.7e12 * 1e6;
+}
+
+static double call_setup_persistent(const prnn_engine_query *q)
+{
+    return tile_call_setup(q, 0);
+}
+
+static double call_setup_small_h(const prnn_engine_query *q)
+{
+    return tile_call_setup(q, 1);
 }
 
 static int candidates_persistent(const prnn_engine_query *q, int search, size_t max_scratch,
@@ -569,8 +590,8 @@ static size_t scratch(const prnn_pass_plan *pp)
  * candidates) and its model of a step. */
 #define PERSISTENT_ROW                                                                             \
     .fields = prnn_tile_fields, .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},                  \
-    .batch_major_in_place = 1, .supports = supports, .call_setup = call_setup, .format = format,   \
-    .prepare = prepare, .load_training = load_training, .scratch = scratch, .requests = requests,  \
+    .batch_major_in_place = 1, .supports = supports, .format = format, .prepare = prepare,         \
+    .load_training = load_training, .scratch = scratch, .requests = requests,                      \
     .workspace = workspace, .forward_layer = prnn_persistent_forward_layer,                        \
     .backward_layer = prnn_persistent_backward_layer, .describe = describe,                        \
     .release = prnn_engine_free_state
@@ -580,6 +601,7 @@ const prnn_engine prnn_persistent_engine = {
     .fits = fits_persistent,
     .candidates = candidates_persistent,
     .estimate = estimate_persistent,
+    .call_setup = call_setup_persistent,
     PERSISTENT_ROW,
 };
 
@@ -588,5 +610,6 @@ const prnn_engine prnn_small_h_engine = {
     .fits = fits_small_h,
     .candidates = candidates_small_h,
     .estimate = estimate_small_h,
+    .call_setup = call_setup_small_h,
     PERSISTENT_ROW,
 };

@@ -81,18 +81,23 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 
 /*
  * A step: one launch from the host (about 3 us to enqueue and start on an
- * H100) and the layer's W and R read from L2 once per warp row group; the
- * products themselves are small. Against the persistent engines it loses
- * at any length its per-step floor is paid over; what it saves is their
- * per-call set-up (plan_select.c weighs the two).
+ * H100), then the longer of the layer's W and R read from L2 once per warp
+ * row group and its products: B x H x 2H multiply-adds at about 1.9
+ * TFLOPS whatever the cell's gates (T = 1 calls on an H100, bench/NOTES.md
+ * thirteenth session: H 256-512, B 64-256, 1.4-2.7 TFLOPS counting one
+ * gate, 4.8-8.2 counting LSTM's four; in 16 bits no faster). Against the
+ * persistent engines it loses at any length its per-step floor is paid
+ * over; what it saves is their per-call set-up (plan_select.c weighs the
+ * two).
  */
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden;
-    const double groups = ceil((double)k->mini_batch / rows_per_warp(k));
+    const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden, B = k->mini_batch;
+    const double groups = ceil(B / rows_per_warp(k));
     const double bytes = G * H * 2.0 * H * (double)prnn_dtype_size(k->dtype) * groups;
-    return 3.0 + bytes / 4e12 * 1e6;
+    const double products = 2.0 * B * H * 2.0 * H / 1.9e12;
+    return 3.0 + fmax(bytes / 4e12, products) * 1e6;
 }
 
 /* No set-up: each step is the whole call's work. */
