@@ -144,7 +144,7 @@ def grid_points(grid, modes, steps):
 
 def python_overhead(hidden=256, batch=1, dtype=torch.float32, calls=2000):
     """Host time per call: module (eager, no_grad) against the bare C call."""
-    ours, _ = _pair(hidden, dtype)
+    ours, _ = _pair("lstm", hidden, 1, dtype, torch.device("cuda"))
     ours.eval()
     x = torch.randn(1, batch, hidden, device="cuda", dtype=dtype)
     with torch.no_grad():
