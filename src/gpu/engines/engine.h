@@ -210,6 +210,17 @@ void prnn_engine_free_state(prnn_pass_plan *pp);
 /* supports() for an engine without LSTM projections: -1 with the reason in
  * why when q's key has one (the standard engine alone runs them), else 0. */
 int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t n);
+/* A cuBLASLt GEMM's time (µs on an H100) of m x n x k, reading its n x k
+ * operand from L2 or HBM: tensor cores for 16-bit data (and FP32 under tf32,
+ * at half their rate), strict FP32 or FP64 otherwise, whose rate falls with
+ * m (on the H200, 1024-wide layers ran 19-22 TFLOPS at m = 256 and 12-15 at
+ * m = 64, bench/NOTES.md v0.10: 20 TFLOPS x (m / 256)^0.35). */
+double prnn_engine_gemm_us(const prnn_rnn_key *key, double m, double n, double k, int tf32);
+/* The layered runner's input projection of one step's rows (B x G.H.dirs
+ * x H: the key holds no input size, so the hidden size stands for it), the
+ * part of a short call every engine but the fused step engine pays before
+ * its recurrence. */
+double prnn_engine_input_gemm_us(const prnn_rnn_key *key);
 /* The forward cell's chain of transcendental functions in one step (µs on
  * an H100), where the cell has several gates: 0.15 with FP32's (and FP64's)
  * accurate functions, 0.09 with the hardware's for 16-bit data (fitted to

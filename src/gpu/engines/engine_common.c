@@ -2,10 +2,12 @@
  * configuration and the start of its prepare(), the release of a state that
  * is one heap block, the record of a chosen configuration's origin, a
  * configuration's defines, and the cell's chain in the estimates. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/kernel_request.h"
@@ -41,6 +43,24 @@ int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t 
              "an LSTM projection (projSize %d < hiddenSize %d) runs on the standard engine only",
              q->key.proj, q->key.hidden);
     return -1;
+}
+
+double prnn_engine_gemm_us(const prnn_rnn_key *key, double m, double n, double k, int tf32)
+{
+    const int half = key->dtype == PRNN_DATA_HALF || key->dtype == PRNN_DATA_BFLOAT16;
+    const double simt = (key->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
+                        (m >= 256 ? 1.0 : pow(m / 256.0, 0.35));
+    const double rate = half ? 250e12 : tf32 ? 125e12 : simt;
+    const double flops = 2.0 * m * n * k;
+    const double bytes = n * k * (double)prnn_dtype_size(key->dtype);
+    return fmax(flops / rate, bytes / 4e12) * 1e6;
+}
+
+double prnn_engine_input_gemm_us(const prnn_rnn_key *key)
+{
+    return prnn_engine_gemm_us(key, (double)key->mini_batch,
+                               (double)prnn_cell_traits(key->mode)->gates * key->hidden * key->dirs,
+                               key->hidden, 0);
 }
 
 double prnn_engine_cell_chain_us(const prnn_rnn_key *key)

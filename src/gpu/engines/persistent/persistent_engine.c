@@ -296,7 +296,7 @@ static double estimate_small_h(const prnn_engine_query *q)
 /*
  * Per call and layer: the setup kernel, the input projection (cuBLASLt)
  * and the launch of the layer's kernel, each enqueued by the host (about
- * 2.5 us apiece on an H100), then loading R on-chip at the start of the
+ * 2.5 us apiece on an H100), the projection's GEMM, then loading R on-chip at the start of the
  * kernel: once per batch group and direction (each group holds its own
  * copy), at about 0.7 TB/s in all. That rate is what T = 1 calls measured
  * on an H100 (bench/NOTES.md, thirteenth session: LSTM f32 H 512 B 64, 8
@@ -313,7 +313,7 @@ static double tile_call_setup(const prnn_engine_query *q, int local)
     const int groups = tile_candidates(q, local, 0, 0, &c, 1) > 0 && c.tile.batch_groups > 1
                            ? c.tile.batch_groups
                            : 1;
-    return 7.5 + weights * groups * k->dirs / 0.7e12 * 1e6;
+    return 7.5 + prnn_engine_input_gemm_us(k) + weights * groups * k->dirs / 0.7e12 * 1e6;
 }
 
 static double call_setup_persistent(const prnn_engine_query *q)

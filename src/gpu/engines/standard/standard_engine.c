@@ -80,40 +80,26 @@ static int recurrence_tf32(const prnn_call_plan *c)
  * B x H x G.H, the same work) and one pointwise kernel, each launched from
  * the host. The launches and the library's fixed cost set its floor
  * (cuDNN's STANDARD, the same scheme, runs 11-40 us per step on an H100:
- * docs/ARCHITECTURE.md section 1); the GEMM's time its slope, at the rate such a GEMM
- * reaches: tensor cores for 16-bit data (and for FP32 data under
- * PRNN_TF32_RECURRENCE_MATH, at half their rate), strict FP32 or FP64
- * otherwise, R read from L2 every step. The SIMT rate falls with the batch
- * (the GEMM's M): on the H200, 1024-wide layers ran at 19-22 TFLOPS at B =
- * 256 and 12-15 at B = 64 (bench/NOTES.md v0.10), hence 20 TFLOPS x (B /
- * 256)^0.35.
+ * docs/ARCHITECTURE.md section 1); the GEMM's time its slope
+ * (prnn_engine_gemm_us; TF32 under PRNN_TF32_RECURRENCE_MATH).
  */
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
     const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden, B = k->mini_batch;
-    const int half = k->dtype == PRNN_DATA_HALF || k->dtype == PRNN_DATA_BFLOAT16;
-    const double simt = (k->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
-                        (B >= 256 ? 1.0 : pow(B / 256.0, 0.35));
-    const double rate = half ? 250e12 : prnn_rnn_key_tf32_recurrence(k) ? 125e12 : simt;
-    const double flops = 2.0 * B * G * H * H;
-    const double bytes = G * H * H * (double)prnn_dtype_size(k->dtype);
-    double gemm = flops / rate;
-    if (bytes / 4e12 > gemm)
-        gemm = bytes / 4e12;
+    const double gemm = prnn_engine_gemm_us(k, B, G * H, H, prnn_rnn_key_tf32_recurrence(k));
     /* two launches and cuBLASLt's set-up; the backward step's pointwise kernel
      * also reads the forward's activations and writes dg (B 64-128 on an H100:
      * 1.1-1.6x a 9 us floor's estimate, the eighth session's autotune logs) */
     const double floor_us = q->pass == PRNN_PASS_BACKWARD_DATA ? 13.0 : 9.0;
-    return floor_us + gemm * 1e6;
+    return floor_us + gemm;
 }
 
 /* Per call and layer: the setup kernel, the input projection and the
- * state's initialisation, each a launch. */
+ * state's initialisation, each a launch, and the projection's GEMM. */
 static double call_setup(const prnn_engine_query *q)
 {
-    (void)q;
-    return 7.5;
+    return 7.5 + prnn_engine_input_gemm_us(&q->key);
 }
 
 static void format(const prnn_engine_config *c, char *buf, size_t size)

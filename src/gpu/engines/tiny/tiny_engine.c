@@ -135,14 +135,14 @@ static double estimate(const prnn_engine_query *q)
 }
 
 /* What a call costs beyond its steps: the layered runner's set-up kernel
- * and input GEMM, the launch, and loading R into registers (the persistent
- * engine's model of the same work). */
+ * and input GEMM (launches and the GEMM's time), the launch, and loading R
+ * into registers (the persistent engine's model of the same work). */
 static double call_setup(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
     const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
                            (double)prnn_dtype_size(k->dtype);
-    return 7.5 + weights / 2e12 * 1e6;
+    return 7.5 + prnn_engine_input_gemm_us(k) + weights / 2e12 * 1e6;
 }
 
 static void format(const prnn_engine_config *c, char *buf, size_t size)
