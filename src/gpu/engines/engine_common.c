@@ -1,7 +1,8 @@
 /* What several engines share: the callbacks of an engine without a
  * configuration and the start of its prepare(), the release of a state that
  * is one heap block, the record of a chosen configuration's origin, a
- * configuration's defines, and the cell's chain in the estimates. */
+ * configuration's defines, and the estimates' shared terms (the cell's
+ * chain, a GEMM's time, a short call's input projection). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
