@@ -129,9 +129,10 @@ static void score_shape(struct prnn_gpu_state *gs, const char *line, const table
         return;
     printf("%-28s chooses %-10s %6.1f us, best %6.1f us: %.2fx |", name, chosen->name, mine, best,
            regret);
+    char why[256];
     for (int i = 0; i < cols->n; i++) { /* engine: modelled call / measured plain call */
         const prnn_engine *e = cols->engine[i];
-        if (e->supports(&q, name, sizeof(name)) == 0)
+        if (e->supports(&q, why, sizeof(why)) == 0)
             printf(" %s %.1f/%.1f", e->name, e->call_setup(&q) + e->estimate(&q), plain[i]);
     }
     printf("\n");
