@@ -62,6 +62,8 @@ class PlanInfo(ctypes.Structure):
         ("engine", c_char * 32), ("backwardEngine", c_char * 32),
         ("shortEngine", c_char * 32), ("shortMaxSeqLength", c_int),
         ("configTunedOn", c_char * 128),
+        ("singleStepEngine", c_char * 32), ("singleStepConfigSource", enum_t),
+        ("shortConfigSource", enum_t),
     ]
 
 

@@ -36,6 +36,28 @@
 #define PRNN_TUNING_MAX_BATCH (1 << 20)
 #define PRNN_TUNING_MAX_SM_COUNT 65535
 
+/* Sequence-length buckets (issue 22). An entry with "max_seq_length" is
+ * measured on calls of that few steps: 1 is the bucket of one-step calls
+ * (a streaming decoder's), 2..PRNN_TUNING_MAX_SHORT_SEQ the short bucket,
+ * whose entry says up to which length its engine beat the forward pass's
+ * (measured, prnn-autotune --seq-buckets short). An entry without it is
+ * for every length, as entries were before buckets: the forward pass's
+ * engine and the backward-data pass's. Which bucket an entry is in is part
+ * of its key; its max_seq_length within the short bucket is not (tuning
+ * again replaces the entry, whatever length it found). */
+typedef enum {
+    PRNN_SEQ_BUCKET_ANY = 0,   /* no max_seq_length: every length */
+    PRNN_SEQ_BUCKET_ONE = 1,   /* max_seq_length 1 */
+    PRNN_SEQ_BUCKET_SHORT = 2, /* max_seq_length 2..PRNN_TUNING_MAX_SHORT_SEQ */
+} prnn_seq_bucket;
+#define PRNN_TUNING_MAX_SHORT_SEQ 64
+/* The bucket of an entry's max_seq_length (0: PRNN_SEQ_BUCKET_ANY). */
+prnn_seq_bucket prnn_seq_bucket_of(int max_seq_length);
+/* "any", "one", "short"; NULL for a value outside the enum. */
+const char *prnn_seq_bucket_name(prnn_seq_bucket b);
+/* 0 and *b set for a name of prnn_seq_bucket_name, else -1. */
+int prnn_seq_bucket_from_name(const char *name, prnn_seq_bucket *b);
+
 /* A user DB larger than this is refused (it would be a mistake, not data). */
 #define PRNN_TUNING_MAX_FILE_BYTES (64u << 20)
 
@@ -47,8 +69,9 @@
 #define PRNN_TUNING_MAX_DEPTH 16
 
 /* What a plan asks for: the device, the RNN key (its mode, data type,
- * hidden size, directions and batch are what entries are matched on) and
- * the pass. */
+ * hidden size, directions and batch are what entries are matched on), the
+ * pass and the sequence-length bucket (zero: PRNN_SEQ_BUCKET_ANY, the
+ * entries without max_seq_length). */
 typedef struct {
     const char *gpu_name; /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
     int cc_major;         /* compute capability, e.g. 9 and 0 */
@@ -56,11 +79,13 @@ typedef struct {
     int sm_count; /* multiprocessors visible (MIG slices have fewer) */
     prnn_rnn_key rnn;
     prnn_pass pass;
+    prnn_seq_bucket seq_bucket;
 } prnn_tuning_key;
 
 /* One database entry, as the parser produces it and the writer consumes it.
  * The key is (gpu_name, cc, sm_count, mode, dtype, hidden, directions,
- * batch_min, batch_max, pass); an exact batch has batch_min == batch_max. */
+ * batch_min, batch_max, pass, the bucket of max_seq_length); an exact
+ * batch has batch_min == batch_max. */
 typedef struct {
     char gpu_name[PRNN_TUNING_NAME_MAX];
     int cc_major;
@@ -73,6 +98,10 @@ typedef struct {
     int batch_min;
     int batch_max;
     prnn_pass pass; /* the kernel the configuration was tuned for */
+    /* 0: the entry is for calls of any length; 1..PRNN_TUNING_MAX_SHORT_SEQ:
+     * for forward calls of at most that many steps (prnn_seq_bucket), whose
+     * us_per_step was timed at 1 step (bucket one) or 16 (short). */
+    int max_seq_length;
     /* The engine that runs the pass (prnn_engine_schema; "" before the
      * parser or prnn_tuning_entry_from_key fills it) and its configuration.
      * SRU's scan ("sru-scan") has pass forward: one configuration compiles
@@ -95,29 +124,34 @@ int prnn_tuning_mode_from_name(const char *name, prnnRNNMode_t *mode);
 int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype);
 
 /* Clears e and copies the key's GPU and shape into it (batch_min = batch_max
- * = the key's batch; the engine the mode's default); the caller then sets
- * engine, config, us_per_step and source. */
+ * = the key's batch; the engine the mode's default; max_seq_length 1 for
+ * bucket one, PRNN_TUNING_MAX_SHORT_SEQ for short, else 0); the caller then
+ * sets engine, config, us_per_step, source and a short entry's
+ * max_seq_length. */
 void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key);
 
 /* Checks every rule of the schema that does not depend on a device: ranges,
  * batch_min <= batch_max, a known pass, the config's field ranges and
  * structure (threads a multiple of 32, ksplit dividing the warps, lanes_k a
- * power of two and 1 with mma, mma only for half/bfloat16). Returns 0, or -1
+ * power of two and 1 with mma, mma only for half/bfloat16), max_seq_length
+ * in [0, PRNN_TUNING_MAX_SHORT_SEQ] and only with pass forward on a mode
+ * other than SRU (whose scan has no other engine). Returns 0, or -1
  * with the first broken rule in err. */
 int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_size);
 
 /* Nonzero when a and b have the same key (the writer replaces such an
  * entry). */
 int prnn_tuning_entry_same_key(const prnn_tuning_entry *a, const prnn_tuning_entry *b);
-/* Total order on keys (GPU, cc, SMs, mode, dtype, directions, pass, hidden,
- * batch) used to sort a written file so its diffs stay readable: the pass
+/* Total order on keys (GPU, cc, SMs, mode, dtype, directions, pass, bucket,
+ * hidden, batch) used to sort a written file so its diffs stay readable: the pass
  * before the sizes keeps each pass's entries of one layer kind in one run
  * (forward first), so tuning one pass touches one block of lines. */
 int prnn_tuning_entry_compare(const prnn_tuning_entry *a, const prnn_tuning_entry *b);
 
 /* Short description for messages: "lstm half hidden 1024 dirs 1 batch 8 on
  * NVIDIA H100 80GB HBM3 (9.0, 132 SMs)"; a pass other than forward follows
- * the batch ("... batch 8 backward-data on ..."). */
+ * the batch ("... batch 8 backward-data on ..."), and so does a bucket
+ * ("... batch 8 T<=1 on ..."). */
 void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
@@ -221,7 +255,8 @@ typedef struct {
  * (such entries ran several times slower than the heuristic's tiles:
  * bench/NOTES.md v0.10); a tiling for a larger layer spreads a smaller one
  * over the same blocks. An entry of another pass is HUGE_VAL away too: its
- * tile was measured on a different kernel.
+ * tile was measured on a different kernel; so is one of another
+ * sequence-length bucket: it was measured on calls of other lengths.
  */
 double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *key);
 

@@ -125,6 +125,9 @@ static void put_entry(strbuf *b, const prnn_tuning_entry *e)
         const char *pass = prnn_pass_name(e->pass);
         putf(b, ", \"pass\": \"%s\"", pass ? pass : "?");
     }
+    /* Absent means every length, as before buckets. */
+    if (e->max_seq_length)
+        putf(b, ", \"max_seq_length\": %d", e->max_seq_length);
     /* Likewise the mode's default engine: files of the engines they had
      * before engines were recorded come out as they did. */
     if (strcmp(e->engine, prnn_engine_schema_default(prnn_cell_traits(e->mode)->scan)) != 0)

@@ -289,6 +289,11 @@ static int parse_entry(const cJSON *j, prnn_tuning_entry *e, errbuf *eb)
         return -1;
     if (member(j, "pass", &v, "", eb) || parse_pass(v, &e->pass, eb))
         return -1;
+    if (member(j, "max_seq_length", &v, "", eb))
+        return -1;
+    if (v &&
+        int_value(v, "", "max_seq_length", 1, PRNN_TUNING_MAX_SHORT_SEQ, &e->max_seq_length, eb))
+        return -1;
     if (member(j, "engine", &v, "", eb) || parse_engine(v, e, eb))
         return -1;
     if (member(j, "config", &v, "", eb) || parse_config(v, e, eb))

@@ -31,6 +31,30 @@ int prnn_tuning_dtype_from_name(const char *name, prnnDataType_t *dtype)
     return -1;
 }
 
+prnn_seq_bucket prnn_seq_bucket_of(int max_seq_length)
+{
+    return max_seq_length <= 0   ? PRNN_SEQ_BUCKET_ANY
+           : max_seq_length == 1 ? PRNN_SEQ_BUCKET_ONE
+                                 : PRNN_SEQ_BUCKET_SHORT;
+}
+
+static const char *const bucket_names[] = {"any", "one", "short"};
+
+const char *prnn_seq_bucket_name(prnn_seq_bucket b)
+{
+    return (unsigned)b < sizeof(bucket_names) / sizeof(bucket_names[0]) ? bucket_names[b] : NULL;
+}
+
+int prnn_seq_bucket_from_name(const char *name, prnn_seq_bucket *b)
+{
+    for (unsigned i = 0; name && i < sizeof(bucket_names) / sizeof(bucket_names[0]); i++)
+        if (strcmp(name, bucket_names[i]) == 0) {
+            *b = (prnn_seq_bucket)i;
+            return 0;
+        }
+    return -1;
+}
+
 void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key)
 {
     memset(e, 0, sizeof(*e));
@@ -46,6 +70,9 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
     e->batch_min = key->rnn.mini_batch;
     e->batch_max = key->rnn.mini_batch;
     e->pass = key->pass;
+    e->max_seq_length = key->seq_bucket == PRNN_SEQ_BUCKET_ONE     ? 1
+                        : key->seq_bucket == PRNN_SEQ_BUCKET_SHORT ? PRNN_TUNING_MAX_SHORT_SEQ
+                                                                   : 0;
     snprintf(e->engine, sizeof(e->engine), "%s",
              prnn_engine_schema_default(prnn_cell_traits(key->rnn.mode)->scan));
 }
@@ -124,6 +151,18 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_si
         snprintf(err, err_size, "pass %d is not a prnn_pass", (int)e->pass);
         return -1;
     }
+    if (e->max_seq_length < 0 || e->max_seq_length > PRNN_TUNING_MAX_SHORT_SEQ) {
+        snprintf(err, err_size, "max_seq_length = %d: must be in [1, %d] (absent: every length)",
+                 e->max_seq_length, PRNN_TUNING_MAX_SHORT_SEQ);
+        return -1;
+    }
+    if (e->max_seq_length && (e->pass != PRNN_PASS_FORWARD || prnn_cell_traits(e->mode)->scan)) {
+        snprintf(err, err_size,
+                 "max_seq_length = %d: only a forward entry of a mode other than sru has one "
+                 "(the short-sequence engines run the forward pass; SRU's scan runs every length)",
+                 e->max_seq_length);
+        return -1;
+    }
     if (!(e->us_per_step > 0) || !isfinite(e->us_per_step)) {
         snprintf(err, err_size, "us_per_step = %g: must be a finite number > 0", e->us_per_step);
         return -1;
@@ -177,11 +216,17 @@ int prnn_tuning_entry_compare(const prnn_tuning_entry *a, const prnn_tuning_entr
     if (c)
         return c < 0 ? -1 : 1;
     const int pairs[][2] = {
-        {a->cc_major, b->cc_major},     {a->cc_minor, b->cc_minor},
-        {a->sm_count, b->sm_count},     {(int)a->mode, (int)b->mode},
-        {(int)a->dtype, (int)b->dtype}, {a->directions, b->directions},
-        {(int)a->pass, (int)b->pass},   {a->hidden, b->hidden},
-        {a->batch_min, b->batch_min},   {a->batch_max, b->batch_max},
+        {a->cc_major, b->cc_major},
+        {a->cc_minor, b->cc_minor},
+        {a->sm_count, b->sm_count},
+        {(int)a->mode, (int)b->mode},
+        {(int)a->dtype, (int)b->dtype},
+        {a->directions, b->directions},
+        {(int)a->pass, (int)b->pass},
+        {(int)prnn_seq_bucket_of(a->max_seq_length), (int)prnn_seq_bucket_of(b->max_seq_length)},
+        {a->hidden, b->hidden},
+        {a->batch_min, b->batch_min},
+        {a->batch_max, b->batch_max},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
         if ((c = cmp_int(pairs[i][0], pairs[i][1])) != 0)
@@ -197,7 +242,7 @@ int prnn_tuning_entry_same_key(const prnn_tuning_entry *a, const prnn_tuning_ent
 void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf, size_t size)
 {
     const char *mode = prnn_tuning_mode_name(e->mode);
-    char batch[32], pass[32] = "";
+    char batch[32], pass[32] = "", seq[24] = "";
     if (e->batch_min == e->batch_max)
         snprintf(batch, sizeof(batch), "%d", e->batch_min);
     else
@@ -207,9 +252,11 @@ void prnn_tuning_entry_describe(const prnn_tuning_entry *e, char *buf, size_t si
         const char *name = prnn_pass_name(e->pass);
         snprintf(pass, sizeof(pass), " %s", name ? name : "?");
     }
-    snprintf(buf, size, "%s %s hidden %d dirs %d batch %s%s on %.*s (%d.%d, %d SMs)",
+    if (e->max_seq_length)
+        snprintf(seq, sizeof(seq), " T<=%d", e->max_seq_length);
+    snprintf(buf, size, "%s %s hidden %d dirs %d batch %s%s%s on %.*s (%d.%d, %d SMs)",
              mode ? mode : "?", prnn_dtype_name(e->dtype), e->hidden, e->directions, batch, pass,
-             (int)sizeof(e->gpu_name), e->gpu_name, e->cc_major, e->cc_minor, e->sm_count);
+             seq, (int)sizeof(e->gpu_name), e->gpu_name, e->cc_major, e->cc_minor, e->sm_count);
 }
 
 void prnn_tuning_entry_config_text(const prnn_tuning_entry *e, char *buf, size_t size)

@@ -1,6 +1,7 @@
 /*
  * The layered search: user exact, shipped exact (the key's GPU, then a
- * sibling's), nearest entry of either, each within the key's pass. Pure functions of the parsed
+ * sibling's), nearest entry of either, each within the key's pass and
+ * sequence-length bucket. Pure functions of the parsed
  * databases, so tests and the fuzzer can drive every rule without files or environment.
  */
 #include "tuning_db.h"
@@ -38,7 +39,8 @@ static int same_gpu_and_kind(const prnn_tuning_entry *e, const prnn_tuning_key *
 {
     return e->cc_major == k->cc_major && e->cc_minor == k->cc_minor && e->sm_count == k->sm_count &&
            e->mode == k->rnn.mode && e->dtype == k->rnn.dtype && e->directions == k->rnn.dirs &&
-           e->pass == k->pass && (strcmp(e->gpu_name, k->gpu_name) == 0) == !sibling;
+           e->pass == k->pass && prnn_seq_bucket_of(e->max_seq_length) == k->seq_bucket &&
+           (strcmp(e->gpu_name, k->gpu_name) == 0) == !sibling;
 }
 
 static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k, int sibling)
@@ -50,7 +52,8 @@ static int is_exact(const prnn_tuning_entry *e, const prnn_tuning_key *k, int si
 double prnn_tuning_distance(const prnn_tuning_entry *e, const prnn_tuning_key *key)
 {
     const int hidden = key->rnn.hidden, batch = key->rnn.mini_batch;
-    if (e->hidden < 1 || hidden < 1 || batch < 1 || e->batch_min < 1 || e->pass != key->pass)
+    if (e->hidden < 1 || hidden < 1 || batch < 1 || e->batch_min < 1 || e->pass != key->pass ||
+        prnn_seq_bucket_of(e->max_seq_length) != key->seq_bucket)
         return HUGE_VAL;
     if (e->hidden < hidden)
         return HUGE_VAL;

@@ -879,7 +879,9 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
      * a sequence short enough runs on the plan's short-sequence engine */
     const char *path = info.path == PRNN_PATH_CPU_REFERENCE ? "cpu"
                                                             : prnnGetRNNPathString(info.path);
-    if (info.shortEngine[0] && s->steps <= info.shortMaxSeqLength)
+    if (s->steps == 1 && strcmp(info.singleStepEngine, info.engine) != 0)
+        path = info.singleStepEngine;
+    else if (s->steps > 1 && info.shortEngine[0] && s->steps <= info.shortMaxSeqLength)
         path = info.shortEngine;
     if (strncmp(path, "persistent-", 11) == 0)
         path += 11;

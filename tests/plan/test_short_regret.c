@@ -22,7 +22,7 @@
 
 #include "autotune_log.h"
 #include "gpu/engines/engine.h"
-#include "gpu/plan/plan_select.h"
+#include "gpu/plan/plan_short.h"
 #include "gpu/run/gpu_state.h"
 #include "plan_check.h"
 

@@ -309,6 +309,20 @@ static void test_optional_fields(void)
         run_entry_case(&cases[i]);
 }
 
+/* The file of [valid, valid with m, another] parsed with no complaint: 1
+ * with db holding the three (entries 0 and 1 have the same shape), else 0.
+ * The caller frees db either way. */
+static int parse_quietly(const mutation *m, prnn_tuning_db *db)
+{
+    char *text = file_with_mutated_entry(m, 1);
+    prnn_log_clear();
+    const int ok = test_parse(db, text) == 0 && db->count == 3;
+    CHECK(ok);
+    CHECK(prnn_log_get()[0] == '\0');
+    free(text);
+    return ok;
+}
+
 /* "pass" may be absent (forward, as in every file written before passes),
  * "forward" or "backward-data"; the same shape in both passes is two keys,
  * both kept. */
@@ -324,12 +338,8 @@ static void test_pass_field(void)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         mutation m = {"pass", cases[i].value};
-        char *text = file_with_mutated_entry(&m, 1);
         prnn_tuning_db db;
-        prnn_log_clear();
-        CHECK(test_parse(&db, text) == 0 && db.count == 3);
-        CHECK(prnn_log_get()[0] == '\0');
-        if (db.count == 3) {
+        if (parse_quietly(&m, &db)) {
             /* entries 0 and 1 have the same shape; only 1 may name a pass */
             const prnn_tuning_entry *a = &db.items[0].entry, *b = &db.items[1].entry;
             CHECK(a->pass == PRNN_PASS_FORWARD);
@@ -337,8 +347,78 @@ static void test_pass_field(void)
             CHECK(prnn_tuning_entry_same_key(a, b) == (cases[i].pass == PRNN_PASS_FORWARD));
         }
         prnn_tuning_db_free(&db);
-        free(text);
     }
+}
+
+/* "max_seq_length" may be absent (every length, as before buckets), 1 (the
+ * one-step bucket) or 2..64 (the short bucket): the bucket is part of the
+ * key, the length within the short bucket is not; only a forward entry has
+ * one, and the writer puts it after the pass, only where it is set. */
+static void test_max_seq_length_field(void)
+{
+    static const struct {
+        const char *value;
+        int max_seq;
+        prnn_seq_bucket bucket;
+    } cases[] = {
+        {NULL, 0, PRNN_SEQ_BUCKET_ANY},
+        {"1", 1, PRNN_SEQ_BUCKET_ONE},
+        {"2", 2, PRNN_SEQ_BUCKET_SHORT},
+        {"64", 64, PRNN_SEQ_BUCKET_SHORT},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        mutation m = {"max_seq_length", cases[i].value};
+        prnn_tuning_db db;
+        if (parse_quietly(&m, &db)) {
+            const prnn_tuning_entry *a = &db.items[0].entry, *b = &db.items[1].entry;
+            CHECK(a->max_seq_length == 0 && b->max_seq_length == cases[i].max_seq);
+            CHECK(prnn_seq_bucket_of(b->max_seq_length) == cases[i].bucket);
+            CHECK(prnn_tuning_entry_same_key(a, b) == (cases[i].bucket == PRNN_SEQ_BUCKET_ANY));
+            /* written back the same, after the batch */
+            char *out = prnn_tuning_db_format(b, 1);
+            char want[64];
+            snprintf(want, sizeof(want), "\"batch\": 8, \"max_seq_length\": %d,", cases[i].max_seq);
+            CHECK(out && (cases[i].max_seq ? strstr(out, want) != NULL
+                                           : strstr(out, "max_seq_length") == NULL));
+            free(out);
+        }
+        prnn_tuning_db_free(&db);
+    }
+    /* two short entries of one shape are one key, whatever lengths they say */
+    prnn_tuning_entry x, y;
+    test_entry(&x, 256, 8, 1);
+    test_entry(&y, 256, 8, 2);
+    x.max_seq_length = 16;
+    y.max_seq_length = 40;
+    CHECK(prnn_tuning_entry_same_key(&x, &y));
+    y.max_seq_length = 1;
+    CHECK(!prnn_tuning_entry_same_key(&x, &y));
+    /* the bucket sorts after the pass, before the sizes */
+    y.hidden = 128;
+    CHECK(prnn_tuning_entry_compare(&y, &x) < 0);
+    y.max_seq_length = 0;
+    y.hidden = 512;
+    CHECK(prnn_tuning_entry_compare(&y, &x) < 0);
+    /* bad values and the pass rule */
+    static const entry_case bad[] = {
+        {{{"max_seq_length", "0"}}, "\"max_seq_length\" = 0: must be in [1, 64]"},
+        {{{"max_seq_length", "65"}}, "\"max_seq_length\" = 65: must be in [1, 64]"},
+        {{{"max_seq_length", "1.5"}}, "\"max_seq_length\" = 1.5 is not an integer"},
+        {{{"max_seq_length", "\"1\""}}, "\"max_seq_length\" is a string, not an integer"},
+        {{{"max_seq_length", "1"}, {"pass", "\"backward-data\""}},
+         "max_seq_length = 1: only a forward entry of a mode other than sru has one"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        run_entry_case(&bad[i]);
+    char desc[400];
+    x.max_seq_length = 1;
+    prnn_tuning_entry_describe(&x, desc, sizeof(desc));
+    CHECK(strstr(desc, "batch 8 T<=1 on ") != NULL);
+    prnn_seq_bucket bk;
+    CHECK(prnn_seq_bucket_from_name("short", &bk) == 0 && bk == PRNN_SEQ_BUCKET_SHORT);
+    CHECK(prnn_seq_bucket_from_name("long", &bk) == -1);
+    CHECK(strcmp(prnn_seq_bucket_name(PRNN_SEQ_BUCKET_ONE), "one") == 0);
+    CHECK(prnn_seq_bucket_name((prnn_seq_bucket)3) == NULL);
 }
 
 /* The text form ($PRNN_TILE, plan info): the same fields and rules. */
@@ -852,6 +932,7 @@ int main(void)
     test_missing_fields();
     test_optional_fields();
     test_pass_field();
+    test_max_seq_length_field();
     test_text_form();
     test_sru_entries();
     test_engine_field();

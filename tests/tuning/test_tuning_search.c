@@ -366,6 +366,53 @@ static void test_passes_apart(void)
     prnn_tuning_db_free(&shipped);
 }
 
+static int found_bucket(const prnn_tuning_db *db, prnn_seq_bucket bucket, int hidden, int batch,
+                        prnn_tuning_result *r)
+{
+    prnn_tuning_key k = test_key(hidden, batch);
+    k.seq_bucket = bucket;
+    memset(r, 0, sizeof(*r));
+    return prnn_tuning_search(db, NULL, &k, NULL, NULL, r);
+}
+
+/* A key finds entries of its own sequence-length bucket only, exact and
+ * nearest alike: an entry timed on one-step calls says nothing of long
+ * ones, nor the other way round. */
+static void test_buckets_apart(void)
+{
+    prnn_tuning_entry e[4];
+    test_entry(&e[0], 1024, 8, 1); /* every length */
+    test_entry(&e[1], 1024, 8, 2);
+    e[1].max_seq_length = 1;
+    test_entry(&e[2], 2048, 8, 3);
+    e[2].max_seq_length = 24;
+    test_entry(&e[3], 4096, 8, 4);
+    prnn_tuning_db db;
+    test_db_of(&db, e, 4);
+    prnn_tuning_result r;
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_ANY, 1024, 8, &r) == 1);
+    CHECK(r.exact && r.entry.config.tile.blocks == 1 && r.entry.max_seq_length == 0);
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_ONE, 1024, 8, &r) == 1);
+    CHECK(r.exact && r.entry.config.tile.blocks == 2 && r.entry.max_seq_length == 1);
+    /* nearest within the bucket: the short entry at 2048, not the closer
+     * every-length one */
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_SHORT, 1024, 8, &r) == 1);
+    CHECK(!r.exact && r.entry.config.tile.blocks == 3 && r.entry.max_seq_length == 24);
+    /* every length's nearest skips the buckets' entries (2048 is short) */
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_ANY, 1536, 8, &r) == 1);
+    CHECK(r.entry.config.tile.blocks == 4);
+    /* nothing of the bucket that may stand for the shape */
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_ONE, 1536, 8, &r) == 0);
+    CHECK(found_bucket(&db, PRNN_SEQ_BUCKET_SHORT, 4096, 8, &r) == 0);
+    /* the distance says so too */
+    prnn_tuning_key k = test_key(1024, 8);
+    CHECK(prnn_tuning_distance(&e[1], &k) == HUGE_VAL);
+    k.seq_bucket = PRNN_SEQ_BUCKET_ONE;
+    CHECK(prnn_tuning_distance(&e[1], &k) == 0.0);
+    CHECK(prnn_tuning_distance(&e[0], &k) == HUGE_VAL);
+    prnn_tuning_db_free(&db);
+}
+
 /* Accepts (returns 0 for) only configurations whose blocks are in ctx's
  * list, as the planner's check does: 0 fits, -1 does not. */
 static int fits_blocks(const prnn_tuning_entry *e, const void *ctx, char *why, size_t why_size)
@@ -451,6 +498,7 @@ int main(void)
     test_nearest_rules();
     test_nearest_sru();
     test_passes_apart();
+    test_buckets_apart();
     test_fits();
     return test_finish("tuning-search: user before shipped, exact before nearest, tie-breaks, the "
                        "fits callback, passes kept apart");

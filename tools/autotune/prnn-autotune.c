@@ -57,6 +57,8 @@ typedef struct {
     int layers;
     prnn_pass passes[PRNN_PASS_COUNT];
     int npasses;
+    prnn_seq_bucket buckets[3];
+    int nbuckets;
     const char *output;
     const prnn_engine *engine; /* NULL: every engine */
     int force, verbose, help, version;
@@ -94,6 +96,15 @@ static int item_pass(void *ctx, int index, const char *s, char *rule, size_t n)
     return 0;
 }
 
+static int item_bucket(void *ctx, int index, const char *s, char *rule, size_t n)
+{
+    if (prnn_seq_bucket_from_name(s, &((prnn_seq_bucket *)ctx)[index])) {
+        snprintf(rule, n, "must be any, one or short");
+        return -1;
+    }
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -112,6 +123,13 @@ static void usage(FILE *f)
             "  --pass LIST       forward (default), backward-data: which pass to tune\n"
             "                    (backward-data candidates are timed on BackwardData\n"
             "                    calls after one ForwardTraining)\n"
+            "  --seq-buckets LIST  which calls the forward entries are for: any\n"
+            "                    (default: timed on --seq steps, the entry every\n"
+            "                    length takes), one (calls of one step, timed back\n"
+            "                    to back), short (calls of 16 steps; the entry also\n"
+            "                    says up to which length, at most 64, its engine\n"
+            "                    beats the forward pass's, timed at 16 and 64);\n"
+            "                    one and short are keys of their own, forward only\n"
             "  --engine NAME     tune this engine's configurations only (default:\n"
             "                    every engine that runs the shape; the winner's\n"
             "                    engine is recorded): persistent, small-h, tiny-h,\n"
@@ -153,6 +171,7 @@ enum {
     OPT_VERBOSE,
     OPT_VERSION,
     OPT_ENGINE,
+    OPT_BUCKETS,
 };
 
 static const struct option long_options[] = {
@@ -164,6 +183,7 @@ static const struct option long_options[] = {
     {"layers", required_argument, NULL, OPT_LAYERS},
     {"pass", required_argument, NULL, OPT_PASS},
     {"engine", required_argument, NULL, OPT_ENGINE},
+    {"seq-buckets", required_argument, NULL, OPT_BUCKETS},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -206,6 +226,8 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
     case OPT_PASS:
         return tool_parse_list(name, value, PRNN_PASS_COUNT, item_pass, a->passes, &a->npasses, err,
                                n);
+    case OPT_BUCKETS:
+        return tool_parse_list(name, value, 3, item_bucket, a->buckets, &a->nbuckets, err, n);
     case OPT_HIDDEN:
         return tool_parse_ints(name, value, 1, 65536, a->hidden, 64, &a->nhidden, err, n);
     case OPT_BATCH: return tool_parse_ints(name, value, 1, 65536, a->batch, 64, &a->nbatch, err, n);
@@ -254,6 +276,8 @@ static int parse_args(int argc, char **argv, tune_args *a, char *err, size_t n)
         .layers = 1,
         .passes = {PRNN_PASS_FORWARD},
         .npasses = 1,
+        .buckets = {PRNN_SEQ_BUCKET_ANY},
+        .nbuckets = 1,
     };
     *a = defaults;
     prnn_autotune_defaults(&a->opts);
@@ -321,6 +345,111 @@ static void on_progress(void *ctx, int done, int total, const char *line)
     }
 }
 
+/* One key of the grid. */
+typedef struct {
+    prnn_pass pass;
+    prnn_seq_bucket bucket;
+    prnnRNNMode_t mode;
+    prnnDataType_t dtype;
+    int hidden, batch, dirs;
+} key_choice;
+
+typedef struct {
+    int tuned, skipped, failed;
+    double log_gain;
+} tally;
+
+/* "forward", "backward-data", "forward T=1", "forward T<=24" */
+static void pass_text(const key_choice *k, int max_seq, char *buf, size_t size)
+{
+    if (k->bucket == PRNN_SEQ_BUCKET_ANY)
+        snprintf(buf, size, "%s", prnn_pass_name(k->pass));
+    else if (max_seq == 1)
+        snprintf(buf, size, "%s T=1", prnn_pass_name(k->pass));
+    else if (max_seq > 1)
+        snprintf(buf, size, "%s T<=%d", prnn_pass_name(k->pass), max_seq);
+    else
+        snprintf(buf, size, "%s %s", prnn_pass_name(k->pass), prnn_seq_bucket_name(k->bucket));
+}
+
+/* Tunes one key (or skips it: in the database already, or a bucket of a
+ * pass or mode that has none) and prints its line. */
+static void tune_key(const tune_args *a, const key_choice *k, prnnHandle_t h,
+                     const prnn_gpu_call *call, const prnn_device_info *dev, const char *path,
+                     const prnn_autotune_options *opts_in, progress_state *ps, tally *t)
+{
+    const int scan = prnn_cell_traits(k->mode)->scan;
+    /* one scan configuration serves both passes and every length */
+    if (scan && (k->pass != PRNN_PASS_FORWARD || k->bucket != PRNN_SEQ_BUCKET_ANY)) {
+        t->skipped++;
+        return;
+    }
+    /* only the forward pass has short-sequence engines */
+    if (k->bucket != PRNN_SEQ_BUCKET_ANY && k->pass != PRNN_PASS_FORWARD) {
+        t->skipped++;
+        return;
+    }
+    prnnRNNDescriptor_t rnn;
+    prnnCreateRNNDescriptor(&rnn);
+    prnnSetRNNDescriptor(rnn, k->hidden, a->layers, NULL, PRNN_LINEAR_INPUT,
+                         k->dirs == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL, k->mode,
+                         k->dtype);
+    prnn_rnn_key rnn_key;
+    prnn_rnn_key_of(rnn, k->batch, &rnn_key);
+    prnn_tuning_key key = prnn_plan_tuning_key(dev, &rnn_key, k->pass);
+    key.seq_bucket = k->bucket;
+    if (!a->force && in_db(path, &key)) {
+        t->skipped++;
+        prnnDestroyRNNDescriptor(rnn);
+        return;
+    }
+    prnn_autotune_options opts = *opts_in;
+    opts.seq_bucket = k->bucket;
+    /* a bucket's search counts the forward pass's choice among its
+     * candidates and measures its short limit against it */
+    prnnRNNPlanInfo_t info;
+    memset(&info, 0, sizeof(info));
+    info.structSize = sizeof(info);
+    if (k->bucket != PRNN_SEQ_BUCKET_ANY &&
+        prnnGetRNNPlanInfo(h, rnn, k->batch, k->dtype, &info) == PRNN_STATUS_SUCCESS) {
+        opts.forward_engine = info.engine;
+        opts.forward_config = info.config;
+    }
+    char cfg[320] = "", pass[48];
+    double heuristic_us = 0, best_us = 0;
+    prnn_api_enter("prnn-autotune");
+    prnn_autotune_result best;
+    prnn_autotune_report rep;
+    prnnStatus_t s =
+        prnn_autotune_pass(call, rnn, k->batch, k->pass, a->engine, &opts, &best, &rep);
+    if (s == PRNN_STATUS_SUCCESS) {
+        char text[256];
+        best.engine->format(&best.config, text, sizeof(text));
+        snprintf(cfg, sizeof(cfg), "%s%s%s", best.engine->name, best.engine->fields ? ": " : "",
+                 best.engine->fields ? text : "");
+        heuristic_us = rep.heuristic_us;
+        best_us = rep.cand[rep.best].out.us_per_step;
+    }
+    pass_text(k, s == PRNN_STATUS_SUCCESS ? rep.max_seq_length : 0, pass, sizeof(pass));
+    if (ps->tty)
+        fprintf(stderr, "\r%60s\r", "");
+    if (s == PRNN_STATUS_SUCCESS) {
+        double gain = heuristic_us > 0 ? heuristic_us / best_us : 0;
+        if (gain > 0)
+            t->log_gain += log(gain);
+        t->tuned++;
+        printf("%-19s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n", pass,
+               prnn_mode_name(k->mode), prnn_dtype_name(k->dtype), k->hidden, k->batch, k->dirs,
+               heuristic_us, best_us, gain, cfg);
+    } else {
+        t->failed++;
+        printf("%-19s %-5s %-8s %5d %4d %3d | FAILED: %s\n", pass, prnn_mode_name(k->mode),
+               prnn_dtype_name(k->dtype), k->hidden, k->batch, k->dirs, prnnGetLastErrorLog());
+    }
+    fflush(stdout);
+    prnnDestroyRNNDescriptor(rnn);
+}
+
 int main(int argc, char **argv)
 {
     tune_args a;
@@ -358,82 +487,29 @@ int main(int argc, char **argv)
     progress_state ps = {isatty(2), a.verbose, 0, 0, now_s()};
     opts.progress = on_progress;
     opts.progress_ctx = &ps;
-    ps.key_total = a.npasses * a.nmodes * a.nhidden * a.nbatch * a.ndts * a.ndirs;
+    ps.key_total = a.npasses * a.nbuckets * a.nmodes * a.nhidden * a.nbatch * a.ndts * a.ndirs;
     const prnn_device_info *dev = &h->gpu->info;
     prnn_gpu_call call = {h->gpu, h->stream, h->autotune};
     printf("prnn-autotune on %s -> %s (%d keys)\n", h->gpu->description, path, ps.key_total);
-    printf("%-13s %-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "pass", "mode", "dtype", "H", "B",
+    printf("%-19s %-5s %-8s %5s %4s %3s | %10s %10s %6s | %s\n", "pass", "mode", "dtype", "H", "B",
            "dir", "heuristic", "autotuned", "gain", "config");
-    int tuned = 0, skipped = 0, failed = 0;
-    double log_gain = 0;
+    tally t = {0, 0, 0, 0.0};
     for (int pi = 0; pi < a.npasses && !interrupted; pi++)
-        for (int mi = 0; mi < a.nmodes && !interrupted; mi++)
-            for (int ti = 0; ti < a.ndts && !interrupted; ti++)
-                for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
-                    for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
-                        for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
-                            const int scan = prnn_cell_traits(a.modes[mi])->scan;
-                            if (scan && a.passes[pi] != PRNN_PASS_FORWARD) {
-                                /* one scan configuration serves both passes */
-                                skipped++;
-                                continue;
+        for (int ki = 0; ki < a.nbuckets && !interrupted; ki++)
+            for (int mi = 0; mi < a.nmodes && !interrupted; mi++)
+                for (int ti = 0; ti < a.ndts && !interrupted; ti++)
+                    for (int hi = 0; hi < a.nhidden && !interrupted; hi++)
+                        for (int bi = 0; bi < a.nbatch && !interrupted; bi++)
+                            for (int di = 0; di < a.ndirs && !interrupted; di++, ps.key_index++) {
+                                key_choice kc = {a.passes[pi], a.buckets[ki], a.modes[mi],
+                                                 a.dts[ti],    a.hidden[hi],  a.batch[bi],
+                                                 a.dirs[di]};
+                                tune_key(&a, &kc, h, &call, dev, path, &opts, &ps, &t);
                             }
-                            prnnRNNDescriptor_t rnn;
-                            prnnCreateRNNDescriptor(&rnn);
-                            prnnSetRNNDescriptor(
-                                rnn, a.hidden[hi], a.layers, NULL, PRNN_LINEAR_INPUT,
-                                a.dirs[di] == 2 ? PRNN_BIDIRECTIONAL : PRNN_UNIDIRECTIONAL,
-                                a.modes[mi], a.dts[ti]);
-                            prnn_rnn_key rnn_key;
-                            prnn_rnn_key_of(rnn, a.batch[bi], &rnn_key);
-                            const prnn_tuning_key key =
-                                prnn_plan_tuning_key(dev, &rnn_key, a.passes[pi]);
-                            if (!a.force && in_db(path, &key)) {
-                                skipped++;
-                                prnnDestroyRNNDescriptor(rnn);
-                                continue;
-                            }
-                            char cfg[320] = "";
-                            double heuristic_us = 0, best_us = 0;
-                            prnn_api_enter("prnn-autotune");
-                            prnn_autotune_result best;
-                            prnn_autotune_report rep;
-                            s = prnn_autotune_pass(&call, rnn, a.batch[bi], a.passes[pi], a.engine,
-                                                   &opts, &best, &rep);
-                            if (s == PRNN_STATUS_SUCCESS) {
-                                char text[256];
-                                best.engine->format(&best.config, text, sizeof(text));
-                                snprintf(cfg, sizeof(cfg), "%s%s%s", best.engine->name,
-                                         best.engine->fields ? ": " : "",
-                                         best.engine->fields ? text : "");
-                                heuristic_us = rep.heuristic_us;
-                                best_us = rep.cand[rep.best].out.us_per_step;
-                            }
-                            if (ps.tty)
-                                fprintf(stderr, "\r%60s\r", "");
-                            if (s == PRNN_STATUS_SUCCESS) {
-                                double gain = heuristic_us > 0 ? heuristic_us / best_us : 0;
-                                if (gain > 0)
-                                    log_gain += log(gain);
-                                tuned++;
-                                printf("%-13s %-5s %-8s %5d %4d %3d | %10.3f %10.3f %5.2fx | %s\n",
-                                       prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]),
-                                       prnn_dtype_name(a.dts[ti]), a.hidden[hi], a.batch[bi],
-                                       a.dirs[di], heuristic_us, best_us, gain, cfg);
-                            } else {
-                                failed++;
-                                printf("%-13s %-5s %-8s %5d %4d %3d | FAILED: %s\n",
-                                       prnn_pass_name(a.passes[pi]), prnn_mode_name(a.modes[mi]),
-                                       prnn_dtype_name(a.dts[ti]), a.hidden[hi], a.batch[bi],
-                                       a.dirs[di], prnnGetLastErrorLog());
-                            }
-                            fflush(stdout);
-                            prnnDestroyRNNDescriptor(rnn);
-                        }
-    printf("\n%d tuned, %d already in the database, %d failed%s; geometric-mean gain over the "
-           "heuristic %.2fx\n",
-           tuned, skipped, failed, interrupted ? ", interrupted" : "",
-           tuned ? exp(log_gain / tuned) : 1.0);
+    printf("\n%d tuned, %d already in the database or not tuned in a bucket, %d failed%s; "
+           "geometric-mean gain over the heuristic %.2fx\n",
+           t.tuned, t.skipped, t.failed, interrupted ? ", interrupted" : "",
+           t.tuned ? exp(t.log_gain / t.tuned) : 1.0);
     prnnDestroy(h);
-    return failed ? TOOL_EXIT_FAILURE : interrupted ? TOOL_EXIT_INTERRUPTED : TOOL_EXIT_OK;
+    return t.failed ? TOOL_EXIT_FAILURE : interrupted ? TOOL_EXIT_INTERRUPTED : TOOL_EXIT_OK;
 }

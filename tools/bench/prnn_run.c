@@ -341,10 +341,14 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->backward_engine, sizeof(plan->backward_engine), info.backwardEngine);
     /* a sequence this short runs its forward pass on the short-sequence
      * engine (plan info's shortEngine): the point says so */
-    if (info.shortEngine[0] && pt->seq <= info.shortMaxSeqLength) {
-        bench_copy(plan->path, sizeof(plan->path), info.shortEngine);
-        bench_copy(plan->engine, sizeof(plan->engine), info.shortEngine);
-        bench_copy(info.config, sizeof(info.config), info.shortEngine);
+    const char *short_engine = pt->seq == 1 ? info.singleStepEngine
+                               : info.shortEngine[0] && pt->seq <= info.shortMaxSeqLength
+                                   ? info.shortEngine
+                                   : NULL;
+    if (short_engine && strcmp(short_engine, info.engine) != 0) {
+        bench_copy(plan->path, sizeof(plan->path), short_engine);
+        bench_copy(plan->engine, sizeof(plan->engine), short_engine);
+        bench_copy(info.config, sizeof(info.config), short_engine);
     }
     bench_copy(plan->config_source, sizeof(plan->config_source),
                config_source_name(info.configSource));

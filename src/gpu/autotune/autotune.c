@@ -33,7 +33,11 @@ static void resolve(const prnn_autotune_options *opts_in, prnn_autotune_options 
         prnn_autotune_defaults(opts);
     if (opts->max_candidates < 1 || opts->max_candidates > PRNN_AUTOTUNE_MAX_CANDIDATES)
         opts->max_candidates = PRNN_AUTOTUNE_MAX_CANDIDATES;
-    if (opts->seq_length < 4)
+    if (opts->seq_bucket == PRNN_SEQ_BUCKET_ONE)
+        opts->seq_length = 1;
+    else if (opts->seq_bucket == PRNN_SEQ_BUCKET_SHORT)
+        opts->seq_length = PRNN_AUTOTUNE_SHORT_SEQ;
+    else if (opts->seq_length < 4)
         opts->seq_length = 4;
     if (opts->repeats < 1)
         opts->repeats = 1;
@@ -46,14 +50,24 @@ typedef enum {
     TIME_STEP      /* ForwardTraining + BackwardData; y and dx checked */
 } timing;
 
-/* One candidate's plan on the search's buffers. */
+/* One candidate's plan on the search's buffers; calls: how many calls
+ * (back to back) one timed run makes. */
 typedef struct {
     const prnn_gpu_call *g;
     const prnn_plan *plan;
     timing how;
     const prnn_rnn_problem *p;
     prnn_autotune_buffers *d;
+    int calls;
 } candidate_run;
+
+/* Calls a timed run makes: one for a long sequence; a bucket's short
+ * calls several, so that a run's events do not time one call's launch
+ * alone (about 64 steps a run). */
+static int calls_per_run(const prnn_autotune_options *o)
+{
+    return o->seq_bucket == PRNN_SEQ_BUCKET_ANY ? 1 : (64 + o->seq_length - 1) / o->seq_length;
+}
 
 /* One call of kind on the plan, on d's buffers (sized first). */
 static prnnStatus_t call(const candidate_run *r, prnn_call_kind kind)
@@ -103,7 +117,10 @@ static prnnStatus_t timed_fn(const void *ctx)
 {
     const candidate_run *r = ctx;
     switch (r->how) {
-    case TIME_FORWARD: return call(r, PRNN_CALL_INFERENCE);
+    case TIME_FORWARD:
+        for (int i = 1; i < r->calls; i++)
+            PRNN_TRY(call(r, PRNN_CALL_INFERENCE));
+        return call(r, PRNN_CALL_INFERENCE);
     case TIME_BACKWARD: return call(r, PRNN_CALL_BACKWARD_DATA);
     case TIME_STEP:
         PRNN_TRY(call(r, PRNN_CALL_FORWARD_TRAINING));
@@ -125,7 +142,9 @@ static prnnStatus_t run_candidate(const candidate_run *r, int repeats, int warmu
         return prnn_cu_check(r->g->gs->cu->cuStreamSynchronize((CUstream)r->g->stream),
                              "cuStreamSynchronize");
     }
-    return prnn_autotune_time(r->g, timed_fn, r, r->p->seq_length, repeats, warmups, us_per_step);
+    const int calls = r->how == TIME_FORWARD && r->calls > 1 ? r->calls : 1;
+    return prnn_autotune_time(r->g, timed_fn, r, r->p->seq_length * calls, repeats, warmups,
+                              us_per_step);
 }
 
 /* ---- the check against the CPU reference ---- */
@@ -350,6 +369,7 @@ typedef struct {
     const prnn_rnn_problem *pt;
     prnn_autotune_buffers *d;
     int repeats;
+    int calls;
 } alternation;
 
 static prnnStatus_t time_one(void *ctx, int k, double *us)
@@ -357,21 +377,116 @@ static prnnStatus_t time_one(void *ctx, int k, double *us)
     const alternation *a = ctx;
     prnn_plan *plan;
     PRNN_TRY(candidate_plan(a->k, a->pair[k], &plan));
-    candidate_run r = {a->k->q->g, plan, a->k->how, a->pt, a->d};
+    candidate_run r = {a->k->q->g, plan, a->k->how, a->pt, a->d, a->calls};
     prnnStatus_t s = run_candidate(&r, a->repeats, 2, us);
     prnn_plan_free(plan);
     return s;
 }
 
 static prnnStatus_t remeasure(const search_kind *k, const prnn_rnn_problem *pt,
-                              prnn_autotune_buffers *d, int repeats, prnn_autotune_report *report)
+                              prnn_autotune_buffers *d, int repeats, int calls,
+                              prnn_autotune_report *report)
 {
-    alternation a = {k, {&report->cand[0], &report->cand[report->best]}, pt, d, repeats};
+    alternation a = {k, {&report->cand[0], &report->cand[report->best]}, pt, d, repeats, calls};
     double us[2];
     PRNN_TRY(prnn_autotune_alternate(time_one, &a, us));
     report->heuristic_us = us[0];
     if (!prnn_autotune_settle(us, &report->cand[0].out, &report->cand[report->best].out))
         report->best = 0;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The forward pass's engine and configuration as the options name them
+ * (the planner's choice), as a candidate: 1, or 0 when they name none
+ * (or the search is of another engine only). */
+static int planner_forward(const prnn_autotune_options *o, const prnn_engine *only,
+                           prnn_autotune_candidate *c)
+{
+    const prnn_engine *e = o->forward_engine ? prnn_engine_find(o->forward_engine) : NULL;
+    char err[256];
+    if (!e || (only && e != only))
+        return 0;
+    memset(c, 0, sizeof(*c));
+    c->engine = e;
+    if (e->fields &&
+        (!o->forward_config || prnn_config_parse(e->fields, o->forward_config, &c->config,
+                                                 sizeof(c->config), err, sizeof(err))))
+        return 0;
+    return 1;
+}
+
+/* c among the engines' first candidates (never skipped by the budget),
+ * unless chosen has it already; the last candidate gives way when the set
+ * is full. */
+static void add_first(prnn_autotune_candidate *chosen, int *m, int *firsts, int max,
+                      const prnn_autotune_candidate *c)
+{
+    for (int j = 0; j < *m; j++)
+        if (same_candidate(&chosen[j], c))
+            return;
+    if (*m == max)
+        (*m)--;
+    memmove(&chosen[*firsts + 1], &chosen[*firsts], sizeof(*chosen) * (size_t)(*m - *firsts));
+    chosen[(*firsts)++] = *c;
+    (*m)++;
+}
+
+/* Steps the short bucket's limit is measured at, beside
+ * PRNN_AUTOTUNE_SHORT_SEQ. */
+#define SHORT_LIMIT_SEQ PRNN_TUNING_MAX_SHORT_SEQ
+
+/*
+ * The short bucket's limit: the forward pass's choice fwd and the winner w,
+ * timed in alternation on calls of PRNN_AUTOTUNE_SHORT_SEQ and of
+ * SHORT_LIMIT_SEQ steps; each call's time is taken as linear in its steps
+ * between the two, and *max_seq is the last length where w's is lower
+ * (SHORT_LIMIT_SEQ when it still is there). *fwd_wins when fwd is the
+ * faster at PRNN_AUTOTUNE_SHORT_SEQ too (the entry then names fwd). The
+ * alternated times at PRNN_AUTOTUNE_SHORT_SEQ replace w's and (fwd_out,
+ * when not NULL) fwd's outcomes' times: the report and the entry use them.
+ */
+static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candidate *fwd,
+                                prnn_autotune_outcome *fwd_out, prnn_autotune_candidate *w,
+                                const prnn_rnn_problem *pt, prnn_autotune_buffers *d,
+                                const prnn_autotune_options *o, int *max_seq, int *fwd_wins)
+{
+    *max_seq = PRNN_AUTOTUNE_SHORT_SEQ;
+    *fwd_wins = 0;
+    if (!fwd || same_candidate(fwd, w))
+        return PRNN_STATUS_SUCCESS;
+    const prnn_cuda_driver *cu = k->q->g->gs->cu;
+    double at_short[2], at_long[2];
+    alternation a = {k, {fwd, w}, pt, d, o->repeats, calls_per_run(o)};
+    PRNN_TRY(prnn_autotune_alternate(time_one, &a, at_short));
+    w->out.us_per_step = at_short[1];
+    if (fwd_out)
+        fwd_out->us_per_step = at_short[0];
+    prnn_autotune_inputs in;
+    prnn_autotune_buffers dl;
+    memset(&dl, 0, sizeof(dl));
+    prnnStatus_t s =
+        prnn_autotune_inputs_make(k->q->rnn, k->q->key.mini_batch, SHORT_LIMIT_SEQ, &in);
+    if (!s)
+        s = prnn_autotune_inputs_upload(cu, &in, k->q->key.dtype, &dl);
+    alternation al = {k, {fwd, w}, &in.timed, &dl, o->repeats, 1};
+    if (!s)
+        s = prnn_autotune_alternate(time_one, &al, at_long);
+    prnn_autotune_free_buffers(cu, &dl);
+    prnn_autotune_inputs_free(&in);
+    if (s)
+        return s;
+    /* w's lead a call (µs) at each length */
+    const double lead_short = (at_short[0] - at_short[1]) * PRNN_AUTOTUNE_SHORT_SEQ;
+    const double lead_long = (at_long[0] - at_long[1]) * SHORT_LIMIT_SEQ;
+    if (!(lead_short > 0)) {
+        *fwd_wins = 1;
+    } else if (lead_long >= 0) {
+        *max_seq = SHORT_LIMIT_SEQ;
+    } else {
+        double t = PRNN_AUTOTUNE_SHORT_SEQ + (SHORT_LIMIT_SEQ - PRNN_AUTOTUNE_SHORT_SEQ) *
+                                                 lead_short / (lead_short - lead_long);
+        *max_seq = t >= SHORT_LIMIT_SEQ ? SHORT_LIMIT_SEQ : (int)t;
+    }
     return PRNN_STATUS_SUCCESS;
 }
 
@@ -392,6 +507,16 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     search_kind k = {q, q->pass == PRNN_PASS_FORWARD ? TIME_FORWARD : TIME_BACKWARD, NULL};
     if (ne && engines[0]->one_config)
         k.how = TIME_STEP;
+    const prnn_seq_bucket bucket = opts.seq_bucket;
+    if (bucket != PRNN_SEQ_BUCKET_ANY && k.how != TIME_FORWARD)
+        return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
+                         "autotune: the %s sequence-length bucket is tuned for the forward pass "
+                         "only, and not for %s (one configuration runs every length)",
+                         prnn_seq_bucket_name(bucket), prnn_mode_name(q->key.mode));
+    /* a bucket's order: by the modelled cost of its calls, so that cand[0]
+     * is what the planner's model would choose there */
+    if (bucket != PRNN_SEQ_BUCKET_ANY)
+        prnn_engine_sort_by_call_cost(q, engines, ne, opts.seq_length);
     if (k.how == TIME_BACKWARD) {
         /* the engine that fills the reserve: the table's last that runs
          * the forward pass. Since the step engine joined the table that is
@@ -409,6 +534,10 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int firsts = 0;
     int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates, &firsts) : 0;
+    prnn_autotune_candidate fwd;
+    const int have_fwd = bucket != PRNN_SEQ_BUCKET_ANY && m && planner_forward(&opts, only, &fwd);
+    if (have_fwd)
+        add_first(chosen, &m, &firsts, opts.max_candidates, &fwd);
     if (!m)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                          "autotune: no %s%s configuration fits %s hidden %d batch %d",
@@ -445,10 +574,10 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         int rejected = 0;
         prnnStatus_t cs = candidate_plan(&k, c, &plan);
         if (cs == PRNN_STATUS_SUCCESS) {
-            candidate_run rc = {q->g, plan, k.how, pc, &d};
+            candidate_run rc = {q->g, plan, k.how, pc, &d, 1};
             cs = check(&rc, &cd, &c->out);
             rejected = cs == PRNN_STATUS_EXECUTION_FAILED && c->out.note[0];
-            candidate_run rt = {q->g, plan, k.how, pt, &d};
+            candidate_run rt = {q->g, plan, k.how, pt, &d, calls_per_run(&opts)};
             if (!cs)
                 /* The first timing of a key also brings the clocks up
                  * from idle (a few ms of work). */
@@ -463,7 +592,21 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
             report->best = report->count - 1;
     }
     if (!s && report->best > 0 && report->cand[0].out.ok)
-        s = remeasure(&k, pt, &d, opts.repeats, report);
+        s = remeasure(&k, pt, &d, opts.repeats, calls_per_run(&opts), report);
+    int max_seq = bucket == PRNN_SEQ_BUCKET_ONE ? 1 : 0;
+    if (!s && bucket == PRNN_SEQ_BUCKET_SHORT && report->best >= 0) {
+        int fwd_wins = 0, fwd_at = -1;
+        for (int i = 0; have_fwd && i < report->count; i++)
+            if (same_candidate(&report->cand[i], &fwd) && report->cand[i].out.ok)
+                fwd_at = i;
+        s = short_limit(&k, have_fwd ? &fwd : NULL, fwd_at >= 0 ? &report->cand[fwd_at].out : NULL,
+                        &report->cand[report->best], pt, &d, &opts, &max_seq, &fwd_wins);
+        if (fwd_wins && fwd_at >= 0)
+            report->best = fwd_at;
+        if (report->cand[0].out.ok)
+            report->heuristic_us = report->cand[0].out.us_per_step;
+    }
+    report->max_seq_length = max_seq;
     prnn_autotune_free_buffers(cu, &d);
     prnn_autotune_inputs_free(&in);
     free_check(&cd);
@@ -480,8 +623,11 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     best->config = w->config;
     best->us_per_step = w->out.us_per_step;
     prnn_tuning_key key = prnn_plan_tuning_key(&gs->info, &q->key, q->pass);
+    key.seq_bucket = bucket;
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
+    if (max_seq)
+        e.max_seq_length = max_seq;
     snprintf(e.engine, sizeof(e.engine), "%s", w->engine->name);
     e.config = w->config;
     e.us_per_step = w->out.us_per_step;

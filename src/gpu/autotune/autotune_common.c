@@ -99,7 +99,11 @@ prnnStatus_t prnn_autotune_inputs_make(const struct prnnRNNStruct *rnn, int mini
     const size_t es = prnn_dtype_size(rnn->dtype);
     const int dirs = prnn_rnn_dirs(rnn);
     in->wbytes = prnn_weights_bytes(rnn, rnn->hidden);
-    in->xcount = in->timed.total_rows * (size_t)rnn->hidden;
+    /* x, y and dy hold the longer of the two problems (a one-step timed
+     * call is shorter than the check) */
+    const size_t rows = in->timed.total_rows > in->check.total_rows ? in->timed.total_rows
+                                                                    : in->check.total_rows;
+    in->xcount = rows * (size_t)rnn->hidden;
     in->ycount = in->xcount * dirs;
     in->scount = (size_t)rnn->layers * dirs * mini_batch * rnn->hidden;
     in->w = malloc(in->wbytes);

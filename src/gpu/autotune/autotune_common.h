@@ -44,7 +44,8 @@ typedef struct {
     int *timed_batch;
     void *w, *x, *hx, *cx, *dy;
     size_t wbytes;                 /* bytes of w */
-    size_t xcount, ycount, scount; /* elements of x (and dx), y and dy, hx and cx */
+    size_t xcount, ycount, scount; /* elements of x (and dx), y and dy (the longer
+                                    * problem's), hx and cx */
 } prnn_autotune_inputs;
 
 /* Fills in (zeroed first; it must stay where it is: the problems point into

@@ -9,12 +9,28 @@
 #include <stddef.h>
 
 #include "gpu/engines/engine.h"
+#include "tuning/tuning_db.h"
 
 typedef struct {
     int max_candidates; /* configurations to try (default 12, at most 32) */
     int seq_length;     /* steps of the timed sequence (default 256) */
     int repeats;        /* timed runs, median taken (default 5) */
     double budget_s;    /* stop trying candidates after this (default 60) */
+    /* The sequence-length bucket tuned (tuning_db.h), the forward pass
+     * only: PRNN_SEQ_BUCKET_ANY (default) times seq_length steps; ONE
+     * times calls of one step; SHORT times calls of
+     * PRNN_AUTOTUNE_SHORT_SEQ steps and then measures up to which length
+     * (at most PRNN_TUNING_MAX_SHORT_SEQ) the winner beats the forward
+     * pass's choice (forward_engine below), which is always a candidate.
+     * A bucket's calls are timed back to back, several a timed run, as a
+     * streaming caller makes them. */
+    prnn_seq_bucket seq_bucket;
+    /* Buckets ONE and SHORT: the engine and the configuration (text form)
+     * the planner gives the forward pass (prnnGetRNNPlanInfo's engine and
+     * config), a candidate and what SHORT's limit is measured against;
+     * NULL: not known (the limit is then PRNN_AUTOTUNE_SHORT_SEQ). */
+    const char *forward_engine;
+    const char *forward_config;
     /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
     const char *output_db;
     /* Candidates needing more hand-off and streamed-weight bytes per
@@ -26,7 +42,7 @@ typedef struct {
     void *progress_ctx;
 } prnn_autotune_options;
 
-enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
+enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32, PRNN_AUTOTUNE_SHORT_SEQ = 16 };
 
 /* What a search learnt of one candidate. */
 typedef struct {
@@ -47,6 +63,7 @@ typedef struct {
     prnn_autotune_candidate cand[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int best;            /* index into cand, -1 when none survived */
     double heuristic_us; /* the library's own choice without a DB (cand[0]) */
+    int max_seq_length;  /* bucket SHORT: the measured limit stored */
     double seconds;      /* wall time of the whole search */
 } prnn_autotune_report;
 

@@ -198,6 +198,10 @@ void prnn_engine_names(char *buf, size_t size);
  * first (a stable order: the given one among equals): the planner's order
  * without a forced or tuned choice, and so the autotuner's. */
 void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n);
+/* The same by the modelled cost of a call of seq_length steps (set-up and
+ * steps; 0: by the step's estimate alone, as above). */
+void prnn_engine_sort_by_call_cost(const prnn_engine_query *q, const prnn_engine **order, int n,
+                                   int seq_length);
 
 /* Parts engines share (engine_common.c). For an engine without a
  * configuration: fits accepts any, candidates gives the one empty

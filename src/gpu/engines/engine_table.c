@@ -49,11 +49,13 @@ void prnn_engine_names(char *buf, size_t size)
     }
 }
 
-void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n)
+void prnn_engine_sort_by_call_cost(const prnn_engine_query *q, const prnn_engine **order, int n,
+                                   int seq_length)
 {
     double est[16];
     for (int i = 0; i < n; i++)
-        est[i] = order[i]->estimate(q);
+        est[i] = seq_length ? order[i]->call_setup(q) + seq_length * order[i]->estimate(q)
+                            : order[i]->estimate(q);
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && est[j] < est[j - 1]; j--) {
             const prnn_engine *e = order[j];
@@ -63,4 +65,9 @@ void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine 
             est[j] = est[j - 1];
             est[j - 1] = t;
         }
+}
+
+void prnn_engine_sort_by_estimate(const prnn_engine_query *q, const prnn_engine **order, int n)
+{
+    prnn_engine_sort_by_call_cost(q, order, n, 0);
 }

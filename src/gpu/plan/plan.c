@@ -13,18 +13,31 @@ void prnn_plan_free(prnn_plan *p)
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         if (p->pass[i].engine && p->pass[i].state)
             p->pass[i].engine->release(&p->pass[i]);
-    if (p->short_fwd.engine && p->short_fwd.state)
-        p->short_fwd.engine->release(&p->short_fwd);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        if (p->short_fwd[i].pass.engine && p->short_fwd[i].pass.state)
+            p->short_fwd[i].pass.engine->release(&p->short_fwd[i].pass);
     if (p->bwd_fallback.engine && p->bwd_fallback.state)
         p->bwd_fallback.engine->release(&p->bwd_fallback);
     free(p);
 }
 
+/* The short slot that runs forward calls of seq_length steps, or NULL. */
+static const prnn_short_slot *short_slot(const prnn_plan *plan, int seq_length)
+{
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *s = &plan->short_fwd[i];
+        if (s->max_seq && seq_length <= s->max_seq)
+            return s;
+    }
+    return NULL;
+}
+
 const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length)
 {
     prnn_pass pass = prnn_call_pass((prnn_call_kind)kind);
-    if (pass == PRNN_PASS_FORWARD && plan->short_fwd.engine && seq_length <= plan->short_max_seq)
-        return &plan->short_fwd;
+    const prnn_short_slot *s = pass == PRNN_PASS_FORWARD ? short_slot(plan, seq_length) : NULL;
+    if (s && s->pass.engine)
+        return &s->pass;
     return &plan->pass[pass];
 }
 
@@ -61,7 +74,8 @@ prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan)
     prnn_load_stats all = plan->stats;
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         merge(&all, &plan->pass[i].stats);
-    merge(&all, &plan->short_fwd.stats);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        merge(&all, &plan->short_fwd[i].pass.stats);
     return all;
 }
 
@@ -112,10 +126,19 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     snprintf(full.engine, sizeof(full.engine), "%s", f->engine->name);
     snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
     snprintf(full.configTunedOn, sizeof(full.configTunedOn), "%s", f->tuned_on);
-    if (plan->short_fwd.engine) {
-        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", plan->short_fwd.engine->name);
-        full.shortMaxSeqLength = plan->short_max_seq;
+    const prnn_short_slot *few = &plan->short_fwd[PRNN_SHORT_FEW];
+    if (few->max_seq && few->pass.engine) {
+        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", few->pass.engine->name);
+        full.shortMaxSeqLength = few->max_seq;
+        full.shortConfigSource = few->pass.source;
     }
+    /* what a call of one step runs, and who chose it (a slot without an
+     * engine keeps the source of the entry that sent it to the forward
+     * pass) */
+    const prnn_short_slot *one = short_slot(plan, 1);
+    const prnn_pass_plan *runs = one && one->pass.engine ? &one->pass : f;
+    snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s", runs->engine->name);
+    full.singleStepConfigSource = one ? one->pass.source : f->source;
     size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
     memcpy(info, &full, n);
 }

@@ -23,16 +23,27 @@
 #include "rnn_problem.h"
 #include "tuning/tuning_db.h"
 
+/* A short-sequence forward pass (plan_short.h chooses them). A forward call
+ * of T steps runs on the first slot with T <= max_seq: on its pass, or on
+ * the plan's forward pass where the slot's pass has no engine (a tuning DB
+ * entry measured the forward engine fastest for those lengths). max_seq 0:
+ * the slot is unused. */
+typedef struct {
+    prnn_pass_plan pass;
+    int max_seq;
+} prnn_short_slot;
+
+/* The slots: calls of one step, then calls of a few. */
+enum { PRNN_SHORT_ONE = 0, PRNN_SHORT_FEW = 1, PRNN_SHORT_SLOTS = 2 };
+
 typedef struct prnn_plan {
     struct prnn_plan *next;
     prnn_rnn_key key;
     uint64_t hash; /* prnn_rnn_key_hash(&key) */
     prnn_pass_plan pass[PRNN_PASS_COUNT];
-    /* The forward pass of calls of at most short_max_seq steps, where
-     * another engine's smaller per-call cost beats the forward engine's
-     * (plan_select.c); engine NULL (and short_max_seq 0) when none does. */
-    prnn_pass_plan short_fwd;
-    int short_max_seq;
+    /* The forward pass of short calls, where another engine's smaller
+     * per-call cost beats the forward engine's. */
+    prnn_short_slot short_fwd[PRNN_SHORT_SLOTS];
     /* The backward-data pass's fallback: the next engine that supports it,
      * prepared (its configuration chosen, nothing loaded), which runs the
      * pass if the first cannot load its kernels at the first training need
@@ -47,8 +58,8 @@ typedef struct prnn_plan {
 /* Releases every pass plan's state and frees the plan. */
 void prnn_plan_free(prnn_plan *p);
 
-/* The pass plan that runs a call of `kind` of seq_length steps: the
- * short-sequence forward plan where it applies. */
+/* The pass plan that runs a call of `kind` of seq_length steps: a
+ * short-sequence forward pass where one applies (prnn_short_slot). */
 const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length);
 
 /* The workspace every call of p's shape runs in (what

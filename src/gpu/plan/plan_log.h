@@ -28,7 +28,7 @@
 
 /* One pass's decision. config: the tile's text form, or "standard". */
 typedef struct {
-    const char *pass; /* "forward", "backward-data", "forward T<=n" */
+    const char *pass; /* "forward", "backward-data", "forward T=1", "forward T<=n" */
     prnnRNNPath_t path;
     const char *config;
     prnnConfigSource_t source;
@@ -44,7 +44,7 @@ typedef struct {
     const char *device;
     prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
     int npasses;
-    prnn_plan_log_pass passes[3];
+    prnn_plan_log_pass passes[4]; /* forward, backward-data, the short slots */
     prnnCubinSource_t cubin;
     double ms, compile_ms;
     /* Compiled ahead on several threads for this event (kernels, threads),

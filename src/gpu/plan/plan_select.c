@@ -7,7 +7,9 @@
 
 #include "error.h"
 #include "gpu/autotune/autotune.h"
+#include "gpu/plan/plan_db.h"
 #include "gpu/plan/plan_log.h"
+#include "gpu/plan/plan_short.h"
 #include "gpu/run/gpu_state.h"
 #include "jit/cubin_batch.h"
 #include "jit/cubin_cache.h"
@@ -18,23 +20,6 @@
 
 /* Configurations a pass's engine is offered, at most. */
 #define MAX_CHOICES 4
-
-/* The tuning database's fits callback: an entry for this engine whose
- * configuration still runs this shape here. */
-typedef struct {
-    const prnn_engine_query *q;
-    const prnn_engine *engine;
-} fits_ctx;
-
-static int entry_fits(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
-{
-    const fits_ctx *f = ctx;
-    if (strcmp(e->engine, f->engine->name) != 0) {
-        snprintf(why, n, "an entry for the %s engine", e->engine);
-        return -1;
-    }
-    return f->engine->fits(f->q, &e->config, why, n);
-}
 
 /* The configuration e's variable forces for q's pass, parsed: 1 when set
  * and valid for e (err says why not otherwise), 0 when unset. */
@@ -85,45 +70,17 @@ static int forced_config(const prnn_engine_query *q, const prnn_engine *e, prnn_
     return 0;
 }
 
-/* Entries farther than this do not choose the engine: which engine wins
- * changes with the shape faster than a tile's best choice does (a batch
- * twice as large can turn the steps into real GEMMs). */
-#define ENGINE_NEAREST_MAX_COST 1.0
-
-/* Whether the tuning databases may hold q's shape: their key has no
- * projSize, and an entry timed without a projection says nothing of a
- * projected layer (its one engine, the standard one, has no configuration
- * to take; plan info must not call it tuned). A clipped LSTM, by contrast,
- * takes its unclipped shape's entry on purpose (may_autotune). */
-static int db_holds_shape(const prnn_engine_query *q)
-{
-    return q->key.proj == 0;
-}
-
-/* The tuning DB's entry for q's pass that may choose an engine (fits says
- * whose entries count): exact, or nearest within ENGINE_NEAREST_MAX_COST.
- * 1 with *found, else 0. */
-static int engine_choosing_entry(const prnn_engine_query *q, prnn_tuning_fits_fn fits,
-                                 const void *ctx, prnn_tuning_result *found)
-{
-    if (!db_holds_shape(q))
-        return 0;
-    prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, q->pass);
-    return prnn_tuning_lookup(&key, fits, ctx, found) == 1 &&
-           (found->exact || found->cost <= ENGINE_NEAREST_MAX_COST);
-}
-
 /* For an engine without configuration fields: where the tuning DB holds an
- * entry naming it that may choose an engine (engine_choosing_entry, as
+ * entry naming it that may choose an engine (prnn_plan_engine_entry, as
  * db_engine_first takes it), c's source is that entry's database, and for
  * a sibling's entry c names the GPU it was tuned on; else c is left as it
  * is. */
 static void configless_db_source(const prnn_engine_query *q, const prnn_engine *e,
                                  prnn_engine_choice *c)
 {
-    fits_ctx fc = {q, e};
+    prnn_plan_fits_one fc = {q, e};
     prnn_tuning_result found;
-    if (!engine_choosing_entry(q, entry_fits, &fc, &found))
+    if (!prnn_plan_engine_entry(q, PRNN_SEQ_BUCKET_ANY, prnn_plan_entry_fits, &fc, &found))
         return;
     c->source = found.source;
     if (found.sibling)
@@ -148,13 +105,13 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
     }
     /* One configuration for both passes lives under pass forward. */
     prnn_pass db_pass = e->one_config ? PRNN_PASS_FORWARD : q->pass;
-    if (!n && e->fields && db_holds_shape(q)) {
+    if (!n && e->fields && prnn_plan_db_holds_shape(q)) {
         prnn_tuning_key key = prnn_plan_tuning_key(&q->gs->info, &q->key, db_pass);
-        fits_ctx fc = {q, e};
+        prnn_plan_fits_one fc = {q, e};
         prnn_tuning_result found;
         /* With autotuning on, only an exact entry spares the search: a
          * nearest entry is a guess for another shape. */
-        if (prnn_tuning_lookup(&key, entry_fits, &fc, &found) == 1 &&
+        if (prnn_tuning_lookup(&key, prnn_plan_entry_fits, &fc, &found) == 1 &&
             (found.exact || !may_autotune)) {
             memset(&out[n], 0, sizeof(out[n]));
             out[n].config = found.entry.config;
@@ -189,25 +146,6 @@ static prnnStatus_t engine_choices(const prnn_engine_query *q, const prnn_engine
     }
     *count = n;
     return PRNN_STATUS_SUCCESS;
-}
-
-/* The tuning databases' fits callback for the choice of engine: an entry
- * whose engine runs q (the order holds the engines that may) and whose
- * configuration still runs here. */
-typedef struct {
-    const prnn_engine_query *q;
-    const prnn_engine *const *order;
-    int n;
-} any_fits_ctx;
-
-static int entry_fits_any(const prnn_tuning_entry *e, const void *ctx, char *why, size_t n)
-{
-    const any_fits_ctx *f = ctx;
-    for (int i = 0; i < f->n; i++)
-        if (strcmp(e->engine, f->order[i]->name) == 0)
-            return f->order[i]->fits(f->q, &e->config, why, n);
-    snprintf(why, n, "the %s engine cannot run this shape here", e->engine);
-    return -1;
 }
 
 /*
@@ -257,7 +195,7 @@ static void move_to(const prnn_engine **order, int n, const prnn_engine *e, int 
 
 /* The engine a forcing variable's configuration is for, else the one a
  * tuning DB entry for q's pass names (exact, or nearest within
- * ENGINE_NEAREST_MAX_COST; or the TF32 engine tf32_over_entry puts before
+ * PRNN_PLAN_ENGINE_NEAREST_MAX_COST; or the TF32 engine tf32_over_entry puts before
  * it), goes first in the order, unless $PRNN_ENGINE already put one there.
  * 1 when the order's first is chosen (forced or by the database), else 0. */
 static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order, int n)
@@ -276,14 +214,8 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
         return 1;
     if (n < 2)
         return 0;
-    any_fits_ctx fc = {q, order, n};
     prnn_tuning_result found;
-    if (!engine_choosing_entry(q, entry_fits_any, &fc, &found))
-        return 0;
-    const prnn_engine *named = NULL;
-    for (int i = 0; i < n && !named; i++)
-        if (strcmp(order[i]->name, found.entry.engine) == 0)
-            named = order[i];
+    const prnn_engine *named = prnn_plan_db_engine(q, PRNN_SEQ_BUCKET_ANY, order, n, &found);
     if (!named)
         return 0;
     move_to(order, n, named, 0);
@@ -358,66 +290,30 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
                      q->key.mini_batch, q->gs->description, why[0] ? ": " : "", why);
 }
 
-/* Sequences longer than this always run on the forward engine: the short
- * pass is for what its set-up is large against. */
-#define SHORT_MAX_SEQ 64
-
-const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
-                                          const char *fwd_forced_by, prnn_engine_config *cfg,
-                                          int *max_seq_out)
-{
-    const char *forced = getenv("PRNN_ENGINE");
-    if ((forced && forced[0]) || fwd_forced_by)
-        return NULL;
-    const prnn_engine *order[16];
-    int n = prnn_plan_engine_order(fq, order, NULL, 0);
-    const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
-    const prnn_engine *best = NULL;
-    double best_cost = f_setup + f_step, best_step = 0, best_setup = 0;
-    for (int i = 0; i < n; i++) {
-        if (order[i] == fwd)
-            continue;
-        double setup = order[i]->call_setup(fq), step = order[i]->estimate(fq);
-        if (setup + step < best_cost) {
-            best = order[i];
-            best_cost = setup + step;
-            best_step = step;
-            best_setup = setup;
-        }
-    }
-    if (!best)
-        return NULL;
-    /* the longest T with setup + T * step below the forward engine's */
-    int max_seq = SHORT_MAX_SEQ;
-    if (best_step > f_step) {
-        double t = (f_setup - best_setup) / (best_step - f_step);
-        max_seq = t < 1 ? 1 : t > SHORT_MAX_SEQ ? SHORT_MAX_SEQ : (int)t;
-    }
-    if (best->candidates(fq, 0, 0, cfg, 1) < 1)
-        return NULL;
-    *max_seq_out = max_seq;
-    return best;
-}
-
-/* The plan's short-sequence forward pass (prnn_plan_short_engine), prepared. */
+/* The plan's short-sequence forward passes (plan_short.h), prepared. A
+ * choice that cannot run leaves its slot to the forward pass. */
 static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
 {
-    prnn_engine_config cfg;
-    int max_seq;
     const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
-    const prnn_engine *best = prnn_plan_short_engine(fq, f->engine, f->forced_by, &cfg, &max_seq);
-    if (!best)
-        return PRNN_STATUS_SUCCESS;
-    prnn_engine_choice c;
-    memset(&c, 0, sizeof(c));
-    c.config = cfg;
-    c.source = PRNN_CONFIG_HEURISTIC;
-    prnnStatus_t s = prnn_plan_prepare_engine(fq, best, &c, 1, &p->short_fwd);
-    if (s == PRNN_STATUS_NOT_SUPPORTED)
-        return PRNN_STATUS_SUCCESS; /* the forward engine runs every length */
-    if (!s)
-        p->short_max_seq = max_seq;
-    return s;
+    prnn_short_choice ch[PRNN_SHORT_SLOTS];
+    prnn_plan_short_choices(fq, f->engine, f->config, f->forced_by, ch);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        prnn_short_slot *slot = &p->short_fwd[i];
+        if (!ch[i].max_seq)
+            continue;
+        if (!ch[i].engine) {
+            slot->max_seq = ch[i].max_seq;
+            slot->pass.source = ch[i].choice.source;
+            continue;
+        }
+        prnnStatus_t s = prnn_plan_prepare_engine(fq, ch[i].engine, &ch[i].choice, 1, &slot->pass);
+        if (s == PRNN_STATUS_NOT_SUPPORTED)
+            continue; /* the forward engine runs these lengths */
+        if (s)
+            return s;
+        slot->max_seq = ch[i].max_seq;
+    }
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* Whether the autotuner may search for p: it is on, and the network does
@@ -485,8 +381,9 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
     if (may_autotune(g, p) && !b->settled && !b->loaded)
         PRNN_TRY(autotune_backward(&bq, b));
     PRNN_TRY(f->engine->load_training(&fq, f));
-    if (p->short_fwd.engine)
-        PRNN_TRY(p->short_fwd.engine->load_training(&fq, &p->short_fwd));
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        if (p->short_fwd[i].pass.engine)
+            PRNN_TRY(p->short_fwd[i].pass.engine->load_training(&fq, &p->short_fwd[i].pass));
     prnnStatus_t s = b->engine->load_training(&bq, b);
     if (s == PRNN_STATUS_NOT_SUPPORTED && p->bwd_fallback.engine) {
         prnn_log_append("note: the %s engine's backward-data kernels do not load here; the %s "
@@ -522,20 +419,25 @@ static void log_event_init(prnn_plan_log_event *e, const char *event,
     e->ms = ms;
 }
 
-static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
+static prnn_plan_log_pass log_pass_plan(const prnn_pass_plan *pp, const prnn_rnn_key *key)
 {
-    const prnn_pass_plan *pp = &p->pass[pass];
-    prnn_plan_log_pass lp = {
-        prnn_pass_name(pass), PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE, NULL, NULL};
+    prnn_plan_log_pass lp = {"", PRNN_PATH_STANDARD, "", PRNN_CONFIG_NONE, NULL, NULL};
     if (!pp->engine)
         return lp;
     prnn_engine_info info;
-    pp->engine->describe(pp, &p->key, &info);
+    pp->engine->describe(pp, key, &info);
     lp.path = info.path;
     lp.config = pp->config;
     lp.source = pp->source;
     lp.forced_by = pp->forced_by;
     lp.tuned_on = pp->tuned_on[0] ? pp->tuned_on : NULL;
+    return lp;
+}
+
+static prnn_plan_log_pass log_pass(const prnn_plan *p, prnn_pass pass)
+{
+    prnn_plan_log_pass lp = log_pass_plan(&p->pass[pass], &p->key);
+    lp.pass = prnn_pass_name(pass);
     return lp;
 }
 
@@ -562,14 +464,22 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
     e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
     e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 2;
-    char short_name[48];
-    if (p->short_fwd.engine) {
-        prnn_engine_info info;
-        p->short_fwd.engine->describe(&p->short_fwd, &p->key, &info);
-        snprintf(short_name, sizeof(short_name), "forward T<=%d", p->short_max_seq);
-        e.passes[2] = (prnn_plan_log_pass){short_name,          info.path, p->short_fwd.config,
-                                           p->short_fwd.source, NULL,      NULL};
-        e.npasses = 3;
+    char short_name[PRNN_SHORT_SLOTS][48];
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *slot = &p->short_fwd[i];
+        if (!slot->max_seq)
+            continue;
+        if (i == PRNN_SHORT_ONE || slot->max_seq == 1)
+            snprintf(short_name[i], sizeof(short_name[i]), "forward T=1");
+        else
+            snprintf(short_name[i], sizeof(short_name[i]), "forward T<=%d", slot->max_seq);
+        if (slot->pass.engine) {
+            e.passes[e.npasses] = log_pass_plan(&slot->pass, &p->key);
+        } else { /* a measured choice of the forward pass's own */
+            e.passes[e.npasses] = log_pass_plan(&p->pass[PRNN_PASS_FORWARD], &p->key);
+            e.passes[e.npasses].source = slot->pass.source;
+        }
+        e.passes[e.npasses++].pass = short_name[i];
     }
     prnn_load_stats stats = prnn_plan_load_stats(p);
     e.cubin = stats.cubin_source;
@@ -592,13 +502,14 @@ static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, pr
 }
 
 /* The parts of a plan that load kernels, each with its own statistics. */
-enum { STAT_PARTS = 4 };
+enum { STAT_PARTS = 3 + PRNN_SHORT_SLOTS };
 static void stat_parts(prnn_plan *p, prnn_load_stats *parts[STAT_PARTS])
 {
     parts[0] = &p->stats;
     parts[1] = &p->pass[0].stats;
     parts[2] = &p->pass[1].stats;
-    parts[3] = &p->short_fwd.stats;
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        parts[3 + i] = &p->short_fwd[i].pass.stats;
 }
 
 static void reset_sources(prnn_plan *p, prnn_load_stats saved[STAT_PARTS])
@@ -702,15 +613,16 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
     forced_by = NULL;
     const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by);
-    prnn_engine_config cfg;
-    int max_seq;
-    const prnn_engine *sh = fwd ? prnn_plan_short_engine(&fq, fwd, forced_by, &cfg, &max_seq)
-                                : NULL;
-    if (sh) {
+    prnn_short_choice ch[PRNN_SHORT_SLOTS];
+    prnn_plan_short_choices(&fq, fwd, NULL, forced_by, ch);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_engine *sh = ch[i].engine;
         char why[256];
-        int n = sh->fits(&fq, &cfg, why, sizeof(why))
-                    ? -1
-                    : sh->requests(&fq, &cfg, training, &ks->req[ks->count]);
+        /* the forward engine's configuration is not known here: a slot of
+         * that engine is left to its load */
+        if (!sh || sh == fwd || sh->fits(&fq, &ch[i].choice.config, why, sizeof(why)))
+            continue;
+        int n = sh->requests(&fq, &ch[i].choice.config, training, &ks->req[ks->count]);
         if (n > 0)
             ks->count += n;
     }

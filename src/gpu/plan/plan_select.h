@@ -24,9 +24,9 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
                            int training, prnn_plan **out);
 
 /* The kernels a plan of key loads, at most: the setup and training
- * kernels, and one engine's per pass (forward, short forward,
+ * kernels, and one engine's per pass (forward, the short forward slots,
  * backward-data). */
-#define PRNN_PLAN_MAX_KERNELS (2 + 3 * PRNN_ENGINE_MAX_REQUESTS)
+#define PRNN_PLAN_MAX_KERNELS (2 + (2 + PRNN_SHORT_SLOTS) * PRNN_ENGINE_MAX_REQUESTS)
 
 typedef struct {
     prnn_kernel_request req[PRNN_PLAN_MAX_KERNELS];
@@ -37,7 +37,9 @@ typedef struct {
  * The kernels a new plan of key on g's device loads (training: with its
  * training kernels), as its choices predict them without loading anything:
  * each pass's first engine and its first configuration that runs (forced,
- * tuning DB, heuristic; not the autotuner's), the short-sequence engine's,
+ * tuning DB, heuristic; not the autotuner's), the short-sequence slots'
+ * engines' (but a slot of the forward engine's, whose configuration the
+ * forward pass's DB entry or heuristic gives there),
  * the setup and training kernels. Where a choice fails to load and the
  * plan moves on, it loads kernels not listed. Needs g->gs->info only (no
  * context): prnn-cache warm runs it on a described device. Notes its
@@ -46,20 +48,6 @@ typedef struct {
  */
 void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int training,
                           prnn_plan_kernels *ks);
-
-/*
- * The short-sequence forward pass's engine, with its configuration and the
- * longest sequence it runs: the engine whose modelled cost of a T = 1 call
- * (its set-up and one step, engine.h) is lowest, when that is not the
- * forward engine fwd, for every length up to where fwd's cost is no longer
- * higher. NULL when $PRNN_ENGINE or a forcing variable ($PRNN_TILE,
- * fwd_forced_by) chose the forward pass: forced, it runs every length.
- * Reads fq's device properties only (tests/plan/test_short_regret.c
- * checks its choices against measured calls).
- */
-const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
-                                          const char *fwd_forced_by, prnn_engine_config *cfg,
-                                          int *max_seq_out);
 
 /* Frees a list of plans (modules stay loaded in the process-wide cache). */
 void prnn_plan_free_all(prnn_plan *list);

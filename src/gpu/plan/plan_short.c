@@ -1,0 +1,95 @@
+#include "gpu/plan/plan_short.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/plan/plan_db.h"
+#include "gpu/plan/plan_make.h"
+
+static int forward_forced(const char *fwd_forced_by)
+{
+    const char *forced = getenv("PRNN_ENGINE");
+    return (forced && forced[0]) || fwd_forced_by;
+}
+
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
+                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+                                          int *max_seq_out)
+{
+    if (forward_forced(fwd_forced_by))
+        return NULL;
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(fq, order, NULL, 0);
+    const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
+    const prnn_engine *best = NULL;
+    double best_cost = f_setup + f_step, best_step = 0, best_setup = 0;
+    for (int i = 0; i < n; i++) {
+        if (order[i] == fwd)
+            continue;
+        double setup = order[i]->call_setup(fq), step = order[i]->estimate(fq);
+        if (setup + step < best_cost) {
+            best = order[i];
+            best_cost = setup + step;
+            best_step = step;
+            best_setup = setup;
+        }
+    }
+    if (!best)
+        return NULL;
+    /* the longest T with setup + T * step below the forward engine's */
+    int max_seq = PRNN_TUNING_MAX_SHORT_SEQ;
+    if (best_step > f_step) {
+        double t = (f_setup - best_setup) / (best_step - f_step);
+        max_seq = t < 1 ? 1 : t > PRNN_TUNING_MAX_SHORT_SEQ ? PRNN_TUNING_MAX_SHORT_SEQ : (int)t;
+    }
+    if (best->candidates(fq, 0, 0, cfg, 1) < 1)
+        return NULL;
+    *max_seq_out = max_seq;
+    return best;
+}
+
+/* The bucket's entry as slot choice c: 1, or 0 when the databases have
+ * none that may choose the engine here. */
+static int from_db(const prnn_engine_query *fq, prnn_seq_bucket bucket, const prnn_engine *fwd,
+                   const char *fwd_config, const prnn_engine *const *order, int n,
+                   prnn_short_choice *c)
+{
+    prnn_tuning_result found;
+    const prnn_engine *e = prnn_plan_db_engine(fq, bucket, order, n, &found);
+    if (!e)
+        return 0;
+    memset(c, 0, sizeof(*c));
+    c->max_seq = found.entry.max_seq_length;
+    c->choice.config = found.entry.config;
+    c->choice.source = found.source;
+    if (found.sibling)
+        snprintf(c->choice.tuned_on, sizeof(c->choice.tuned_on), "%.127s", found.entry.gpu_name);
+    char text[256] = "";
+    if (e->fields)
+        e->format(&found.entry.config, text, sizeof(text));
+    /* the forward pass's own engine and configuration: it runs them */
+    const int same = e == fwd && fwd_config && (!e->fields || strcmp(text, fwd_config) == 0);
+    c->engine = same ? NULL : e;
+    return 1;
+}
+
+void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
+                             const char *fwd_config, const char *fwd_forced_by,
+                             prnn_short_choice out[PRNN_SHORT_SLOTS])
+{
+    memset(out, 0, sizeof(*out) * PRNN_SHORT_SLOTS);
+    if (forward_forced(fwd_forced_by) || !fwd)
+        return;
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(fq, order, NULL, 0);
+    from_db(fq, PRNN_SEQ_BUCKET_ONE, fwd, fwd_config, order, n, &out[PRNN_SHORT_ONE]);
+    if (from_db(fq, PRNN_SEQ_BUCKET_SHORT, fwd, fwd_config, order, n, &out[PRNN_SHORT_FEW]))
+        return;
+    prnn_short_choice *m = &out[PRNN_SHORT_FEW];
+    m->engine = prnn_plan_short_engine(fq, fwd, fwd_forced_by, &m->choice.config, &m->max_seq);
+    if (m->engine)
+        m->choice.source = PRNN_CONFIG_HEURISTIC;
+    else
+        m->max_seq = 0;
+}

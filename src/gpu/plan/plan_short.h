@@ -1,0 +1,53 @@
+/*
+ * The short-sequence forward passes of a plan: which engine runs a call of
+ * one step, and which runs calls of a few steps, where another engine's
+ * smaller set-up beats the forward pass's engine (issue 22). Each comes from
+ * a tuning DB entry of its sequence-length bucket (tuning_db.h: measured by
+ * prnn-autotune --seq-buckets), else from the engines' cost models (their
+ * set-up and step estimates, engine.h).
+ */
+#ifndef PRNN_PLAN_SHORT_H
+#define PRNN_PLAN_SHORT_H
+
+#include "gpu/engines/engine.h"
+#include "gpu/plan/plan.h"
+
+/*
+ * The model's short-sequence engine, with its configuration and the longest
+ * sequence it runs: the engine whose modelled cost of a T = 1 call (its
+ * set-up and one step) is lowest, when that is not the forward engine fwd,
+ * for every length up to where fwd's cost is no longer higher. NULL when
+ * $PRNN_ENGINE or a forcing variable ($PRNN_TILE, fwd_forced_by) chose the
+ * forward pass: forced, it runs every length. Reads fq's device properties
+ * only (tests/plan/test_short_regret.c checks its choices against measured
+ * calls).
+ */
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
+                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+                                          int *max_seq_out);
+
+/* One short slot's choice (prnn_short_slot's, before it is prepared). */
+typedef struct {
+    int max_seq;               /* 0: no choice, the slot stays unused */
+    const prnn_engine *engine; /* NULL: the forward pass runs these calls
+                                * (a tuning DB entry measured it fastest) */
+    prnn_engine_choice choice; /* engine's configuration and its source */
+} prnn_short_choice;
+
+/*
+ * The short slots' choices for fq, whose forward pass runs fwd with the
+ * configuration whose text is fwd_config (NULL: not known; then an entry
+ * naming fwd gets a pass of its own even where it is the same). Per slot:
+ * the tuning DB's entry of its bucket (PRNN_SHORT_ONE: max_seq_length 1;
+ * PRNN_SHORT_FEW: the short bucket, which says its max_seq), exact or
+ * within the distance that lets an entry choose an engine; without one,
+ * PRNN_SHORT_FEW takes the model's choice (prnn_plan_short_engine), which
+ * covers one-step calls too. Nothing when $PRNN_ENGINE or a forcing
+ * variable chose the forward pass. Reads fq's device properties and the
+ * databases only: nothing is loaded.
+ */
+void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
+                             const char *fwd_config, const char *fwd_forced_by,
+                             prnn_short_choice out[PRNN_SHORT_SLOTS]);
+
+#endif
