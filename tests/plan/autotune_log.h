@@ -1,13 +1,16 @@
 /* What the planner's regret tests (test_heuristic_regret.c,
- * test_engine_regret.c) share to read an autotuner run recorded with
- * --verbose (bench/results/<run>/autotune-*.log): the device the runs saw,
- * a key line, and the regret they sum. */
+ * test_engine_regret.c, test_short_regret.c) share: reading an autotuner
+ * run recorded with --verbose (bench/results/<run>/autotune-*.log), the
+ * device the runs saw, a key line, the regret they sum, their command line
+ * and their report. */
 #ifndef PRNN_AUTOTUNE_LOG_H
 #define PRNN_AUTOTUNE_LOG_H
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "plan_check.h"
 #include "plan_test.h"
 #include "rnn_cell_traits.h"
 #include "rnn_pass.h"
@@ -59,6 +62,48 @@ static inline void autotune_regret_add(autotune_regret *r, double regret)
 static inline double autotune_regret_geomean(const autotune_regret *r)
 {
     return r->keys ? exp(r->log_sum / r->keys) : 1.0;
+}
+
+/* The regret tests' command line, "[--verbose] FILE...": *verbose is set
+ * when --verbose is among the arguments, then read(path, ctx) runs for
+ * each other one, in order. No file is a failed check (the usage). */
+typedef void (*autotune_file_fn)(const char *path, void *ctx);
+static inline void autotune_regret_files(int argc, char **argv, int *verbose, autotune_file_fn read,
+                                         void *ctx)
+{
+    int files = 0;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--verbose") == 0)
+            *verbose = 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--verbose") != 0) {
+            read(argv[i], ctx);
+            files++;
+        }
+    EXPECT(files > 0, "usage: %s [--verbose] FILE...", argv[0]);
+}
+
+/* The ratchet on r's geomean (max_geomean) and the summary line, "<test>:
+ * <n> <units>, <choice> <g>x <best> (geomean), worst <w>x". */
+static inline void autotune_regret_report(const char *test, const autotune_regret *r,
+                                          double max_geomean, const char *choice, const char *best,
+                                          const char *units)
+{
+    if (!r->keys)
+        return;
+    const double geomean = autotune_regret_geomean(r);
+    EXPECT(geomean <= max_geomean, "%s runs %.3fx %s (geomean over %d %s)", choice, geomean, best,
+           r->keys, units);
+    printf("%s: %d %s, %s %.3fx %s (geomean), worst %.2fx\n", test, r->keys, units, choice, geomean,
+           best, r->worst);
+}
+
+/* The test's exit status, its failures counted on stderr. */
+static inline int autotune_regret_exit(const char *test)
+{
+    if (test_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", test, test_failures);
+    return test_failures ? 1 : 0;
 }
 
 #endif

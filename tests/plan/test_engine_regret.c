@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
     autotune_regret r;
     int verbose;
+    struct prnn_gpu_state *gs; /* the device the estimates read */
 } regret_totals;
 
 /* "[ 3/16]    1.338 us/step  err 3.2e-04  small-h: TILE" or "... tiny-h":
@@ -110,8 +111,10 @@ static void score_key(struct prnn_gpu_state *gs, const prnn_kernel_shape *shape,
     printf("\n");
 }
 
-static void read_log(const char *path, struct prnn_gpu_state *gs, regret_totals *tot)
+static void read_log(const char *path, void *ctx)
 {
+    regret_totals *tot = ctx;
+    struct prnn_gpu_state *gs = tot->gs;
     FILE *f = fopen(path, "r");
     EXPECT(f != NULL, "cannot open %s", path);
     if (!f)
@@ -152,26 +155,9 @@ int main(int argc, char **argv)
     gs.info = autotune_log_h100();
     regret_totals tot;
     memset(&tot, 0, sizeof(tot));
-    int logs = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--verbose") == 0) {
-            tot.verbose = 1;
-            continue;
-        }
-        read_log(argv[i], &gs, &tot);
-        logs++;
-    }
-    EXPECT(logs > 0, "usage: %s [--verbose] LOG...", argv[0]);
-    if (tot.r.keys) {
-        const double geomean = autotune_regret_geomean(&tot.r);
-        EXPECT(geomean <= MAX_GEOMEAN_REGRET,
-               "the estimates' choice runs %.3fx the best engine (geomean over %d keys)", geomean,
-               tot.r.keys);
-        printf("engine-regret: %d keys, the estimates' choice %.3fx the best engine (geomean), "
-               "worst %.2fx\n",
-               tot.r.keys, geomean, tot.r.worst);
-    }
-    if (test_failures)
-        fprintf(stderr, "engine-regret: %d check(s) failed\n", test_failures);
-    return test_failures ? 1 : 0;
+    tot.gs = &gs;
+    autotune_regret_files(argc, argv, &tot.verbose, read_log, &tot);
+    autotune_regret_report("engine-regret", &tot.r, MAX_GEOMEAN_REGRET, "the estimates' choice",
+                           "the best engine", "keys");
+    return autotune_regret_exit("engine-regret");
 }

@@ -43,6 +43,7 @@ typedef struct {
     int verbose;
     double family_log_sum[FAMILIES];
     int family_count[FAMILIES];
+    prnn_device_info dev; /* the device the model reads */
 } regret_totals;
 
 /* "[ 3/16]    1.338 us/step  err 3.2e-04  persistent: TILE": a persistent
@@ -101,8 +102,10 @@ static void score_key(const prnn_kernel_shape *shape, const char *name, const ti
         printf("%-40s model's choice %.3f us, best %.3f us: %.3fx\n", name, chosen, best, regret);
 }
 
-static void read_log(const char *path, const prnn_device_info *dev, regret_totals *tot)
+static void read_log(const char *path, void *ctx)
 {
+    regret_totals *tot = ctx;
+    const prnn_device_info *dev = &tot->dev;
     FILE *f = fopen(path, "r");
     EXPECT(f != NULL, "cannot open %s", path);
     if (!f)
@@ -130,34 +133,16 @@ static void read_log(const char *path, const prnn_device_info *dev, regret_total
 
 int main(int argc, char **argv)
 {
-    const prnn_device_info dev = autotune_log_h100();
     regret_totals tot;
     memset(&tot, 0, sizeof(tot));
-    int logs = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--verbose") == 0) {
-            tot.verbose = 1;
-            continue;
-        }
-        read_log(argv[i], &dev, &tot);
-        logs++;
-    }
-    EXPECT(logs > 0, "usage: %s [--verbose] LOG...", argv[0]);
-    if (tot.r.keys) {
-        const double geomean = autotune_regret_geomean(&tot.r);
-        EXPECT(geomean <= MAX_GEOMEAN_REGRET,
-               "the model's choice runs %.3fx the best timed tile (geomean over %d keys)", geomean,
-               tot.r.keys);
-        printf("heuristic-regret: %d keys, the model's choice %.3fx the best timed tile "
-               "(geomean), worst %.2fx\n",
-               tot.r.keys, geomean, tot.r.worst);
-    }
+    tot.dev = autotune_log_h100();
+    autotune_regret_files(argc, argv, &tot.verbose, read_log, &tot);
+    autotune_regret_report("heuristic-regret", &tot.r, MAX_GEOMEAN_REGRET, "the model's choice",
+                           "the best timed tile", "keys");
     for (int f = 0; tot.verbose && f < FAMILIES; f++)
         if (tot.family_count[f])
             printf("partial_sums %d mma %d handoff %d: %d tiles, measured / model %.2f\n", f >> 2,
                    (f >> 1) & 1, f & 1, tot.family_count[f],
                    exp(tot.family_log_sum[f] / tot.family_count[f]));
-    if (test_failures)
-        fprintf(stderr, "heuristic-regret: %d check(s) failed\n", test_failures);
-    return test_failures ? 1 : 0;
+    return autotune_regret_exit("heuristic-regret");
 }

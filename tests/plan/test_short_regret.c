@@ -41,6 +41,7 @@ enum { MAX_ENGINES = 8 };
 typedef struct {
     autotune_regret r;
     int verbose;
+    struct prnn_gpu_state *gs; /* the device the models read */
 } regret_totals;
 
 /* "persistent 47.26/35.01" columns: engine i's plain call, or -1 ("-"). */
@@ -138,49 +139,38 @@ static void score_shape(struct prnn_gpu_state *gs, const char *line, const table
     printf("\n");
 }
 
+/* One table (autotune_file_fn): a header, then a shape a line. */
+static void read_table(const char *path, void *ctx)
+{
+    regret_totals *tot = ctx;
+    FILE *f = fopen(path, "r");
+    EXPECT(f != NULL, "cannot open %s", path);
+    if (!f)
+        return;
+    table_columns cols = {{0}, 0};
+    char line[1024];
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#') {
+            parse_header(line, &cols);
+            continue;
+        }
+        if (line[0] && cols.n)
+            score_shape(tot->gs, line, &cols, tot);
+    }
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     static struct prnn_gpu_state gs;
     gs.info = autotune_log_h100();
     regret_totals tot;
     memset(&tot, 0, sizeof(tot));
-    int tables = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--verbose") == 0) {
-            tot.verbose = 1;
-            continue;
-        }
-        FILE *f = fopen(argv[i], "r");
-        EXPECT(f != NULL, "cannot open %s", argv[i]);
-        if (!f)
-            continue;
-        tables++;
-        table_columns cols = {{0}, 0};
-        char line[1024];
-        while (fgets(line, sizeof(line), f)) {
-            line[strcspn(line, "\n")] = '\0';
-            if (line[0] == '#') {
-                parse_header(line, &cols);
-                continue;
-            }
-            if (line[0] && cols.n)
-                score_shape(&gs, line, &cols, &tot);
-        }
-        fclose(f);
-    }
-    EXPECT(tables > 0, "usage: %s [--verbose] TABLE...", argv[0]);
+    tot.gs = &gs;
+    autotune_regret_files(argc, argv, &tot.verbose, read_table, &tot);
     EXPECT(tot.r.keys > 0, "no shape scored");
-    if (tot.r.keys) {
-        const double geomean = autotune_regret_geomean(&tot.r);
-        EXPECT(geomean <= MAX_GEOMEAN_REGRET,
-               "the planner's T = 1 choice runs %.3fx the fastest engine (geomean over %d "
-               "shapes)",
-               geomean, tot.r.keys);
-        printf("short-regret: %d shapes, the planner's T = 1 choice %.3fx the fastest engine "
-               "(geomean), worst %.2fx\n",
-               tot.r.keys, geomean, tot.r.worst);
-    }
-    if (test_failures)
-        fprintf(stderr, "short-regret: %d check(s) failed\n", test_failures);
-    return test_failures ? 1 : 0;
+    autotune_regret_report("short-regret", &tot.r, MAX_GEOMEAN_REGRET, "the planner's T = 1 choice",
+                           "the fastest engine", "shapes");
+    return autotune_regret_exit("short-regret");
 }

@@ -225,6 +225,9 @@ double prnn_engine_gemm_us(const prnn_rnn_key *key, double m, double n, double k
  * part of a short call every engine but the fused step engine pays before
  * its recurrence. */
 double prnn_engine_input_gemm_us(const prnn_rnn_key *key);
+/* The bytes of one direction's recurrent weights R (G.H x H), what an
+ * engine that holds R on-chip loads before its first step. */
+double prnn_engine_r_bytes(const prnn_rnn_key *key);
 /* The forward cell's chain of transcendental functions in one step (µs on
  * an H100), where the cell has several gates: 0.15 with FP32's (and FP64's)
  * accurate functions, 0.09 with the hardware's for 16-bit data (fitted to

@@ -64,6 +64,12 @@ double prnn_engine_input_gemm_us(const prnn_rnn_key *key)
                                key->hidden, 0);
 }
 
+double prnn_engine_r_bytes(const prnn_rnn_key *key)
+{
+    return (double)prnn_cell_traits(key->mode)->gates * key->hidden * key->hidden *
+           (double)prnn_dtype_size(key->dtype);
+}
+
 double prnn_engine_cell_chain_us(const prnn_rnn_key *key)
 {
     if (prnn_cell_traits(key->mode)->gates < 2)

@@ -307,8 +307,7 @@ static double estimate_small_h(const prnn_engine_query *q)
 static double tile_call_setup(const prnn_engine_query *q, int local)
 {
     const prnn_rnn_key *k = &q->key;
-    const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
-                           (double)prnn_dtype_size(k->dtype);
+    const double weights = prnn_engine_r_bytes(k);
     prnn_engine_config c;
     const int groups = tile_candidates(q, local, 0, 0, &c, 1) > 0 && c.tile.batch_groups > 1
                            ? c.tile.batch_groups

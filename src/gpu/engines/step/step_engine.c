@@ -93,9 +93,10 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
 static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double G = prnn_cell_traits(k->mode)->gates, H = k->hidden, B = k->mini_batch;
+    const double H = k->hidden, B = k->mini_batch;
     const double groups = ceil(B / rows_per_warp(k));
-    const double bytes = G * H * 2.0 * H * (double)prnn_dtype_size(k->dtype) * groups;
+    /* W and R (the input size taken as H), read by every row group */
+    const double bytes = 2.0 * prnn_engine_r_bytes(k) * groups;
     const double products = 2.0 * B * H * 2.0 * H / 1.9e12;
     return 3.0 + fmax(bytes / 4e12, products) * 1e6;
 }

@@ -140,8 +140,7 @@ static double estimate(const prnn_engine_query *q)
 static double call_setup(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
-    const double weights = (double)prnn_cell_traits(k->mode)->gates * k->hidden * k->hidden *
-                           (double)prnn_dtype_size(k->dtype);
+    const double weights = prnn_engine_r_bytes(k);
     return 7.5 + prnn_engine_input_gemm_us(k) + weights / 2e12 * 1e6;
 }
 
