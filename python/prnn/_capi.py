@@ -62,8 +62,9 @@ class PlanInfo(ctypes.Structure):
         ("engine", c_char * 32), ("backwardEngine", c_char * 32),
         ("shortEngine", c_char * 32), ("shortMaxSeqLength", c_int),
         ("configTunedOn", c_char * 128),
-        ("singleStepEngine", c_char * 32), ("singleStepConfigSource", enum_t),
-        ("shortConfigSource", enum_t),
+        ("singleStepEngine", c_char * 32), ("shortSlots", c_int),
+        ("shortSlotMaxSeqLength", c_int * 3), ("shortSlotEngine", (c_char * 32) * 3),
+        ("shortSlotConfigSource", enum_t * 3), ("shortSlotConfig", (c_char * 256) * 3),
     ]
 
 

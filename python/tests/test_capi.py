@@ -50,7 +50,7 @@ def test_plan_info_matches_the_header():
     text = open(HEADER, encoding="utf-8").read()
     body = re.search(r"typedef struct \{(.*?)\} prnnRNNPlanInfo_t;", text, re.S).group(1)
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    names = re.findall(r"(\w+)(?:\[\d+\])?\s*;", body)
+    names = re.findall(r"(\w+)(?:\[\d+\])*\s*;", body)
     assert names == [f[0] for f in _capi.PlanInfo._fields_]
 
 

@@ -37,10 +37,12 @@
 #define PRNN_TUNING_MAX_SM_COUNT 65535
 
 /* Sequence-length buckets (issue 22). An entry with "max_seq_length" is
- * measured on calls of that few steps: 1 is the bucket of one-step calls
- * (a streaming decoder's), 2..PRNN_TUNING_MAX_SHORT_SEQ the short bucket,
- * whose entry says up to which length its engine beat the forward pass's
- * (measured, prnn-autotune --seq-buckets short). An entry without it is
+ * measured on calls of few steps: 1 is the bucket of one-step calls (a
+ * streaming decoder's); PRNN_TUNING_SHORT_SEQ..PRNN_TUNING_MAX_SHORT_SEQ
+ * the short bucket, whose entry was timed on calls of
+ * PRNN_TUNING_SHORT_SEQ steps and says up to which length its engine beat
+ * the forward pass's (prnn-autotune --seq-buckets short); the lengths
+ * between are the engines' models' (plan_short.h). An entry without it is
  * for every length, as entries were before buckets: the forward pass's
  * engine and the backward-data pass's. Which bucket an entry is in is part
  * of its key; its max_seq_length within the short bucket is not (tuning
@@ -48,8 +50,9 @@
 typedef enum {
     PRNN_SEQ_BUCKET_ANY = 0,   /* no max_seq_length: every length */
     PRNN_SEQ_BUCKET_ONE = 1,   /* max_seq_length 1 */
-    PRNN_SEQ_BUCKET_SHORT = 2, /* max_seq_length 2..PRNN_TUNING_MAX_SHORT_SEQ */
+    PRNN_SEQ_BUCKET_SHORT = 2, /* max_seq_length PRNN_TUNING_SHORT_SEQ.. */
 } prnn_seq_bucket;
+#define PRNN_TUNING_SHORT_SEQ 16
 #define PRNN_TUNING_MAX_SHORT_SEQ 64
 /* The bucket of an entry's max_seq_length (0: PRNN_SEQ_BUCKET_ANY). */
 prnn_seq_bucket prnn_seq_bucket_of(int max_seq_length);
@@ -98,9 +101,10 @@ typedef struct {
     int batch_min;
     int batch_max;
     prnn_pass pass; /* the kernel the configuration was tuned for */
-    /* 0: the entry is for calls of any length; 1..PRNN_TUNING_MAX_SHORT_SEQ:
-     * for forward calls of at most that many steps (prnn_seq_bucket), whose
-     * us_per_step was timed at 1 step (bucket one) or 16 (short). */
+    /* 0: the entry is for calls of any length; 1 or PRNN_TUNING_SHORT_SEQ..
+     * PRNN_TUNING_MAX_SHORT_SEQ: for forward calls of at most that many
+     * steps (prnn_seq_bucket), whose us_per_step was timed at 1 step
+     * (bucket one) or PRNN_TUNING_SHORT_SEQ (short). */
     int max_seq_length;
     /* The engine that runs the pass (prnn_engine_schema; "" before the
      * parser or prnn_tuning_entry_from_key fills it) and its configuration.
@@ -134,8 +138,9 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
  * batch_min <= batch_max, a known pass, the config's field ranges and
  * structure (threads a multiple of 32, ksplit dividing the warps, lanes_k a
  * power of two and 1 with mma, mma only for half/bfloat16), max_seq_length
- * in [0, PRNN_TUNING_MAX_SHORT_SEQ] and only with pass forward on a mode
- * other than SRU (whose scan has no other engine). Returns 0, or -1
+ * 0, 1 or in [PRNN_TUNING_SHORT_SEQ, PRNN_TUNING_MAX_SHORT_SEQ] and only
+ * with pass forward on a mode other than SRU (whose scan has no other
+ * engine). Returns 0, or -1
  * with the first broken rule in err. */
 int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_size);
 

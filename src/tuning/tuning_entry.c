@@ -151,9 +151,13 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_si
         snprintf(err, err_size, "pass %d is not a prnn_pass", (int)e->pass);
         return -1;
     }
-    if (e->max_seq_length < 0 || e->max_seq_length > PRNN_TUNING_MAX_SHORT_SEQ) {
-        snprintf(err, err_size, "max_seq_length = %d: must be in [1, %d] (absent: every length)",
-                 e->max_seq_length, PRNN_TUNING_MAX_SHORT_SEQ);
+    if (e->max_seq_length < 0 || e->max_seq_length > PRNN_TUNING_MAX_SHORT_SEQ ||
+        (e->max_seq_length > 1 && e->max_seq_length < PRNN_TUNING_SHORT_SEQ)) {
+        snprintf(err, err_size,
+                 "max_seq_length = %d: must be 1 (calls of one step) or in [%d, %d] (short calls, "
+                 "timed at %d steps; absent: every length)",
+                 e->max_seq_length, PRNN_TUNING_SHORT_SEQ, PRNN_TUNING_MAX_SHORT_SEQ,
+                 PRNN_TUNING_SHORT_SEQ);
         return -1;
     }
     if (e->max_seq_length && (e->pass != PRNN_PASS_FORWARD || prnn_cell_traits(e->mode)->scan)) {

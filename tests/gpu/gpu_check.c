@@ -876,17 +876,22 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
         return -1;
     }
     /* the library's path name, short ("resident" for "persistent-resident");
-     * a sequence short enough runs on the plan's short-sequence engine */
+     * a sequence short enough runs on a short slot's engine and
+     * configuration */
     const char *path = info.path == PRNN_PATH_CPU_REFERENCE ? "cpu"
                                                             : prnnGetRNNPathString(info.path);
-    if (s->steps == 1 && strcmp(info.singleStepEngine, info.engine) != 0)
-        path = info.singleStepEngine;
-    else if (s->steps > 1 && info.shortEngine[0] && s->steps <= info.shortMaxSeqLength)
-        path = info.shortEngine;
+    const char *config = info.config;
+    for (int i = 0; i < info.shortSlots && i < 3; i++)
+        if (s->steps <= info.shortSlotMaxSeqLength[i]) {
+            if (strcmp(info.shortSlotEngine[i], info.engine) != 0)
+                path = info.shortSlotEngine[i];
+            config = info.shortSlotConfig[i];
+            break;
+        }
     if (strncmp(path, "persistent-", 11) == 0)
         path += 11;
     snprintf(r->path, sizeof(r->path), "%s", path);
-    snprintf(r->config, sizeof(r->config), "%s", info.config);
+    snprintf(r->config, sizeof(r->config), "%s", config);
     /* The self-test's CPU handle plans nothing: no source to check; an
      * engine forced by $PRNN_ENGINE may have no configuration to tune. */
     const char *forced_engine = getenv("PRNN_ENGINE");

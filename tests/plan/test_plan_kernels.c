@@ -39,10 +39,12 @@ static int has_define(const prnn_kernel_request *r, const char *define)
     return 0;
 }
 
-/* The kernels of a plan for mode at H 1024 with data type dtype, batch
- * and math type math on the described H100 (the shipped tuning DB's). */
-static void kernel_set_of(prnnRNNMode_t mode, prnnDataType_t dtype, int batch, prnnMathType_t math,
-                          prnnRNNInputMode_t input, int training, prnn_plan_kernels *ks)
+/* The kernels of a plan for mode at hidden size hidden with data type
+ * dtype, batch and math type math on the described H100 (the shipped
+ * tuning DB's). */
+static void kernel_set_at(prnnRNNMode_t mode, prnnDataType_t dtype, int hidden, int batch,
+                          prnnMathType_t math, prnnRNNInputMode_t input, int training,
+                          prnn_plan_kernels *ks)
 {
     prnn_tuning_entry e;
     memset(&e, 0, sizeof(e));
@@ -51,7 +53,7 @@ static void kernel_set_of(prnnRNNMode_t mode, prnnDataType_t dtype, int batch, p
     e.sm_count = 132;
     e.mode = mode;
     e.dtype = dtype;
-    e.hidden = 1024;
+    e.hidden = hidden;
     e.directions = 1;
     struct prnn_gpu_state *gs = calloc(1, sizeof(*gs));
     CHECK(gs && prnn_warm_describe(90, &e, gs) == 0);
@@ -64,6 +66,12 @@ static void kernel_set_of(prnnRNNMode_t mode, prnnDataType_t dtype, int batch, p
     for (int i = 0; i < ks->count; i++)
         CHECK(ks->req[i].req.sm == 90);
     free(gs);
+}
+
+static void kernel_set_of(prnnRNNMode_t mode, prnnDataType_t dtype, int batch, prnnMathType_t math,
+                          prnnRNNInputMode_t input, int training, prnn_plan_kernels *ks)
+{
+    kernel_set_at(mode, dtype, 1024, batch, math, input, training, ks);
 }
 
 static void kernel_set(prnnRNNMode_t mode, prnnRNNInputMode_t input, int training,
@@ -105,6 +113,16 @@ int main(void)
     kernel_set(PRNN_LSTM, PRNN_SKIP_INPUT, 1, &ks);
     CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 4);
 
+    /* the short slots' kernels: tanh f32 H 512 B 1 in the shipped DB runs
+     * one-step calls on the step engine, calls up to 64 steps on a
+     * persistent tile other than the forward pass's (lanes_k 8 against 2),
+     * and the models' slot between on the step engine again: its kernel
+     * once */
+    kernel_set_at(PRNN_RNN_TANH, PRNN_DATA_FLOAT, 512, 1, PRNN_DEFAULT_MATH, PRNN_LINEAR_INPUT, 0,
+                  &ks);
+    CHECK(count_kernel(&ks, "prnn_fused_step") == 1);
+    CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
+
     kernel_set(PRNN_SRU, PRNN_LINEAR_INPUT, 1, &ks);
     CHECK(count_kernel(&ks, "prnn_sru_kernels") >= 1); /* one module, both passes */
     CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 0);
@@ -142,9 +160,11 @@ int main(void)
         printf("plan-kernels: %d failure(s)\n", test_failures);
         return 1;
     }
-    printf("plan-kernels: a training plan's predicted kernels (setup, training, forward in both "
-           "forms, backward-data; SKIP_INPUT's variants; SRU's scan; the standard engine's; "
-           "the standard engine's under PRNN_TF32_RECURRENCE_MATH) on a described H100, the same "
-           "each time, the caller's log kept: all checks passed\n");
+    printf(
+        "plan-kernels: a training plan's predicted kernels (setup, training, forward in both "
+        "forms, backward-data; SKIP_INPUT's variants; SRU's scan; the standard engine's; "
+        "the standard engine's under PRNN_TF32_RECURRENCE_MATH; the short slots', once each) on a "
+        "described H100, the same "
+        "each time, the caller's log kept: all checks passed\n");
     return 0;
 }

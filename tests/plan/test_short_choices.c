@@ -1,11 +1,13 @@
 /*
- * The short-sequence slots' choices (plan_short.h) without a GPU: a tuning
+ * The short-sequence slots (plan_short.h, plan.h) without a GPU: a tuning
  * DB entry of the one-step or short bucket chooses its slot's engine and
  * length, nearest entries only within the distance that lets an entry choose
  * an engine, an entry naming the forward pass's own engine and configuration
  * leaves the slot to the forward pass, an entry whose engine cannot run the
- * shape is passed over, and without entries the short slot takes the
- * engines' models' choice. $PRNN_ENGINE chooses every length.
+ * shape is passed over, the models' slot covers the lengths below the one
+ * short entries are timed at (all of them without entries), FP32 under TF32
+ * recurrence math and $PRNN_ENGINE take no entry; and a call of T steps
+ * runs on the first slot that covers T (prnn_plan_pass_for).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "gpu/engines/engine.h"
 #include "gpu/plan/plan_short.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/workspace_layout.h"
 #include "plan_check.h"
 #include "plan_test.h"
 #include "tuning/tuning_db.h"
@@ -53,11 +56,59 @@ static void store(int batch, int max_seq, const char *engine)
     CHECK(prnn_tuning_db_store(db_path, &e) == PRNN_STATUS_SUCCESS);
 }
 
-static void choices(int batch, const prnn_engine *fwd, const char *fwd_config,
+static void choices(int batch, const prnn_engine *fwd, const prnn_engine_config *fwd_config,
                     prnn_short_choice out[PRNN_SHORT_SLOTS])
 {
     prnn_engine_query q = query(96, batch);
     prnn_plan_short_choices(&q, fwd, fwd_config, NULL, out);
+}
+
+/* The models' slot for LSTM f32 H 96 at batch over fwd, as the choices
+ * should hold it given the measured slots' lengths (one, measured). */
+static void expect_model(int batch, const prnn_engine *fwd, int one, int measured,
+                         const prnn_short_choice *few)
+{
+    prnn_engine_query q = query(96, batch);
+    prnn_engine_config cfg;
+    int max_seq = 0;
+    const prnn_engine *model = prnn_plan_short_engine(&q, fwd, NULL, &cfg, &max_seq);
+    if (model && measured && max_seq >= PRNN_TUNING_SHORT_SEQ)
+        max_seq = PRNN_TUNING_SHORT_SEQ - 1;
+    if (!model || max_seq <= one) {
+        CHECK(few->engine == NULL && few->max_seq == 0);
+        return;
+    }
+    CHECK(few->engine == model && few->max_seq == max_seq);
+    CHECK(few->choice.source == PRNN_CONFIG_HEURISTIC);
+}
+
+/* Which pass a forward call of T steps runs on (prnn_plan_pass_for), on a
+ * plan of three engines and no state: the first slot whose length covers
+ * T, the forward pass where that slot has no pass of its own or none does;
+ * other passes never look at the slots. */
+static void test_pass_for(const prnn_engine *a, const prnn_engine *b, const prnn_engine *c)
+{
+    prnn_plan p;
+    memset(&p, 0, sizeof(p));
+    p.pass[PRNN_PASS_FORWARD].engine = a;
+    p.pass[PRNN_PASS_BACKWARD_DATA].engine = a;
+    p.short_fwd[PRNN_SHORT_ONE] = (prnn_short_slot){{.engine = b}, 1};
+    p.short_fwd[PRNN_SHORT_FEW] = (prnn_short_slot){{.engine = c}, 8};
+    p.short_fwd[PRNN_SHORT_MEASURED] = (prnn_short_slot){{.engine = NULL}, 40};
+    const prnn_call_kind inf = PRNN_CALL_INFERENCE, fwt = PRNN_CALL_FORWARD_TRAINING;
+    CHECK(prnn_plan_pass_for(&p, inf, 1) == &p.short_fwd[PRNN_SHORT_ONE].pass);
+    CHECK(prnn_plan_pass_for(&p, fwt, 1) == &p.short_fwd[PRNN_SHORT_ONE].pass);
+    CHECK(prnn_plan_pass_for(&p, inf, 2) == &p.short_fwd[PRNN_SHORT_FEW].pass);
+    CHECK(prnn_plan_pass_for(&p, inf, 8) == &p.short_fwd[PRNN_SHORT_FEW].pass);
+    CHECK(prnn_plan_pass_for(&p, inf, 9) == &p.pass[PRNN_PASS_FORWARD]);
+    CHECK(prnn_plan_pass_for(&p, inf, 40) == &p.pass[PRNN_PASS_FORWARD]);
+    CHECK(prnn_plan_pass_for(&p, inf, 41) == &p.pass[PRNN_PASS_FORWARD]);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 1) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    p.short_fwd[PRNN_SHORT_MEASURED].pass.engine = b;
+    CHECK(prnn_plan_pass_for(&p, inf, 9) == &p.short_fwd[PRNN_SHORT_MEASURED].pass);
+    CHECK(prnn_plan_pass_for(&p, inf, 41) == &p.pass[PRNN_PASS_FORWARD]);
+    p.short_fwd[PRNN_SHORT_ONE].max_seq = 0; /* unused: one step goes on */
+    CHECK(prnn_plan_pass_for(&p, inf, 1) == &p.short_fwd[PRNN_SHORT_FEW].pass);
 }
 
 int main(void)
@@ -72,73 +123,80 @@ int main(void)
     const prnn_engine *step = prnn_engine_find("step");
     const prnn_engine *standard = prnn_engine_find("standard");
     CHECK(persistent && step && standard);
+    test_pass_for(persistent, step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
 
-    /* no entry: the model's choice in the short slot, covering one step */
+    /* no entry: the models' slot alone, covering one step too */
     choices(3, persistent, NULL, c);
-    prnn_engine_query q = query(96, 3);
-    prnn_engine_config cfg;
-    int max_seq = 0;
-    const prnn_engine *model = prnn_plan_short_engine(&q, persistent, NULL, &cfg, &max_seq);
-    CHECK(c[PRNN_SHORT_ONE].max_seq == 0);
-    CHECK(c[PRNN_SHORT_FEW].engine == model);
-    CHECK(c[PRNN_SHORT_FEW].max_seq == (model ? max_seq : 0));
-    if (model)
-        CHECK(c[PRNN_SHORT_FEW].choice.source == PRNN_CONFIG_HEURISTIC);
+    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_MEASURED].max_seq == 0);
+    expect_model(3, persistent, 0, 0, &c[PRNN_SHORT_FEW]);
 
-    /* entries of both buckets choose both slots */
+    /* entries of both buckets: their slots, and the models' below the
+     * length the short entry was timed at */
     store(3, 1, "step");
     store(3, 24, "standard");
     choices(3, persistent, NULL, c);
     CHECK(c[PRNN_SHORT_ONE].engine == step && c[PRNN_SHORT_ONE].max_seq == 1);
     CHECK(c[PRNN_SHORT_ONE].choice.source == PRNN_CONFIG_USER_DB);
-    CHECK(c[PRNN_SHORT_FEW].engine == standard && c[PRNN_SHORT_FEW].max_seq == 24);
-    CHECK(c[PRNN_SHORT_FEW].choice.source == PRNN_CONFIG_USER_DB);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == standard && c[PRNN_SHORT_MEASURED].max_seq == 24);
+    CHECK(c[PRNN_SHORT_MEASURED].choice.source == PRNN_CONFIG_USER_DB);
+    expect_model(3, persistent, 1, 1, &c[PRNN_SHORT_FEW]);
+    CHECK(c[PRNN_SHORT_FEW].max_seq < PRNN_TUNING_SHORT_SEQ);
 
-    /* an entry naming the forward pass's engine (one without
-     * configuration fields: the same configuration) leaves its lengths to
-     * the forward pass; a persistent entry whose configuration text differs
-     * from the forward pass's gets a pass of its own */
-    choices(3, standard, "", c);
+    /* an entry naming the forward pass's engine (one without configuration
+     * fields: the same configuration) leaves its lengths to the forward
+     * pass; a persistent entry gets a pass of its own unless its
+     * configuration is the forward pass's */
+    prnn_engine_config none;
+    memset(&none, 0, sizeof(none));
+    choices(3, standard, &none, c);
     CHECK(c[PRNN_SHORT_ONE].engine == step);
-    CHECK(c[PRNN_SHORT_FEW].engine == NULL && c[PRNN_SHORT_FEW].max_seq == 24);
-    CHECK(c[PRNN_SHORT_FEW].choice.source == PRNN_CONFIG_USER_DB);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == NULL && c[PRNN_SHORT_MEASURED].max_seq == 24);
+    CHECK(c[PRNN_SHORT_MEASURED].choice.source == PRNN_CONFIG_USER_DB);
     store(3, 1, "persistent");
-    choices(3, persistent, "not the entry's", c);
+    prnn_engine_config other = none;
+    other.tile.blocks = 3;
+    choices(3, persistent, &other, c);
     CHECK(c[PRNN_SHORT_ONE].engine == persistent && c[PRNN_SHORT_ONE].max_seq == 1);
-    char text[256];
-    persistent->format(&c[PRNN_SHORT_ONE].choice.config, text, sizeof(text));
-    choices(3, persistent, text, c);
+    const prnn_engine_config entry_config = c[PRNN_SHORT_ONE].choice.config;
+    choices(3, persistent, &entry_config, c);
     CHECK(c[PRNN_SHORT_ONE].engine == NULL && c[PRNN_SHORT_ONE].max_seq == 1);
 
     /* nearest entries: batch 4 stands for 3 (cost 0.42) and 12 for 16
-     * (0.42); 40 has none within 1.0 (16 is 1.32 away): the model's */
+     * (0.42); 40 has none within 1.0 (16 is 1.32 away): the models' */
     choices(4, persistent, NULL, c);
-    CHECK(c[PRNN_SHORT_FEW].engine == standard && c[PRNN_SHORT_FEW].max_seq == 24);
-    store(16, 24, "step");
+    CHECK(c[PRNN_SHORT_MEASURED].engine == standard && c[PRNN_SHORT_MEASURED].max_seq == 24);
+    store(16, 40, "step");
     choices(12, persistent, NULL, c);
-    CHECK(c[PRNN_SHORT_FEW].engine == step && c[PRNN_SHORT_FEW].max_seq == 24);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == step && c[PRNN_SHORT_MEASURED].max_seq == 40);
     choices(40, persistent, NULL, c);
-    prnn_engine_query q40 = query(96, 40);
-    max_seq = 0;
-    model = prnn_plan_short_engine(&q40, persistent, NULL, &cfg, &max_seq);
-    CHECK(c[PRNN_SHORT_FEW].engine == model && c[PRNN_SHORT_FEW].max_seq == (model ? max_seq : 0));
-    CHECK(c[PRNN_SHORT_ONE].max_seq == 0);
+    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_MEASURED].max_seq == 0);
+    expect_model(40, persistent, 0, 0, &c[PRNN_SHORT_FEW]);
 
     /* an engine that cannot run the shape: tiny-h stops at H 64 */
     store(3, 1, "tiny-h");
     choices(3, persistent, NULL, c);
     CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_ONE].engine == NULL);
-    CHECK(c[PRNN_SHORT_FEW].engine == standard);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == standard);
+
+    /* FP32 under PRNN_TF32_RECURRENCE_MATH: the entries were timed in
+     * strict FP32; the models choose */
+    prnn_engine_query tq = query(96, 3);
+    tq.key.math = PRNN_TF32_RECURRENCE_MATH;
+    prnn_plan_short_choices(&tq, persistent, NULL, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_MEASURED].max_seq == 0);
 
     /* $PRNN_ENGINE runs every length on its engine */
     setenv("PRNN_ENGINE", "persistent", 1);
     choices(3, persistent, NULL, c);
-    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_FEW].max_seq == 0);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        CHECK(c[i].max_seq == 0);
     unsetenv("PRNN_ENGINE");
     /* and so does a forced forward configuration */
+    prnn_engine_query q = query(96, 3);
     prnn_plan_short_choices(&q, persistent, NULL, "PRNN_TILE", c);
-    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_FEW].max_seq == 0);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        CHECK(c[i].max_seq == 0);
 
     unlink(db_path);
     char lock[300];
@@ -148,6 +206,7 @@ int main(void)
     if (test_failures)
         fprintf(stderr, "short-choices: %d check(s) failed\n", test_failures);
     else
-        printf("short-choices: the slots follow the buckets' entries, the model without them\n");
+        printf("short-choices: the slots follow the buckets' entries, the models below and "
+               "without them; a call runs on the first slot that covers it\n");
     return test_failures ? 1 : 0;
 }

@@ -39,7 +39,8 @@ static int fits_even_blocks(const prnn_tuning_entry *e, const void *ctx, char *w
 /* Field by field: struct copies need not preserve padding bytes. */
 static int same_entry(const prnn_tuning_entry *a, const prnn_tuning_entry *b)
 {
-    return prnn_tuning_entry_same_key(a, b) && strcmp(a->engine, b->engine) == 0 &&
+    return prnn_tuning_entry_same_key(a, b) && a->max_seq_length == b->max_seq_length &&
+           strcmp(a->engine, b->engine) == 0 &&
            memcmp(&a->config, &b->config, sizeof(a->config)) == 0 &&
            a->us_per_step == b->us_per_step && strcmp(a->source, b->source) == 0;
 }
@@ -69,12 +70,16 @@ static void search_around(const prnn_tuning_db *db, const prnn_tuning_entry *e)
         k.rnn.mini_batch = scale[s][1] > 0 ? e->batch_min * scale[s][1]
                                            : e->batch_min / -scale[s][1];
         k.pass = e->pass;
+        k.seq_bucket = prnn_seq_bucket_of(e->max_seq_length);
         prnn_tuning_result r;
+        /* a match is of the key's pass and sequence-length bucket */
         if (prnn_tuning_search(db, db, &k, NULL, NULL, &r))
-            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 && r.entry.pass == k.pass);
+            REQUIRE(in_db(db, &r.entry) && r.cost <= 4.0 + 1e-9 && r.entry.pass == k.pass &&
+                    prnn_seq_bucket_of(r.entry.max_seq_length) == k.seq_bucket);
         if (prnn_tuning_search(db, NULL, &k, fits_even_blocks, NULL, &r))
             REQUIRE(in_db(db, &r.entry) && r.entry.config.tile.blocks % 2 == 0 &&
-                    r.entry.pass == k.pass);
+                    r.entry.pass == k.pass &&
+                    prnn_seq_bucket_of(r.entry.max_seq_length) == k.seq_bucket);
     }
 }
 

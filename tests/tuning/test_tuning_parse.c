@@ -317,6 +317,9 @@ static int parse_quietly(const mutation *m, prnn_tuning_db *db)
     char *text = file_with_mutated_entry(m, 1);
     prnn_log_clear();
     const int ok = test_parse(db, text) == 0 && db->count == 3;
+    if (!ok)
+        fprintf(stderr, "parse_quietly %s=%s: %s\n", m->path, m->value ? m->value : "(deleted)",
+                prnn_log_get());
     CHECK(ok);
     CHECK(prnn_log_get()[0] == '\0');
     free(text);
@@ -351,7 +354,7 @@ static void test_pass_field(void)
 }
 
 /* "max_seq_length" may be absent (every length, as before buckets), 1 (the
- * one-step bucket) or 2..64 (the short bucket): the bucket is part of the
+ * one-step bucket) or 16..64 (the short bucket): the bucket is part of the
  * key, the length within the short bucket is not; only a forward entry has
  * one, and the writer puts it after the pass, only where it is set. */
 static void test_max_seq_length_field(void)
@@ -363,7 +366,7 @@ static void test_max_seq_length_field(void)
     } cases[] = {
         {NULL, 0, PRNN_SEQ_BUCKET_ANY},
         {"1", 1, PRNN_SEQ_BUCKET_ONE},
-        {"2", 2, PRNN_SEQ_BUCKET_SHORT},
+        {"16", 16, PRNN_SEQ_BUCKET_SHORT},
         {"64", 64, PRNN_SEQ_BUCKET_SHORT},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -402,6 +405,10 @@ static void test_max_seq_length_field(void)
     /* bad values and the pass rule */
     static const entry_case bad[] = {
         {{{"max_seq_length", "0"}}, "\"max_seq_length\" = 0: must be in [1, 64]"},
+        {{{"max_seq_length", "2"}},
+         "max_seq_length = 2: must be 1 (calls of one step) or in [16, 64] (short calls, timed at "
+         "16 steps; absent: every length)"},
+        {{{"max_seq_length", "15"}}, "max_seq_length = 15: must be 1"},
         {{{"max_seq_length", "65"}}, "\"max_seq_length\" = 65: must be in [1, 64]"},
         {{{"max_seq_length", "1.5"}}, "\"max_seq_length\" = 1.5 is not an integer"},
         {{{"max_seq_length", "\"1\""}}, "\"max_seq_length\" is a string, not an integer"},

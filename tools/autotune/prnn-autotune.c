@@ -464,6 +464,18 @@ int main(int argc, char **argv)
         tool_print_version(stdout, "prnn-autotune");
         return TOOL_EXIT_OK;
     }
+    int buckets = 0; /* a bucket other than "any" */
+    for (int i = 0; i < a.nbuckets; i++)
+        buckets |= a.buckets[i] != PRNN_SEQ_BUCKET_ANY;
+    if (buckets && a.engine)
+        return tool_bad_args("prnn-autotune",
+                             "--engine cannot be combined with --seq-buckets one or short: their "
+                             "entries weigh every engine against the forward pass's choice");
+    /* A bucket's search weighs the forward pass's choice as the planner
+     * makes it: from the database being written, where that is not the
+     * user DB (its new "any" entries included). */
+    if (buckets && a.output)
+        setenv("PRNN_TUNING_DB", a.output, 1);
     prnn_autotune_options opts = a.opts;
     prnnHandle_t h;
     prnnStatus_t s = prnnCreate(&h);

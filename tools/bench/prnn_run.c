@@ -341,17 +341,22 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->backward_engine, sizeof(plan->backward_engine), info.backwardEngine);
     /* a sequence this short runs its forward pass on the short-sequence
      * engine (plan info's shortEngine): the point says so */
-    const char *short_engine = pt->seq == 1 ? info.singleStepEngine
-                               : info.shortEngine[0] && pt->seq <= info.shortMaxSeqLength
-                                   ? info.shortEngine
-                                   : NULL;
-    if (short_engine && strcmp(short_engine, info.engine) != 0) {
-        bench_copy(plan->path, sizeof(plan->path), short_engine);
-        bench_copy(plan->engine, sizeof(plan->engine), short_engine);
-        bench_copy(info.config, sizeof(info.config), short_engine);
-    }
-    bench_copy(plan->config_source, sizeof(plan->config_source),
-               config_source_name(info.configSource));
+    /* a sequence this short runs its forward pass on a short slot (plan
+     * info's shortSlot*): the point names the slot's engine, configuration
+     * and source */
+    prnnConfigSource_t source = info.configSource;
+    for (int i = 0; i < info.shortSlots && i < 3; i++)
+        if (pt->seq <= info.shortSlotMaxSeqLength[i]) {
+            const char *e = info.shortSlotEngine[i];
+            const char *cfg = info.shortSlotConfig[i][0] ? info.shortSlotConfig[i] : e;
+            if (strcmp(e, info.engine) != 0)
+                bench_copy(plan->path, sizeof(plan->path), e);
+            bench_copy(plan->engine, sizeof(plan->engine), e);
+            bench_copy(info.config, sizeof(info.config), cfg);
+            source = info.shortSlotConfigSource[i];
+            break;
+        }
+    bench_copy(plan->config_source, sizeof(plan->config_source), config_source_name(source));
     bench_copy(plan->cubin_source, sizeof(plan->cubin_source), cubin_source_name(info.cubinSource));
     plan->num_blocks = info.numBlocks;
     plan->threads_per_block = info.threadsPerBlock;

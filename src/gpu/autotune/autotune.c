@@ -36,7 +36,7 @@ static void resolve(const prnn_autotune_options *opts_in, prnn_autotune_options 
     if (opts->seq_bucket == PRNN_SEQ_BUCKET_ONE)
         opts->seq_length = 1;
     else if (opts->seq_bucket == PRNN_SEQ_BUCKET_SHORT)
-        opts->seq_length = PRNN_AUTOTUNE_SHORT_SEQ;
+        opts->seq_length = PRNN_TUNING_SHORT_SEQ;
     else if (opts->seq_length < 4)
         opts->seq_length = 4;
     if (opts->repeats < 1)
@@ -416,33 +416,41 @@ static int planner_forward(const prnn_autotune_options *o, const prnn_engine *on
 }
 
 /* c among the engines' first candidates (never skipped by the budget),
- * unless chosen has it already; the last candidate gives way when the set
- * is full. */
+ * unless chosen has it already. When the set is full, the last candidate
+ * gives way: one that is no engine's first, else the last engine's first
+ * (chosen[0], the models' choice, always stays). */
 static void add_first(prnn_autotune_candidate *chosen, int *m, int *firsts, int max,
                       const prnn_autotune_candidate *c)
 {
     for (int j = 0; j < *m; j++)
         if (same_candidate(&chosen[j], c))
             return;
-    if (*m == max)
+    if (*m == max) {
+        if (*firsts == *m && *m > 1) {
+            chosen[*m - 1] = *c; /* every place an engine's first */
+            return;
+        }
+        if (*firsts == *m)
+            return; /* max 1: the models' choice alone */
         (*m)--;
+    }
     memmove(&chosen[*firsts + 1], &chosen[*firsts], sizeof(*chosen) * (size_t)(*m - *firsts));
     chosen[(*firsts)++] = *c;
     (*m)++;
 }
 
 /* Steps the short bucket's limit is measured at, beside
- * PRNN_AUTOTUNE_SHORT_SEQ. */
+ * PRNN_TUNING_SHORT_SEQ. */
 #define SHORT_LIMIT_SEQ PRNN_TUNING_MAX_SHORT_SEQ
 
 /*
  * The short bucket's limit: the forward pass's choice fwd and the winner w,
- * timed in alternation on calls of PRNN_AUTOTUNE_SHORT_SEQ and of
+ * timed in alternation on calls of PRNN_TUNING_SHORT_SEQ and of
  * SHORT_LIMIT_SEQ steps; each call's time is taken as linear in its steps
  * between the two, and *max_seq is the last length where w's is lower
  * (SHORT_LIMIT_SEQ when it still is there). *fwd_wins when fwd is the
- * faster at PRNN_AUTOTUNE_SHORT_SEQ too (the entry then names fwd). The
- * alternated times at PRNN_AUTOTUNE_SHORT_SEQ replace w's and (fwd_out,
+ * faster at PRNN_TUNING_SHORT_SEQ too (the entry then names fwd). The
+ * alternated times at PRNN_TUNING_SHORT_SEQ replace w's and (fwd_out,
  * when not NULL) fwd's outcomes' times: the report and the entry use them.
  */
 static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candidate *fwd,
@@ -450,7 +458,7 @@ static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candid
                                 const prnn_rnn_problem *pt, prnn_autotune_buffers *d,
                                 const prnn_autotune_options *o, int *max_seq, int *fwd_wins)
 {
-    *max_seq = PRNN_AUTOTUNE_SHORT_SEQ;
+    *max_seq = PRNN_TUNING_SHORT_SEQ;
     *fwd_wins = 0;
     if (!fwd || same_candidate(fwd, w))
         return PRNN_STATUS_SUCCESS;
@@ -461,6 +469,12 @@ static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candid
     w->out.us_per_step = at_short[1];
     if (fwd_out)
         fwd_out->us_per_step = at_short[0];
+    /* w's lead a call (µs) at each length */
+    const double lead_short = (at_short[0] - at_short[1]) * PRNN_TUNING_SHORT_SEQ;
+    if (!(lead_short > 0)) {
+        *fwd_wins = 1;
+        return PRNN_STATUS_SUCCESS;
+    }
     prnn_autotune_inputs in;
     prnn_autotune_buffers dl;
     memset(&dl, 0, sizeof(dl));
@@ -475,16 +489,12 @@ static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candid
     prnn_autotune_inputs_free(&in);
     if (s)
         return s;
-    /* w's lead a call (µs) at each length */
-    const double lead_short = (at_short[0] - at_short[1]) * PRNN_AUTOTUNE_SHORT_SEQ;
     const double lead_long = (at_long[0] - at_long[1]) * SHORT_LIMIT_SEQ;
-    if (!(lead_short > 0)) {
-        *fwd_wins = 1;
-    } else if (lead_long >= 0) {
+    if (lead_long >= 0) {
         *max_seq = SHORT_LIMIT_SEQ;
     } else {
-        double t = PRNN_AUTOTUNE_SHORT_SEQ + (SHORT_LIMIT_SEQ - PRNN_AUTOTUNE_SHORT_SEQ) *
-                                                 lead_short / (lead_short - lead_long);
+        double t = PRNN_TUNING_SHORT_SEQ + (SHORT_LIMIT_SEQ - PRNN_TUNING_SHORT_SEQ) * lead_short /
+                                               (lead_short - lead_long);
         *max_seq = t >= SHORT_LIMIT_SEQ ? SHORT_LIMIT_SEQ : (int)t;
     }
     return PRNN_STATUS_SUCCESS;
@@ -513,8 +523,8 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
                          "autotune: the %s sequence-length bucket is tuned for the forward pass "
                          "only, and not for %s (one configuration runs every length)",
                          prnn_seq_bucket_name(bucket), prnn_mode_name(q->key.mode));
-    /* a bucket's order: by the modelled cost of its calls, so that cand[0]
-     * is what the planner's model would choose there */
+    /* a bucket's order: by the modelled cost of its calls, the baseline
+     * (cand[0]) the engine the models rank first for such a call */
     if (bucket != PRNN_SEQ_BUCKET_ANY)
         prnn_engine_sort_by_call_cost(q, engines, ne, opts.seq_length);
     if (k.how == TIME_BACKWARD) {
@@ -599,11 +609,16 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         for (int i = 0; have_fwd && i < report->count; i++)
             if (same_candidate(&report->cand[i], &fwd) && report->cand[i].out.ok)
                 fwd_at = i;
-        s = short_limit(&k, have_fwd ? &fwd : NULL, fwd_at >= 0 ? &report->cand[fwd_at].out : NULL,
-                        &report->cand[report->best], pt, &d, &opts, &max_seq, &fwd_wins);
-        if (fwd_wins && fwd_at >= 0)
+        /* the forward pass's choice is the reference only where it ran
+         * and was right here */
+        const int w_at = report->best;
+        s = short_limit(&k, fwd_at >= 0 ? &fwd : NULL,
+                        fwd_at >= 0 ? &report->cand[fwd_at].out : NULL, &report->cand[w_at], pt, &d,
+                        &opts, &max_seq, &fwd_wins);
+        if (fwd_wins)
             report->best = fwd_at;
-        if (report->cand[0].out.ok)
+        /* candidate 0's time, where it is one of the two just alternated */
+        if (fwd_at == 0 || w_at == 0)
             report->heuristic_us = report->cand[0].out.us_per_step;
     }
     report->max_seq_length = max_seq;

@@ -19,7 +19,7 @@ typedef struct {
     /* The sequence-length bucket tuned (tuning_db.h), the forward pass
      * only: PRNN_SEQ_BUCKET_ANY (default) times seq_length steps; ONE
      * times calls of one step; SHORT times calls of
-     * PRNN_AUTOTUNE_SHORT_SEQ steps and then measures up to which length
+     * PRNN_TUNING_SHORT_SEQ steps and then measures up to which length
      * (at most PRNN_TUNING_MAX_SHORT_SEQ) the winner beats the forward
      * pass's choice (forward_engine below), which is always a candidate.
      * A bucket's calls are timed back to back, several a timed run, as a
@@ -28,7 +28,7 @@ typedef struct {
     /* Buckets ONE and SHORT: the engine and the configuration (text form)
      * the planner gives the forward pass (prnnGetRNNPlanInfo's engine and
      * config), a candidate and what SHORT's limit is measured against;
-     * NULL: not known (the limit is then PRNN_AUTOTUNE_SHORT_SEQ). */
+     * NULL: not known (the limit is then PRNN_TUNING_SHORT_SEQ). */
     const char *forward_engine;
     const char *forward_config;
     /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
@@ -42,7 +42,7 @@ typedef struct {
     void *progress_ctx;
 } prnn_autotune_options;
 
-enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32, PRNN_AUTOTUNE_SHORT_SEQ = 16 };
+enum { PRNN_AUTOTUNE_MAX_CANDIDATES = 32 };
 
 /* What a search learnt of one candidate. */
 typedef struct {

@@ -65,15 +65,17 @@ typedef struct {
     const prnn_engine *engine;
     prnnConfigSource_t source;
     const char *forced_by;
-    char config[256];      /* the configuration that runs, in its text form */
-    char tuned_on[128];    /* its tuning DB entry's GPU when another of the same
-                            * architecture and SM count (prnn_engine_choice) */
-    int loaded;            /* its kernels are loaded (backward-data: on the
-                            * first training need) */
-    int settled;           /* its configuration was forced or is an exact tuning
-                            * DB entry: autotuning must not replace it */
-    void *state;           /* the engine's own; engine->release frees it */
-    prnn_load_stats stats; /* what loading its kernels cost so far */
+    char config[256];          /* the configuration that runs, in its text form */
+    prnn_engine_config chosen; /* the choice it was prepared from (its text
+                                * above may be the kernel's normalised form) */
+    char tuned_on[128];        /* its tuning DB entry's GPU when another of the same
+                                * architecture and SM count (prnn_engine_choice) */
+    int loaded;                /* its kernels are loaded (backward-data: on the
+                                * first training need) */
+    int settled;               /* its configuration was forced or is an exact tuning
+                                * DB entry: autotuning must not replace it */
+    void *state;               /* the engine's own; engine->release frees it */
+    prnn_load_stats stats;     /* what loading its kernels cost so far */
 } prnn_pass_plan;
 
 /* What plan info reports of a pass plan. */

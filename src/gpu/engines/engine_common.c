@@ -101,6 +101,7 @@ void prnn_engine_note_choice(prnn_pass_plan *pp, const prnn_engine_choice *c)
 {
     pp->source = c->source;
     pp->forced_by = c->forced_by;
+    pp->chosen = c->config;
     snprintf(pp->tuned_on, sizeof(pp->tuned_on), "%s", c->tuned_on);
 }
 

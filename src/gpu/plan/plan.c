@@ -126,19 +126,27 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     snprintf(full.engine, sizeof(full.engine), "%s", f->engine->name);
     snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
     snprintf(full.configTunedOn, sizeof(full.configTunedOn), "%s", f->tuned_on);
-    const prnn_short_slot *few = &plan->short_fwd[PRNN_SHORT_FEW];
-    if (few->max_seq && few->pass.engine) {
-        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", few->pass.engine->name);
-        full.shortMaxSeqLength = few->max_seq;
-        full.shortConfigSource = few->pass.source;
+    /* the short slots, in the order calls try them (one without a pass
+     * of its own runs the forward pass: a measurement's choice) */
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *slot = &plan->short_fwd[i];
+        if (!slot->max_seq)
+            continue;
+        const prnn_pass_plan *runs = slot->pass.engine ? &slot->pass : f;
+        const int k = full.shortSlots++;
+        full.shortSlotMaxSeqLength[k] = slot->max_seq;
+        snprintf(full.shortSlotEngine[k], sizeof(full.shortSlotEngine[k]), "%s",
+                 runs->engine->name);
+        snprintf(full.shortSlotConfig[k], sizeof(full.shortSlotConfig[k]), "%s", runs->config);
+        full.shortSlotConfigSource[k] = slot->pass.source;
     }
-    /* what a call of one step runs, and who chose it (a slot without an
-     * engine keeps the source of the entry that sent it to the forward
-     * pass) */
-    const prnn_short_slot *one = short_slot(plan, 1);
-    const prnn_pass_plan *runs = one && one->pass.engine ? &one->pass : f;
-    snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s", runs->engine->name);
-    full.singleStepConfigSource = one ? one->pass.source : f->source;
+    const prnn_short_slot *one = short_slot(plan, 1), *two = short_slot(plan, 2);
+    snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s",
+             (one && one->pass.engine ? &one->pass : f)->engine->name);
+    if (two && two->pass.engine) {
+        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
+        full.shortMaxSeqLength = two->max_seq;
+    }
     size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
     memcpy(info, &full, n);
 }

@@ -33,8 +33,11 @@ typedef struct {
     int max_seq;
 } prnn_short_slot;
 
-/* The slots: calls of one step, then calls of a few. */
-enum { PRNN_SHORT_ONE = 0, PRNN_SHORT_FEW = 1, PRNN_SHORT_SLOTS = 2 };
+/* The slots, in the order a call tries them: calls of one step (a tuning
+ * DB entry's choice), calls of a few (the engines' models', below the
+ * length short entries are timed at when one exists), calls up to a short
+ * entry's measured length. */
+enum { PRNN_SHORT_ONE = 0, PRNN_SHORT_FEW = 1, PRNN_SHORT_MEASURED = 2, PRNN_SHORT_SLOTS = 3 };
 
 typedef struct prnn_plan {
     struct prnn_plan *next;

@@ -296,7 +296,7 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
 {
     const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
     prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(fq, f->engine, f->config, f->forced_by, ch);
+    prnn_plan_short_choices(fq, f->engine, &f->chosen, f->forced_by, ch);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         prnn_short_slot *slot = &p->short_fwd[i];
         if (!ch[i].max_seq)
@@ -469,7 +469,7 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
         const prnn_short_slot *slot = &p->short_fwd[i];
         if (!slot->max_seq)
             continue;
-        if (i == PRNN_SHORT_ONE || slot->max_seq == 1)
+        if (slot->max_seq == 1)
             snprintf(short_name[i], sizeof(short_name[i]), "forward T=1");
         else
             snprintf(short_name[i], sizeof(short_name[i]), "forward T<=%d", slot->max_seq);
@@ -565,7 +565,8 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
  * many (0 when none runs). */
 static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
                           const prnn_engine_choice *choices, int count, int training,
-                          prnn_kernel_request *out, const char **forced_by)
+                          prnn_kernel_request *out, const char **forced_by,
+                          prnn_engine_config *chosen)
 {
     char why[256];
     for (int i = 0; i < count; i++) {
@@ -574,6 +575,7 @@ static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
         int n = e->requests(q, &choices[i].config, training, out);
         if (n >= 0) {
             *forced_by = choices[i].forced_by;
+            *chosen = choices[i].config;
             return n;
         }
     }
@@ -581,9 +583,10 @@ static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
 }
 
 /* The engine q's pass tries first (NULL: none), and the kernels of its
- * first configuration that runs, added to ks. */
+ * first configuration that runs (*chosen), added to ks. */
 static const prnn_engine *pass_kernels(const prnn_engine_query *q, int training,
-                                       prnn_plan_kernels *ks, const char **forced_by)
+                                       prnn_plan_kernels *ks, const char **forced_by,
+                                       prnn_engine_config *chosen)
 {
     const prnn_engine *order[16];
     if (pass_order(q, order, NULL, 0) < 1)
@@ -592,8 +595,8 @@ static const prnn_engine *pass_kernels(const prnn_engine_query *q, int training,
     int count, settled;
     if (engine_choices(q, order[0], 0, choices, &count, &settled))
         return NULL;
-    ks->count +=
-        choice_kernels(q, order[0], choices, count, training, &ks->req[ks->count], forced_by);
+    ks->count += choice_kernels(q, order[0], choices, count, training, &ks->req[ks->count],
+                                forced_by, chosen);
     return order[0];
 }
 
@@ -608,19 +611,24 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     if (training && !prnn_request_train(key->dtype, sm, &ks->req[ks->count]))
         ks->count++;
     const char *forced_by = NULL;
+    prnn_engine_config chosen;
+    memset(&chosen, 0, sizeof(chosen));
     prnn_engine_query bq = prnn_plan_query(g, NULL, key, PRNN_PASS_BACKWARD_DATA);
-    pass_kernels(&bq, training, ks, &forced_by);
+    pass_kernels(&bq, training, ks, &forced_by, &chosen);
     prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
     forced_by = NULL;
-    const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by);
+    memset(&chosen, 0, sizeof(chosen));
+    const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by, &chosen);
     prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(&fq, fwd, NULL, forced_by, ch);
+    prnn_plan_short_choices(&fq, fwd, &chosen, forced_by, ch);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         const prnn_engine *sh = ch[i].engine;
         char why[256];
-        /* the forward engine's configuration is not known here: a slot of
-         * that engine is left to its load */
-        if (!sh || sh == fwd || sh->fits(&fq, &ch[i].choice.config, why, sizeof(why)))
+        int again = 0; /* an earlier slot's engine and configuration */
+        for (int j = 0; j < i && !again; j++)
+            again = ch[j].engine == sh && memcmp(&ch[j].choice.config, &ch[i].choice.config,
+                                                 sizeof(ch[i].choice.config)) == 0;
+        if (!sh || again || sh->fits(&fq, &ch[i].choice.config, why, sizeof(why)))
             continue;
         int n = sh->requests(&fq, &ch[i].choice.config, training, &ks->req[ks->count]);
         if (n > 0)

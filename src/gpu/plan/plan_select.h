@@ -38,9 +38,8 @@ typedef struct {
  * training kernels), as its choices predict them without loading anything:
  * each pass's first engine and its first configuration that runs (forced,
  * tuning DB, heuristic; not the autotuner's), the short-sequence slots'
- * engines' (but a slot of the forward engine's, whose configuration the
- * forward pass's DB entry or heuristic gives there),
- * the setup and training kernels. Where a choice fails to load and the
+ * (each engine and configuration once, none a second time for a slot that
+ * runs the forward pass's), the setup and training kernels. Where a choice fails to load and the
  * plan moves on, it loads kernels not listed. Needs g->gs->info only (no
  * context): prnn-cache warm runs it on a described device. Notes its
  * choices make are appended to the thread's log, as planning appends them;

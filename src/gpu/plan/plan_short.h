@@ -35,19 +35,25 @@ typedef struct {
 } prnn_short_choice;
 
 /*
- * The short slots' choices for fq, whose forward pass runs fwd with the
- * configuration whose text is fwd_config (NULL: not known; then an entry
- * naming fwd gets a pass of its own even where it is the same). Per slot:
- * the tuning DB's entry of its bucket (PRNN_SHORT_ONE: max_seq_length 1;
- * PRNN_SHORT_FEW: the short bucket, which says its max_seq), exact or
- * within the distance that lets an entry choose an engine; without one,
- * PRNN_SHORT_FEW takes the model's choice (prnn_plan_short_engine), which
- * covers one-step calls too. Nothing when $PRNN_ENGINE or a forcing
- * variable chose the forward pass. Reads fq's device properties and the
- * databases only: nothing is loaded.
+ * The short slots' choices for fq, whose forward pass runs fwd with
+ * configuration fwd_config (NULL: not known; then an entry naming fwd gets
+ * a pass of its own even where it is the same):
+ *  - PRNN_SHORT_ONE: the one-step bucket's entry (max_seq_length 1);
+ *  - PRNN_SHORT_MEASURED: the short bucket's entry, timed at
+ *    PRNN_TUNING_SHORT_SEQ steps, for calls up to its max_seq_length;
+ *  - PRNN_SHORT_FEW: the models' choice (prnn_plan_short_engine), for calls
+ *    up to the length they give, below PRNN_TUNING_SHORT_SEQ where a
+ *    short entry exists (the lengths no entry measured). Left out where a
+ *    slot before it covers every length it would.
+ * An entry is taken exact or within the distance that lets an entry choose
+ * an engine. None is taken for FP32 data under PRNN_TF32_RECURRENCE_MATH:
+ * the entries were timed in strict FP32, and the forward pass may have
+ * left their engines for a TF32 one. Nothing at all when $PRNN_ENGINE or a
+ * forcing variable chose the forward pass. Reads fq's device properties
+ * and the databases only: nothing is loaded.
  */
 void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
-                             const char *fwd_config, const char *fwd_forced_by,
+                             const prnn_engine_config *fwd_config, const char *fwd_forced_by,
                              prnn_short_choice out[PRNN_SHORT_SLOTS]);
 
 #endif

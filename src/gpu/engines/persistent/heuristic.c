@@ -361,7 +361,7 @@ ranked_out:;
 /*
  * The ranked candidates of recent searches. One plan asks for the same
  * ones several times (each pass's engine order, its configurations, the
- * short-sequence engine's choice, the kernels compiled ahead), and a search
+ * short-sequence slots' choices, the kernels compiled ahead), and a search
  * normalises and ranks thousands of tiles: 2.6 ms for the prediction of a
  * plan's kernels alone (bench/NOTES.md, issue 26). The search is a pure
  * function of its arguments, so a remembered answer is the answer; the

@@ -5,8 +5,9 @@
  * cuBLASLt call, no cooperative launch and no loading of R on-chip -- what a
  * persistent call pays once, and what a T = 1 call (a streaming decoder's
  * step, inside a CUDA graph) cannot amortise. The planner gives it the
- * forward pass of calls up to a sequence length its model sets (plan.h:
- * short_max_seq); longer calls run the plan's forward engine. Backward
+ * forward pass of short calls where a tuning DB entry of a sequence-length
+ * bucket or its model says so (plan.h's short slots, plan_short.h);
+ * longer calls run the plan's forward engine. Backward
  * weights of a training step it ran are the layered runner's GEMMs; its
  * reserve is every gate engine's (reserve_layout.h).
  */
