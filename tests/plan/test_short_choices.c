@@ -6,8 +6,9 @@
  * leaves the slot to the forward pass, an entry whose engine cannot run the
  * shape is passed over, the models' slot covers the lengths below the one
  * short entries are timed at (all of them without entries), FP32 under TF32
- * recurrence math and $PRNN_ENGINE take no entry; and a call of T steps
- * runs on the first slot that covers T (prnn_plan_pass_for).
+ * recurrence math and $PRNN_ENGINE take no entry; a call of T steps runs
+ * on the first slot that covers T (prnn_plan_pass_for); and every shipped
+ * entry of a bucket is taken on its own GPU.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,10 @@
 #include <unistd.h>
 
 #include "autotune_log.h"
+#include "error.h"
 #include "gpu/engines/engine.h"
 #include "gpu/plan/plan_short.h"
+#include "gpu/plan/plan_warm.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/workspace_layout.h"
 #include "plan_check.h"
@@ -111,6 +114,50 @@ static void test_pass_for(const prnn_engine *a, const prnn_engine *b, const prnn
     CHECK(prnn_plan_pass_for(&p, inf, 1) == &p.short_fwd[PRNN_SHORT_FEW].pass);
 }
 
+/* Every shipped entry of a sequence-length bucket, on its own GPU as
+ * prnn-cache warm describes it: its slot takes it (its engine runs the
+ * shape there and its configuration fits), with its length. The forward
+ * pass offered is another engine, so that no entry is the forward pass's
+ * own choice. */
+typedef struct {
+    int entries, taken;
+} shipped_tally;
+
+static void check_shipped_entry(const prnn_tuning_entry *e, void *ctx)
+{
+    shipped_tally *t = ctx;
+    if (!e->max_seq_length)
+        return;
+    t->entries++;
+    struct prnn_gpu_state *egs = calloc(1, sizeof(*egs));
+    if (!egs || prnn_warm_describe(e->cc_major * 10 + e->cc_minor, e, egs)) {
+        CHECK(0);
+        free(egs);
+        return;
+    }
+    prnn_engine_query q;
+    memset(&q, 0, sizeof(q));
+    q.gs = egs;
+    prnn_warm_key(e, e->batch_max, &q.key);
+    q.pass = PRNN_PASS_FORWARD;
+    const prnn_engine *named = prnn_engine_find(e->engine);
+    const prnn_engine *other =
+        prnn_engine_find(strcmp(e->engine, "standard") ? "standard" : "step");
+    prnn_short_choice c[PRNN_SHORT_SLOTS];
+    prnn_plan_short_choices(&q, other, NULL, NULL, c);
+    const prnn_short_choice *s = &c[e->max_seq_length == 1 ? PRNN_SHORT_ONE : PRNN_SHORT_MEASURED];
+    const int ok = named && s->engine == named && s->max_seq == e->max_seq_length &&
+                   s->choice.source == PRNN_CONFIG_SHIPPED_DB;
+    if (!ok) {
+        char desc[400];
+        prnn_tuning_entry_describe(e, desc, sizeof(desc));
+        fprintf(stderr, "shipped entry not taken: %s (%s): %s\n", desc, e->engine, prnn_log_get());
+    }
+    t->taken += ok;
+    CHECK(ok);
+    free(egs);
+}
+
 int main(void)
 {
     gs.info = autotune_log_h100();
@@ -125,6 +172,11 @@ int main(void)
     CHECK(persistent && step && standard);
     test_pass_for(persistent, step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
+
+    /* the shipped buckets' entries, before the user DB has any */
+    shipped_tally shipped = {0, 0};
+    prnn_tuning_each_entry(0, check_shipped_entry, &shipped);
+    CHECK(shipped.entries > 0 && shipped.taken == shipped.entries);
 
     /* no entry: the models' slot alone, covering one step too */
     choices(3, persistent, NULL, c);
@@ -206,7 +258,9 @@ int main(void)
     if (test_failures)
         fprintf(stderr, "short-choices: %d check(s) failed\n", test_failures);
     else
-        printf("short-choices: the slots follow the buckets' entries, the models below and "
-               "without them; a call runs on the first slot that covers it\n");
+        printf("short-choices: the slots follow the buckets' entries (the %d shipped ones "
+               "taken on their GPUs), the models below and without them; a call runs on the "
+               "first slot that covers it\n",
+               shipped.entries);
     return test_failures ? 1 : 0;
 }
