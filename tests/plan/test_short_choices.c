@@ -63,7 +63,8 @@ static void choices(int batch, const prnn_engine *fwd, const prnn_engine_config 
                     prnn_short_choice out[PRNN_SHORT_SLOTS])
 {
     prnn_engine_query q = query(96, batch);
-    prnn_plan_short_choices(&q, fwd, fwd_config, NULL, out);
+    prnn_plan_short_choices(&q, fwd, fwd_config, NULL, NULL, out);
+    prnn_plan_short_trim(out);
 }
 
 /* The models' slot for LSTM f32 H 96 at batch over fwd, as the choices
@@ -83,6 +84,34 @@ static void expect_model(int batch, const prnn_engine *fwd, int one, int measure
     }
     CHECK(few->engine == model && few->max_seq == max_seq);
     CHECK(few->choice.source == PRNN_CONFIG_HEURISTIC);
+}
+
+/* The models' slot fitted to the measured ones as they stand: below the
+ * short entry's timed length while it has one, its own length once that
+ * slot is cleared (it could not be prepared), and gone where the one-step
+ * slot covers all it would. */
+static void test_trim(const prnn_engine *a, const prnn_engine *b)
+{
+    prnn_short_choice c[PRNN_SHORT_SLOTS];
+    memset(c, 0, sizeof(c));
+    c[PRNN_SHORT_FEW].engine = a;
+    c[PRNN_SHORT_FEW].max_seq = 40;
+    c[PRNN_SHORT_MEASURED].engine = b;
+    c[PRNN_SHORT_MEASURED].max_seq = 24;
+    prnn_short_choice t[PRNN_SHORT_SLOTS];
+    memcpy(t, c, sizeof(c));
+    prnn_plan_short_trim(t);
+    CHECK(t[PRNN_SHORT_FEW].engine == a && t[PRNN_SHORT_FEW].max_seq == PRNN_TUNING_SHORT_SEQ - 1);
+    memcpy(t, c, sizeof(c));
+    memset(&t[PRNN_SHORT_MEASURED], 0, sizeof(t[0]));
+    prnn_plan_short_trim(t);
+    CHECK(t[PRNN_SHORT_FEW].engine == a && t[PRNN_SHORT_FEW].max_seq == 40);
+    memcpy(t, c, sizeof(c));
+    t[PRNN_SHORT_FEW].max_seq = 1;
+    t[PRNN_SHORT_ONE].engine = b;
+    t[PRNN_SHORT_ONE].max_seq = 1;
+    prnn_plan_short_trim(t);
+    CHECK(t[PRNN_SHORT_FEW].engine == NULL && t[PRNN_SHORT_FEW].max_seq == 0);
 }
 
 /* Which pass a forward call of T steps runs on (prnn_plan_pass_for), on a
@@ -144,7 +173,7 @@ static void check_shipped_entry(const prnn_tuning_entry *e, void *ctx)
     const prnn_engine *other =
         prnn_engine_find(strcmp(e->engine, "standard") ? "standard" : "step");
     prnn_short_choice c[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(&q, other, NULL, NULL, c);
+    prnn_plan_short_choices(&q, other, NULL, NULL, NULL, c);
     const prnn_short_choice *s = &c[e->max_seq_length == 1 ? PRNN_SHORT_ONE : PRNN_SHORT_MEASURED];
     const int ok = named && s->engine == named && s->max_seq == e->max_seq_length &&
                    s->choice.source == PRNN_CONFIG_SHIPPED_DB;
@@ -171,6 +200,7 @@ int main(void)
     const prnn_engine *standard = prnn_engine_find("standard");
     CHECK(persistent && step && standard);
     test_pass_for(persistent, step, standard);
+    test_trim(step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
 
     /* the shipped buckets' entries, before the user DB has any */
@@ -213,6 +243,12 @@ int main(void)
     const prnn_engine_config entry_config = c[PRNN_SHORT_ONE].choice.config;
     choices(3, persistent, &entry_config, c);
     CHECK(c[PRNN_SHORT_ONE].engine == NULL && c[PRNN_SHORT_ONE].max_seq == 1);
+    /* or its kernel's text form (what prnn-autotune reads from plan info) */
+    char entry_text[256];
+    persistent->format(&entry_config, entry_text, sizeof(entry_text));
+    prnn_engine_query q3 = query(96, 3);
+    prnn_plan_short_choices(&q3, persistent, &other, entry_text, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].engine == NULL && c[PRNN_SHORT_ONE].max_seq == 1);
 
     /* nearest entries: batch 4 stands for 3 (cost 0.42) and 12 for 16
      * (0.42); 40 has none within 1.0 (16 is 1.32 away): the models' */
@@ -235,7 +271,7 @@ int main(void)
      * strict FP32; the models choose */
     prnn_engine_query tq = query(96, 3);
     tq.key.math = PRNN_TF32_RECURRENCE_MATH;
-    prnn_plan_short_choices(&tq, persistent, NULL, NULL, c);
+    prnn_plan_short_choices(&tq, persistent, NULL, NULL, NULL, c);
     CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_MEASURED].max_seq == 0);
 
     /* $PRNN_ENGINE runs every length on its engine */
@@ -246,7 +282,7 @@ int main(void)
     unsetenv("PRNN_ENGINE");
     /* and so does a forced forward configuration */
     prnn_engine_query q = query(96, 3);
-    prnn_plan_short_choices(&q, persistent, NULL, "PRNN_TILE", c);
+    prnn_plan_short_choices(&q, persistent, NULL, NULL, "PRNN_TILE", c);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
         CHECK(c[i].max_seq == 0);
 

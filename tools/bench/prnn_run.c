@@ -339,8 +339,6 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->path, sizeof(plan->path), bench_path_name(info.path));
     bench_copy(plan->engine, sizeof(plan->engine), info.engine);
     bench_copy(plan->backward_engine, sizeof(plan->backward_engine), info.backwardEngine);
-    /* a sequence this short runs its forward pass on the short-sequence
-     * engine (plan info's shortEngine): the point says so */
     /* a sequence this short runs its forward pass on a short slot (plan
      * info's shortSlot*): the point names the slot's engine, configuration
      * and source */

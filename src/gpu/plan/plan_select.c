@@ -290,30 +290,44 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
                      q->key.mini_batch, q->gs->description, why[0] ? ": " : "", why);
 }
 
-/* The plan's short-sequence forward passes (plan_short.h), prepared. A
- * choice that cannot run leaves its slot to the forward pass. */
+/* Slot i of p prepared from choice c (NOT_SUPPORTED: it stays unused, the
+ * forward pass runs its lengths). */
+static prnnStatus_t prepare_slot(const prnn_engine_query *fq, prnn_plan *p, int i,
+                                 const prnn_short_choice *c)
+{
+    prnn_short_slot *slot = &p->short_fwd[i];
+    if (!c->max_seq)
+        return PRNN_STATUS_SUCCESS;
+    if (!c->engine) { /* a measurement's choice of the forward pass's own */
+        slot->max_seq = c->max_seq;
+        slot->pass.source = c->choice.source;
+        snprintf(slot->pass.tuned_on, sizeof(slot->pass.tuned_on), "%s", c->choice.tuned_on);
+        return PRNN_STATUS_SUCCESS;
+    }
+    prnnStatus_t s = prnn_plan_prepare_engine(fq, c->engine, &c->choice, 1, &slot->pass);
+    if (s == PRNN_STATUS_NOT_SUPPORTED)
+        return PRNN_STATUS_SUCCESS;
+    if (!s)
+        slot->max_seq = c->max_seq;
+    return s;
+}
+
+/* The plan's short-sequence forward passes (plan_short.h), prepared: the
+ * measured slots first, then the models' fitted to those that run. */
 static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
 {
     const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
     prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(fq, f->engine, &f->chosen, f->forced_by, ch);
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        prnn_short_slot *slot = &p->short_fwd[i];
-        if (!ch[i].max_seq)
-            continue;
-        if (!ch[i].engine) {
-            slot->max_seq = ch[i].max_seq;
-            slot->pass.source = ch[i].choice.source;
-            continue;
-        }
-        prnnStatus_t s = prnn_plan_prepare_engine(fq, ch[i].engine, &ch[i].choice, 1, &slot->pass);
-        if (s == PRNN_STATUS_NOT_SUPPORTED)
-            continue; /* the forward engine runs these lengths */
-        if (s)
-            return s;
-        slot->max_seq = ch[i].max_seq;
+    prnn_plan_short_choices(fq, f->engine, &f->chosen, f->config, f->forced_by, ch);
+    const int measured[] = {PRNN_SHORT_ONE, PRNN_SHORT_MEASURED};
+    for (int k = 0; k < 2; k++) {
+        const int i = measured[k];
+        PRNN_TRY(prepare_slot(fq, p, i, &ch[i]));
+        if (!p->short_fwd[i].max_seq)
+            memset(&ch[i], 0, sizeof(ch[i]));
     }
-    return PRNN_STATUS_SUCCESS;
+    prnn_plan_short_trim(ch);
+    return prepare_slot(fq, p, PRNN_SHORT_FEW, &ch[PRNN_SHORT_FEW]);
 }
 
 /* Whether the autotuner may search for p: it is on, and the network does
@@ -620,7 +634,8 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     memset(&chosen, 0, sizeof(chosen));
     const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by, &chosen);
     prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(&fq, fwd, &chosen, forced_by, ch);
+    prnn_plan_short_choices(&fq, fwd, &chosen, NULL, forced_by, ch);
+    prnn_plan_short_trim(ch);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         const prnn_engine *sh = ch[i].engine;
         char why[256];
@@ -657,7 +672,7 @@ static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_ke
                                        int training, prnn_cubin_batch_counts *counts)
 {
     memset(counts, 0, sizeof(*counts));
-    /* On the heap (28 KB): planning runs on the caller's threads, whose
+    /* On the heap (about 40 KB): planning runs on the caller's threads, whose
      * stacks may be small. Without it the loads compile as they always
      * did. */
     prnn_plan_kernels *ks = g->autotune == PRNN_AUTOTUNE_ON ? NULL : malloc(sizeof(*ks));

@@ -52,8 +52,8 @@ const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prn
 /* The bucket's entry as slot choice c: 1, or 0 when the databases have
  * none that may choose the engine here. */
 static int from_db(const prnn_engine_query *fq, prnn_seq_bucket bucket, const prnn_engine *fwd,
-                   const prnn_engine_config *fwd_config, const prnn_engine *const *order, int n,
-                   prnn_short_choice *c)
+                   const prnn_engine_config *fwd_config, const char *fwd_text,
+                   const prnn_engine *const *order, int n, prnn_short_choice *c)
 {
     prnn_tuning_result found;
     const prnn_engine *e = prnn_plan_db_engine(fq, bucket, order, n, &found);
@@ -65,17 +65,24 @@ static int from_db(const prnn_engine_query *fq, prnn_seq_bucket bucket, const pr
     c->choice.source = found.source;
     if (found.sibling)
         snprintf(c->choice.tuned_on, sizeof(c->choice.tuned_on), "%.127s", found.entry.gpu_name);
-    /* the forward pass's own engine and configuration: it runs them */
+    /* the forward pass's own engine and configuration: it runs them (the
+     * configuration it was prepared from, or the form its kernel runs,
+     * which prnn-autotune reads from plan info) */
+    char text[256] = "";
+    if (e->fields && fwd_text)
+        e->format(&found.entry.config, text, sizeof(text));
     const int same =
-        e == fwd && fwd_config &&
-        (!e->fields || memcmp(&found.entry.config, fwd_config, sizeof(*fwd_config)) == 0);
+        e == fwd &&
+        (!e->fields ||
+         (fwd_config && memcmp(&found.entry.config, fwd_config, sizeof(*fwd_config)) == 0) ||
+         (fwd_text && strcmp(text, fwd_text) == 0));
     c->engine = same ? NULL : e;
     return 1;
 }
 
 void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
-                             const prnn_engine_config *fwd_config, const char *fwd_forced_by,
-                             prnn_short_choice out[PRNN_SHORT_SLOTS])
+                             const prnn_engine_config *fwd_config, const char *fwd_text,
+                             const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS])
 {
     memset(out, 0, sizeof(*out) * PRNN_SHORT_SLOTS);
     if (forward_forced(fwd_forced_by) || !fwd)
@@ -83,12 +90,20 @@ void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd
     if (!prnn_rnn_key_tf32_recurrence(&fq->key)) {
         const prnn_engine *order[16];
         int n = prnn_plan_engine_order(fq, order, NULL, 0);
-        from_db(fq, PRNN_SEQ_BUCKET_ONE, fwd, fwd_config, order, n, &out[PRNN_SHORT_ONE]);
-        from_db(fq, PRNN_SEQ_BUCKET_SHORT, fwd, fwd_config, order, n, &out[PRNN_SHORT_MEASURED]);
+        from_db(fq, PRNN_SEQ_BUCKET_ONE, fwd, fwd_config, fwd_text, order, n, &out[PRNN_SHORT_ONE]);
+        from_db(fq, PRNN_SEQ_BUCKET_SHORT, fwd, fwd_config, fwd_text, order, n,
+                &out[PRNN_SHORT_MEASURED]);
     }
     prnn_short_choice *m = &out[PRNN_SHORT_FEW];
     m->engine = prnn_plan_short_engine(fq, fwd, fwd_forced_by, &m->choice.config, &m->max_seq);
     m->choice.source = PRNN_CONFIG_HEURISTIC;
+    if (!m->engine)
+        memset(m, 0, sizeof(*m));
+}
+
+void prnn_plan_short_trim(prnn_short_choice out[PRNN_SHORT_SLOTS])
+{
+    prnn_short_choice *m = &out[PRNN_SHORT_FEW];
     /* below the length the short entry was timed at */
     if (m->engine && out[PRNN_SHORT_MEASURED].max_seq && m->max_seq >= PRNN_TUNING_SHORT_SEQ)
         m->max_seq = PRNN_TUNING_SHORT_SEQ - 1;

@@ -36,15 +36,15 @@ typedef struct {
 
 /*
  * The short slots' choices for fq, whose forward pass runs fwd with
- * configuration fwd_config (NULL: not known; then an entry naming fwd gets
- * a pass of its own even where it is the same):
+ * configuration fwd_config, whose kernel runs it as fwd_text (the pass
+ * plan's text; either may be NULL: not known; an entry naming fwd with a
+ * configuration equal to neither gets a pass of its own):
  *  - PRNN_SHORT_ONE: the one-step bucket's entry (max_seq_length 1);
  *  - PRNN_SHORT_MEASURED: the short bucket's entry, timed at
  *    PRNN_TUNING_SHORT_SEQ steps, for calls up to its max_seq_length;
  *  - PRNN_SHORT_FEW: the models' choice (prnn_plan_short_engine), for calls
- *    up to the length they give, below PRNN_TUNING_SHORT_SEQ where a
- *    short entry exists (the lengths no entry measured). Left out where a
- *    slot before it covers every length it would.
+ *    up to the length they give; prnn_plan_short_trim then fits it to the
+ *    other two.
  * An entry is taken exact or within the distance that lets an entry choose
  * an engine. None is taken for FP32 data under PRNN_TF32_RECURRENCE_MATH:
  * the entries were timed in strict FP32, and the forward pass may have
@@ -53,7 +53,14 @@ typedef struct {
  * and the databases only: nothing is loaded.
  */
 void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
-                             const prnn_engine_config *fwd_config, const char *fwd_forced_by,
-                             prnn_short_choice out[PRNN_SHORT_SLOTS]);
+                             const prnn_engine_config *fwd_config, const char *fwd_text,
+                             const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS]);
+
+/* The models' slot fitted to the measured ones as they stand (after a
+ * choice that could not be prepared was cleared): below
+ * PRNN_TUNING_SHORT_SEQ where the short slot has an entry (the lengths no
+ * entry measured), and cleared where the one-step slot covers every length
+ * it would. */
+void prnn_plan_short_trim(prnn_short_choice out[PRNN_SHORT_SLOTS]);
 
 #endif
