@@ -140,9 +140,9 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
         snprintf(full.shortSlotConfig[k], sizeof(full.shortSlotConfig[k]), "%s", runs->config);
         full.shortSlotConfigSource[k] = slot->pass.source;
     }
-    const prnn_short_slot *one = short_slot(plan, 1), *two = short_slot(plan, 2);
     snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s",
-             (one && one->pass.engine ? &one->pass : f)->engine->name);
+             prnn_plan_pass_for(plan, PRNN_CALL_INFERENCE, 1)->engine->name);
+    const prnn_short_slot *two = short_slot(plan, 2);
     if (two && two->pass.engine) {
         snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
         full.shortMaxSeqLength = two->max_seq;
