@@ -6,8 +6,11 @@
  * for unwritten elements, a guard band after every output checked for
  * overwrites, relative error ||gpu - ref|| / ||ref|| per output against a
  * tolerance per data type, and a second run that must give identical bits.
- * Some cases also replay the call from a captured CUDA graph. The harness is
- * gpu_check.h's, shared with test_training_gpu.
+ * Some cases also replay the call from a captured CUDA graph. Then fresh
+ * inputs in the same buffers, called twice more: prnn replays a call whose
+ * launches repeat from a graph of its own (loop_graph.h), which must read
+ * the inputs of the call it stands for. The harness is gpu_check.h's,
+ * shared with test_training_gpu.
  *
  * Exit 77 when there is no GPU, NVRTC or cuBLASLt (meson: SKIP); any failure
  * with them present exits 1. Usage: test_forward_gpu [--quick|--full] [--seed N] [--threads N]
@@ -193,6 +196,47 @@ static void run_case(int index, gc_handles *wh)
     if (c->err_y > c->tol || c->err_hy > c->tol || c->err_cy > c->tol)
         FAILF("relative error y %.2e hy %.2e cy %.2e > %.0e", c->err_y, c->err_hy, c->err_cy,
               c->tol);
+    /* Fresh inputs in the same buffers: the same launches, so the calls
+     * from here on replay the graph prnn captured at the second (the
+     * workspace poisoned before each, as above). */
+    gc_fill(hx, dt, xbytes / es, 1.0, &seed);
+    gc_fill(hhx, dt, sbytes / es, 0.8, &seed);
+    gc_fill(hcx, dt, sbytes / es, 0.8, &seed);
+    /* the reference without the GPU: the other workers' cases run */
+    pthread_mutex_unlock(&gc_gpu_lock);
+    s = prnnRNNForwardInference(wh->ref, pb.rnn, pb.steps, pb.xd, hx, pb.hd,
+                                c->null_hx ? NULL : hhx, pb.hd, c->null_hx ? NULL : hcx, pb.wd, hw,
+                                pb.yd, ref_y, pb.hd, ref_hy, pb.hd, ref_cy, cws, cws_bytes);
+    pthread_mutex_lock(&gc_gpu_lock);
+    if (s)
+        FAILF("cpu reference (fresh inputs): %s", prnnGetLastErrorLog());
+    gc_upload(&dx, hx);
+    gc_upload(&dhx, hhx);
+    gc_upload(&dcx, hcx);
+    for (int run = 0; run < 2; run++) {
+        gc_poison(&dy, stream);
+        gc_poison(&dhy, stream);
+        gc_poison(&dcy, stream);
+        gc_poison(&dws, stream);
+        if (gc_run(stream, 0, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward", index, d,
+                   c->r.config, c->r.problem, sizeof(c->r.problem)))
+            goto out;
+        void *dst = run == 0 ? got : got2;
+        gc_download(dst, &dy);
+        size_t nan;
+        const double e = gc_rel_err(dst, ref_y, dt, ybytes / es, &nan);
+        if (nan || e > c->tol)
+            FAILF("fresh inputs, call %d after the first two: y relative error %.2e (%zu NaN)",
+                  run + 1, e, nan);
+        if (run == 1 && memcmp(got, got2, ybytes) != 0)
+            FAILF("fresh inputs: a second identical call gave different bits");
+        if (!c->null_hy) {
+            gc_download(got2, &dhy);
+            const double eh = gc_rel_err(got2, ref_hy, dt, sbytes / es, &nan);
+            if (nan || eh > c->tol)
+                FAILF("fresh inputs, call %d: hy relative error %.2e (%zu NaN)", run + 1, eh, nan);
+        }
+    }
     c->r.pass = 1;
 out:
     if (locked) {

@@ -633,6 +633,40 @@ static int within_tolerance(tcase *c)
     return -1;
 }
 
+/* Every input but dw's initial values (reference() draws those) from
+ * seed. */
+static void fill_inputs(const tcase *c, case_state *k, unsigned long long *seed)
+{
+    const gc_problem *pb = &k->pb;
+    static const double scale[NIN] = {1.0, 0.8, 0.8, 0, 1.0, 1.0, 1.0, 0};
+    for (int i = 0; i < NIN; i++)
+        if (i != IN_DW0)
+            gc_fill(k->host_in[i], c->s.dtype, in_bytes(pb, i) / pb->es,
+                    i == IN_W ? 1.0 / sqrt((double)c->s.hidden) : scale[i], seed);
+}
+
+/* New inputs (the weights and dw's initial values too) from seed, and
+ * their reference. */
+static int fresh_inputs(tcase *c, case_state *k, prnnHandle_t ref, unsigned long long *seed)
+{
+    fill_inputs(c, k, seed);
+    free(k->ref_ws);
+    free(k->ref_rs);
+    k->ref_ws = k->ref_rs = NULL;
+    parts_free(&k->parts);
+    return reference(c, k, ref, seed);
+}
+
+static int upload_inputs(tcase *c, case_state *k)
+{
+    for (int i = 0; i < NIN; i++)
+        if (gc_upload(&k->in[i], k->host_in[i])) {
+            snprintf(c->r.problem, sizeof(c->r.problem), "uploading %s failed", in_name[i]);
+            return -1;
+        }
+    return 0;
+}
+
 static void free_state(case_state *k)
 {
     if (k->on_device)
@@ -678,11 +712,7 @@ static void run_case(int index, gc_handles *wh)
     const gc_problem *pb = &k.pb;
     if (host_buffers(&k))
         FAILF("out of host memory");
-    static const double scale[NIN] = {1.0, 0.8, 0.8, 0, 1.0, 1.0, 1.0, 0};
-    for (int i = 0; i < NIN; i++)
-        if (i != IN_DW0)
-            gc_fill(k.host_in[i], dt, in_bytes(pb, i) / pb->es,
-                    i == IN_W ? 1.0 / sqrt((double)c->s.hidden) : scale[i], &seed);
+    fill_inputs(c, &k, &seed);
     if (reference(c, &k, wh->ref, &seed))
         goto out;
 
@@ -713,6 +743,25 @@ static void run_case(int index, gc_handles *wh)
             goto out;
     if (within_tolerance(c))
         goto out;
+    /* Fresh inputs in the same buffers: the same launches, so the steps
+     * from here on replay the graphs prnn captured at the second
+     * (loop_graph.h), which must read what the buffers hold now. */
+    /* the reference without the GPU: the other workers' cases run */
+    pthread_mutex_unlock(&gc_gpu_lock);
+    const int fresh_failed = fresh_inputs(c, &k, wh->ref, &seed);
+    pthread_mutex_lock(&gc_gpu_lock);
+    if (fresh_failed || upload_inputs(c, &k))
+        goto out;
+    for (int run = 0; run < 2; run++)
+        if (gc_run(stream, 0, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st, "training step", index, d,
+                   c->r.config, c->r.problem, sizeof(c->r.problem)) ||
+            check_run(c, &k, run))
+            goto out;
+    if (within_tolerance(c)) {
+        char problem[200];
+        snprintf(problem, sizeof(problem), "%.199s", c->r.problem);
+        FAILF("fresh inputs, the two steps after the first two: %s", problem);
+    }
     c->r.pass = 1;
 out:
     if (locked) {

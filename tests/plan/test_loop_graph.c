@@ -1,7 +1,7 @@
 /*
- * The standard engine's step graphs (src/gpu/run/loop_graph.c) against a
- * driver of counters, without a GPU: a loop of three launches whose last
- * argument is a value v.
+ * The call and step graphs (src/gpu/run/loop_graph.c) against a driver of
+ * counters, without a GPU: a loop of three launches whose last argument is
+ * a value v.
  *  - the first call with v launches (signed first: nothing twice), the
  *    second captures on the loop's own stream and replays the graph on the
  *    caller's, the third only replays;
@@ -14,7 +14,12 @@
  *    graphs stay;
  *  - release destroys every graph and the stream, every captured graph is
  *    destroyed once instantiated; PRNN_STEP_GRAPHS=0: launches only;
- *  - a GEMM's key, pointers and workspace are in the signature.
+ *  - a GEMM's key, pointers and workspace are in the signature, and a
+ *    launch's grid and a memset's pointer and size;
+ *  - a loop inside a loop (a standard engine's steps inside a call): while
+ *    the outer one signs, the inner one signs into its signature and its
+ *    own table stays untouched; while the outer one captures, the inner
+ *    one launches into the capture; the outer one's replay is the whole.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,7 @@ static struct {
     int streams_made, streams_destroyed, graphs_made, graphs_destroyed;
     CUstreamCaptureStatus user_status;
     int refuse_capture, refuse_begin, refuse_instantiate, fail_launches;
+    int own_capturing; /* between a begin and an end of capture */
     CUgraphExec last_exec;
 } n;
 
@@ -64,8 +70,10 @@ static CUresult stream_destroy(CUstream s)
 
 static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *status)
 {
-    CHECK(s == USER_STREAM);
-    *status = n.user_status;
+    CHECK(s == USER_STREAM || s == OWN_STREAM);
+    *status = s == OWN_STREAM ? (n.own_capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                 : CU_STREAM_CAPTURE_STATUS_NONE)
+                              : n.user_status;
     return CUDA_SUCCESS;
 }
 
@@ -74,12 +82,14 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
     CHECK(s == OWN_STREAM);
     CHECK(mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     n.begins++;
+    n.own_capturing = !n.refuse_begin;
     return n.refuse_begin ? CUDA_ERROR_INVALID_IMAGE : CUDA_SUCCESS;
 }
 
 static CUresult end_capture(CUstream s, CUgraph *graph)
 {
     CHECK(s == OWN_STREAM);
+    n.own_capturing = 0;
     *graph = n.refuse_capture ? NULL : (CUgraph)(uintptr_t)0x3000;
     n.graphs_made += *graph != NULL;
     return n.refuse_capture ? CUDA_ERROR_INVALID_IMAGE : CUDA_SUCCESS;
@@ -119,15 +129,30 @@ static CUresult graph_destroy(CUgraph graph)
 }
 
 /* Three launches, the last with v as its argument. */
-static prnnStatus_t loop(const void *ctx, const prnn_call_plan *c, prnn_launch_sink *sink)
+static prnnStatus_t loop(const void *ctx, const prnn_call_plan *c)
 {
     int v = *(const int *)ctx, zero = 0;
     for (int i = 0; i < 3; i++) {
         int *arg = i == 2 ? &v : &zero;
-        PRNN_TRY(prnn_sink_launch(sink, c, (CUfunction)(uintptr_t)(0x100 + i), 1, 32, arg,
-                                  sizeof(*arg), "test"));
+        PRNN_TRY(prnn_run_launch(c, (CUfunction)(uintptr_t)(0x100 + i), 1, 1, 32, arg, sizeof(*arg),
+                                 "test"));
     }
     return PRNN_STATUS_SUCCESS;
+}
+
+/* A loop around a loop: a launch of v, then the inner loop (its table
+ * `inner`) with v. */
+typedef struct {
+    prnn_loop_graphs *inner;
+    int v;
+} outer_ctx;
+
+static prnnStatus_t outer_loop(const void *ctx, const prnn_call_plan *c)
+{
+    const outer_ctx *o = ctx;
+    int v = o->v;
+    PRNN_TRY(prnn_run_launch(c, (CUfunction)(uintptr_t)0x200, 1, 1, 32, &v, sizeof(v), "outer"));
+    return prnn_loop_run(o->inner, c, loop, &o->v);
 }
 
 static void run(prnn_loop_graphs *g, const prnn_call_plan *c, int v)
@@ -142,7 +167,7 @@ static void run(prnn_loop_graphs *g, const prnn_call_plan *c, int v)
 static void refused(const prnn_cuda_driver *cu, const prnn_call_plan *c, int *flag)
 {
     prnn_loop_graphs g;
-    prnn_loop_graphs_init(&g, cu);
+    prnn_loop_graphs_init(&g, cu, "PRNN_STEP_GRAPHS");
     const int graph_launches = n.graph_launches, begins = n.begins;
     const int destroyed = n.streams_destroyed;
     *flag = 1;
@@ -156,14 +181,36 @@ static void refused(const prnn_cuda_driver *cu, const prnn_call_plan *c, int *fl
     prnn_loop_graphs_release(&g);
 }
 
-/* The signature of one GEMM through a signing sink. */
+/* The signature of one GEMM on c signing. */
 static void gemm_signature(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,
                            const void *b, void *out, uint64_t *h1, uint64_t *h2)
 {
-    prnn_launch_sink s = {1, 1, 2};
-    CHECK(prnn_sink_gemm(&s, c, key, a, b, out) == PRNN_STATUS_SUCCESS);
+    prnn_launch_signature s = {1, 2};
+    prnn_call_plan signing = *c;
+    signing.signing = &s;
+    CHECK(prnn_run_gemm(&signing, key, a, b, out) == PRNN_STATUS_SUCCESS);
     *h1 = s.h1;
     *h2 = s.h2;
+}
+
+/* The signature of a launch of grid_x blocks, then of a memset of bytes at
+ * ptr, on c signing. */
+static prnn_launch_signature launch_zero_signature(const prnn_call_plan *c, unsigned grid_x,
+                                                   void *ptr, size_t bytes)
+{
+    prnn_launch_signature s = {1, 2};
+    prnn_call_plan signing = *c;
+    signing.signing = &s;
+    int v = 0;
+    CHECK(prnn_run_launch(&signing, (CUfunction)(uintptr_t)0x100, grid_x, 1, 32, &v, sizeof(v),
+                          "test") == PRNN_STATUS_SUCCESS);
+    CHECK(prnn_run_zero(&signing, ptr, bytes) == PRNN_STATUS_SUCCESS);
+    return s;
+}
+
+static int same(prnn_launch_signature a, prnn_launch_signature b)
+{
+    return a.h1 == b.h1 && a.h2 == b.h2;
 }
 
 int main(void)
@@ -189,7 +236,7 @@ int main(void)
 
     unsetenv("PRNN_STEP_GRAPHS");
     prnn_loop_graphs g;
-    prnn_loop_graphs_init(&g, &cu);
+    prnn_loop_graphs_init(&g, &cu, "PRNN_STEP_GRAPHS");
     CHECK(n.streams_made == 1);
 
     run(&g, &c, 1); /* new: launched once */
@@ -219,7 +266,7 @@ int main(void)
     CHECK(n.exec_destroyed == 2 && n.streams_destroyed == 1);
 
     /* a refused capture: launches, and graphs off from then on */
-    prnn_loop_graphs_init(&g, &cu);
+    prnn_loop_graphs_init(&g, &cu, "PRNN_STEP_GRAPHS");
     n.refuse_capture = 1;
     run(&g, &c, 3);
     run(&g, &c, 3);
@@ -239,7 +286,7 @@ int main(void)
 
     /* more signatures than the table holds, in turn: the graph of v = 1
      * stays while the others come and go seen once */
-    prnn_loop_graphs_init(&g, &cu);
+    prnn_loop_graphs_init(&g, &cu, "PRNN_STEP_GRAPHS");
     run(&g, &c, 1);
     run(&g, &c, 1);
     const int made = n.instantiated;
@@ -282,12 +329,53 @@ int main(void)
         gemm_signature(&gc, &key, &buf[0], &buf[1], &buf[2], &b1, &b2);
         CHECK(a1 != b1 && a2 != b2);
     }
+    /* a launch's grid, a memset's pointer and size */
+    {
+        char buf[2];
+        const prnn_launch_signature base = launch_zero_signature(&c, 1, &buf[0], 8);
+        CHECK(same(base, launch_zero_signature(&c, 1, &buf[0], 8)));
+        CHECK(!same(base, launch_zero_signature(&c, 2, &buf[0], 8)));
+        CHECK(!same(base, launch_zero_signature(&c, 1, &buf[1], 8)));
+        CHECK(!same(base, launch_zero_signature(&c, 1, &buf[0], 16)));
+    }
     CHECK(n.graphs_made == n.graphs_destroyed);
+
+    /* a loop inside a loop */
+    {
+        prnn_loop_graphs outer, inner;
+        prnn_loop_graphs_init(&outer, &cu, "PRNN_CALL_GRAPHS");
+        prnn_loop_graphs_init(&inner, &cu, "PRNN_STEP_GRAPHS");
+        const outer_ctx o = {&inner, 9};
+        const int launches = n.launches, begins = n.begins, outer_replays = n.graph_launches;
+        const int on_own = n.launches_on_own;
+        CHECK(prnn_loop_run(&outer, &c, outer_loop, &o) == PRNN_STATUS_SUCCESS);
+        /* signed as a whole (the inner table untouched), then launched: the
+         * outer launch, and the inner loop new to its own table */
+        CHECK(n.launches == launches + 1 + 3 && n.begins == begins);
+        int inner_used = 0;
+        for (int i = 0; i < PRNN_LOOP_GRAPHS; i++)
+            inner_used += inner.entries[i].used;
+        CHECK(inner_used == 1);
+        CHECK(prnn_loop_run(&outer, &c, outer_loop, &o) == PRNN_STATUS_SUCCESS);
+        /* the outer one captured: the inner loop launched into the capture,
+         * not captured on its own */
+        CHECK(n.begins == begins + 1 && n.launches == launches + 2 * (1 + 3));
+        CHECK(n.launches_on_own == on_own + 4 && n.graph_launches == outer_replays + 1);
+        CHECK(prnn_loop_run(&outer, &c, outer_loop, &o) == PRNN_STATUS_SUCCESS);
+        CHECK(n.begins == begins + 1 && n.launches == launches + 8);
+        CHECK(n.graph_launches == outer_replays + 2);
+        inner_used = 0;
+        for (int i = 0; i < PRNN_LOOP_GRAPHS; i++)
+            inner_used += inner.entries[i].used + (inner.entries[i].exec != NULL);
+        CHECK(inner_used == 1);
+        prnn_loop_graphs_release(&inner);
+        prnn_loop_graphs_release(&outer);
+    }
 
     const int made_streams = n.streams_made, launches = n.launches,
               graph_launches = n.graph_launches;
     setenv("PRNN_STEP_GRAPHS", "0", 1);
-    prnn_loop_graphs_init(&g, &cu);
+    prnn_loop_graphs_init(&g, &cu, "PRNN_STEP_GRAPHS");
     for (int i = 0; i < 3; i++)
         run(&g, &c, 4);
     CHECK(n.streams_made == made_streams);
@@ -301,6 +389,7 @@ int main(void)
     }
     printf("plan-loop-graph: launched, captured, replayed; other arguments, a user's capture, a "
            "refused capture (end, begin, instantiation, a failing loop), a full table, release, a "
-           "GEMM's signature, PRNN_STEP_GRAPHS=0: all checks passed\n");
+           "GEMM's, a launch's and a memset's signature, a loop inside a loop, "
+           "PRNN_STEP_GRAPHS=0: all checks passed\n");
     return 0;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+#include "gpu/run/loop_graph.h"
 #include "gpu/run/workspace_layout.h"
 
 void prnn_plan_free(prnn_plan *p)
@@ -18,7 +20,23 @@ void prnn_plan_free(prnn_plan *p)
             p->short_fwd[i].pass.engine->release(&p->short_fwd[i].pass);
     if (p->bwd_fallback.engine && p->bwd_fallback.state)
         p->bwd_fallback.engine->release(&p->bwd_fallback);
+    if (p->call_graphs) {
+        prnn_loop_graphs_release(p->call_graphs);
+        free(p->call_graphs);
+    }
     free(p);
+}
+
+prnnStatus_t prnn_plan_start_graphs(prnn_plan *p, const prnn_cuda_driver *cu)
+{
+    const char *v = getenv("PRNN_CALL_GRAPHS");
+    if (v && strcmp(v, "0") == 0)
+        return PRNN_STATUS_SUCCESS;
+    p->call_graphs = calloc(1, sizeof(*p->call_graphs));
+    if (!p->call_graphs)
+        return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
+    prnn_loop_graphs_init(p->call_graphs, cu, "PRNN_CALL_GRAPHS");
+    return PRNN_STATUS_SUCCESS;
 }
 
 /* The short slot that runs forward calls of seq_length steps, or NULL. */

@@ -56,9 +56,18 @@ typedef struct prnn_plan {
     prnn_load_stats stats;    /* of the kernels above */
     int training_loaded;
     double plan_ms; /* planning and loading, so far */
+    /* Its calls' graphs (loop_graph.h: a call replays from a CUDA graph
+     * once its launches repeat); NULL until prnn_plan_start_graphs, and
+     * with PRNN_CALL_GRAPHS=0. */
+    struct prnn_loop_graphs *call_graphs;
 } prnn_plan;
 
-/* Releases every pass plan's state and frees the plan. */
+/* The plan's table of call graphs, at the end of its making (the context
+ * current). */
+prnnStatus_t prnn_plan_start_graphs(prnn_plan *p, const prnn_cuda_driver *cu);
+
+/* Releases every pass plan's state and the call graphs, and frees the plan
+ * (the context current where it holds any). */
 void prnn_plan_free(prnn_plan *p);
 
 /* The pass plan that runs a call of `kind` of seq_length steps: a

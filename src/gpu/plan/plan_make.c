@@ -137,6 +137,8 @@ prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *
     }
     if (!s && bwd_engine)
         s = prnn_run_kernels_load_training(g->gs, rnn->dtype, &p->kernels, &p->stats);
+    if (!s)
+        s = prnn_plan_start_graphs(p, g->gs->cu);
     prnn_gpu_leave(g->gs);
     if (s) {
         prnn_plan_free(p);
@@ -157,6 +159,7 @@ prnnStatus_t prnn_plan_call(const prnn_plan *plan, struct prnn_gpu_state *gs,
     if (kind != PRNN_CALL_INFERENCE && !plan->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
     prnn_call_plan_fill(c, gs, &plan->kernels, pp, p, kind);
+    c->call_graphs = plan->call_graphs;
     c->workspace_bytes = prnn_plan_workspace_bytes(plan, p);
     c->reserve_bytes = c->training ? c->r.total : 0;
     return PRNN_STATUS_SUCCESS;

@@ -724,6 +724,8 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
         s = prnn_gpu_enter(gs);
         if (!s) {
             s = make_plan(g, rnn, p);
+            if (!s)
+                s = prnn_plan_start_graphs(p, gs->cu);
             prnn_gpu_leave(gs);
         }
         double ms = prnn_now_ms() - t0;

@@ -108,34 +108,108 @@ unsigned prnn_run_grid(unsigned long long n, unsigned block)
     return grid ? (unsigned)grid : 1;
 }
 
-prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsigned grid,
-                                    unsigned block, size_t smem, int cooperative, void *arg,
-                                    const char *name)
+/* Two 64-bit hashes of the bytes, eight at a time (a launch's arguments
+ * are a few hundred bytes: signing must cost far less than the launch it
+ * stands for), with different multipliers and seeds, so that a replayed
+ * graph is the run's own but for a chance far below any hardware
+ * error's. */
+void prnn_sign_bytes(prnn_launch_signature *s, const void *data, size_t bytes)
 {
+    const unsigned char *p = data;
+    uint64_t h1 = s->h1, h2 = s->h2;
+    for (; bytes >= 8; bytes -= 8, p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h1 = (h1 ^ w) * 0x100000001b3ULL;
+        h1 ^= h1 >> 32;
+        h2 = (h2 + w) * 0x9e3779b97f4a7c15ULL;
+        h2 ^= h2 >> 29;
+    }
+    for (; bytes; bytes--, p++) {
+        h1 = (h1 ^ *p) * 0x100000001b3ULL;
+        h2 = (h2 + *p + 1) * 0x9e3779b97f4a7c15ULL;
+        h2 ^= h2 >> 29;
+    }
+    s->h1 = h1;
+    s->h2 = h2;
+}
+
+static void sign_pointer(prnn_launch_signature *s, const void *p)
+{
+    prnn_sign_bytes(s, &p, sizeof(p));
+}
+
+/* What kind of thing a signature's next bytes are (a launch, a GEMM, ...),
+ * so that different sequences of the same bytes differ. */
+static void sign_kind(prnn_launch_signature *s, unsigned kind)
+{
+    prnn_sign_bytes(s, &kind, sizeof(kind));
+}
+
+enum { SIGN_LAUNCH = 1, SIGN_GEMM, SIGN_ZERO, SIGN_FORK, SIGN_JOIN };
+
+/* Every launch: signed, or enqueued on the call's stream. */
+static prnnStatus_t launch(const prnn_call_plan *c, CUfunction fn, const unsigned grid[3],
+                           unsigned block, size_t smem, int cooperative, void *arg,
+                           size_t arg_bytes, const char *name)
+{
+    if (c->signing) {
+        const unsigned dims[6] = {grid[0], grid[1],        grid[2],
+                                  block,   (unsigned)smem, (unsigned)cooperative};
+        sign_kind(c->signing, SIGN_LAUNCH);
+        sign_pointer(c->signing, fn);
+        prnn_sign_bytes(c->signing, dims, sizeof(dims));
+        prnn_sign_bytes(c->signing, arg, arg_bytes);
+        return PRNN_STATUS_SUCCESS;
+    }
     char what[96];
     void *params[] = {arg};
     const prnn_cuda_driver *cu = c->gs->cu;
     if (!cooperative) {
         snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
-        return prnn_cu_check(cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, (unsigned)smem,
-                                                c->stream, params, NULL),
+        return prnn_cu_check(cu->cuLaunchKernel(fn, grid[0], grid[1], grid[2], block, 1, 1,
+                                                (unsigned)smem, c->stream, params, NULL),
                              what);
     }
     snprintf(what, sizeof(what), "cuLaunchCooperativeKernel(%s)", name);
-    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid, 1, 1, block, 1, 1, (unsigned)smem,
-                                                       c->stream, params),
+    return prnn_cu_check(cu->cuLaunchCooperativeKernel(fn, grid[0], grid[1], grid[2], block, 1, 1,
+                                                       (unsigned)smem, c->stream, params),
                          what);
 }
 
-prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
-                             unsigned grid_y, unsigned block, void *arg, const char *name)
+prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsigned grid,
+                                    unsigned block, size_t smem, int cooperative, void *arg,
+                                    size_t arg_bytes, const char *name)
 {
-    char what[80];
-    snprintf(what, sizeof(what), "cuLaunchKernel(%s)", name);
-    void *params[] = {arg};
+    const unsigned g[3] = {grid, 1, 1};
+    return launch(c, fn, g, block, smem, cooperative, arg, arg_bytes, name);
+}
+
+prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
+                             unsigned grid_y, unsigned block, void *arg, size_t arg_bytes,
+                             const char *name)
+{
+    const unsigned g[3] = {grid_x, grid_y, 1};
+    return launch(c, fn, g, block, 0, 0, arg, arg_bytes, name);
+}
+
+prnnStatus_t prnn_run_launch_3d(const prnn_call_plan *c, CUfunction fn, const unsigned grid[3],
+                                unsigned block, void *arg, size_t arg_bytes, const char *name)
+{
+    return launch(c, fn, grid, block, 0, 0, arg, arg_bytes, name);
+}
+
+prnnStatus_t prnn_run_zero(const prnn_call_plan *c, void *ptr, size_t bytes)
+{
+    if (c->signing) {
+        sign_kind(c->signing, SIGN_ZERO);
+        sign_pointer(c->signing, ptr);
+        prnn_sign_bytes(c->signing, &bytes, sizeof(bytes));
+        return PRNN_STATUS_SUCCESS;
+    }
     return prnn_cu_check(
-        c->gs->cu->cuLaunchKernel(fn, grid_x, grid_y, 1, block, 1, 1, 0, c->stream, params, NULL),
-        what);
+        c->gs->cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)ptr, 0, bytes, c->stream),
+        "cuMemsetD8Async");
 }
 
 /* The runs (steps of equal batch) travel in the kernel's parameters; a long
@@ -176,7 +250,8 @@ prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
             grid = 1024;
         if (grid < 1)
             grid = 1;
-        prnnStatus_t s = prnn_run_launch(c, c->kernels->setup, grid, 1, 256, &a, "prnn_rnn_setup");
+        prnnStatus_t s =
+            prnn_run_launch(c, c->kernels->setup, grid, 1, 256, &a, sizeof(a), "prnn_rnn_setup");
         if (s)
             return s;
         a.zero = NULL; /* only the first launch zeroes */
@@ -192,8 +267,12 @@ prnnStatus_t prnn_run_fork(const prnn_call_plan *c, prnn_call_plan *side)
     const struct prnn_gpu_state *g = c->gs;
     if (!g->side)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_fork: no side stream");
-    PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->fork, c->stream), "cuEventRecord"));
-    PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
+    if (c->signing) {
+        sign_kind(c->signing, SIGN_FORK);
+    } else {
+        PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->fork, c->stream), "cuEventRecord"));
+        PRNN_TRY(prnn_cu_check(g->cu->cuStreamWaitEvent(g->side, g->fork, 0), "cuStreamWaitEvent"));
+    }
     *side = *c;
     side->stream = g->side;
     side->l.gemm_ws = (size_t)-1; /* one cuBLASLt workspace: the call's stream's */
@@ -203,6 +282,10 @@ prnnStatus_t prnn_run_fork(const prnn_call_plan *c, prnn_call_plan *side)
 prnnStatus_t prnn_run_join(const prnn_call_plan *c)
 {
     const struct prnn_gpu_state *g = c->gs;
+    if (c->signing) {
+        sign_kind(c->signing, SIGN_JOIN);
+        return PRNN_STATUS_SUCCESS;
+    }
     PRNN_TRY(prnn_cu_check(g->cu->cuEventRecord(g->join, g->side), "cuEventRecord"));
     return prnn_cu_check(g->cu->cuStreamWaitEvent(c->stream, g->join, 0), "cuStreamWaitEvent");
 }
@@ -247,6 +330,15 @@ prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, co
 {
     if (c->l.gemm_ws == (size_t)-1)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_gemm: no GEMM workspace here");
+    if (c->signing) {
+        sign_kind(c->signing, SIGN_GEMM);
+        prnn_sign_bytes(c->signing, key, sizeof(*key));
+        sign_pointer(c->signing, a);
+        sign_pointer(c->signing, b);
+        sign_pointer(c->signing, out);
+        sign_pointer(c->signing, prnn_run_ws(c, c->l.gemm_ws));
+        return PRNN_STATUS_SUCCESS;
+    }
     prnn_gemm_cache *gemm;
     prnnStatus_t s = prnn_gpu_gemm(c->gs, &gemm);
     if (s)

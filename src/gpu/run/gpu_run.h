@@ -10,12 +10,25 @@
 #ifndef PRNN_GPU_RUN_H
 #define PRNN_GPU_RUN_H
 
+#include <stdint.h>
+
 #include "cuda/cuda_driver.h"
 #include "gpu/engines/engine.h"
 #include "gpu/run/gemm.h"
 #include "gpu/run/reserve_layout.h"
 #include "gpu/run/run_kernels.h"
 #include "gpu/run/workspace_layout.h"
+
+/* What a run would launch, as two 64-bit hashes (loop_graph.h): every
+ * launch's kernel, grid, block, shared memory and argument bytes, every
+ * GEMM's key and pointers, every memset and stream fork and join, in
+ * order. */
+typedef struct {
+    uint64_t h1, h2;
+} prnn_launch_signature;
+
+/* bytes into s. */
+void prnn_sign_bytes(prnn_launch_signature *s, const void *data, size_t bytes);
 
 typedef struct prnn_call_plan {
     struct prnn_gpu_state *gs;
@@ -54,6 +67,13 @@ typedef struct prnn_call_plan {
      * backward-data). y_seq_stride: y and dy (the top layer's output side;
      * BackwardWeights too, which reads y in place and moves x). */
     long long x_seq_stride, y_seq_stride;
+    /* Non-NULL while the call is signed (loop_graph.h): every launch,
+     * GEMM, memset, fork and join below is hashed into it, nothing is
+     * enqueued. */
+    prnn_launch_signature *signing;
+    /* The plan's graphs of whole calls (loop_graph.h; NULL: none), which
+     * prnn_call_run replays a call from once its launches repeat. */
+    struct prnn_loop_graphs *call_graphs;
 } prnn_call_plan;
 
 /* One pseudo-layer's weights inside w. */
@@ -97,8 +117,13 @@ void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_
  * c->setup_done says the call wrote them already. */
 prnnStatus_t prnn_run_setup(const prnn_call_plan *c);
 
+/* out = the product key describes, on the call's stream and GEMM
+ * workspace (signed: the key, the pointers and the workspace). */
 prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,
                            const void *b, void *out);
+
+/* bytes of zeros at ptr, on the call's stream. */
+prnnStatus_t prnn_run_zero(const prnn_call_plan *c, void *ptr, size_t bytes);
 
 /* Work that overlaps the call's own. prnn_run_fork makes the handle's side
  * stream (prnn_gpu_side_stream, made at planning) wait for what the call's
@@ -138,15 +163,22 @@ static inline long long prnn_run_output_seq_stride(const prnn_call_plan *c, int 
     return layer == c->rnn->layers - 1 ? c->y_seq_stride : 0;
 }
 
-/* An ordinary launch of fn with one struct argument. */
+/* The launches: fn with one struct argument of arg_bytes (signed whole,
+ * so the struct is zeroed before its fields are set: no stray padding).
+ * An ordinary launch: */
 prnnStatus_t prnn_run_launch(const prnn_call_plan *c, CUfunction fn, unsigned grid_x,
-                             unsigned grid_y, unsigned block, void *arg, const char *name);
+                             unsigned grid_y, unsigned block, void *arg, size_t arg_bytes,
+                             const char *name);
 
-/* A launch with dynamic shared memory; cooperative: every block
- * co-resident (the persistent kernels whose blocks wait for each other). */
+/* A three-dimensional grid: */
+prnnStatus_t prnn_run_launch_3d(const prnn_call_plan *c, CUfunction fn, const unsigned grid[3],
+                                unsigned block, void *arg, size_t arg_bytes, const char *name);
+
+/* With dynamic shared memory; cooperative: every block co-resident (the
+ * persistent kernels whose blocks wait for each other). */
 prnnStatus_t prnn_run_launch_blocks(const prnn_call_plan *c, CUfunction fn, unsigned grid,
                                     unsigned block, size_t smem, int cooperative, void *arg,
-                                    const char *name);
+                                    size_t arg_bytes, const char *name);
 
 /* Blocks of `block` threads covering n items, capped for grid-stride loops. */
 unsigned prnn_run_grid(unsigned long long n, unsigned block);

@@ -6,68 +6,12 @@
 #include "error.h"
 #include "gpu/run/gpu_state.h"
 
-/* Two 64-bit hashes of the launches' bytes, eight at a time (a step's
- * arguments are a few hundred bytes: signing must cost far less than the
- * launch it stands for), with different multipliers and seeds, so that a
- * replayed graph is the loop's own but for a chance far below any
- * hardware error's. */
-static void sign(prnn_launch_sink *s, const void *data, size_t bytes)
-{
-    const unsigned char *p = data;
-    uint64_t h1 = s->h1, h2 = s->h2;
-    for (; bytes >= 8; bytes -= 8, p += 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h1 = (h1 ^ w) * 0x100000001b3ULL;
-        h1 ^= h1 >> 32;
-        h2 = (h2 + w) * 0x9e3779b97f4a7c15ULL;
-        h2 ^= h2 >> 29;
-    }
-    for (; bytes; bytes--, p++) {
-        h1 = (h1 ^ *p) * 0x100000001b3ULL;
-        h2 = (h2 + *p + 1) * 0x9e3779b97f4a7c15ULL;
-        h2 ^= h2 >> 29;
-    }
-    s->h1 = h1;
-    s->h2 = h2;
-}
-
-static void sign_pointer(prnn_launch_sink *s, const void *p)
-{
-    sign(s, &p, sizeof(p));
-}
-
-prnnStatus_t prnn_sink_launch(prnn_launch_sink *s, const prnn_call_plan *c, CUfunction fn,
-                              unsigned grid_x, unsigned block, void *arg, size_t arg_bytes,
-                              const char *name)
-{
-    if (!s->signing)
-        return prnn_run_launch(c, fn, grid_x, 1, block, arg, name);
-    const unsigned dims[2] = {grid_x, block};
-    sign_pointer(s, fn);
-    sign(s, dims, sizeof(dims));
-    sign(s, arg, arg_bytes);
-    return PRNN_STATUS_SUCCESS;
-}
-
-prnnStatus_t prnn_sink_gemm(prnn_launch_sink *s, const prnn_call_plan *c, const prnn_gemm_key *key,
-                            const void *a, const void *b, void *out)
-{
-    if (!s->signing)
-        return prnn_run_gemm(c, key, a, b, out);
-    sign(s, key, sizeof(*key));
-    sign_pointer(s, a);
-    sign_pointer(s, b);
-    sign_pointer(s, out);
-    sign_pointer(s, c->l.gemm_ws == (size_t)-1 ? NULL : prnn_run_ws(c, c->l.gemm_ws));
-    return PRNN_STATUS_SUCCESS;
-}
-
-void prnn_loop_graphs_init(prnn_loop_graphs *g, const prnn_cuda_driver *cu)
+void prnn_loop_graphs_init(prnn_loop_graphs *g, const prnn_cuda_driver *cu,
+                           const char *off_variable)
 {
     memset(g, 0, sizeof(*g));
     g->cu = cu;
-    const char *v = getenv("PRNN_STEP_GRAPHS");
+    const char *v = getenv(off_variable);
     if (v && strcmp(v, "0") == 0)
         return;
     if (cu->cuStreamCreate(&g->capture, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
@@ -103,7 +47,7 @@ static int worth(const prnn_loop_graph *e)
  * for it (seen once now): a loop of many layers and directions fills the
  * table with signatures seen once before they repeat, and those must not
  * push out the graphs. */
-static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_sink *s)
+static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_signature *s)
 {
     prnn_loop_graph *victim = &g->entries[0];
     for (int i = 0; i < PRNN_LOOP_GRAPHS; i++) {
@@ -134,8 +78,7 @@ static int capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan
         return 0;
     prnn_call_plan on_capture = *c;
     on_capture.stream = g->capture;
-    prnn_launch_sink launch = {0, 0, 0};
-    prnnStatus_t s = fn(ctx, &on_capture, &launch);
+    prnnStatus_t s = fn(ctx, &on_capture);
     CUgraph graph = NULL;
     CUresult ended = cu->cuStreamEndCapture(g->capture, &graph);
     CUgraphExec exec = NULL;
@@ -150,23 +93,26 @@ static int capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan
 prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_loop_fn fn,
                            const void *ctx)
 {
-    prnn_launch_sink launch = {0, 0, 0};
+    if (c->signing)
+        return fn(ctx, c); /* part of the caller's signature */
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     if (!g->capture || g->cu->cuStreamIsCapturing(c->stream, &status) != CUDA_SUCCESS ||
         status != CU_STREAM_CAPTURE_STATUS_NONE)
-        return fn(ctx, c, &launch);
-    prnn_launch_sink signature = {1, 0xcbf29ce484222325ULL, 0x6a09e667f3bcc909ULL};
-    PRNN_TRY(fn(ctx, c, &signature));
+        return fn(ctx, c);
+    prnn_launch_signature signature = {0xcbf29ce484222325ULL, 0x6a09e667f3bcc909ULL};
+    prnn_call_plan signing = *c;
+    signing.signing = &signature;
+    PRNN_TRY(fn(ctx, &signing));
     prnn_loop_graph *e = find(g, &signature);
     if (!e)
-        return fn(ctx, c, &launch);
+        return fn(ctx, c);
     if (!e->exec) {
         if (!capture(g, e, c, fn, ctx)) {
             /* not capturable here (the driver refused, or the loop failed
              * under capture, whose real failures its launches then
              * report): launches from now on */
             prnn_loop_graphs_release(g);
-            return fn(ctx, c, &launch);
+            return fn(ctx, c);
         }
     }
     return prnn_cu_check(g->cu->cuGraphLaunch(e->exec, c->stream), "cuGraphLaunch");

@@ -1,26 +1,38 @@
 /*
- * A loop of launches replayed as one CUDA graph once its arguments repeat:
- * the standard engine's steps (a cuBLASLt GEMM and a pointwise kernel each).
- * A launch costs the host a few microseconds, cuBLASLt's more, which at
- * GEMM-sized steps is what a step takes: LSTM f16 H 1024 B 64 on an H100
- * ran 12.9 us a step as launches and 8.5 replayed from a graph
- * (bench/NOTES.md, the eighth session).
+ * Launches replayed as one CUDA graph once they repeat: a whole call
+ * (prnn_call_run, the plan's table), and inside it the standard engine's
+ * steps (a cuBLASLt GEMM and a pointwise kernel each, its pass plan's
+ * table). A launch costs the host a few microseconds, a cooperative one
+ * (the persistent kernels') about 8 and cuBLASLt's 5-7 on an H100, while
+ * a call of a few steps takes the GPU tens of microseconds: the host's
+ * enqueueing was most of a short call's time, and at small H a tenth of a
+ * 256-step one's (bench/NOTES.md, the fifteenth session). The standard
+ * engine's steps: LSTM f16 H 1024 B 64 ran 12.9 us a step as launches and
+ * 8.5 replayed (the eighth session).
  *
- * The loop is a function that makes its launches through a prnn_launch_sink.
- * prnn_loop_run first runs it signing: every launch's kernel, grid and
- * argument bytes and every GEMM's shape and pointers hashed (two 64-bit
- * hashes), nothing launched. A signature seen before with a graph replays
- * the graph; one seen once before is captured (on a stream of the loop's
- * own: the caller's may be the legacy default stream, which cannot
- * capture), instantiated and launched; a new one runs as launches and is
- * remembered. So a call whose buffers change every time pays only the
- * signing, and a training loop whose allocator hands back the same buffers
- * replays from its third call on. The caller's stream already capturing
- * (the user's own CUDA graph) runs the launches, into that capture.
+ * The loop is a function that makes its launches through gpu_run.h's
+ * helpers on the call plan it is given. prnn_loop_run first runs it
+ * signing (prnn_call_plan.signing): every launch's kernel, grid and
+ * argument bytes, every GEMM's key and pointers, every memset, fork and
+ * join hashed (two 64-bit hashes), nothing launched. A signature seen
+ * before with a graph replays the graph; one seen once before is captured
+ * (on a stream of the table's own: the caller's may be the legacy default
+ * stream, which cannot capture), instantiated and launched; a new one runs
+ * as launches and is remembered. So a call whose buffers change every time
+ * pays only the signing, and a loop whose allocator hands back the same
+ * buffers replays from its third call on. What a replay reads on the
+ * device it reads when it runs, as the launches would: only what the host
+ * put into the launches is fixed, and all of it is in the signature.
  *
- * Plain launches are the fallback: PRNN_STEP_GRAPHS=0, or a capture the
- * driver refused or the loop failed under (the loop then runs as launches
- * from then on).
+ * A loop run while its caller signs (a standard engine's steps inside a
+ * call being signed) signs into the caller's signature; the caller's
+ * stream already capturing (a call being captured, or the user's own CUDA
+ * graph) runs the launches, into that capture.
+ *
+ * Plain launches are the fallback: the table's environment variable 0
+ * (PRNN_CALL_GRAPHS for calls, PRNN_STEP_GRAPHS for the steps), or a
+ * capture the driver refused or the loop failed under (the loop then runs
+ * as launches from then on).
  */
 #ifndef PRNN_GPU_LOOP_GRAPH_H
 #define PRNN_GPU_LOOP_GRAPH_H
@@ -31,26 +43,11 @@
 #include "cuda/cuda_driver.h"
 #include "gpu/run/gpu_run.h"
 
-/* Where a loop's launches go: the driver, or (signing) a hash. */
-typedef struct {
-    int signing;
-    uint64_t h1, h2;
-} prnn_launch_sink;
-
-/* cuLaunchKernel of fn with one argument struct of arg_bytes (grid_x x 1
- * blocks of block threads), or its bytes into the signature. */
-prnnStatus_t prnn_sink_launch(prnn_launch_sink *s, const prnn_call_plan *c, CUfunction fn,
-                              unsigned grid_x, unsigned block, void *arg, size_t arg_bytes,
-                              const char *name);
-/* prnn_run_gemm, or its key and pointers (the call's GEMM workspace too)
- * into the signature. */
-prnnStatus_t prnn_sink_gemm(prnn_launch_sink *s, const prnn_call_plan *c, const prnn_gemm_key *key,
-                            const void *a, const void *b, void *out);
-
-/* The signatures one pass plan keeps: a training step of L layers and D
- * directions signs 2 L D loops (forward and backward-data; an inference
- * call's forward signs apart from a training call's). Those seen once go
- * before those holding a graph, the least recently used first. */
+/* The signatures one table keeps: a training step of L layers and D
+ * directions signs 2 L D step loops (forward and backward-data; an
+ * inference call's forward signs apart from a training call's); a plan's
+ * calls one per call kind and set of buffers. Those seen once go before
+ * those holding a graph, the least recently used first. */
 #define PRNN_LOOP_GRAPHS 64
 
 typedef struct {
@@ -60,25 +57,26 @@ typedef struct {
     int used;
 } prnn_loop_graph;
 
-typedef struct {
+typedef struct prnn_loop_graphs {
     const prnn_cuda_driver *cu;
     CUstream capture; /* NULL: graphs off */
     prnn_loop_graph entries[PRNN_LOOP_GRAPHS];
     unsigned long long clock;
 } prnn_loop_graphs;
 
-/* At planning (the context current): the capture stream, unless
- * PRNN_STEP_GRAPHS is 0. Graphs stay off, without an error, where the
- * stream cannot be made. */
-void prnn_loop_graphs_init(prnn_loop_graphs *g, const prnn_cuda_driver *cu);
+/* At planning (the context current): the capture stream, unless the
+ * environment variable `off_variable` is 0. Graphs stay off, without an
+ * error, where the stream cannot be made. */
+void prnn_loop_graphs_init(prnn_loop_graphs *g, const prnn_cuda_driver *cu,
+                           const char *off_variable);
 /* Destroys the graphs and the stream (the context current). */
 void prnn_loop_graphs_release(prnn_loop_graphs *g);
 
-/* A loop: makes its launches through sink on c's stream. ctx is the
+/* A loop: makes its launches through gpu_run.h on c's stream. ctx is the
  * caller's. It must launch the same things from the same arguments every
- * time it runs (signing, capturing, launching). */
-typedef prnnStatus_t (*prnn_loop_fn)(const void *ctx, const prnn_call_plan *c,
-                                     prnn_launch_sink *sink);
+ * time it runs (signing, capturing, launching), and change nothing but
+ * the device's memory. */
+typedef prnnStatus_t (*prnn_loop_fn)(const void *ctx, const prnn_call_plan *c);
 
 /* Runs fn on c's stream: replayed, captured or launched (above). */
 prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_loop_fn fn,

@@ -45,7 +45,8 @@ static prnnStatus_t write_order(const prnn_call_plan *c)
         a.base = base;
         a.count = io->batch - base < PRNN_SEQ_ORDER_CHUNK ? io->batch - base : PRNN_SEQ_ORDER_CHUNK;
         memcpy(a.v, io->order + base, (size_t)a.count * sizeof(int));
-        PRNN_TRY(prnn_run_launch(c, c->kernels->seq_order, 1, 1, 256, &a, "prnn_seq_order"));
+        PRNN_TRY(
+            prnn_run_launch(c, c->kernels->seq_order, 1, 1, 256, &a, sizeof(a), "prnn_seq_order"));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -121,7 +122,7 @@ static prnnStatus_t moves_launch(moves *m)
     if (!m->a.count)
         return PRNN_STATUS_SUCCESS;
     return prnn_run_launch(m->c, m->c->kernels->seq_move, prnn_run_grid(m->most, 256),
-                           (unsigned)m->a.count, 256, &m->a, "prnn_seq_move");
+                           (unsigned)m->a.count, 256, &m->a, sizeof(m->a), "prnn_seq_move");
 }
 
 /* A state's packed slot in the workspace, or NULL where the caller passes

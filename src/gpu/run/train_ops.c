@@ -31,7 +31,7 @@ prnnStatus_t prnn_train_dropout_forward(const prnn_call_plan *c, int layer, cons
     a.src = src;
     a.dst = dst;
     return prnn_run_launch(c, c->kernels->dropout_forward, prnn_run_grid((a.n + 3) / 4, 256), 1,
-                           256, &a, "prnn_dropout_forward");
+                           256, &a, sizeof(a), "prnn_dropout_forward");
 }
 
 prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad)
@@ -40,7 +40,7 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
     dropout_args(c, layer, &a);
     a.dst = grad;
     return prnn_run_launch(c, c->kernels->dropout_backward, prnn_run_grid((a.n + 3) / 4, 256), 1,
-                           256, &a, "prnn_dropout_backward");
+                           256, &a, sizeof(a), "prnn_dropout_backward");
 }
 
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
@@ -63,7 +63,8 @@ prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void
     unsigned gx = prnn_run_grid((unsigned long long)c->p->mini_batch * c->P, 256);
     if (gx > 64)
         gx = 64;
-    return prnn_run_launch(c, c->kernels->gather_prev, gx, gy, 256, &a, "prnn_gather_prev");
+    return prnn_run_launch(c, c->kernels->gather_prev, gx, gy, 256, &a, sizeof(a),
+                           "prnn_gather_prev");
 }
 
 prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int training,
@@ -95,9 +96,10 @@ prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int l
     a.chunks = c->l.bias_chunks;
     unsigned gx = (unsigned)((cols + 127) / 128);
     prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, gx, (unsigned)a.chunks, 128, &a,
-                                     "prnn_bias_partial");
+                                     sizeof(a), "prnn_bias_partial");
     if (!s)
-        s = prnn_run_launch(c, c->kernels->bias_finish, gx, 1, 128, &a, "prnn_bias_finish");
+        s = prnn_run_launch(c, c->kernels->bias_finish, gx, 1, 128, &a, sizeof(a),
+                            "prnn_bias_finish");
     return s;
 }
 
@@ -114,5 +116,5 @@ prnnStatus_t prnn_train_skip_dx(const prnn_call_plan *c, const void *const *dg, 
     a.dg_cols = prnn_cell_traits(c->rnn->mode)->dg_cols;
     a.gates = c->G;
     return prnn_run_launch(c, c->kernels->skip_dx, prnn_run_grid((unsigned long long)a.count, 256),
-                           1, 256, &a, "prnn_skip_dx");
+                           1, 256, &a, sizeof(a), "prnn_skip_dx");
 }

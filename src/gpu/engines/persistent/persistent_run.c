@@ -19,12 +19,12 @@ static void scratch_of(const prnn_call_plan *c, const prnn_kernel_geometry *g, i
 }
 
 static prnnStatus_t launch(const prnn_call_plan *c, const prnn_kernel_geometry *g, CUfunction fn,
-                           void *args, const char *name)
+                           void *args, size_t arg_bytes, const char *name)
 {
     const unsigned grid = (unsigned)(g->tile.blocks * g->tile.batch_groups * c->dirs);
     /* the local hand-off's blocks never wait for each other */
     return prnn_run_launch_blocks(c, fn, grid, (unsigned)g->tile.threads, g->smem_bytes,
-                                  g->tile.handoff != 2, args, name);
+                                  g->tile.handoff != 2, args, arg_bytes, name);
 }
 
 prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)
@@ -37,7 +37,7 @@ prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)
     prnn_layered_rnn_args(lr, &a);
     for (int d = 0; d < c->dirs; d++)
         scratch_of(c, g, d, &a.dir[d].exchange, &a.dir[d].counter, &a.dir[d].packed);
-    return launch(c, g, lr->skip ? k->fn_skip : k->fn, &a, "prnn_rnn_persistent");
+    return launch(c, g, lr->skip ? k->fn_skip : k->fn, &a, sizeof(a), "prnn_rnn_persistent");
 }
 
 prnnStatus_t prnn_persistent_backward_layer(const prnn_layer_run *lr)
@@ -49,5 +49,5 @@ prnnStatus_t prnn_persistent_backward_layer(const prnn_layer_run *lr)
     prnn_layered_bwd_args(lr, &a);
     for (int d = 0; d < c->dirs; d++)
         scratch_of(c, g, d, &a.dir[d].exchange, &a.dir[d].counter, &a.dir[d].packed);
-    return launch(c, g, st->run.fn, &a, "prnn_rnn_backward");
+    return launch(c, g, st->run.fn, &a, sizeof(a), "prnn_rnn_backward");
 }

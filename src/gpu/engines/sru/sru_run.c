@@ -115,7 +115,8 @@ static prnnStatus_t launch_scan(const prnn_call_plan *c, const CUfunction *fns,
     const unsigned grid = (unsigned)((threads + k->threads - 1) / k->threads);
     const int v = variant_of(s);
     a->vec = vector_aligned(c, a);
-    return prnn_run_launch_blocks(c, fns[v], grid, (unsigned)k->threads, smem[v], 0, a, name);
+    return prnn_run_launch_blocks(c, fns[v], grid, (unsigned)k->threads, smem[v], 0, a, sizeof(*a),
+                                  name);
 }
 
 /* Where a layer's slice of hx-shaped state (both directions) starts. */
@@ -156,7 +157,7 @@ static prnnStatus_t keep_input(const prnn_call_plan *c, const void *input, void 
     a.cols = highway_split(c) ? c->dirs * c->H : c->H;
     return prnn_run_launch(c, sru_kernels(c)->keep_input,
                            prnn_run_grid((unsigned long long)a.rows * a.cols, 256), 1, 256, &a,
-                           "prnn_sru_keep_input");
+                           sizeof(a), "prnn_sru_keep_input");
 }
 
 /* U of a layer (its GEMM; none for SKIP's layer 0) and, in training where
@@ -243,7 +244,7 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
         const unsigned long long width = (unsigned long long)(a.split ? c->dirs * c->H : c->H);
         PRNN_TRY(prnn_run_launch(c, sru_kernels(c)->input_grad,
                                  prnn_run_grid((unsigned long long)a.rows * width, 256), 1, 256, &a,
-                                 "prnn_sru_input_grad"));
+                                 sizeof(a), "prnn_sru_input_grad"));
     }
     if (s->skip)
         return PRNN_STATUS_SUCCESS;
@@ -335,7 +336,8 @@ static prnnStatus_t layer_weights(const prnn_call_plan *c, const prnn_reserve_la
     a.dirs = c->dirs;
     a.mini_batch = c->p->mini_batch;
     unsigned n = (unsigned)(c->dirs * 4 * c->H);
-    return prnn_run_launch(c, sru_kernels(c)->vgrad, (n + 255) / 256, 1, 256, &a, "prnn_sru_vgrad");
+    return prnn_run_launch(c, sru_kernels(c)->vgrad, (n + 255) / 256, 1, 256, &a, sizeof(a),
+                           "prnn_sru_vgrad");
 }
 
 /* The layers one after another on c's stream: each layer's weight GEMM

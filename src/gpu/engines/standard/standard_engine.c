@@ -147,7 +147,7 @@ static prnnStatus_t load(const prnn_engine_query *q, prnn_pass_plan *pp)
                                : prnn_load_functions(q->gs, s, &r, &pp->stats, all, 3));
     }
     if (!k->graphs.cu)
-        prnn_loop_graphs_init(&k->graphs, q->gs->cu);
+        prnn_loop_graphs_init(&k->graphs, q->gs->cu, "PRNN_STEP_GRAPHS");
     pp->loaded = 1;
     return PRNN_STATUS_SUCCESS;
 }
@@ -223,9 +223,9 @@ static void recurrence_key(const prnn_call_plan *c, int m, int n, int k, int tra
  * the rows the previous step ran is its output in y (prev_row0, y_cols
  * apart; none at the first step), of rows that start here hstate's copy
  * of hx (the reverse direction's batch grows). */
-static prnnStatus_t projected_recurrence(prnn_launch_sink *sink, const prnn_call_plan *c,
-                                         const prnn_step_args *a, const void *R, void *rec, int s,
-                                         long long prev_row0, int prev_batch)
+static prnnStatus_t projected_recurrence(const prnn_call_plan *c, const prnn_step_args *a,
+                                         const void *R, void *rec, int s, long long prev_row0,
+                                         int prev_batch)
 {
     const int P = c->P, gh = (int)c->gh;
     const int from_y = s == 0 ? 0 : a->batch < prev_batch ? a->batch : prev_batch;
@@ -233,30 +233,29 @@ static prnnStatus_t projected_recurrence(prnn_launch_sink *sink, const prnn_call
     if (from_y) {
         recurrence_key(c, from_y, gh, P, 1, a->y_cols, P, gh, &key);
         const char *h = (const char *)a->y + ((size_t)prev_row0 * a->y_cols + a->y_offset) * c->es;
-        PRNN_TRY(prnn_sink_gemm(sink, c, &key, h, R, rec));
+        PRNN_TRY(prnn_run_gemm(c, &key, h, R, rec));
     }
     if (a->batch == from_y)
         return PRNN_STATUS_SUCCESS;
     recurrence_key(c, a->batch - from_y, gh, P, 1, P, P, gh, &key);
-    return prnn_sink_gemm(sink, c, &key, (const char *)a->hstate + (size_t)from_y * P * c->es, R,
-                          (char *)rec + (size_t)from_y * gh * c->acc);
+    return prnn_run_gemm(c, &key, (const char *)a->hstate + (size_t)from_y * P * c->es, R,
+                         (char *)rec + (size_t)from_y * gh * c->acc);
 }
 
 /* With a projection, after the cell: h = m Wp^T of the step's rows, into y
  * (storage type). */
-static prnnStatus_t projection(prnn_launch_sink *sink, const prnn_call_plan *c,
-                               const prnn_step_args *a, const void *Wp)
+static prnnStatus_t projection(const prnn_call_plan *c, const prnn_step_args *a, const void *Wp)
 {
     prnn_gemm_key key;
     recurrence_key(c, a->batch, c->P, c->H, 1, c->H, c->H, a->y_cols, &key);
     key.c_storage = 1;
     char *h = (char *)a->y + ((size_t)a->row0 * a->y_cols + a->y_offset) * c->es;
-    return prnn_sink_gemm(sink, c, &key, a->m, Wp, h);
+    return prnn_run_gemm(c, &key, a->m, Wp, h);
 }
 
 /* With a projection, once a direction's steps ran: hy from y. */
-static prnnStatus_t projected_hy(prnn_launch_sink *sink, const prnn_call_plan *c,
-                                 const prnn_step_kernels *sk, const prnn_step_args *a)
+static prnnStatus_t projected_hy(const prnn_call_plan *c, const prnn_step_kernels *sk,
+                                 const prnn_step_args *a)
 {
     if (!a->hy)
         return PRNN_STATUS_SUCCESS;
@@ -271,14 +270,13 @@ static prnnStatus_t projected_hy(prnn_launch_sink *sink, const prnn_call_plan *c
     h.y_cols = a->y_cols;
     h.y_offset = a->y_offset;
     h.reverse = a->reverse;
-    return prnn_sink_launch(sink, c, sk->proj_hy, (unsigned)((h.rows * c->P + 255) / 256), 256, &h,
-                            sizeof(h), "prnn_step_proj_hy");
+    return prnn_run_launch(c, sk->proj_hy, (unsigned)((h.rows * c->P + 255) / 256), 1, 256, &h,
+                           sizeof(h), "prnn_step_proj_hy");
 }
 
 /* One direction of one layer, forward: a GEMM and a pointwise kernel per
- * step (and with a projection a second GEMM), through sink on c's
- * stream. */
-static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn_launch_sink *sink)
+ * step (and with a projection a second GEMM), on c's stream. */
+static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c)
 {
     const prnn_layer_run *lr = ((const dir_loop *)ctx)->lr;
     const int d = ((const dir_loop *)ctx)->d;
@@ -302,8 +300,8 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn
                                                          : NULL;
     ia.h_count = B * P;
     ia.c_count = B * H;
-    PRNN_TRY(prnn_sink_launch(sink, c, sk->init, (unsigned)((B * H + 255) / 256), 256, &ia,
-                              sizeof(ia), "prnn_step_init"));
+    PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia, sizeof(ia),
+                             "prnn_step_init"));
 
     prnn_step_args a;
     memset(&a, 0, sizeof(a));
@@ -348,30 +346,29 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c, prnn
         /* rec = h_{t-1} R^T for the step's rows */
         if (proj) {
             a.m = m + (c->training ? (size_t)a.row0 * H * c->es : 0);
-            PRNN_TRY(projected_recurrence(sink, c, &a, w.R, rec, s, prev_row0, prev_batch));
+            PRNN_TRY(projected_recurrence(c, &a, w.R, rec, s, prev_row0, prev_batch));
         } else {
             prnn_gemm_key key;
             recurrence_key(c, a.batch, (int)c->gh, H, 1, H, H, (int)c->gh, &key);
-            PRNN_TRY(prnn_sink_gemm(sink, c, &key, a.hstate, w.R, rec));
+            PRNN_TRY(prnn_run_gemm(c, &key, a.hstate, w.R, rec));
         }
-        PRNN_TRY(prnn_sink_launch(sink, c, fn, (unsigned)((a.batch * H + 255) / 256), 256, &a,
-                                  sizeof(a), "prnn_step_cell"));
+        PRNN_TRY(prnn_run_launch(c, fn, (unsigned)((a.batch * H + 255) / 256), 1, 256, &a,
+                                 sizeof(a), "prnn_step_cell"));
         if (proj)
-            PRNN_TRY(projection(sink, c, &a, w.Wp));
+            PRNN_TRY(projection(c, &a, w.Wp));
         prev_row0 = a.row0;
         prev_batch = a.batch;
     }
-    return proj ? projected_hy(sink, c, sk, &a) : PRNN_STATUS_SUCCESS;
+    return proj ? projected_hy(c, sk, &a) : PRNN_STATUS_SUCCESS;
 }
 
 /* With a projection, a backward step's dh and dm: prnn_step_dh_proj makes
  * dh of the step's rows (P wide, kept in the reserve for dWp) from recp =
  * dg_prev R, dhy and dy, and leaves dhx of rows that start later; then dm =
  * dh Wp of the step's rows, which the cell backward reads as its rec. */
-static prnnStatus_t projected_dh(prnn_launch_sink *sink, const prnn_call_plan *c,
-                                 const prnn_step_kernels *sk, const prnn_step_bwd_args *a,
-                                 const void *recp, const void *dhy, void *dhx, char *dh,
-                                 const void *Wp, void *dm)
+static prnnStatus_t projected_dh(const prnn_call_plan *c, const prnn_step_kernels *sk,
+                                 const prnn_step_bwd_args *a, const void *recp, const void *dhy,
+                                 void *dhx, char *dh, const void *Wp, void *dm)
 {
     const int P = c->P, H = c->H;
     prnn_step_dh_args h;
@@ -388,20 +385,20 @@ static prnnStatus_t projected_dh(prnn_launch_sink *sink, const prnn_call_plan *c
     h.y_offset = a->y_offset;
     h.dy_storage = a->dy_storage;
     const int hi_b = a->cur_b > a->prev_b ? a->cur_b : a->prev_b;
-    PRNN_TRY(prnn_sink_launch(sink, c, sk->dh_proj, (unsigned)((hi_b * P + 255) / 256), 256, &h,
-                              sizeof(h), "prnn_step_dh_proj"));
+    PRNN_TRY(prnn_run_launch(c, sk->dh_proj, (unsigned)((hi_b * P + 255) / 256), 1, 256, &h,
+                             sizeof(h), "prnn_step_dh_proj"));
     if (!a->cur_b)
         return PRNN_STATUS_SUCCESS;
     prnn_gemm_key key;
     recurrence_key(c, a->cur_b, H, P, 0, P, H, H, &key);
-    return prnn_sink_gemm(sink, c, &key, dh + (size_t)a->row0 * P * c->es, Wp, dm);
+    return prnn_run_gemm(c, &key, dh + (size_t)a->row0 * P * c->es, Wp, dm);
 }
 
 /* One direction of one layer, backward: per step (walking time backwards) a
  * GEMM rec = dg R over the rows the previous step ran, then the cell
  * backward; a final GEMM and pointwise pass leave dhx / dcx. With a
  * projection, dh and dm (projected_dh) between the two. */
-static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prnn_launch_sink *sink)
+static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c)
 {
     const prnn_layer_run *lr = ((const dir_loop *)ctx)->lr;
     const int d = ((const dir_loop *)ctx)->d;
@@ -468,16 +465,15 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c, prn
             prnn_gemm_key key;
             recurrence_key(c, prev_b, P, (int)c->gh, 0, (int)rec_row, P, P, &key);
             a.rec = recp;
-            PRNN_TRY(
-                prnn_sink_gemm(sink, c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, recp));
+            PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)prev_row0 * rec_row * c->es, w.R, recp));
         }
         if (proj) {
-            PRNN_TRY(projected_dh(sink, c, sk, &a, recp, a.dhy, a.dhx, dh, w.Wp, rec));
+            PRNN_TRY(projected_dh(c, sk, &a, recp, a.dhy, a.dhx, dh, w.Wp, rec));
             a.rec = cur_b ? rec : NULL;
         }
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
-        PRNN_TRY(prnn_sink_launch(sink, c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256),
-                                  256, &a, sizeof(a), "prnn_step_cell_backward"));
+        PRNN_TRY(prnn_run_launch(c, sk->cell_backward, (unsigned)((hi_b * H + 255) / 256), 1, 256,
+                                 &a, sizeof(a), "prnn_step_cell_backward"));
         prev_b = cur_b;
         prev_row0 = row0;
     }

@@ -270,11 +270,9 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
             if (g > groups_max)
                 groups_max = g;
         }
-        void *params[] = {&a};
-        const unsigned grid_x = (unsigned)((c->H + WARPS - 1) / WARPS);
-        PRNN_TRY(prnn_cu_check(c->gs->cu->cuLaunchKernel(fn, grid_x, (unsigned)dirs, groups_max,
-                                                         THREADS, 1, 1, 0, c->stream, params, NULL),
-                               "cuLaunchKernel(prnn_fused_step)"));
+        const unsigned grid[3] = {(unsigned)((c->H + WARPS - 1) / WARPS), (unsigned)dirs,
+                                  groups_max};
+        PRNN_TRY(prnn_run_launch_3d(c, fn, grid, THREADS, &a, sizeof(a), "prnn_fused_step"));
         groups_max = 0;
     }
     return PRNN_STATUS_SUCCESS;

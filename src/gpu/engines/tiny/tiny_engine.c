@@ -221,7 +221,7 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
     prnn_layered_rnn_args(lr, &a);
     const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
     CUfunction fn = st->fn[lr->skip][c->training];
-    return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
+    return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a, sizeof(a),
                            "prnn_tiny_forward");
 }
 
@@ -234,7 +234,7 @@ static prnnStatus_t backward_layer(const prnn_layer_run *lr)
     prnn_layered_bwd_args(lr, &a);
     const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
     return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
-                           "prnn_tiny_backward");
+                           sizeof(a), "prnn_tiny_backward");
 }
 
 static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_engine_info *info)
