@@ -845,6 +845,28 @@ void gc_problem_free(gc_problem *p)
     memset(p, 0, sizeof(*p));
 }
 
+int gc_call_graph_replays(prnnHandle_t dut, const gc_problem *p, const gc_shape *s,
+                          unsigned long long *replays, char *err, size_t errsize)
+{
+    prnnRNNPlanInfo_t info;
+    memset(&info, 0, sizeof(info));
+    info.structSize = sizeof(info);
+    if (prnnGetRNNPlanInfo(dut, p->rnn, s->batch, s->dtype, &info)) {
+        snprintf(err, errsize, "plan info: %s", prnnGetLastErrorLog());
+        return -1;
+    }
+    const char *off = getenv("PRNN_CALL_GRAPHS");
+    if (info.path == PRNN_PATH_CPU_REFERENCE || (off && strcmp(off, "0") == 0))
+        return 1;
+    if (!info.callGraphs) {
+        snprintf(err, errsize, "the plan's call graphs are off (%d captured, %llu replays): %s",
+                 info.callGraphsCaptured, info.callGraphReplays, prnnGetLastErrorLog());
+        return -1;
+    }
+    *replays = info.callGraphReplays;
+    return 0;
+}
+
 int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune, gc_result *r)
 {
     char *err = r->problem;

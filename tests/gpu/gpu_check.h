@@ -349,6 +349,13 @@ void gc_problem_free(gc_problem *p);
  */
 int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotune, gc_result *r);
 
+/* The calls of p's plan on dut that replayed one of the plan's own CUDA
+ * graphs so far (prnnRNNPlanInfo_t.callGraphReplays): 0, or 1 where call
+ * graphs do not apply (the CPU backend, PRNN_CALL_GRAPHS=0), or -1 with
+ * err set when the plan info fails or a GPU plan has them off. */
+int gc_call_graph_replays(prnnHandle_t dut, const gc_problem *p, const gc_shape *s,
+                          unsigned long long *replays, char *err, size_t errsize);
+
 /* snprintf into a case's problem text and go to its `out` label. */
 #define GC_FAILF(problem, ...)                                                                     \
     do {                                                                                           \

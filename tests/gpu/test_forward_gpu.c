@@ -213,6 +213,11 @@ static void run_case(int index, gc_handles *wh)
     gc_upload(&dx, hx);
     gc_upload(&dhx, hhx);
     gc_upload(&dcx, hcx);
+    unsigned long long replays_before = 0, replays_after = 0;
+    const int graphs = gc_call_graph_replays(wh->dut, &pb, &c->s, &replays_before, c->r.problem,
+                                             sizeof(c->r.problem));
+    if (graphs < 0)
+        goto out;
     for (int run = 0; run < 2; run++) {
         gc_poison(&dy, stream);
         gc_poison(&dhy, stream);
@@ -235,8 +240,27 @@ static void run_case(int index, gc_handles *wh)
             const double eh = gc_rel_err(got2, ref_hy, dt, sbytes / es, &nan);
             if (nan || eh > c->tol)
                 FAILF("fresh inputs, call %d: hy relative error %.2e (%zu NaN)", run + 1, eh, nan);
+            if (cell) {
+                gc_download(got2, &dcy);
+                const double ec = gc_rel_err(got2, ref_cy, dt, sbytes / es, &nan);
+                if (nan || ec > c->tol)
+                    FAILF("fresh inputs, call %d: cy relative error %.2e (%zu NaN)", run + 1, ec,
+                          nan);
+            }
         }
+        const gc_buf *outs[] = {&dy, &dhy, &dcy, &dws};
+        const char *names[] = {"y", "hy", "cy", "workspace"};
+        for (int i = 0; i < 4; i++)
+            if (!gc_guard_ok(outs[i]))
+                FAILF("fresh inputs: guard band after %s overwritten", names[i]);
     }
+    /* both calls replayed the graph the second call captured */
+    if (graphs == 0 && gc_call_graph_replays(wh->dut, &pb, &c->s, &replays_after, c->r.problem,
+                                             sizeof(c->r.problem)))
+        goto out;
+    if (graphs == 0 && replays_after < replays_before + 2)
+        FAILF("the two calls with fresh inputs made %llu replays of prnn's call graph, not 2",
+              replays_after - replays_before);
     c->r.pass = 1;
 out:
     if (locked) {

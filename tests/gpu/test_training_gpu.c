@@ -752,6 +752,11 @@ static void run_case(int index, gc_handles *wh)
     pthread_mutex_lock(&gc_gpu_lock);
     if (fresh_failed || upload_inputs(c, &k))
         goto out;
+    unsigned long long replays_before = 0, replays_after = 0;
+    const int graphs = gc_call_graph_replays(wh->dut, pb, &c->s, &replays_before, c->r.problem,
+                                             sizeof(c->r.problem));
+    if (graphs < 0)
+        goto out;
     for (int run = 0; run < 2; run++)
         if (gc_run(stream, 0, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st, "training step", index, d,
                    c->r.config, c->r.problem, sizeof(c->r.problem)) ||
@@ -762,6 +767,14 @@ static void run_case(int index, gc_handles *wh)
         snprintf(problem, sizeof(problem), "%.199s", c->r.problem);
         FAILF("fresh inputs, the two steps after the first two: %s", problem);
     }
+    /* each of a step's three calls replayed the graph its second call
+     * captured */
+    if (graphs == 0 && gc_call_graph_replays(wh->dut, pb, &c->s, &replays_after, c->r.problem,
+                                             sizeof(c->r.problem)))
+        goto out;
+    if (graphs == 0 && replays_after < replays_before + 6)
+        FAILF("the two steps with fresh inputs made %llu replays of prnn's call graphs, not 6",
+              replays_after - replays_before);
     c->r.pass = 1;
 out:
     if (locked) {

@@ -10,6 +10,9 @@
  *  - each signature replays its own graph;
  *  - a capture the driver refuses (at its begin, end or instantiation) or
  *    a loop failing under capture: launches, then and from then on;
+ *  - a loop failing under capture and as launches too: its error, and the
+ *    graphs stay on (a later capture of it works);
+ *  - the table's counts of graphs captured and replays;
  *  - more signatures than the table holds: those seen once go first, the
  *    graphs stay;
  *  - release destroys every graph and the stream, every captured graph is
@@ -37,7 +40,7 @@ static struct {
     int launches, launches_on_own, begins, instantiated, graph_launches, exec_destroyed;
     int streams_made, streams_destroyed, graphs_made, graphs_destroyed;
     CUstreamCaptureStatus user_status;
-    int refuse_capture, refuse_begin, refuse_instantiate, fail_launches;
+    int refuse_capture, refuse_begin, refuse_instantiate, fail_launches, fail_all;
     int own_capturing; /* between a begin and an end of capture */
     CUgraphExec last_exec;
 } n;
@@ -50,7 +53,8 @@ static CUresult launch_kernel(CUfunction fn, unsigned gx, unsigned gy, unsigned 
     (void)params, (void)extra;
     n.launches++;
     n.launches_on_own += stream == OWN_STREAM;
-    return n.fail_launches && stream == OWN_STREAM ? CUDA_ERROR_INVALID_IMAGE : CUDA_SUCCESS;
+    return n.fail_all || (n.fail_launches && stream == OWN_STREAM) ? CUDA_ERROR_INVALID_IMAGE
+                                                                   : CUDA_SUCCESS;
 }
 
 static CUresult stream_create(CUstream *s, unsigned flags)
@@ -246,6 +250,7 @@ int main(void)
     CHECK(n.launches == 6 && n.launches_on_own == 3);
     run(&g, &c, 1); /* replayed only */
     CHECK(n.launches == 6 && n.graph_launches == 2 && n.last_exec == EXEC(1));
+    CHECK(g.captured == 1 && g.replays == 2);
     CHECK(n.graphs_made == 1 && n.graphs_destroyed == 1);
 
     run(&g, &c, 2); /* another argument: launched */
@@ -283,6 +288,24 @@ int main(void)
     refused(&cu, &c, &n.refuse_begin);
     refused(&cu, &c, &n.refuse_instantiate);
     refused(&cu, &c, &n.fail_launches);
+
+    /* a loop failing under capture and as launches: its error each time,
+     * the graphs stay on, and once it runs it is captured */
+    {
+        prnn_loop_graphs f;
+        prnn_loop_graphs_init(&f, &cu, "PRNN_STEP_GRAPHS");
+        const int begins = n.begins, destroyed = n.streams_destroyed;
+        int v = 11;
+        n.fail_all = 1;
+        CHECK(prnn_loop_run(&f, &c, loop, &v) != PRNN_STATUS_SUCCESS); /* new: launched */
+        CHECK(prnn_loop_run(&f, &c, loop, &v) != PRNN_STATUS_SUCCESS); /* captured, launched */
+        CHECK(n.begins == begins + 1 && f.capture != NULL && f.captured == 0);
+        CHECK(n.streams_destroyed == destroyed);
+        n.fail_all = 0;
+        run(&f, &c, 11); /* captured now */
+        CHECK(n.begins == begins + 2 && f.captured == 1 && f.replays == 1);
+        prnn_loop_graphs_release(&f);
+    }
 
     /* more signatures than the table holds, in turn: the graph of v = 1
      * stays while the others come and go seen once */

@@ -12,6 +12,11 @@ void prnn_plan_free(prnn_plan *p)
 {
     if (!p)
         return;
+    /* the graphs first: they launch the passes' kernels */
+    if (p->call_graphs) {
+        prnn_loop_graphs_release(p->call_graphs);
+        free(p->call_graphs);
+    }
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         if (p->pass[i].engine && p->pass[i].state)
             p->pass[i].engine->release(&p->pass[i]);
@@ -20,18 +25,11 @@ void prnn_plan_free(prnn_plan *p)
             p->short_fwd[i].pass.engine->release(&p->short_fwd[i].pass);
     if (p->bwd_fallback.engine && p->bwd_fallback.state)
         p->bwd_fallback.engine->release(&p->bwd_fallback);
-    if (p->call_graphs) {
-        prnn_loop_graphs_release(p->call_graphs);
-        free(p->call_graphs);
-    }
     free(p);
 }
 
 prnnStatus_t prnn_plan_start_graphs(prnn_plan *p, const prnn_cuda_driver *cu)
 {
-    const char *v = getenv("PRNN_CALL_GRAPHS");
-    if (v && strcmp(v, "0") == 0)
-        return PRNN_STATUS_SUCCESS;
     p->call_graphs = calloc(1, sizeof(*p->call_graphs));
     if (!p->call_graphs)
         return prnn_fail(PRNN_STATUS_ALLOC_FAILED, "out of host memory");
@@ -165,6 +163,10 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
         snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
         full.shortMaxSeqLength = two->max_seq;
     }
+    const prnn_loop_graphs *cg = plan->call_graphs;
+    full.callGraphs = cg && cg->capture;
+    full.callGraphsCaptured = cg ? cg->captured : 0;
+    full.callGraphReplays = cg ? cg->replays : 0;
     size_t n = info->structSize < sizeof(full) ? info->structSize : sizeof(full);
     memcpy(info, &full, n);
 }

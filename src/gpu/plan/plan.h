@@ -57,8 +57,8 @@ typedef struct prnn_plan {
     int training_loaded;
     double plan_ms; /* planning and loading, so far */
     /* Its calls' graphs (loop_graph.h: a call replays from a CUDA graph
-     * once its launches repeat); NULL until prnn_plan_start_graphs, and
-     * with PRNN_CALL_GRAPHS=0. */
+     * once its launches repeat); NULL until prnn_plan_start_graphs; off
+     * (no capture stream) with PRNN_CALL_GRAPHS=0. */
     struct prnn_loop_graphs *call_graphs;
 } prnn_plan;
 

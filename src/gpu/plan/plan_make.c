@@ -139,11 +139,11 @@ prnnStatus_t prnn_plan_with(const prnn_gpu_call *g, const struct prnnRNNStruct *
         s = prnn_run_kernels_load_training(g->gs, rnn->dtype, &p->kernels, &p->stats);
     if (!s)
         s = prnn_plan_start_graphs(p, g->gs->cu);
+    if (s)
+        prnn_plan_free(p); /* in the context: its engines may hold driver objects */
     prnn_gpu_leave(g->gs);
-    if (s) {
-        prnn_plan_free(p);
+    if (s)
         return s;
-    }
     p->training_loaded = bwd_engine != NULL;
     *out = p;
     return PRNN_STATUS_SUCCESS;

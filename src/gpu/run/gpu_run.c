@@ -148,6 +148,15 @@ static void sign_kind(prnn_launch_signature *s, unsigned kind)
 
 enum { SIGN_LAUNCH = 1, SIGN_GEMM, SIGN_ZERO, SIGN_FORK, SIGN_JOIN };
 
+/* Which stream the signed work goes to: the call's, or the handle's side
+ * stream (prnn_run_fork): the same launches on another stream are another
+ * graph. */
+static void sign_stream(const prnn_call_plan *c)
+{
+    const unsigned char side = c->gs && c->gs->side && c->stream == c->gs->side;
+    prnn_sign_bytes(c->signing, &side, 1);
+}
+
 /* Every launch: signed, or enqueued on the call's stream. */
 static prnnStatus_t launch(const prnn_call_plan *c, CUfunction fn, const unsigned grid[3],
                            unsigned block, size_t smem, int cooperative, void *arg,
@@ -157,6 +166,7 @@ static prnnStatus_t launch(const prnn_call_plan *c, CUfunction fn, const unsigne
         const unsigned dims[6] = {grid[0], grid[1],        grid[2],
                                   block,   (unsigned)smem, (unsigned)cooperative};
         sign_kind(c->signing, SIGN_LAUNCH);
+        sign_stream(c);
         sign_pointer(c->signing, fn);
         prnn_sign_bytes(c->signing, dims, sizeof(dims));
         prnn_sign_bytes(c->signing, arg, arg_bytes);
@@ -203,6 +213,7 @@ prnnStatus_t prnn_run_zero(const prnn_call_plan *c, void *ptr, size_t bytes)
 {
     if (c->signing) {
         sign_kind(c->signing, SIGN_ZERO);
+        sign_stream(c);
         sign_pointer(c->signing, ptr);
         prnn_sign_bytes(c->signing, &bytes, sizeof(bytes));
         return PRNN_STATUS_SUCCESS;
@@ -332,6 +343,7 @@ prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, co
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_run_gemm: no GEMM workspace here");
     if (c->signing) {
         sign_kind(c->signing, SIGN_GEMM);
+        sign_stream(c);
         prnn_sign_bytes(c->signing, key, sizeof(*key));
         sign_pointer(c->signing, a);
         sign_pointer(c->signing, b);

@@ -69,21 +69,24 @@ static prnn_loop_graph *find(prnn_loop_graphs *g, const prnn_launch_signature *s
 }
 
 /* The loop captured on g's stream into e's graph: 1 when e holds one, 0
- * when the driver refused it (or the loop failed under capture). */
+ * when the driver refused it (or the loop failed under capture: the log
+ * then holds why). */
 static int capture(prnn_loop_graphs *g, prnn_loop_graph *e, const prnn_call_plan *c,
                    prnn_loop_fn fn, const void *ctx)
 {
     const prnn_cuda_driver *cu = g->cu;
-    if (cu->cuStreamBeginCapture(g->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS)
+    if (prnn_cu_check(cu->cuStreamBeginCapture(g->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                      "cuStreamBeginCapture"))
         return 0;
     prnn_call_plan on_capture = *c;
     on_capture.stream = g->capture;
     prnnStatus_t s = fn(ctx, &on_capture);
     CUgraph graph = NULL;
-    CUresult ended = cu->cuStreamEndCapture(g->capture, &graph);
+    prnnStatus_t ended =
+        prnn_cu_check(cu->cuStreamEndCapture(g->capture, &graph), "cuStreamEndCapture");
     CUgraphExec exec = NULL;
-    if (!s && ended == CUDA_SUCCESS && graph &&
-        cu->cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS)
+    if (!s && !ended && graph &&
+        !prnn_cu_check(cu->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate"))
         e->exec = exec;
     if (graph)
         cu->cuGraphDestroy(graph);
@@ -107,13 +110,27 @@ prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_lo
     if (!e)
         return fn(ctx, c);
     if (!e->exec) {
+        char *saved = prnn_log_save();
         if (!capture(g, e, c, fn, ctx)) {
-            /* not capturable here (the driver refused, or the loop failed
-             * under capture, whose real failures its launches then
-             * report): launches from now on */
-            prnn_loop_graphs_release(g);
-            return fn(ctx, c);
+            /* The same launches, without capture, say whose failure it
+             * was: theirs (an error the call returns; the graphs stay), or
+             * the capture's (the driver refused something under it):
+             * launches from now on, and a note of why. */
+            char *why = prnn_log_save();
+            prnn_log_restore(saved);
+            prnnStatus_t s = fn(ctx, c);
+            if (s == PRNN_STATUS_SUCCESS) {
+                prnn_log_append("note: CUDA graphs off for this plan's calls (a capture failed "
+                                "where the same launches ran): %s",
+                                why && why[0] ? why : "the driver refused the capture");
+                prnn_loop_graphs_release(g);
+            }
+            free(why);
+            return s;
         }
+        prnn_log_restore(saved);
+        g->captured++;
     }
+    g->replays++;
     return prnn_cu_check(g->cu->cuGraphLaunch(e->exec, c->stream), "cuGraphLaunch");
 }

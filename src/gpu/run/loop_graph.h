@@ -31,8 +31,10 @@
  *
  * Plain launches are the fallback: the table's environment variable 0
  * (PRNN_CALL_GRAPHS for calls, PRNN_STEP_GRAPHS for the steps), or a
- * capture the driver refused or the loop failed under (the loop then runs
- * as launches from then on).
+ * capture that failed where the same launches then ran without it (the
+ * driver refused something under capture: the table runs launches from
+ * then on, its log line saying why). A loop that fails under capture and
+ * again as launches returns its launches' error and keeps its graphs.
  */
 #ifndef PRNN_GPU_LOOP_GRAPH_H
 #define PRNN_GPU_LOOP_GRAPH_H
@@ -62,6 +64,9 @@ typedef struct prnn_loop_graphs {
     CUstream capture; /* NULL: graphs off */
     prnn_loop_graph entries[PRNN_LOOP_GRAPHS];
     unsigned long long clock;
+    /* graphs captured, and loops run as a replay, so far */
+    int captured;
+    unsigned long long replays;
 } prnn_loop_graphs;
 
 /* At planning (the context current): the capture stream, unless the
