@@ -176,7 +176,9 @@ static void refused(const prnn_cuda_driver *cu, const prnn_call_plan *c, int *fl
     const int destroyed = n.streams_destroyed;
     *flag = 1;
     run(&g, c, 7);
+    prnn_log_clear();
     run(&g, c, 7);
+    CHECK(strstr(prnn_log_get(), "PRNN_STEP_GRAPHS's CUDA graphs off") != NULL);
     *flag = 0;
     run(&g, c, 7);
     CHECK(n.begins == begins + 1);
@@ -298,7 +300,10 @@ int main(void)
         int v = 11;
         n.fail_all = 1;
         CHECK(prnn_loop_run(&f, &c, loop, &v) != PRNN_STATUS_SUCCESS); /* new: launched */
+        prnn_log_clear();
         CHECK(prnn_loop_run(&f, &c, loop, &v) != PRNN_STATUS_SUCCESS); /* captured, launched */
+        CHECK(strstr(prnn_log_get(), "graphs off") == NULL);
+        CHECK(strstr(prnn_log_get(), "cuLaunchKernel") != NULL); /* the launches' error */
         CHECK(n.begins == begins + 1 && f.capture != NULL && f.captured == 0);
         CHECK(n.streams_destroyed == destroyed);
         n.fail_all = 0;
@@ -412,7 +417,8 @@ int main(void)
     }
     printf("plan-loop-graph: launched, captured, replayed; other arguments, a user's capture, a "
            "refused capture (end, begin, instantiation, a failing loop), a full table, release, a "
-           "GEMM's, a launch's and a memset's signature, a loop inside a loop, "
+           "GEMM's, a launch's and a memset's signature, a loop inside a loop, a loop failing "
+           "with and without capture, the counts, "
            "PRNN_STEP_GRAPHS=0: all checks passed\n");
     return 0;
 }

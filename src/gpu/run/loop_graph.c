@@ -11,6 +11,7 @@ void prnn_loop_graphs_init(prnn_loop_graphs *g, const prnn_cuda_driver *cu,
 {
     memset(g, 0, sizeof(*g));
     g->cu = cu;
+    g->off_variable = off_variable;
     const char *v = getenv(off_variable);
     if (v && strcmp(v, "0") == 0)
         return;
@@ -120,8 +121,9 @@ prnnStatus_t prnn_loop_run(prnn_loop_graphs *g, const prnn_call_plan *c, prnn_lo
             prnn_log_restore(saved);
             prnnStatus_t s = fn(ctx, c);
             if (s == PRNN_STATUS_SUCCESS) {
-                prnn_log_append("note: CUDA graphs off for this plan's calls (a capture failed "
-                                "where the same launches ran): %s",
+                prnn_log_append("note: %s's CUDA graphs off for this plan from now on (a capture "
+                                "failed where the same launches ran): %s",
+                                g->off_variable,
                                 why && why[0] ? why : "the driver refused the capture");
                 prnn_loop_graphs_release(g);
             }

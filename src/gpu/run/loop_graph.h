@@ -61,7 +61,8 @@ typedef struct {
 
 typedef struct prnn_loop_graphs {
     const prnn_cuda_driver *cu;
-    CUstream capture; /* NULL: graphs off */
+    const char *off_variable; /* the environment variable that turns it off */
+    CUstream capture;         /* NULL: graphs off */
     prnn_loop_graph entries[PRNN_LOOP_GRAPHS];
     unsigned long long clock;
     /* graphs captured, and loops run as a replay, so far */
