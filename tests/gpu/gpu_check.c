@@ -845,16 +845,25 @@ void gc_problem_free(gc_problem *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* The plan of s on dut: 0, or -1 with err set. */
+static int plan_info(prnnHandle_t dut, const gc_problem *p, const gc_shape *s,
+                     prnnRNNPlanInfo_t *info, char *err, size_t errsize)
+{
+    memset(info, 0, sizeof(*info));
+    info->structSize = sizeof(*info);
+    if (prnnGetRNNPlanInfo(dut, p->rnn, s->batch, s->dtype, info)) {
+        snprintf(err, errsize, "plan info: %s", prnnGetLastErrorLog());
+        return -1;
+    }
+    return 0;
+}
+
 int gc_call_graph_replays(prnnHandle_t dut, const gc_problem *p, const gc_shape *s,
                           unsigned long long *replays, char *err, size_t errsize)
 {
     prnnRNNPlanInfo_t info;
-    memset(&info, 0, sizeof(info));
-    info.structSize = sizeof(info);
-    if (prnnGetRNNPlanInfo(dut, p->rnn, s->batch, s->dtype, &info)) {
-        snprintf(err, errsize, "plan info: %s", prnnGetLastErrorLog());
+    if (plan_info(dut, p, s, &info, err, errsize))
         return -1;
-    }
     const char *off = getenv("PRNN_CALL_GRAPHS");
     if (info.path == PRNN_PATH_CPU_REFERENCE || (off && strcmp(off, "0") == 0))
         return 1;
@@ -891,12 +900,8 @@ int gc_plan(prnnHandle_t dut, const gc_problem *p, const gc_shape *s, int autotu
         return -1;
     }
     prnnRNNPlanInfo_t info;
-    memset(&info, 0, sizeof(info));
-    info.structSize = sizeof(info);
-    if (prnnGetRNNPlanInfo(dut, p->rnn, s->batch, s->dtype, &info)) {
-        snprintf(err, errsize, "plan info: %s", prnnGetLastErrorLog());
+    if (plan_info(dut, p, s, &info, err, errsize))
         return -1;
-    }
     /* the library's path name, short ("resident" for "persistent-resident");
      * a sequence short enough runs on a short slot's engine and
      * configuration */
