@@ -3,7 +3,8 @@
  * after validation (the engine of its pass, its workspace and reserve
  * layouts, the sizes the API checks the caller's buffers against, derived
  * sizes), then launching (kernels, GEMMs, the per-call setup kernel, the
- * side stream). Only enqueues work: no allocation, synchronisation,
+ * side stream), or, while the call is signed, hashing what it would launch
+ * (loop_graph.h). Only enqueues work: no allocation, synchronisation,
  * compilation or I/O. Below the runners (the engines, layered_run.h,
  * train_ops.h), which call down into it; running a call is call_run.h's.
  */
