@@ -276,7 +276,7 @@ int main(void)
            "dtypes");
     EXPECT(a.n_seq == 1 && a.seq[0] == 256, "seq");
     EXPECT(a.n_passes == 1 && a.passes[0] == BENCH_INFERENCE, "pass");
-    EXPECT(a.repeats == 20 && a.warmup == 3 && a.layers == 1, "numbers");
+    EXPECT(a.repeats == 20 && a.warmup == 3 && a.layers == 1 && a.workspaces == 1, "numbers");
     EXPECT(a.math == BENCH_MATH_STRICT && a.cudnn_algos == 0xF, "math/algos");
     EXPECT(a.verbose == 1 && !a.help && !a.csv && !a.cold_child, "flags");
     EXPECT(bench_args_num_points(&a) == 120, "%ld points", bench_args_num_points(&a));
@@ -399,6 +399,7 @@ int main(void)
     EXPECT(PARSE(&a, "--pass", "training,training") == 0 && a.n_passes == 1, "--pass twice");
     EXPECT(PARSE(&a, "--help") == 0 && a.help, "--help");
     EXPECT(PARSE(&a, "--no-prnn") == 0 && a.no_prnn, "--no-prnn");
+    EXPECT(PARSE(&a, "--workspaces", "80") == 0 && a.workspaces == 80, "--workspaces");
     EXPECT(PARSE(&a, "--sru-package") == 0 && a.sru_package, "--sru-package");
     EXPECT(PARSE(&a, "--modes", "sru") == 0 && !a.sru_package, "prnn's SRU convention by default");
 
@@ -424,6 +425,8 @@ int main(void)
                    PARSE(&a, "--repeats", "0"), err);
     expect_message("--warmup \"-1\": must be an integer in [0, 1000]", PARSE(&a, "--warmup", "-1"),
                    err);
+    expect_message("--workspaces \"0\": must be an integer in [1, 4096]",
+                   PARSE(&a, "--workspaces", "0"), err);
     expect_message("--math \"fast\": must be strict or tf32", PARSE(&a, "--math", "fast"), err);
     expect_message(
         "--cudnn-algos \"static,best\": \"best\" must be one of standard, static, dynamic, small_h",
@@ -465,13 +468,12 @@ int main(void)
     bench_usage(f, "prnn-bench");
     fclose(f);
     const char *opts[] = {
-        "--modes",    "--hidden",        "--batch",       "--dtype",      "--seq",
-        "--layers",   "--bidirectional", "--training",    "--repeats",    "--warmup",
-        "--math",     "--quick",         "--csv",         "--json",       "--plot",
-        "--no-cudnn", "--no-prnn",       "--device",      "--cold-start", "--pass",
-        "--input",    "--seed",          "--cudnn-algos", "--verbose",    "--help",
-        "--version",  "--layout",        "--lengths",     "--pad-input",  "--proj",
-        NULL};
+        "--modes",         "--hidden",   "--batch",   "--dtype",    "--seq",         "--layers",
+        "--bidirectional", "--training", "--repeats", "--warmup",   "--math",        "--quick",
+        "--csv",           "--json",     "--plot",    "--no-cudnn", "--no-prnn",     "--device",
+        "--cold-start",    "--pass",     "--input",   "--seed",     "--cudnn-algos", "--verbose",
+        "--help",          "--version",  "--layout",  "--lengths",  "--pad-input",   "--proj",
+        "--workspaces",    NULL};
     for (int i = 0; opts[i]; i++)
         EXPECT(strstr(buf, opts[i]) != NULL, "usage lacks %s", opts[i]);
     /* ... and ends with the exit statuses, "no GPU" told apart from bad

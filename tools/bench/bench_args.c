@@ -105,6 +105,11 @@ void bench_usage(FILE *f, const char *prog)
 "  --cudnn-algos LIST standard,static,dynamic,small_h          [all four]\n"
 "  --no-cudnn         time prnn only\n"
 "  --no-prnn          time cuDNN only\n"
+"  --workspaces N     prnn's calls take the next of N workspaces each time\n"
+"                     (N > 64: no call repeats an earlier one's launches\n"
+"                     soon enough for prnn to replay it from its call\n"
+"                     graphs, as for calls whose buffers change every time;\n"
+"                     N x the workspace at most 4 GiB)            [1]\n"
 "  --sru-package      SRU in the sru package's conventions, as its SRU's\n"
 "                     defaults compute (prnnSetRNNSRUConvention: x' split\n"
 "                     across directions, identity activation, scale 1)\n"
@@ -253,6 +258,7 @@ static void set_defaults(bench_args *a)
     a->layers = 1;
     a->repeats = 20;
     a->warmup = 3;
+    a->workspaces = 1;
     a->math = BENCH_MATH_STRICT;
     a->cudnn_algos = 0xF;
     a->seed = 1;
@@ -471,6 +477,7 @@ enum {
     OPT_CUDNN_ALGOS,
     OPT_NO_CUDNN,
     OPT_NO_PRNN,
+    OPT_WORKSPACES,
     OPT_DEVICE,
     OPT_SEED,
     OPT_COLD_START,
@@ -513,6 +520,7 @@ static const struct option long_options[] = {
     {"cudnn-algos", required_argument, NULL, OPT_CUDNN_ALGOS},
     {"no-cudnn", no_argument, NULL, OPT_NO_CUDNN},
     {"no-prnn", no_argument, NULL, OPT_NO_PRNN},
+    {"workspaces", required_argument, NULL, OPT_WORKSPACES},
     {"sru-package", no_argument, NULL, OPT_SRU_PACKAGE},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -630,6 +638,11 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
     case OPT_PRESET: ps->preset = value; return 0;
     case OPT_NO_CUDNN: a->no_cudnn = 1; return 0;
     case OPT_NO_PRNN: a->no_prnn = 1; return 0;
+    case OPT_WORKSPACES:
+        if (tool_parse_long(name, value, 1, 4096, &v, err, n))
+            return -1;
+        a->workspaces = (int)v;
+        return 0;
     case OPT_SRU_PACKAGE: a->sru_package = 1; return 0;
     case OPT_DEVICE:
         if (tool_parse_long(name, value, 0, 1024, &v, err, n))

@@ -46,6 +46,7 @@ typedef struct {
     int n_extra;
     int no_cudnn;
     int no_prnn;          /* time cuDNN only (prnn's GPU path not needed) */
+    int workspaces;       /* prnn's calls rotate through this many workspaces */
     unsigned cudnn_algos; /* bit i: cuDNN algorithm i (cudnnRNNAlgo_t) */
     int device;
     int cold_start;

@@ -210,6 +210,7 @@ void bench_write_json(FILE *f, const bench_meta *m, const bench_result *rs, int 
     json_kv_str(f, "math", m->math ? m->math : "", 1);
     json_kv_int(f, "warmup", m->warmup, 1);
     json_kv_int(f, "repeats", m->repeats, 1);
+    json_kv_int(f, "prnn_workspaces", m->workspaces, 1);
     json_kv_int(f, "training", m->training, 1);
     json_kv_int(f, "padded", m->padded, 1);
     json_kv_str(f, "lengths", bench_lengths_rule(m->lengths), 1);

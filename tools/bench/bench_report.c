@@ -55,6 +55,12 @@ void bench_report_preamble(FILE *f, const bench_meta *m)
 "  prnnPrepareRNN + prnnGetRNNPlanInfo, cuDNN's setup = its descriptor\n"
 "  calls incl. cudnnBuildRNNDynamic; first_call_ms = the checked call).\n",
             m->repeats, m->warmup);
+    if (m->workspaces > 1)
+        fprintf(f,
+"prnn's calls take the next of %d workspaces each time (--workspaces): above\n"
+"  64, no call repeats an earlier one's launches soon enough for prnn to\n"
+"  replay it from its call graphs.\n",
+                m->workspaces);
     fprintf(f,
 "columns: prnn = PRNN_RNN_ALGO_AUTO, plain API call on a stream; path = the\n"
 "  plan it ran; prnn graph = that call captured into a CUDA graph, replayed;\n"

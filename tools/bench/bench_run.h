@@ -18,6 +18,7 @@ typedef struct {
     int warmup, repeats;
     bench_math math;
     int sru_package; /* bench_args.sru_package */
+    int workspaces;  /* bench_args.workspaces */
     int verbose;
 } bench_run_ctx;
 

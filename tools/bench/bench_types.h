@@ -190,6 +190,7 @@ typedef struct {
     char prnn_version[32];
     const char *math; /* "strict" or "tf32" */
     int warmup, repeats;
+    int workspaces;        /* prnn's calls rotate through this many */
     int training;          /* the sweep has training points: the table gets
                               the phase columns, the preamble their notes */
     int padded;            /* the sweep has padded layouts: the table gets the

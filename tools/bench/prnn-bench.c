@@ -164,6 +164,7 @@ static int run_point(bench_state_t *s, bench_result *res)
         .repeats = a->repeats,
         .math = a->math,
         .sru_package = a->sru_package,
+        .workspaces = a->workspaces,
         .verbose = a->verbose,
     };
     bench_sig ref, sig1, sig2;
@@ -356,6 +357,7 @@ static void fill_meta(bench_meta *m, const bench_state_t *s, const char *cudnn_d
     m->math = s->a->math == BENCH_MATH_TF32 ? "tf32" : "strict";
     m->warmup = s->a->warmup;
     m->repeats = s->a->repeats;
+    m->workspaces = s->a->workspaces;
     m->training = bench_args_has_training(s->a);
     m->padded = bench_args_has_padded(s->a);
     m->proj = bench_args_has_proj(s->a);

@@ -76,6 +76,13 @@ void bench_prnn_close(bench_prnn *p)
     free(p);
 }
 
+void *prun_workspace(prun *r)
+{
+    const int n = r->ctx->workspaces > 1 ? r->ctx->workspaces : 1;
+    const unsigned long long k = r->work_turn++ % (unsigned long long)n;
+    return (char *)bench_ptr(r->work) + k * r->work_stride;
+}
+
 int prun_check(prun *r, prnnStatus_t s, const char *what, char *err, size_t n)
 {
     if (s == PRNN_STATUS_SUCCESS)
@@ -176,7 +183,7 @@ static int v5_forward_inference(void *user, char *err, size_t n)
                                               bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
                                               bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
                                               bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-                                              bench_ptr(io->cy), bench_ptr(r->work), r->work_size),
+                                              bench_ptr(io->cy), prun_workspace(r), r->work_size),
                       "prnnRNNForwardInference", err, n);
 }
 
@@ -189,7 +196,7 @@ static int v5_forward_training(void *user, char *err, size_t n)
                                              bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->h1,
                                              bench_ptr(io->cx), r->wd, bench_ptr(r->w), r->ys,
                                              bench_ptr(io->y), r->h1, bench_ptr(io->hy), r->h1,
-                                             bench_ptr(io->cy), bench_ptr(r->work), r->work_size,
+                                             bench_ptr(io->cy), prun_workspace(r), r->work_size,
                                              bench_ptr(r->reserve), r->reserve_size),
                       "prnnRNNForwardTraining", err, n);
 }
@@ -204,7 +211,7 @@ static int v5_backward_data(void *user, char *err, size_t n)
                             r->ys, bench_ptr(io->dy), r->h1, bench_ptr(io->dhy), r->h1,
                             bench_ptr(io->dcy), r->wd, bench_ptr(r->w), r->h1, bench_ptr(io->hx),
                             r->h1, bench_ptr(io->cx), r->xs, bench_ptr(io->dx), r->h1,
-                            bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx), bench_ptr(r->work),
+                            bench_ptr(io->dhx), r->h1, bench_ptr(io->dcx), prun_workspace(r),
                             r->work_size, bench_ptr(r->reserve), r->reserve_size),
         "prnnRNNBackwardData", err, n);
 }
@@ -216,7 +223,7 @@ static int v5_backward_weights(void *user, char *err, size_t n)
     return prun_check(r,
                       prnnRNNBackwardWeights(r->p->handle, r->rnn, r->ctx->model->pt.seq, r->xs,
                                              bench_ptr(io->x), r->h1, bench_ptr(io->hx), r->ys,
-                                             bench_ptr(io->y), bench_ptr(r->work), r->work_size,
+                                             bench_ptr(io->y), prun_workspace(r), r->work_size,
                                              r->wd, bench_ptr(r->dw), bench_ptr(r->reserve),
                                              r->reserve_size),
                       "prnnRNNBackwardWeights", err, n);
@@ -366,6 +373,21 @@ static void fill_plan(prun *r, bench_plan *plan)
     bench_copy(plan->config, sizeof(plan->config), info.config);
 }
 
+/* ctx->workspaces workspaces of work_size, 256 bytes apart or more. */
+static int alloc_workspaces(prun *r, char *err, size_t n)
+{
+    const size_t count = r->ctx->workspaces > 1 ? (size_t)r->ctx->workspaces : 1;
+    r->work_stride = (r->work_size + 255) / 256 * 256;
+    r->work_turn = 0;
+    if (count > 1 && r->work_stride > ((size_t)4 << 30) / count) {
+        snprintf(err, n, "--workspaces %zu: %zu workspaces of %zu bytes exceed 4 GiB", count, count,
+                 r->work_size);
+        return -1;
+    }
+    return bench_alloc(r->p->d, &r->work, count > 1 ? count * r->work_stride : r->work_size,
+                       "prnn workspace", err, n);
+}
+
 /* Descriptors, plan, weights, workspace and reserve: everything before the
  * first call. */
 static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan, double *plan_ms, char *err,
@@ -394,7 +416,7 @@ static int setup(prun *r, prnnRNNAlgo_t algo, bench_plan *plan, double *plan_ms,
         return -1;
     if (bench_alloc(d, &r->w, r->w_size, "prnn weights", err, n) ||
         (train && bench_alloc(d, &r->dw, r->w_size, "prnn dw", err, n)) ||
-        bench_alloc(d, &r->work, r->work_size, "prnn workspace", err, n) ||
+        alloc_workspaces(r, err, n) ||
         (train && bench_alloc(d, &r->reserve, r->reserve_size, "prnn reserve", err, n)) ||
         bench_memset(d, r->w, 0, r->w_size, err, n) ||
         bench_model_upload(d, r->ctx->model, r->api->locate, r, r->w, err, n))

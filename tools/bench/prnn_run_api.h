@@ -46,11 +46,18 @@ struct prun {
     prnnTensorDescriptor_t c1, mt, bt;
     size_t w_size, work_size, reserve_size;
     CUdeviceptr w, dw, work, reserve;
+    /* work holds ctx->workspaces of work_size, work_stride apart; calls
+     * take them in turn (prun_workspace) */
+    size_t work_stride;
+    unsigned long long work_turn;
     CUgraph graph;
     CUgraphExec exec;
     int use_graph;     /* call_step launches exec instead */
     prnnStatus_t last; /* the last prnn failure, or SUCCESS */
 };
+
+/* The workspace of the next call (bench_args.workspaces). */
+void *prun_workspace(prun *r);
 
 /* 0 on success; else records s in r->last, writes "<what>: <status>:
  * <prnn's log>" (one line) into err and returns -1. */

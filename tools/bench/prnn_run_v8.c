@@ -123,7 +123,7 @@ static int v8_forward(prun *r, prnnForwardMode_t mode, char *err, size_t n)
                       prnnRNNForward(r->p->handle, r->rnn, mode, NULL, r->xd, bench_ptr(io->x),
                                      r->yd, bench_ptr(io->y), r->h1, bench_ptr(io->hx),
                                      bench_ptr(io->hy), r->c1, bench_ptr(io->cx), bench_ptr(io->cy),
-                                     r->w_size, bench_ptr(r->w), r->work_size, bench_ptr(r->work),
+                                     r->w_size, bench_ptr(r->w), r->work_size, prun_workspace(r),
                                      train ? r->reserve_size : 0,
                                      train ? bench_ptr(r->reserve) : NULL),
                       "prnnRNNForward", err, n);
@@ -149,7 +149,7 @@ static int v8_backward_data(void *user, char *err, size_t n)
                           r->xd, bench_ptr(io->dx), r->h1, bench_ptr(io->hx), bench_ptr(io->dhy),
                           bench_ptr(io->dhx), r->c1, bench_ptr(io->cx), bench_ptr(io->dcy),
                           bench_ptr(io->dcx), r->w_size, bench_ptr(r->w), r->work_size,
-                          bench_ptr(r->work), r->reserve_size, bench_ptr(r->reserve)),
+                          prun_workspace(r), r->reserve_size, bench_ptr(r->reserve)),
                       "prnnRNNBackwardData_v8", err, n);
 }
 
@@ -163,7 +163,7 @@ static int v8_backward_weights(void *user, char *err, size_t n)
                       prnnRNNBackwardWeights_v8(r->p->handle, r->rnn, PRNN_WGRAD_MODE_ADD, NULL,
                                                 r->xd, bench_ptr(io->x), r->h1, bench_ptr(io->hx),
                                                 r->yd, bench_ptr(io->y), r->w_size,
-                                                bench_ptr(r->dw), r->work_size, bench_ptr(r->work),
+                                                bench_ptr(r->dw), r->work_size, prun_workspace(r),
                                                 r->reserve_size, bench_ptr(r->reserve)),
                       "prnnRNNBackwardWeights_v8", err, n);
 }
