@@ -73,6 +73,26 @@ static int enqueue_forward(void *arg, char *err, size_t errsize)
     return 0;
 }
 
+/* The outputs and workspace a call writes, as y, hy, cy, workspace. */
+enum { N_OUTS = 4 };
+static const char *const out_names[N_OUTS] = {"y", "hy", "cy", "workspace"};
+
+/* Poison: 0xFF bytes are NaN in every floating type. */
+static void poison_outputs(gc_buf *const outs[N_OUTS], gc_stream stream)
+{
+    for (int i = 0; i < N_OUTS; i++)
+        gc_poison(outs[i], stream);
+}
+
+/* The name of the first of outs whose guard band was overwritten, or NULL. */
+static const char *guard_overwritten(gc_buf *const outs[N_OUTS])
+{
+    for (int i = 0; i < N_OUTS; i++)
+        if (!gc_guard_ok(outs[i]))
+            return out_names[i];
+    return NULL;
+}
+
 static void run_case(int index, gc_handles *wh)
 {
     tcase *c = &CASE(index);
@@ -117,11 +137,21 @@ static void run_case(int index, gc_handles *wh)
     cws = malloc(cws_bytes ? cws_bytes : 1);
     if (!cws)
         FAILF("out of host memory");
-    s = prnnRNNForwardInference(wh->ref, pb.rnn, pb.steps, pb.xd, hx, pb.hd,
-                                c->null_hx ? NULL : hhx, pb.hd, c->null_hx ? NULL : hcx, pb.wd, hw,
-                                pb.yd, ref_y, pb.hd, ref_hy, pb.hd, ref_cy, cws, cws_bytes);
-    if (s)
-        FAILF("cpu reference: %s", prnnGetLastErrorLog());
+    /* the same call on the host's buffers, again for the fresh inputs */
+    fwd_call ref = {&pb,
+                    wh->ref,
+                    hx,
+                    c->null_hx ? NULL : hhx,
+                    c->null_hx ? NULL : hcx,
+                    hw,
+                    ref_y,
+                    ref_hy,
+                    ref_cy,
+                    cws,
+                    cws_bytes};
+    char why[400];
+    if (enqueue_forward(&ref, why, sizeof(why)))
+        FAILF("cpu reference: %s", why);
 
     if (gc_plan(wh->dut, &pb, &c->s, c->autotune, &c->r))
         goto out;
@@ -155,12 +185,9 @@ static void run_case(int index, gc_handles *wh)
                   gws_bytes};
     char d[200];
     describe(c, d, sizeof(d));
+    gc_buf *const outs[N_OUTS] = {&dy, &dhy, &dcy, &dws};
     for (int run = 0; run < gc_run_count(c->capture); run++) {
-        /* Poison: 0xFF bytes are NaN in every floating type. */
-        gc_poison(&dy, stream);
-        gc_poison(&dhy, stream);
-        gc_poison(&dcy, stream);
-        gc_poison(&dws, stream);
+        poison_outputs(outs, stream);
         if (gc_run(stream, run, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward", index, d,
                    c->r.config, c->r.problem, sizeof(c->r.problem)))
             goto out;
@@ -187,11 +214,9 @@ static void run_case(int index, gc_handles *wh)
             FAILF("%s gave different bits than the first run",
                   run == 1 ? "a second identical call" : "the graph replay");
         }
-        const gc_buf *outs[] = {&dy, &dhy, &dcy, &dws};
-        const char *names[] = {"y", "hy", "cy", "workspace"};
-        for (int i = 0; i < 4; i++)
-            if (!gc_guard_ok(outs[i]))
-                FAILF("guard band after %s overwritten", names[i]);
+        const char *over = guard_overwritten(outs);
+        if (over)
+            FAILF("guard band after %s overwritten", over);
     }
     if (c->err_y > c->tol || c->err_hy > c->tol || c->err_cy > c->tol)
         FAILF("relative error y %.2e hy %.2e cy %.2e > %.0e", c->err_y, c->err_hy, c->err_cy,
@@ -204,12 +229,10 @@ static void run_case(int index, gc_handles *wh)
     gc_fill(hcx, dt, sbytes / es, 0.8, &seed);
     /* the reference without the GPU: the other workers' cases run */
     pthread_mutex_unlock(&gc_gpu_lock);
-    s = prnnRNNForwardInference(wh->ref, pb.rnn, pb.steps, pb.xd, hx, pb.hd,
-                                c->null_hx ? NULL : hhx, pb.hd, c->null_hx ? NULL : hcx, pb.wd, hw,
-                                pb.yd, ref_y, pb.hd, ref_hy, pb.hd, ref_cy, cws, cws_bytes);
+    const int ref_failed = enqueue_forward(&ref, why, sizeof(why));
     pthread_mutex_lock(&gc_gpu_lock);
-    if (s)
-        FAILF("cpu reference (fresh inputs): %s", prnnGetLastErrorLog());
+    if (ref_failed)
+        FAILF("cpu reference (fresh inputs): %s", why);
     gc_upload(&dx, hx);
     gc_upload(&dhx, hhx);
     gc_upload(&dcx, hcx);
@@ -219,10 +242,7 @@ static void run_case(int index, gc_handles *wh)
     if (graphs < 0)
         goto out;
     for (int run = 0; run < 2; run++) {
-        gc_poison(&dy, stream);
-        gc_poison(&dhy, stream);
-        gc_poison(&dcy, stream);
-        gc_poison(&dws, stream);
+        poison_outputs(outs, stream);
         if (gc_run(stream, 0, GC_CAPTURE_GLOBAL, enqueue_forward, &f, "forward", index, d,
                    c->r.config, c->r.problem, sizeof(c->r.problem)))
             goto out;
@@ -248,11 +268,9 @@ static void run_case(int index, gc_handles *wh)
                           nan);
             }
         }
-        const gc_buf *outs[] = {&dy, &dhy, &dcy, &dws};
-        const char *names[] = {"y", "hy", "cy", "workspace"};
-        for (int i = 0; i < 4; i++)
-            if (!gc_guard_ok(outs[i]))
-                FAILF("fresh inputs: guard band after %s overwritten", names[i]);
+        const char *over = guard_overwritten(outs);
+        if (over)
+            FAILF("fresh inputs: guard band after %s overwritten", over);
     }
     /* both calls replayed the graph the second call captured */
     if (graphs == 0 && gc_call_graph_replays(wh->dut, &pb, &c->s, &replays_after, c->r.problem,

@@ -46,7 +46,6 @@ prnnStatus_t prnn_call_run(prnn_call_plan *c, const prnn_gpu_call *g, const void
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
     c->ws = ws;
     c->stream = (CUstream)g->stream;
-    c->setup_done = 0;
     c->signing = NULL;
     PRNN_TRY(prnn_gpu_enter(c->gs));
     prnnStatus_t s = c->call_graphs ? prnn_loop_run(c->call_graphs, c, run_call, buffers)

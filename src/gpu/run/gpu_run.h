@@ -59,7 +59,8 @@ typedef struct prnn_call_plan {
     CUstream stream;
     /* 1 once this call's step tables are written (prnn_run_setup runs
      * once a call: an unpacked layout's moves need them before the
-     * engine's own setup would run); prnn_call_run clears it */
+     * engine's own setup would run); clear at the start of every run of
+     * the call (signed, captured or launched: call_run.c's copy) */
     int setup_done;
     /* A call of full-length batch-major sequences run in place (seq_io.h):
      * its sequence length, the rows' stride per sequence in the caller's
