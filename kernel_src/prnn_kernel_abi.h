@@ -412,7 +412,7 @@ typedef struct {
     int x_cols;                  /* input width (K of W) */
     int y_cols;                  /* dirs * hidden */
     int t[2];                    /* each direction's time index */
-    int reserved;
+    int vec;                     /* 1: x, W, R and the h rows in 16-byte vectors (aligned, whole) */
     long long x_seq_stride;      /* as prnn_rnn_args.y_seq_stride, for x */
     long long y_seq_stride;      /* as prnn_rnn_args.y_seq_stride */
     double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */

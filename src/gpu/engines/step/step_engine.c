@@ -12,6 +12,7 @@
  * reserve is every gate engine's (reserve_layout.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -208,6 +209,21 @@ static char *cstate(const prnn_call_plan *c, int d)
     return c->ws + c->l.engine[WS_CSTATE] + (size_t)d * c->p->mini_batch * c->H * c->acc;
 }
 
+/* Whether the kernel may read x, W, R and the h rows 16 bytes at a time
+ * (prnn_fused_step_args.vec): every row a whole number of vectors, every
+ * base aligned. */
+static int vectors_fit(const prnn_call_plan *c, const prnn_fused_step_args *a, int skip)
+{
+    const size_t v = 16 / c->es;
+    if ((size_t)c->H % v || (!skip && (size_t)a->x_cols % v))
+        return 0;
+    uintptr_t bases = skip ? 0 : (uintptr_t)a->x;
+    for (int d = 0; d < c->dirs; d++)
+        bases |= (uintptr_t)a->W[d] | (uintptr_t)a->R[d] | (uintptr_t)a->hx[d] |
+                 (uintptr_t)hstate(c, d, 0) | (uintptr_t)hstate(c, d, 1);
+    return bases % 16 == 0;
+}
+
 /* One layer: a launch per step, both directions in each. */
 static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b, int layer,
                           const void *input, void *output)
@@ -244,6 +260,7 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
         a.cstate[d] = cstate(c, d);
         a.act[d] = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
+    a.vec = vectors_fit(c, &a, skip);
     /* first rows of the steps processed: direction 0 from the front,
      * direction 1 from the back */
     long long front = 0, back = (long long)c->p->total_rows;
