@@ -412,11 +412,16 @@ typedef struct {
     int x_cols;                  /* input width (K of W) */
     int y_cols;                  /* dirs * hidden */
     int t[2];                    /* each direction's time index */
-    int vec;                     /* 1: x, W, R and the h rows in 16-byte vectors (aligned, whole) */
+    int vec;                     /* PRNN_STEP_VEC_* bits: operands read in 16-byte vectors */
     long long x_seq_stride;      /* as prnn_rnn_args.y_seq_stride, for x */
     long long y_seq_stride;      /* as prnn_rnn_args.y_seq_stride */
     double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */
 } prnn_fused_step_args;
+
+/* prnn_fused_step_args.vec: x and W's rows, or R's and the h rows, read 16
+ * bytes at a time (whole rows of vectors from aligned bases). */
+#define PRNN_STEP_VEC_X 1
+#define PRNN_STEP_VEC_H 2
 
 /* Start of a standard-path layer: hstate = hx (or 0), cstate = cx (or 0). */
 typedef struct {

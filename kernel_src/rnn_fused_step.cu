@@ -5,9 +5,10 @@
 // on-chip) costs more than the steps. A warp owns one hidden unit and up to
 // RPW batch rows: its lanes walk K (the input, then h_{t-1}) for every gate
 // of the unit, a butterfly sums them, and lane r runs the cell of row r
-// (rnn_cell.cuh, exact activations, as the standard path). Where every row
-// and base allows (a.vec), a lane reads 16 bytes at a time (4 floats, 8
-// halves): a quarter to an eighth of the loads and loop trips.
+// (rnn_cell.cuh, exact activations, as the standard path). Where the host
+// allows it per operand (a.vec, PRNN_STEP_VEC_*), a lane reads 16 bytes at
+// a time (4 floats, 8 halves): a quarter to an eighth of the loads and loop
+// trips.
 
 #include "prnn_kernel_abi.h"
 #include "rnn_cell.cuh"
@@ -103,17 +104,37 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
 #pragma unroll
         for (int r = 0; r < RPW; ++r)
             xw[g][r] = rh[g][r] = AccT(0);
-    if (a.vec) {
-        if (!SKIP)
-            products_vec(W, a.x_cols, a.x_cols, u, lane,
-                         [&](int r, const T **src, long *at) {
-                             if (r >= rows)
-                                 return false;
-                             *src = x;
-                             *at = caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) * a.x_cols;
-                             return true;
-                         },
-                         xw);
+    if (!SKIP && (a.vec & PRNN_STEP_VEC_X)) {
+        products_vec(W, a.x_cols, a.x_cols, u, lane,
+                     [&](int r, const T **src, long *at) {
+                         if (r >= rows)
+                             return false;
+                         *src = x;
+                         *at = caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) * a.x_cols;
+                         return true;
+                     },
+                     xw);
+    } else if (!SKIP) {
+        for (int k = lane; k < a.x_cols; k += 32) {
+            AccT xv[RPW];
+#pragma unroll
+            for (int r = 0; r < RPW; ++r)
+                xv[r] = r < rows ? ST::load(x, caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) *
+                                                       a.x_cols +
+                                                   k)
+                                 : AccT(0);
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const AccT w = ST::load(W, ((long)g * H + u) * a.x_cols + k);
+#pragma unroll
+                for (int r = 0; r < RPW; ++r)
+                    xw[g][r] += w * xv[r];
+            }
+        }
+    }
+    // R h_{t-1}: rows below prev_b continue from hprev, the others start
+    // from hx (or zeros)
+    if (a.vec & PRNN_STEP_VEC_H) {
         products_vec(R, H, H, u, lane,
                      [&](int r, const T **src, long *at) {
                          const int b = b0 + r;
@@ -123,26 +144,6 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
                      },
                      rh);
     } else {
-        if (!SKIP) {
-            for (int k = lane; k < a.x_cols; k += 32) {
-                AccT xv[RPW];
-#pragma unroll
-                for (int r = 0; r < RPW; ++r)
-                    xv[r] = r < rows ? ST::load(x, caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) *
-                                                           a.x_cols +
-                                                       k)
-                                     : AccT(0);
-#pragma unroll
-                for (int g = 0; g < G; ++g) {
-                    const AccT w = ST::load(W, ((long)g * H + u) * a.x_cols + k);
-#pragma unroll
-                    for (int r = 0; r < RPW; ++r)
-                        xw[g][r] += w * xv[r];
-                }
-            }
-        }
-        // R h_{t-1}: rows below prev_b continue from hprev, the others
-        // start from hx (or zeros)
         for (int k = lane; k < H; k += 32) {
             AccT hv[RPW];
 #pragma unroll

@@ -209,19 +209,32 @@ static char *cstate(const prnn_call_plan *c, int d)
     return c->ws + c->l.engine[WS_CSTATE] + (size_t)d * c->p->mini_batch * c->H * c->acc;
 }
 
-/* Whether the kernel may read x, W, R and the h rows 16 bytes at a time
- * (prnn_fused_step_args.vec): every row a whole number of vectors, every
- * base aligned. */
+/* Which operands the kernel reads 16 bytes at a time
+ * (prnn_fused_step_args.vec): an operand whose rows are a whole number of
+ * vectors from aligned bases, and where a gated cell (LSTM, GRU) gives every
+ * lane of the warp at least one vector of the row. A gated step with fewer
+ * vectors than lanes idles more lanes than it saves loads: LSTM/GRU f16
+ * H 64 B 256 ran 1.16-1.23x the scalar loop, where one-gate steps gained at
+ * every size (bench/NOTES.md, "Sixteenth session"). */
 static int vectors_fit(const prnn_call_plan *c, const prnn_fused_step_args *a, int skip)
 {
     const size_t v = 16 / c->es;
-    if ((size_t)c->H % v || (!skip && (size_t)a->x_cols % v))
-        return 0;
-    uintptr_t bases = skip ? 0 : (uintptr_t)a->x;
+    uintptr_t h_bases = 0;
     for (int d = 0; d < c->dirs; d++)
-        bases |= (uintptr_t)a->W[d] | (uintptr_t)a->R[d] | (uintptr_t)a->hx[d] |
-                 (uintptr_t)hstate(c, d, 0) | (uintptr_t)hstate(c, d, 1);
-    return bases % 16 == 0;
+        h_bases |= (uintptr_t)a->R[d] | (uintptr_t)a->hx[d] | (uintptr_t)hstate(c, d, 0) |
+                   (uintptr_t)hstate(c, d, 1);
+    int vec = 0;
+    if ((size_t)c->H % v == 0 && (c->G == 1 || (size_t)c->H >= 32 * v) && h_bases % 16 == 0)
+        vec |= PRNN_STEP_VEC_H;
+    if (!skip) {
+        uintptr_t x_bases = (uintptr_t)a->x;
+        for (int d = 0; d < c->dirs; d++)
+            x_bases |= (uintptr_t)a->W[d];
+        if ((size_t)a->x_cols % v == 0 && (c->G == 1 || (size_t)a->x_cols >= 32 * v) &&
+            x_bases % 16 == 0)
+            vec |= PRNN_STEP_VEC_X;
+    }
+    return vec;
 }
 
 /* One layer: a launch per step, both directions in each. */
