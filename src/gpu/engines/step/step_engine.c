@@ -81,14 +81,27 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
     return 0;
 }
 
+/* Whether rows of `len` elements suit 16-byte loads of `v` elements: whole
+ * vectors, and where a gated cell (LSTM, GRU) sums several gates a row, at
+ * least one vector for every lane of the warp. A gated step with fewer
+ * vectors than lanes idles more lanes than it saves loads: LSTM/GRU f16
+ * H 64 B 256 ran 1.16-1.23x the scalar loop, where one-gate steps gained at
+ * every size (bench/NOTES.md, "Sixteenth session"). */
+static int vector_rows(size_t len, size_t v, int gates)
+{
+    return len % v == 0 && (gates == 1 || len >= 32 * v);
+}
+
 /*
- * A step: one launch from the host (about 3 us to enqueue and start on an
- * H100), then the longer of the layer's W and R read from L2 once per warp
- * row group and its products: B x H x 2H multiply-adds at about 1.9
- * TFLOPS whatever the cell's gates (T = 1 calls on an H100, bench/NOTES.md
- * thirteenth session: H 256-512, B 64-256, 1.4-2.7 TFLOPS counting one
- * gate, 4.8-8.2 counting LSTM's four; in 16 bits no faster). Against the
- * persistent engines it loses at any length its per-step floor is paid
+ * A call of one step (plain, replayed from the call's graph: about 6 us on
+ * an H100), a small cost per gate and row of a warp (the butterfly sums and
+ * the cell), then the longer of the layer's W and R read from L2 once per
+ * warp row group and its products: B x H x 2H multiply-adds per gate plus
+ * one more (the loads and loop of a row), at 12 TFLOPS where the rows are
+ * read in 16-byte vectors and 5 in the scalar loops. Fitted to T = 1 calls
+ * of every engine forced on an H100 (bench/NOTES.md, sixteenth session:
+ * 96 shapes, H 64-1024, B 1-256, mean error 11 %, at most 1.45x). Against
+ * the persistent engines it loses at any length its per-step floor is paid
  * over; what it saves is their per-call set-up (plan_select.c weighs the
  * two).
  */
@@ -96,11 +109,16 @@ static double estimate(const prnn_engine_query *q)
 {
     const prnn_rnn_key *k = &q->key;
     const double H = k->hidden, B = k->mini_batch;
-    const double groups = ceil(B / rows_per_warp(k));
+    const int gates = prnn_cell_traits(k->mode)->gates;
+    const double rows = rows_per_warp(k);
+    const double groups = ceil(B / rows);
     /* W and R (the input size taken as H), read by every row group */
     const double bytes = 2.0 * prnn_engine_r_bytes(k) * groups;
-    const double products = 2.0 * B * H * 2.0 * H / 1.9e12;
-    return 3.0 + fmax(bytes / 4e12, products) * 1e6;
+    /* R and the h rows: their bases are aligned in every plan's buffers */
+    const double rate =
+        vector_rows((size_t)k->hidden, 16 / prnn_dtype_size(k->dtype), gates) ? 12e12 : 5e12;
+    const double products = 2.0 * B * H * 2.0 * H * (gates + 1.0) / rate;
+    return 6.0 + 0.1 * gates * rows + fmax(bytes / 4e12, products) * 1e6;
 }
 
 /* No set-up: each step is the whole call's work. */
@@ -210,12 +228,8 @@ static char *cstate(const prnn_call_plan *c, int d)
 }
 
 /* Which operands the kernel reads 16 bytes at a time
- * (prnn_fused_step_args.vec): an operand whose rows are a whole number of
- * vectors from aligned bases, and where a gated cell (LSTM, GRU) gives every
- * lane of the warp at least one vector of the row. A gated step with fewer
- * vectors than lanes idles more lanes than it saves loads: LSTM/GRU f16
- * H 64 B 256 ran 1.16-1.23x the scalar loop, where one-gate steps gained at
- * every size (bench/NOTES.md, "Sixteenth session"). */
+ * (prnn_fused_step_args.vec): those whose rows suit vectors (vector_rows)
+ * from aligned bases. */
 static int vectors_fit(const prnn_call_plan *c, const prnn_fused_step_args *a, int skip)
 {
     const size_t v = 16 / c->es;
@@ -224,14 +238,13 @@ static int vectors_fit(const prnn_call_plan *c, const prnn_fused_step_args *a, i
         h_bases |= (uintptr_t)a->R[d] | (uintptr_t)a->hx[d] | (uintptr_t)hstate(c, d, 0) |
                    (uintptr_t)hstate(c, d, 1);
     int vec = 0;
-    if ((size_t)c->H % v == 0 && (c->G == 1 || (size_t)c->H >= 32 * v) && h_bases % 16 == 0)
+    if (vector_rows((size_t)c->H, v, c->G) && h_bases % 16 == 0)
         vec |= PRNN_STEP_VEC_H;
     if (!skip) {
         uintptr_t x_bases = (uintptr_t)a->x;
         for (int d = 0; d < c->dirs; d++)
             x_bases |= (uintptr_t)a->W[d];
-        if ((size_t)a->x_cols % v == 0 && (c->G == 1 || (size_t)a->x_cols >= 32 * v) &&
-            x_bases % 16 == 0)
+        if (vector_rows((size_t)a->x_cols, v, c->G) && x_bases % 16 == 0)
             vec |= PRNN_STEP_VEC_X;
     }
     return vec;
