@@ -40,7 +40,7 @@ __device__ __forceinline__ void load_vec(const T *p, long i, AccT out[V])
 
 // acc[g][r] += sum over this lane's k of M[g * H + u][k] * rows[r][k]:
 // M's rows ld elements long, row r of `rows` at rows_at(r) (or zeros where
-// it returns -1). Vectors of V elements, lane k's at k * V.
+// it returns false). Vectors of V elements, lane k's at k * V.
 template <typename RowAt>
 __device__ __forceinline__ void products_vec(const T *M, long ld, int K, int u, int lane,
                                              RowAt rows_at, AccT (&acc)[G][RPW])
