@@ -7,8 +7,8 @@
 // of the unit, a butterfly sums them, and lane r runs the cell of row r
 // (rnn_cell.cuh, exact activations, as the standard path). Where the host
 // allows it per operand (a.vec, PRNN_STEP_VEC_*), a lane reads 16 bytes at
-// a time (4 floats, 8 halves): a quarter to an eighth of the loads and loop
-// trips.
+// a time (2 doubles, 4 floats, 8 halves): a half to an eighth of the loads
+// and loop trips.
 
 #include "prnn_kernel_abi.h"
 #include "rnn_cell.cuh"
@@ -38,9 +38,10 @@ __device__ __forceinline__ void load_vec(const T *p, long i, AccT out[V])
         out[j] = ST::load(raw.t, j);
 }
 
-// acc[g][r] += sum over this lane's k of M[g * H + u][k] * rows[r][k]:
+// acc[g][r] += sum over this lane's columns c of M[g * H + u][c] * rows[r][c]:
 // M's rows ld elements long, row r of `rows` at rows_at(r) (or zeros where
-// it returns false). Vectors of V elements, lane k's at k * V.
+// it returns false). Vectors of V elements: lane l reads the ones starting
+// at columns l * V, l * V + 32 * V, ...
 template <typename RowAt>
 __device__ __forceinline__ void products_vec(const T *M, long ld, int K, int u, int lane,
                                              RowAt rows_at, AccT (&acc)[G][RPW])

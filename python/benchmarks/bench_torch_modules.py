@@ -17,9 +17,10 @@ Grids (input size = hidden size):
 Points whose sequence holds more than --max-tokens rows (T x B) are skipped
 and listed (their activations alone outgrow the card).
 
-Timing: CUDA events around back-to-back calls after a warm-up (3 to 10
-calls, about --run-ms of them: prnn captures its calls' graphs there), as
-many calls per run as make about --run-ms, median of --runs runs; µs per
+Timing: CUDA events around back-to-back calls after a warm-up (on a GPU 3
+to 10 calls, about --run-ms of them: prnn captures its calls' graphs
+there), as many calls per run as make about --run-ms, median of --runs
+runs; µs per
 timestep and the ratio prnn / torch.nn. The last lines give each ratio's
 geometric mean and the worst training-step ratio with its point. The
 overhead figure (default and quick grids) is measured on a one-step
@@ -83,16 +84,19 @@ def _time_cpu(fn, repeats, runs=5):
 
 def _time(fn, device, run_ms, runs):
     """Microseconds per call in steady state: a first call (planning and
-    compiling), warm-up calls for about run_ms (3 to 10 of them), then
-    `runs` runs of as many calls as take about run_ms. The first few calls
-    of a training step are where prnn captures its calls' CUDA graphs, as
-    the caching allocator settles the buffers' addresses (bench/NOTES.md,
-    "Sixteenth session"), and where cuDNN picks its algorithms: a loop
-    that repeats thousands of times is timed past them."""
+    compiling), on a GPU warm-up calls for about run_ms (3 to 10 of them,
+    each timer also running one untimed call first), then `runs` runs of as
+    many calls as take about run_ms. The first few calls of a training step
+    on a GPU are where prnn captures its calls' CUDA graphs, as the caching
+    allocator settles the buffers' addresses (bench/NOTES.md, "Sixteenth
+    session"), and where cuDNN picks its algorithms: a loop that repeats
+    thousands of times is timed past them. The CPU run is a check, not a
+    benchmark: no warm-up."""
     timer = _time_gpu if device.type == "cuda" else _time_cpu
     once = timer(fn, 1, runs=1)
-    timer(fn, max(3, min(10, round(run_ms * 1000.0 / max(once, 1.0)))), runs=1)
-    once = timer(fn, 1, runs=1)
+    if device.type == "cuda":
+        timer(fn, max(3, min(10, round(run_ms * 1000.0 / max(once, 1.0)))), runs=1)
+        once = timer(fn, 1, runs=1)
     repeats = max(1, min(50, round(run_ms * 1000.0 / max(once, 1.0))))
     return timer(fn, repeats, runs)
 

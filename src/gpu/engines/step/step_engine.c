@@ -114,7 +114,8 @@ static double estimate(const prnn_engine_query *q)
     const double groups = ceil(B / rows);
     /* W and R (the input size taken as H), read by every row group */
     const double bytes = 2.0 * prnn_engine_r_bytes(k) * groups;
-    /* R and the h rows: their bases are aligned in every plan's buffers */
+    /* R and the h rows: the model assumes aligned bases (the workspace's
+     * always are; R and hx are the caller's, which the launch checks) */
     const double rate =
         vector_rows((size_t)k->hidden, 16 / prnn_dtype_size(k->dtype), gates) ? 12e12 : 5e12;
     const double products = 2.0 * B * H * 2.0 * H * (gates + 1.0) / rate;
