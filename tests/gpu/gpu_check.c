@@ -435,24 +435,30 @@ void gc_format_per_dtype(const double v[4], char *buf, size_t n)
 #define GUARD 4096
 #define GUARD_BYTE 0xA5
 
-int gc_alloc(gc_buf *b, size_t bytes, char *err, size_t errsize)
+int gc_alloc_shifted(gc_buf *b, size_t bytes, size_t shift, char *err, size_t errsize)
 {
     b->bytes = bytes;
-    int r = gc.dev->alloc(&b->p, bytes + GUARD);
+    int r = gc.dev->alloc(&b->base, shift + bytes + GUARD);
     if (r) {
-        snprintf(err, errsize, "%s(%zu) failed: %d", gc.dev->alloc_name, bytes + GUARD, r);
-        b->p = 0;
+        snprintf(err, errsize, "%s(%zu) failed: %d", gc.dev->alloc_name, shift + bytes + GUARD, r);
+        b->p = b->base = 0;
         return -1;
     }
+    b->p = b->base + shift;
     gc.dev->memset8(b->p + bytes, GUARD_BYTE, GUARD, NULL);
     return 0;
 }
 
+int gc_alloc(gc_buf *b, size_t bytes, char *err, size_t errsize)
+{
+    return gc_alloc_shifted(b, bytes, 0, err, errsize);
+}
+
 void gc_free(gc_buf *b)
 {
-    if (b->p)
-        gc.dev->release(b->p);
-    b->p = 0;
+    if (b->base)
+        gc.dev->release(b->base);
+    b->p = b->base = 0;
 }
 
 int gc_guard_ok(const gc_buf *b)

@@ -16,7 +16,8 @@
 #   suites on small filtered cases. engines: both quick
 #   suites with each engine forced (PRNN_ENGINE=tiny-h, =small-h, =step; a case the
 #   engine cannot run takes the normal choice, and the table counts what
-#   ran), then memcheck and racecheck of each on small cases. python: the prnn.torch
+#   ran), then memcheck and racecheck of each on small cases, and memcheck
+#   of the step engine's vector and element-wise paths. python: the prnn.torch
 #   pytest suite on the GPU (PRNN_REQUIRE_GPU=1: a missing GPU fails it);
 #   torchbench: prnn.torch's modules against torch.nn's (TORCHBENCH_ARGS, e.g.
 #               "--grid edges --modes lstm,gru": issue 22's module target).
@@ -131,6 +132,12 @@ for stage in $STAGES; do
             run_stage "racecheck-$e" env PRNN_ENGINE=$e compute-sanitizer --tool racecheck \
                 --error-exitcode 9 "$BUILD/tests/gpu/test_forward_gpu" --threads 1 --filter "H=48"
         done
+        # the step engine's 16-byte loads (gated cells read them from H 128
+        # in fp32, 256 in fp16) and its element-wise paths for a caller's
+        # tensors off 16 bytes, under memcheck
+        run_stage memcheck-step-vectors env PRNN_ENGINE=step compute-sanitizer --tool memcheck \
+            --error-exitcode 9 "$BUILD/tests/gpu/test_forward_gpu" --threads 1 \
+            --filter "H=256 B=16|shifted"
         # tiny-h's backward kernel under racecheck, and several rows per block
         # at every batch (PRNN_TINY_ROWS)
         run_stage racecheck-train-tiny-h env PRNN_ENGINE=tiny-h compute-sanitizer --tool racecheck \
