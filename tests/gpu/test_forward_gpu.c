@@ -409,10 +409,11 @@ static void build_sweep(int full)
         /* the caller's tensors one element off 16 bytes, on the short
          * calls' engines and on the long ones' (fp32 and fp16, where the
          * step engine reads whole rows in vectors at H 256) */
+        static const int shifted_lengths[] = {1, 24};
         for (int di = 0; di < 2; di++)
-            for (int steps = 1; steps <= 24; steps += 23) {
+            for (int li = 0; li < 2; li++) {
                 tcase sh = {.s = {.mode = modes[m], .hidden = 256, .batch = 8, .layers = 2,
-                                  .dirs = 2, .dtype = dts[di], .steps = steps},
+                                  .dirs = 2, .dtype = dts[di], .steps = shifted_lengths[li]},
                             .shifted = 1};
                 gc_add(&sweep, &sh);
             }
