@@ -66,6 +66,7 @@ class PlanInfo(ctypes.Structure):
         ("shortSlotMaxSeqLength", c_int * 3), ("shortSlotEngine", (c_char * 32) * 3),
         ("shortSlotConfigSource", enum_t * 3), ("shortSlotConfig", (c_char * 256) * 3),
         ("callGraphs", c_int), ("callGraphsCaptured", c_int), ("callGraphReplays", c_ulonglong),
+        ("backwardShortEngine", c_char * 32), ("backwardShortMaxSeqLength", c_int),
     ]
 
 

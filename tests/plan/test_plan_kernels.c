@@ -9,7 +9,8 @@
  *    pass: a batch fetches it once);
  *    PRNN_ENGINE=standard gives the standard engine's step kernels;
  *  - under PRNN_TF32_RECURRENCE_MATH, FP32 data at B 64 takes the standard
- *    engine over the DB's resident tiles, at B 8 not;
+ *    engine over the DB's resident tiles, at B 8 not (there only the
+ *    backward-data pass's short slot, in training plans);
  *  - the same answer every time (the heuristic's results are remembered);
  *  - the caller's log is kept (appended to, never replaced).
  */
@@ -148,6 +149,13 @@ int main(void)
     kernel_set_of(PRNN_LSTM, PRNN_DATA_FLOAT, 8, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 1,
                   &ks);
     CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
+    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 1);
+    /* the standard engine's step kernels there come from the backward-data
+     * pass's short slot alone (loading 16 MB of R per call costs more than
+     * a few standard steps): inference plans have none */
+    CHECK(count_kernel(&ks, "prnn_step_cell") >= 1);
+    kernel_set_of(PRNN_LSTM, PRNN_DATA_FLOAT, 8, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 0,
+                  &ks);
     CHECK(count_kernel(&ks, "prnn_step_cell") == 0);
     kernel_set_of(PRNN_LSTM, PRNN_DATA_HALF, 64, PRNN_TF32_RECURRENCE_MATH, PRNN_LINEAR_INPUT, 1,
                   &ks);

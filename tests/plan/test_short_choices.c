@@ -7,8 +7,9 @@
  * shape is passed over, the models' slot covers the lengths below the one
  * short entries are timed at (all of them without entries), FP32 under TF32
  * recurrence math and $PRNN_ENGINE take no entry; a call of T steps runs
- * on the first slot that covers T (prnn_plan_pass_for); and every shipped
- * entry of a bucket is taken on its own GPU.
+ * on the first slot that covers T (prnn_plan_pass_for); every shipped
+ * entry of a bucket is taken on its own GPU; and the backward-data pass's
+ * slot follows the models.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "autotune_log.h"
 #include "error.h"
 #include "gpu/engines/engine.h"
+#include "gpu/plan/plan_make.h"
 #include "gpu/plan/plan_short.h"
 #include "gpu/plan/plan_warm.h"
 #include "gpu/run/gpu_state.h"
@@ -143,6 +145,81 @@ static void test_pass_for(const prnn_engine *a, const prnn_engine *b, const prnn
     CHECK(prnn_plan_pass_for(&p, inf, 1) == &p.short_fwd[PRNN_SHORT_FEW].pass);
 }
 
+/* The backward-data pass's engine for q as a plan orders them (forced,
+ * the tuning DB's, else the models'). */
+static const prnn_engine *backward_engine(const prnn_engine_query *q)
+{
+    const prnn_engine *order[16];
+    int n = prnn_plan_engine_order(q, order, NULL, 0);
+    prnn_engine_sort_by_estimate(q, order, n);
+    return n ? order[0] : NULL;
+}
+
+/* The backward-data slot (prnn_plan_short_backward): where the pass's
+ * engine loads R on-chip for every call (LSTM f32 H 1024 B 64: 16 MB per
+ * batch group), the standard engine runs its short calls, up to the length
+ * where the per-step gain repays the set-up; where that set-up is small
+ * (H 128 B 1) nothing beats the pass's engine; a forced pass runs every
+ * length; and a backward-data call of T steps runs on the slot up to its
+ * length (prnn_plan_pass_for), forward calls never. */
+static void test_backward_slot(const prnn_engine *persistent, const prnn_engine *standard)
+{
+    prnn_engine_query q;
+    memset(&q, 0, sizeof(q));
+    q.gs = &gs;
+    q.pass = PRNN_PASS_BACKWARD_DATA;
+    q.key = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 64, 1, 0, q.pass).key;
+    prnn_short_choice c;
+    prnn_plan_short_backward(&q, persistent, NULL, &c);
+    CHECK(c.engine == standard && c.max_seq >= 1 && c.choice.source == PRNN_CONFIG_HEURISTIC);
+    const double t1_persistent = persistent->call_setup(&q) + persistent->estimate(&q);
+    const double t1_standard = standard->call_setup(&q) + standard->estimate(&q);
+    CHECK(t1_standard < t1_persistent);
+    if (c.max_seq < PRNN_TUNING_MAX_SHORT_SEQ) /* the crossing */
+        CHECK(standard->call_setup(&q) + (c.max_seq + 1) * standard->estimate(&q) >=
+              persistent->call_setup(&q) + (c.max_seq + 1) * persistent->estimate(&q) - 1e-9);
+    /* the pass already on the standard engine: nothing cheaper */
+    prnn_plan_short_backward(&q, standard, NULL, &c);
+    CHECK(c.engine == NULL && c.max_seq == 0);
+    /* a small R: the persistent engine's own set-up is small */
+    prnn_engine_query small = q;
+    small.key = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 128, 1, 1, 0, q.pass).key;
+    const prnn_engine *runs = backward_engine(&small);
+    CHECK(runs != NULL && runs != standard);
+    prnn_plan_short_backward(&small, runs, NULL, &c);
+    CHECK(c.engine != standard);
+    /* forced: $PRNN_ENGINE_BACKWARD, $PRNN_ENGINE, $PRNN_TILE_BACKWARD */
+    setenv("PRNN_ENGINE_BACKWARD", "persistent", 1);
+    prnn_plan_short_backward(&q, persistent, NULL, &c);
+    CHECK(c.engine == NULL && c.max_seq == 0);
+    unsetenv("PRNN_ENGINE_BACKWARD");
+    setenv("PRNN_ENGINE", "persistent", 1);
+    prnn_plan_short_backward(&q, persistent, NULL, &c);
+    CHECK(c.engine == NULL && c.max_seq == 0);
+    unsetenv("PRNN_ENGINE");
+    prnn_plan_short_backward(&q, persistent, "PRNN_TILE_BACKWARD", &c);
+    CHECK(c.engine == NULL && c.max_seq == 0);
+    /* nothing forced again: the slot is back */
+    prnn_plan_short_backward(&q, persistent, NULL, &c);
+    CHECK(c.engine == standard);
+
+    prnn_plan p;
+    memset(&p, 0, sizeof(p));
+    p.pass[PRNN_PASS_FORWARD].engine = persistent;
+    p.pass[PRNN_PASS_BACKWARD_DATA].engine = persistent;
+    p.short_bwd = (prnn_short_slot){{.engine = standard}, 4};
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 1) == &p.short_bwd.pass);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 4) == &p.short_bwd.pass);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 5) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_FORWARD_TRAINING, 1) == &p.pass[PRNN_PASS_FORWARD]);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_INFERENCE, 1) == &p.pass[PRNN_PASS_FORWARD]);
+    p.short_bwd.max_seq = 0; /* cleared: its kernels did not load */
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 1) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    fprintf(stderr,
+            "backward slot: LSTM f32 H 1024 B 64 T 1 persistent %.1f us, standard %.1f us\n",
+            t1_persistent, t1_standard);
+}
+
 /* Every shipped entry of a sequence-length bucket, on its own GPU as
  * prnn-cache warm describes it: its slot takes it (its engine runs the
  * shape there and its configuration fits), with its length. The forward
@@ -200,6 +277,7 @@ int main(void)
     const prnn_engine *standard = prnn_engine_find("standard");
     CHECK(persistent && step && standard);
     test_pass_for(persistent, step, standard);
+    test_backward_slot(persistent, standard);
     test_trim(step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
 

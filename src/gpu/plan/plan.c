@@ -23,6 +23,8 @@ void prnn_plan_free(prnn_plan *p)
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
         if (p->short_fwd[i].pass.engine && p->short_fwd[i].pass.state)
             p->short_fwd[i].pass.engine->release(&p->short_fwd[i].pass);
+    if (p->short_bwd.pass.engine && p->short_bwd.pass.state)
+        p->short_bwd.pass.engine->release(&p->short_bwd.pass);
     if (p->bwd_fallback.engine && p->bwd_fallback.state)
         p->bwd_fallback.engine->release(&p->bwd_fallback);
     free(p);
@@ -52,6 +54,8 @@ const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int se
 {
     prnn_pass pass = prnn_call_pass((prnn_call_kind)kind);
     const prnn_short_slot *s = pass == PRNN_PASS_FORWARD ? short_slot(plan, seq_length) : NULL;
+    if (pass == PRNN_PASS_BACKWARD_DATA && seq_length <= plan->short_bwd.max_seq)
+        s = &plan->short_bwd;
     if (s && s->pass.engine)
         return &s->pass;
     return &plan->pass[pass];
@@ -69,9 +73,19 @@ size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *
         if (l.total > most) /* PRNN_SIZE_OVERFLOW is the largest */
             most = l.total;
     }
-    if (plan->bwd_fallback.engine && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded) {
+    /* the passes that run backward-data calls should the chosen one not
+     * load: the fallback, and the pass's engine under a short slot */
+    const prnn_pass_plan *alt[2] = {NULL, NULL};
+    if (plan->bwd_fallback.engine && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded)
+        alt[0] = &plan->bwd_fallback;
+    if (plan->short_bwd.pass.engine && !plan->short_bwd.pass.loaded &&
+        p->seq_length <= plan->short_bwd.max_seq)
+        alt[1] = &plan->pass[PRNN_PASS_BACKWARD_DATA];
+    for (int i = 0; i < 2; i++) {
+        if (!alt[i] || !alt[i]->engine)
+            continue;
         prnn_ws_layout l;
-        prnn_ws_layout_compute(&plan->bwd_fallback, p, PRNN_CALL_BACKWARD_DATA, &l);
+        prnn_ws_layout_compute(alt[i], p, PRNN_CALL_BACKWARD_DATA, &l);
         if (l.total > most)
             most = l.total;
     }
@@ -92,6 +106,7 @@ prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan)
         merge(&all, &plan->pass[i].stats);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
         merge(&all, &plan->short_fwd[i].pass.stats);
+    merge(&all, &plan->short_bwd.pass.stats);
     return all;
 }
 
@@ -162,6 +177,11 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     if (two && two->pass.engine) {
         snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
         full.shortMaxSeqLength = two->max_seq;
+    }
+    if (plan->short_bwd.max_seq && plan->short_bwd.pass.engine) {
+        snprintf(full.backwardShortEngine, sizeof(full.backwardShortEngine), "%s",
+                 plan->short_bwd.pass.engine->name);
+        full.backwardShortMaxSeqLength = plan->short_bwd.max_seq;
     }
     const prnn_loop_graphs *cg = plan->call_graphs;
     full.callGraphs = cg && cg->capture;

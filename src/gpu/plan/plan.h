@@ -47,6 +47,12 @@ typedef struct prnn_plan {
     /* The forward pass of short calls, where another engine's smaller
      * per-call cost beats the forward engine's. */
     prnn_short_slot short_fwd[PRNN_SHORT_SLOTS];
+    /* The backward-data pass of short calls: another engine's, where its
+     * smaller per-call cost beats the pass's engine's for calls of up to
+     * max_seq steps (the engines' cost models: plan_short.h). Its kernels
+     * load with the training kernels; where they cannot, the slot is
+     * cleared and the pass's engine runs every length. */
+    prnn_short_slot short_bwd;
     /* The backward-data pass's fallback: the next engine that supports it,
      * prepared (its configuration chosen, nothing loaded), which runs the
      * pass if the first cannot load its kernels at the first training need
@@ -71,7 +77,8 @@ prnnStatus_t prnn_plan_start_graphs(prnn_plan *p, const prnn_cuda_driver *cu);
 void prnn_plan_free(prnn_plan *p);
 
 /* The pass plan that runs a call of `kind` of seq_length steps: a
- * short-sequence forward pass where one applies (prnn_short_slot). */
+ * short-sequence forward or backward-data pass where one applies
+ * (prnn_short_slot). */
 const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length);
 
 /* The workspace every call of p's shape runs in (what

@@ -330,6 +330,23 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
     return prepare_slot(fq, p, PRNN_SHORT_FEW, &ch[PRNN_SHORT_FEW]);
 }
 
+/* The plan's short-sequence backward-data pass (plan_short.h), prepared
+ * (nothing loaded: its kernels come with the training kernels). */
+static prnnStatus_t choose_short_backward(const prnn_engine_query *bq, prnn_plan *p)
+{
+    const prnn_pass_plan *b = &p->pass[PRNN_PASS_BACKWARD_DATA];
+    prnn_short_choice c;
+    prnn_plan_short_backward(bq, b->engine, b->forced_by, &c);
+    if (!c.max_seq)
+        return PRNN_STATUS_SUCCESS;
+    prnnStatus_t s = prnn_plan_prepare_engine(bq, c.engine, &c.choice, 1, &p->short_bwd.pass);
+    if (s == PRNN_STATUS_NOT_SUPPORTED)
+        return PRNN_STATUS_SUCCESS;
+    if (!s)
+        p->short_bwd.max_seq = c.max_seq;
+    return s;
+}
+
 /* Whether the autotuner may search for p: it is on, and the network does
  * not clip its cell state. A clipped LSTM takes its unclipped shape's tuned
  * or heuristic configuration (the same kernels but for the clamp): the
@@ -346,6 +363,7 @@ static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct
     PRNN_TRY(prnn_run_kernels_load(g->gs, &p->kernels, &p->stats));
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
+    PRNN_TRY(choose_short_backward(&bq, p));
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
     PRNN_TRY(choose_pass(&fq, may_autotune(g, p), &p->pass[PRNN_PASS_FORWARD], NULL));
     return choose_short(&fq, p);
@@ -412,6 +430,19 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
     }
     if (s)
         return s;
+    prnn_short_slot *sb = &p->short_bwd;
+    if (sb->pass.engine) {
+        s = sb->pass.engine->load_training(&bq, &sb->pass);
+        if (s == PRNN_STATUS_NOT_SUPPORTED) {
+            prnn_log_append("note: the %s engine's backward-data kernels do not load here; the "
+                            "%s engine runs every length",
+                            sb->pass.engine->name, b->engine->name);
+            sb->pass.engine->release(&sb->pass);
+            memset(sb, 0, sizeof(*sb));
+        } else if (s) {
+            return s;
+        }
+    }
     return prnn_run_kernels_load_training(g->gs, rnn->dtype, &p->kernels, &p->stats);
 }
 
@@ -468,6 +499,17 @@ static void log_ahead(prnn_plan_log_event *e, const ahead_log *a)
     e->later_compiles = prnn_nvrtc_compile_count() - a->compiles_before;
 }
 
+/* The backward-data pass's short slot, when it has one, as the event's next
+ * pass (name: its label's storage, which must outlive the event). */
+static void log_short_backward(prnn_plan_log_event *e, const prnn_plan *p, char *name, size_t size)
+{
+    if (!p->short_bwd.max_seq || !p->short_bwd.pass.engine)
+        return;
+    snprintf(name, size, "backward-data T<=%d", p->short_bwd.max_seq);
+    e->passes[e->npasses] = log_pass_plan(&p->short_bwd.pass, &p->key);
+    e->passes[e->npasses++].pass = name;
+}
+
 /* A new plan: the forward pass that loaded, the backward-data pass chosen. */
 static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnStatus_t s, double ms,
                      const ahead_log *a)
@@ -495,6 +537,8 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
         }
         e.passes[e.npasses++].pass = short_name[i];
     }
+    char bwd_short_name[48];
+    log_short_backward(&e, p, bwd_short_name, sizeof(bwd_short_name));
     prnn_load_stats stats = prnn_plan_load_stats(p);
     e.cubin = stats.cubin_source;
     e.compile_ms = stats.compile_ms;
@@ -510,20 +554,23 @@ static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, pr
     log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 1;
+    char bwd_short_name[48];
+    log_short_backward(&e, p, bwd_short_name, sizeof(bwd_short_name));
     e.cubin = event->cubin_source;
     e.compile_ms = event->compile_ms;
     prnn_plan_log_print(&e);
 }
 
 /* The parts of a plan that load kernels, each with its own statistics. */
-enum { STAT_PARTS = 3 + PRNN_SHORT_SLOTS };
+enum { STAT_PARTS = 4 + PRNN_SHORT_SLOTS };
 static void stat_parts(prnn_plan *p, prnn_load_stats *parts[STAT_PARTS])
 {
     parts[0] = &p->stats;
     parts[1] = &p->pass[0].stats;
     parts[2] = &p->pass[1].stats;
+    parts[3] = &p->short_bwd.pass.stats;
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
-        parts[3 + i] = &p->short_fwd[i].pass.stats;
+        parts[4 + i] = &p->short_fwd[i].pass.stats;
 }
 
 static void reset_sources(prnn_plan *p, prnn_load_stats saved[STAT_PARTS])
@@ -628,7 +675,17 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     prnn_engine_config chosen;
     memset(&chosen, 0, sizeof(chosen));
     prnn_engine_query bq = prnn_plan_query(g, NULL, key, PRNN_PASS_BACKWARD_DATA);
-    pass_kernels(&bq, training, ks, &forced_by, &chosen);
+    const prnn_engine *bwd = pass_kernels(&bq, training, ks, &forced_by, &chosen);
+    if (training) { /* the short backward-data slot's, loaded with them */
+        prnn_short_choice c;
+        prnn_plan_short_backward(&bq, bwd, forced_by, &c);
+        char why[256];
+        if (c.engine && !c.engine->fits(&bq, &c.choice.config, why, sizeof(why))) {
+            int n = c.engine->requests(&bq, &c.choice.config, training, &ks->req[ks->count]);
+            if (n > 0)
+                ks->count += n;
+        }
+    }
     prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
     forced_by = NULL;
     memset(&chosen, 0, sizeof(chosen));

@@ -7,27 +7,32 @@
 #include "gpu/plan/plan_db.h"
 #include "gpu/plan/plan_make.h"
 
-static int forward_forced(const char *fwd_forced_by)
+/* Whether a variable or a forcing configuration (forced_by) chose q's
+ * pass: $PRNN_ENGINE, and for the backward-data pass $PRNN_ENGINE_BACKWARD
+ * too (plan_make.c reads them so). */
+static int pass_forced(const prnn_engine_query *q, const char *forced_by)
 {
     const char *forced = getenv("PRNN_ENGINE");
-    return (forced && forced[0]) || fwd_forced_by;
+    const char *back = getenv("PRNN_ENGINE_BACKWARD");
+    return (forced && forced[0]) || forced_by ||
+           (q->pass == PRNN_PASS_BACKWARD_DATA && back && back[0]);
 }
 
-const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
-                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *q, const prnn_engine *runs,
+                                          const char *forced_by, prnn_engine_config *cfg,
                                           int *max_seq_out)
 {
-    if (forward_forced(fwd_forced_by))
+    if (pass_forced(q, forced_by))
         return NULL;
     const prnn_engine *order[16];
-    int n = prnn_plan_engine_order(fq, order, NULL, 0);
-    const double f_setup = fwd->call_setup(fq), f_step = fwd->estimate(fq);
+    int n = prnn_plan_engine_order(q, order, NULL, 0);
+    const double f_setup = runs->call_setup(q), f_step = runs->estimate(q);
     const prnn_engine *best = NULL;
     double best_cost = f_setup + f_step, best_step = 0, best_setup = 0;
     for (int i = 0; i < n; i++) {
-        if (order[i] == fwd)
+        if (order[i] == runs)
             continue;
-        double setup = order[i]->call_setup(fq), step = order[i]->estimate(fq);
+        double setup = order[i]->call_setup(q), step = order[i]->estimate(q);
         if (setup + step < best_cost) {
             best = order[i];
             best_cost = setup + step;
@@ -43,10 +48,23 @@ const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prn
         double t = (f_setup - best_setup) / (best_step - f_step);
         max_seq = t < 1 ? 1 : t > PRNN_TUNING_MAX_SHORT_SEQ ? PRNN_TUNING_MAX_SHORT_SEQ : (int)t;
     }
-    if (best->candidates(fq, 0, 0, cfg, 1) < 1)
+    if (best->candidates(q, 0, 0, cfg, 1) < 1)
         return NULL;
     *max_seq_out = max_seq;
     return best;
+}
+
+void prnn_plan_short_backward(const prnn_engine_query *bq, const prnn_engine *bwd,
+                              const char *bwd_forced_by, prnn_short_choice *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!bwd)
+        return;
+    out->engine =
+        prnn_plan_short_engine(bq, bwd, bwd_forced_by, &out->choice.config, &out->max_seq);
+    out->choice.source = PRNN_CONFIG_HEURISTIC;
+    if (!out->engine)
+        memset(out, 0, sizeof(*out));
 }
 
 /* The bucket's entry as slot choice c: 1, or 0 when the databases have
@@ -85,7 +103,7 @@ void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd
                              const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS])
 {
     memset(out, 0, sizeof(*out) * PRNN_SHORT_SLOTS);
-    if (forward_forced(fwd_forced_by) || !fwd)
+    if (pass_forced(fq, fwd_forced_by) || !fwd)
         return;
     if (!prnn_rnn_key_tf32_recurrence(&fq->key)) {
         const prnn_engine *order[16];

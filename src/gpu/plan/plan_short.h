@@ -1,10 +1,11 @@
 /*
- * The short-sequence forward passes of a plan: which engine runs a call of
+ * The short-sequence passes of a plan: which engine runs a forward call of
  * one step, and which runs calls of a few steps, where another engine's
- * smaller set-up beats the forward pass's engine (issue 22). Each comes from
- * a tuning DB entry of its sequence-length bucket (tuning_db.h: measured by
- * prnn-autotune --seq-buckets), else from the engines' cost models (their
- * set-up and step estimates, engine.h).
+ * smaller set-up beats the forward pass's engine (issue 22), and likewise
+ * for the backward-data pass. A forward slot comes from a tuning DB entry
+ * of its sequence-length bucket (tuning_db.h: measured by prnn-autotune
+ * --seq-buckets), else from the engines' cost models (their set-up and step
+ * estimates, engine.h); the backward-data slot from the models.
  */
 #ifndef PRNN_PLAN_SHORT_H
 #define PRNN_PLAN_SHORT_H
@@ -13,17 +14,18 @@
 #include "gpu/plan/plan.h"
 
 /*
- * The model's short-sequence engine, with its configuration and the longest
- * sequence it runs: the engine whose modelled cost of a T = 1 call (its
- * set-up and one step) is lowest, when that is not the forward engine fwd,
- * for every length up to where fwd's cost is no longer higher. NULL when
- * $PRNN_ENGINE or a forcing variable ($PRNN_TILE, fwd_forced_by) chose the
- * forward pass: forced, it runs every length. Reads fq's device properties
- * only (tests/plan/test_short_regret.c checks its choices against measured
- * calls).
+ * The model's short-sequence engine for q's pass, with its configuration
+ * and the longest sequence it runs: the engine whose modelled cost of a
+ * T = 1 call (its set-up and one step) is lowest, when that is not the
+ * pass's engine `runs`, for every length up to where runs' cost is no longer
+ * higher. NULL when $PRNN_ENGINE (backward-data: or $PRNN_ENGINE_BACKWARD)
+ * or a forcing variable ($PRNN_TILE, $PRNN_TILE_BACKWARD: forced_by) chose
+ * the pass: forced, it runs every length. Reads q's device properties only
+ * (tests/plan/test_short_regret.c checks the forward choices against
+ * measured calls).
  */
-const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *fq, const prnn_engine *fwd,
-                                          const char *fwd_forced_by, prnn_engine_config *cfg,
+const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *q, const prnn_engine *runs,
+                                          const char *forced_by, prnn_engine_config *cfg,
                                           int *max_seq_out);
 
 /* One short slot's choice (prnn_short_slot's, before it is prepared). */
@@ -55,6 +57,12 @@ typedef struct {
 void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
                              const prnn_engine_config *fwd_config, const char *fwd_text,
                              const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS]);
+
+/* The backward-data slot's choice for bq, whose pass runs bwd (forced by
+ * bwd_forced_by, or NULL): the models' (prnn_plan_short_engine), source
+ * HEURISTIC; max_seq 0 when none beats bwd at one step. */
+void prnn_plan_short_backward(const prnn_engine_query *bq, const prnn_engine *bwd,
+                              const char *bwd_forced_by, prnn_short_choice *out);
 
 /* The models' slot fitted to the measured ones as they stand (after a
  * choice that could not be prepared was cleared): below
