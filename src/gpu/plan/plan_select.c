@@ -290,12 +290,11 @@ static prnnStatus_t choose_pass(const prnn_engine_query *q, int may_autotune, pr
                      q->key.mini_batch, q->gs->description, why[0] ? ": " : "", why);
 }
 
-/* Slot i of p prepared from choice c (NOT_SUPPORTED: it stays unused, the
- * forward pass runs its lengths). */
-static prnnStatus_t prepare_slot(const prnn_engine_query *fq, prnn_plan *p, int i,
+/* A short slot of q's pass prepared from choice c (NOT_SUPPORTED: it stays
+ * unused, the pass's own engine runs its lengths). */
+static prnnStatus_t prepare_slot(const prnn_engine_query *q, prnn_short_slot *slot,
                                  const prnn_short_choice *c)
 {
-    prnn_short_slot *slot = &p->short_fwd[i];
     if (!c->max_seq)
         return PRNN_STATUS_SUCCESS;
     if (!c->engine) { /* a measurement's choice of the forward pass's own */
@@ -304,7 +303,7 @@ static prnnStatus_t prepare_slot(const prnn_engine_query *fq, prnn_plan *p, int 
         snprintf(slot->pass.tuned_on, sizeof(slot->pass.tuned_on), "%s", c->choice.tuned_on);
         return PRNN_STATUS_SUCCESS;
     }
-    prnnStatus_t s = prnn_plan_prepare_engine(fq, c->engine, &c->choice, 1, &slot->pass);
+    prnnStatus_t s = prnn_plan_prepare_engine(q, c->engine, &c->choice, 1, &slot->pass);
     if (s == PRNN_STATUS_NOT_SUPPORTED)
         return PRNN_STATUS_SUCCESS;
     if (!s)
@@ -322,12 +321,12 @@ static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
     const int measured[] = {PRNN_SHORT_ONE, PRNN_SHORT_MEASURED};
     for (int k = 0; k < 2; k++) {
         const int i = measured[k];
-        PRNN_TRY(prepare_slot(fq, p, i, &ch[i]));
+        PRNN_TRY(prepare_slot(fq, &p->short_fwd[i], &ch[i]));
         if (!p->short_fwd[i].max_seq)
             memset(&ch[i], 0, sizeof(ch[i]));
     }
     prnn_plan_short_trim(ch);
-    return prepare_slot(fq, p, PRNN_SHORT_FEW, &ch[PRNN_SHORT_FEW]);
+    return prepare_slot(fq, &p->short_fwd[PRNN_SHORT_FEW], &ch[PRNN_SHORT_FEW]);
 }
 
 /* The plan's short-sequence backward-data pass (plan_short.h), prepared
@@ -337,14 +336,7 @@ static prnnStatus_t choose_short_backward(const prnn_engine_query *bq, prnn_plan
     const prnn_pass_plan *b = &p->pass[PRNN_PASS_BACKWARD_DATA];
     prnn_short_choice c;
     prnn_plan_short_backward(bq, b->engine, b->forced_by, &c);
-    if (!c.max_seq)
-        return PRNN_STATUS_SUCCESS;
-    prnnStatus_t s = prnn_plan_prepare_engine(bq, c.engine, &c.choice, 1, &p->short_bwd.pass);
-    if (s == PRNN_STATUS_NOT_SUPPORTED)
-        return PRNN_STATUS_SUCCESS;
-    if (!s)
-        p->short_bwd.max_seq = c.max_seq;
-    return s;
+    return prepare_slot(bq, &p->short_bwd, &c);
 }
 
 /* Whether the autotuner may search for p: it is on, and the network does
