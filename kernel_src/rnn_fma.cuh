@@ -34,7 +34,10 @@ __device__ __forceinline__ AccT fma_weight(const T *R, int u0, int ks, int rg, i
 {
     int kk = lk + LK * j;
     int r = fma_row(rg, lr, i);
-    if (kk >= F_KPW || r >= (rg + 1) * F_RPG || r >= ROWS)
+    const bool inside = kk < F_KPW && r < (rg + 1) * F_RPG && r < ROWS;
+    if (BWD) // branch-free (weight_or_zero)
+        return weight_or_zero(R, inside ? weight_index(u0, r, ks * F_KPW + kk) : -1);
+    if (!inside)
         return AccT(0);
     return weight_value(R, u0, r, ks * F_KPW + kk);
 }
@@ -54,10 +57,24 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // (bench/NOTES.md v0.6).
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
-        if (PSUM) { // k crosses gates: no single stride along k
+        if (PSUM) {
+            // k = g * UPB + j crosses gates (no single stride along k), but
+            // with ksplit and lanes_k 1 (static_asserted) it is the k-step
+            // itself: one base pointer per row, an offset known at compile
+            // time per weight, and the block's count of units (the last
+            // block may own fewer). The address is chosen, not the load
+            // (weight_or_zero).
+            const int r = fma_row(rg, lr, i);
+            const bool rvalid = r < (rg + 1) * F_RPG && r < ROWS;
+            const T *p = R + (long)u0 * H + (rvalid ? r : 0);
+            const int units = rvalid ? (H - u0 < UPB ? H - u0 : UPB) : 0;
 #pragma unroll
-            for (int j = 0; j < KREG; ++j)
-                wreg[j][i] = fma_weight(R, u0, ks, rg, lk, lr, j, i);
+            for (int j = 0; j < KREG; ++j) {
+                const int g = j / UPB, jj = j % UPB;
+                const bool ok = g < G && jj < units;
+                const AccT v = ST::load(p, ok ? ((long)g * H + jj) * H : 0);
+                wreg[j][i] = ok ? v : AccT(0);
+            }
             continue;
         }
         int r = fma_row(rg, lr, i);

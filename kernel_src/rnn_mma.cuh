@@ -29,6 +29,20 @@ __device__ __forceinline__ void mma_fragment(u32 (&a)[4], const T *R, int u0, in
             if (!BWD) { // the original kernel's form (see weight_value)
                 int g = valid ? r / UPB : G, u = u0 + r % UPB;
                 a[half * 2 + rr] = pack2(weight_bits_at(R, g, u, k), weight_bits_at(R, g, u, k + 1));
+            } else if (PSUM) {
+                // R[(g*H + u0 + j)*H + r] with k = g*UPB + j (weight_index),
+                // offsets from row u0 of R: the address is chosen, not the
+                // load (weight_bits_or_zero)
+                const unsigned short *Rb = reinterpret_cast<const unsigned short *>(R) + (long)u0 * H;
+                unsigned short b[2];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int g = (k + e) / UPB, j = (k + e) - g * UPB;
+                    const bool ok = valid && g < G && u0 + j < H;
+                    const unsigned short v = Rb[ok ? (long)(g * H + j) * H + r : 0];
+                    b[e] = ok ? v : (unsigned short)0;
+                }
+                a[half * 2 + rr] = pack2(b[0], b[1]);
             } else {
                 a[half * 2 + rr] =
                     valid ? pack2(weight_bits(R, u0, r, k), weight_bits(R, u0, r, k + 1)) : 0u;
