@@ -220,23 +220,6 @@ __device__ __forceinline__ long weight_index(int u0, int r, int k)
     return ((long)g * H + uk) * H + u;
 }
 
-// Element i of R, zero where i < 0 (padding). The load is unconditional
-// (element 0 for padding) and the zero a select: a load inside a branch is
-// waited for before the next one issues, and the backward kernels' weight
-// loads, written so, took ~80 us a call at LSTM f16 H 1024 (bench/NOTES.md,
-// v0.26).
-__device__ __forceinline__ AccT weight_or_zero(const T *R, long i)
-{
-    const AccT v = ST::load(R, i < 0 ? 0 : i);
-    return i < 0 ? AccT(0) : v;
-}
-
-__device__ __forceinline__ unsigned short weight_bits_or_zero(const T *R, long i)
-{
-    const unsigned short b = reinterpret_cast<const unsigned short *>(R)[i < 0 ? 0 : i];
-    return i < 0 ? (unsigned short)0 : b;
-}
-
 // The forward pass's accessors keep the form of the original kernel (gate,
 // unit, k and an early zero): written through weight_index, they changed
 // the compiler's register allocation for the whole kernel (bench/NOTES.md,
@@ -250,7 +233,7 @@ __device__ __forceinline__ AccT weight_value(const T *R, int u0, int r, int k)
         return ST::load(R, ((long)g * H + u) * H + k);
     }
     const long i = weight_index(u0, r, k);
-    return weight_or_zero(R, i);
+    return i < 0 ? AccT(0) : ST::load(R, i);
 }
 
 // Forward: the bits of R[g*H + u][k], zero outside the layer.
@@ -265,5 +248,6 @@ __device__ __forceinline__ unsigned short weight_bits(const T *R, int u0, int r,
 {
     if (!BWD)
         return weight_bits_at(R, r / UPB, u0 + r % UPB, k);
-    return weight_bits_or_zero(R, weight_index(u0, r, k));
+    const long i = weight_index(u0, r, k);
+    return i < 0 ? (unsigned short)0 : reinterpret_cast<const unsigned short *>(R)[i];
 }

@@ -34,10 +34,7 @@ __device__ __forceinline__ AccT fma_weight(const T *R, int u0, int ks, int rg, i
 {
     int kk = lk + LK * j;
     int r = fma_row(rg, lr, i);
-    const bool inside = kk < F_KPW && r < (rg + 1) * F_RPG && r < ROWS;
-    if (BWD) // branch-free (weight_or_zero)
-        return weight_or_zero(R, inside ? weight_index(u0, r, ks * F_KPW + kk) : -1);
-    if (!inside)
+    if (kk >= F_KPW || r >= (rg + 1) * F_RPG || r >= ROWS)
         return AccT(0);
     return weight_value(R, u0, r, ks * F_KPW + kk);
 }
@@ -57,13 +54,17 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // (bench/NOTES.md v0.6).
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
-        if (PSUM) {
-            // k = g * UPB + j crosses gates (no single stride along k), but
-            // with ksplit and lanes_k 1 (static_asserted) it is the k-step
-            // itself: one base pointer per row, an offset known at compile
+        if (PSUM && sizeof(T) == 2) {
+            // 16-bit weights: each load of the general form (fma_weight)
+            // sat alone in a branch with its conversion to fp32, so the
+            // loads ran one after another (~80 us a call at LSTM f16 H 1024,
+            // bench/NOTES.md v0.26); fp32 loads are predicated instead, and
+            // keep that form. Here k = g * UPB + j (no single stride along
+            // k) is the k-step itself (ksplit and lanes_k are 1 with partial
+            // sums): one base pointer per row, an offset known at compile
             // time per weight, and the block's count of units (the last
-            // block may own fewer). The address is chosen, not the load
-            // (weight_or_zero).
+            // block may own fewer); the address is chosen and the load is
+            // unconditional.
             const int r = fma_row(rg, lr, i);
             const bool rvalid = r < (rg + 1) * F_RPG && r < ROWS;
             const T *p = R + (long)u0 * H + (rvalid ? r : 0);
@@ -75,6 +76,12 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
                 const AccT v = ST::load(p, ok ? ((long)g * H + jj) * H : 0);
                 wreg[j][i] = ok ? v : AccT(0);
             }
+            continue;
+        }
+        if (PSUM) { // k crosses gates: no single stride along k
+#pragma unroll
+            for (int j = 0; j < KREG; ++j)
+                wreg[j][i] = fma_weight(R, u0, ks, rg, lk, lr, j, i);
             continue;
         }
         int r = fma_row(rg, lr, i);

@@ -31,8 +31,10 @@ __device__ __forceinline__ void mma_fragment(u32 (&a)[4], const T *R, int u0, in
                 a[half * 2 + rr] = pack2(weight_bits_at(R, g, u, k), weight_bits_at(R, g, u, k + 1));
             } else if (PSUM) {
                 // R[(g*H + u0 + j)*H + r] with k = g*UPB + j (weight_index),
-                // offsets from row u0 of R: the address is chosen, not the
-                // load (weight_bits_or_zero)
+                // offsets from row u0 of R, the address chosen and the load
+                // unconditional: the general form below loaded this tile's
+                // 16-bit R about as one load at a time (66 us a call at LSTM
+                // f16 H 1024 B 16, 32 so: bench/NOTES.md v0.26)
                 const unsigned short *Rb = reinterpret_cast<const unsigned short *>(R) + (long)u0 * H;
                 unsigned short b[2];
 #pragma unroll

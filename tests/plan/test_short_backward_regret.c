@@ -24,13 +24,14 @@
 #include "gpu/run/gpu_state.h"
 #include "plan_check.h"
 
-/* The bounds the models meet on the table (bench/NOTES.md, seventeenth
+/* The bounds the models meet on the table (bench/NOTES.md, eighteenth
  * session: tanh/LSTM/GRU x f32/f16 x H 128-2048 x B 1-256 x T 1/4, 240
- * calls, 232 scored): 1.056 geomean, worst 2.78 (LSTM f16 H 1024 B 1 T 1,
- * where the persistent pass's call costs 62 us and the models say 24).
- * The pass's engine for every call scores 1.221, worst 3.91. */
-#define MAX_GEOMEAN_REGRET 1.06
-#define MAX_CALL_REGRET 2.80
+ * calls, 232 scored, timed after the backward kernel's 16-bit weight loads
+ * were mended): 1.036 geomean, worst 2.07. The pass's engine for every
+ * call scores 1.165, worst 3.93. (The seventeenth session's table, before
+ * that fix: 1.056 / 2.78, the pass's engine 1.221 / 3.91.) */
+#define MAX_GEOMEAN_REGRET 1.04
+#define MAX_CALL_REGRET 2.10
 
 typedef struct {
     autotune_regret r;
