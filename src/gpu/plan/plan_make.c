@@ -22,6 +22,12 @@ static const char *engine_variable(prnn_pass pass)
     return "PRNN_ENGINE";
 }
 
+const char *prnn_plan_forced_engine(prnn_pass pass)
+{
+    const char *name = getenv(engine_variable(pass));
+    return name && name[0] ? name : NULL;
+}
+
 /* Appends "name: why" to refused (size bytes, "; " between), at *at. */
 static void note_refusal(char *refused, size_t size, size_t *at, const char *name, const char *why)
 {

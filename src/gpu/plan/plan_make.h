@@ -16,6 +16,11 @@
 prnn_engine_query prnn_plan_query(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                                   const prnn_rnn_key *key, prnn_pass pass);
 
+/* The engine name that forces a pass: $PRNN_ENGINE, for the backward-data
+ * pass $PRNN_ENGINE_BACKWARD when set; NULL when neither is set (a name
+ * that is no engine is still returned: prnn_plan_engine_order reports it). */
+const char *prnn_plan_forced_engine(prnn_pass pass);
+
 /* The engines that support q, in the order its pass tries them: the one
  * $PRNN_ENGINE (for the backward-data pass $PRNN_ENGINE_BACKWARD, when set)
  * names first, then the table's. A name that is no engine, or an engine

@@ -206,11 +206,8 @@ static int db_engine_first(const prnn_engine_query *q, const prnn_engine **order
         move_to(order, n, owner, 0);
         return 1;
     }
-    const char *var = q->pass == PRNN_PASS_BACKWARD_DATA ? "PRNN_ENGINE_BACKWARD" : "PRNN_ENGINE";
-    const char *forced = getenv(var);
-    if (!forced || !forced[0])
-        forced = getenv("PRNN_ENGINE");
-    if (forced && forced[0] && n && strcmp(order[0]->name, forced) == 0)
+    const char *forced = prnn_plan_forced_engine(q->pass);
+    if (forced && n && strcmp(order[0]->name, forced) == 0)
         return 1;
     if (n < 2)
         return 0;
@@ -615,7 +612,8 @@ static prnnStatus_t prepare_training(const prnn_gpu_call *g, const struct prnnRN
 /* ---- the kernels a plan loads, compiled ahead ---- */
 
 /* The kernels of the first of e's choices that runs q here, into out: how
- * many (0 when none runs). */
+ * many (0 when none runs); its forcing variable and configuration into
+ * *forced_by and *chosen where those are not NULL. */
 static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
                           const prnn_engine_choice *choices, int count, int training,
                           prnn_kernel_request *out, const char **forced_by,
@@ -627,8 +625,10 @@ static int choice_kernels(const prnn_engine_query *q, const prnn_engine *e,
             continue;
         int n = e->requests(q, &choices[i].config, training, out);
         if (n >= 0) {
-            *forced_by = choices[i].forced_by;
-            *chosen = choices[i].config;
+            if (forced_by)
+                *forced_by = choices[i].forced_by;
+            if (chosen)
+                *chosen = choices[i].config;
             return n;
         }
     }
@@ -671,12 +671,9 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     if (training) { /* the short backward-data slot's, loaded with them */
         prnn_short_choice c;
         prnn_plan_short_backward(&bq, bwd, forced_by, &c);
-        char why[256];
-        if (c.engine && !c.engine->fits(&bq, &c.choice.config, why, sizeof(why))) {
-            int n = c.engine->requests(&bq, &c.choice.config, training, &ks->req[ks->count]);
-            if (n > 0)
-                ks->count += n;
-        }
+        if (c.engine)
+            ks->count += choice_kernels(&bq, c.engine, &c.choice, 1, training, &ks->req[ks->count],
+                                        NULL, NULL);
     }
     prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
     forced_by = NULL;
@@ -687,16 +684,13 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     prnn_plan_short_trim(ch);
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         const prnn_engine *sh = ch[i].engine;
-        char why[256];
         int again = 0; /* an earlier slot's engine and configuration */
         for (int j = 0; j < i && !again; j++)
             again = ch[j].engine == sh && memcmp(&ch[j].choice.config, &ch[i].choice.config,
                                                  sizeof(ch[i].choice.config)) == 0;
-        if (!sh || again || sh->fits(&fq, &ch[i].choice.config, why, sizeof(why)))
-            continue;
-        int n = sh->requests(&fq, &ch[i].choice.config, training, &ks->req[ks->count]);
-        if (n > 0)
-            ks->count += n;
+        if (sh && !again)
+            ks->count += choice_kernels(&fq, sh, &ch[i].choice, 1, training, &ks->req[ks->count],
+                                        NULL, NULL);
     }
     /* Its notes stay (a user DB that could not be read is reported by the
      * first lookup only; a forcing variable ignored is reported again by

@@ -1,21 +1,16 @@
 #include "gpu/plan/plan_short.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/plan/plan_db.h"
 #include "gpu/plan/plan_make.h"
 
-/* Whether a variable or a forcing configuration (forced_by) chose q's
- * pass: $PRNN_ENGINE, and for the backward-data pass $PRNN_ENGINE_BACKWARD
- * too (plan_make.c reads them so). */
+/* Whether a variable (prnn_plan_forced_engine) or a forcing configuration
+ * (forced_by) chose q's pass. */
 static int pass_forced(const prnn_engine_query *q, const char *forced_by)
 {
-    const char *forced = getenv("PRNN_ENGINE");
-    const char *back = getenv("PRNN_ENGINE_BACKWARD");
-    return (forced && forced[0]) || forced_by ||
-           (q->pass == PRNN_PASS_BACKWARD_DATA && back && back[0]);
+    return prnn_plan_forced_engine(q->pass) || forced_by;
 }
 
 const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *q, const prnn_engine *runs,
