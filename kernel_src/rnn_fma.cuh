@@ -100,6 +100,15 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
             p = R + (rvalid ? base : 0) + (long)k0 * W_KSTRIDE;
         }
         int jmax = rvalid && kend > k0 ? (kend - k0 + LK - 1) / LK : 0;
+        if (BWD && sizeof(T) == 2 && jmax >= KREG) {
+            // every register k-step of the row inside R: unconditional
+            // loads at offsets known at compile time (the general form
+            // below puts each 16-bit load in a branch with its conversion)
+#pragma unroll
+            for (int j = 0; j < KREG; ++j)
+                wreg[j][i] = ST::load(p, (long)LK * W_KSTRIDE * j);
+            continue;
+        }
 #pragma unroll
         for (int j = 0; j < KREG; ++j)
             wreg[j][i] = j < jmax ? ST::load(p, (long)LK * W_KSTRIDE * j) : AccT(0);
