@@ -67,6 +67,11 @@ class PlanInfo(ctypes.Structure):
         ("shortSlotConfigSource", enum_t * 3), ("shortSlotConfig", (c_char * 256) * 3),
         ("callGraphs", c_int), ("callGraphsCaptured", c_int), ("callGraphReplays", c_ulonglong),
         ("backwardShortEngine", c_char * 32), ("backwardShortMaxSeqLength", c_int),
+        ("backwardSingleStepEngine", c_char * 32), ("backwardShortSlots", c_int),
+        ("backwardShortSlotMaxSeqLength", c_int * 3),
+        ("backwardShortSlotEngine", (c_char * 32) * 3),
+        ("backwardShortSlotConfigSource", enum_t * 3),
+        ("backwardShortSlotConfig", (c_char * 256) * 3),
     ]
 
 

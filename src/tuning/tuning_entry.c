@@ -160,10 +160,9 @@ int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_si
                  PRNN_TUNING_SHORT_SEQ);
         return -1;
     }
-    if (e->max_seq_length && (e->pass != PRNN_PASS_FORWARD || prnn_cell_traits(e->mode)->scan)) {
+    if (e->max_seq_length && prnn_cell_traits(e->mode)->scan) {
         snprintf(err, err_size,
-                 "max_seq_length = %d: only a forward entry of a mode other than sru has one "
-                 "(the short-sequence engines run the forward pass; SRU's scan runs every length)",
+                 "max_seq_length = %d: an sru entry has none (SRU's scan runs every length)",
                  e->max_seq_length);
         return -1;
     }

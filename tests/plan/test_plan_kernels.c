@@ -3,8 +3,9 @@
  * planning compiles ahead in parallel and prnn-cache warm compiles), on a
  * described H100, without a GPU or NVRTC:
  *  - a training LSTM: the setup and training kernels, the forward kernel in
- *    its inference and training forms, the backward-data kernel, each once,
- *    for sm_90; inference alone: no training or backward kernel;
+ *    its inference and training forms, each once, for sm_90, and two
+ *    backward-data kernels (the pass's tile and its short slot's, a tuning
+ *    DB entry's); inference alone: no training or backward kernel;
  *  - SKIP_INPUT adds the layer-0 variants; SRU is its scan (listed by each
  *    pass: a batch fetches it once);
  *    PRNN_ENGINE=standard gives the standard engine's step kernels;
@@ -90,7 +91,10 @@ int main(void)
     kernel_set(PRNN_LSTM, PRNN_LINEAR_INPUT, 1, &ks);
     CHECK(count_kernel(&ks, "prnn_rnn_setup") == 1);
     CHECK(count_kernel(&ks, "prnn_train_kernels") == 1);
-    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 1);
+    /* LSTM f16 H 1024 B 16: the pass's tile (32 blocks, the B 16 entry)
+     * and, for calls of up to 64 steps, the shipped short entry's of B 8
+     * (nearest, cost 1: 64 blocks) */
+    CHECK(count_kernel(&ks, "prnn_rnn_backward") == 2);
     CHECK(count_kernel(&ks, "prnn_rnn_persistent") == 2);
     int train_forms = 0;
     for (int i = 0; i < ks.count; i++)

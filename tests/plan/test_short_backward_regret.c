@@ -4,10 +4,12 @@
  * (bench/results/<run>/bwd-short-engines.tsv: a shape and T, the engine the
  * plan's backward-data pass took without a slot, then the microseconds of
  * the backward-data call on that engine and with the standard engine
- * forced) gives, per shape and T, the faster of the two. The planner's
- * choice for that call (prnn_plan_short_backward over the pass's engine,
+ * forced) gives, per shape and T, the faster of the two. The models'
+ * choice for that call (prnn_plan_short_engine over the pass's engine,
  * with the limits of the H100 the run used: the slot where it covers T,
- * else the pass's engine) is compared with it: its regret. The test fails
+ * else the pass's engine; what the planner runs where no tuning DB entry
+ * of the call's sequence-length bucket is near) is compared with it: its
+ * regret. The test fails
  * when the regret grows past what it is now (a ratchet), or when a line no
  * longer parses. A choice the table did not time (an engine other than
  * those two) is counted and left out.
@@ -63,7 +65,8 @@ static void score_call(const char *line, regret_totals *tot)
     q.pass = PRNN_PASS_BACKWARD_DATA;
     q.key = plan_test_shape(mode, dtype, hidden, batch, 1, 0, q.pass).key;
     prnn_short_choice c;
-    prnn_plan_short_backward(&q, runs, NULL, &c);
+    memset(&c, 0, sizeof(c));
+    c.engine = prnn_plan_short_engine(&q, runs, NULL, &c.choice.config, &c.max_seq);
     const prnn_engine *chosen = c.engine && T <= c.max_seq ? c.engine : runs;
     const double mine = chosen == runs ? pass_us : chosen == standard ? standard_us : -1.0;
     if (mine <= 0) {
@@ -75,7 +78,7 @@ static void score_call(const char *line, regret_totals *tot)
     autotune_regret_add(&tot->r, regret);
     char name[96];
     snprintf(name, sizeof(name), "%s %s H %d B %d T %d", mode_name, dtype_name, hidden, batch, T);
-    EXPECT(regret <= MAX_CALL_REGRET, "%s: the planner chooses %s, %.2fx the faster engine", name,
+    EXPECT(regret <= MAX_CALL_REGRET, "%s: the models choose %s, %.2fx the faster engine", name,
            chosen->name, regret);
     if (tot->verbose) /* then each engine's modelled set-up + T steps */
         printf("%-30s %-10s slot %-10s T<=%-3d chooses %-10s %7.1f us, best %7.1f: %.2fx | "
@@ -116,6 +119,6 @@ int main(int argc, char **argv)
         printf("short-backward-regret: %d call(s) chose an engine the table did not time\n",
                tot.untimed);
     autotune_regret_report("short-backward-regret", &tot.r, MAX_GEOMEAN_REGRET,
-                           "the planner's backward-data choice", "the faster engine", "calls");
+                           "the models' backward-data choice", "the faster engine", "calls");
     return autotune_regret_exit("short-backward-regret");
 }

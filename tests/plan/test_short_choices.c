@@ -9,7 +9,7 @@
  * recurrence math and $PRNN_ENGINE take no entry; a call of T steps runs
  * on the first slot that covers T (prnn_plan_pass_for); every shipped
  * entry of a bucket is taken on its own GPU; and the backward-data pass's
- * slot follows the models.
+ * slots follow its own buckets' entries, else the models.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +41,14 @@ static prnn_engine_query query(int hidden, int batch)
     return q;
 }
 
-/* An entry of bucket max_seq (1: one step, else short) for LSTM f32 H 96
- * at batch on this test's H100, naming engine (no configuration fields
- * but the persistent engine's, given by its heuristic). */
-static void store(int batch, int max_seq, const char *engine)
+/* An entry of pass and bucket max_seq (1: one step, else short) for LSTM
+ * f32 H 96 at batch on this test's H100, naming engine (no configuration
+ * fields but the persistent engine's, given by its heuristic). */
+static void store_pass(prnn_pass pass, int batch, int max_seq, const char *engine)
 {
     prnn_engine_query q = query(96, batch);
-    prnn_tuning_key key = prnn_plan_tuning_key(&gs.info, &q.key, PRNN_PASS_FORWARD);
+    q.pass = pass;
+    prnn_tuning_key key = prnn_plan_tuning_key(&gs.info, &q.key, pass);
     key.seq_bucket = prnn_seq_bucket_of(max_seq);
     prnn_tuning_entry e;
     prnn_tuning_entry_from_key(&e, &key);
@@ -59,6 +60,11 @@ static void store(int batch, int max_seq, const char *engine)
     e.us_per_step = 10.0;
     snprintf(e.source, sizeof(e.source), "test_short_choices");
     CHECK(prnn_tuning_db_store(db_path, &e) == PRNN_STATUS_SUCCESS);
+}
+
+static void store(int batch, int max_seq, const char *engine)
+{
+    store_pass(PRNN_PASS_FORWARD, batch, max_seq, engine);
 }
 
 static void choices(int batch, const prnn_engine *fwd, const prnn_engine_config *fwd_config,
@@ -155,13 +161,22 @@ static const prnn_engine *backward_engine(const prnn_engine_query *q)
     return n ? order[0] : NULL;
 }
 
-/* The backward-data slot (prnn_plan_short_backward): where the pass's
- * engine loads R on-chip for every call (LSTM f32 H 1024 B 64: 16 MB per
- * batch group), the standard engine runs its short calls, up to the length
- * where the per-step gain repays the set-up; where that set-up is small
- * (H 128 B 1) nothing beats the pass's engine; a forced pass runs every
- * length; and a backward-data call of T steps runs on the slot up to its
- * length (prnn_plan_pass_for), forward calls never. */
+/* The backward-data slots' choices for q over the pass's engine runs. */
+static void backward_choices(const prnn_engine_query *q, const prnn_engine *runs,
+                             const char *forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS])
+{
+    prnn_plan_short_choices(q, runs, NULL, NULL, forced_by, out);
+    prnn_plan_short_trim(out);
+}
+
+/* The backward-data pass's models (prnn_plan_short_engine): where the
+ * pass's engine loads R on-chip for every call (LSTM f32 H 1024 B 64: 16 MB
+ * per batch group), the standard engine runs its short calls, up to the
+ * length where the per-step gain repays the set-up; where that set-up is
+ * small (H 128 B 1) nothing beats the pass's engine; a forced pass runs
+ * every length (no slot at all); and a backward-data call of T steps runs
+ * on the first backward slot that covers T (prnn_plan_pass_for), forward
+ * calls never. */
 static void test_backward_slot(const prnn_engine *persistent, const prnn_engine *standard)
 {
     prnn_engine_query q;
@@ -169,62 +184,100 @@ static void test_backward_slot(const prnn_engine *persistent, const prnn_engine 
     q.gs = &gs;
     q.pass = PRNN_PASS_BACKWARD_DATA;
     q.key = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 1024, 64, 1, 0, q.pass).key;
-    prnn_short_choice c;
-    prnn_plan_short_backward(&q, persistent, NULL, &c);
-    CHECK(c.engine == standard && c.max_seq >= 1 && c.choice.source == PRNN_CONFIG_HEURISTIC);
+    prnn_engine_config cfg;
+    int max_seq = 0;
+    const prnn_engine *model = prnn_plan_short_engine(&q, persistent, NULL, &cfg, &max_seq);
+    CHECK(model == standard && max_seq >= 1);
     const double t1_persistent = persistent->call_setup(&q) + persistent->estimate(&q);
     const double t1_standard = standard->call_setup(&q) + standard->estimate(&q);
     CHECK(t1_standard < t1_persistent);
-    if (c.max_seq < PRNN_TUNING_MAX_SHORT_SEQ) /* the crossing */
-        CHECK(standard->call_setup(&q) + (c.max_seq + 1) * standard->estimate(&q) >=
-              persistent->call_setup(&q) + (c.max_seq + 1) * persistent->estimate(&q) - 1e-9);
+    if (max_seq < PRNN_TUNING_MAX_SHORT_SEQ) /* the crossing */
+        CHECK(standard->call_setup(&q) + (max_seq + 1) * standard->estimate(&q) >=
+              persistent->call_setup(&q) + (max_seq + 1) * persistent->estimate(&q) - 1e-9);
     /* the pass already on the standard engine: nothing cheaper */
-    prnn_plan_short_backward(&q, standard, NULL, &c);
-    CHECK(c.engine == NULL && c.max_seq == 0);
+    CHECK(prnn_plan_short_engine(&q, standard, NULL, &cfg, &max_seq) == NULL);
     /* a small R: the persistent engine's own set-up is small */
     prnn_engine_query small = q;
     small.key = plan_test_shape(PRNN_LSTM, PRNN_DATA_FLOAT, 128, 1, 1, 0, q.pass).key;
     const prnn_engine *runs = backward_engine(&small);
     CHECK(runs != NULL && runs != standard);
-    prnn_plan_short_backward(&small, runs, NULL, &c);
-    CHECK(c.engine != standard);
+    CHECK(prnn_plan_short_engine(&small, runs, NULL, &cfg, &max_seq) != standard);
     /* forced: $PRNN_ENGINE_BACKWARD, $PRNN_ENGINE, $PRNN_TILE_BACKWARD */
-    setenv("PRNN_ENGINE_BACKWARD", "persistent", 1);
-    prnn_plan_short_backward(&q, persistent, NULL, &c);
-    CHECK(c.engine == NULL && c.max_seq == 0);
-    unsetenv("PRNN_ENGINE_BACKWARD");
-    setenv("PRNN_ENGINE", "persistent", 1);
-    prnn_plan_short_backward(&q, persistent, NULL, &c);
-    CHECK(c.engine == NULL && c.max_seq == 0);
-    unsetenv("PRNN_ENGINE");
-    prnn_plan_short_backward(&q, persistent, "PRNN_TILE_BACKWARD", &c);
-    CHECK(c.engine == NULL && c.max_seq == 0);
-    /* nothing forced again: the slot is back */
-    prnn_plan_short_backward(&q, persistent, NULL, &c);
-    CHECK(c.engine == standard);
+    prnn_short_choice c[PRNN_SHORT_SLOTS];
+    const char *vars[] = {"PRNN_ENGINE_BACKWARD", "PRNN_ENGINE"};
+    for (int v = 0; v < 2; v++) {
+        setenv(vars[v], "persistent", 1);
+        backward_choices(&q, persistent, NULL, c);
+        for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+            CHECK(c[i].engine == NULL && c[i].max_seq == 0);
+        unsetenv(vars[v]);
+    }
+    backward_choices(&q, persistent, "PRNN_TILE_BACKWARD", c);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+        CHECK(c[i].engine == NULL && c[i].max_seq == 0);
 
     prnn_plan p;
     memset(&p, 0, sizeof(p));
     p.pass[PRNN_PASS_FORWARD].engine = persistent;
     p.pass[PRNN_PASS_BACKWARD_DATA].engine = persistent;
-    p.short_bwd = (prnn_short_slot){{.engine = standard}, 4};
-    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 1) == &p.short_bwd.pass);
-    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 4) == &p.short_bwd.pass);
-    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 5) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    p.short_bwd[PRNN_SHORT_ONE] = (prnn_short_slot){{.engine = NULL}, 1};
+    p.short_bwd[PRNN_SHORT_FEW] = (prnn_short_slot){{.engine = standard}, 4};
+    const prnn_call_kind bwd = PRNN_CALL_BACKWARD_DATA;
+    CHECK(prnn_plan_pass_for(&p, bwd, 1) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    CHECK(prnn_plan_pass_for(&p, bwd, 2) == &p.short_bwd[PRNN_SHORT_FEW].pass);
+    CHECK(prnn_plan_pass_for(&p, bwd, 4) == &p.short_bwd[PRNN_SHORT_FEW].pass);
+    CHECK(prnn_plan_pass_for(&p, bwd, 5) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
     CHECK(prnn_plan_pass_for(&p, PRNN_CALL_FORWARD_TRAINING, 1) == &p.pass[PRNN_PASS_FORWARD]);
-    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_INFERENCE, 1) == &p.pass[PRNN_PASS_FORWARD]);
-    p.short_bwd.max_seq = 0; /* cleared: its kernels did not load */
-    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_BACKWARD_DATA, 1) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
+    CHECK(prnn_plan_pass_for(&p, PRNN_CALL_INFERENCE, 2) == &p.pass[PRNN_PASS_FORWARD]);
+    p.short_bwd[PRNN_SHORT_ONE].max_seq = 0; /* unused: one step goes on */
+    CHECK(prnn_plan_pass_for(&p, bwd, 1) == &p.short_bwd[PRNN_SHORT_FEW].pass);
+    p.short_bwd[PRNN_SHORT_FEW].max_seq = 0; /* cleared: its kernels did not load */
+    CHECK(prnn_plan_pass_for(&p, bwd, 1) == &p.pass[PRNN_PASS_BACKWARD_DATA]);
     fprintf(stderr,
             "backward slot: LSTM f32 H 1024 B 64 T 1 persistent %.1f us, standard %.1f us\n",
             t1_persistent, t1_standard);
 }
 
-/* Every shipped entry of a sequence-length bucket, on its own GPU as
- * prnn-cache warm describes it: its slot takes it (its engine runs the
- * shape there and its configuration fits), with its length. The forward
- * pass offered is another engine, so that no entry is the forward pass's
- * own choice. */
+/* The backward-data pass's own buckets' entries (LSTM f32 H 96 B 3 in the
+ * user DB): its one-step and short slots take them, an entry naming the
+ * pass's own engine and configuration leaves those lengths to it, the
+ * forward pass's slots never take a backward entry nor the backward pass a
+ * forward one. Called while the user DB holds the forward entries of both
+ * buckets for the shape (step at one step, standard up to 24). */
+static void test_backward_entries(const prnn_engine *persistent, const prnn_engine *standard,
+                                  const prnn_engine *step)
+{
+    prnn_engine_query q = query(96, 3);
+    q.pass = PRNN_PASS_BACKWARD_DATA;
+    prnn_short_choice c[PRNN_SHORT_SLOTS];
+    backward_choices(&q, persistent, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].max_seq == 0 && c[PRNN_SHORT_MEASURED].max_seq == 0);
+    store_pass(PRNN_PASS_BACKWARD_DATA, 3, 1, "standard");
+    store_pass(PRNN_PASS_BACKWARD_DATA, 3, 48, "persistent");
+    backward_choices(&q, persistent, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].engine == standard && c[PRNN_SHORT_ONE].max_seq == 1);
+    CHECK(c[PRNN_SHORT_ONE].choice.source == PRNN_CONFIG_USER_DB);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == persistent && c[PRNN_SHORT_MEASURED].max_seq == 48);
+    CHECK(c[PRNN_SHORT_MEASURED].choice.source == PRNN_CONFIG_USER_DB);
+    CHECK(c[PRNN_SHORT_FEW].max_seq < PRNN_TUNING_SHORT_SEQ);
+    /* the pass's own engine and configuration: the pass runs those lengths */
+    const prnn_engine_config entry_config = c[PRNN_SHORT_MEASURED].choice.config;
+    prnn_plan_short_choices(&q, persistent, &entry_config, NULL, NULL, c);
+    CHECK(c[PRNN_SHORT_MEASURED].engine == NULL && c[PRNN_SHORT_MEASURED].max_seq == 48);
+    prnn_engine_config none;
+    memset(&none, 0, sizeof(none));
+    prnn_plan_short_choices(&q, standard, &none, NULL, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].engine == NULL && c[PRNN_SHORT_ONE].max_seq == 1);
+    /* the forward pass's slots keep the forward entries */
+    choices(3, persistent, NULL, c);
+    CHECK(c[PRNN_SHORT_ONE].engine == step && c[PRNN_SHORT_MEASURED].engine == standard &&
+          c[PRNN_SHORT_MEASURED].max_seq == 24);
+}
+
+/* Every shipped entry of a sequence-length bucket, either pass, on its own
+ * GPU as prnn-cache warm describes it: its slot takes it (its engine runs
+ * the shape there and its configuration fits), with its length. The pass
+ * offered is another engine, so that no entry is the pass's own choice. */
 typedef struct {
     int entries, taken;
 } shipped_tally;
@@ -245,10 +298,12 @@ static void check_shipped_entry(const prnn_tuning_entry *e, void *ctx)
     memset(&q, 0, sizeof(q));
     q.gs = egs;
     prnn_warm_key(e, e->batch_max, &q.key);
-    q.pass = PRNN_PASS_FORWARD;
+    q.pass = e->pass;
     const prnn_engine *named = prnn_engine_find(e->engine);
+    const char *forward_other = strcmp(e->engine, "standard") ? "standard" : "step";
+    const char *backward_other = strcmp(e->engine, "standard") ? "standard" : "persistent";
     const prnn_engine *other =
-        prnn_engine_find(strcmp(e->engine, "standard") ? "standard" : "step");
+        prnn_engine_find(e->pass == PRNN_PASS_FORWARD ? forward_other : backward_other);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
     prnn_plan_short_choices(&q, other, NULL, NULL, NULL, c);
     const prnn_short_choice *s = &c[e->max_seq_length == 1 ? PRNN_SHORT_ONE : PRNN_SHORT_MEASURED];
@@ -302,6 +357,7 @@ int main(void)
     CHECK(c[PRNN_SHORT_MEASURED].choice.source == PRNN_CONFIG_USER_DB);
     expect_model(3, persistent, 1, 1, &c[PRNN_SHORT_FEW]);
     CHECK(c[PRNN_SHORT_FEW].max_seq < PRNN_TUNING_SHORT_SEQ);
+    test_backward_entries(persistent, standard, step);
 
     /* an entry naming the forward pass's engine (one without configuration
      * fields: the same configuration) leaves its lengths to the forward

@@ -312,9 +312,9 @@ static void test_optional_fields(void)
 /* The file of [valid, valid with m, another] parsed with no complaint: 1
  * with db holding the three (entries 0 and 1 have the same shape), else 0.
  * The caller frees db either way. */
-static int parse_quietly(const mutation *m, prnn_tuning_db *db)
+static int parse_mutations_quietly(const mutation *m, int count, prnn_tuning_db *db)
 {
-    char *text = file_with_mutated_entry(m, 1);
+    char *text = file_with_mutated_entry(m, count);
     prnn_log_clear();
     const int ok = test_parse(db, text) == 0 && db->count == 3;
     if (!ok)
@@ -324,6 +324,11 @@ static int parse_quietly(const mutation *m, prnn_tuning_db *db)
     CHECK(prnn_log_get()[0] == '\0');
     free(text);
     return ok;
+}
+
+static int parse_quietly(const mutation *m, prnn_tuning_db *db)
+{
+    return parse_mutations_quietly(m, 1, db);
 }
 
 /* "pass" may be absent (forward, as in every file written before passes),
@@ -355,8 +360,9 @@ static void test_pass_field(void)
 
 /* "max_seq_length" may be absent (every length, as before buckets), 1 (the
  * one-step bucket) or 16..64 (the short bucket): the bucket is part of the
- * key, the length within the short bucket is not; only a forward entry has
- * one, and the writer puts it after the pass, only where it is set. */
+ * key, the length within the short bucket is not; a forward or
+ * backward-data entry has one, an sru entry none, and the writer puts it
+ * after the pass, only where it is set. */
 static void test_max_seq_length_field(void)
 {
     static const struct {
@@ -402,7 +408,7 @@ static void test_max_seq_length_field(void)
     y.max_seq_length = 0;
     y.hidden = 512;
     CHECK(prnn_tuning_entry_compare(&y, &x) < 0);
-    /* bad values and the pass rule */
+    /* bad values */
     static const entry_case bad[] = {
         {{{"max_seq_length", "0"}}, "\"max_seq_length\" = 0: must be in [1, 64]"},
         {{{"max_seq_length", "2"}},
@@ -412,11 +418,30 @@ static void test_max_seq_length_field(void)
         {{{"max_seq_length", "65"}}, "\"max_seq_length\" = 65: must be in [1, 64]"},
         {{{"max_seq_length", "1.5"}}, "\"max_seq_length\" = 1.5 is not an integer"},
         {{{"max_seq_length", "\"1\""}}, "\"max_seq_length\" is a string, not an integer"},
-        {{{"max_seq_length", "1"}, {"pass", "\"backward-data\""}},
-         "max_seq_length = 1: only a forward entry of a mode other than sru has one"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         run_entry_case(&bad[i]);
+    /* a backward-data entry's bucket: its own key beside the forward's */
+    mutation bm[] = {{"max_seq_length", "1"}, {"pass", "\"backward-data\""}};
+    prnn_tuning_db bdb;
+    if (parse_mutations_quietly(bm, 2, &bdb)) {
+        const prnn_tuning_entry *b = &bdb.items[1].entry;
+        CHECK(b->pass == PRNN_PASS_BACKWARD_DATA && b->max_seq_length == 1);
+    }
+    prnn_tuning_db_free(&bdb);
+    /* an sru entry has none: its scan runs every length */
+    prnn_tuning_entry sru;
+    test_entry(&sru, 256, 8, 1);
+    sru.mode = PRNN_SRU;
+    snprintf(sru.engine, sizeof(sru.engine), "sru-scan");
+    memset(&sru.config, 0, sizeof(sru.config));
+    sru.config.sru = (prnn_sru_config){128, 1, 4};
+    char why[256];
+    EXPECT(prnn_tuning_entry_check(&sru, why, sizeof(why)) == 0, "sru entry: %s", why);
+    sru.max_seq_length = 1;
+    CHECK(prnn_tuning_entry_check(&sru, why, sizeof(why)) != 0 &&
+          strcmp(why, "max_seq_length = 1: an sru entry has none (SRU's scan runs every length)") ==
+              0);
     char desc[400];
     x.max_seq_length = 1;
     prnn_tuning_entry_describe(&x, desc, sizeof(desc));

@@ -123,13 +123,14 @@ static void usage(FILE *f)
             "  --pass LIST       forward (default), backward-data: which pass to tune\n"
             "                    (backward-data candidates are timed on BackwardData\n"
             "                    calls after one ForwardTraining)\n"
-            "  --seq-buckets LIST  which calls the forward entries are for: any\n"
-            "                    (default: timed on --seq steps, the entry every\n"
-            "                    length takes), one (calls of one step, timed back\n"
-            "                    to back), short (calls of 16 steps; the entry also\n"
+            "  --seq-buckets LIST  which calls the entries are for: any (default:\n"
+            "                    timed on --seq steps, the entry every length\n"
+            "                    takes), one (calls of one step, timed back to\n"
+            "                    back), short (calls of 16 steps; the entry also\n"
             "                    says up to which length, at most 64, its engine\n"
-            "                    beats the forward pass's, timed at 16 and 64);\n"
-            "                    one and short are keys of their own, forward only\n"
+            "                    beats the pass's own, timed at 16 and 64); one\n"
+            "                    and short are keys of their own, in either pass\n"
+            "                    (not sru)\n"
             "  --engine NAME     tune this engine's configurations only (default:\n"
             "                    every engine that runs the shape; the winner's\n"
             "                    engine is recorded): persistent, small-h, tiny-h,\n"
@@ -384,11 +385,6 @@ static void tune_key(const tune_args *a, const key_choice *k, prnnHandle_t h,
         t->skipped++;
         return;
     }
-    /* only the forward pass has short-sequence engines */
-    if (k->bucket != PRNN_SEQ_BUCKET_ANY && k->pass != PRNN_PASS_FORWARD) {
-        t->skipped++;
-        return;
-    }
     prnnRNNDescriptor_t rnn;
     prnnCreateRNNDescriptor(&rnn);
     prnnSetRNNDescriptor(rnn, k->hidden, a->layers, NULL, PRNN_LINEAR_INPUT,
@@ -405,15 +401,16 @@ static void tune_key(const tune_args *a, const key_choice *k, prnnHandle_t h,
     }
     prnn_autotune_options opts = *opts_in;
     opts.seq_bucket = k->bucket;
-    /* a bucket's search counts the forward pass's choice among its
-     * candidates and measures its short limit against it */
+    /* a bucket's search counts the pass's own choice (every length's)
+     * among its candidates and measures its short limit against it */
     prnnRNNPlanInfo_t info;
     memset(&info, 0, sizeof(info));
     info.structSize = sizeof(info);
     if (k->bucket != PRNN_SEQ_BUCKET_ANY &&
         prnnGetRNNPlanInfo(h, rnn, k->batch, k->dtype, &info) == PRNN_STATUS_SUCCESS) {
-        opts.forward_engine = info.engine;
-        opts.forward_config = info.config;
+        const int fwd = k->pass == PRNN_PASS_FORWARD;
+        opts.pass_engine = fwd ? info.engine : info.backwardEngine;
+        opts.pass_config = fwd ? info.config : info.backwardConfig;
     }
     char cfg[320] = "", pass[48];
     double heuristic_us = 0, best_us = 0;

@@ -361,6 +361,13 @@ static void fill_plan(prun *r, bench_plan *plan)
             source = info.shortSlotConfigSource[i];
             break;
         }
+    /* and its backward-data pass on a backward short slot */
+    for (int i = 0; i < info.backwardShortSlots && i < 3; i++)
+        if (pt->seq <= info.backwardShortSlotMaxSeqLength[i]) {
+            bench_copy(plan->backward_engine, sizeof(plan->backward_engine),
+                       info.backwardShortSlotEngine[i]);
+            break;
+        }
     bench_copy(plan->config_source, sizeof(plan->config_source), config_source_name(source));
     bench_copy(plan->cubin_source, sizeof(plan->cubin_source), cubin_source_name(info.cubinSource));
     plan->num_blocks = info.numBlocks;

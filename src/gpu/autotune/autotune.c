@@ -121,7 +121,10 @@ static prnnStatus_t timed_fn(const void *ctx)
         for (int i = 1; i < r->calls; i++)
             PRNN_TRY(call(r, PRNN_CALL_INFERENCE));
         return call(r, PRNN_CALL_INFERENCE);
-    case TIME_BACKWARD: return call(r, PRNN_CALL_BACKWARD_DATA);
+    case TIME_BACKWARD:
+        for (int i = 1; i < r->calls; i++)
+            PRNN_TRY(call(r, PRNN_CALL_BACKWARD_DATA));
+        return call(r, PRNN_CALL_BACKWARD_DATA);
     case TIME_STEP:
         PRNN_TRY(call(r, PRNN_CALL_FORWARD_TRAINING));
         return call(r, PRNN_CALL_BACKWARD_DATA);
@@ -142,7 +145,7 @@ static prnnStatus_t run_candidate(const candidate_run *r, int repeats, int warmu
         return prnn_cu_check(r->g->gs->cu->cuStreamSynchronize((CUstream)r->g->stream),
                              "cuStreamSynchronize");
     }
-    const int calls = r->how == TIME_FORWARD && r->calls > 1 ? r->calls : 1;
+    const int calls = r->how != TIME_STEP && r->calls > 1 ? r->calls : 1;
     return prnn_autotune_time(r->g, timed_fn, r, r->p->seq_length * calls, repeats, warmups,
                               us_per_step);
 }
@@ -396,21 +399,20 @@ static prnnStatus_t remeasure(const search_kind *k, const prnn_rnn_problem *pt,
     return PRNN_STATUS_SUCCESS;
 }
 
-/* The forward pass's engine and configuration as the options name them
+/* The tuned pass's engine and configuration as the options name them
  * (the planner's choice), as a candidate: 1, or 0 when they name none
  * (or the search is of another engine only). */
-static int planner_forward(const prnn_autotune_options *o, const prnn_engine *only,
-                           prnn_autotune_candidate *c)
+static int planner_choice(const prnn_autotune_options *o, const prnn_engine *only,
+                          prnn_autotune_candidate *c)
 {
-    const prnn_engine *e = o->forward_engine ? prnn_engine_find(o->forward_engine) : NULL;
+    const prnn_engine *e = o->pass_engine ? prnn_engine_find(o->pass_engine) : NULL;
     char err[256];
     if (!e || (only && e != only))
         return 0;
     memset(c, 0, sizeof(*c));
     c->engine = e;
-    if (e->fields &&
-        (!o->forward_config || prnn_config_parse(e->fields, o->forward_config, &c->config,
-                                                 sizeof(c->config), err, sizeof(err))))
+    if (e->fields && (!o->pass_config || prnn_config_parse(e->fields, o->pass_config, &c->config,
+                                                           sizeof(c->config), err, sizeof(err))))
         return 0;
     return 1;
 }
@@ -444,7 +446,7 @@ static void add_first(prnn_autotune_candidate *chosen, int *m, int *firsts, int 
 #define SHORT_LIMIT_SEQ PRNN_TUNING_MAX_SHORT_SEQ
 
 /*
- * The short bucket's limit: the forward pass's choice fwd and the winner w,
+ * The short bucket's limit: the pass's own choice fwd and the winner w,
  * timed in alternation on calls of PRNN_TUNING_SHORT_SEQ and of
  * SHORT_LIMIT_SEQ steps; each call's time is taken as linear in its steps
  * between the two, and *max_seq is the last length where w's is lower
@@ -518,10 +520,10 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     if (ne && engines[0]->one_config)
         k.how = TIME_STEP;
     const prnn_seq_bucket bucket = opts.seq_bucket;
-    if (bucket != PRNN_SEQ_BUCKET_ANY && k.how != TIME_FORWARD)
+    if (bucket != PRNN_SEQ_BUCKET_ANY && k.how == TIME_STEP)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
-                         "autotune: the %s sequence-length bucket is tuned for the forward pass "
-                         "only, and not for %s (one configuration runs every length)",
+                         "autotune: no %s sequence-length bucket is tuned for %s (one "
+                         "configuration runs both passes and every length)",
                          prnn_seq_bucket_name(bucket), prnn_mode_name(q->key.mode));
     /* a bucket's order: by the modelled cost of its calls, the baseline
      * (cand[0]) the engine the models rank first for such a call */
@@ -544,8 +546,8 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int firsts = 0;
     int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates, &firsts) : 0;
-    prnn_autotune_candidate fwd;
-    const int have_fwd = bucket != PRNN_SEQ_BUCKET_ANY && m && planner_forward(&opts, only, &fwd);
+    prnn_autotune_candidate fwd; /* the pass's own choice */
+    const int have_fwd = bucket != PRNN_SEQ_BUCKET_ANY && m && planner_choice(&opts, only, &fwd);
     if (have_fwd)
         add_first(chosen, &m, &firsts, opts.max_candidates, &fwd);
     if (!m)
@@ -609,8 +611,8 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         for (int i = 0; have_fwd && i < report->count; i++)
             if (same_candidate(&report->cand[i], &fwd) && report->cand[i].out.ok)
                 fwd_at = i;
-        /* the forward pass's choice is the reference only where it ran
-         * and was right here */
+        /* the pass's own choice is the reference only where it ran and
+         * was right here */
         const int w_at = report->best;
         s = short_limit(&k, fwd_at >= 0 ? &fwd : NULL,
                         fwd_at >= 0 ? &report->cand[fwd_at].out : NULL, &report->cand[w_at], pt, &d,

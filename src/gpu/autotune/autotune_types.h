@@ -16,21 +16,25 @@ typedef struct {
     int seq_length;     /* steps of the timed sequence (default 256) */
     int repeats;        /* timed runs, median taken (default 5) */
     double budget_s;    /* stop trying candidates after this (default 60) */
-    /* The sequence-length bucket tuned (tuning_db.h), the forward pass
-     * only: PRNN_SEQ_BUCKET_ANY (default) times seq_length steps; ONE
-     * times calls of one step; SHORT times calls of
-     * PRNN_TUNING_SHORT_SEQ steps and then measures up to which length
-     * (at most PRNN_TUNING_MAX_SHORT_SEQ) the winner beats the forward
-     * pass's choice (forward_engine below), which is always a candidate.
-     * A bucket's calls are timed back to back, several a timed run, as a
-     * streaming caller makes them. */
+    /* The sequence-length bucket tuned (tuning_db.h), of the forward or
+     * the backward-data pass (not of an engine whose one configuration
+     * serves both passes and every length: SRU's scan):
+     * PRNN_SEQ_BUCKET_ANY (default) times seq_length steps; ONE times
+     * calls of one step; SHORT times calls of PRNN_TUNING_SHORT_SEQ steps
+     * and then measures up to which length (at most
+     * PRNN_TUNING_MAX_SHORT_SEQ) the winner beats the pass's own choice
+     * (pass_engine below), which is always a candidate. A bucket's calls
+     * are timed back to back, several a timed run, as a streaming caller
+     * makes them (BackwardData calls: on the reserve of one
+     * ForwardTraining call, which is not timed). */
     prnn_seq_bucket seq_bucket;
     /* Buckets ONE and SHORT: the engine and the configuration (text form)
-     * the planner gives the forward pass (prnnGetRNNPlanInfo's engine and
-     * config), a candidate and what SHORT's limit is measured against;
-     * NULL: not known (the limit is then PRNN_TUNING_SHORT_SEQ). */
-    const char *forward_engine;
-    const char *forward_config;
+     * the planner gives the tuned pass for every length
+     * (prnnGetRNNPlanInfo's engine and config, or backwardEngine and
+     * backwardConfig), a candidate and what SHORT's limit is measured
+     * against; NULL: not known (the limit is then PRNN_TUNING_SHORT_SEQ). */
+    const char *pass_engine;
+    const char *pass_config;
     /* Where the winner goes: NULL = the user tuning DB, "" = nowhere. */
     const char *output_db;
     /* Candidates needing more hand-off and streamed-weight bytes per

@@ -20,11 +20,12 @@ void prnn_plan_free(prnn_plan *p)
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         if (p->pass[i].engine && p->pass[i].state)
             p->pass[i].engine->release(&p->pass[i]);
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
-        if (p->short_fwd[i].pass.engine && p->short_fwd[i].pass.state)
-            p->short_fwd[i].pass.engine->release(&p->short_fwd[i].pass);
-    if (p->short_bwd.pass.engine && p->short_bwd.pass.state)
-        p->short_bwd.pass.engine->release(&p->short_bwd.pass);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        prnn_pass_plan *slots[2] = {&p->short_fwd[i].pass, &p->short_bwd[i].pass};
+        for (int k = 0; k < 2; k++)
+            if (slots[k]->engine && slots[k]->state)
+                slots[k]->engine->release(slots[k]);
+    }
     if (p->bwd_fallback.engine && p->bwd_fallback.state)
         p->bwd_fallback.engine->release(&p->bwd_fallback);
     free(p);
@@ -39,11 +40,15 @@ prnnStatus_t prnn_plan_start_graphs(prnn_plan *p, const prnn_cuda_driver *cu)
     return PRNN_STATUS_SUCCESS;
 }
 
-/* The short slot that runs forward calls of seq_length steps, or NULL. */
-static const prnn_short_slot *short_slot(const prnn_plan *plan, int seq_length)
+/* The short slot of pass (forward or backward-data) that runs calls of
+ * seq_length steps, or NULL. */
+static const prnn_short_slot *short_slot(const prnn_plan *plan, prnn_pass pass, int seq_length)
 {
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        const prnn_short_slot *s = &plan->short_fwd[i];
+    const prnn_short_slot *slots = pass == PRNN_PASS_FORWARD         ? plan->short_fwd
+                                   : pass == PRNN_PASS_BACKWARD_DATA ? plan->short_bwd
+                                                                     : NULL;
+    for (int i = 0; slots && i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *s = &slots[i];
         if (s->max_seq && seq_length <= s->max_seq)
             return s;
     }
@@ -53,9 +58,7 @@ static const prnn_short_slot *short_slot(const prnn_plan *plan, int seq_length)
 const prnn_pass_plan *prnn_plan_pass_for(const prnn_plan *plan, int kind, int seq_length)
 {
     prnn_pass pass = prnn_call_pass((prnn_call_kind)kind);
-    const prnn_short_slot *s = pass == PRNN_PASS_FORWARD ? short_slot(plan, seq_length) : NULL;
-    if (pass == PRNN_PASS_BACKWARD_DATA && seq_length <= plan->short_bwd.max_seq)
-        s = &plan->short_bwd;
+    const prnn_short_slot *s = short_slot(plan, pass, seq_length);
     if (s && s->pass.engine)
         return &s->pass;
     return &plan->pass[pass];
@@ -78,8 +81,8 @@ size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *
     const prnn_pass_plan *alt[2] = {NULL, NULL};
     if (plan->bwd_fallback.engine && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded)
         alt[0] = &plan->bwd_fallback;
-    if (plan->short_bwd.pass.engine && !plan->short_bwd.pass.loaded &&
-        p->seq_length <= plan->short_bwd.max_seq)
+    const prnn_short_slot *sb = short_slot(plan, PRNN_PASS_BACKWARD_DATA, p->seq_length);
+    if (sb && sb->pass.engine && !sb->pass.loaded)
         alt[1] = &plan->pass[PRNN_PASS_BACKWARD_DATA];
     for (int i = 0; i < 2; i++) {
         if (!alt[i] || !alt[i]->engine)
@@ -104,9 +107,10 @@ prnn_load_stats prnn_plan_load_stats(const prnn_plan *plan)
     prnn_load_stats all = plan->stats;
     for (int i = 0; i < PRNN_PASS_COUNT; i++)
         merge(&all, &plan->pass[i].stats);
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         merge(&all, &plan->short_fwd[i].pass.stats);
-    merge(&all, &plan->short_bwd.pass.stats);
+        merge(&all, &plan->short_bwd[i].pass.stats);
+    }
     return all;
 }
 
@@ -158,7 +162,7 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
     snprintf(full.configTunedOn, sizeof(full.configTunedOn), "%s", f->tuned_on);
     /* the short slots, in the order calls try them (one without a pass
-     * of its own runs the forward pass: a measurement's choice) */
+     * of its own runs the pass's engine: a measurement's choice) */
     for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
         const prnn_short_slot *slot = &plan->short_fwd[i];
         if (!slot->max_seq)
@@ -171,17 +175,33 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
         snprintf(full.shortSlotConfig[k], sizeof(full.shortSlotConfig[k]), "%s", runs->config);
         full.shortSlotConfigSource[k] = slot->pass.source;
     }
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *slot = &plan->short_bwd[i];
+        if (!slot->max_seq)
+            continue;
+        const prnn_pass_plan *runs = slot->pass.engine ? &slot->pass : b;
+        const int k = full.backwardShortSlots++;
+        full.backwardShortSlotMaxSeqLength[k] = slot->max_seq;
+        snprintf(full.backwardShortSlotEngine[k], sizeof(full.backwardShortSlotEngine[k]), "%s",
+                 runs->engine->name);
+        snprintf(full.backwardShortSlotConfig[k], sizeof(full.backwardShortSlotConfig[k]), "%s",
+                 runs->config);
+        full.backwardShortSlotConfigSource[k] = slot->pass.source;
+    }
     snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s",
              prnn_plan_pass_for(plan, PRNN_CALL_INFERENCE, 1)->engine->name);
-    const prnn_short_slot *two = short_slot(plan, 2);
+    snprintf(full.backwardSingleStepEngine, sizeof(full.backwardSingleStepEngine), "%s",
+             prnn_plan_pass_for(plan, PRNN_CALL_BACKWARD_DATA, 1)->engine->name);
+    const prnn_short_slot *two = short_slot(plan, PRNN_PASS_FORWARD, 2);
     if (two && two->pass.engine) {
         snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
         full.shortMaxSeqLength = two->max_seq;
     }
-    if (plan->short_bwd.max_seq && plan->short_bwd.pass.engine) {
+    const prnn_short_slot *two_bwd = short_slot(plan, PRNN_PASS_BACKWARD_DATA, 2);
+    if (two_bwd && two_bwd->pass.engine) {
         snprintf(full.backwardShortEngine, sizeof(full.backwardShortEngine), "%s",
-                 plan->short_bwd.pass.engine->name);
-        full.backwardShortMaxSeqLength = plan->short_bwd.max_seq;
+                 two_bwd->pass.engine->name);
+        full.backwardShortMaxSeqLength = two_bwd->max_seq;
     }
     const prnn_loop_graphs *cg = plan->call_graphs;
     full.callGraphs = cg && cg->capture;

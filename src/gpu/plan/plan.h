@@ -23,11 +23,11 @@
 #include "rnn_problem.h"
 #include "tuning/tuning_db.h"
 
-/* A short-sequence forward pass (plan_short.h chooses them). A forward call
- * of T steps runs on the first slot with T <= max_seq: on its pass, or on
- * the plan's forward pass where the slot's pass has no engine (a tuning DB
- * entry measured the forward engine fastest for those lengths). max_seq 0:
- * the slot is unused. */
+/* A short-sequence pass (plan_short.h chooses them). A forward or
+ * backward-data call of T steps runs on the first of its pass's slots with
+ * T <= max_seq: on the slot's pass, or on the plan's pass where the slot's
+ * has no engine (a tuning DB entry measured the pass's own engine fastest
+ * for those lengths). max_seq 0: the slot is unused. */
 typedef struct {
     prnn_pass_plan pass;
     int max_seq;
@@ -47,12 +47,10 @@ typedef struct prnn_plan {
     /* The forward pass of short calls, where another engine's smaller
      * per-call cost beats the forward engine's. */
     prnn_short_slot short_fwd[PRNN_SHORT_SLOTS];
-    /* The backward-data pass of short calls: another engine's, where its
-     * smaller per-call cost beats the pass's engine's for calls of up to
-     * max_seq steps (the engines' cost models: plan_short.h). Its kernels
-     * load with the training kernels; where they cannot, the slot is
-     * cleared and the pass's engine runs every length. */
-    prnn_short_slot short_bwd;
+    /* The backward-data pass of short calls, likewise. Their kernels load
+     * with the training kernels; a slot whose kernels cannot load is
+     * cleared and the pass's engine runs its lengths. */
+    prnn_short_slot short_bwd[PRNN_SHORT_SLOTS];
     /* The backward-data pass's fallback: the next engine that supports it,
      * prepared (its configuration chosen, nothing loaded), which runs the
      * pass if the first cannot load its kernels at the first training need

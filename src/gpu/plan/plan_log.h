@@ -44,8 +44,8 @@ typedef struct {
     const char *device;
     prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
     int npasses;
-    prnn_plan_log_pass passes[6]; /* forward, backward-data, the 3 short forward slots,
-                                   * the short backward-data slot */
+    prnn_plan_log_pass passes[8]; /* forward, backward-data, the 3 short forward slots,
+                                   * the 3 short backward-data slots */
     prnnCubinSource_t cubin;
     double ms, compile_ms;
     /* Compiled ahead on several threads for this event (kernels, threads),

@@ -308,32 +308,24 @@ static prnnStatus_t prepare_slot(const prnn_engine_query *q, prnn_short_slot *sl
     return s;
 }
 
-/* The plan's short-sequence forward passes (plan_short.h), prepared: the
- * measured slots first, then the models' fitted to those that run. */
-static prnnStatus_t choose_short(const prnn_engine_query *fq, prnn_plan *p)
+/* The short-sequence passes of q's pass (plan_short.h) into slots,
+ * prepared: the measured slots first, then the models' fitted to those that
+ * run. The backward-data pass's load nothing (their kernels come with the
+ * training kernels). */
+static prnnStatus_t choose_short(const prnn_engine_query *q, const prnn_pass_plan *runs,
+                                 prnn_short_slot slots[PRNN_SHORT_SLOTS])
 {
-    const prnn_pass_plan *f = &p->pass[PRNN_PASS_FORWARD];
     prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(fq, f->engine, &f->chosen, f->config, f->forced_by, ch);
+    prnn_plan_short_choices(q, runs->engine, &runs->chosen, runs->config, runs->forced_by, ch);
     const int measured[] = {PRNN_SHORT_ONE, PRNN_SHORT_MEASURED};
     for (int k = 0; k < 2; k++) {
         const int i = measured[k];
-        PRNN_TRY(prepare_slot(fq, &p->short_fwd[i], &ch[i]));
-        if (!p->short_fwd[i].max_seq)
+        PRNN_TRY(prepare_slot(q, &slots[i], &ch[i]));
+        if (!slots[i].max_seq)
             memset(&ch[i], 0, sizeof(ch[i]));
     }
     prnn_plan_short_trim(ch);
-    return prepare_slot(fq, &p->short_fwd[PRNN_SHORT_FEW], &ch[PRNN_SHORT_FEW]);
-}
-
-/* The plan's short-sequence backward-data pass (plan_short.h), prepared
- * (nothing loaded: its kernels come with the training kernels). */
-static prnnStatus_t choose_short_backward(const prnn_engine_query *bq, prnn_plan *p)
-{
-    const prnn_pass_plan *b = &p->pass[PRNN_PASS_BACKWARD_DATA];
-    prnn_short_choice c;
-    prnn_plan_short_backward(bq, b->engine, b->forced_by, &c);
-    return prepare_slot(bq, &p->short_bwd, &c);
+    return prepare_slot(q, &slots[PRNN_SHORT_FEW], &ch[PRNN_SHORT_FEW]);
 }
 
 /* Whether the autotuner may search for p: it is on, and the network does
@@ -352,10 +344,10 @@ static prnnStatus_t make_plan(const prnn_gpu_call *g, const struct prnnRNNStruct
     PRNN_TRY(prnn_run_kernels_load(g->gs, &p->kernels, &p->stats));
     prnn_engine_query bq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_BACKWARD_DATA);
     PRNN_TRY(choose_pass(&bq, 0, &p->pass[PRNN_PASS_BACKWARD_DATA], &p->bwd_fallback));
-    PRNN_TRY(choose_short_backward(&bq, p));
+    PRNN_TRY(choose_short(&bq, &p->pass[PRNN_PASS_BACKWARD_DATA], p->short_bwd));
     prnn_engine_query fq = prnn_plan_query(g, rnn, &p->key, PRNN_PASS_FORWARD);
     PRNN_TRY(choose_pass(&fq, may_autotune(g, p), &p->pass[PRNN_PASS_FORWARD], NULL));
-    return choose_short(&fq, p);
+    return choose_short(&fq, &p->pass[PRNN_PASS_FORWARD], p->short_fwd);
 }
 
 /* With autotuning on and no settled choice for the backward-data pass, its
@@ -419,13 +411,15 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
     }
     if (s)
         return s;
-    prnn_short_slot *sb = &p->short_bwd;
-    if (sb->pass.engine) {
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        prnn_short_slot *sb = &p->short_bwd[i];
+        if (!sb->pass.engine)
+            continue;
         s = sb->pass.engine->load_training(&bq, &sb->pass);
         if (s == PRNN_STATUS_NOT_SUPPORTED) {
             prnn_log_append("note: the %s engine's backward-data kernels do not load here; the "
-                            "%s engine runs every length",
-                            sb->pass.engine->name, b->engine->name);
+                            "%s engine runs calls of up to %d steps",
+                            sb->pass.engine->name, b->engine->name, sb->max_seq);
             sb->pass.engine->release(&sb->pass);
             memset(sb, 0, sizeof(*sb));
         } else if (s) {
@@ -488,15 +482,33 @@ static void log_ahead(prnn_plan_log_event *e, const ahead_log *a)
     e->later_compiles = prnn_nvrtc_compile_count() - a->compiles_before;
 }
 
-/* The backward-data pass's short slot, when it has one, as the event's next
- * pass (name: its label's storage, which must outlive the event). */
-static void log_short_backward(prnn_plan_log_event *e, const prnn_plan *p, char *name, size_t size)
+/* Labels for a pass's short slots as log passes (storage that must
+ * outlive the event). */
+typedef char short_names[PRNN_SHORT_SLOTS][48];
+
+/* pass's used short slots (runs: the pass plan that runs a slot without a
+ * pass of its own) as the event's next passes, labelled "<label> T=1" or
+ * "<label> T<=n". */
+static void log_short_slots(prnn_plan_log_event *e, const prnn_plan *p,
+                            const prnn_short_slot slots[PRNN_SHORT_SLOTS],
+                            const prnn_pass_plan *runs, const char *label, short_names names)
 {
-    if (!p->short_bwd.max_seq || !p->short_bwd.pass.engine)
-        return;
-    snprintf(name, size, "backward-data T<=%d", p->short_bwd.max_seq);
-    e->passes[e->npasses] = log_pass_plan(&p->short_bwd.pass, &p->key);
-    e->passes[e->npasses++].pass = name;
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *slot = &slots[i];
+        if (!slot->max_seq)
+            continue;
+        if (slot->max_seq == 1)
+            snprintf(names[i], sizeof(names[i]), "%s T=1", label);
+        else
+            snprintf(names[i], sizeof(names[i]), "%s T<=%d", label, slot->max_seq);
+        if (slot->pass.engine) {
+            e->passes[e->npasses] = log_pass_plan(&slot->pass, &p->key);
+        } else { /* a measured choice of the pass's own */
+            e->passes[e->npasses] = log_pass_plan(runs, &p->key);
+            e->passes[e->npasses].source = slot->pass.source;
+        }
+        e->passes[e->npasses++].pass = names[i];
+    }
 }
 
 /* A new plan: the forward pass that loaded, the backward-data pass chosen. */
@@ -509,25 +521,10 @@ static void log_plan(const struct prnn_gpu_state *gs, const prnn_plan *p, prnnSt
     e.passes[0] = log_pass(p, PRNN_PASS_FORWARD);
     e.passes[1] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 2;
-    char short_name[PRNN_SHORT_SLOTS][48];
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        const prnn_short_slot *slot = &p->short_fwd[i];
-        if (!slot->max_seq)
-            continue;
-        if (slot->max_seq == 1)
-            snprintf(short_name[i], sizeof(short_name[i]), "forward T=1");
-        else
-            snprintf(short_name[i], sizeof(short_name[i]), "forward T<=%d", slot->max_seq);
-        if (slot->pass.engine) {
-            e.passes[e.npasses] = log_pass_plan(&slot->pass, &p->key);
-        } else { /* a measured choice of the forward pass's own */
-            e.passes[e.npasses] = log_pass_plan(&p->pass[PRNN_PASS_FORWARD], &p->key);
-            e.passes[e.npasses].source = slot->pass.source;
-        }
-        e.passes[e.npasses++].pass = short_name[i];
-    }
-    char bwd_short_name[48];
-    log_short_backward(&e, p, bwd_short_name, sizeof(bwd_short_name));
+    short_names fwd_names, bwd_names;
+    log_short_slots(&e, p, p->short_fwd, &p->pass[PRNN_PASS_FORWARD], "forward", fwd_names);
+    log_short_slots(&e, p, p->short_bwd, &p->pass[PRNN_PASS_BACKWARD_DATA], "backward-data",
+                    bwd_names);
     prnn_load_stats stats = prnn_plan_load_stats(p);
     e.cubin = stats.cubin_source;
     e.compile_ms = stats.compile_ms;
@@ -543,23 +540,25 @@ static void log_training(const struct prnn_gpu_state *gs, const prnn_plan *p, pr
     log_ahead(&e, a);
     e.passes[0] = log_pass(p, PRNN_PASS_BACKWARD_DATA);
     e.npasses = 1;
-    char bwd_short_name[48];
-    log_short_backward(&e, p, bwd_short_name, sizeof(bwd_short_name));
+    short_names bwd_names;
+    log_short_slots(&e, p, p->short_bwd, &p->pass[PRNN_PASS_BACKWARD_DATA], "backward-data",
+                    bwd_names);
     e.cubin = event->cubin_source;
     e.compile_ms = event->compile_ms;
     prnn_plan_log_print(&e);
 }
 
 /* The parts of a plan that load kernels, each with its own statistics. */
-enum { STAT_PARTS = 4 + PRNN_SHORT_SLOTS };
+enum { STAT_PARTS = 3 + 2 * PRNN_SHORT_SLOTS };
 static void stat_parts(prnn_plan *p, prnn_load_stats *parts[STAT_PARTS])
 {
     parts[0] = &p->stats;
     parts[1] = &p->pass[0].stats;
     parts[2] = &p->pass[1].stats;
-    parts[3] = &p->short_bwd.pass.stats;
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
-        parts[4 + i] = &p->short_fwd[i].pass.stats;
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        parts[3 + i] = &p->short_fwd[i].pass.stats;
+        parts[3 + PRNN_SHORT_SLOTS + i] = &p->short_bwd[i].pass.stats;
+    }
 }
 
 static void reset_sources(prnn_plan *p, prnn_load_stats saved[STAT_PARTS])
@@ -653,6 +652,27 @@ static const prnn_engine *pass_kernels(const prnn_engine_query *q, int training,
     return order[0];
 }
 
+/* The kernels of q's pass's short slots (pass engine runs with
+ * configuration chosen), each engine and configuration once, added to ks. */
+static void short_kernels(const prnn_engine_query *q, const prnn_engine *runs,
+                          const prnn_engine_config *chosen, const char *forced_by, int training,
+                          prnn_plan_kernels *ks)
+{
+    prnn_short_choice ch[PRNN_SHORT_SLOTS];
+    prnn_plan_short_choices(q, runs, chosen, NULL, forced_by, ch);
+    prnn_plan_short_trim(ch);
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_engine *sh = ch[i].engine;
+        int again = 0; /* an earlier slot's engine and configuration */
+        for (int j = 0; j < i && !again; j++)
+            again = ch[j].engine == sh && memcmp(&ch[j].choice.config, &ch[i].choice.config,
+                                                 sizeof(ch[i].choice.config)) == 0;
+        if (sh && !again)
+            ks->count +=
+                choice_kernels(q, sh, &ch[i].choice, 1, training, &ks->req[ks->count], NULL, NULL);
+    }
+}
+
 void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int training,
                           prnn_plan_kernels *ks)
 {
@@ -668,30 +688,13 @@ void prnn_plan_kernel_set(const prnn_gpu_call *g, const prnn_rnn_key *key, int t
     memset(&chosen, 0, sizeof(chosen));
     prnn_engine_query bq = prnn_plan_query(g, NULL, key, PRNN_PASS_BACKWARD_DATA);
     const prnn_engine *bwd = pass_kernels(&bq, training, ks, &forced_by, &chosen);
-    if (training) { /* the short backward-data slot's, loaded with them */
-        prnn_short_choice c;
-        prnn_plan_short_backward(&bq, bwd, forced_by, &c);
-        if (c.engine)
-            ks->count += choice_kernels(&bq, c.engine, &c.choice, 1, training, &ks->req[ks->count],
-                                        NULL, NULL);
-    }
+    if (training) /* the backward-data slots', loaded with them */
+        short_kernels(&bq, bwd, &chosen, forced_by, training, ks);
     prnn_engine_query fq = prnn_plan_query(g, NULL, key, PRNN_PASS_FORWARD);
     forced_by = NULL;
     memset(&chosen, 0, sizeof(chosen));
     const prnn_engine *fwd = pass_kernels(&fq, training, ks, &forced_by, &chosen);
-    prnn_short_choice ch[PRNN_SHORT_SLOTS];
-    prnn_plan_short_choices(&fq, fwd, &chosen, NULL, forced_by, ch);
-    prnn_plan_short_trim(ch);
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        const prnn_engine *sh = ch[i].engine;
-        int again = 0; /* an earlier slot's engine and configuration */
-        for (int j = 0; j < i && !again; j++)
-            again = ch[j].engine == sh && memcmp(&ch[j].choice.config, &ch[i].choice.config,
-                                                 sizeof(ch[i].choice.config)) == 0;
-        if (sh && !again)
-            ks->count += choice_kernels(&fq, sh, &ch[i].choice, 1, training, &ks->req[ks->count],
-                                        NULL, NULL);
-    }
+    short_kernels(&fq, fwd, &chosen, forced_by, training, ks);
     /* Its notes stay (a user DB that could not be read is reported by the
      * first lookup only; a forcing variable ignored is reported again by
      * the planning); a failure's message must not replace the caller's log. */

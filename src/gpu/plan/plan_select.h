@@ -24,9 +24,9 @@ prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *r
                            int training, prnn_plan **out);
 
 /* The kernels a plan of key loads, at most: the setup and training
- * kernels, and one engine's per pass (forward, the short forward slots,
- * backward-data, its short slot). */
-#define PRNN_PLAN_MAX_KERNELS (2 + (3 + PRNN_SHORT_SLOTS) * PRNN_ENGINE_MAX_REQUESTS)
+ * kernels, and one engine's per pass (forward and backward-data, and each
+ * one's short slots). */
+#define PRNN_PLAN_MAX_KERNELS (2 + 2 * (1 + PRNN_SHORT_SLOTS) * PRNN_ENGINE_MAX_REQUESTS)
 
 typedef struct {
     prnn_kernel_request req[PRNN_PLAN_MAX_KERNELS];

@@ -49,27 +49,14 @@ const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *q, const prnn
     return best;
 }
 
-void prnn_plan_short_backward(const prnn_engine_query *bq, const prnn_engine *bwd,
-                              const char *bwd_forced_by, prnn_short_choice *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (!bwd)
-        return;
-    out->engine =
-        prnn_plan_short_engine(bq, bwd, bwd_forced_by, &out->choice.config, &out->max_seq);
-    out->choice.source = PRNN_CONFIG_HEURISTIC;
-    if (!out->engine)
-        memset(out, 0, sizeof(*out));
-}
-
-/* The bucket's entry as slot choice c: 1, or 0 when the databases have
- * none that may choose the engine here. */
-static int from_db(const prnn_engine_query *fq, prnn_seq_bucket bucket, const prnn_engine *fwd,
-                   const prnn_engine_config *fwd_config, const char *fwd_text,
+/* The bucket's entry for q's pass as slot choice c: 1, or 0 when the
+ * databases have none that may choose the engine here. */
+static int from_db(const prnn_engine_query *q, prnn_seq_bucket bucket, const prnn_engine *runs,
+                   const prnn_engine_config *runs_config, const char *runs_text,
                    const prnn_engine *const *order, int n, prnn_short_choice *c)
 {
     prnn_tuning_result found;
-    const prnn_engine *e = prnn_plan_db_engine(fq, bucket, order, n, &found);
+    const prnn_engine *e = prnn_plan_db_engine(q, bucket, order, n, &found);
     if (!e)
         return 0;
     memset(c, 0, sizeof(*c));
@@ -78,37 +65,38 @@ static int from_db(const prnn_engine_query *fq, prnn_seq_bucket bucket, const pr
     c->choice.source = found.source;
     if (found.sibling)
         snprintf(c->choice.tuned_on, sizeof(c->choice.tuned_on), "%.127s", found.entry.gpu_name);
-    /* the forward pass's own engine and configuration: it runs them (the
+    /* the pass's own engine and configuration: it runs them (the
      * configuration it was prepared from, or the form its kernel runs,
      * which prnn-autotune reads from plan info) */
     char text[256] = "";
-    if (e->fields && fwd_text)
+    if (e->fields && runs_text)
         e->format(&found.entry.config, text, sizeof(text));
     const int same =
-        e == fwd &&
+        e == runs &&
         (!e->fields ||
-         (fwd_config && memcmp(&found.entry.config, fwd_config, sizeof(*fwd_config)) == 0) ||
-         (fwd_text && strcmp(text, fwd_text) == 0));
+         (runs_config && memcmp(&found.entry.config, runs_config, sizeof(*runs_config)) == 0) ||
+         (runs_text && strcmp(text, runs_text) == 0));
     c->engine = same ? NULL : e;
     return 1;
 }
 
-void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
-                             const prnn_engine_config *fwd_config, const char *fwd_text,
-                             const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS])
+void prnn_plan_short_choices(const prnn_engine_query *q, const prnn_engine *runs,
+                             const prnn_engine_config *runs_config, const char *runs_text,
+                             const char *forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS])
 {
     memset(out, 0, sizeof(*out) * PRNN_SHORT_SLOTS);
-    if (pass_forced(fq, fwd_forced_by) || !fwd)
+    if (pass_forced(q, forced_by) || !runs)
         return;
-    if (!prnn_rnn_key_tf32_recurrence(&fq->key)) {
+    if (!prnn_rnn_key_tf32_recurrence(&q->key)) {
         const prnn_engine *order[16];
-        int n = prnn_plan_engine_order(fq, order, NULL, 0);
-        from_db(fq, PRNN_SEQ_BUCKET_ONE, fwd, fwd_config, fwd_text, order, n, &out[PRNN_SHORT_ONE]);
-        from_db(fq, PRNN_SEQ_BUCKET_SHORT, fwd, fwd_config, fwd_text, order, n,
+        int n = prnn_plan_engine_order(q, order, NULL, 0);
+        from_db(q, PRNN_SEQ_BUCKET_ONE, runs, runs_config, runs_text, order, n,
+                &out[PRNN_SHORT_ONE]);
+        from_db(q, PRNN_SEQ_BUCKET_SHORT, runs, runs_config, runs_text, order, n,
                 &out[PRNN_SHORT_MEASURED]);
     }
     prnn_short_choice *m = &out[PRNN_SHORT_FEW];
-    m->engine = prnn_plan_short_engine(fq, fwd, fwd_forced_by, &m->choice.config, &m->max_seq);
+    m->engine = prnn_plan_short_engine(q, runs, forced_by, &m->choice.config, &m->max_seq);
     m->choice.source = PRNN_CONFIG_HEURISTIC;
     if (!m->engine)
         memset(m, 0, sizeof(*m));

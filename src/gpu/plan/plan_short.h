@@ -1,11 +1,10 @@
 /*
- * The short-sequence passes of a plan: which engine runs a forward call of
- * one step, and which runs calls of a few steps, where another engine's
- * smaller set-up beats the forward pass's engine (issue 22), and likewise
- * for the backward-data pass. A forward slot comes from a tuning DB entry
- * of its sequence-length bucket (tuning_db.h: measured by prnn-autotune
- * --seq-buckets), else from the engines' cost models (their set-up and step
- * estimates, engine.h); the backward-data slot from the models.
+ * The short-sequence passes of a plan: which engine runs a forward or
+ * backward-data call of one step, and which runs calls of a few steps,
+ * where another engine's smaller set-up beats the pass's engine (issue 22).
+ * A slot comes from a tuning DB entry of the pass's sequence-length bucket
+ * (tuning_db.h: measured by prnn-autotune --seq-buckets), else from the
+ * engines' cost models (their set-up and step estimates, engine.h).
  */
 #ifndef PRNN_PLAN_SHORT_H
 #define PRNN_PLAN_SHORT_H
@@ -31,16 +30,18 @@ const prnn_engine *prnn_plan_short_engine(const prnn_engine_query *q, const prnn
 /* One short slot's choice (prnn_short_slot's, before it is prepared). */
 typedef struct {
     int max_seq;               /* 0: no choice, the slot stays unused */
-    const prnn_engine *engine; /* NULL: the forward pass runs these calls
-                                * (a tuning DB entry measured it fastest) */
+    const prnn_engine *engine; /* NULL: the pass's own engine runs these
+                                * calls (a tuning DB entry measured it
+                                * fastest) */
     prnn_engine_choice choice; /* engine's configuration and its source */
 } prnn_short_choice;
 
 /*
- * The short slots' choices for fq, whose forward pass runs fwd with
- * configuration fwd_config, whose kernel runs it as fwd_text (the pass
- * plan's text; either may be NULL: not known; an entry naming fwd with a
- * configuration equal to neither gets a pass of its own):
+ * The short slots' choices for q's pass (forward or backward-data), whose
+ * engine runs is prepared from configuration runs_config and whose kernel
+ * runs it as runs_text (the pass plan's text; either may be NULL: not
+ * known; an entry naming runs with a configuration equal to neither gets a
+ * pass of its own):
  *  - PRNN_SHORT_ONE: the one-step bucket's entry (max_seq_length 1);
  *  - PRNN_SHORT_MEASURED: the short bucket's entry, timed at
  *    PRNN_TUNING_SHORT_SEQ steps, for calls up to its max_seq_length;
@@ -49,20 +50,15 @@ typedef struct {
  *    other two.
  * An entry is taken exact or within the distance that lets an entry choose
  * an engine. None is taken for FP32 data under PRNN_TF32_RECURRENCE_MATH:
- * the entries were timed in strict FP32, and the forward pass may have
- * left their engines for a TF32 one. Nothing at all when $PRNN_ENGINE or a
- * forcing variable chose the forward pass. Reads fq's device properties
- * and the databases only: nothing is loaded.
+ * the entries were timed in strict FP32, and the pass may have left their
+ * engines for a TF32 one. Nothing at all when $PRNN_ENGINE (backward-data:
+ * or $PRNN_ENGINE_BACKWARD) or a forcing variable (forced_by) chose the
+ * pass. Reads q's device properties and the databases only: nothing is
+ * loaded.
  */
-void prnn_plan_short_choices(const prnn_engine_query *fq, const prnn_engine *fwd,
-                             const prnn_engine_config *fwd_config, const char *fwd_text,
-                             const char *fwd_forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS]);
-
-/* The backward-data slot's choice for bq, whose pass runs bwd (forced by
- * bwd_forced_by, or NULL): the models' (prnn_plan_short_engine), source
- * HEURISTIC; max_seq 0 when none beats bwd at one step. */
-void prnn_plan_short_backward(const prnn_engine_query *bq, const prnn_engine *bwd,
-                              const char *bwd_forced_by, prnn_short_choice *out);
+void prnn_plan_short_choices(const prnn_engine_query *q, const prnn_engine *runs,
+                             const prnn_engine_config *runs_config, const char *runs_text,
+                             const char *forced_by, prnn_short_choice out[PRNN_SHORT_SLOTS]);
 
 /* The models' slot fitted to the measured ones as they stand (after a
  * choice that could not be prepared was cleared): below
