@@ -52,6 +52,12 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // weight_index (below), its row bases changed the compiler's register
     // allocation for the whole kernel and slowed small tiles
     // (bench/NOTES.md v0.6).
+    // The gather tiles' 16-bit rows as the register part reads them (base
+    // pointer and count of k-steps inside R), for the shared-memory fill
+    // below.
+    constexpr bool FILL_ROWS = BWD && !PSUM && sizeof(T) == 2;
+    const T *fill_row[FILL_ROWS ? F_RPL : 1];
+    int fill_steps[FILL_ROWS ? F_RPL : 1];
 #pragma unroll
     for (int i = 0; i < F_RPL; ++i) {
         if (PSUM && sizeof(T) == 2) {
@@ -100,7 +106,11 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
             p = R + (rvalid ? base : 0) + (long)k0 * W_KSTRIDE;
         }
         int jmax = rvalid && kend > k0 ? (kend - k0 + LK - 1) / LK : 0;
-        if (BWD && sizeof(T) == 2 && jmax >= KREG) {
+        if (FILL_ROWS) {
+            fill_row[FILL_ROWS ? i : 0] = p;
+            fill_steps[FILL_ROWS ? i : 0] = jmax;
+        }
+        if (FILL_ROWS && jmax >= KREG) {
             // every register k-step of the row inside R: unconditional
             // loads at offsets known at compile time (the general form
             // below puts each 16-bit load in a branch with its conversion)
@@ -113,16 +123,45 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
         for (int j = 0; j < KREG; ++j)
             wreg[j][i] = j < jmax ? ST::load(p, (long)LK * W_KSTRIDE * j) : AccT(0);
     }
+    if constexpr (FILL_ROWS) {
+        // Each 16-bit load of the general form below sits in a branch with
+        // its conversion, and the shared-memory store after it waits for
+        // it: one load at a time (tanh f16 H 2048 B 1: 96 a thread, ~10 us
+        // of the call). Here a k-step's loads are issued first, at
+        // addresses chosen (R itself outside the row's steps), then stored.
+        // Unrolled over k-steps the loads went back to one at a time
+        // (bench/NOTES.md v0.27).
 #pragma unroll 1
-    for (int j = KREG; j < KSTEPS; ++j) {
+        for (int j = KREG; j < KSTEPS; ++j) {
+            AccT v[F_RPL];
 #pragma unroll
-        for (int i = 0; i < F_RPL; ++i) {
-            AccT v = fma_weight(R, u0, ks, rg, lk, lr, j, i);
-            long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
-            if (j < KREG + KSMEM)
-                wsm[slot] = v;
-            else
-                packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v;
+            for (int i = 0; i < F_RPL; ++i) {
+                const int f = FILL_ROWS ? i : 0;
+                const bool inside = j < fill_steps[f];
+                v[i] = ST::load(inside ? fill_row[f] + (long)LK * W_KSTRIDE * j : R, 0);
+                v[i] = inside ? v[i] : AccT(0);
+            }
+#pragma unroll
+            for (int i = 0; i < F_RPL; ++i) {
+                long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
+                if (j < KREG + KSMEM)
+                    wsm[slot] = v[i];
+                else
+                    packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v[i];
+            }
+        }
+    } else {
+#pragma unroll 1
+        for (int j = KREG; j < KSTEPS; ++j) {
+#pragma unroll
+            for (int i = 0; i < F_RPL; ++i) {
+                AccT v = fma_weight(R, u0, ks, rg, lk, lr, j, i);
+                long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
+                if (j < KREG + KSMEM)
+                    wsm[slot] = v;
+                else
+                    packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v;
+            }
         }
     }
 }

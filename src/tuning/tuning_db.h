@@ -41,7 +41,7 @@
  * streaming decoder's); PRNN_TUNING_SHORT_SEQ..PRNN_TUNING_MAX_SHORT_SEQ
  * the short bucket, whose entry was timed on calls of
  * PRNN_TUNING_SHORT_SEQ steps and says up to which length its engine beat
- * the forward pass's (prnn-autotune --seq-buckets short); the lengths
+ * the pass's own choice (prnn-autotune --seq-buckets short); the lengths
  * between are the engines' models' (plan_short.h). An entry without it is
  * for every length, as entries were before buckets: the forward pass's
  * engine and the backward-data pass's. Which bucket an entry is in is part
@@ -139,8 +139,7 @@ void prnn_tuning_entry_from_key(prnn_tuning_entry *e, const prnn_tuning_key *key
  * structure (threads a multiple of 32, ksplit dividing the warps, lanes_k a
  * power of two and 1 with mma, mma only for half/bfloat16), max_seq_length
  * 0, 1 or in [PRNN_TUNING_SHORT_SEQ, PRNN_TUNING_MAX_SHORT_SEQ] and only
- * with pass forward on a mode other than SRU (whose scan has no other
- * engine). Returns 0, or -1
+ * on a mode other than SRU (whose scan runs every length). Returns 0, or -1
  * with the first broken rule in err. */
 int prnn_tuning_entry_check(const prnn_tuning_entry *e, char *err, size_t err_size);
 

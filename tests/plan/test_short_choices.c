@@ -8,8 +8,10 @@
  * short entries are timed at (all of them without entries), FP32 under TF32
  * recurrence math and $PRNN_ENGINE take no entry; a call of T steps runs
  * on the first slot that covers T (prnn_plan_pass_for); every shipped
- * entry of a bucket is taken on its own GPU; and the backward-data pass's
- * slots follow its own buckets' entries, else the models.
+ * entry of a bucket is taken on its own GPU; the backward-data pass's
+ * slots follow its own buckets' entries, else the models; and the
+ * workspace size covers every backward slot that may run a length until
+ * the training kernels load.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +240,73 @@ static void test_backward_slot(const prnn_engine *persistent, const prnn_engine 
             t1_persistent, t1_standard);
 }
 
+/* Engines for the workspace size below: each takes the bytes its pass
+ * plan's state points at, and runs nothing. */
+static void sized_workspace(const prnn_pass_plan *pp, const prnn_rnn_problem *p, int call,
+                            prnn_ws_builder *b)
+{
+    (void)p;
+    (void)call;
+    b->l->engine[0] = prnn_ws_take(b, *(const size_t *)pp->state);
+}
+
+static prnnStatus_t runs_nothing(struct prnn_call_plan *c, const void *buffers)
+{
+    (void)c;
+    (void)buffers;
+    return PRNN_STATUS_SUCCESS;
+}
+
+/* The size of the workspace of a call of T steps on a plan whose passes
+ * take 0.5 MB and whose three backward slots take 1, 2 and 4 MB (one step,
+ * up to 8, up to 40): until the training kernels load, as large as every
+ * backward slot that covers T and the pass (any of them may run the call if
+ * the slots before it cannot load); after, as the slot that runs T alone. */
+static void test_backward_workspace(void)
+{
+    const prnn_engine sized = {.name = "sized", .workspace = sized_workspace, .run = runs_nothing};
+    const size_t mb = 1 << 20;
+    static size_t bytes[PRNN_SHORT_SLOTS + 2] = {1 << 20, 2 << 20, 4 << 20, 1 << 19, 0};
+    prnn_plan p;
+    memset(&p, 0, sizeof(p));
+    for (int i = 0; i < PRNN_PASS_COUNT; i++) {
+        p.pass[i].engine = &sized;
+        p.pass[i].state = &bytes[PRNN_SHORT_SLOTS + 1]; /* nothing: the layout's own parts */
+    }
+    struct prnnRNNStruct rnn;
+    memset(&rnn, 0, sizeof(rnn));
+    rnn.hidden = 16;
+    rnn.layers = 1;
+    rnn.direction = PRNN_UNIDIRECTIONAL;
+    rnn.mode = PRNN_RNN_TANH;
+    rnn.dtype = PRNN_DATA_FLOAT;
+    const int batch[64] = {1};
+    const struct {
+        int T;
+        size_t before, after; /* the engines' largest part */
+    } cases[] = {
+        {1, 4 * mb, 1 * mb}, {2, 4 * mb, 2 * mb}, {9, 4 * mb, 4 * mb}, {41, mb / 2, mb / 2}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        prnn_rnn_problem pr = {&rnn, 1, cases[c].T, batch, 1, (size_t)cases[c].T, NULL};
+        for (int i = 0; i < PRNN_PASS_COUNT; i++)
+            p.pass[i].state = &bytes[PRNN_SHORT_SLOTS + 1];
+        memset(p.short_bwd, 0, sizeof(p.short_bwd));
+        const size_t own = prnn_plan_workspace_bytes(&p, &pr);
+        for (int i = 0; i < PRNN_PASS_COUNT; i++)
+            p.pass[i].state = &bytes[PRNN_SHORT_SLOTS];
+        const int lengths[PRNN_SHORT_SLOTS] = {1, 8, 40};
+        for (int i = 0; i < PRNN_SHORT_SLOTS; i++)
+            p.short_bwd[i] = (prnn_short_slot){{.engine = &sized, .state = &bytes[i]}, lengths[i]};
+        for (int loaded = 0; loaded < 2; loaded++) {
+            p.training_loaded = loaded;
+            const size_t want = own + (loaded ? cases[c].after : cases[c].before);
+            const size_t got = prnn_plan_workspace_bytes(&p, &pr);
+            EXPECT(got == want, "T %d, training %s: %zu bytes, want %zu", cases[c].T,
+                   loaded ? "loaded" : "not loaded", got, want);
+        }
+    }
+}
+
 /* The backward-data pass's own buckets' entries (LSTM f32 H 96 B 3 in the
  * user DB): its one-step and short slots take them, an entry naming the
  * pass's own engine and configuration leaves those lengths to it, the
@@ -333,6 +402,7 @@ int main(void)
     CHECK(persistent && step && standard);
     test_pass_for(persistent, step, standard);
     test_backward_slot(persistent, standard);
+    test_backward_workspace();
     test_trim(step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
 

@@ -467,10 +467,10 @@ int main(int argc, char **argv)
     if (buckets && a.engine)
         return tool_bad_args("prnn-autotune",
                              "--engine cannot be combined with --seq-buckets one or short: their "
-                             "entries weigh every engine against the forward pass's choice");
-    /* A bucket's search weighs the forward pass's choice as the planner
-     * makes it: from the database being written, where that is not the
-     * user DB (its new "any" entries included). */
+                             "entries weigh every engine against the pass's own choice");
+    /* A bucket's search weighs the pass's own choice as the planner makes
+     * it: from the database being written, where that is not the user DB
+     * (its new "any" entries included). */
     if (buckets && a.output)
         setenv("PRNN_TUNING_DB", a.output, 1);
     prnn_autotune_options opts = a.opts;

@@ -8,8 +8,8 @@
  * prnn-autotune and by handles with PRNN_AUTOTUNE_ON.
  *
  * What a candidate is timed on: forward, inference calls; backward-data,
- * BackwardData calls after one ForwardTraining (whose engine is the
- * standard one where it can run: only the reserve matters); an engine
+ * BackwardData calls after one ForwardTraining (on the table's last engine
+ * that runs the forward pass: only the reserve matters); an engine
  * whose one configuration serves both passes (SRU's scan), the two calls
  * that run it (ForwardTraining + BackwardData), checked on y and dx.
  */

@@ -76,16 +76,25 @@ size_t prnn_plan_workspace_bytes(const prnn_plan *plan, const prnn_rnn_problem *
         if (l.total > most) /* PRNN_SIZE_OVERFLOW is the largest */
             most = l.total;
     }
-    /* the passes that run backward-data calls should the chosen one not
-     * load: the fallback, and the pass's engine under a short slot */
-    const prnn_pass_plan *alt[2] = {NULL, NULL};
+    /* the passes that may run backward-data calls of this length should
+     * the chosen one not load: the fallback; and, before the training
+     * kernels load (a slot whose kernels cannot load is cleared, and the
+     * next slot that covers the length, or the pass, runs it), the pass's
+     * engine and every slot that covers the length */
+    const prnn_pass_plan *alt[2 + PRNN_SHORT_SLOTS];
+    int nalt = 0;
     if (plan->bwd_fallback.engine && !plan->pass[PRNN_PASS_BACKWARD_DATA].loaded)
-        alt[0] = &plan->bwd_fallback;
-    const prnn_short_slot *sb = short_slot(plan, PRNN_PASS_BACKWARD_DATA, p->seq_length);
-    if (sb && sb->pass.engine && !sb->pass.loaded)
-        alt[1] = &plan->pass[PRNN_PASS_BACKWARD_DATA];
-    for (int i = 0; i < 2; i++) {
-        if (!alt[i] || !alt[i]->engine)
+        alt[nalt++] = &plan->bwd_fallback;
+    if (!plan->training_loaded) {
+        alt[nalt++] = &plan->pass[PRNN_PASS_BACKWARD_DATA];
+        for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+            const prnn_short_slot *s = &plan->short_bwd[i];
+            if (s->max_seq && p->seq_length <= s->max_seq)
+                alt[nalt++] = &s->pass;
+        }
+    }
+    for (int i = 0; i < nalt; i++) {
+        if (!alt[i]->engine)
             continue;
         prnn_ws_layout l;
         prnn_ws_layout_compute(alt[i], p, PRNN_CALL_BACKWARD_DATA, &l);
@@ -128,6 +137,45 @@ prnn_tuning_key prnn_plan_tuning_key(const prnn_device_info *dev, const prnn_rnn
     return k;
 }
 
+/* Where plan info lists one pass's short slots. */
+typedef struct {
+    int *count;
+    int *max_seq;
+    char (*engine)[32];
+    prnnConfigSource_t *source;
+    char (*config)[256];
+} slot_fields;
+
+/* The used slots of one pass into o, in the order calls try them (runs:
+ * the pass plan that runs a slot without a pass of its own, a
+ * measurement's choice of the pass's engine). */
+static void slot_info(const prnn_short_slot slots[PRNN_SHORT_SLOTS], const prnn_pass_plan *runs,
+                      const slot_fields *o)
+{
+    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
+        const prnn_short_slot *slot = &slots[i];
+        if (!slot->max_seq)
+            continue;
+        const prnn_pass_plan *r = slot->pass.engine ? &slot->pass : runs;
+        const int k = (*o->count)++;
+        o->max_seq[k] = slot->max_seq;
+        snprintf(o->engine[k], sizeof(o->engine[k]), "%s", r->engine->name);
+        snprintf(o->config[k], sizeof(o->config[k]), "%s", r->config);
+        o->source[k] = slot->pass.source;
+    }
+}
+
+/* The engine and length of the slot of pass that runs calls of two steps
+ * with an engine of its own ("" and 0 when the pass's engine runs them). */
+static void two_step_slot(const prnn_plan *plan, prnn_pass pass, char engine[32], int *max_seq)
+{
+    const prnn_short_slot *two = short_slot(plan, pass, 2);
+    if (two && two->pass.engine) {
+        snprintf(engine, 32, "%s", two->pass.engine->name);
+        *max_seq = two->max_seq;
+    }
+}
+
 void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t *info)
 {
     prnnRNNPlanInfo_t full;
@@ -161,48 +209,22 @@ void prnn_plan_info(const prnn_plan *plan, const char *device, prnnRNNPlanInfo_t
     snprintf(full.engine, sizeof(full.engine), "%s", f->engine->name);
     snprintf(full.backwardEngine, sizeof(full.backwardEngine), "%s", b->engine->name);
     snprintf(full.configTunedOn, sizeof(full.configTunedOn), "%s", f->tuned_on);
-    /* the short slots, in the order calls try them (one without a pass
-     * of its own runs the pass's engine: a measurement's choice) */
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        const prnn_short_slot *slot = &plan->short_fwd[i];
-        if (!slot->max_seq)
-            continue;
-        const prnn_pass_plan *runs = slot->pass.engine ? &slot->pass : f;
-        const int k = full.shortSlots++;
-        full.shortSlotMaxSeqLength[k] = slot->max_seq;
-        snprintf(full.shortSlotEngine[k], sizeof(full.shortSlotEngine[k]), "%s",
-                 runs->engine->name);
-        snprintf(full.shortSlotConfig[k], sizeof(full.shortSlotConfig[k]), "%s", runs->config);
-        full.shortSlotConfigSource[k] = slot->pass.source;
-    }
-    for (int i = 0; i < PRNN_SHORT_SLOTS; i++) {
-        const prnn_short_slot *slot = &plan->short_bwd[i];
-        if (!slot->max_seq)
-            continue;
-        const prnn_pass_plan *runs = slot->pass.engine ? &slot->pass : b;
-        const int k = full.backwardShortSlots++;
-        full.backwardShortSlotMaxSeqLength[k] = slot->max_seq;
-        snprintf(full.backwardShortSlotEngine[k], sizeof(full.backwardShortSlotEngine[k]), "%s",
-                 runs->engine->name);
-        snprintf(full.backwardShortSlotConfig[k], sizeof(full.backwardShortSlotConfig[k]), "%s",
-                 runs->config);
-        full.backwardShortSlotConfigSource[k] = slot->pass.source;
-    }
+    /* the short slots, in the order calls try them */
+    const slot_fields fwd_slots = {&full.shortSlots, full.shortSlotMaxSeqLength,
+                                   full.shortSlotEngine, full.shortSlotConfigSource,
+                                   full.shortSlotConfig};
+    const slot_fields bwd_slots = {&full.backwardShortSlots, full.backwardShortSlotMaxSeqLength,
+                                   full.backwardShortSlotEngine, full.backwardShortSlotConfigSource,
+                                   full.backwardShortSlotConfig};
+    slot_info(plan->short_fwd, f, &fwd_slots);
+    slot_info(plan->short_bwd, b, &bwd_slots);
     snprintf(full.singleStepEngine, sizeof(full.singleStepEngine), "%s",
              prnn_plan_pass_for(plan, PRNN_CALL_INFERENCE, 1)->engine->name);
     snprintf(full.backwardSingleStepEngine, sizeof(full.backwardSingleStepEngine), "%s",
              prnn_plan_pass_for(plan, PRNN_CALL_BACKWARD_DATA, 1)->engine->name);
-    const prnn_short_slot *two = short_slot(plan, PRNN_PASS_FORWARD, 2);
-    if (two && two->pass.engine) {
-        snprintf(full.shortEngine, sizeof(full.shortEngine), "%s", two->pass.engine->name);
-        full.shortMaxSeqLength = two->max_seq;
-    }
-    const prnn_short_slot *two_bwd = short_slot(plan, PRNN_PASS_BACKWARD_DATA, 2);
-    if (two_bwd && two_bwd->pass.engine) {
-        snprintf(full.backwardShortEngine, sizeof(full.backwardShortEngine), "%s",
-                 two_bwd->pass.engine->name);
-        full.backwardShortMaxSeqLength = two_bwd->max_seq;
-    }
+    two_step_slot(plan, PRNN_PASS_FORWARD, full.shortEngine, &full.shortMaxSeqLength);
+    two_step_slot(plan, PRNN_PASS_BACKWARD_DATA, full.backwardShortEngine,
+                  &full.backwardShortMaxSeqLength);
     const prnn_loop_graphs *cg = plan->call_graphs;
     full.callGraphs = cg && cg->capture;
     full.callGraphsCaptured = cg ? cg->captured : 0;

@@ -47,9 +47,12 @@ typedef struct prnn_plan {
     /* The forward pass of short calls, where another engine's smaller
      * per-call cost beats the forward engine's. */
     prnn_short_slot short_fwd[PRNN_SHORT_SLOTS];
-    /* The backward-data pass of short calls, likewise. Their kernels load
-     * with the training kernels; a slot whose kernels cannot load is
-     * cleared and the pass's engine runs its lengths. */
+    /* The backward-data pass of short calls, likewise, chosen against the
+     * pass as planned (a slot without an engine of its own runs whatever
+     * the pass becomes: its tuned configuration or its fallback). Their
+     * kernels load with the training kernels; a slot whose kernels cannot
+     * load is cleared, and its lengths go to the next slot that covers
+     * them, else to the pass. */
     prnn_short_slot short_bwd[PRNN_SHORT_SLOTS];
     /* The backward-data pass's fallback: the next engine that supports it,
      * prepared (its configuration chosen, nothing loaded), which runs the

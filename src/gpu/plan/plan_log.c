@@ -88,7 +88,9 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
 
 void prnn_plan_log_print(const prnn_plan_log_event *e)
 {
-    char line[1024];
+    /* a pass with a configuration takes ~190 bytes: 8 of them and the
+     * event's head and tail */
+    char line[2048];
     prnn_plan_log_format(e, line, sizeof(line) - 1);
     size_t n = strlen(line);
     line[n] = '\n';

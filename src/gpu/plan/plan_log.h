@@ -26,9 +26,13 @@
 
 #include "prnn.h"
 
+/* The passes one event can print. */
+#define PRNN_PLAN_LOG_MAX_PASSES 8
+
 /* One pass's decision. config: the tile's text form, or "standard". */
 typedef struct {
-    const char *pass; /* "forward", "backward-data", "forward T=1", "forward T<=n" */
+    const char *pass; /* "forward", "backward-data", "forward T=1", "forward T<=n",
+                       * "backward-data T=1", "backward-data T<=n" */
     prnnRNNPath_t path;
     const char *config;
     prnnConfigSource_t source;
@@ -44,8 +48,9 @@ typedef struct {
     const char *device;
     prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
     int npasses;
-    prnn_plan_log_pass passes[8]; /* forward, backward-data, the 3 short forward slots,
-                                   * the 3 short backward-data slots */
+    /* forward, backward-data, and each one's short slots (plan_select.c
+     * checks the count against PRNN_SHORT_SLOTS) */
+    prnn_plan_log_pass passes[PRNN_PLAN_LOG_MAX_PASSES];
     prnnCubinSource_t cubin;
     double ms, compile_ms;
     /* Compiled ahead on several threads for this event (kernels, threads),

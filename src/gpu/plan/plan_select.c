@@ -294,7 +294,7 @@ static prnnStatus_t prepare_slot(const prnn_engine_query *q, prnn_short_slot *sl
 {
     if (!c->max_seq)
         return PRNN_STATUS_SUCCESS;
-    if (!c->engine) { /* a measurement's choice of the forward pass's own */
+    if (!c->engine) { /* a measurement's choice of the pass's own */
         slot->max_seq = c->max_seq;
         slot->pass.source = c->choice.source;
         snprintf(slot->pass.tuned_on, sizeof(slot->pass.tuned_on), "%s", c->choice.tuned_on);
@@ -417,9 +417,10 @@ static prnnStatus_t load_training(const prnn_gpu_call *g, const struct prnnRNNSt
             continue;
         s = sb->pass.engine->load_training(&bq, &sb->pass);
         if (s == PRNN_STATUS_NOT_SUPPORTED) {
-            prnn_log_append("note: the %s engine's backward-data kernels do not load here; the "
-                            "%s engine runs calls of up to %d steps",
-                            sb->pass.engine->name, b->engine->name, sb->max_seq);
+            prnn_log_append("note: the %s engine's backward-data kernels do not load here; "
+                            "backward-data calls of up to %d steps run on the next short slot "
+                            "that covers them, else on the %s engine",
+                            sb->pass.engine->name, sb->max_seq, b->engine->name);
             sb->pass.engine->release(&sb->pass);
             memset(sb, 0, sizeof(*sb));
         } else if (s) {
@@ -481,6 +482,11 @@ static void log_ahead(prnn_plan_log_event *e, const ahead_log *a)
     e->ahead_threads = a->counts.threads;
     e->later_compiles = prnn_nvrtc_compile_count() - a->compiles_before;
 }
+
+/* A plan event prints both passes and their short slots (C99 has no
+ * static_assert; a negative array size fails the build instead). */
+typedef char
+    prnn_log_holds_every_pass[2 + 2 * PRNN_SHORT_SLOTS <= PRNN_PLAN_LOG_MAX_PASSES ? 1 : -1];
 
 /* Labels for a pass's short slots as log passes (storage that must
  * outlive the event). */
