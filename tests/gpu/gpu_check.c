@@ -316,12 +316,38 @@ static int start_gpu(void)
     return 0;
 }
 
+/* The self-test's check of the guard bands: a byte written just before or
+ * just after a buffer is seen, and nothing is seen without one. */
+static int guards_detect_overwrites(void)
+{
+    gc_buf b;
+    char err[128];
+    if (gc_alloc_shifted(&b, 40, 4, err, sizeof(err)))
+        return 0;
+    unsigned char *p = host(b.p);
+    int ok = gc_guard_ok(&b);
+    const unsigned char before = p[-1 - 4], after = p[40];
+    p[-1 - 4] = 0;
+    ok = ok && !gc_guard_ok(&b);
+    p[-1 - 4] = before;
+    p[40] = 0;
+    ok = ok && !gc_guard_ok(&b);
+    p[40] = after;
+    ok = ok && gc_guard_ok(&b);
+    gc_free(&b);
+    return ok;
+}
+
 int gc_start(void)
 {
     if (gc.self_test) {
         gc.dev = &host_ops;
         printf("self-test: the device under test is a second CPU-reference handle in host memory; "
                "every comparison must be exact; graph capture and forced tiles are skipped\n");
+        if (!guards_detect_overwrites()) {
+            printf("FAIL: the guard bands around a buffer miss an overwrite\n");
+            return 1;
+        }
     } else {
         int r = start_gpu();
         if (r)
@@ -437,14 +463,18 @@ void gc_format_per_dtype(const double v[4], char *buf, size_t n)
 
 int gc_alloc_shifted(gc_buf *b, size_t bytes, size_t shift, char *err, size_t errsize)
 {
+    /* a band before the buffer too (a multiple of the driver's 256-byte
+     * alignment, so that shift keeps its meaning) */
     b->bytes = bytes;
-    int r = gc.dev->alloc(&b->base, shift + bytes + GUARD);
+    int r = gc.dev->alloc(&b->base, GUARD + shift + bytes + GUARD);
     if (r) {
-        snprintf(err, errsize, "%s(%zu) failed: %d", gc.dev->alloc_name, shift + bytes + GUARD, r);
+        snprintf(err, errsize, "%s(%zu) failed: %d", gc.dev->alloc_name,
+                 GUARD + shift + bytes + GUARD, r);
         b->p = b->base = 0;
         return -1;
     }
-    b->p = b->base + shift;
+    b->p = b->base + GUARD + shift;
+    gc.dev->memset8(b->base, GUARD_BYTE, GUARD, NULL);
     gc.dev->memset8(b->p + bytes, GUARD_BYTE, GUARD, NULL);
     return 0;
 }
@@ -464,11 +494,14 @@ void gc_free(gc_buf *b)
 int gc_guard_ok(const gc_buf *b)
 {
     unsigned char g[GUARD];
-    if (gc.dev->download(g, b->p + b->bytes, GUARD))
-        return 0;
-    for (int i = 0; i < GUARD; i++)
-        if (g[i] != GUARD_BYTE)
+    const gc_ptr bands[2] = {b->base, b->p + b->bytes};
+    for (int k = 0; k < 2; k++) {
+        if (gc.dev->download(g, bands[k], GUARD))
             return 0;
+        for (int i = 0; i < GUARD; i++)
+            if (g[i] != GUARD_BYTE)
+                return 0;
+    }
     return 1;
 }
 

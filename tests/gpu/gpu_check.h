@@ -156,15 +156,15 @@ typedef struct {
     gc_ptr base; /* the allocation: p, or shifted bytes before it */
 } gc_buf;
 
-/* bytes plus a guard band, the band filled with a known byte. 0, or -1
- * with a message. */
+/* bytes between two guard bands, the bands filled with a known byte. 0, or
+ * -1 with a message. */
 int gc_alloc(gc_buf *b, size_t bytes, char *err, size_t errsize);
 /* The same, the buffer starting `shift` bytes past an allocation's start
  * (which the driver aligns to 256): a caller's pointer that is aligned to
  * its element only, as a view into a larger tensor is. */
 int gc_alloc_shifted(gc_buf *b, size_t bytes, size_t shift, char *err, size_t errsize);
 void gc_free(gc_buf *b);
-/* 1 when the guard band after the buffer is intact. */
+/* 1 when the guard bands before and after the buffer are intact. */
 int gc_guard_ok(const gc_buf *b);
 /* The buffer as the pointer the API takes. */
 void *gc_addr(const gc_buf *b);

@@ -3,7 +3,7 @@
  *
  * Every case: seeded random weights, inputs and initial states (the seed is
  * printed; never zeros), outputs poisoned with NaN before the run and checked
- * for unwritten elements, a guard band after every output checked for
+ * for unwritten elements, guard bands around every output checked for
  * overwrites, relative error ||gpu - ref|| / ||ref|| per output against a
  * tolerance per data type, and a second run that must give identical bits.
  * Some cases also replay the call from a captured CUDA graph. Then fresh
@@ -89,7 +89,7 @@ static void poison_outputs(gc_buf *const outs[N_OUTS], gc_stream stream)
         gc_poison(outs[i], stream);
 }
 
-/* The name of the first of outs whose guard band was overwritten, or NULL. */
+/* The name of the first of outs whose guard bands were overwritten, or NULL. */
 static const char *guard_overwritten(gc_buf *const outs[N_OUTS])
 {
     for (int i = 0; i < N_OUTS; i++)
@@ -225,7 +225,7 @@ static void run_case(int index, gc_handles *wh)
         }
         const char *over = guard_overwritten(outs);
         if (over)
-            FAILF("guard band after %s overwritten", over);
+            FAILF("guard band around %s overwritten", over);
     }
     if (c->err_y > c->tol || c->err_hy > c->tol || c->err_cy > c->tol)
         FAILF("relative error y %.2e hy %.2e cy %.2e > %.0e", c->err_y, c->err_hy, c->err_cy,
@@ -279,7 +279,7 @@ static void run_case(int index, gc_handles *wh)
         }
         const char *over = guard_overwritten(outs);
         if (over)
-            FAILF("fresh inputs: guard band after %s overwritten", over);
+            FAILF("fresh inputs: guard band around %s overwritten", over);
     }
     /* both calls replayed the graph the second call captured */
     if (graphs == 0 && gc_call_graph_replays(wh->dut, &pb, &c->s, &replays_after, c->r.problem,

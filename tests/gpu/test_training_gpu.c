@@ -18,7 +18,7 @@
  * On the device: every output, the workspace and the reserve are poisoned
  * with 0xFF bytes (NaN) before the step, and the workspace again before each
  * backward call (its contents are undefined between calls); nothing compared
- * may stay NaN; a guard band follows every buffer; the inputs must come back
+ * may stay NaN; guard bands surround every buffer; the inputs must come back
  * unchanged. The step runs twice (dw reset identically) and must give
  * identical bits, with and without dropout; some cases also capture the whole
  * step into one CUDA graph and replay it twice, and it must give the plain
@@ -558,7 +558,11 @@ static int compare(tcase *c, case_state *k)
 static int inputs_unchanged(tcase *c, case_state *k)
 {
     for (int i = 0; i < NIN; i++) {
-        gc_download(k->scratch, &k->in[i]);
+        if (gc_download(k->scratch, &k->in[i])) {
+            snprintf(c->r.problem, sizeof(c->r.problem), "the input %s did not download",
+                     in_name[i]);
+            return -1;
+        }
         if (memcmp(k->scratch, k->host_in[i], k->in[i].bytes) != 0) {
             snprintf(c->r.problem, sizeof(c->r.problem), "the step changed its input %s",
                      in_name[i]);
@@ -574,7 +578,11 @@ static int check_run(tcase *c, case_state *k, int run)
     for (int o = 0; o < NOUT; o++) {
         if (!out_used(c, o))
             continue;
-        gc_download(run == 0 ? k->got0[o] : k->scratch, &k->out[o]);
+        if (gc_download(run == 0 ? k->got0[o] : k->scratch, &k->out[o])) {
+            snprintf(c->r.problem, sizeof(c->r.problem), "the output %s did not download",
+                     out_name[o]);
+            return -1;
+        }
         if (run > 0 && memcmp(k->got0[o], k->scratch, k->out[o].bytes) != 0) {
             snprintf(c->r.problem, sizeof(c->r.problem),
                      "%s: %s gave different bits than the first run", out_name[o],
@@ -601,7 +609,7 @@ static int check_run(tcase *c, case_state *k, int run)
     names[n++] = "reserve";
     for (int i = 0; i < n; i++)
         if (!gc_guard_ok(all[i])) {
-            snprintf(c->r.problem, sizeof(c->r.problem), "guard band after %s overwritten",
+            snprintf(c->r.problem, sizeof(c->r.problem), "guard band around %s overwritten",
                      names[i]);
             return -1;
         }
