@@ -446,35 +446,35 @@ static void add_first(prnn_autotune_candidate *chosen, int *m, int *firsts, int 
 #define SHORT_LIMIT_SEQ PRNN_TUNING_MAX_SHORT_SEQ
 
 /*
- * The short bucket's limit: the pass's own choice fwd and the winner w,
+ * The short bucket's limit: the pass's own choice `own` and the winner w,
  * timed in alternation on calls of PRNN_TUNING_SHORT_SEQ and of
  * SHORT_LIMIT_SEQ steps; each call's time is taken as linear in its steps
  * between the two, and *max_seq is the last length where w's is lower
- * (SHORT_LIMIT_SEQ when it still is there). *fwd_wins when fwd is the
- * faster at PRNN_TUNING_SHORT_SEQ too (the entry then names fwd). The
- * alternated times at PRNN_TUNING_SHORT_SEQ replace w's and (fwd_out,
- * when not NULL) fwd's outcomes' times: the report and the entry use them.
+ * (SHORT_LIMIT_SEQ when it still is there). *own_wins when own is the
+ * faster at PRNN_TUNING_SHORT_SEQ too (the entry then names own). The
+ * alternated times at PRNN_TUNING_SHORT_SEQ replace w's and (own_out,
+ * when not NULL) own's outcomes' times: the report and the entry use them.
  */
-static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candidate *fwd,
-                                prnn_autotune_outcome *fwd_out, prnn_autotune_candidate *w,
+static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candidate *own,
+                                prnn_autotune_outcome *own_out, prnn_autotune_candidate *w,
                                 const prnn_rnn_problem *pt, prnn_autotune_buffers *d,
-                                const prnn_autotune_options *o, int *max_seq, int *fwd_wins)
+                                const prnn_autotune_options *o, int *max_seq, int *own_wins)
 {
     *max_seq = PRNN_TUNING_SHORT_SEQ;
-    *fwd_wins = 0;
-    if (!fwd || same_candidate(fwd, w))
+    *own_wins = 0;
+    if (!own || same_candidate(own, w))
         return PRNN_STATUS_SUCCESS;
     const prnn_cuda_driver *cu = k->q->g->gs->cu;
     double at_short[2], at_long[2];
-    alternation a = {k, {fwd, w}, pt, d, o->repeats, calls_per_run(o)};
+    alternation a = {k, {own, w}, pt, d, o->repeats, calls_per_run(o)};
     PRNN_TRY(prnn_autotune_alternate(time_one, &a, at_short));
     w->out.us_per_step = at_short[1];
-    if (fwd_out)
-        fwd_out->us_per_step = at_short[0];
+    if (own_out)
+        own_out->us_per_step = at_short[0];
     /* w's lead a call (µs) at each length */
     const double lead_short = (at_short[0] - at_short[1]) * PRNN_TUNING_SHORT_SEQ;
     if (!(lead_short > 0)) {
-        *fwd_wins = 1;
+        *own_wins = 1;
         return PRNN_STATUS_SUCCESS;
     }
     prnn_autotune_inputs in;
@@ -484,7 +484,7 @@ static prnnStatus_t short_limit(const search_kind *k, const prnn_autotune_candid
         prnn_autotune_inputs_make(k->q->rnn, k->q->key.mini_batch, SHORT_LIMIT_SEQ, &in);
     if (!s)
         s = prnn_autotune_inputs_upload(cu, &in, k->q->key.dtype, &dl);
-    alternation al = {k, {fwd, w}, &in.timed, &dl, o->repeats, 1};
+    alternation al = {k, {own, w}, &in.timed, &dl, o->repeats, 1};
     if (!s)
         s = prnn_autotune_alternate(time_one, &al, at_long);
     prnn_autotune_free_buffers(cu, &dl);
@@ -546,10 +546,10 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
     prnn_autotune_candidate chosen[PRNN_AUTOTUNE_MAX_CANDIDATES];
     int firsts = 0;
     int m = ne ? gather(q, engines, ne, &opts, chosen, opts.max_candidates, &firsts) : 0;
-    prnn_autotune_candidate fwd; /* the pass's own choice */
-    const int have_fwd = bucket != PRNN_SEQ_BUCKET_ANY && m && planner_choice(&opts, only, &fwd);
-    if (have_fwd)
-        add_first(chosen, &m, &firsts, opts.max_candidates, &fwd);
+    prnn_autotune_candidate own; /* the pass's own choice for every length */
+    const int have_own = bucket != PRNN_SEQ_BUCKET_ANY && m && planner_choice(&opts, only, &own);
+    if (have_own)
+        add_first(chosen, &m, &firsts, opts.max_candidates, &own);
     if (!m)
         return prnn_fail(PRNN_STATUS_NOT_SUPPORTED,
                          "autotune: no %s%s configuration fits %s hidden %d batch %d",
@@ -607,20 +607,20 @@ static prnnStatus_t search(const prnn_engine_query *q, const prnn_engine *only,
         s = remeasure(&k, pt, &d, opts.repeats, calls_per_run(&opts), report);
     int max_seq = bucket == PRNN_SEQ_BUCKET_ONE ? 1 : 0;
     if (!s && bucket == PRNN_SEQ_BUCKET_SHORT && report->best >= 0) {
-        int fwd_wins = 0, fwd_at = -1;
-        for (int i = 0; have_fwd && i < report->count; i++)
-            if (same_candidate(&report->cand[i], &fwd) && report->cand[i].out.ok)
-                fwd_at = i;
+        int own_wins = 0, own_at = -1;
+        for (int i = 0; have_own && i < report->count; i++)
+            if (same_candidate(&report->cand[i], &own) && report->cand[i].out.ok)
+                own_at = i;
         /* the pass's own choice is the reference only where it ran and
          * was right here */
         const int w_at = report->best;
-        s = short_limit(&k, fwd_at >= 0 ? &fwd : NULL,
-                        fwd_at >= 0 ? &report->cand[fwd_at].out : NULL, &report->cand[w_at], pt, &d,
-                        &opts, &max_seq, &fwd_wins);
-        if (fwd_wins)
-            report->best = fwd_at;
+        s = short_limit(&k, own_at >= 0 ? &own : NULL,
+                        own_at >= 0 ? &report->cand[own_at].out : NULL, &report->cand[w_at], pt, &d,
+                        &opts, &max_seq, &own_wins);
+        if (own_wins)
+            report->best = own_at;
         /* candidate 0's time, where it is one of the two just alternated */
-        if (fwd_at == 0 || w_at == 0)
+        if (own_at == 0 || w_at == 0)
             report->heuristic_us = report->cand[0].out.us_per_step;
     }
     report->max_seq_length = max_seq;

@@ -37,11 +37,11 @@ typedef struct {
 } prnn_short_choice;
 
 /*
- * The short slots' choices for q's pass (forward or backward-data), whose
- * engine runs is prepared from configuration runs_config and whose kernel
- * runs it as runs_text (the pass plan's text; either may be NULL: not
- * known; an entry naming runs with a configuration equal to neither gets a
- * pass of its own):
+ * The short slots' choices for q's pass (forward or backward-data), which
+ * runs engine `runs`, prepared from configuration runs_config, whose
+ * kernel runs it as runs_text (the pass plan's text; either may be NULL:
+ * not known; an entry naming `runs` with a configuration equal to neither
+ * gets a pass of its own):
  *  - PRNN_SHORT_ONE: the one-step bucket's entry (max_seq_length 1);
  *  - PRNN_SHORT_MEASURED: the short bucket's entry, timed at
  *    PRNN_TUNING_SHORT_SEQ steps, for calls up to its max_seq_length;
