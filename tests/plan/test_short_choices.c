@@ -11,7 +11,7 @@
  * entry of a bucket is taken on its own GPU; the backward-data pass's
  * slots follow its own buckets' entries, else the models; and the
  * workspace size covers every backward slot that may run a length until
- * the training kernels load.
+ * the training kernels load; plan info lists both passes' slots.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +307,63 @@ static void test_backward_workspace(void)
     }
 }
 
+static void describes_nothing(const prnn_pass_plan *pp, const prnn_rnn_key *key,
+                              prnn_engine_info *info)
+{
+    (void)pp;
+    (void)key;
+    memset(info, 0, sizeof(*info));
+}
+
+/* Plan info's short slots (prnn_plan_info): the used slots of each pass in
+ * the order calls try them, each with its engine, configuration and source
+ * (a slot without a pass of its own names the pass's), the engines of a
+ * one-step call, and of a two-step call where a slot with an engine of its
+ * own runs it. */
+static void test_slot_info(void)
+{
+    const prnn_engine pass_engine = {.name = "pass-engine", .describe = describes_nothing};
+    const prnn_engine one = {.name = "one-step", .describe = describes_nothing};
+    const prnn_engine few = {.name = "few-steps", .describe = describes_nothing};
+    prnn_plan p;
+    memset(&p, 0, sizeof(p));
+    for (int i = 0; i < PRNN_PASS_COUNT; i++) {
+        p.pass[i].engine = &pass_engine;
+        snprintf(p.pass[i].config, sizeof(p.pass[i].config), "pass config %d", i);
+    }
+    p.short_fwd[PRNN_SHORT_FEW] = (prnn_short_slot){{.engine = &few}, 8};
+    snprintf(p.short_fwd[PRNN_SHORT_FEW].pass.config, sizeof(p.pass[0].config), "few config");
+    p.short_fwd[PRNN_SHORT_FEW].pass.source = PRNN_CONFIG_HEURISTIC;
+    p.short_bwd[PRNN_SHORT_ONE] = (prnn_short_slot){{.engine = &one}, 1};
+    snprintf(p.short_bwd[PRNN_SHORT_ONE].pass.config, sizeof(p.pass[0].config), "one config");
+    p.short_bwd[PRNN_SHORT_ONE].pass.source = PRNN_CONFIG_SHIPPED_DB;
+    p.short_bwd[PRNN_SHORT_MEASURED] = (prnn_short_slot){{.engine = NULL}, 24};
+    p.short_bwd[PRNN_SHORT_MEASURED].pass.source = PRNN_CONFIG_USER_DB;
+    prnnRNNPlanInfo_t info;
+    memset(&info, 0, sizeof(info));
+    info.structSize = sizeof(info);
+    prnn_plan_info(&p, "test device", &info);
+    CHECK(info.shortSlots == 1 && info.shortSlotMaxSeqLength[0] == 8);
+    CHECK(strcmp(info.shortSlotEngine[0], "few-steps") == 0);
+    CHECK(strcmp(info.shortSlotConfig[0], "few config") == 0);
+    CHECK(info.shortSlotConfigSource[0] == PRNN_CONFIG_HEURISTIC);
+    CHECK(strcmp(info.singleStepEngine, "few-steps") == 0);
+    CHECK(strcmp(info.shortEngine, "few-steps") == 0 && info.shortMaxSeqLength == 8);
+    CHECK(info.backwardShortSlots == 2);
+    CHECK(info.backwardShortSlotMaxSeqLength[0] == 1 &&
+          info.backwardShortSlotMaxSeqLength[1] == 24);
+    CHECK(strcmp(info.backwardShortSlotEngine[0], "one-step") == 0);
+    CHECK(strcmp(info.backwardShortSlotConfig[0], "one config") == 0);
+    CHECK(info.backwardShortSlotConfigSource[0] == PRNN_CONFIG_SHIPPED_DB);
+    /* measured: the pass's own engine and configuration run those lengths */
+    CHECK(strcmp(info.backwardShortSlotEngine[1], "pass-engine") == 0);
+    CHECK(strcmp(info.backwardShortSlotConfig[1], "pass config 1") == 0);
+    CHECK(info.backwardShortSlotConfigSource[1] == PRNN_CONFIG_USER_DB);
+    CHECK(strcmp(info.backwardSingleStepEngine, "one-step") == 0);
+    /* a two-step call runs on the pass's own engine: no short engine */
+    CHECK(info.backwardShortEngine[0] == '\0' && info.backwardShortMaxSeqLength == 0);
+}
+
 /* The backward-data pass's own buckets' entries (LSTM f32 H 96 B 3 in the
  * user DB): its one-step and short slots take them, an entry naming the
  * pass's own engine and configuration leaves those lengths to it, the
@@ -403,6 +460,7 @@ int main(void)
     test_pass_for(persistent, step, standard);
     test_backward_slot(persistent, standard);
     test_backward_workspace();
+    test_slot_info();
     test_trim(step, standard);
     prnn_short_choice c[PRNN_SHORT_SLOTS];
 
