@@ -47,9 +47,9 @@ int prnn_plan_engine_order(const prnn_engine_query *q, const prnn_engine **order
     if (refused && refused_size)
         refused[0] = '\0';
     const char *var = engine_variable(q->pass);
-    const char *name = getenv(var);
-    const prnn_engine *forced = name && name[0] ? prnn_engine_find(name) : NULL;
-    if (name && name[0] && !forced) {
+    const char *name = prnn_plan_forced_engine(q->pass);
+    const prnn_engine *forced = name ? prnn_engine_find(name) : NULL;
+    if (name && !forced) {
         char names[256];
         prnn_engine_names(names, sizeof(names));
         prnn_log_append("note: %s=%s ignored: no such engine (%s)", var, name, names);
