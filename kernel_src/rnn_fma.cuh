@@ -52,10 +52,10 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
     // weight_index (below), its row bases changed the compiler's register
     // allocation for the whole kernel and slowed small tiles
     // (bench/NOTES.md v0.6).
-    // The gather tiles' 16-bit rows as the register part reads them (base
-    // pointer and count of k-steps inside R), for the shared-memory fill
-    // below.
-    constexpr bool FILL_ROWS = BWD && !PSUM && sizeof(T) == 2;
+    // The 16-bit rows as the register part reads them, for the
+    // shared-memory fill below: a base pointer, and the count of k-steps
+    // inside R (gather tiles) or of the block's units (partial sums).
+    constexpr bool FILL_ROWS = BWD && sizeof(T) == 2;
     const T *fill_row[FILL_ROWS ? F_RPL : 1];
     int fill_steps[FILL_ROWS ? F_RPL : 1];
 #pragma unroll
@@ -75,6 +75,8 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
             const bool rvalid = r < (rg + 1) * F_RPG && r < ROWS;
             const T *p = R + (long)u0 * H + (rvalid ? r : 0);
             const int units = rvalid ? (H - u0 < UPB ? H - u0 : UPB) : 0;
+            fill_row[FILL_ROWS ? i : 0] = p;
+            fill_steps[FILL_ROWS ? i : 0] = units;
 #pragma unroll
             for (int j = 0; j < KREG; ++j) {
                 const int g = j / UPB, jj = j % UPB;
@@ -110,7 +112,7 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
             fill_row[FILL_ROWS ? i : 0] = p;
             fill_steps[FILL_ROWS ? i : 0] = jmax;
         }
-        if (FILL_ROWS && jmax >= KREG) {
+        if (FILL_ROWS && !PSUM && jmax >= KREG) {
             // every register k-step of the row inside R: unconditional
             // loads at offsets known at compile time (the general form
             // below puts each 16-bit load in a branch with its conversion)
@@ -128,7 +130,8 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
         // its conversion, and the shared-memory store after it waits for
         // it: one load at a time (tanh f16 H 2048 B 1: 96 a thread, ~10 us
         // of the call). Here a k-step's loads are issued first, at
-        // addresses chosen (R itself outside the row's steps), then stored.
+        // addresses chosen (R itself outside the row's steps), then stored;
+        // a partial-sum tile's k-step j is unit j % UPB of gate j / UPB.
         // Unrolled over k-steps the loads went back to one at a time
         // (bench/NOTES.md v0.27).
 #pragma unroll 1
@@ -137,8 +140,17 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
 #pragma unroll
             for (int i = 0; i < F_RPL; ++i) {
                 const int f = FILL_ROWS ? i : 0;
-                const bool inside = j < fill_steps[f];
-                v[i] = ST::load(inside ? fill_row[f] + (long)LK * W_KSTRIDE * j : R, 0);
+                bool inside;
+                const T *at;
+                if constexpr (PSUM) { // k = g * UPB + jj, the k-step itself
+                    const int g = j / UPB, jj = j - g * UPB;
+                    inside = g < G && jj < fill_steps[f];
+                    at = fill_row[f] + ((long)g * H + jj) * H;
+                } else {
+                    inside = j < fill_steps[f];
+                    at = fill_row[f] + (long)LK * W_KSTRIDE * j;
+                }
+                v[i] = ST::load(inside ? at : R, 0);
                 v[i] = inside ? v[i] : AccT(0);
             }
 #pragma unroll

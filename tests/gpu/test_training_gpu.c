@@ -997,6 +997,25 @@ static void add_forced_backward_tiles(void)
           .bwd_tile = "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=8 "
                       "reg_slots=64 smem_slots=128 mma=1 handoff=0 batch_groups=1 partial_sums=1"},
          NULL, 128, 136064},
+        /* The FMA partial-sum tiles' 16-bit shared-memory fill (k-steps at
+         * g * UPB + j): the shipped tiles of LSTM f16 H 1024 B 1 (94 blocks,
+         * the last with one unit), LSTM H 512 B 4 in bf16 (4 batch groups,
+         * two layers) and GRU H 2048 B 1 (224 shared-memory slots). */
+        {{.mode = PRNN_LSTM, .hidden = 1024, .batch = 1, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF, .steps = 8,
+          .bwd_tile = "blocks=94 threads=256 ksplit=1 lanes_k=1 batch_chunk=1 "
+                      "reg_slots=164 smem_slots=12 mma=0 handoff=0 batch_groups=1 partial_sums=1"},
+         NULL, 94, 14512},
+        {{.mode = PRNN_LSTM, .hidden = 512, .batch = 4, .layers = 2, .dirs = 1,
+          .dtype = PRNN_DATA_BFLOAT16, .varlen = 1, .steps = 7,
+          .bwd_tile = "blocks=24 threads=256 ksplit=1 lanes_k=1 batch_chunk=1 "
+                      "reg_slots=170 smem_slots=6 mma=0 handoff=0 batch_groups=4 partial_sums=1"},
+         NULL, 96, 8448},
+        {{.mode = PRNN_GRU, .hidden = 2048, .batch = 1, .layers = 1, .dirs = 1,
+          .dtype = PRNN_DATA_HALF, .steps = 5,
+          .bwd_tile = "blocks=128 threads=256 ksplit=1 lanes_k=1 batch_chunk=1 "
+                      "reg_slots=152 smem_slots=224 mma=0 handoff=0 batch_groups=1 partial_sums=1"},
+         NULL, 128, 231616},
         /* Gather hand-off, FMA engine, lanes_k 8 with every k-step in
          * registers: the warps left the Lamport spin one lane at a time and
          * reached the barrier after it diverged, which hung B 1 and gave a
