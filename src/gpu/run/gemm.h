@@ -64,8 +64,12 @@ typedef struct {
     unsigned long long clock;
 } prnn_gemm_cache;
 
-/* Bytes of cuBLASLt workspace a call needs (part of prnn's workspace). */
-#define PRNN_GEMM_WORKSPACE (4u << 20)
+/* Bytes of cuBLASLt workspace a call needs (part of prnn's workspace).
+ * 32 MiB, as PyTorch gives cuBLAS on Hopper: below that cuBLASLt's
+ * heuristic leaves out the split-K kernels that reduce through the
+ * workspace, which the small-batch GEMMs of the standard engine and of
+ * BackwardWeights need (bench/NOTES.md v0.28). */
+#define PRNN_GEMM_WORKSPACE (32u << 20)
 
 prnnStatus_t prnn_gemm_cache_init(prnn_gemm_cache *c);
 void prnn_gemm_cache_destroy(prnn_gemm_cache *c);
