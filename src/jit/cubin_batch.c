@@ -1,13 +1,12 @@
 #include "jit/cubin_batch.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
+#include "thread_count.h"
 
 typedef struct {
     prnn_compile_request req;
@@ -39,24 +38,8 @@ static prnn_cubin_batch *kept;
 
 int prnn_compile_threads(int jobs)
 {
-    int n = 0;
-    const char *env = getenv("PRNN_COMPILE_THREADS");
-    if (env && env[0])
-        n = atoi(env);
-    if (n < 1) {
-        cpu_set_t set;
-        if (sched_getaffinity(0, sizeof(set), &set) == 0)
-            n = CPU_COUNT(&set);
-        if (n < 1) {
-            long online = sysconf(_SC_NPROCESSORS_ONLN);
-            n = online > 0 ? (int)online : 1;
-        }
-    }
-    if (n > jobs)
-        n = jobs;
-    if (n > PRNN_COMPILE_THREADS_MAX)
-        n = PRNN_COMPILE_THREADS_MAX;
-    return n < 1 ? 1 : n;
+    const int n = prnn_thread_count("PRNN_COMPILE_THREADS", PRNN_COMPILE_THREADS_MAX);
+    return n > jobs ? (jobs < 1 ? 1 : jobs) : n;
 }
 
 static int same_text(const char *a, const char *b)

@@ -271,10 +271,21 @@ void prnn_ref_dropout(const prnn_ref_dims *g, size_t layer, const double *src, d
 /*
  * C[m][n] += A B, where A(i, k) = a[i * a_rs + k * a_cs] (so A or its
  * transpose may be passed without a copy), B is row-major with ldb, C
- * row-major with ldc. pack holds PRNN_REF_GEMM_PACK doubles.
+ * row-major with ldc; C must not overlap A or B (threads read them while
+ * others write C). pack holds PRNN_REF_GEMM_PACK doubles.
  */
 void prnn_ref_gemm(size_t m, size_t n, size_t k, const double *a, size_t a_rs, size_t a_cs,
                    const double *b, size_t ldb, double *c, size_t ldc, double *pack);
+
+/* prnn_ref_gemm on at most threads threads (it takes PRNN_REF_THREADS, or
+ * the CPUs the process may run on): the caller's and helpers it starts for
+ * the call, as far as the process-wide count of running helpers allows;
+ * the same bits whatever the number. Exposed for the tests. */
+void prnn_ref_gemm_threads(int threads, size_t m, size_t n, size_t k, const double *a, size_t a_rs,
+                           size_t a_cs, const double *b, size_t ldb, double *c, size_t ldc,
+                           double *pack);
+/* Helper threads prnn_ref_gemm_threads has started in this process so far. */
+unsigned long prnn_ref_gemm_helpers_started(void);
 
 /* The inner kernels prnn_ref_gemm can use. They give identical bits; AVX2
  * (x86-64 only) is faster and is what prnn_ref_gemm picks when the CPU has
