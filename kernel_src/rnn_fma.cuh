@@ -39,6 +39,18 @@ __device__ __forceinline__ AccT fma_weight(const T *R, int u0, int ks, int rg, i
     return weight_value(R, u0, r, ks * F_KPW + kk);
 }
 
+// Where weight i of k-step j (past the register ones) goes: its shared-memory
+// slot, or for a streamed k-step its slot in the block's packed global copy.
+__device__ __forceinline__ void fma_store_weight(AccT v, int j, int i, int tid, int blk,
+                                                 AccT *wsm, AccT *packed)
+{
+    long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
+    if (j < KREG + KSMEM)
+        wsm[slot] = v;
+    else
+        packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v;
+}
+
 // Loads this thread's weights: registers, shared memory, and the packed
 // global copy for the streamed k-steps.
 __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 1][F_RPL],
@@ -154,27 +166,16 @@ __device__ __forceinline__ void fma_load_weights(AccT (&wreg)[KREG > 0 ? KREG : 
                 v[i] = inside ? v[i] : AccT(0);
             }
 #pragma unroll
-            for (int i = 0; i < F_RPL; ++i) {
-                long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
-                if (j < KREG + KSMEM)
-                    wsm[slot] = v[i];
-                else
-                    packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v[i];
-            }
+            for (int i = 0; i < F_RPL; ++i)
+                fma_store_weight(v[i], j, i, tid, blk, wsm, packed);
         }
     } else {
 #pragma unroll 1
-        for (int j = KREG; j < KSTEPS; ++j) {
+        for (int j = KREG; j < KSTEPS; ++j)
 #pragma unroll
-            for (int i = 0; i < F_RPL; ++i) {
-                AccT v = fma_weight(R, u0, ks, rg, lk, lr, j, i);
-                long slot = fma_slot(j < KREG + KSMEM ? j - KREG : j - KREG - KSMEM, i, tid);
-                if (j < KREG + KSMEM)
-                    wsm[slot] = v;
-                else
-                    packed[(long)blk * KGLB * F_RPL * THREADS + slot] = v;
-            }
-        }
+            for (int i = 0; i < F_RPL; ++i)
+                fma_store_weight(fma_weight(R, u0, ks, rg, lk, lr, j, i), j, i, tid, blk, wsm,
+                                 packed);
     }
 }
 
