@@ -49,8 +49,12 @@ int prnn_engine_refuse_projection(const prnn_engine_query *q, char *why, size_t 
 double prnn_engine_gemm_us(const prnn_rnn_key *key, double m, double n, double k, int tf32)
 {
     const int half = key->dtype == PRNN_DATA_HALF || key->dtype == PRNN_DATA_BFLOAT16;
-    const double simt = (key->dtype == PRNN_DATA_DOUBLE ? 40e12 : 20e12) *
-                        (m >= 256 ? 1.0 : pow(m / 256.0, 0.35));
+    /* cuBLASLt's FP32 SIMT rate by rows: near flat from 64 rows (with the
+     * 32 MiB workspace its split-K kernels reduce through, 21-24 TFLOP/s on
+     * an H100 at 64-256 rows, bench/NOTES.md v0.29), falling fast below */
+    const double rows = m >= 256 ? 1.0 : pow(fmax(m, 64.0) / 256.0, 0.07);
+    const double few_rows = m >= 64 ? 1.0 : pow(m / 64.0, 0.6);
+    const double simt = (key->dtype == PRNN_DATA_DOUBLE ? 46e12 : 23e12) * rows * few_rows;
     const double rate = half ? 250e12 : tf32 ? 125e12 : simt;
     const double flops = 2.0 * m * n * k;
     const double bytes = n * k * (double)prnn_dtype_size(key->dtype);
