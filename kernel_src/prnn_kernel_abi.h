@@ -141,16 +141,21 @@ typedef struct {
     int reserved;
 } prnn_gather_args;
 
-/* Deterministic column sums of gate gradients into a bias gradient: partial
- * sums over fixed chunks of rows, then the chunks in order, added to the
- * bias (storage type). Column i reads dg column i + (i >= col_split ?
- * col_skip : 0) (GRU's input side skips the recurrent n). */
+/* Deterministic column sums of gate gradients into one or two bias
+ * gradients (blockIdx.y of the finishing launch picks one): every dg column
+ * summed once over fixed chunks of rows (prnn_bias_partial), then each
+ * bias's columns over the chunks in order, added to the bias (storage
+ * type); where the rows are one chunk, one launch sums and adds
+ * (prnn_bias_direct), with the same bits. Bias j's column i reads dg column
+ * i + (i >= col_split[j] ? col_skip[j] : 0) (GRU's input side skips the
+ * recurrent n). */
 typedef struct {
     const void *dg;    /* [rows][ld] storage type */
-    void *partial;     /* [chunks][cols] math type */
-    void *bias;        /* [cols] storage type */
+    void *partial;     /* [chunks][ld] math type */
+    void *bias[2];     /* [cols] storage type; bias[1] unused with one */
     long long rows;
-    int ld, cols, col_split, col_skip;
+    int ld, cols;
+    int col_split[2], col_skip[2];
     int chunk_rows, chunks;
 } prnn_bias_args;
 

@@ -73,33 +73,62 @@ extern "C" __global__ void prnn_gather_prev(const prnn_gather_args a)
     }
 }
 
-// blockIdx.y = chunk of rows; each thread sums one column over the chunk,
-// in row order.
+// dg column col summed over rows [r0, r1), in row order.
+__device__ __forceinline__ AccT bias_column_sum(const prnn_bias_args &a, int col, long long r0,
+                                                long long r1)
+{
+    AccT sum = AccT(0);
+    for (long long r = r0; r < r1; ++r)
+        sum += ST::load((const T *)a.dg, r * a.ld + col);
+    return sum;
+}
+
+// blockIdx.y's bias, column i: the dg column it reads.
+__device__ __forceinline__ int bias_dg_column(const prnn_bias_args &a, int i)
+{
+    const int j = blockIdx.y;
+    return i + (i >= a.col_split[j] ? a.col_skip[j] : 0);
+}
+
+// blockIdx.y = chunk of rows; each thread sums one of dg's ld columns over
+// the chunk, in row order (once for both biases).
 extern "C" __global__ void prnn_bias_partial(const prnn_bias_args a)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= a.cols)
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= a.ld)
         return;
-    const int col = i + (i >= a.col_split ? a.col_skip : 0);
     const long long r0 = (long long)blockIdx.y * a.chunk_rows;
     long long r1 = r0 + a.chunk_rows;
     if (r1 > a.rows)
         r1 = a.rows;
-    AccT sum = AccT(0);
-    for (long long r = r0; r < r1; ++r)
-        sum += ST::load((const T *)a.dg, r * a.ld + col);
-    ((AccT *)a.partial)[(long long)blockIdx.y * a.cols + i] = sum;
+    ((AccT *)a.partial)[(long long)blockIdx.y * a.ld + col] = bias_column_sum(a, col, r0, r1);
 }
 
+// blockIdx.y = which bias; its column i: the chunks' sums in order.
 extern "C" __global__ void prnn_bias_finish(const prnn_bias_args a)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.cols)
         return;
+    const int col = bias_dg_column(a, i);
     AccT sum = AccT(0);
     for (int c = 0; c < a.chunks; ++c)
-        sum += ((const AccT *)a.partial)[(long long)c * a.cols + i];
-    ST::store((T *)a.bias, i, ST::load((const T *)a.bias, i) + sum);
+        sum += ((const AccT *)a.partial)[(long long)c * a.ld + col];
+    T *bias = (T *)a.bias[blockIdx.y];
+    ST::store(bias, i, ST::load(bias, i) + sum);
+}
+
+// The rows in one chunk: prnn_bias_partial and prnn_bias_finish in one
+// launch, the same additions in the same order (the finish's zero first).
+extern "C" __global__ void prnn_bias_direct(const prnn_bias_args a)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.cols)
+        return;
+    AccT sum = AccT(0);
+    sum += bias_column_sum(a, bias_dg_column(a, i), 0, a.rows);
+    T *bias = (T *)a.bias[blockIdx.y];
+    ST::store(bias, i, ST::load(bias, i) + sum);
 }
 
 extern "C" __global__ void prnn_skip_dx(const prnn_skip_dx_args a)

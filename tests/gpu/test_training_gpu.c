@@ -856,6 +856,16 @@ static void add_mode_extras(prnnRNNMode_t mode)
     tcase one = {.s = {.mode = mode, .hidden = 128, .batch = 3, .layers = 2, .dirs = 2,
                        .dtype = PRNN_DATA_HALF, .steps = 1, .dropout = DROPOUT}};
     gc_add(&sweep, &one);
+    /* one step: BackwardWeights' dR reads hx in place, or gathers a NULL
+     * hx as zeros; both biases in one launch (rows <= 32) or from partial
+     * sums (40 rows) */
+    tcase one_null = one;
+    one_null.s.dtype = PRNN_DATA_FLOAT;
+    one_null.null_hx = 1;
+    gc_add(&sweep, &one_null);
+    tcase one_wide = {.s = {.mode = mode, .hidden = 64, .batch = 40, .layers = 1, .dirs = 2,
+                            .dtype = PRNN_DATA_FLOAT, .steps = 1}};
+    gc_add(&sweep, &one_wide);
     tcase sk = {.s = {.mode = mode, .hidden = 96, .batch = 5, .layers = 2, .dirs = 2,
                       .dtype = PRNN_DATA_FLOAT, .skip = 1, .steps = 6, .dropout = DROPOUT}};
     gc_add(&sweep, &sk);

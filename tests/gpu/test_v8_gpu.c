@@ -1112,6 +1112,47 @@ int main(int argc, char **argv)
          1,
          16,
          0},
+        /* one step under a longer maxSeqLength, with a projection:
+         * BackwardWeights' dR reads hx in place and both biases come from
+         * one launch (3 rows) */
+        {PRNN_LSTM,
+         PRNN_DATA_FLOAT,
+         64,
+         32,
+         1,
+         0,
+         3,
+         4,
+         {1, 1, 1, 0},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         24,
+         0},
+        /* one step of 40 rows batch-major, bR alone: the bias from partial
+         * sums over two chunks */
+        {PRNN_GRU,
+         PRNN_DATA_HALF,
+         96,
+         48,
+         1,
+         1,
+         40,
+         1,
+         {0, 0, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_SINGLE_REC_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         0,
+         0},
         /* (TF32 at a shape where the harness's data keep errors small: a
          * projected h is not bounded by 1, and at H 256 P 64 T 16 weights
          * perturbed by 1e-3 move y by 30-40 % in float64 torch.nn, so

@@ -164,20 +164,29 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
                                ld, input, kin,
                                (char *)w.W + (size_t)runs[i].w_row * H * kin * c->es));
     }
-    /* input-side bias: GRU skips the recurrent n column block */
-    int split = nruns == 2 ? runs[1].w_row * H : (int)c->gh;
+    /* both biases from one pass over dg's columns; the input side's skips
+     * GRU's recurrent n column block */
+    prnn_bias_target biases[2];
+    int nbias = 0;
     if (w.bW)
-        PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, split, H, w.bW));
+        biases[nbias++] = (prnn_bias_target){w.bW, nruns == 2 ? runs[1].w_row * H : (int)c->gh, H};
     if (w.bR)
-        PRNN_TRY(prnn_train_bias_grad(c, dg, ld, (int)c->gh, (int)c->gh, 0, w.bR));
+        biases[nbias++] = (prnn_bias_target){w.bR, (int)c->gh, 0};
+    PRNN_TRY(prnn_train_bias_grads(c, dg, ld, (int)c->gh, biases, nbias));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} (P wide) of every row gathered
-     * first */
+     * first; one step's h_{t-1} is hx itself, already in dg's row order (a
+     * NULL hx is gathered as zeros, so that a non-finite dg still makes
+     * dR NaN as 0 * dg does in the reference) */
     const int L = c->rnn->layers, P = c->P;
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
-    const size_t so_h = (size_t)pseudo * c->h_state_stride;
-    void *hprev = prnn_run_ws(c, c->l.hprev);
-    PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_output_seq_stride(c, layer),
-                                    prnn_run_offset(b->hx, so_h), hprev));
+    const void *hx = prnn_run_offset(b->hx, (size_t)pseudo * c->h_state_stride);
+    const void *hprev = hx;
+    if (c->p->seq_length > 1 || !hx) {
+        void *gathered = prnn_run_ws(c, c->l.hprev);
+        PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P,
+                                        prnn_run_output_seq_stride(c, layer), hx, gathered));
+        hprev = gathered;
+    }
     PRNN_TRY(grad_gemm(c, (int)c->gh, P, dg, ld, hprev, P, w.R));
     /* the projection's dWp = dh^T m over every row (both kept in the
      * reserve: m by the forward, dh by BackwardData) */

@@ -63,6 +63,7 @@ prnnStatus_t prnn_run_kernels_load_training(struct prnn_gpu_state *gs, prnnDataT
         {"prnn_gather_prev", &k->gather_prev},
         {"prnn_bias_partial", &k->bias_partial},
         {"prnn_bias_finish", &k->bias_finish},
+        {"prnn_bias_direct", &k->bias_direct},
         {"prnn_skip_dx", &k->skip_dx},
     };
     prnnStatus_t s = prnn_load_functions(gs, prnn_request_train(dtype, gs->info.sm, &r), &r, stats,

@@ -38,7 +38,8 @@ typedef struct {
     CUfunction setup;
     /* the v8 unpacked layouts' gather and scatter (the setup module's) */
     CUfunction seq_order, seq_move;
-    CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish, skip_dx;
+    CUfunction dropout_forward, dropout_backward, gather_prev, bias_partial, bias_finish,
+        bias_direct, skip_dx;
     int training_loaded;
 } prnn_run_kernels;
 

@@ -79,26 +79,34 @@ prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int train
     return PRNN_STATUS_SUCCESS;
 }
 
-prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int ld, int cols,
-                                  int col_split, int col_skip, void *bias)
+prnnStatus_t prnn_train_bias_grads(const prnn_call_plan *c, const void *dg, int ld, int cols,
+                                   const prnn_bias_target *targets, int count)
 {
+    if (count < 1)
+        return PRNN_STATUS_SUCCESS;
     prnn_bias_args a;
     memset(&a, 0, sizeof(a));
     a.dg = dg;
     a.partial = prnn_run_ws(c, c->l.bias_partial);
-    a.bias = bias;
     a.rows = (long long)c->p->total_rows;
     a.ld = ld;
     a.cols = cols;
-    a.col_split = col_split;
-    a.col_skip = col_skip;
+    for (int j = 0; j < count && j < 2; j++) {
+        a.bias[j] = targets[j].bias;
+        a.col_split[j] = targets[j].col_split;
+        a.col_skip[j] = targets[j].col_skip;
+    }
     a.chunk_rows = c->l.bias_chunk_rows;
     a.chunks = c->l.bias_chunks;
-    unsigned gx = (unsigned)((cols + 127) / 128);
-    prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, gx, (unsigned)a.chunks, 128, &a,
-                                     sizeof(a), "prnn_bias_partial");
+    const unsigned biases = count < 2 ? 1u : 2u;
+    const unsigned gx = (unsigned)((cols + 127) / 128);
+    if (a.chunks == 1) /* no partial sums to keep: one launch */
+        return prnn_run_launch(c, c->kernels->bias_direct, gx, biases, 128, &a, sizeof(a),
+                               "prnn_bias_direct");
+    prnnStatus_t s = prnn_run_launch(c, c->kernels->bias_partial, (unsigned)((ld + 127) / 128),
+                                     (unsigned)a.chunks, 128, &a, sizeof(a), "prnn_bias_partial");
     if (!s)
-        s = prnn_run_launch(c, c->kernels->bias_finish, gx, 1, 128, &a, sizeof(a),
+        s = prnn_run_launch(c, c->kernels->bias_finish, gx, biases, 128, &a, sizeof(a),
                             "prnn_bias_finish");
     return s;
 }

@@ -32,10 +32,19 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
                                     long long out_seq_stride, const void *hx, void *dst);
 
-/* bias[i] += sum over rows of dg column i + (i >= col_split ? col_skip : 0),
- * for i < cols; dg rows are ld elements apart. Deterministic. */
-prnnStatus_t prnn_train_bias_grad(const prnn_call_plan *c, const void *dg, int ld, int cols,
-                                  int col_split, int col_skip, void *bias);
+/* A bias gradient: bias[i] += the sum over rows of dg column
+ * i + (i >= col_split ? col_skip : 0). */
+typedef struct {
+    void *bias;
+    int col_split, col_skip;
+} prnn_bias_target;
+
+/* The `count` (1 or 2) targets' columns i < cols, with every dg column
+ * summed once for all of them; dg rows are ld elements apart (the whole
+ * row is summed: the workspace's bias_partial holds chunks x ld sums).
+ * Deterministic: fixed chunks of rows, added in order. */
+prnnStatus_t prnn_train_bias_grads(const prnn_call_plan *c, const void *dg, int ld, int cols,
+                                   const prnn_bias_target *targets, int count);
 
 /* SKIP_INPUT's dx from the input-side gate gradients of both directions. */
 prnnStatus_t prnn_train_skip_dx(const prnn_call_plan *c, const void *const *dg, void *dx);

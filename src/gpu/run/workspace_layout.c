@@ -79,7 +79,9 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
             chunk = 32;
         l->bias_chunk_rows = (int)chunk;
         l->bias_chunks = (int)(rows / chunk + (rows % chunk != 0)); /* <= 128 */
-        l->bias_partial = prnn_ws_take(b, prnn_mul3_size((size_t)l->bias_chunks, u.gh, u.acc));
+        /* every dg column's sums, once for both biases (train_ops.h) */
+        const size_t dg_width = (size_t)prnn_cell_traits(p->rnn->mode)->dg_cols * u.H;
+        l->bias_partial = prnn_ws_take(b, prnn_mul3_size((size_t)l->bias_chunks, dg_width, u.acc));
         break;
     }
     }

@@ -64,7 +64,7 @@ typedef struct {
                           * output, rows * dirs * P, math type */
     size_t hprev;        /* backward weights: h_{t-1} of every row, rows *
                           * P, storage type */
-    size_t bias_partial; /* backward weights: bias_chunks * gates * hidden */
+    size_t bias_partial; /* backward weights: bias_chunks * dg_cols * hidden */
     int bias_chunks, bias_chunk_rows;
     /* the v8 unpacked layouts (seq_io.h), none for a packed call: the
      * sequences' packed order (int[batchSize]); x, y, dy and dx in packed
