@@ -98,6 +98,26 @@ int main(void)
     CHECK(l.gemm_ws != (size_t)-1 && l.gemm_ws + PRNN_GEMM_WORKSPACE <= l.total);
     CHECK(l.total <= prnn_plan_workspace_bytes(&sru, &p));
 
+    /* the workspace a product offers cuBLASLt's heuristic: 4 MiB up to
+     * 2^24 multiply-adds (a strided batch's all counted), all of it past
+     * that or for A^T B, and never more than there is */
+    prnn_gemm_key gk;
+    memset(&gk, 0, sizeof(gk));
+    gk.m = 16, gk.n = 1024, gk.k = 1024, gk.batch = 1;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_SMALL_WORKSPACE);
+    gk.m = 8, gk.n = 4096;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_WORKSPACE);
+    gk.m = 16, gk.n = 4096, gk.k = 1024;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_WORKSPACE);
+    gk.m = 16, gk.n = 256, gk.k = 256;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_SMALL_WORKSPACE);
+    gk.batch = 256;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_WORKSPACE);
+    gk.batch = 1;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, 1u << 20) == 1u << 20);
+    gk.trans_a = 1;
+    CHECK(prnn_gemm_heuristic_workspace(&gk, PRNN_GEMM_WORKSPACE) == PRNN_GEMM_WORKSPACE);
+
     /* the helpers themselves saturate and stay saturated */
     CHECK(prnn_mul_size(SIZE_MAX / 2 + 1, 2) == PRNN_SIZE_OVERFLOW);
     CHECK(prnn_mul_size(PRNN_SIZE_OVERFLOW, 0) == PRNN_SIZE_OVERFLOW);

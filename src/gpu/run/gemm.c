@@ -126,7 +126,7 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
         release(lt, g);
         return s;
     }
-    size_t ws = c->workspace_bytes;
+    size_t ws = prnn_gemm_heuristic_workspace(key, c->workspace_bytes);
     lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                              sizeof(ws));
     /* cuBLASLt's first operand is our B, its second our A (see above). */
@@ -153,6 +153,15 @@ static prnnStatus_t build(prnn_gemm_cache *c, prnn_gemm *g, const prnn_gemm_key 
     g->algo = result.algo;
     g->key = *key;
     return PRNN_STATUS_SUCCESS;
+}
+
+size_t prnn_gemm_heuristic_workspace(const prnn_gemm_key *key, size_t available)
+{
+    const double products = (double)key->m * key->n * key->k * (key->batch > 1 ? key->batch : 1);
+    if (!key->trans_a && products <= PRNN_GEMM_SMALL_PRODUCT &&
+        available > PRNN_GEMM_SMALL_WORKSPACE)
+        return PRNN_GEMM_SMALL_WORKSPACE;
+    return available;
 }
 
 /* The largest power of two (up to 256) that divides the address. */

@@ -71,6 +71,23 @@ typedef struct {
  * BackwardWeights need (bench/NOTES.md v0.28). */
 #define PRNN_GEMM_WORKSPACE (32u << 20)
 
+/* Products A B of at most PRNN_GEMM_SMALL_PRODUCT multiply-adds (all of a
+ * strided batch's) offer the heuristic PRNN_GEMM_SMALL_WORKSPACE bytes of
+ * it, as every product did before the workspace grew: with more, its first
+ * choice for some of them is a split-K kernel up to 6x slower than its
+ * first choice with 4 MiB (a T 16 call's input projection at H 256 B 1,
+ * 16 x 256 x 256: 32.5 against 7.0 us, the call 2.5x slower), while larger
+ * products gain from it (16 x 4096 x 1024: 18.7 against 21.2).
+ * BackwardWeights' products A^T B keep the whole workspace at every size:
+ * GRU's ran up to 1.46x slower with 4 MiB. Neither budget's first choice
+ * is the fastest at every shape (bench/NOTES.md v0.29). */
+#define PRNN_GEMM_SMALL_PRODUCT 16777216.0
+#define PRNN_GEMM_SMALL_WORKSPACE (4u << 20)
+
+/* The workspace bytes key's product offers cuBLASLt's heuristic, of the
+ * `available` every call has. */
+size_t prnn_gemm_heuristic_workspace(const prnn_gemm_key *key, size_t available);
+
 prnnStatus_t prnn_gemm_cache_init(prnn_gemm_cache *c);
 void prnn_gemm_cache_destroy(prnn_gemm_cache *c);
 
