@@ -1,9 +1,18 @@
-// Times every cuBLASLt heuristic result for prnn's standard-engine GEMM shapes
-// (row-major out[m][n] = A[m][k] op B, mapped as gemm.c maps them).
+// Times every cuBLASLt heuristic result for FP32 GEMM shapes as prnn's
+// gemm.c maps them (row-major out[m][n] = op(A)[m][k] op(B)[k][n]), with a
+// given workspace budget: what the heuristic's first choice costs against
+// the best of its own list (bench/NOTES.md v0.28, v0.29).
+//
+//   nvcc -O2 -o lt_algos bench/lt_algos.cu -lcublasLt
+//   ./lt_algos WORKSPACE_BYTES [TF32 0|1] [NAME:M,N,K,TRANS_A,TRANS_B ...]
+//
+// Without shapes: the standard engine's shapes of v0.28. Each result's time
+// is the median of 20 batches of 10 calls (after 3), per call.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 #include <algorithm>
 #define CK(x) do { auto e_ = (x); if ((int)e_) { printf("%s:%d %s = %d\n", __FILE__, __LINE__, #x, (int)e_); exit(1);} } while (0)
@@ -13,19 +22,43 @@ int main(int argc, char **argv)
     size_t wsbytes = argc > 1 ? strtoull(argv[1], 0, 0) : (4u << 20);
     int tf32 = argc > 2 ? atoi(argv[2]) : 0;
     cublasLtHandle_t h; CK(cublasLtCreate(&h));
-    Shape shapes[] = {
-        {"tanh H256 B1 T16 input x W^T", 16, 256, 256, 0, 1},
-        {"lstm H256 B1 T16 input x W^T", 16, 1024, 256, 0, 1},
-        {"tanh H256 B1 T1 input x W^T", 1, 256, 256, 0, 1},
-        {"lstm H256 B8 T16 input x W^T", 128, 1024, 256, 0, 1},
-        {"lstm H1024 B1 T16 input x W^T", 16, 4096, 1024, 0, 1},
+    std::vector<Shape> shapes = {
+        {"fwd x W^T / h R^T B64 H1024", 64, 4096, 1024, 0, 1},
+        {"bwd dg R B64 H1024", 64, 1024, 4096, 0, 0},
+        {"dW dg^T x B64 H1024", 4096, 1024, 64, 1, 0},
+        {"fwd B256 H1024", 256, 4096, 1024, 0, 1},
+        {"bwd B256 H1024", 256, 1024, 4096, 0, 0},
+        {"fwd B64 H512", 64, 2048, 512, 0, 1},
+        {"bwd B64 H512", 64, 512, 2048, 0, 0},
+        {"fwd B16 H1024", 16, 4096, 1024, 0, 1},
+        {"bwd B16 H1024", 16, 1024, 4096, 0, 0},
+        {"fwd T128xB64 H1024 input", 8192, 4096, 1024, 0, 1},
     };
+    if (argc > 3) {
+        shapes.clear();
+        for (int i = 3; i < argc; i++) {
+            Shape sh;
+            char *colon = strchr(argv[i], ':');
+            if (!colon || sscanf(colon + 1, "%d,%d,%d,%d,%d", &sh.m, &sh.n, &sh.k, &sh.ta, &sh.tb) != 5) {
+                printf("bad shape %s (NAME:M,N,K,TRANS_A,TRANS_B)\n", argv[i]);
+                return 2;
+            }
+            *colon = 0;
+            sh.name = argv[i];
+            shapes.push_back(sh);
+        }
+    }
     float *A, *B, *C; void *ws;
     CK(cudaMalloc(&A, 64ull << 20)); CK(cudaMalloc(&B, 64ull << 20)); CK(cudaMalloc(&C, 256ull << 20)); CK(cudaMalloc(&ws, wsbytes));
     cudaMemset(A, 0, 64ull << 20); cudaMemset(B, 0, 64ull << 20);
     cudaStream_t st; cudaStreamCreate(&st);
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     for (auto &s : shapes) {
+        if ((size_t)s.m * s.k * 4 > (64ull << 20) || (size_t)s.n * s.k * 4 > (64ull << 20) ||
+            (size_t)s.m * s.n * 4 > (256ull << 20)) {
+            printf("%s (m %d n %d k %d): larger than the buffers, left out\n", s.name, s.m, s.n, s.k);
+            continue;
+        }
         cublasLtMatmulDesc_t op;
         CK(cublasLtMatmulDescCreate(&op, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F));
         cublasOperation_t of = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, os = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
