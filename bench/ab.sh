@@ -12,27 +12,34 @@
 # Writes $OUT/NAME-{base,new}{1..RUNS}.csv and $OUT/NAME-summary.txt ($OUT
 # as the device tool sets it, else ./ab-results); prints the summary's
 # geometric means. BUILD: this tree's build directory (default build-gpu);
-# BASE_DIR: where the base tree is unpacked (default /tmp/prnn-ab-base).
+# BASE_DIR: where the base tree is unpacked, emptied first (default
+# /tmp/prnn-ab-base). Both builds are release builds and share PRNN_CACHE_DIR
+# (and so a user tuning DB there, if one exists).
 set -euo pipefail
 [ $# -ge 4 ] && [ "$4" = "--" ] || {
     echo "usage: $0 BASE.tgz RUNS NAME -- PRNN-BENCH-ARGS" >&2
     exit 2
 }
-tarball=$1 runs=$2 name=$3
+tarball=$(realpath "$1") runs=$2 name=$3
 shift 4
+case $runs in '' | *[!0-9]* | 0) echo "ab.sh: RUNS must be a positive number, not '$runs'" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 root=$PWD
 out=${OUT:-$root/ab-results}
 build=${BUILD:-build-gpu}
 base_dir=${BASE_DIR:-/tmp/prnn-ab-base}
+# a fresh base tree: git archive stamps files with the commit's time, so
+# another base unpacked over an old one could look older than its build
+rm -rf "$base_dir"
 mkdir -p "$out" "$base_dir"
 export PRNN_CACHE_DIR=${PRNN_CACHE_DIR:-/tmp/prnn-cache}
 tar -xzf "$tarball" -C "$base_dir"
 for tree in "$base_dir" "$root"; do
     dir=$build
     [ "$tree" = "$root" ] || dir=build-ab
-    (cd "$tree" && { [ -d "$dir" ] || meson setup "$dir" --buildtype=release >/dev/null; } &&
-        ninja -C "$dir" >/dev/null) || { echo "ab.sh: the build in $tree failed" >&2; exit 1; }
+    (cd "$tree" && { [ -d "$dir" ] || meson setup "$dir" >/dev/null; } &&
+        meson configure "$dir" -Dbuildtype=release >/dev/null && ninja -C "$dir" >/dev/null) ||
+        { echo "ab.sh: the build in $tree failed" >&2; exit 1; }
 done
 bench_base=$base_dir/build-ab/tools/bench/prnn-bench
 bench_new=$root/$build/tools/bench/prnn-bench

@@ -14,7 +14,8 @@ import csv
 import math
 import sys
 
-KEY = ("pass", "mode", "dtype", "hidden", "batch", "seq", "layers", "bidirectional", "layout")
+KEY = ("pass", "mode", "dtype", "hidden", "input", "proj", "batch", "seq", "layers",
+       "bidirectional", "layout", "lengths")
 FIGURES = ("prnn_median_us", "prnn_graph_median_us")
 PHASES = ("prnn_fwd_training_us", "prnn_bwd_data_us", "prnn_bwd_weights_us")
 
@@ -50,12 +51,12 @@ def main():
         print(f"== {column} (best of {len(base)} / {len(new)} runs: base -> new, new / base)")
         for k in keys:
             b, n = best(base, k, column), best(new, k, column)
-            if b is None or n is None or b <= 0:
+            if b is None or n is None or not 0 < b < math.inf or not 0 < n < math.inf:
                 continue
             ratios.append(n / b)
             engine = base[0][k].get("prnn_engine", "")
             print("  %-9s %-4s %-4s H %4s B %3s T %4s %-10s %10.2f -> %10.2f  %.3f"
-                  % (k[0], k[1], k[2], k[3], k[4], k[5], engine, b, n, n / b))
+                  % (k[0], k[1], k[2], k[3], k[6], k[7], engine, b, n, n / b))
         if ratios:
             g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
             print("  geomean %.3f, min %.3f, max %.3f (%d points)"

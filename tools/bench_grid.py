@@ -29,7 +29,7 @@ import statistics
 import sys
 
 KEY = ("pass", "mode", "dtype", "hidden", "batch", "seq",
-       "layers", "bidirectional", "layout", "proj")
+       "layers", "bidirectional", "layout", "proj", "input", "lengths")
 
 
 def read_runs(paths):
@@ -83,7 +83,7 @@ def recheck(ratios, runs_needed, out_prefix):
     for k in todo:  # every field but the batch size
         groups.setdefault(k[:4] + k[5:], set()).add(int(k[4]))
     for i, (g, batches) in enumerate(sorted(groups.items())):
-        pass_, mode, dtype, hidden, seq, layers, bidir, layout, proj = g
+        pass_, mode, dtype, hidden, seq, layers, bidir, layout, proj, inp, lengths = g
         args = ["prnn-bench", "--pass", pass_, "--modes", mode, "--dtype", dtype,
                 "--hidden", hidden, "--batch", ",".join(str(b) for b in sorted(batches)),
                 "--seq", seq]
@@ -95,6 +95,10 @@ def recheck(ratios, runs_needed, out_prefix):
             args += ["--layout", layout]
         if proj and proj != "0":
             args += ["--proj", proj]
+        if inp and inp != hidden:
+            args += ["--input", inp]
+        if lengths and layout and layout != "packed":
+            args += ["--lengths", lengths]
         args += ["--csv", "%s%d.csv" % (out_prefix, i + 1)]
         print(" ".join(args))
     if not todo:
