@@ -83,11 +83,21 @@ __device__ __forceinline__ AccT bias_column_sum(const prnn_bias_args &a, int col
     return sum;
 }
 
-// blockIdx.y's bias, column i: the dg column it reads.
+// blockIdx.y's bias, column i: the dg column it reads. (The fields are
+// picked by a select, not indexed: an index computed at run time into the
+// parameter block copies it to local memory.)
 __device__ __forceinline__ int bias_dg_column(const prnn_bias_args &a, int i)
 {
-    const int j = blockIdx.y;
-    return i + (i >= a.col_split[j] ? a.col_skip[j] : 0);
+    const bool second = blockIdx.y != 0;
+    const int split = second ? a.col_split[1] : a.col_split[0];
+    const int skip = second ? a.col_skip[1] : a.col_skip[0];
+    return i + (i >= split ? skip : 0);
+}
+
+// blockIdx.y's bias.
+__device__ __forceinline__ T *bias_of_block(const prnn_bias_args &a)
+{
+    return (T *)(blockIdx.y != 0 ? a.bias[1] : a.bias[0]);
 }
 
 // blockIdx.y = chunk of rows; each thread sums one of dg's ld columns over
@@ -114,7 +124,7 @@ extern "C" __global__ void prnn_bias_finish(const prnn_bias_args a)
     AccT sum = AccT(0);
     for (int c = 0; c < a.chunks; ++c)
         sum += ((const AccT *)a.partial)[(long long)c * a.ld + col];
-    T *bias = (T *)a.bias[blockIdx.y];
+    T *bias = bias_of_block(a);
     ST::store(bias, i, ST::load(bias, i) + sum);
 }
 
@@ -127,7 +137,7 @@ extern "C" __global__ void prnn_bias_direct(const prnn_bias_args a)
         return;
     AccT sum = AccT(0);
     sum += bias_column_sum(a, bias_dg_column(a, i), 0, a.rows);
-    T *bias = (T *)a.bias[blockIdx.y];
+    T *bias = bias_of_block(a);
     ST::store(bias, i, ST::load(bias, i) + sum);
 }
 
@@ -138,12 +148,15 @@ extern "C" __global__ void prnn_skip_dx(const prnn_skip_dx_args a)
         const long long r = i / a.hidden;
         const int j = (int)(i % a.hidden);
         AccT sum = AccT(0);
-        for (int d = 0; d < a.dirs; ++d)
+        for (int d = 0; d < a.dirs; ++d) {
+            // a select, not a[d]: see bias_dg_column
+            const T *dg = (const T *)(d != 0 ? a.dg[1] : a.dg[0]);
             for (int g = 0; g < a.gates; ++g) {
                 // input side: GRU's n is column 3 (PRNN_DG_COLS)
                 const int col = a.dg_cols == 4 && a.gates == 3 && g == 2 ? 3 : g;
-                sum += ST::load((const T *)a.dg[d], (r * a.dg_cols + col) * a.hidden + j);
+                sum += ST::load(dg, (r * a.dg_cols + col) * a.hidden + j);
             }
+        }
         ST::store((T *)a.dx, i, sum);
     }
 }
