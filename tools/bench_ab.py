@@ -14,15 +14,15 @@ import csv
 import math
 import sys
 
-KEY = ("pass", "mode", "dtype", "hidden", "input", "proj", "batch", "seq", "layers",
-       "bidirectional", "layout", "lengths")
+from bench_points import describe, point_key
+
 FIGURES = ("prnn_median_us", "prnn_graph_median_us")
 PHASES = ("prnn_fwd_training_us", "prnn_bwd_data_us", "prnn_bwd_weights_us")
 
 
 def load(path):
     with open(path, newline="", encoding="utf-8") as f:
-        return {tuple(r.get(k, "") for k in KEY): r for r in csv.DictReader(f)}
+        return {point_key(r): r for r in csv.DictReader(f)}
 
 
 def best(runs, key, column):
@@ -45,7 +45,7 @@ def main():
     keys = [k for k in base[0] if all(k in run for run in base[1:] + new)]
     if not keys:
         sys.exit("bench_ab: no point is in every file")
-    training = any(k[0] == "training" for k in keys)
+    training = any(base[0][k].get("pass") == "training" for k in keys)
     for column in FIGURES + (PHASES if training else ()):
         ratios = []
         print(f"== {column} (best of {len(base)} / {len(new)} runs: base -> new, new / base)")
@@ -55,8 +55,7 @@ def main():
                 continue
             ratios.append(n / b)
             engine = base[0][k].get("prnn_engine", "")
-            print("  %-9s %-4s %-4s H %4s B %3s T %4s %-10s %10.2f -> %10.2f  %.3f"
-                  % (k[0], k[1], k[2], k[3], k[6], k[7], engine, b, n, n / b))
+            print("  %s %-10s %10.2f -> %10.2f  %.3f" % (describe(base[0][k]), engine, b, n, n / b))
         if ratios:
             g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
             print("  geomean %.3f, min %.3f, max %.3f (%d points)"

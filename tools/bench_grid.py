@@ -28,8 +28,7 @@ import math
 import statistics
 import sys
 
-KEY = ("pass", "mode", "dtype", "hidden", "batch", "seq",
-       "layers", "bidirectional", "layout", "proj", "input", "lengths")
+from bench_points import FIELDS, describe, point_key
 
 
 def read_runs(paths):
@@ -42,7 +41,7 @@ def read_runs(paths):
                     ratio = float(r["ratio_prnn_best_cudnn"])
                 except (KeyError, ValueError):
                     continue  # a point either side could not time
-                k = tuple(r.get(c, "") for c in KEY)
+                k = point_key(r)
                 ratios.setdefault(k, []).append(ratio)
                 rows.setdefault(k, r)
     return ratios, rows
@@ -53,16 +52,13 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def describe(k):
-    return "%-9s %-4s %-4s H %4s B %3s T %4s" % k[:6]
-
-
 def summary(ratios, rows, runs_needed):
     median = {k: statistics.median(v) for k, v in ratios.items()}
     for name, keep in (("all", lambda k: True),
-                       ("H <= 128", lambda k: int(k[3]) <= 128)):
-        for p in sorted({k[0] for k in median}) + ["both passes"]:
-            pts = [median[k] for k in median if keep(k) and (p == "both passes" or k[0] == p)]
+                       ("H <= 128", lambda k: int(rows[k]["hidden"]) <= 128)):
+        for p in sorted({rows[k]["pass"] for k in median}) + ["both passes"]:
+            pts = [median[k] for k in median
+                   if keep(k) and (p == "both passes" or rows[k]["pass"] == p)]
             if pts:
                 print("%-11s %-12s geomean %.3f over %d points (median of each point's runs)"
                       % (name, p, geomean(pts), len(pts)))
@@ -72,18 +68,23 @@ def summary(ratios, rows, runs_needed):
     for k in slower:
         v = ratios[k]
         state = "slower" if len(v) >= runs_needed else "to recheck"
-        print("  %s  %-10s %s  runs %s" % (describe(k), state, rows[k].get("prnn_engine", ""),
+        print("  %s  %-10s %s  runs %s" % (describe(rows[k]), state,
+                                           rows[k].get("prnn_engine", ""),
                                            " ".join("%.3f" % x for x in v)))
     return slower
 
 
 def recheck(ratios, runs_needed, out_prefix):
     todo = [k for k, v in ratios.items() if min(v) > 1.0 and len(v) < runs_needed]
+    batch_at = FIELDS.index("batch")
     groups = {}
     for k in todo:  # every field but the batch size
-        groups.setdefault(k[:4] + k[5:], set()).add(int(k[4]))
+        groups.setdefault(k[:batch_at] + k[batch_at + 1:], set()).add(int(k[batch_at]))
     for i, (g, batches) in enumerate(sorted(groups.items())):
-        pass_, mode, dtype, hidden, seq, layers, bidir, layout, proj, inp, lengths = g
+        f = dict(zip(FIELDS[:batch_at] + FIELDS[batch_at + 1:], g))
+        pass_, mode, dtype, hidden, seq = f["pass"], f["mode"], f["dtype"], f["hidden"], f["seq"]
+        layers, bidir, layout = f["layers"], f["bidirectional"], f["layout"]
+        proj, inp, lengths = f["proj"], f["input"], f["lengths"]
         args = ["prnn-bench", "--pass", pass_, "--modes", mode, "--dtype", dtype,
                 "--hidden", hidden, "--batch", ",".join(str(b) for b in sorted(batches)),
                 "--seq", seq]
