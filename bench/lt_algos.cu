@@ -1,13 +1,17 @@
-// Times every cuBLASLt heuristic result for FP32 GEMM shapes as prnn's
-// gemm.c maps them (row-major out[m][n] = op(A)[m][k] op(B)[k][n]), with a
-// given workspace budget: what the heuristic's first choice costs against
-// the best of its own list (bench/NOTES.md v0.28, v0.29).
+// Times every cuBLASLt heuristic result for GEMM shapes as prnn's gemm.c
+// maps them (row-major out[m][n] = op(A)[m][k] op(B)[k][n]), with a given
+// workspace budget: what the heuristic's first choice costs against the
+// best of its own list (bench/NOTES.md v0.28, v0.29, v0.30).
 //
 //   nvcc -O2 -o lt_algos bench/lt_algos.cu -lcublasLt
-//   ./lt_algos WORKSPACE_BYTES [TF32 0|1] [NAME:M,N,K,TRANS_A,TRANS_B ...]
+//   ./lt_algos WORKSPACE_BYTES [TF32 0|1] [NAME:M,N,K,TRANS_A,TRANS_B[,h] ...]
 //
-// Without shapes: the standard engine's shapes of v0.28. Each result's time
-// is the median of 20 batches of 10 calls (after 3), per call.
+// A shape's sixth field h: A and B in fp16, C in fp32 (prnn's half data
+// with a math-type output); without it all three are fp32. Without shapes:
+// the standard engine's fp32 shapes of v0.28. Each result's time is the
+// median of 20 replays (after 3) of a CUDA graph of 10 calls, per call:
+// the GPU's time, as the standard engine's step graphs see it, without
+// the host's launch cost.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -16,7 +20,7 @@
 #include <vector>
 #include <algorithm>
 #define CK(x) do { auto e_ = (x); if ((int)e_) { printf("%s:%d %s = %d\n", __FILE__, __LINE__, #x, (int)e_); exit(1);} } while (0)
-struct Shape { const char *name; int m, n, k, ta, tb; };
+struct Shape { const char *name; int m, n, k, ta, tb, half; };
 int main(int argc, char **argv)
 {
     size_t wsbytes = argc > 1 ? strtoull(argv[1], 0, 0) : (4u << 20);
@@ -39,10 +43,13 @@ int main(int argc, char **argv)
         for (int i = 3; i < argc; i++) {
             Shape sh;
             char *colon = strchr(argv[i], ':');
-            if (!colon || sscanf(colon + 1, "%d,%d,%d,%d,%d", &sh.m, &sh.n, &sh.k, &sh.ta, &sh.tb) != 5) {
-                printf("bad shape %s (NAME:M,N,K,TRANS_A,TRANS_B)\n", argv[i]);
+            char kind = 'f';
+            const int fields = colon ? sscanf(colon + 1, "%d,%d,%d,%d,%d,%c", &sh.m, &sh.n, &sh.k, &sh.ta, &sh.tb, &kind) : 0;
+            if (fields < 5 || (kind != 'f' && kind != 'h')) {
+                printf("bad shape %s (NAME:M,N,K,TRANS_A,TRANS_B[,h])\n", argv[i]);
                 return 2;
             }
+            sh.half = kind == 'h';
             *colon = 0;
             sh.name = argv[i];
             shapes.push_back(sh);
@@ -66,26 +73,33 @@ int main(int argc, char **argv)
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &os, sizeof(os));
         int lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n, ldc = s.n;
         cublasLtMatrixLayout_t la, lb, lc;
-        if (s.tb) CK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, s.k, s.n, ldb)); else CK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, s.n, s.k, ldb));
-        if (s.ta) CK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, s.m, s.k, lda)); else CK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, s.k, s.m, lda));
+        const cudaDataType_t ab = s.half ? CUDA_R_16F : CUDA_R_32F;
+        if (s.tb) CK(cublasLtMatrixLayoutCreate(&la, ab, s.k, s.n, ldb)); else CK(cublasLtMatrixLayoutCreate(&la, ab, s.n, s.k, ldb));
+        if (s.ta) CK(cublasLtMatrixLayoutCreate(&lb, ab, s.m, s.k, lda)); else CK(cublasLtMatrixLayoutCreate(&lb, ab, s.k, s.m, lda));
         CK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, s.n, s.m, ldc));
         cublasLtMatmulPreference_t pref; CK(cublasLtMatmulPreferenceCreate(&pref));
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsbytes, sizeof(wsbytes));
         cublasLtMatmulHeuristicResult_t res[32]; int found = 0;
         CK(cublasLtMatmulAlgoGetHeuristic(h, op, la, lb, lc, lc, pref, 32, res, &found));
-        printf("%s (m %d n %d k %d), %d results, ws %zu%s\n", s.name, s.m, s.n, s.k, found, wsbytes, tf32 ? " tf32" : "");
+        printf("%s (m %d n %d k %d%s), %d results, ws %zu%s\n", s.name, s.m, s.n, s.k, s.half ? " fp16" : "", found, wsbytes, tf32 ? " tf32" : "");
         float one = 1, zero = 0;
         double first = 0, best = 1e30; int bi = -1;
         for (int i = 0; i < found; i++) {
             std::vector<float> ts;
             bool bad = false;
+            cudaGraph_t graph; cudaGraphExec_t exec;
+            CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+            for (int q = 0; q < 10; q++)
+                if (cublasLtMatmul(h, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &res[i].algo, ws, wsbytes, st)) bad = true;
+            CK(cudaStreamEndCapture(st, &graph));
+            CK(cudaGraphInstantiate(&exec, graph, 0));
             for (int r = 0; r < 23; r++) {
                 cudaEventRecord(e0, st);
-                for (int q = 0; q < 10; q++)
-                    if (cublasLtMatmul(h, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &res[i].algo, ws, wsbytes, st)) bad = true;
+                cudaGraphLaunch(exec, st);
                 cudaEventRecord(e1, st); cudaEventSynchronize(e1);
                 float ms; cudaEventElapsedTime(&ms, e0, e1); if (r >= 3) ts.push_back(ms * 100.f);
             }
+            cudaGraphExecDestroy(exec); cudaGraphDestroy(graph);
             std::sort(ts.begin(), ts.end());
             double us = ts[ts.size() / 2];
             int id = 0, tile = 0, splitk = 0, stages = 0, red = 0; size_t w;
