@@ -25,6 +25,9 @@
 constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
 constexpr int ROWS = PRNN_TINY_ROWS;
+// blocks a multiprocessor runs at once, which the launch bounds hold the
+// registers to (tiny_engine.c: layout_for)
+constexpr int PER_SM = PRNN_TINY_BLOCKS_PER_SM;
 constexpr bool SKIP = PRNN_SKIP != 0;
 constexpr bool TRAIN = PRNN_TRAIN != 0;
 typedef Cell<MODE> C;
@@ -42,11 +45,12 @@ constexpr int D = ROWS <= 4 && sizeof(AccT) == 4 ? 4 : 2;
 static_assert(H >= 1 && H <= 64, "the tiny-h kernel holds H <= 64");
 static_assert(G <= 4, "a unit's quad holds at most 4 gates");
 static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
+static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 // One block of a few warps: the sigmoid as tanh (no IEEE division), and the
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_tiny_forward(const prnn_rnn_args args)
+extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
 {
     __shared__ __align__(16) AccT hs[2][ROWS][H];
     const int dir = blockIdx.y;

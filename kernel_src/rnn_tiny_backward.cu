@@ -27,6 +27,9 @@
 constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
 constexpr int ROWS = PRNN_TINY_ROWS;
+// blocks a multiprocessor runs at once, which the launch bounds hold the
+// registers to (tiny_engine.c: layout_for)
+constexpr int PER_SM = PRNN_TINY_BLOCKS_PER_SM;
 typedef Cell<MODE> C;
 constexpr int G = C::G;
 constexpr int THREADS = 4 * H;
@@ -42,9 +45,10 @@ constexpr int NVQ = (NV + 3) / 4;
 constexpr int D = ROWS <= 4 && sizeof(AccT) == 4 ? 4 : 2;
 static_assert(H >= 1 && H <= 64, "the tiny-h kernel holds H <= 64");
 static_assert(ROWS >= 1 && ROWS <= 8, "1 to 8 batch rows per block");
+static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 typedef CellAct<true, PRNN_DTYPE >= 2> Act; // as rnn_tiny.cu's forward
 
-extern "C" __global__ void __launch_bounds__(THREADS) prnn_tiny_backward(const prnn_bwd_args args)
+extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward(const prnn_bwd_args args)
 {
     // the recurrent side of each row's gate gradients, by step parity; a
     // unit's G values adjacent, so that a quad reads G neighbouring words

@@ -34,9 +34,11 @@
  * H 768 runs, the thirteenth session's H 128 runs, and the twenty-first
  * session's B 64-256 run (v0.29, H 512-2048, both passes, 72 keys, after
  * cuBLASLt's workspace grew to 32 MiB; it replaces v0.13's B 64 keys and
- * v0.14's LSTM f16 H 1024 B 64 forward key):
- * 318 keys, 1.002 geomean, worst 1.17 (LSTM f16 H 128 B 256 forward and
- * GRU f32 H 128 B 64 backward-data). The FP32 GEMM rate refitted to v0.29
+ * v0.14's LSTM f16 H 1024 B 64 forward key), and the twenty-second
+ * session's H 32/64 B 256 run (v0.30, every mode, both passes, after
+ * tiny-h's blocks came to share multiprocessors; it replaces those keys of
+ * v0.15 and v0.18): 326 keys, 1.002 geomean, worst 1.17 (LSTM f16 H 128
+ * B 256 forward and GRU f32 H 128 B 64 backward-data). The FP32 GEMM rate refitted to v0.29
  * (prnn_engine_gemm_us); the old rate on the same logs: worst 1.24 (LSTM
  * f32 H 512 B 256 backward-data, the persistent engine's estimate winning
  * where the standard engine runs 1.24x faster). On v0.17's logs the old

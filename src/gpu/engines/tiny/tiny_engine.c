@@ -1,13 +1,14 @@
 /*
- * The tiny-h engine (PRNN_PATH_TINY_H, config "tiny-h rows=R"):
+ * The tiny-h engine (PRNN_PATH_TINY_H, config "tiny-h rows=R per_sm=N"):
  * both passes of layers with a hidden size up to 64. One block of 4 x H
  * threads runs the whole sequence of R batch rows of one direction
  * (rnn_tiny.cu forwards, rnn_tiny_backward.cu backwards): each hidden
  * unit's gates on a quad of lanes, every recurrent weight in registers (a
  * row of R forwards, a column backwards), what the next step needs in
  * shared memory and one barrier per step. Rows are independent, so blocks
- * never wait for one another and a batch larger than the device holds at
- * once runs in waves.
+ * never wait for one another: several share a multiprocessor where their
+ * registers allow, and a batch larger than the device holds at once runs
+ * in waves (tiny_layout.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "gpu/engines/engine.h"
+#include "gpu/engines/tiny/tiny_layout.h"
 #include "gpu/run/gpu_run.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/kernel_request.h"
@@ -25,7 +27,6 @@
 #include "prnn_kernel_abi.h"
 
 #define TINY_MAX_HIDDEN 64
-#define TINY_MAX_ROWS 8
 
 /* The forward kernel's variants, [SKIP_INPUT's layer 0][keeps act for
  * training], or the backward-data kernel (fn[0][0]). */
@@ -35,22 +36,13 @@ typedef struct {
     int train_loaded;
 } tiny_state;
 
-/* Batch rows per block: the batch of every direction spread over the
- * device's multiprocessors (one block each while they last: a block of 4 H
- * threads at up to ~200 registers fills one), at most 8 (registers: each
- * row adds a sum, a cell state and the gathered gates), 2 for double.
- * $PRNN_TINY_ROWS sets it (1-8), for the tests to run the rows' paths at
- * any batch. */
-static int rows_per_block(const prnn_engine_query *q)
+/* The batch's layout for this call (tiny_layout.c), $PRNN_TINY_ROWS
+ * fixing the rows (1-8, for the tests to run the rows' paths at any
+ * batch; another value is ignored). */
+static prnn_tiny_layout layout_for(const prnn_engine_query *q)
 {
-    const int most = q->key.dtype == PRNN_DATA_DOUBLE ? 2 : TINY_MAX_ROWS;
     const char *env = getenv("PRNN_TINY_ROWS");
-    if (env && atoi(env) >= 1 && atoi(env) <= most)
-        return atoi(env);
-    const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
-    const int blocks_wanted = q->key.mini_batch * q->key.dirs;
-    int rows = (blocks_wanted + sms - 1) / sms;
-    return rows < 1 ? 1 : rows > most ? most : rows;
+    return prnn_tiny_layout_for(&q->key, &q->gs->info, env ? atoi(env) : 0);
 }
 
 static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train,
@@ -62,7 +54,9 @@ static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train
     prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(q->key.mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(q->key.dtype));
     prnn_request_define(r, "PRNN_H", q->key.hidden);
-    prnn_request_define(r, "PRNN_TINY_ROWS", rows_per_block(q));
+    const prnn_tiny_layout l = layout_for(q);
+    prnn_request_define(r, "PRNN_TINY_ROWS", l.rows);
+    prnn_request_define(r, "PRNN_TINY_BLOCKS_PER_SM", l.per_sm);
     if (!bwd) {
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
@@ -110,15 +104,21 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * backward-data kernel measured 1.2 to 1.7 times the forward before that
  * change at the same shape (1.5), 2.6 times with one gate in 16 bits (its
  * two loads a step cost it the shuffles), and a further row 40 ns plus
- * k^2 / 6000 ns for a lane's k multiply-adds. Blocks beyond what the
- * device holds at once (one per multiprocessor: up to 256 threads of about
- * 190 registers) run in waves.
+ * k^2 / 6000 ns for a lane's k multiply-adds. N blocks sharing a
+ * multiprocessor (layout_for) each take N^0.4 times a lone block's step
+ * forwards, N^0.3 backwards (H 32/64, B 128/256/512, every mode, fp32 and
+ * fp16: two blocks 1.13-1.51 and 1.23-1.26, four 1.70-1.77 and 1.45;
+ * bench/NOTES.md v0.30); blocks beyond what the device holds at once run
+ * in waves.
  */
 #define TINY_FORWARD_CELL_SHARE 0.4
+#define TINY_SHARED_SM_EXPONENT_FORWARD 0.4
+#define TINY_SHARED_SM_EXPONENT_BACKWARD 0.3
 
 static double estimate(const prnn_engine_query *q)
 {
-    const int rows = rows_per_block(q);
+    const prnn_tiny_layout l = layout_for(q);
+    const int rows = l.rows;
     const int sms = q->gs->info.sm_count > 0 ? q->gs->info.sm_count : 1;
     const int G = prnn_cell_traits(q->key.mode)->gates;
     const int wide = q->key.dtype == PRNN_DATA_FLOAT || q->key.dtype == PRNN_DATA_DOUBLE;
@@ -131,7 +131,8 @@ static double estimate(const prnn_engine_query *q)
     else
         us += (rows - 1) * (0.04 + 0.0045 * q->key.hidden + 0.0025 * k + cell) * (wide ? 1.0 : 0.7);
     const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
-    return ceil((double)blocks / sms) * us;
+    us *= pow(l.per_sm, bwd ? TINY_SHARED_SM_EXPONENT_BACKWARD : TINY_SHARED_SM_EXPONENT_FORWARD);
+    return ceil((double)blocks / ((double)sms * l.per_sm)) * us;
 }
 
 /* What a call costs beyond its steps: the layered runner's set-up kernel
@@ -191,8 +192,9 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
 {
     PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(tiny_state)));
     tiny_state *st = pp->state;
-    st->rows = rows_per_block(q);
-    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d", st->rows);
+    const prnn_tiny_layout l = layout_for(q);
+    st->rows = l.rows;
+    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d per_sm=%d", l.rows, l.per_sm);
     /* the backward-data pass loads on the first training need */
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
         return PRNN_STATUS_SUCCESS;
