@@ -104,7 +104,10 @@ static int supports(const prnn_engine_query *q, char *why, size_t n)
  * backward-data kernel measured 1.2 to 1.7 times the forward before that
  * change at the same shape (1.5), 2.6 times with one gate in 16 bits (its
  * two loads a step cost it the shuffles), and a further row 40 ns plus
- * k^2 / 6000 ns for a lane's k multiply-adds. N blocks sharing a
+ * k^2 / 6000 ns for a lane's k multiply-adds. One gate's forward step is
+ * 0.17 us (0.13 in 16 bits) and 2.9 ns a unit since its lanes' inputs
+ * came in chunks (v0.30's tiny-h runs at H 32/64, B 128-512: the terms
+ * above overstated it 1.15-1.44x, 1.03x now). N blocks sharing a
  * multiprocessor (layout_for) each take N^0.4 times a lone block's step
  * forwards, N^0.3 backwards (H 32/64, B 128/256/512, every mode, fp32 and
  * fp16: two blocks 1.13-1.51 and 1.23-1.26, four 1.70-1.77 and 1.45;
@@ -126,6 +129,8 @@ static double estimate(const prnn_engine_query *q)
     const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
     const double cell = prnn_engine_cell_chain_us(&q->key) * (bwd ? 1.0 : TINY_FORWARD_CELL_SHARE);
     double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + cell;
+    if (G == 1 && !bwd)
+        us = (wide ? 0.17 : 0.13) + 0.0029 * q->key.hidden;
     if (bwd)
         us = (us + (rows - 1) * (0.04 + k * k / 6000.0)) * (G == 1 && !wide ? 2.6 : 1.5);
     else
