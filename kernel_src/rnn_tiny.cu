@@ -26,7 +26,7 @@ constexpr int MODE = PRNN_MODE;
 constexpr int H = PRNN_H;
 constexpr int ROWS = PRNN_TINY_ROWS;
 // blocks a multiprocessor runs at once, which the launch bounds hold the
-// registers to (tiny_engine.c: layout_for)
+// registers to (src/gpu/engines/tiny/tiny_layout.c)
 constexpr int PER_SM = PRNN_TINY_BLOCKS_PER_SM;
 constexpr bool SKIP = PRNN_SKIP != 0;
 constexpr bool TRAIN = PRNN_TRAIN != 0;
