@@ -61,18 +61,25 @@ static void check_promises(const prnn_device_info *dev, const prnn_rnn_key *k, i
     const int fit = prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, l.rows));
     const int blocks = ceil_div(k->mini_batch, l.rows) * k->dirs;
     int ok = l.rows >= 1 && l.rows <= most && l.per_sm >= 1 && l.per_sm <= fit &&
-             l.per_sm <= PRNN_TINY_MAX_BLOCKS_PER_SM;
+             l.per_sm <= dev->max_blocks_per_sm &&
+             l.per_sm * ceil_div(threads, 32) * 32 <= dev->max_threads_per_sm;
     if (override >= 1 && override <= most)
         ok = ok && l.rows == override;
     /* all at once, at no more blocks a multiprocessor than that takes */
     const int at_once = blocks <= sms * l.per_sm && l.per_sm == ceil_div(blocks, sms);
     if (!at_once)
         ok = ok && l.per_sm == fit && (l.rows == most || override == l.rows);
-    /* the fewest rows that run at once */
-    if (at_once && l.rows > 1 && override == 0) {
-        const int r = l.rows - 1;
-        const int fewer_fit = prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, r));
-        ok = ok && ceil_div(k->mini_batch, r) * k->dirs > sms * fewer_fit;
+    /* the fewest rows that run at once: no fewer rows would */
+    if (at_once && override == 0)
+        for (int r = 1; r < l.rows; r++) {
+            const int fewer_fit =
+                prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, r));
+            ok = ok && ceil_div(k->mini_batch, r) * k->dirs > sms * fewer_fit;
+        }
+    /* an override outside 1..the most is ignored */
+    if (override < 1 || override > most) {
+        const prnn_tiny_layout chosen = prnn_tiny_layout_for(k, dev, 0);
+        ok = ok && l.rows == chosen.rows && l.per_sm == chosen.per_sm;
     }
     EXPECT(ok, "mode %d dtype %d H %d B %d dirs %d override %d: rows %d per_sm %d (fit %d)",
            (int)k->mode, (int)k->dtype, k->hidden, k->mini_batch, k->dirs, override, l.rows,
@@ -106,10 +113,16 @@ int main(void)
     const prnnRNNMode_t modes[] = {PRNN_RNN_RELU, PRNN_RNN_TANH, PRNN_LSTM, PRNN_GRU};
     const prnnDataType_t dtypes[] = {PRNN_DATA_FLOAT, PRNN_DATA_DOUBLE, PRNN_DATA_HALF,
                                      PRNN_DATA_BFLOAT16};
-    const int devices_sms[] = {132, 114, 8, 1};
+    /* an H100, an H100 PCIe's SM count, small parts, and an sm_75 (1024
+     * threads and 16 blocks a multiprocessor) */
+    const int devices_sms[] = {132, 114, 8, 1, 40};
     int keys = 0;
-    for (int d = 0; d < 4; d++) {
-        const prnn_device_info dev = plan_test_device(90, devices_sms[d], 232448);
+    for (int d = 0; d < 5; d++) {
+        prnn_device_info dev = plan_test_device(d == 4 ? 75 : 90, devices_sms[d], 232448);
+        if (d == 4) {
+            dev.max_threads_per_sm = 1024;
+            dev.max_blocks_per_sm = 16;
+        }
         for (int m = 0; m < 4; m++)
             for (int t = 0; t < 4; t++)
                 for (int h = 1; h <= 64; h++)

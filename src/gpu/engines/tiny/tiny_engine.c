@@ -32,7 +32,7 @@
  * training], or the backward-data kernel (fn[0][0]). */
 typedef struct {
     CUfunction fn[2][2];
-    int rows;
+    prnn_tiny_layout layout; /* fixed at prepare: every variant loaded later compiles for it */
     int train_loaded;
 } tiny_state;
 
@@ -45,8 +45,8 @@ static prnn_tiny_layout layout_for(const prnn_engine_query *q)
     return prnn_tiny_layout_for(&q->key, &q->gs->info, env ? atoi(env) : 0);
 }
 
-static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train,
-                                 prnn_kernel_request *r)
+static prnnStatus_t request_tiny(const prnn_engine_query *q, const prnn_tiny_layout *l, int skip,
+                                 int train, prnn_kernel_request *r)
 {
     const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
     prnn_request_start(r, bwd ? "rnn_tiny_backward.cu" : "rnn_tiny.cu",
@@ -54,9 +54,8 @@ static prnnStatus_t request_tiny(const prnn_engine_query *q, int skip, int train
     prnn_request_define(r, "PRNN_MODE", prnn_cell_traits(q->key.mode)->kernel_mode);
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(q->key.dtype));
     prnn_request_define(r, "PRNN_H", q->key.hidden);
-    const prnn_tiny_layout l = layout_for(q);
-    prnn_request_define(r, "PRNN_TINY_ROWS", l.rows);
-    prnn_request_define(r, "PRNN_TINY_BLOCKS_PER_SM", l.per_sm);
+    prnn_request_define(r, "PRNN_TINY_ROWS", l->rows);
+    prnn_request_define(r, "PRNN_TINY_BLOCKS_PER_SM", l->per_sm);
     if (!bwd) {
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
@@ -160,13 +159,14 @@ static int requests(const prnn_engine_query *q, const prnn_engine_config *c, int
                     prnn_kernel_request *out)
 {
     (void)c;
+    const prnn_tiny_layout l = layout_for(q);
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
-        return training ? (request_tiny(q, 0, 0, &out[0]) ? -1 : 1) : 0;
+        return training ? (request_tiny(q, &l, 0, 0, &out[0]) ? -1 : 1) : 0;
     const int skips = q->key.input_mode == PRNN_SKIP_INPUT ? 2 : 1;
     int n = 0;
     for (int train = 0; train <= training; train++)
         for (int skip = 0; skip < skips; skip++)
-            if (request_tiny(q, skip, train, &out[n++]))
+            if (request_tiny(q, &l, skip, train, &out[n++]))
                 return -1;
     return n;
 }
@@ -179,15 +179,16 @@ static prnnStatus_t load_variants(const prnn_engine_query *q, int train, prnn_pa
     if (q->pass == PRNN_PASS_BACKWARD_DATA) {
         prnn_kernel_request r;
         const prnn_named_fn fn = {"prnn_tiny_backward", &st->fn[0][0]};
-        return prnn_load_functions(q->gs, request_tiny(q, 0, 0, &r), &r, &pp->stats, &fn, 1);
+        return prnn_load_functions(q->gs, request_tiny(q, &st->layout, 0, 0, &r), &r, &pp->stats,
+                                   &fn, 1);
     }
     for (int skip = 0; skip < 2; skip++) {
         if (skip && q->key.input_mode != PRNN_SKIP_INPUT)
             break;
         prnn_kernel_request r;
         const prnn_named_fn fn = {"prnn_tiny_forward", &st->fn[skip][train]};
-        PRNN_TRY(
-            prnn_load_functions(q->gs, request_tiny(q, skip, train, &r), &r, &pp->stats, &fn, 1));
+        PRNN_TRY(prnn_load_functions(q->gs, request_tiny(q, &st->layout, skip, train, &r), &r,
+                                     &pp->stats, &fn, 1));
     }
     return PRNN_STATUS_SUCCESS;
 }
@@ -197,9 +198,11 @@ static prnnStatus_t prepare(const prnn_engine_query *q, const prnn_engine_choice
 {
     PRNN_TRY(prnn_engine_take_choice(pp, choices, count, sizeof(tiny_state)));
     tiny_state *st = pp->state;
-    const prnn_tiny_layout l = layout_for(q);
-    st->rows = l.rows;
-    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d per_sm=%d", l.rows, l.per_sm);
+    /* read once: the training variants and the backward kernel load later,
+     * and must match the rows the launches use */
+    st->layout = layout_for(q);
+    snprintf(pp->config, sizeof(pp->config), "tiny-h rows=%d per_sm=%d", st->layout.rows,
+             st->layout.per_sm);
     /* the backward-data pass loads on the first training need */
     if (q->pass == PRNN_PASS_BACKWARD_DATA)
         return PRNN_STATUS_SUCCESS;
@@ -226,7 +229,7 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
     const tiny_state *st = c->pass->state;
     prnn_rnn_args a; /* no scratch: the hand-off is the block's own */
     prnn_layered_rnn_args(lr, &a);
-    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->layout.rows - 1) / st->layout.rows);
     CUfunction fn = st->fn[lr->skip][c->training];
     return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a, sizeof(a),
                            "prnn_tiny_forward");
@@ -239,7 +242,7 @@ static prnnStatus_t backward_layer(const prnn_layer_run *lr)
     const tiny_state *st = c->pass->state;
     prnn_bwd_args a;
     prnn_layered_bwd_args(lr, &a);
-    const unsigned groups = (unsigned)((c->p->mini_batch + st->rows - 1) / st->rows);
+    const unsigned groups = (unsigned)((c->p->mini_batch + st->layout.rows - 1) / st->layout.rows);
     return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
                            sizeof(a), "prnn_tiny_backward");
 }
@@ -249,7 +252,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     const tiny_state *st = pp->state;
     memset(info, 0, sizeof(*info));
     info->path = PRNN_PATH_TINY_H;
-    info->num_blocks = st ? (key->mini_batch + st->rows - 1) / st->rows : 0;
+    info->num_blocks = st ? (key->mini_batch + st->layout.rows - 1) / st->layout.rows : 0;
     info->threads_per_block = 4 * key->hidden;
     info->units_per_block = key->hidden;
     info->resident_fraction = 1.0;

@@ -2,20 +2,23 @@
 
 #include "rnn_cell_traits.h"
 
-/* 72 with several gates, 56 with one, two per input a lane covers (a row
+/* 80 with several gates, 64 with one, two per input a lane covers (a row
  * of R forwards, a column backwards: H with several gates, H / 4 with
  * one), 30 per further batch row, all but the first term twice for
- * double. ptxas (CUDA 13, sm_90) gave 56-248 over every mode and data
- * type at H 16/32/48/64 and 1/2/4 rows, both kernels, training's forward
- * included; the tightest against this bound are LSTM's backward at fp32
- * H 48 (167 of 168) and the one-gate backward at fp32 H 16 (64 of 64):
- * bench/NOTES.md v0.30. */
+ * double; at most 255 (a thread's most). ptxas (CUDA 13) on its own gave
+ * 56-248 over every mode and data type, H 4-64 and 1/2/4 rows, both
+ * kernels, training's forward included (sm_90; a review's sweep over
+ * sm_75/80/86 besides); the tightest against this bound are the
+ * backward's at one row: LSTM fp32 H 12 (104 of 104), H 16 (108 of
+ * 112), H 32 (139 of 144), one gate at H 4-15 (72 of 72); bench/NOTES.md
+ * v0.30. */
 int prnn_tiny_register_bound(const prnn_rnn_key *key, int rows)
 {
     const int G = prnn_cell_traits(key->mode)->gates;
     const int inputs = G == 1 ? 4 * ((key->hidden + 15) / 16) : key->hidden; /* rnn_tiny.cuh */
     const int words = key->dtype == PRNN_DATA_DOUBLE ? 2 : 1;
-    return (G == 1 ? 56 : 72) + (2 * inputs + 30 * (rows - 1)) * words;
+    const int bound = (G == 1 ? 64 : 80) + (2 * inputs + 30 * (rows - 1)) * words;
+    return bound < 255 ? bound : 255;
 }
 
 /* A warp's registers come 256 at a time from one of the multiprocessor's
@@ -31,8 +34,9 @@ int prnn_tiny_blocks_per_sm(const prnn_device_info *dev, int threads, int regs)
     const int max_threads = dev->max_threads_per_sm > 0 ? dev->max_threads_per_sm : 2048;
     const int max_blocks = dev->max_blocks_per_sm > 0 ? dev->max_blocks_per_sm : 32;
     int n = 1;
-    while (n < PRNN_TINY_MAX_BLOCKS_PER_SM && n < max_blocks && (n + 1) * threads <= max_threads &&
-           ((n + 1) * warps + 3) / 4 * per_warp <= quarter)
+    /* whole warps against the thread limit, as ptxas counts them */
+    while (n < PRNN_TINY_MAX_BLOCKS_PER_SM && n < max_blocks &&
+           (n + 1) * warps * 32 <= max_threads && ((n + 1) * warps + 3) / 4 * per_warp <= quarter)
         n++;
     return n;
 }
