@@ -55,11 +55,11 @@ static int ceil_div(int a, int b)
 /* The rule's promises for one key. */
 static void check_promises(const prnn_device_info *dev, const prnn_rnn_key *k, int override)
 {
-    const int most = k->dtype == PRNN_DATA_DOUBLE ? 2 : PRNN_TINY_MAX_ROWS;
+    const int most = prnn_tiny_max_rows(k->dtype);
     const int threads = 4 * k->hidden, sms = dev->sm_count;
     const prnn_tiny_layout l = prnn_tiny_layout_for(k, dev, override);
     const int fit = prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, l.rows));
-    const int blocks = ceil_div(k->mini_batch, l.rows) * k->dirs;
+    const int blocks = prnn_tiny_groups(k->mini_batch, l.rows) * k->dirs;
     int ok = l.rows >= 1 && l.rows <= most && l.per_sm >= 1 && l.per_sm <= fit &&
              l.per_sm <= dev->max_blocks_per_sm &&
              l.per_sm * ceil_div(threads, 32) * 32 <= dev->max_threads_per_sm;
@@ -74,7 +74,7 @@ static void check_promises(const prnn_device_info *dev, const prnn_rnn_key *k, i
         for (int r = 1; r < l.rows; r++) {
             const int fewer_fit =
                 prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, r));
-            ok = ok && ceil_div(k->mini_batch, r) * k->dirs > sms * fewer_fit;
+            ok = ok && prnn_tiny_groups(k->mini_batch, r) * k->dirs > sms * fewer_fit;
         }
     /* an override outside 1..the most is ignored */
     if (override < 1 || override > most) {

@@ -127,14 +127,13 @@ static double estimate(const prnn_engine_query *q)
     const double k = G == 1 ? q->key.hidden / 4.0 : q->key.hidden;
     const int bwd = q->pass == PRNN_PASS_BACKWARD_DATA;
     const double cell = prnn_engine_cell_chain_us(&q->key) * (bwd ? 1.0 : TINY_FORWARD_CELL_SHARE);
-    double us = (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + cell;
-    if (G == 1 && !bwd)
-        us = (wide ? 0.17 : 0.13) + 0.0029 * q->key.hidden;
+    double us = G == 1 && !bwd ? (wide ? 0.17 : 0.13) + 0.0029 * q->key.hidden
+                               : (wide ? 0.18 : 0.12) + 0.0045 * q->key.hidden + cell;
     if (bwd)
         us = (us + (rows - 1) * (0.04 + k * k / 6000.0)) * (G == 1 && !wide ? 2.6 : 1.5);
     else
         us += (rows - 1) * (0.04 + 0.0045 * q->key.hidden + 0.0025 * k + cell) * (wide ? 1.0 : 0.7);
-    const int blocks = (q->key.mini_batch + rows - 1) / rows * q->key.dirs;
+    const int blocks = prnn_tiny_groups(q->key.mini_batch, rows) * q->key.dirs;
     us *= pow(l.per_sm, bwd ? TINY_SHARED_SM_EXPONENT_BACKWARD : TINY_SHARED_SM_EXPONENT_FORWARD);
     return ceil((double)blocks / ((double)sms * l.per_sm)) * us;
 }
@@ -229,7 +228,7 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
     const tiny_state *st = c->pass->state;
     prnn_rnn_args a; /* no scratch: the hand-off is the block's own */
     prnn_layered_rnn_args(lr, &a);
-    const unsigned groups = (unsigned)((c->p->mini_batch + st->layout.rows - 1) / st->layout.rows);
+    const unsigned groups = (unsigned)prnn_tiny_groups(c->p->mini_batch, st->layout.rows);
     CUfunction fn = st->fn[lr->skip][c->training];
     return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a, sizeof(a),
                            "prnn_tiny_forward");
@@ -242,7 +241,7 @@ static prnnStatus_t backward_layer(const prnn_layer_run *lr)
     const tiny_state *st = c->pass->state;
     prnn_bwd_args a;
     prnn_layered_bwd_args(lr, &a);
-    const unsigned groups = (unsigned)((c->p->mini_batch + st->layout.rows - 1) / st->layout.rows);
+    const unsigned groups = (unsigned)prnn_tiny_groups(c->p->mini_batch, st->layout.rows);
     return prnn_run_launch(c, st->fn[0][0], groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a,
                            sizeof(a), "prnn_tiny_backward");
 }
@@ -252,7 +251,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
     const tiny_state *st = pp->state;
     memset(info, 0, sizeof(*info));
     info->path = PRNN_PATH_TINY_H;
-    info->num_blocks = st ? (key->mini_batch + st->layout.rows - 1) / st->layout.rows : 0;
+    info->num_blocks = st ? prnn_tiny_groups(key->mini_batch, st->layout.rows) : 0;
     info->threads_per_block = 4 * key->hidden;
     info->units_per_block = key->hidden;
     info->resident_fraction = 1.0;

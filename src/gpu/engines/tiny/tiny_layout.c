@@ -41,6 +41,11 @@ int prnn_tiny_blocks_per_sm(const prnn_device_info *dev, int threads, int regs)
     return n;
 }
 
+int prnn_tiny_max_rows(prnnDataType_t dtype)
+{
+    return dtype == PRNN_DATA_DOUBLE ? 2 : PRNN_TINY_MAX_ROWS;
+}
+
 /* Fewer rows first: a further row costs a block about a row's whole step,
  * where a second block on a multiprocessor costs each 13-51 % (bench/NOTES.md
  * v0.30: one row two blocks a multiprocessor against two rows one block,
@@ -48,7 +53,7 @@ int prnn_tiny_blocks_per_sm(const prnn_device_info *dev, int threads, int regs)
 prnn_tiny_layout prnn_tiny_layout_for(const prnn_rnn_key *key, const prnn_device_info *dev,
                                       int rows_override)
 {
-    const int most = key->dtype == PRNN_DATA_DOUBLE ? 2 : PRNN_TINY_MAX_ROWS;
+    const int most = prnn_tiny_max_rows(key->dtype);
     const int threads = 4 * key->hidden;
     const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
     int first = 1, last = most;
@@ -56,7 +61,7 @@ prnn_tiny_layout prnn_tiny_layout_for(const prnn_rnn_key *key, const prnn_device
         first = last = rows_override;
     prnn_tiny_layout l = {last, 1};
     for (int rows = first; rows <= last; rows++) {
-        const int blocks = (key->mini_batch + rows - 1) / rows * key->dirs; /* the launch's */
+        const int blocks = prnn_tiny_groups(key->mini_batch, rows) * key->dirs; /* the launch's */
         const int fit = prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(key, rows));
         const int needed = (blocks + sms - 1) / sms;
         l.rows = rows;

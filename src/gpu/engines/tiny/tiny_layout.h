@@ -19,8 +19,18 @@
  * weights. */
 #define PRNN_TINY_MAX_BLOCKS_PER_SM 16
 
+/* Rows per block at most for dtype: PRNN_TINY_MAX_ROWS, 2 for double. */
+int prnn_tiny_max_rows(prnnDataType_t dtype);
+
+/* Blocks a direction of a batch of `batch` rows launches at `rows` rows a
+ * block: the one count the layout, the estimate and the launches share. */
+static inline int prnn_tiny_groups(int batch, int rows)
+{
+    return (batch + rows - 1) / rows;
+}
+
 typedef struct {
-    int rows;   /* batch rows a block, 1..PRNN_TINY_MAX_ROWS */
+    int rows;   /* batch rows a block, 1..prnn_tiny_max_rows */
     int per_sm; /* blocks a multiprocessor, 1..PRNN_TINY_MAX_BLOCKS_PER_SM */
 } prnn_tiny_layout;
 
