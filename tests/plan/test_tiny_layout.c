@@ -61,7 +61,7 @@ static void check_promises(const prnn_device_info *dev, const prnn_rnn_key *k, i
     const int fit = prnn_tiny_blocks_per_sm(dev, threads, prnn_tiny_register_bound(k, l.rows));
     const int blocks = prnn_tiny_groups(k->mini_batch, l.rows) * k->dirs;
     int ok = l.rows >= 1 && l.rows <= most && l.per_sm >= 1 && l.per_sm <= fit &&
-             l.per_sm <= dev->max_blocks_per_sm &&
+             l.per_sm <= PRNN_TINY_MAX_BLOCKS_PER_SM && l.per_sm <= dev->max_blocks_per_sm &&
              l.per_sm * ceil_div(threads, 32) * 32 <= dev->max_threads_per_sm;
     if (override >= 1 && override <= most)
         ok = ok && l.rows == override;
