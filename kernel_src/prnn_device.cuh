@@ -7,17 +7,29 @@
 // here in inline PTX.
 #pragma once
 
+#include "prnn_kernel_abi.h"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------------------
-// The row of (step t, sequence b) in a caller's x or y: the packed row
-// row0 + b (row0 the step's first row), or, for a call whose every sequence
-// is seq_stride steps long in the batch-major layout and runs in place
-// (prnn_rnn_args.y_seq_stride), b * seq_stride + t.
-__device__ __forceinline__ long long caller_row(long long row0, int b, int t, long long seq_stride)
+// The row of (step t, packed row b) in a tensor whose rows r describes
+// (prnn_kernel_abi.h, prnn_rows): the packed row row0 + b (row0 the step's
+// first row), or, in a caller's unpacked buffer read or written in place,
+// order[b] * seq_stride + t * step_stride.
+__device__ __forceinline__ long long caller_row(long long row0, int b, int t, const prnn_rows &r)
 {
-    return seq_stride ? (long long)b * seq_stride + t : row0 + b;
+    if (!r.seq_stride)
+        return row0 + b;
+    const long long s = r.order ? r.order[b] : b;
+    return s * r.seq_stride + (long long)t * r.step_stride;
+}
+
+// The caller's row of packed row b's state (hx, cy, dhx, ...): order[b]
+// where the call runs in place on sequences it sorted (prnn_rows.order).
+__device__ __forceinline__ long long state_row(const int *order, int b)
+{
+    return order ? order[b] : b;
 }
 
 // ---------------------------------------------------------------------------

@@ -122,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
                     ItemLoads &l = in[q][v];
                     const long row = row0 + gb;
-                    const long yrow = caller_row(row0, gb, t_cur, args.y_seq_stride);
+                    const long yrow = caller_row(row0, gb, t_cur, args.y_rows);
                     const long dyi = yrow * args.dy_cols + ycol + u;
                     l.dy = !ok ? AccT(0) : load_output_grad(d.dy, args.dy_storage, dyi);
 #pragma unroll
@@ -142,12 +142,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                                          ? act[(prow * C::ACT + C::PREV_C_COL) * H + u]
                                          : ST::load((const T *)args.hout,
                                                     caller_row(tp_row0, gb, t_prev,
-                                                               args.y_seq_stride) *
+                                                               args.y_rows) *
                                                             args.y_cols +
                                                         ycol + u);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
                             l.prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
-                                              (long)gb * H + u);
+                                              state_row(args.state_order, gb) * H + u);
                     }
                 }
             }
@@ -157,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
             const AccT *red = psum_gather(k, d.exchange, par_prev, want, d.counter,
                                           counter_target, c, b0, prev_b);
 #else
-            const AccT *red = block_product(k, wr, d.exchange, nullptr, d.packed, b0, prev_b, prev_b,
+            const AccT *red = block_product(k, wr, d.exchange, nullptr, nullptr, d.packed, b0, prev_b, prev_b,
                                             par_prev, want, d.counter, counter_target);
 #endif
 
@@ -192,8 +192,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         dh_in = dh_rec + (C::H_BYPASS ? cry[q][v] : AccT(0));
                         dc_in = C::CELL_STATE ? cry[q][v] : AccT(0);
                     } else {
-                        dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + u) : AccT(0);
-                        dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + u)
+                        const long srow = state_row(args.state_order, gb);
+                        dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, srow * H + u) : AccT(0);
+                        dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, srow * H + u)
                                                      : AccT(0);
                     }
 #pragma unroll
@@ -218,10 +219,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     } else if (uok) {
                         // Its sequence starts here in forward order: dh_in is
                         // the gradient of the initial state.
+                        const long srow = state_row(args.state_order, gb);
                         if (d.dhx)
-                            ST::store((T *)d.dhx, (long)gb * H + u, dh_in);
+                            ST::store((T *)d.dhx, srow * H + u, dh_in);
                         if (C::CELL_STATE && d.dcx)
-                            ST::store((T *)d.dcx, (long)gb * H + u, dc_in);
+                            ST::store((T *)d.dcx, srow * H + u, dc_in);
                     }
                 }
 #if PRNN_PSUM

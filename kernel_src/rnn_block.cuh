@@ -80,19 +80,21 @@ __device__ __forceinline__ void block_group_args(const Block &k, unsigned char *
 
 // The product for batch chunk b0 of one step: waits for the vector of the
 // previous step (rows below lim_b from the hand-off's parity par_prev, tag
-// `want`; rows in [lim_b, need_b) from hx, zero without it), multiplies it by
+// `want`; rows in [lim_b, need_b) from hx, at their rows of state_order
+// (state_row), zero without it), multiplies it by
 // the block's weights, and returns the partial sums red[(ks * BC + b) *
 // ROWSP + row], complete for every thread (after a barrier).
 __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights &wr,
                                                     const void *exchange,
-                                                    const T *hx, const void *packed, int b0,
+                                                    const T *hx, const int *state_order,
+                                                    const void *packed, int b0,
                                                     int lim_b, int need_b, int par_prev,
                                                     unsigned want, const unsigned *counter,
                                                     unsigned counter_target)
 {
 #if PRNN_MMA
     u32 *hb = (u32 *)k.sm_hb;
-    const MmaWords words = {hb, hx, k.ks * MmaWords::PAIRS, b0, lim_b, need_b};
+    const MmaWords words = {hb, hx, state_order, k.ks * MmaWords::PAIRS, b0, lim_b, need_b};
     handoff_poll(words, exchange, par_prev, want, k.lane, counter, lim_b > 0, counter_target);
     __syncwarp();
     float acc[M_RT][M_NTN][4];
@@ -105,7 +107,7 @@ __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights 
     mma_write_partials(red, acc, k.ks, k.rg, k.lane);
 #else
     AccT *hb = (AccT *)k.sm_hb;
-    const FmaWords words = {hb, hx, k.ks * F_KPW, b0, lim_b, need_b};
+    const FmaWords words = {hb, hx, state_order, k.ks * F_KPW, b0, lim_b, need_b};
     handoff_poll(words, exchange, par_prev, want, k.lane, counter, lim_b > 0, counter_target);
     __syncwarp();
     AccT acc[F_RPL][F_BCP];

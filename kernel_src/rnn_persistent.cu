@@ -63,8 +63,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             for (int c = 0; c < NCH; ++c) {
                 int gb = gbase + c * BC + b;
                 bool ok = uvalid && b < BC && gb < BMAX;
-                st_h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, (long)gb * H + u) : AccT(0);
-                st_c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, (long)gb * H + u) : AccT(0);
+                const long srow = ok ? state_row(args.state_order, gb) : 0;
+                st_h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, srow * H + u) : AccT(0);
+                st_c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, srow * H + u) : AccT(0);
             }
         }
     }
@@ -107,18 +108,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     for (int g = 0; g < G; ++g) {
                         AccT x = AccT(0);
                         if (ok) {
+                            const long xrow = caller_row(row0, gb, t, args.x_rows);
                             if (SKIP)
-                                x = ST::load((const T *)d.xin, (row0 + gb) * H + u);
+                                x = ST::load((const T *)d.xin, xrow * H + u);
                             else
-                                x = ((const AccT *)d.xin)[(row0 + gb) * (G * H) + (long)g * H + u];
+                                x = ((const AccT *)d.xin)[xrow * (G * H) + (long)g * H + u];
                         }
                         xp[q][v][g] = x + bias[q][v][g];
                     }
                 }
             }
 
-            const AccT *red = block_product(k, wr, d.exchange, (const T *)d.hx, d.packed, b0, prev_b,
-                                            cur_b, par_prev, want, d.counter, counter_target);
+            const AccT *red = block_product(k, wr, d.exchange, (const T *)d.hx, args.state_order,
+                                            d.packed, b0, prev_b, cur_b, par_prev, want, d.counter,
+                                            counter_target);
 
             // ---- cell update for this chunk's items ----
             ItemState cst, hst;
@@ -158,14 +161,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     if (uok[v]) {
                         const long row = row0 + gb; // packed: act's
                         ST::store((T *)args.y,
-                                  caller_row(row0, gb, t, args.y_seq_stride) * args.y_cols +
+                                  caller_row(row0, gb, t, args.y_rows) * args.y_cols +
                                       (long)dir * H + u,
                                   h);
                         bool last = dir ? (t == 0) : (gb >= next_b);
+                        const long srow = last ? state_row(args.state_order, gb) : 0;
                         if (last && d.hy)
-                            ST::store((T *)d.hy, (long)gb * H + u, h);
+                            ST::store((T *)d.hy, srow * H + u, h);
                         if (last && d.cy && C::CELL_STATE)
-                            ST::store((T *)d.cy, (long)gb * H + u, cst[q][v]);
+                            ST::store((T *)d.cy, srow * H + u, cst[q][v]);
                         if (TRAIN)
 #pragma unroll
                             for (int a = 0; a < C::ACT; ++a)

@@ -98,11 +98,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         const int gb = b0 + r;
-        c[r] = gb < rows0 && d.cx ? ST::load((const T *)d.cx, (long)gb * H + j) : AccT(0);
+        c[r] = gb < rows0 && d.cx
+                   ? ST::load((const T *)d.cx, state_row(args.state_order, gb) * H + j)
+                   : AccT(0);
     }
     for (int i = tid; i < ROWS * H; i += THREADS) {
         const int r = i / H, k = i % H, gb = b0 + r;
-        hs[0][r][k] = gb < rows0 && d.hx ? ST::load((const T *)d.hx, (long)gb * H + k) : AccT(0);
+        hs[0][r][k] = gb < rows0 && d.hx
+                          ? ST::load((const T *)d.hx, state_row(args.state_order, gb) * H + k)
+                          : AccT(0);
     }
 
     // The steps' inputs come from global memory (L2 at best, a few hundred
@@ -112,13 +116,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // D slots (slot s % D holds step s; the unrolled loop below keeps the
     // slots in registers).
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
-    auto load_xp = [&](int nb, int row0, AccT(&xv)[ROWS]) {
+    auto load_xp = [&](int nb, int row0, int t, AccT(&xv)[ROWS]) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = (long)row0 + gb;
+                const long row = caller_row(row0, gb, t, args.x_rows);
                 v = SKIP ? ST::load((const T *)d.xin, row * H + j)
                          : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
             }
@@ -137,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     }
 #pragma unroll
     for (int u = 0; u < D; ++u)
-        load_xp(ring_nb[u], ring_row0[u], ring_x[u]);
+        load_xp(ring_nb[u], ring_row0[u], step_time(u), ring_x[u]);
     __syncthreads();
 
     for (int s0 = 0; s0 < S; s0 += D) {
@@ -208,7 +212,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
             }
         }
         // step s + D's inputs into the slot just read
-        load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
+        load_xp(ahead_nb[u], ahead_row0[u], step_time(s + D), ring_x[u]);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -222,13 +226,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 h = ST::round(h);
                 const long row = (long)row0 + gb; // packed: act's
                 ST::store((T *)args.y,
-                          caller_row(row0, gb, t, args.y_seq_stride) * args.y_cols + (long)dir * H + j,
+                          caller_row(row0, gb, t, args.y_rows) * args.y_cols + (long)dir * H + j,
                           h);
                 const bool last = dir ? t == 0 : gb >= next_b;
+                const long srow = last ? state_row(args.state_order, gb) : 0;
                 if (last && d.hy)
-                    ST::store((T *)d.hy, (long)gb * H + j, h);
+                    ST::store((T *)d.hy, srow * H + j, h);
                 if (last && d.cy && C::CELL_STATE)
-                    ST::store((T *)d.cy, (long)gb * H + j, c[r]);
+                    ST::store((T *)d.cy, srow * H + j, c[r]);
                 if (TRAIN)
 #pragma unroll
                     for (int a = 0; a < C::ACT; ++a)

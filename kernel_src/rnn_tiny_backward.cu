@@ -109,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                 AccT x = AccT(0);
                 if (v < NV && gb < nb) {
                     const long row = (long)row0 + gb;
-                    const long yrow = caller_row(row0, gb, t, args.y_seq_stride);
+                    const long yrow = caller_row(row0, gb, t, args.y_rows);
                     if (v == 0) {
                         const long dyi = yrow * args.dy_cols + ycol + k;
                         x = load_output_grad(d.dy, args.dy_storage, dyi);
@@ -123,11 +123,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                             x = C::READS_CPREV
                                     ? ((const AccT *)d.act)[(prow * C::ACT + C::PREV_C_COL) * H + k]
                                     : ST::load((const T *)args.hout,
-                                               caller_row(row0_prev, gb, t_prev, args.y_seq_stride) *
+                                               caller_row(row0_prev, gb, t_prev, args.y_rows) *
                                                        args.y_cols +
                                                    ycol + k);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
-                            x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx), (long)gb * H + k);
+                            x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
+                                         state_row(args.state_order, gb) * H + k);
                     }
                 }
                 vals[r][i] = x;
@@ -207,17 +208,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                 dh_in = rec[r] + (C::H_BYPASS ? carry[r] : AccT(0));
                 dc_in = C::CELL_STATE ? carry[r] : AccT(0);
             } else {
-                dh_in = d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + k) : AccT(0);
-                dc_in = C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + k)
+                const long srow = state_row(args.state_order, gb);
+                dh_in = d.dhy ? ST::load((const T *)d.dhy, srow * H + k) : AccT(0);
+                dc_in = C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, srow * H + k)
                                                : AccT(0);
             }
             if (!active) {
                 // its sequence starts here in forward order: the gradient of
                 // the initial state
+                const long srow = state_row(args.state_order, gb);
                 if (d.dhx)
-                    ST::store((T *)d.dhx, (long)gb * H + k, dh_in);
+                    ST::store((T *)d.dhx, srow * H + k, dh_in);
                 if (C::CELL_STATE && d.dcx)
-                    ST::store((T *)d.dcx, (long)gb * H + k, dc_in);
+                    ST::store((T *)d.dcx, srow * H + k, dc_in);
                 continue;
             }
             const long row = (long)row0 + gb;

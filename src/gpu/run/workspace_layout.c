@@ -44,6 +44,16 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
     return at;
 }
 
+size_t prnn_ws_xproj_rows(const prnn_rnn_problem *p)
+{
+    if (!p->io)
+        return p->total_rows;
+    /* step-major rows of every sequence, padding included, where layer 0's
+     * projection reads the caller's x in place (gpu_run.h) */
+    const size_t padded = prnn_mul_size((size_t)p->io->batch, (size_t)p->io->max_seq);
+    return padded > p->total_rows ? padded : p->total_rows;
+}
+
 /* The layered runner's own parts (layered_run.h): the input projections,
  * the output of a layer between layers, dropout, the gradient between
  * layers, and backward weights' gathered h_{t-1} and bias partial sums. */
@@ -58,7 +68,9 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
         const int any_linear = p->rnn->input_mode == PRNN_LINEAR_INPUT || u.deep;
-        l->xproj = any_linear ? prnn_ws_take(b, prnn_mul4_size(u.dirs, u.rows, u.gh, u.acc)) : none;
+        l->xproj = any_linear
+                       ? prnn_ws_take(b, prnn_mul4_size(u.dirs, prnn_ws_xproj_rows(p), u.gh, u.acc))
+                       : none;
         if (call == PRNN_CALL_INFERENCE)
             l->layer_out = u.deep ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         else
@@ -117,7 +129,8 @@ void prnn_ws_seq_io_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_w
     const size_t y_bytes = prnn_mul3_size(u.rows, u.out_cols, u.es);
     const size_t h_bytes = prnn_mul3_size(u.state_rows, u.h_cols, u.es);
     const size_t c_bytes = prnn_mul3_size(u.state_rows, u.c_cols, u.es);
-    l->io_order = prnn_ws_take(b, prnn_mul_size((size_t)p->mini_batch, sizeof(int)));
+    /* the order of sequences, then their lengths (seq_io.c) */
+    l->io_order = prnn_ws_take(b, prnn_mul3_size(2, (size_t)p->io->batch, sizeof(int)));
     l->io_state[PRNN_SEQ_IO_HX] = prnn_ws_take(b, h_bytes);
     if (u.cell)
         l->io_state[PRNN_SEQ_IO_CX] = prnn_ws_take(b, c_bytes);

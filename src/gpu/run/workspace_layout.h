@@ -55,7 +55,8 @@ typedef struct {
      * kernels in place of the absent bias (zeroed by prnn_call_run) */
     size_t zero_bias;
     /* forward */
-    size_t xproj;     /* dirs * rows * gates * hidden, math type (SRU: U) */
+    size_t xproj;     /* dirs * prnn_ws_xproj_rows * gates * hidden, math type
+                       * (SRU: U) */
     size_t layer_out; /* inference, layers > 1: rows * dirs * P, storage */
     /* training (P: the width of h, prnn_ws_units) */
     size_t dropped;      /* dropout, layers > 1: the next layer's input,
@@ -67,7 +68,8 @@ typedef struct {
     size_t bias_partial; /* backward weights: bias_chunks * dg_cols * hidden */
     int bias_chunks, bias_chunk_rows;
     /* the v8 unpacked layouts (seq_io.h), none for a packed call: the
-     * sequences' packed order (int[batchSize]); x, y, dy and dx in packed
+     * sequences' packed order and their lengths (int[2 * batchSize]); x,
+     * y, dy and dx in packed
      * rows (storage type); the states in packed row order, a slot of
      * layers * dirs * batchSize rows each (seq_io.c says which) */
     size_t io_order, io_x, io_y, io_dy, io_dx;
@@ -96,6 +98,11 @@ typedef struct {
 } prnn_ws_units;
 
 prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p);
+
+/* Rows of a direction's input projection (prnn_ws_layout.xproj): every
+ * packed row, or for a v8 call of an unpacked layout, whose layer 0 may
+ * read x in place, batchSize * maxSeqLength where that is more. */
+size_t prnn_ws_xproj_rows(const prnn_rnn_problem *p);
 
 /* Whether a call of kind `call` of p has a zero_bias part: a forward call
  * of a network whose bias mode drops bW or bR. */

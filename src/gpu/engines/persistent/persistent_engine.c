@@ -589,7 +589,7 @@ static size_t scratch(const prnn_pass_plan *pp)
  * candidates) and its model of a step. */
 #define PERSISTENT_ROW                                                                             \
     .fields = prnn_tile_fields, .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},                  \
-    .batch_major_in_place = 1, .supports = supports, .format = format, .prepare = prepare,         \
+    .unpacked_in_place = 1, .supports = supports, .format = format, .prepare = prepare,            \
     .load_training = load_training, .scratch = scratch, .requests = requests,                      \
     .workspace = workspace, .forward_layer = prnn_persistent_forward_layer,                        \
     .backward_layer = prnn_persistent_backward_layer, .describe = describe,                        \

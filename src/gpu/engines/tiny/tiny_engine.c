@@ -259,7 +259,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 
 const prnn_engine prnn_tiny_engine = {
     .name = "tiny-h",
-    .batch_major_in_place = 1,
+    .unpacked_in_place = 1,
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,
