@@ -13,23 +13,41 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------------------
-// The row of (step t, packed row b) in a tensor whose rows r describes
-// (prnn_kernel_abi.h, prnn_rows): the packed row row0 + b (row0 the step's
-// first row), or, in a caller's unpacked buffer read or written in place,
-// order[b] * seq_stride + t * step_stride.
-__device__ __forceinline__ long long caller_row(long long row0, int b, int t, const prnn_rows &r)
-{
-    if (!r.seq_stride)
-        return row0 + b;
-    const long long s = r.order ? r.order[b] : b;
-    return s * r.seq_stride + (long long)t * r.step_stride;
-}
-
-// The caller's row of packed row b's state (hx, cy, dhx, ...): order[b]
-// where the call runs in place on sequences it sorted (prnn_rows.order).
-__device__ __forceinline__ long long state_row(const int *order, int b)
+// The caller's sequence of packed row b (prnn_kernel_abi.h: a kernel's
+// `order`, NULL where the packed order is the caller's): the row of its
+// states, and what caller_row places. A kernel that runs every step in one
+// launch loads it once, before its steps: the hand-off's memory clobbers
+// would make each step's load of it a global load that the row's input
+// load waits for, between the hand-off and the products.
+__device__ __forceinline__ int caller_seq(const int *order, int b)
 {
     return order ? order[b] : b;
+}
+
+// The row of (step t, packed row b) in a tensor whose rows r describes
+// (prnn_rows): the packed row row0 + b (row0 the step's first row), or, in
+// a caller's unpacked buffer read or written in place, s * seq_stride + t *
+// step_stride, s = caller_seq(order, b).
+__device__ __forceinline__ long long caller_row(long long row0, int b, int s, int t,
+                                                const prnn_rows &r)
+{
+    return r.seq_stride ? (long long)(s * r.seq_stride + t * r.step_stride) : row0 + b;
+}
+
+// caller_row in two parts that add up to it, for the kernels that run every
+// step in one launch: the row's, once before the steps, and the step's,
+// once a step (both sides computed, then selected: a branch in the steps'
+// unrolled code cuts it into blocks the compiler schedules apart).
+__device__ __forceinline__ int caller_row_base(int b, int s, const prnn_rows &r)
+{
+    const int in_place = s * r.seq_stride;
+    return r.seq_stride ? in_place : b;
+}
+
+__device__ __forceinline__ long long caller_row_step(long long row0, int t, const prnn_rows &r)
+{
+    const long long in_place = (long long)t * r.step_stride;
+    return r.seq_stride ? in_place : row0;
 }
 
 // ---------------------------------------------------------------------------

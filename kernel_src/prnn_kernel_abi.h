@@ -44,14 +44,14 @@
 /* Where the rows of a tensor the caller passed lie, for a v8 call run in
  * place on an unpacked layout (src/gpu/run/seq_io.h; caller_row in
  * prnn_device.cuh): (step t, packed row b) is the caller's row
- * order[b] * seq_stride + t * step_stride, where packed row b is the
- * caller's sequence order[b] (the sequences sorted by decreasing length;
- * NULL: b, the caller's order is the packed one). seq_stride 0: the
- * tensor's rows are packed, offset[t] + b. The same rule places a state's
- * rows: packed row b's state is the caller's row order[b] (state_row). */
+ * s * seq_stride + t * step_stride, s the caller's sequence of packed row
+ * b (the kernels' `order`: s = order[b], NULL: b; the packed rows are the
+ * sequences sorted by decreasing length). seq_stride 0: the tensor's rows
+ * are packed, offset[t] + b. A state's row of packed row b is s too. The
+ * caller's rows number at most INT_MAX (a call runs in place only then),
+ * so the row is an int. */
 typedef struct {
-    const int *order;
-    long long seq_stride, step_stride;
+    int seq_stride, step_stride;
 } prnn_rows;
 
 /* One direction's inputs and outputs for one layer. */
@@ -88,7 +88,8 @@ typedef struct {
     prnn_rows x_rows;   /* xin's rows (layer 0 of a call run in place: the
                          * input projection's, written step-major in the
                          * caller's order of sequences, row t * batch + s) */
-    const int *state_order; /* the states' rows (prnn_rows.order) */
+    const int *order;   /* [batch] the caller's sequence of packed row b
+                         * (prnn_rows; every state's row), or NULL: b */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_rnn_args;
 
@@ -126,7 +127,7 @@ typedef struct {
     int reserved;
     prnn_rows y_rows;   /* as prnn_rnn_args.y_rows, for hout and dy (the top
                          * layer's, the caller's) */
-    const int *state_order; /* as prnn_rnn_args.state_order */
+    const int *order;   /* as prnn_rnn_args.order */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_bwd_args;
 
@@ -153,7 +154,7 @@ typedef struct {
     const int *batch; /* the setup kernel's step tables */
     const int *offset;
     prnn_rows out_rows; /* out's rows (the caller's y, read in place) */
-    const int *state_order; /* hx's rows (prnn_rnn_args.state_order) */
+    const int *order;   /* as prnn_rnn_args.order (out's and hx's rows) */
     int seq_length, hidden, ld, col0, reverse;
     int reserved;
 } prnn_gather_args;
@@ -296,19 +297,21 @@ typedef struct {
 
 /* A v8 call run in place on an unpacked layout (src/gpu/run/seq_io.h):
  * what the first setup launch also writes. The order of sequences into
- * order (the kernels' prnn_rows.order; where batchSize is above
+ * order (the kernels' `order`; where batchSize is above
  * PRNN_SEQ_INLINE_ORDER, prnn_seq_order's launches write it, and lengths,
  * before), and y's padding: the vectors of steps t >= lengths[s] of every
- * sequence s, cols elements of es bytes at the row s * seq_stride + t *
- * step_stride, set to fill_bits' element. */
+ * sequence s, row_bytes each at the row s * seq_stride + t * step_stride,
+ * set to fill_bits' element (es bytes), a warp a vector, unit bytes (16, 8,
+ * 4 or es, as prnn_seq_move_args.unit) a lane at a time. */
 typedef struct {
     int *order;          /* NULL: nothing to write */
     void *pad;           /* NULL: no padding to write */
     const int *lengths;  /* [seqs] in the caller's order; NULL: lengths_v */
     unsigned long long fill_bits;
     long long seq_stride, step_stride;
+    long long row_bytes;
     int order_count;     /* order_v's entries (0 where order is written before) */
-    int seqs, steps, cols, es;
+    int seqs, steps, es, unit;
     int reserved;
     int order_v[PRNN_SEQ_INLINE_ORDER];
     int lengths_v[PRNN_SEQ_INLINE_ORDER];
@@ -401,7 +404,7 @@ typedef struct {
     int reserved;
     prnn_rows y_rows; /* as prnn_rnn_args.y_rows */
     prnn_rows x_rows; /* as prnn_rnn_args.x_rows, for xin */
-    const int *state_order; /* as prnn_rnn_args.state_order, for hy and cy */
+    const int *order; /* as prnn_rnn_args.order */
     void *act;        /* training: [rows][ACT_COLS][hidden] math type; else NULL */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_args;
@@ -431,7 +434,7 @@ typedef struct {
     int y_cols, y_offset, dy_cols, dy_storage;
     int t, tp;         /* the step's time index, the forward-order previous one's */
     prnn_rows y_rows;  /* as prnn_rnn_args.y_rows, for hout and dy */
-    const int *state_order; /* as prnn_rnn_args.state_order */
+    const int *order;  /* as prnn_rnn_args.order */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_bwd_args;
 
@@ -464,7 +467,7 @@ typedef struct {
     prnn_rows x_rows;            /* x's rows (the caller's: layer 0 of a call
                                   * run in place) */
     prnn_rows y_rows;            /* as prnn_rnn_args.y_rows */
-    const int *state_order;      /* as prnn_rnn_args.state_order */
+    const int *order;            /* as prnn_rnn_args.order */
     double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */
 } prnn_fused_step_args;
 
@@ -480,7 +483,7 @@ typedef struct {
     int h_count; /* miniBatch * P (the width of h: projSize or hidden) */
     int c_count; /* miniBatch * hidden */
     int h_width, c_width;   /* P and hidden */
-    const int *state_order; /* hx's and cx's rows (prnn_rnn_args.state_order) */
+    const int *order;       /* as prnn_rnn_args.order (hx's and cx's rows) */
 } prnn_step_init_args;
 
 /* The standard path with an LSTM projection, backward (a projection never

@@ -35,6 +35,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
     block_load_weights(k, wr, (const T *)d.R, d.packed);
 
     // ---- per-item constants and state ----
+    ChunkSeqs seqs; // the caller's sequence of each item's row (states, xin and y in place)
+    chunk_seqs_load(seqs, args.order, gbase, tid);
     AccT bias[NI][VEC][G];
     AccT bias_rn[NI][VEC]; // the recurrent bias of C::APART_BIAS_GATE (GRU's bR_n)
     ChunkState st_c, st_h;   // the cell state (C::CELL_STATE); the previous output (rounded)
@@ -63,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             for (int c = 0; c < NCH; ++c) {
                 int gb = gbase + c * BC + b;
                 bool ok = uvalid && b < BC && gb < BMAX;
-                const long srow = ok ? state_row(args.state_order, gb) : 0;
+                const long srow = seqs[c][q];
                 st_h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, srow * H + u) : AccT(0);
                 st_c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, srow * H + u) : AccT(0);
             }
@@ -86,12 +88,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
         const unsigned want = args.tag_base + (unsigned)s; // tag written at step s-1
         const unsigned tag = args.tag_base + (unsigned)s + 1;
         const unsigned counter_target = (args.tag_base + (unsigned)s) * NBLK;
+        // the step's part of its xin and y rows (caller_row_step)
+        const long xstep = caller_row_step(row0, t, args.x_rows);
+        const long ystep = caller_row_step(row0, t, args.y_rows);
 
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
             const int b0 = gbase + c * BC;
             if (b0 >= cur_b)
                 break;
+            ItemSeqs sq;
+            chunk_seqs_get(seqs, sq, c);
 
             // Prefetch this chunk's projected inputs: independent of the
             // recurrence, so their latency hides behind the wait for h.
@@ -108,7 +115,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     for (int g = 0; g < G; ++g) {
                         AccT x = AccT(0);
                         if (ok) {
-                            const long xrow = caller_row(row0, gb, t, args.x_rows);
+                            const long xrow =
+                                caller_row_base(gb, sq[q], args.x_rows) + xstep;
                             if (SKIP)
                                 x = ST::load((const T *)d.xin, xrow * H + u);
                             else
@@ -119,7 +127,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                 }
             }
 
-            const AccT *red = block_product(k, wr, d.exchange, (const T *)d.hx, args.state_order,
+            const AccT *red = block_product(k, wr, d.exchange, (const T *)d.hx, args.order,
                                             d.packed, b0, prev_b, cur_b, par_prev, want, d.counter,
                                             counter_target);
 
@@ -161,15 +169,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     if (uok[v]) {
                         const long row = row0 + gb; // packed: act's
                         ST::store((T *)args.y,
-                                  caller_row(row0, gb, t, args.y_rows) * args.y_cols +
+                                  (caller_row_base(gb, sq[q], args.y_rows) + ystep) * args.y_cols +
                                       (long)dir * H + u,
                                   h);
                         bool last = dir ? (t == 0) : (gb >= next_b);
-                        const long srow = last ? state_row(args.state_order, gb) : 0;
                         if (last && d.hy)
-                            ST::store((T *)d.hy, srow * H + u, h);
+                            ST::store((T *)d.hy, (long)sq[q] * H + u, h);
                         if (last && d.cy && C::CELL_STATE)
-                            ST::store((T *)d.cy, srow * H + u, cst[q][v]);
+                            ST::store((T *)d.cy, (long)sq[q] * H + u, cst[q][v]);
                         if (TRAIN)
 #pragma unroll
                             for (int a = 0; a < C::ACT; ++a)

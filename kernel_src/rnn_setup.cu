@@ -10,20 +10,24 @@
 #include "prnn_kernel_abi.h"
 #include "rnn_seq_io.cuh"
 
-// y's padding, a block per sequence (grid-strided): steps lengths[s] ..
-// steps - 1 of sequence s, element by element (es bytes).
+// y's padding: every (sequence, step) vector on a warp (grid-strided), the
+// steps from the sequence's length on written unit by unit.
 template <class U>
 __device__ __forceinline__ void pad_fill(const prnn_setup_io_args &io)
 {
-    const U fill = (U)io.fill_bits;
-    for (int s = blockIdx.x; s < io.seqs; s += gridDim.x) {
-        const int len = io.lengths ? io.lengths[s] : io.lengths_v[s];
-        const long long count = (long long)(io.steps - len) * io.cols;
-        for (long long k = threadIdx.x; k < count; k += blockDim.x) {
-            const int t = len + (int)(k / io.cols), c = (int)(k % io.cols);
-            ((U *)io.pad)[((long long)s * io.seq_stride + (long long)t * io.step_stride) * io.cols +
-                          c] = fill;
-        }
+    const U fill = fill_unit<U>(io.fill_bits, io.es);
+    const int lane = threadIdx.x & 31, units = (int)(io.row_bytes / (long long)sizeof(U));
+    const long long warps = (long long)gridDim.x * (blockDim.x / 32);
+    const long long vectors = (long long)io.seqs * io.steps;
+    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; v < vectors;
+         v += warps) {
+        const int s = (int)(v / io.steps), t = (int)(v - (long long)s * io.steps);
+        if (t < (io.lengths ? io.lengths[s] : io.lengths_v[s]))
+            continue;
+        U *row = (U *)((char *)io.pad +
+                       ((long long)s * io.seq_stride + (long long)t * io.step_stride) * io.row_bytes);
+        for (int c = lane; c < units; c += 32)
+            row[c] = fill;
     }
 }
 
@@ -37,7 +41,8 @@ extern "C" __global__ void prnn_rnn_setup(const prnn_setup_args a)
         for (long i = tid; i < a.io.order_count; i += nthreads)
             a.io.order[i] = a.io.order_v[i];
     if (a.io.pad) {
-        switch (a.io.es) {
+        switch (a.io.unit) {
+        case 16: pad_fill<uint4>(a.io); break;
         case 8: pad_fill<unsigned long long>(a.io); break;
         case 4: pad_fill<unsigned>(a.io); break;
         default: pad_fill<unsigned short>(a.io); break;

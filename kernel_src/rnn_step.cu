@@ -31,13 +31,13 @@ extern "C" __global__ void prnn_step_init(const prnn_step_init_args a)
     if (i < a.h_count) {
         const int b = i / a.h_width;
         ((T *)a.hstate)[i] =
-            a.hx ? ((const T *)a.hx)[state_row(a.state_order, b) * a.h_width + i % a.h_width]
+            a.hx ? ((const T *)a.hx)[(long)caller_seq(a.order, b) * a.h_width + i % a.h_width]
                  : T();
     }
     if (a.cstate && i < a.c_count) {
         const int b = i / a.c_width;
         ((AccT *)a.cstate)[i] =
-            a.cx ? ST::load((const T *)a.cx, state_row(a.state_order, b) * a.c_width + i % a.c_width)
+            a.cx ? ST::load((const T *)a.cx, (long)caller_seq(a.order, b) * a.c_width + i % a.c_width)
                  : AccT(0);
     }
 }
@@ -48,7 +48,8 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
     if (i >= a.batch * H)
         return;
     const int b = i / H, u = i % H;
-    const long long row = a.row0 + b, xrow = caller_row(a.row0, b, a.t, a.x_rows);
+    const int s = caller_seq(a.order, b); // the row of its states; x and y in place
+    const long long row = a.row0 + b, xrow = caller_row(a.row0, b, s, a.t, a.x_rows);
     const AccT *rec = (const AccT *)a.rec + (long long)b * (G * H);
     AccT pre[G], x[G];
 #pragma unroll
@@ -80,7 +81,7 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         ST::store((T *)a.m, i, h); // m; the projection GEMM makes h
     } else {
         ST::store(hs, i, h);
-        ST::store((T *)a.y, caller_row(a.row0, b, a.t, a.y_rows) * a.y_cols + a.y_offset + u,
+        ST::store((T *)a.y, caller_row(a.row0, b, s, a.t, a.y_rows) * a.y_cols + a.y_offset + u,
                   h);
     }
     if (a.act)
@@ -88,11 +89,10 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         for (int k = 0; k < C::ACT; ++k)
             ((AccT *)a.act)[(row * C::ACT + k) * H + u] = act[k];
     bool last = a.reverse ? a.final_step : (b >= a.next_batch);
-    const long long srow = last ? state_row(a.state_order, b) * H + u : 0;
     if (!PROJ && last && a.hy)
-        ST::store((T *)a.hy, srow, h);
+        ST::store((T *)a.hy, (long long)s * H + u, h);
     if (last && a.cy && C::CELL_STATE)
-        ST::store((T *)a.cy, srow, c);
+        ST::store((T *)a.cy, (long long)s * H + u, c);
 }
 
 extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
@@ -103,8 +103,11 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
         return;
     const int b = i / H, u = i % H;
     const bool later = b < a.prev_b, active = b < a.cur_b;
-    // the caller's element of this (row, unit) in the states (state_row)
-    const long long si = later ? 0 : state_row(a.state_order, b) * H + u;
+    // the caller's element of this (row, unit) in the states (caller_seq):
+    // dhy and dcy where it ends here, dhx and dcx where it starts (a row
+    // can do both, or start after arriving through R)
+    const int s = caller_seq(a.order, b);
+    const long long si = (long long)s * H + u;
     AccT *carry = (AccT *)a.carry;
     AccT dh_in, dc_in;
     if (PROJ) {
@@ -126,7 +129,7 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
             ST::store((T *)a.dcx, si, dc_in);
         return;
     }
-    const long long row = a.row0 + b, yrow = caller_row(a.row0, b, a.t, a.y_rows);
+    const long long row = a.row0 + b, yrow = caller_row(a.row0, b, s, a.t, a.y_rows);
     const long long dyi = yrow * a.dy_cols + a.y_offset + u;
     AccT dy = PROJ ? AccT(0) : load_output_grad(a.dy, a.dy_storage, dyi); // PROJ: in dm already
     AccT act[C::ACTN];
@@ -142,11 +145,10 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
             prev = C::READS_CPREV
                        ? ((const AccT *)a.act)[(prow * C::ACT + C::PREV_C_COL) * H + u]
                        : ST::load((const T *)a.hout,
-                                  caller_row(a.tp_row0, b, a.tp, a.y_rows) * a.y_cols +
+                                  caller_row(a.tp_row0, b, s, a.tp, a.y_rows) * a.y_cols +
                                       a.y_offset + u);
         else if (C::READS_CPREV ? a.cx != 0 : a.hx != 0)
-            prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx),
-                            state_row(a.state_order, b) * H + u);
+            prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx), si);
     }
     AccT dg[C::DG];
     AccT dc = dc_in;

@@ -94,18 +94,26 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // every row's initial state (step 0 has every row; in reverse a row
     // keeps it until its sequence's last step)
     const int rows0 = S > 0 ? args.batch[0] : 0;
+    // the caller's sequence of each row, loaded once (prnn_device.cuh's
+    // caller_seq says why): the row of its states; and each row's part of
+    // its xin and y rows (caller_row_base)
+    int seq[ROWS], xbase[ROWS], ybase[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        seq[r] = b0 + r < rows0 ? caller_seq(args.order, b0 + r) : 0;
+        xbase[r] = caller_row_base(b0 + r, seq[r], args.x_rows);
+        ybase[r] = caller_row_base(b0 + r, seq[r], args.y_rows);
+    }
     AccT c[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         const int gb = b0 + r;
-        c[r] = gb < rows0 && d.cx
-                   ? ST::load((const T *)d.cx, state_row(args.state_order, gb) * H + j)
-                   : AccT(0);
+        c[r] = gb < rows0 && d.cx ? ST::load((const T *)d.cx, (long)seq[r] * H + j) : AccT(0);
     }
     for (int i = tid; i < ROWS * H; i += THREADS) {
         const int r = i / H, k = i % H, gb = b0 + r;
         hs[0][r][k] = gb < rows0 && d.hx
-                          ? ST::load((const T *)d.hx, state_row(args.state_order, gb) * H + k)
+                          ? ST::load((const T *)d.hx, (long)caller_seq(args.order, gb) * H + k)
                           : AccT(0);
     }
 
@@ -117,12 +125,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // slots in registers).
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
     auto load_xp = [&](int nb, int row0, int t, AccT(&xv)[ROWS]) {
+        const long xstep = caller_row_step(row0, t, args.x_rows);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = caller_row(row0, gb, t, args.x_rows);
+                const long row = xbase[r] + xstep;
                 v = SKIP ? ST::load((const T *)d.xin, row * H + j)
                          : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
             }
@@ -154,6 +163,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
         const int t = step_time(s);
         const int nb = ring_nb[u];
         const int row0 = ring_row0[u];
+        const long ystep = caller_row_step(row0, t, args.y_rows);
         // rows whose sequence ends here: forward, those the next step lacks;
         // reverse, every row at t = 0
         const int next_b = s + 1 < S ? ring_nb[(u + 1) % D] : 0;
@@ -226,14 +236,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 h = ST::round(h);
                 const long row = (long)row0 + gb; // packed: act's
                 ST::store((T *)args.y,
-                          caller_row(row0, gb, t, args.y_rows) * args.y_cols + (long)dir * H + j,
+                          (ybase[r] + ystep) * args.y_cols + (long)dir * H + j,
                           h);
                 const bool last = dir ? t == 0 : gb >= next_b;
-                const long srow = last ? state_row(args.state_order, gb) : 0;
                 if (last && d.hy)
-                    ST::store((T *)d.hy, srow * H + j, h);
+                    ST::store((T *)d.hy, (long)seq[r] * H + j, h);
                 if (last && d.cy && C::CELL_STATE)
-                    ST::store((T *)d.cy, srow * H + j, c[r]);
+                    ST::store((T *)d.cy, (long)seq[r] * H + j, c[r]);
                 if (TRAIN)
 #pragma unroll
                     for (int a = 0; a < C::ACT; ++a)

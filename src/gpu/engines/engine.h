@@ -122,7 +122,7 @@ struct prnn_engine {
      * its time depends on the math type, which tuning DB keys do not hold */
     int tf32_recurrence;
     /* Its kernels read and write a v8 call's unpacked buffers where the
-     * caller has them (prnn_call_plan.x_rows, y_rows, state_order: layer
+     * caller has them (prnn_call_plan.x_rows, y_rows, order: layer
      * 0's x or input projection, the top layer's y and dy, every state),
      * so such a call runs without moving them into packed order
      * (gpu/run/seq_io.h) */

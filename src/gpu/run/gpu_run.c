@@ -265,8 +265,11 @@ prnnStatus_t prnn_run_setup_io(const prnn_call_plan *c, const prnn_setup_io_args
         if (a.zero_words > work)
             work = a.zero_words;
         unsigned grid = (unsigned)((work + 255) / 256);
-        if (a.io.pad && (unsigned)a.io.seqs > grid)
-            grid = (unsigned)a.io.seqs; /* the padding: a block a sequence */
+        if (a.io.pad) { /* the padding: a warp a (sequence, step) vector */
+            const unsigned long long vectors = (unsigned long long)a.io.seqs * a.io.steps;
+            if ((vectors + 7) / 8 > grid)
+                grid = (unsigned)((vectors + 7) / 8 > 1024 ? 1024 : (vectors + 7) / 8);
+        }
         if (grid > 1024)
             grid = 1024;
         if (grid < 1)
@@ -335,7 +338,7 @@ void prnn_run_gemm_key_caller_rows(const prnn_call_plan *c, int caller_a, prnn_g
 {
     const prnn_seq_io *io = c->p->io;
     const int batch = io->batch, steps = io->max_seq;
-    if (c->x_rows.step_stride != 1) { /* sequence-major: the same rows */
+    if (io->layout != PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED) { /* the same rows */
         key->m = steps * batch;
         return;
     }
@@ -356,7 +359,6 @@ prnn_rows prnn_run_xproj_rows(const prnn_call_plan *c, int layer)
 {
     prnn_rows r = {0};
     if (layer == 0 && c->x_rows.seq_stride) {
-        r.order = c->x_rows.order;
         r.seq_stride = 1;
         r.step_stride = c->p->io->batch;
     }

@@ -67,11 +67,12 @@ typedef struct prnn_call_plan {
      * rows of the caller's buffers lie (prnn_rows; zero, packed rows, in
      * every other call). x_rows: x and dx (layer 0's input side; forward
      * and backward-data); y_rows: y and dy (the top layer's output side;
-     * BackwardWeights too, which reads y in place and moves x);
-     * state_order: the rows of every state, hx to dcx (NULL: packed row b
-     * is row b). */
+     * BackwardWeights too, which reads y in place and moves x). order: the
+     * caller's sequence of each packed row ([batchSize] in the workspace;
+     * NULL where that is the row itself): where those rows and every
+     * state's row, hx to dcx, are (the kernels' `order`). */
     prnn_rows x_rows, y_rows;
-    const int *state_order;
+    const int *order;
     /* Non-NULL while the call is signed (loop_graph.h): every launch,
      * GEMM, memset, fork and join below is hashed into it, nothing is
      * enqueued. */

@@ -35,7 +35,7 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
     a->y_rows = prnn_run_output_rows(c, lr->layer);
     /* SKIP_INPUT's x never runs in place (seq_io.c): its rows are packed */
     a->x_rows = prnn_run_xproj_rows(c, lr->layer);
-    a->state_order = c->state_order;
+    a->order = c->order;
     a->batch = (const int *)prnn_run_ws(c, c->l.batch);
     a->offset = (const int *)prnn_run_ws(c, c->l.offset);
     a->seq_length = c->p->seq_length;

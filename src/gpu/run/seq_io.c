@@ -183,13 +183,11 @@ static int order_is_identity(const prnn_seq_io *io)
     return 1;
 }
 
-/* Where the caller's rows are (prnn_rows) for packed row order `order`
- * (NULL: the caller's own). */
-static prnn_rows caller_rows(const prnn_call_plan *c, const int *order)
+/* Where the caller's rows are (prnn_rows). */
+static prnn_rows caller_rows(const prnn_call_plan *c)
 {
     const prnn_seq_io *io = c->p->io;
     prnn_rows r;
-    r.order = order;
     if (io->layout == PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED) {
         r.seq_stride = io->max_seq;
         r.step_stride = 1;
@@ -221,15 +219,16 @@ static prnnStatus_t setup_in_place(const prnn_call_plan *c, const int *order, vo
         }
     }
     if (pad && fill && !full_length(c)) {
-        const prnn_rows r = caller_rows(c, NULL);
+        const prnn_rows r = caller_rows(c);
         a.pad = pad;
         memcpy(&a.fill_bits, fill, c->es);
         a.seq_stride = r.seq_stride;
         a.step_stride = r.step_stride;
         a.seqs = io->batch;
         a.steps = io->max_seq;
-        a.cols = (int)units_of(c->p).out_cols;
+        a.row_bytes = (long long)(units_of(c->p).out_cols * c->es);
         a.es = (int)c->es;
+        a.unit = move_unit(pad, pad, (size_t)a.row_bytes, c->es);
         if (small) {
             memcpy(a.lengths_v, io->lengths, (size_t)io->batch * sizeof(int));
         } else {
@@ -307,15 +306,15 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
  * expects them. */
 static prnnStatus_t run_with_rows(prnn_call_plan *c, const void *buffers,
                                   prnnStatus_t (*run)(prnn_call_plan *, const void *),
-                                  prnn_rows x_rows, prnn_rows y_rows, const int *state_order)
+                                  prnn_rows x_rows, prnn_rows y_rows, const int *order)
 {
     c->x_rows = x_rows;
     c->y_rows = y_rows;
-    c->state_order = state_order;
+    c->order = order;
     prnnStatus_t s = run(c, buffers);
     memset(&c->x_rows, 0, sizeof(c->x_rows));
     memset(&c->y_rows, 0, sizeof(c->y_rows));
-    c->state_order = NULL;
+    c->order = NULL;
     return s;
 }
 
@@ -333,7 +332,7 @@ static prnnStatus_t forward_in_place(prnn_call_plan *c, const prnn_forward_buffe
     const int *order = kernel_order(c);
     PRNN_TRY(setup_in_place(c, order, b->y, c->p->io->y_fill));
     c->setup_done = 1;
-    const prnn_rows rows = caller_rows(c, order);
+    const prnn_rows rows = caller_rows(c);
     return run_with_rows(c, b, run, rows, rows, order);
 }
 
@@ -348,7 +347,7 @@ static prnnStatus_t backward_data_in_place(prnn_call_plan *c, const prnn_backwar
     const int *order = kernel_order(c);
     PRNN_TRY(setup_in_place(c, order, NULL, NULL));
     c->setup_done = 1;
-    const prnn_rows rows = caller_rows(c, order), packed = {0};
+    const prnn_rows rows = caller_rows(c), packed = {0};
     if (!b->dx || (!order && full_length(c)))
         return run_with_rows(c, b, run, rows, rows, order);
     prnn_backward_data_buffers pb = *b;
@@ -395,7 +394,7 @@ static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_
     }
     PRNN_TRY(moves_launch(&in));
     const prnn_rows packed = {0};
-    return run_with_rows(c, &pb, run, packed, in_place ? caller_rows(c, order) : packed, order);
+    return run_with_rows(c, &pb, run, packed, in_place ? caller_rows(c) : packed, order);
 }
 
 prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,

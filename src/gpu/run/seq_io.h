@@ -8,8 +8,9 @@
  * unpacked_in_place: every one but SRU's), without a projection or
  * SKIP_INPUT, runs in place: its kernels read and write the caller's
  * buffers at the rows prnn_rows gives (prnn_call_plan.x_rows, y_rows,
- * state_order: packed row b of step t is the caller's sequence order[b],
- * its state the caller's row order[b]). Layer 0's input GEMM reads x where
+ * order: packed row b of step t is the caller's sequence order[b], its
+ * state the caller's row order[b]; the kernels load their rows' order
+ * once, before the steps). Layer 0's input GEMM reads x where
  * it is and writes the projection step-major in the caller's order of
  * sequences, padding rows included (prnn_run_xproj_rows); the top layer's
  * kernels write y and read y and dy at the caller's rows; the setup kernel

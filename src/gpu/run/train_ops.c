@@ -51,7 +51,7 @@ prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void
     a.out = out;
     a.out_rows = out_rows;
     a.hx = hx;
-    a.state_order = c->state_order;
+    a.order = c->order;
     a.dst = dst;
     a.batch = (const int *)prnn_run_ws(c, c->l.batch);
     a.offset = (const int *)prnn_run_ws(c, c->l.offset);

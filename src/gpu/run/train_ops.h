@@ -28,8 +28,8 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
 
 /* dst[rows][P] = h_{t-1} of every row of direction dir: rows of out
  * (ld elements apart, this direction's columns; where out_rows says: packed,
- * or the caller's y read in place), or hx (at the call's state_order's
- * rows; NULL: zeros). */
+ * or the caller's y read in place), or hx (at the rows of the call's
+ * order; NULL: zeros). */
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
                                     prnn_rows out_rows, const void *hx, void *dst);
 

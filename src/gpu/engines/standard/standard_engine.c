@@ -302,7 +302,7 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c)
     ia.c_count = B * H;
     ia.h_width = P;
     ia.c_width = H;
-    ia.state_order = c->state_order;
+    ia.order = c->order;
     PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia, sizeof(ia),
                              "prnn_step_init"));
 
@@ -323,7 +323,7 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c)
     a.reverse = d;
     a.y_rows = prnn_run_output_rows(c, layer);
     a.x_rows = prnn_run_xproj_rows(c, layer);
-    a.state_order = c->state_order;
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
@@ -441,7 +441,7 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c)
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
     a.y_rows = prnn_run_output_rows(c, layer);
-    a.state_order = c->state_order;
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     /* First rows of the steps, walked in this direction's order: dir 0 from

@@ -268,7 +268,7 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     a.y_cols = dirs * c->H;
     a.x_rows = prnn_run_input_rows(c, layer);
     a.y_rows = prnn_run_output_rows(c, layer);
-    a.state_order = c->state_order;
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     for (int d = 0; d < dirs; d++) {
