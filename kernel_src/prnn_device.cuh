@@ -13,15 +13,27 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------------------
-// The caller's sequence of packed row b (prnn_kernel_abi.h: a kernel's
-// `order`, NULL where the packed order is the caller's): the row of its
-// states, and what caller_row places. A kernel that runs every step in one
-// launch loads it once, before its steps: the hand-off's memory clobbers
-// would make each step's load of it a global load that the row's input
-// load waits for, between the hand-off and the products.
+// The caller's rows (prnn_kernel_abi.h, prnn_rows): whether this kernel can
+// read and write them. The kernels that run every step in one launch
+// (persistent, tiny-h) are compiled twice where a plan needs both: with 0
+// for packed rows alone, which makes every helper below the packed row's
+// arithmetic and nothing more (their steps are a few hundred cycles, and
+// the caller-row arithmetic cost packed calls 4-22 %, bench/NOTES.md v0.31),
+// and with 1 for a plan of unpacked data (prnn_rnn_key.caller_rows). The
+// kernels launched per step keep 1.
+#ifndef PRNN_CALLER_ROWS
+#define PRNN_CALLER_ROWS 1
+#endif
+
+// The caller's sequence of packed row b (a kernel's `order`, NULL where the
+// packed order is the caller's): the row of its states, and what
+// caller_row places. A kernel that runs every step in one launch loads it
+// once, before its steps: the hand-off's memory clobbers would make each
+// step's load of it a global load that the row's input load waits for,
+// between the hand-off and the products.
 __device__ __forceinline__ int caller_seq(const int *order, int b)
 {
-    return order ? order[b] : b;
+    return PRNN_CALLER_ROWS && order ? order[b] : b;
 }
 
 // The row of (step t, packed row b) in a tensor whose rows r describes
@@ -31,6 +43,8 @@ __device__ __forceinline__ int caller_seq(const int *order, int b)
 __device__ __forceinline__ long long caller_row(long long row0, int b, int s, int t,
                                                 const prnn_rows &r)
 {
+    if (!PRNN_CALLER_ROWS)
+        return row0 + b;
     return r.seq_stride ? (long long)(s * r.seq_stride + t * r.step_stride) : row0 + b;
 }
 
@@ -40,12 +54,16 @@ __device__ __forceinline__ long long caller_row(long long row0, int b, int s, in
 // unrolled code cuts it into blocks the compiler schedules apart).
 __device__ __forceinline__ int caller_row_base(int b, int s, const prnn_rows &r)
 {
+    if (!PRNN_CALLER_ROWS)
+        return b;
     const int in_place = s * r.seq_stride;
     return r.seq_stride ? in_place : b;
 }
 
 __device__ __forceinline__ long long caller_row_step(long long row0, int t, const prnn_rows &r)
 {
+    if (!PRNN_CALLER_ROWS)
+        return row0;
     const long long in_place = (long long)t * r.step_stride;
     return r.seq_stride ? in_place : row0;
 }

@@ -129,7 +129,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
                     ItemLoads &l = in[q][v];
                     const long row = row0 + gb;
-                    const long ybase = caller_row_base(gb, sq[q], args.y_rows);
+                    const long ybase = caller_row_base(gb, item_seq(sq, q, gb), args.y_rows);
                     const long yrow = ybase + ystep;
                     const long dyi = yrow * args.dy_cols + ycol + u;
                     l.dy = !ok ? AccT(0) : load_output_grad(d.dy, args.dy_storage, dyi);
@@ -154,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                                                         ycol + u);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
                             l.prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
-                                              (long)sq[q] * H + u);
+                                              (long)item_seq(sq, q, gb) * H + u);
                     }
                 }
             }
@@ -199,7 +199,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         dh_in = dh_rec + (C::H_BYPASS ? cry[q][v] : AccT(0));
                         dc_in = C::CELL_STATE ? cry[q][v] : AccT(0);
                     } else {
-                        const long srow = sq[q];
+                        const long srow = item_seq(sq, q, gb);
                         dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, srow * H + u) : AccT(0);
                         dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, srow * H + u)
                                                      : AccT(0);
@@ -226,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     } else if (uok) {
                         // Its sequence starts here in forward order: dh_in is
                         // the gradient of the initial state.
-                        const long srow = sq[q];
+                        const long srow = item_seq(sq, q, gb);
                         if (d.dhx)
                             ST::store((T *)d.dhx, srow * H + u, dh_in);
                         if (C::CELL_STATE && d.dcx)

@@ -154,13 +154,15 @@ __device__ __forceinline__ void chunk_copy(ChunkState &chunks, ItemState &item, 
 
 // The caller's sequence of each item's batch row (caller_seq), every chunk,
 // loaded once before the steps (prnn_device.cuh says why); items past the
-// block's rows take 0.
+// block's rows take 0. Without PRNN_CALLER_ROWS nothing is loaded or held:
+// an item's sequence is its row (item_seq, chunk_item_seq).
 typedef int ChunkSeqs[NCH][NI];
 typedef int ItemSeqs[NI];
 
 __device__ __forceinline__ void chunk_seqs_load(ChunkSeqs &seqs, const int *order, int gbase,
                                                 int tid)
 {
+#if PRNN_CALLER_ROWS
 #pragma unroll
     for (int c = 0; c < NCH; ++c)
 #pragma unroll
@@ -168,14 +170,29 @@ __device__ __forceinline__ void chunk_seqs_load(ChunkSeqs &seqs, const int *orde
             const int it = tid + THREADS * q, b = it / UI, gb = gbase + c * BC + b;
             seqs[c][q] = it < NIT && b < BC && gb < BMAX ? caller_seq(order, gb) : 0;
         }
+#endif
 }
 
 __device__ __forceinline__ void chunk_seqs_get(const ChunkSeqs &seqs, ItemSeqs &item, int c)
 {
+#if PRNN_CALLER_ROWS
 #pragma unroll
     for (int cc = 0; cc < NCH; ++cc)
         if (cc == c)
 #pragma unroll
             for (int q = 0; q < NI; ++q)
                 item[q] = seqs[cc][q];
+#endif
+}
+
+// Item q's sequence (row gb) in the chunk chunk_seqs_get filled, and in
+// chunk c of every chunk's.
+__device__ __forceinline__ int item_seq(const ItemSeqs &item, int q, int gb)
+{
+    return PRNN_CALLER_ROWS ? item[q] : gb;
+}
+
+__device__ __forceinline__ int chunk_item_seq(const ChunkSeqs &seqs, int c, int q, int gb)
+{
+    return PRNN_CALLER_ROWS ? seqs[c][q] : gb;
 }

@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             for (int c = 0; c < NCH; ++c) {
                 int gb = gbase + c * BC + b;
                 bool ok = uvalid && b < BC && gb < BMAX;
-                const long srow = seqs[c][q];
+                const long srow = chunk_item_seq(seqs, c, q, gb);
                 st_h[c][q][v] = (ok && d.hx) ? ST::load((const T *)d.hx, srow * H + u) : AccT(0);
                 st_c[c][q][v] = (ok && d.cx) ? ST::load((const T *)d.cx, srow * H + u) : AccT(0);
             }
@@ -116,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                         AccT x = AccT(0);
                         if (ok) {
                             const long xrow =
-                                caller_row_base(gb, sq[q], args.x_rows) + xstep;
+                                caller_row_base(gb, item_seq(sq, q, gb), args.x_rows) + xstep;
                             if (SKIP)
                                 x = ST::load((const T *)d.xin, xrow * H + u);
                             else
@@ -169,14 +169,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     if (uok[v]) {
                         const long row = row0 + gb; // packed: act's
                         ST::store((T *)args.y,
-                                  (caller_row_base(gb, sq[q], args.y_rows) + ystep) * args.y_cols +
+                                  (caller_row_base(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
                                       (long)dir * H + u,
                                   h);
                         bool last = dir ? (t == 0) : (gb >= next_b);
                         if (last && d.hy)
-                            ST::store((T *)d.hy, (long)sq[q] * H + u, h);
+                            ST::store((T *)d.hy, (long)item_seq(sq, q, gb) * H + u, h);
                         if (last && d.cy && C::CELL_STATE)
-                            ST::store((T *)d.cy, (long)sq[q] * H + u, cst[q][v]);
+                            ST::store((T *)d.cy, (long)item_seq(sq, q, gb) * H + u, cst[q][v]);
                         if (TRAIN)
 #pragma unroll
                             for (int a = 0; a < C::ACT; ++a)

@@ -36,7 +36,10 @@ prnnStatus_t prnn_gpu_call_plan(const prnn_gpu_call *g, const prnn_rnn_problem *
                                 prnn_call_kind kind, prnn_call_plan *cp)
 {
     prnn_plan *plan;
-    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, kind != PRNN_CALL_INFERENCE, &plan));
+    /* calls of unpacked data have plans of their own, whose kernels read
+     * the caller's rows (prnn_rnn_key.caller_rows) */
+    PRNN_TRY(
+        prnn_plan_get(g, p->rnn, p->mini_batch, p->io != NULL, kind != PRNN_CALL_INFERENCE, &plan));
     return prnn_plan_call(plan, g->gs, p, kind, cp);
 }
 
@@ -50,14 +53,14 @@ prnnStatus_t prnn_gpu_prepare(const prnn_gpu_call *g, const struct prnnRNNStruct
                               int mini_batch)
 {
     prnn_plan *plan;
-    return prnn_plan_get(g, rnn, mini_batch, 0, &plan);
+    return prnn_plan_get(g, rnn, mini_batch, 0, 0, &plan);
 }
 
 prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                                 int mini_batch, prnnRNNPlanInfo_t *info)
 {
     prnn_plan *plan;
-    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, &plan));
+    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, 0, &plan));
     prnn_plan_info(plan, g->gs->description, info);
     return PRNN_STATUS_SUCCESS;
 }

@@ -46,6 +46,9 @@ typedef struct {
      * build fails when the geometry would run another). */
     const char *tile;
     int clip; /* LSTM cell clipping: PRNN_KCLIP_* (0: none) */
+    /* 1: a plan of unpacked data's, whose kernels read the caller's rows
+     * (prnn_rnn_key.caller_rows: PRNN_CALLER_ROWS) */
+    int caller_rows;
 } jit_persistent_variant;
 
 extern const jit_persistent_variant jit_persistent_variants[];

@@ -125,7 +125,9 @@ struct prnn_engine {
      * caller has them (prnn_call_plan.x_rows, y_rows, order: layer
      * 0's x or input projection, the top layer's y and dy, every state),
      * so such a call runs without moving them into packed order
-     * (gpu/run/seq_io.h) */
+     * (gpu/run/seq_io.h). Kernels that run every step in one launch are
+     * compiled for it only in such calls' plans (prnn_rnn_key.caller_rows:
+     * PRNN_CALLER_ROWS), which the engine's requests pass on. */
     int unpacked_in_place;
 
     /* Whether it can run q at all (mode, algorithm, device): 0, or -1 with

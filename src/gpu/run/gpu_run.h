@@ -73,6 +73,9 @@ typedef struct prnn_call_plan {
      * state's row, hx to dcx, are (the kernels' `order`). */
     prnn_rows x_rows, y_rows;
     const int *order;
+    /* the plan's kernels read and write the caller's rows
+     * (prnn_rnn_key.caller_rows): a call runs in place only then */
+    int caller_rows;
     /* Non-NULL while the call is signed (loop_graph.h): every launch,
      * GEMM, memset, fork and join below is hashed into it, nothing is
      * enqueued. */

@@ -156,7 +156,8 @@ static int runs_in_place(const prnn_call_plan *c)
 {
     const prnn_seq_io *io = c->p->io;
     const struct prnnRNNStruct *rnn = c->rnn;
-    if (!c->pass->engine->unpacked_in_place || rnn->proj || rnn->input_mode == PRNN_SKIP_INPUT)
+    if (!c->caller_rows || !c->pass->engine->unpacked_in_place || rnn->proj ||
+        rnn->input_mode == PRNN_SKIP_INPUT)
         return 0;
     /* the input projection's GEMM (prnn_run_gemm_key_caller_rows) holds
      * its dimensions in ints, as cuBLASLt's keys do: the rows of a

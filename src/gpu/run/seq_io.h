@@ -6,7 +6,10 @@
  *
  * An engine whose kernels take the caller's rows (prnn_engine.
  * unpacked_in_place: every one but SRU's), without a projection or
- * SKIP_INPUT, runs in place: its kernels read and write the caller's
+ * SKIP_INPUT, in a plan for unpacked data (prnn_rnn_key.caller_rows, which
+ * such calls' plans have: their persistent and tiny-h kernels are compiled
+ * for the caller's rows, a packed call's are not), runs in place: its
+ * kernels read and write the caller's
  * buffers at the rows prnn_rows gives (prnn_call_plan.x_rows, y_rows,
  * order: packed row b of step t is the caller's sequence order[b], its
  * state the caller's row order[b]; the kernels load their rows' order

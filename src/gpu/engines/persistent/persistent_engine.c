@@ -56,6 +56,7 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(g->shape.key.dtype));
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);
+    prnn_request_define(r, "PRNN_CALLER_ROWS", g->shape.key.caller_rows);
     /* The tile as it runs (the geometry's, normalised for the shape), each
      * field under its table's define; then what the geometry derives. */
     prnn_request_config_defines(r, prnn_tile_fields, &g->tile);

@@ -56,6 +56,7 @@ static prnnStatus_t request_tiny(const prnn_engine_query *q, const prnn_tiny_lay
     prnn_request_define(r, "PRNN_H", q->key.hidden);
     prnn_request_define(r, "PRNN_TINY_ROWS", l->rows);
     prnn_request_define(r, "PRNN_TINY_BLOCKS_PER_SM", l->per_sm);
+    prnn_request_define(r, "PRNN_CALLER_ROWS", q->key.caller_rows);
     if (!bwd) {
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
