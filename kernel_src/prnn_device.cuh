@@ -30,7 +30,8 @@ typedef unsigned long long u64;
 // caller_row places. A kernel that runs every step in one launch loads it
 // once, before its steps: the hand-off's memory clobbers would make each
 // step's load of it a global load that the row's input load waits for,
-// between the hand-off and the products.
+// between the hand-off and the products. (The persistent kernels' hand-off
+// still loads it for a row's hx, at the one step where the row starts.)
 __device__ __forceinline__ int caller_seq(const int *order, int b)
 {
     return PRNN_CALLER_ROWS && order ? order[b] : b;

@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
 
         // this phase's time and the forward-order previous one (the rows of
-        // hout and dy in a batch-major caller's layout)
+        // hout and dy where they are the caller's: caller_row_step)
         const int t_cur = dir ? s : S - 1 - s;
         const int t_prev = dir ? t_cur + 1 : t_cur - 1;
         // their steps' parts of hout's and dy's rows (caller_row_step)

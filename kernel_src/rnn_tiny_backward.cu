@@ -61,11 +61,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
     // the caller's sequence of each row, loaded once (prnn_device.cuh's
     // caller_seq says why): the row of its states; and each row's part of
     // its y and dy rows (caller_row_base)
-    const int rows_all = args.seq_length > 0 ? args.batch[0] : 0;
+    const int rows_all = PRNN_CALLER_ROWS && args.seq_length > 0 ? args.batch[0] : 0;
     int seq[ROWS], ybase[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        seq[r] = b0 + r < rows_all ? caller_seq(args.order, b0 + r) : 0;
+        seq[r] = !PRNN_CALLER_ROWS ? b0 + r : b0 + r < rows_all ? caller_seq(args.order, b0 + r) : 0;
         ybase[r] = caller_row_base(b0 + r, seq[r], args.y_rows);
     }
     const int S = args.seq_length;
@@ -109,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
     auto fetch = [&](int s, int nb, int row0, int nb_prev, int row0_prev,
                      AccT(&vals)[ROWS][NVQ]) {
         // the phase's time and the forward-order previous one (hout's and
-        // dy's rows in a batch-major caller's layout)
+        // dy's rows where they are the caller's: caller_row_step)
         const int t = walk_time(s), t_prev = dir ? t + 1 : t - 1;
         const long ystep = caller_row_step(row0, t, args.y_rows);
         const long ystep_prev = caller_row_step(row0_prev, t_prev, args.y_rows);

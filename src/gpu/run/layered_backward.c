@@ -175,15 +175,15 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
         biases[nbias++] = (prnn_bias_target){w.bR, (int)c->gh, 0};
     PRNN_TRY(prnn_train_bias_grads(c, dg, ld, (int)c->gh, biases, nbias));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} (P wide) of every row gathered
-     * first; one step's h_{t-1} is hx itself where its rows are in dg's
-     * row order (not so in a call run in place on sequences it sorted,
-     * c->order; a NULL hx is gathered as zeros, so that a non-finite dg
-     * still makes dR NaN as 0 * dg does in the reference) */
+     * first; one step's h_{t-1} is hx itself, already in dg's row order
+     * (a one-step call's sequences are all one step long: their order is
+     * the caller's, c->order NULL; a NULL hx is gathered as zeros, so that
+     * a non-finite dg still makes dR NaN as 0 * dg does in the reference) */
     const int L = c->rnn->layers, P = c->P;
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
     const void *hx = prnn_run_offset(b->hx, (size_t)pseudo * c->h_state_stride);
     const void *hprev = hx;
-    if (c->p->seq_length > 1 || !hx || c->order) {
+    if (c->p->seq_length > 1 || !hx) {
         void *gathered = prnn_run_ws(c, c->l.hprev);
         PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_output_rows(c, layer), hx,
                                         gathered));

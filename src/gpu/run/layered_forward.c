@@ -6,7 +6,8 @@
 
 void *prnn_layered_xproj(const prnn_call_plan *c, int d)
 {
-    return c->ws + c->l.xproj + (size_t)d * prnn_ws_xproj_rows(c->p) * c->gh * c->acc;
+    return c->ws + c->l.xproj +
+           (size_t)d * prnn_ws_xproj_rows(c->pass->engine, c->p) * c->gh * c->acc;
 }
 
 void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)

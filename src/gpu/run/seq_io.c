@@ -1,11 +1,11 @@
 #include "gpu/run/seq_io.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "error.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/seq_io_plan.h"
 #include "prnn_kernel_abi.h"
 
 typedef struct {
@@ -150,38 +150,12 @@ static void *state_slot(const prnn_call_plan *c, const void *caller, int slot)
     return caller ? prnn_run_ws(c, c->l.io_state[slot]) : NULL;
 }
 
-/* Whether the call's engine reads and writes the caller's buffers where
- * they are (seq_io.h). */
+/* Whether the call runs in place (seq_io_plan.h): its plan's kernels were
+ * compiled for the caller's rows, which the plan of such a call's problem
+ * always has (gpu_backend.c keys it so). */
 static int runs_in_place(const prnn_call_plan *c)
 {
-    const prnn_seq_io *io = c->p->io;
-    const struct prnnRNNStruct *rnn = c->rnn;
-    if (!c->caller_rows || !c->pass->engine->unpacked_in_place || rnn->proj ||
-        rnn->input_mode == PRNN_SKIP_INPUT)
-        return 0;
-    /* the input projection's GEMM (prnn_run_gemm_key_caller_rows) holds
-     * its dimensions in ints, as cuBLASLt's keys do: the rows of a
-     * sequence-major x, and a step's rows of xproj and dg (at most 4 *
-     * hidden wide) */
-    return (long long)io->batch * io->max_seq <= INT_MAX &&
-           (long long)io->batch * 4 * c->H <= INT_MAX;
-}
-
-/* Whether every sequence is maxSeqLength long (no padding): the rows then
- * sum to batch * maxSeqLength exactly, no length being above it. */
-static int full_length(const prnn_call_plan *c)
-{
-    return c->p->total_rows == (size_t)c->p->io->batch * (size_t)c->p->io->max_seq;
-}
-
-/* Whether the caller's order of sequences is the packed one (their lengths
- * never grow): the kernels then need no order. */
-static int order_is_identity(const prnn_seq_io *io)
-{
-    for (int b = 0; b < io->batch; b++)
-        if (io->order[b] != b)
-            return 0;
-    return 1;
+    return c->caller_rows && prnn_seq_io_runs_in_place(c->pass->engine, c->p);
 }
 
 /* Where the caller's rows are (prnn_rows). */
@@ -219,7 +193,7 @@ static prnnStatus_t setup_in_place(const prnn_call_plan *c, const int *order, vo
             PRNN_TRY(write_ints(c, ws_order(c), io->order, io->batch));
         }
     }
-    if (pad && fill && !full_length(c)) {
+    if (pad && fill && !prnn_seq_io_full_length(c->p)) {
         const prnn_rows r = caller_rows(c);
         a.pad = pad;
         memcpy(&a.fill_bits, fill, c->es);
@@ -322,7 +296,7 @@ static prnnStatus_t run_with_rows(prnn_call_plan *c, const void *buffers,
 /* The kernels' order of the caller's sequences: NULL where it is theirs. */
 static const int *kernel_order(const prnn_call_plan *c)
 {
-    return order_is_identity(c->p->io) ? NULL : ws_order(c);
+    return prnn_seq_io_order_is_identity(c->p->io) ? NULL : ws_order(c);
 }
 
 /* A forward call on an engine that runs in place: nothing moves; the setup
@@ -349,7 +323,7 @@ static prnnStatus_t backward_data_in_place(prnn_call_plan *c, const prnn_backwar
     PRNN_TRY(setup_in_place(c, order, NULL, NULL));
     c->setup_done = 1;
     const prnn_rows rows = caller_rows(c), packed = {0};
-    if (!b->dx || (!order && full_length(c)))
+    if (!b->dx || !prnn_seq_io_dx_moves(c->p))
         return run_with_rows(c, b, run, rows, rows, order);
     prnn_backward_data_buffers pb = *b;
     pb.dx = prnn_run_ws(c, c->l.io_dx);
