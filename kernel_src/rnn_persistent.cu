@@ -172,6 +172,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                                   (caller_row_base(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
                                       (long)dir * H + u,
                                   h);
+                        bool last = dir ? (t == 0) : (gb >= next_b);
+                        if (last && d.hy)
+                            ST::store((T *)d.hy, (long)item_seq(sq, q, gb) * H + u, h);
+                        if (last && d.cy && C::CELL_STATE)
+                            ST::store((T *)d.cy, (long)item_seq(sq, q, gb) * H + u, cst[q][v]);
                         if (TRAIN)
 #pragma unroll
                             for (int a = 0; a < C::ACT; ++a)
@@ -199,38 +204,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
             if (tid == 0) {
                 __threadfence();
                 prnn_red_release_add_u32(d.counter, 1u);
-            }
-        }
-    }
-
-    // ---- hy, cy ----
-    // A row's state after its last step: the steps leave it in st_h / st_c
-    // (a row past its last step is not updated). Written here, not at the
-    // row's last step, to keep two conditional stores out of the steps' code
-    // (what that measured: bench/NOTES.md, twenty-fourth session). Every
-    // sequence has a step (lengths are at least 1), so batch[0] counts every
-    // row.
-    if (d.hy || (d.cy && C::CELL_STATE)) {
-        const int rows = args.batch[0];
-#pragma unroll
-        for (int q = 0; q < NI; ++q) {
-            int it = tid + THREADS * q;
-            int ju = it % UI, b = it / UI;
-#pragma unroll
-            for (int v = 0; v < VEC; ++v) {
-                int u = u0 + ju * VEC + v;
-                bool uvalid = it < NIT && u < H && ju * VEC + v < UPB;
-#pragma unroll
-                for (int c = 0; c < NCH; ++c) {
-                    int gb = gbase + c * BC + b;
-                    if (!uvalid || b >= BC || gb >= rows)
-                        continue;
-                    const long srow = chunk_item_seq(seqs, c, q, gb);
-                    if (d.hy)
-                        ST::store((T *)d.hy, srow * H + u, st_h[c][q][v]);
-                    if (d.cy && C::CELL_STATE)
-                        ST::store((T *)d.cy, srow * H + u, st_c[c][q][v]);
-                }
             }
         }
     }
