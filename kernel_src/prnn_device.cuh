@@ -69,6 +69,23 @@ __device__ __forceinline__ long long caller_row_step(long long row0, int t, cons
     return r.seq_stride ? in_place : row0;
 }
 
+// caller_row_base and caller_row_step where the code knows at compile time
+// whether the tensor's rows are the caller's (IN: r.seq_stride is not 0) or
+// packed: the steps' code holds no select. The kernels that run every step
+// in one launch compile their steps once for each case a call can present
+// (rnn_persistent.cu, rnn_tiny.cu: for_each_io_layout).
+template <bool IN>
+__device__ __forceinline__ int io_row_base(int b, int s, const prnn_rows &r)
+{
+    return PRNN_CALLER_ROWS && IN ? s * r.seq_stride : b;
+}
+
+template <bool IN>
+__device__ __forceinline__ long long io_row_step(long long row0, int t, const prnn_rows &r)
+{
+    return PRNN_CALLER_ROWS && IN ? (long long)t * r.step_stride : row0;
+}
+
 // ---------------------------------------------------------------------------
 // 16-bit storage types. Values are carried as raw bits (unsigned short) and
 // converted with cvt, round-to-nearest-even, as cuda_fp16.h would.

@@ -54,6 +54,18 @@ typedef struct {
     int seq_stride, step_stride;
 } prnn_rows;
 
+/* The forward kernels that run every step in one launch (persistent,
+ * tiny-h) compile their steps once for each combination of xin's and y's
+ * rows (packed, or the caller's) a plan's calls present: PRNN_IO_LAYOUTS,
+ * a mask of these bits (src/gpu/run/seq_io_plan.h,
+ * prnn_seq_io_kernel_layouts). PRNN_IO_BIT(x_in_place, y_in_place) is a
+ * launch's bit. */
+#define PRNN_IO_PACKED 1 /* both packed: the layers between, a call not in place */
+#define PRNN_IO_X 2      /* x the caller's: layer 0 of several */
+#define PRNN_IO_Y 4      /* y the caller's: the top layer of several */
+#define PRNN_IO_XY 8     /* both: a one-layer network */
+#define PRNN_IO_BIT(x_in_place, y_in_place) (1 << (((x_in_place) ? 1 : 0) + ((y_in_place) ? 2 : 0)))
+
 /* One direction's inputs and outputs for one layer. */
 typedef struct {
     const void *R;   /* [gates*hidden][hidden] storage type, gate-major rows */

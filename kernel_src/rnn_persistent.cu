@@ -22,7 +22,19 @@ constexpr bool CHEAP_ACT = NBLK < 128;
 typedef CellAct<CHEAP_ACT, CHEAP_ACT && PRNN_DTYPE >= 2> Act;
 
 
+// One layer's forward pass; XIN, YIN: whether xin's and y's rows are the
+// caller's (prnn_rnn_args.x_rows, y_rows), known here at compile time. A
+// kernel of packed rows alone (PRNN_CALLER_ROWS 0) is this function itself,
+// not a call of it: its code then stays what the packed calls measured
+// (passing args to an inlined function moved its instructions, bench/NOTES.md,
+// twenty-fourth session).
+#if PRNN_CALLER_ROWS
+template <bool XIN, bool YIN>
+__device__ __forceinline__ void forward_layer(const prnn_rnn_args &args)
+#else
+constexpr bool XIN = false, YIN = false;
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
+#endif
 {
     extern __shared__ __align__(16) unsigned char smem[];
     Block k;
@@ -88,9 +100,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
         const unsigned want = args.tag_base + (unsigned)s; // tag written at step s-1
         const unsigned tag = args.tag_base + (unsigned)s + 1;
         const unsigned counter_target = (args.tag_base + (unsigned)s) * NBLK;
-        // the step's part of its xin and y rows (caller_row_step)
-        const long xstep = caller_row_step(row0, t, args.x_rows);
-        const long ystep = caller_row_step(row0, t, args.y_rows);
+        // the step's part of its xin and y rows (io_row_step)
+        const long xstep = io_row_step<XIN>(row0, t, args.x_rows);
+        const long ystep = io_row_step<YIN>(row0, t, args.y_rows);
 
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
@@ -116,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                         AccT x = AccT(0);
                         if (ok) {
                             const long xrow =
-                                caller_row_base(gb, item_seq(sq, q, gb), args.x_rows) + xstep;
+                                io_row_base<XIN>(gb, item_seq(sq, q, gb), args.x_rows) + xstep;
                             if (SKIP)
                                 x = ST::load((const T *)d.xin, xrow * H + u);
                             else
@@ -169,7 +181,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     if (uok[v]) {
                         const long row = row0 + gb; // packed: act's
                         ST::store((T *)args.y,
-                                  (caller_row_base(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
+                                  (io_row_base<YIN>(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
                                       (long)dir * H + u,
                                   h);
                         bool last = dir ? (t == 0) : (gb >= next_b);
@@ -208,3 +220,28 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
         }
     }
 }
+
+// The caller's rows cost the steps a select and a multiply per row and
+// tensor where the kernel reads them at run time (12-20 % a step at some
+// shapes, bench/NOTES.md, twenty-fourth session), so each case a call can
+// present runs its own steps' code: layer 0 reads x in place, the top layer
+// writes y in place, a one-layer network both, the layers between neither.
+#if PRNN_CALLER_ROWS
+#ifndef PRNN_IO_LAYOUTS
+#define PRNN_IO_LAYOUTS (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y | PRNN_IO_XY)
+#endif
+extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
+{
+    // The combinations the plan's calls present (PRNN_IO_LAYOUTS), each its
+    // own steps' code; the host launches no other (prnn_seq_io_check_rows).
+    const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
+    if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
+        forward_layer<true, true>(args);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_X) && io == PRNN_IO_X)
+        forward_layer<true, false>(args);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_Y) && io == PRNN_IO_Y)
+        forward_layer<false, true>(args);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_PACKED) && io == PRNN_IO_PACKED)
+        forward_layer<false, false>(args);
+}
+#endif

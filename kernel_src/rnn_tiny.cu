@@ -50,9 +50,22 @@ static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
+// One layer's forward pass; XIN, YIN: whether xin's and y's rows are the
+// caller's (prnn_rnn_args.x_rows, y_rows), known here at compile time (the
+// persistent kernel, rnn_persistent.cu, says why). A kernel of packed rows
+// alone (PRNN_CALLER_ROWS 0) is this function itself, its code unchanged;
+// h's shared buffer is the kernel's, one for every instantiation.
+#if PRNN_CALLER_ROWS
+template <bool XIN, bool YIN>
+__device__ __forceinline__ void forward_layer(const prnn_rnn_args &args, AccT (&hs)[2][ROWS][H])
+#else
+constexpr bool XIN = false, YIN = false;
 extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
+#endif
 {
+#if !PRNN_CALLER_ROWS
     __shared__ __align__(16) AccT hs[2][ROWS][H];
+#endif
     const int dir = blockIdx.y;
     const prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
     const int tid = threadIdx.x, j = tid >> 2, q = tid & 3;
@@ -96,13 +109,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     const int rows0 = S > 0 ? args.batch[0] : 0;
     // the caller's sequence of each row, loaded once (prnn_device.cuh's
     // caller_seq says why): the row of its states; and each row's part of
-    // its xin and y rows (caller_row_base)
+    // its xin and y rows (io_row_base)
     int seq[ROWS], xbase[ROWS], ybase[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         seq[r] = b0 + r < rows0 ? caller_seq(args.order, b0 + r) : 0;
-        xbase[r] = caller_row_base(b0 + r, seq[r], args.x_rows);
-        ybase[r] = caller_row_base(b0 + r, seq[r], args.y_rows);
+        xbase[r] = io_row_base<XIN>(b0 + r, seq[r], args.x_rows);
+        ybase[r] = io_row_base<YIN>(b0 + r, seq[r], args.y_rows);
     }
     AccT c[ROWS];
 #pragma unroll
@@ -125,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // slots in registers).
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
     auto load_xp = [&](int nb, int row0, int t, AccT(&xv)[ROWS]) {
-        const long xstep = caller_row_step(row0, t, args.x_rows);
+        const long xstep = io_row_step<XIN>(row0, t, args.x_rows);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
@@ -163,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
         const int t = step_time(s);
         const int nb = ring_nb[u];
         const int row0 = ring_row0[u];
-        const long ystep = caller_row_step(row0, t, args.y_rows);
+        const long ystep = io_row_step<YIN>(row0, t, args.y_rows);
         // rows whose sequence ends here: forward, those the next step lacks;
         // reverse, every row at t = 0
         const int next_b = s + 1 < S ? ring_nb[(u + 1) % D] : 0;
@@ -260,3 +273,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     }
     }
 }
+
+#if PRNN_CALLER_ROWS
+#ifndef PRNN_IO_LAYOUTS
+#define PRNN_IO_LAYOUTS (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y | PRNN_IO_XY)
+#endif
+extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
+{
+    __shared__ __align__(16) AccT hs[2][ROWS][H];
+    // The combinations the plan's calls present (PRNN_IO_LAYOUTS), each its
+    // own steps' code; the host launches no other (prnn_seq_io_check_rows).
+    const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
+    if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
+        forward_layer<true, true>(args, hs);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_X) && io == PRNN_IO_X)
+        forward_layer<true, false>(args, hs);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_Y) && io == PRNN_IO_Y)
+        forward_layer<false, true>(args, hs);
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_PACKED) && io == PRNN_IO_PACKED)
+        forward_layer<false, false>(args, hs);
+}
+#endif

@@ -49,6 +49,11 @@ typedef struct {
     /* 1: a plan of unpacked data's, whose kernels read the caller's rows
      * (prnn_rnn_key.caller_rows: PRNN_CALLER_ROWS) */
     int caller_rows;
+    /* the network's layers (0: one), which set the rows a forward kernel
+     * of caller_rows compiles its steps for (prnn_seq_io_kernel_layouts:
+     * one layer, x and y in place and packed; several, x in place, y in
+     * place and packed) */
+    int layers;
 } jit_persistent_variant;
 
 extern const jit_persistent_variant jit_persistent_variants[];

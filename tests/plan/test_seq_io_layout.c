@@ -78,8 +78,8 @@ int main(void)
     prnn_ws_layout l;
 
     /* padded, reordered sequences, batch-major: in place */
-    prnn_rnn_problem p = problem(&rnn, &io, varied, varied_order, steps,
-                                 PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED);
+    prnn_rnn_problem p =
+        problem(&rnn, &io, varied, varied_order, steps, PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED);
     CHECK(p.total_rows == 15);
     CHECK(prnn_seq_io_rnn_may_run_in_place(&rnn));
     CHECK(prnn_seq_io_may_run_in_place(&p));
@@ -97,8 +97,8 @@ int main(void)
     prnn_ws_layout_compute(&standard.pass[PRNN_PASS_BACKWARD_DATA], &p, PRNN_CALL_BACKWARD_DATA,
                            &l);
     CHECK(l.io_dx != none && l.io_y == none && l.io_dy == none && l.io_x == none);
-    prnn_ws_layout_compute(&standard.pass[PRNN_PASS_BACKWARD_DATA], &p,
-                           PRNN_CALL_BACKWARD_WEIGHTS, &l);
+    prnn_ws_layout_compute(&standard.pass[PRNN_PASS_BACKWARD_DATA], &p, PRNN_CALL_BACKWARD_WEIGHTS,
+                           &l);
     CHECK(l.io_x != none && l.io_y == none && l.io_dx == none);
     CHECK(l.io_state[PRNN_SEQ_IO_HX] == none);
 
@@ -140,6 +140,31 @@ int main(void)
     rnn.hidden = 32;
     p.io = NULL;
     CHECK(!prnn_seq_io_may_run_in_place(&p) && prnn_ws_xproj_rows(e, &p) == p.total_rows);
+
+    /* The rows the forward kernels compile their steps for, and the check
+     * before a launch: a packed plan's kernels take packed rows alone; an
+     * unpacked data plan's of one layer x and y in place together, of
+     * several layer 0's x and the top layer's y apart, and packed rows for
+     * the layers between. */
+    const prnn_rows packed = {0, 0}, seq_major = {1, B}, batch_major = {T, 1};
+    CHECK(prnn_seq_io_kernel_layouts(0, 1) == PRNN_IO_PACKED);
+    CHECK(prnn_seq_io_kernel_layouts(1, 1) == PRNN_IO_XY);
+    CHECK(prnn_seq_io_kernel_layouts(1, 2) == (PRNN_IO_X | PRNN_IO_Y));
+    CHECK(prnn_seq_io_kernel_layouts(1, 3) == (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y));
+    CHECK(PRNN_IO_BIT(0, 0) == PRNN_IO_PACKED && PRNN_IO_BIT(1, 0) == PRNN_IO_X);
+    CHECK(PRNN_IO_BIT(0, 1) == PRNN_IO_Y && PRNN_IO_BIT(1, 1) == PRNN_IO_XY);
+    CHECK(!prnn_seq_io_check_kernel_rows(0, 2, &packed, &packed));
+    CHECK(prnn_seq_io_check_kernel_rows(0, 1, &seq_major, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(strstr(prnnGetLastErrorLog(), "x's rows the caller's") != NULL);
+    CHECK(!prnn_seq_io_check_kernel_rows(1, 1, &seq_major, &batch_major));
+    CHECK(prnn_seq_io_check_kernel_rows(1, 1, &packed, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(prnn_seq_io_check_kernel_rows(1, 2, &packed, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(!prnn_seq_io_check_kernel_rows(1, 3, &packed, &packed));
+    CHECK(prnn_seq_io_check_kernel_rows(1, 1, &seq_major, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(!prnn_seq_io_check_kernel_rows(1, 2, &seq_major, &packed));
+    CHECK(!prnn_seq_io_check_kernel_rows(1, 2, &packed, &batch_major));
+    CHECK(prnn_seq_io_check_kernel_rows(1, 2, &seq_major, &seq_major) ==
+          PRNN_STATUS_INTERNAL_ERROR);
     printf("%d test_failures\n", test_failures);
     return test_failures ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 #include <limits.h>
 
 #include "descriptors.h"
+#include "error.h"
 #include "rnn_cell_traits.h"
 
 int prnn_seq_io_rnn_may_run_in_place(const struct prnnRNNStruct *rnn)
@@ -24,6 +25,35 @@ int prnn_seq_io_may_run_in_place(const prnn_rnn_problem *p)
 int prnn_seq_io_runs_in_place(const prnn_engine *e, const prnn_rnn_problem *p)
 {
     return e->unpacked_in_place && prnn_seq_io_may_run_in_place(p);
+}
+
+int prnn_seq_io_kernel_layouts(int caller_rows, int layers)
+{
+    if (!caller_rows)
+        return PRNN_IO_PACKED;
+    /* Every call of such a plan runs in place on these engines (the key's
+     * caller_rows and runs_in_place ask the same of the problem). */
+    if (layers == 1)
+        return PRNN_IO_XY;
+    return PRNN_IO_X | PRNN_IO_Y | (layers > 2 ? PRNN_IO_PACKED : 0);
+}
+
+static const char *rows_name(const prnn_rows *r)
+{
+    return r->seq_stride ? "the caller's" : "packed";
+}
+
+prnnStatus_t prnn_seq_io_check_kernel_rows(int caller_rows, int layers, const prnn_rows *x,
+                                           const prnn_rows *y)
+{
+    const int bit = PRNN_IO_BIT(x->seq_stride != 0, y->seq_stride != 0);
+    if (prnn_seq_io_kernel_layouts(caller_rows, layers) & bit)
+        return PRNN_STATUS_SUCCESS;
+    return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
+                     "a forward kernel compiled for %s rows (a %d-layer network) was to run with "
+                     "x's rows %s and y's %s",
+                     caller_rows ? "packed and the caller's" : "packed", layers, rows_name(x),
+                     rows_name(y));
 }
 
 int prnn_seq_io_full_length(const prnn_rnn_problem *p)

@@ -21,6 +21,7 @@
 #include "gpu/engines/persistent/persistent.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/run_kernels.h"
+#include "gpu/run/seq_io_plan.h"
 #include "gpu/run/workspace_layout.h"
 #include "checked_size.h"
 #include "dtype.h"
@@ -57,6 +58,10 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);
     prnn_request_define(r, "PRNN_CALLER_ROWS", g->shape.key.caller_rows);
+    if (!bwd)
+        prnn_request_define(
+            r, "PRNN_IO_LAYOUTS",
+            prnn_seq_io_kernel_layouts(g->shape.key.caller_rows, g->shape.key.layers));
     /* The tile as it runs (the geometry's, normalised for the shape), each
      * field under its table's define; then what the geometry derives. */
     prnn_request_config_defines(r, prnn_tile_fields, &g->tile);
