@@ -73,7 +73,7 @@ __device__ __forceinline__ long long caller_row_step(long long row0, int t, cons
 // whether the tensor's rows are the caller's (IN: r.seq_stride is not 0) or
 // packed: the steps' code holds no select. The kernels that run every step
 // in one launch compile their steps once for each case a call can present
-// (rnn_persistent.cu, rnn_tiny.cu: for_each_io_layout).
+// (the dispatch that ends rnn_persistent.cu and rnn_tiny.cu).
 template <bool IN>
 __device__ __forceinline__ int io_row_base(int b, int s, const prnn_rows &r)
 {

@@ -233,7 +233,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
 {
     // The combinations the plan's calls present (PRNN_IO_LAYOUTS), each its
-    // own steps' code; the host launches no other (prnn_seq_io_check_rows).
+    // own steps' code; the host launches no other (prnn_seq_io_check_kernel_rows).
     const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
     if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
         forward_layer<true, true>(args);

@@ -57,7 +57,7 @@ const jit_kernel_variant jit_kernel_variants[] = {
     {"rnn_tiny.cu", "tiny tanh f64 2 rows skip",
      {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=37", "PRNN_TINY_ROWS=2", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=1",
-      "PRNN_TRAIN=0", "PRNN_IO_LAYOUTS=8", NULL}, 0},
+      "PRNN_TRAIN=0", "PRNN_CALLER_ROWS=0", NULL}, 0},
     {"rnn_tiny.cu", "tiny relu bf16 8 rows train",
      {"PRNN_DTYPE=3", "PRNN_MODE=0", "PRNN_H=12", "PRNN_TINY_ROWS=8", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=0",
@@ -291,8 +291,8 @@ const jit_persistent_variant jit_persistent_variants[] = {
     /* a plan of unpacked data's (PRNN_CALLER_ROWS): the caller's rows and
      * order of sequences in both kernels, both engines, several chunks of
      * a group (the order held per chunk); the forward kernel's steps for
-     * each combination of rows (several layers: x's, y's, packed; one
-     * layer: both, packed) */
+     * each combination of rows (three layers: x's, y's, packed; one layer:
+     * both) */
     {"lstm f32 fma lamport 2 groups caller rows 3 layers",
      PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_FORWARD, 0, 1,
      "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=64 smem_slots=64 mma=0 "

@@ -51,8 +51,8 @@ typedef struct {
     int caller_rows;
     /* the network's layers (0: one), which set the rows a forward kernel
      * of caller_rows compiles its steps for (prnn_seq_io_kernel_layouts:
-     * one layer, x and y in place and packed; several, x in place, y in
-     * place and packed) */
+     * one layer, x and y in place; two, x in place and y in place; three
+     * or more, those and packed) */
     int layers;
 } jit_persistent_variant;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpu/plan/plan.h"
+#include "gpu/run/gpu_run.h"
 #include "gpu/run/seq_io_plan.h"
 #include "gpu/run/workspace_layout.h"
 #include "plan_check.h"
@@ -158,13 +159,38 @@ int main(void)
     CHECK(strstr(prnnGetLastErrorLog(), "x's rows the caller's") != NULL);
     CHECK(!prnn_seq_io_check_kernel_rows(1, 1, &seq_major, &batch_major));
     CHECK(prnn_seq_io_check_kernel_rows(1, 1, &packed, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(strstr(prnnGetLastErrorLog(), "compiled for x and y in place (a 1-layer") != NULL);
     CHECK(prnn_seq_io_check_kernel_rows(1, 2, &packed, &packed) == PRNN_STATUS_INTERNAL_ERROR);
+    CHECK(strstr(prnnGetLastErrorLog(), "compiled for x in place, y in place (a 2-layer") != NULL);
     CHECK(!prnn_seq_io_check_kernel_rows(1, 3, &packed, &packed));
     CHECK(prnn_seq_io_check_kernel_rows(1, 1, &seq_major, &packed) == PRNN_STATUS_INTERNAL_ERROR);
     CHECK(!prnn_seq_io_check_kernel_rows(1, 2, &seq_major, &packed));
     CHECK(!prnn_seq_io_check_kernel_rows(1, 2, &packed, &batch_major));
     CHECK(prnn_seq_io_check_kernel_rows(1, 2, &seq_major, &seq_major) ==
           PRNN_STATUS_INTERNAL_ERROR);
+
+    /* The rows the runner gives each layer of a call in place (x's and y's
+     * both the caller's: seq_io.c's forward_in_place) are among its plan's
+     * compiled ones, 1 to 4 layers, either layout; a packed plan's calls
+     * give packed rows. */
+    p.io = &io;
+    prnn_call_plan c;
+    memset(&c, 0, sizeof(c));
+    c.p = &p;
+    c.rnn = &rnn;
+    const int layers_before = rnn.layers;
+    for (int caller = 0; caller < 3; caller++) {
+        c.x_rows = c.y_rows = caller == 0 ? packed : caller == 1 ? seq_major : batch_major;
+        for (int L = 1; L <= 4; L++) {
+            rnn.layers = L;
+            for (int layer = 0; layer < L; layer++) {
+                const prnn_rows xr = prnn_run_xproj_rows(&c, layer);
+                const prnn_rows yr = prnn_run_output_rows(&c, layer);
+                CHECK(!prnn_seq_io_check_kernel_rows(caller != 0, L, &xr, &yr));
+            }
+        }
+    }
+    rnn.layers = layers_before;
     printf("%d test_failures\n", test_failures);
     return test_failures ? 1 : 0;
 }

@@ -66,7 +66,10 @@ void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key)
     key->algo = PRNN_RNN_ALGO_AUTO;
     key->input_mode = PRNN_LINEAR_INPUT;
     key->hidden = e->hidden;
-    key->layers = 1; /* every layer runs the same kernels */
+    /* every layer of a packed data's plan runs the same kernels (an
+     * unpacked data's forward kernels depend on the layers,
+     * prnn_seq_io_kernel_layouts: warm keys packed plans alone) */
+    key->layers = 1;
     key->dirs = e->directions;
     key->mini_batch = batch;
 }

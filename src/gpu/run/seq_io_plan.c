@@ -1,6 +1,8 @@
 #include "gpu/run/seq_io_plan.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "descriptors.h"
 #include "error.h"
@@ -46,14 +48,21 @@ static const char *rows_name(const prnn_rows *r)
 prnnStatus_t prnn_seq_io_check_kernel_rows(int caller_rows, int layers, const prnn_rows *x,
                                            const prnn_rows *y)
 {
+    const int compiled = prnn_seq_io_kernel_layouts(caller_rows, layers);
     const int bit = PRNN_IO_BIT(x->seq_stride != 0, y->seq_stride != 0);
-    if (prnn_seq_io_kernel_layouts(caller_rows, layers) & bit)
+    if (compiled & bit)
         return PRNN_STATUS_SUCCESS;
+    static const char *const names[] = {"x and y packed", "x in place", "y in place",
+                                        "x and y in place"};
+    char have[96] = "";
+    for (int k = 0; k < 4; k++)
+        if (compiled & (1 << k))
+            snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s", *have ? ", " : "",
+                     names[k]);
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR,
-                     "a forward kernel compiled for %s rows (a %d-layer network) was to run with "
-                     "x's rows %s and y's %s",
-                     caller_rows ? "packed and the caller's" : "packed", layers, rows_name(x),
-                     rows_name(y));
+                     "a forward kernel compiled for %s (a %d-layer network's plan) was to run "
+                     "with x's rows %s and y's %s",
+                     have, layers, rows_name(x), rows_name(y));
 }
 
 int prnn_seq_io_full_length(const prnn_rnn_problem *p)
