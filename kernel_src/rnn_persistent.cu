@@ -155,6 +155,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     continue;
                 AccT hv[VEC];
                 bool uok[VEC];
+                AccT act[VEC][C::ACTN];
 #pragma unroll
                 for (int v = 0; v < VEC; ++v) {
                     int j = ju * VEC + v;
@@ -169,33 +170,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                             sum += red[(k2 * BC + b) * ROWSP + g * UPB + j];
                         rec[g] = sum;
                     }
-                    AccT act[C::ACTN];
                     AccT h = C::template forward<Act>(rec, xp[q][v], bias_rn[q][v], cst[q][v],
-                                                      hst[q][v], act,
+                                                      hst[q][v], act[v],
                                                       CellClip(args.clip_lo, args.clip_hi));
                     if (!uok[v])
                         h = AccT(0); // padding unit of an odd H: finite, never used
                     h = ST::round(h);
                     hst[q][v] = h;
                     hv[v] = h;
-                    if (uok[v]) {
-                        const long row = row0 + gb; // packed: act's
-                        ST::store((T *)args.y,
-                                  (io_row_base<YIN>(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
-                                      (long)dir * H + u,
-                                  h);
-                        bool last = dir ? (t == 0) : (gb >= next_b);
-                        if (last && d.hy)
-                            ST::store((T *)d.hy, (long)item_seq(sq, q, gb) * H + u, h);
-                        if (last && d.cy && C::CELL_STATE)
-                            ST::store((T *)d.cy, (long)item_seq(sq, q, gb) * H + u, cst[q][v]);
-                        if (TRAIN)
-#pragma unroll
-                            for (int a = 0; a < C::ACT; ++a)
-                                ((AccT *)d.act)[(row * C::ACT + a) * H + u] = act[a];
-                    }
                 }
-                // Publish h_t for the other blocks.
+                // Publish h_t for the other blocks before this step's
+                // global stores: the hand-off's stores would otherwise
+                // queue behind them, and stores to rows far apart (the
+                // caller's batch-major y) take long enough to delay the
+                // blocks that wait for h_t.
 #if PRNN_MMA
                 if (u0 + ju * 2 < KD2)
                     handoff_publish_pair(d.exchange, par, ex_mma((u0 + ju * 2) / 2, gb), tag,
@@ -204,6 +192,26 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                 if (uok[0])
                     handoff_publish(d.exchange, par, ex_fma(u0 + ju, gb), tag, hv[0]);
 #endif
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) {
+                    if (!uok[v])
+                        continue;
+                    const int u = u0 + ju * VEC + v;
+                    const long row = row0 + gb; // packed: act's
+                    ST::store((T *)args.y,
+                              (io_row_base<YIN>(gb, item_seq(sq, q, gb), args.y_rows) + ystep) * args.y_cols +
+                                  (long)dir * H + u,
+                              hv[v]);
+                    bool last = dir ? (t == 0) : (gb >= next_b);
+                    if (last && d.hy)
+                        ST::store((T *)d.hy, (long)item_seq(sq, q, gb) * H + u, hv[v]);
+                    if (last && d.cy && C::CELL_STATE)
+                        ST::store((T *)d.cy, (long)item_seq(sq, q, gb) * H + u, cst[q][v]);
+                    if (TRAIN)
+#pragma unroll
+                        for (int a = 0; a < C::ACT; ++a)
+                            ((AccT *)d.act)[(row * C::ACT + a) * H + u] = act[v][a];
+                }
             }
             chunk_copy<CHUNK_PUT>(st_c, cst, c);
             chunk_copy<CHUNK_PUT>(st_h, hst, c);
