@@ -518,7 +518,8 @@ int gc_poison(const gc_buf *b, gc_stream s)
 
 int gc_upload(const gc_buf *b, const void *src)
 {
-    return gc.dev->upload(b->p, src, b->bytes);
+    const int r = gc.dev->upload(b->p, src, b->bytes);
+    return r ? r : gc.dev->sync_device(); /* see gpu_check.h */
 }
 
 int gc_download(void *dst, const gc_buf *b)

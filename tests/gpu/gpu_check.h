@@ -170,6 +170,14 @@ int gc_guard_ok(const gc_buf *b);
 void *gc_addr(const gc_buf *b);
 /* 0xFF bytes: NaN in every floating type. */
 int gc_poison(const gc_buf *b, gc_stream s);
+/* Returns once the bytes have landed: cuMemcpyHtoD from pageable memory
+ * may return before its DMA does, and a case's non-blocking stream does not
+ * wait for the legacy stream. gc_open_stream waited for a case's first
+ * uploads, but not for the fresh inputs uploaded into the same buffers
+ * later: dw's initial values, the last of them, once reached
+ * BackwardWeights half-uploaded (gru double H=72 B=3 L=2 bi T=8 varlen
+ * dropout, "dw: a second identical step gave different bits";
+ * bench/NOTES.md, twenty-fifth session). */
 int gc_upload(const gc_buf *b, const void *src);
 int gc_download(void *dst, const gc_buf *b);
 

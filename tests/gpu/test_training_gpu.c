@@ -572,8 +572,9 @@ static int inputs_unchanged(tcase *c, case_state *k)
     return 0;
 }
 
-/* Downloads the run's outputs; a run after the first must match its bits. */
-static int check_run(tcase *c, case_state *k, int run)
+/* Downloads the run's outputs; a run after the first must match its bits.
+ * fresh: the runs with fresh inputs (said in a failure's message). */
+static int check_run(tcase *c, case_state *k, int run, int fresh)
 {
     for (int o = 0; o < NOUT; o++) {
         if (!out_used(c, o))
@@ -585,7 +586,8 @@ static int check_run(tcase *c, case_state *k, int run)
         }
         if (run > 0 && memcmp(k->got0[o], k->scratch, k->out[o].bytes) != 0) {
             snprintf(c->r.problem, sizeof(c->r.problem),
-                     "%s: %s gave different bits than the first run", out_name[o],
+                     "%s%s: %s gave different bits than the first run",
+                     fresh ? "fresh inputs: " : "", out_name[o],
                      run == 1 ? "a second identical step" : "the graph replay (two launches)");
             return -1;
         }
@@ -747,7 +749,7 @@ static void run_case(int index, gc_handles *wh)
     for (int run = 0; run < gc_run_count(c->capture); run++)
         if (gc_run(stream, run, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st, "training step", index,
                    d, c->r.config, c->r.problem, sizeof(c->r.problem)) ||
-            check_run(c, &k, run))
+            check_run(c, &k, run, 0))
             goto out;
     if (within_tolerance(c))
         goto out;
@@ -768,7 +770,7 @@ static void run_case(int index, gc_handles *wh)
     for (int run = 0; run < 2; run++)
         if (gc_run(stream, 0, GC_CAPTURE_THREAD_LOCAL, enqueue_step, &st, "training step", index, d,
                    c->r.config, c->r.problem, sizeof(c->r.problem)) ||
-            check_run(c, &k, run))
+            check_run(c, &k, run, 1))
             goto out;
     if (within_tolerance(c)) {
         char problem[200];
