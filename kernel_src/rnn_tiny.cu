@@ -111,16 +111,29 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // (which the input loads' addresses need) 2 D steps ahead, in rings of
     // D slots (slot s % D holds step s; the unrolled loop below keeps the
     // slots in registers).
+    //
+    // No load is issued in a pass's last step: ptxas waits at the loop's
+    // head for every load still in flight (it carries no scoreboard round
+    // the back edge), so a load issued there (step s loading step s + D
+    // into its own slot, as before) made every warp wait for it on the
+    // chain, ≈ 85 cycles a step of LSTM f32 H 64 B 1's 890 on an H200
+    // (ncu's long-scoreboard stalls, nearly all at the loop's head). The
+    // last slot's loads go out a step early (step D - 2) into spare
+    // registers, moved into the slot once the last step has read it.
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
+    // this lane's input at packed row 0: the loads add a row's stride
+    // (one wide multiply-add, where 64-bit sums of the row and the column
+    // took a dozen instructions)
+    constexpr int XLD = SKIP ? H : G * H;
+    const long x_lane = (long)b0 * XLD + (SKIP ? 0 : gate * H) + j;
     auto load_xp = [&](int nb, int row0, AccT(&xv)[ROWS]) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = (long)row0 + gb;
-                v = SKIP ? ST::load((const T *)d.xin, row * H + j)
-                         : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
+                const long i = x_lane + (long)row0 * XLD + r * XLD;
+                v = SKIP ? ST::load((const T *)d.xin, i) : ((const AccT *)d.xin)[i];
             }
             xv[r] = v;
         }
@@ -128,6 +141,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     int ring_nb[D], ring_row0[D];   // step s: its rows and first row
     int ahead_nb[D], ahead_row0[D]; // step s + D: the same
     AccT ring_x[D][ROWS];           // step s: this lane's projected inputs
+    // the last slot's next inputs and look-ahead rows, loaded in step D - 2
+    AccT spare_x[ROWS];
+    int spare_nb = 0, spare_row0 = 0;
 #pragma unroll
     for (int u = 0; u < D; ++u) {
         ring_nb[u] = u < S ? args.batch[step_time(u)] : 0;
@@ -207,8 +223,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 }
             }
         }
-        // step s + D's inputs into the slot just read
-        load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
+        // step s + D's inputs into the slot just read; in step D - 2 the
+        // last slot's too (step s + D + 1), which step D - 1 has yet to read
+        if (u < D - 1)
+            load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
+        if (u == D - 2)
+            load_xp(ahead_nb[D - 1], ahead_row0[D - 1], spare_x);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -238,10 +258,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 hs[nxt][r][j] = h; // rows not running this step keep theirs
         }
         // the slot moves on to step s + D, and its look-ahead to s + 2 D
+        // (the last slot's, loaded a step early, from the spares)
         ring_nb[u] = ahead_nb[u];
         ring_row0[u] = ahead_row0[u];
-        ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
-        ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        if (u < D - 1) {
+            ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
+            ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        }
+        if (u == D - 2) {
+            spare_nb = s + 1 + 2 * D < S ? args.batch[step_time(s + 1 + 2 * D)] : 0;
+            spare_row0 = s + 1 + 2 * D < S ? args.offset[step_time(s + 1 + 2 * D)] : 0;
+        }
+        if (u == D - 1) {
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                ring_x[u][r] = spare_x[r];
+            ahead_nb[u] = spare_nb;
+            ahead_row0[u] = spare_row0;
+        }
         __syncthreads();
     }
     }
