@@ -50,6 +50,40 @@ static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
+// Value i of p (storage type S, read-only for the kernel: R), as the math
+// type; load4: values i .. i + 3 in one load (two for double), p + i
+// aligned to four values (16 bytes for double). Global loads by name
+// (__ldg): the alignment test on R's address left ptxas generic loads.
+// (Templates: the branches not taken are not compiled.)
+template <typename S> __device__ __forceinline__ AccT load1(const void *p, long i)
+{
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4)
+        return __ldg((const float *)a);
+    else if constexpr (sizeof(S) == 8)
+        return __ldg((const double *)a);
+    else
+        return prnn_storage<S>::from_bits(__ldg((const unsigned short *)a));
+}
+template <typename S> __device__ __forceinline__ void load4(const void *p, long i, AccT (&v)[4])
+{
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4) {
+        const float4 x = __ldg((const float4 *)a);
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else if constexpr (sizeof(S) == 8) {
+        const double2 x = __ldg((const double2 *)a), y = __ldg((const double2 *)a + 1);
+        v[0] = x.x, v[1] = x.y, v[2] = y.x, v[3] = y.y;
+    } else {
+        const uint2 x = __ldg((const uint2 *)a);
+        typedef prnn_storage<S> SS;
+        v[0] = SS::from_bits((unsigned short)(x.x & 0xffffu));
+        v[1] = SS::from_bits((unsigned short)(x.x >> 16));
+        v[2] = SS::from_bits((unsigned short)(x.y & 0xffffu));
+        v[3] = SS::from_bits((unsigned short)(x.y >> 16));
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
 {
     __shared__ __align__(16) AccT hs[2][ROWS][H];
@@ -71,11 +105,32 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     const int gate = G == 1 ? 0 : q;
     const bool computes = gate < G;
 
+    // This lane's weights: four adjacent inputs a load where R allows (H a
+    // multiple of 4, R aligned to four values; a lane's inputs are whole
+    // fours: rnn_tiny.cuh), else one at a time. A warp's load touches 32
+    // rows of R, 32 lines: 64 loads a lane were 16384 L1 tag lookups for
+    // the block at LSTM H 64, ≈ 20k cycles before the first step (ncu:
+    // 10 of 110 samples, LG-throttle; the kernel's 30.8k global tag
+    // requests), where 16 are a quarter of that.
     AccT w[KQ];
+    constexpr int VB = sizeof(T) == 8 ? 16 : 4 * (int)sizeof(T); // the alignment a four needs
+    if (H % 4 == 0 && KQ % 4 == 0 && (unsigned long long)d.R % VB == 0) {
 #pragma unroll
-    for (int k = 0; k < KQ; ++k) {
-        const int kk = tiny_input<G>(q, k);
-        w[k] = computes && kk < H ? ST::load((const T *)d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        for (int k = 0; k < KQ; k += 4) {
+            const int kk = tiny_input<G>(q, k); // kk .. kk + 3 adjacent
+            AccT v[4] = {AccT(0), AccT(0), AccT(0), AccT(0)};
+            if (computes && kk < H)
+                load4<T>(d.R, (long)(gate * H + j) * H + kk, v);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                w[k + e] = v[e];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KQ; ++k) {
+            const int kk = tiny_input<G>(q, k);
+            w[k] = computes && kk < H ? load1<T>(d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        }
     }
     // this lane's gate's bias (both, except the one the cell scales), and
     // the owner's bias_rn
