@@ -50,6 +50,40 @@ static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
+// Value i of p (storage type S, read-only for the kernel: R), as the math
+// type; load4: values i .. i + 3 in one load (two for double), p + i
+// aligned to four values (16 bytes for double). Global loads by name
+// (__ldg): the alignment test on R's address left ptxas generic loads.
+// (Templates: the branches not taken are not compiled.)
+template <typename S> __device__ __forceinline__ AccT load1(const void *p, long i)
+{
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4)
+        return __ldg((const float *)a);
+    else if constexpr (sizeof(S) == 8)
+        return __ldg((const double *)a);
+    else
+        return prnn_storage<S>::from_bits(__ldg((const unsigned short *)a));
+}
+template <typename S> __device__ __forceinline__ void load4(const void *p, long i, AccT (&v)[4])
+{
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4) {
+        const float4 x = __ldg((const float4 *)a);
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else if constexpr (sizeof(S) == 8) {
+        const double2 x = __ldg((const double2 *)a), y = __ldg((const double2 *)a + 1);
+        v[0] = x.x, v[1] = x.y, v[2] = y.x, v[3] = y.y;
+    } else {
+        const uint2 x = __ldg((const uint2 *)a);
+        typedef prnn_storage<S> SS;
+        v[0] = SS::from_bits((unsigned short)(x.x & 0xffffu));
+        v[1] = SS::from_bits((unsigned short)(x.x >> 16));
+        v[2] = SS::from_bits((unsigned short)(x.y & 0xffffu));
+        v[3] = SS::from_bits((unsigned short)(x.y >> 16));
+    }
+}
+
 // One layer's forward pass; XIN, YIN: whether xin's and y's rows are the
 // caller's (prnn_rnn_args.x_rows, y_rows), known here at compile time (the
 // persistent kernel, rnn_persistent.cu, says why). A kernel of packed rows
@@ -84,11 +118,32 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     const int gate = G == 1 ? 0 : q;
     const bool computes = gate < G;
 
+    // This lane's weights: four adjacent inputs a load where R allows (H a
+    // multiple of 4, R aligned to four values; a lane's inputs are whole
+    // fours: rnn_tiny.cuh), else one at a time. A warp's load touches 32
+    // rows of R, 32 lines: 64 loads a lane were 16384 L1 tag lookups for
+    // the block at LSTM H 64, ≈ 20k cycles before the first step (ncu:
+    // 10 of 110 samples, LG-throttle; the kernel's 30.8k global tag
+    // requests), where 16 are a quarter of that.
     AccT w[KQ];
+    constexpr int VB = sizeof(T) == 8 ? 16 : 4 * (int)sizeof(T); // the alignment a four needs
+    if (H % 4 == 0 && KQ % 4 == 0 && (unsigned long long)d.R % VB == 0) {
 #pragma unroll
-    for (int k = 0; k < KQ; ++k) {
-        const int kk = tiny_input<G>(q, k);
-        w[k] = computes && kk < H ? ST::load((const T *)d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        for (int k = 0; k < KQ; k += 4) {
+            const int kk = tiny_input<G>(q, k); // kk .. kk + 3 adjacent
+            AccT v[4] = {AccT(0), AccT(0), AccT(0), AccT(0)};
+            if (computes && kk < H)
+                load4<T>(d.R, (long)(gate * H + j) * H + kk, v);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                w[k + e] = v[e];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KQ; ++k) {
+            const int kk = tiny_input<G>(q, k);
+            w[k] = computes && kk < H ? load1<T>(d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        }
     }
     // this lane's gate's bias (both, except the one the cell scales), and
     // the owner's bias_rn
@@ -136,7 +191,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // (which the input loads' addresses need) 2 D steps ahead, in rings of
     // D slots (slot s % D holds step s; the unrolled loop below keeps the
     // slots in registers).
+    //
+    // No load is issued in a pass's last step: ptxas waits at the loop's
+    // head for every load still in flight (it carries no scoreboard round
+    // the back edge), so a load issued there (step s loading step s + D
+    // into its own slot, as before) made every warp wait for it on the
+    // chain, ≈ 85 cycles a step of LSTM f32 H 64 B 1's 890 on an H200
+    // (ncu's long-scoreboard stalls, nearly all at the loop's head). The
+    // last slot's loads go out a step early (step D - 2) into spare
+    // registers, moved into the slot once the last step has read it.
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
+    // this lane's column of a row of the input: the loads add the row's
+    // stride (one wide multiply-add, where 64-bit sums of the row and the
+    // column took a dozen instructions)
+    constexpr int XLD = SKIP ? H : G * H;
+    const long x_col = (SKIP ? 0 : gate * H) + j;
     auto load_xp = [&](int nb, int row0, int t, AccT(&xv)[ROWS]) {
         const long xstep = io_row_step<XIN>(row0, t, args.x_rows);
 #pragma unroll
@@ -144,9 +213,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = xbase[r] + xstep;
-                v = SKIP ? ST::load((const T *)d.xin, row * H + j)
-                         : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
+                const long i = (xbase[r] + xstep) * XLD + x_col;
+                v = SKIP ? ST::load((const T *)d.xin, i) : ((const AccT *)d.xin)[i];
             }
             xv[r] = v;
         }
@@ -154,6 +222,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     int ring_nb[D], ring_row0[D];   // step s: its rows and first row
     int ahead_nb[D], ahead_row0[D]; // step s + D: the same
     AccT ring_x[D][ROWS];           // step s: this lane's projected inputs
+    // the last slot's next inputs and look-ahead rows, loaded in step D - 2
+    AccT spare_x[ROWS];
+    int spare_nb = 0, spare_row0 = 0;
 #pragma unroll
     for (int u = 0; u < D; ++u) {
         ring_nb[u] = u < S ? args.batch[step_time(u)] : 0;
@@ -234,8 +305,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 }
             }
         }
-        // step s + D's inputs into the slot just read
-        load_xp(ahead_nb[u], ahead_row0[u], step_time(s + D), ring_x[u]);
+        // step s + D's inputs into the slot just read; in step D - 2 the
+        // last slot's too (step s + D + 1), which step D - 1 has yet to read
+        if (u < D - 1)
+            load_xp(ahead_nb[u], ahead_row0[u], step_time(s + D), ring_x[u]);
+        if (u == D - 2)
+            load_xp(ahead_nb[D - 1], ahead_row0[D - 1], step_time(s + 1 + D), spare_x);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -265,10 +340,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 hs[nxt][r][j] = h; // rows not running this step keep theirs
         }
         // the slot moves on to step s + D, and its look-ahead to s + 2 D
+        // (the last slot's, loaded a step early, from the spares)
         ring_nb[u] = ahead_nb[u];
         ring_row0[u] = ahead_row0[u];
-        ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
-        ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        if (u < D - 1) {
+            ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
+            ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        }
+        if (u == D - 2) {
+            spare_nb = s + 1 + 2 * D < S ? args.batch[step_time(s + 1 + 2 * D)] : 0;
+            spare_row0 = s + 1 + 2 * D < S ? args.offset[step_time(s + 1 + 2 * D)] : 0;
+        }
+        if (u == D - 1) {
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                ring_x[u][r] = spare_x[r];
+            ahead_nb[u] = spare_nb;
+            ahead_row0[u] = spare_row0;
+        }
         __syncthreads();
     }
     }
