@@ -180,10 +180,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
                     hv[v] = h;
                 }
                 // Publish h_t for the other blocks before this step's
-                // global stores: the hand-off's stores would otherwise
-                // queue behind them, and stores to rows far apart (the
-                // caller's batch-major y) take long enough to delay the
-                // blocks that wait for h_t.
+                // global stores: their address arithmetic (longest for the
+                // caller's rows) and the stores themselves sat between h_t
+                // and its publication, on the path every other block waits
+                // on (bench/NOTES.md, twenty-fifth session: batch-major y
+                // in place 1.16x the packed call at LSTM f32 H 256 B 8
+                // before, 1.02x after).
 #if PRNN_MMA
                 if (u0 + ju * 2 < KD2)
                     handoff_publish_pair(d.exchange, par, ex_mma((u0 + ju * 2) / 2, gb), tag,
