@@ -86,6 +86,35 @@ __device__ __forceinline__ long long io_row_step(long long row0, int t, const pr
     return PRNN_CALLER_ROWS && IN ? (long long)t * r.step_stride : row0;
 }
 
+#if PRNN_CALLER_ROWS
+#ifndef PRNN_IO_LAYOUTS
+#define PRNN_IO_LAYOUTS (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y | PRNN_IO_XY)
+#endif
+// Whether a tensor's rows are the caller's, as a type: what io_dispatch
+// hands its layer (a generic lambda reads it back as decltype(x)::value).
+template <bool IN> struct io_rows_in {
+    static constexpr bool value = IN;
+};
+
+// The end of a kernel that compiles its steps once for each combination of
+// xin's and y's rows its plan's calls present (PRNN_IO_LAYOUTS): calls
+// layer(io_rows_in<XIN>(), io_rows_in<YIN>()) for the combination args
+// holds; the host launches no other (prnn_seq_io_check_kernel_rows).
+template <class Layer>
+__device__ __forceinline__ void io_dispatch(const prnn_rnn_args &args, Layer layer)
+{
+    const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
+    if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
+        layer(io_rows_in<true>(), io_rows_in<true>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_X) && io == PRNN_IO_X)
+        layer(io_rows_in<true>(), io_rows_in<false>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_Y) && io == PRNN_IO_Y)
+        layer(io_rows_in<false>(), io_rows_in<true>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_PACKED) && io == PRNN_IO_PACKED)
+        layer(io_rows_in<false>(), io_rows_in<false>());
+}
+#endif
+
 // ---------------------------------------------------------------------------
 // 16-bit storage types. Values are carried as raw bits (unsigned short) and
 // converted with cvt, round-to-nearest-even, as cuda_fp16.h would.

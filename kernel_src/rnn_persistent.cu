@@ -237,21 +237,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(con
 // present runs its own steps' code: layer 0 reads x in place, the top layer
 // writes y in place, a one-layer network both, the layers between neither.
 #if PRNN_CALLER_ROWS
-#ifndef PRNN_IO_LAYOUTS
-#define PRNN_IO_LAYOUTS (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y | PRNN_IO_XY)
-#endif
 extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_persistent(const prnn_rnn_args args)
 {
-    // The combinations the plan's calls present (PRNN_IO_LAYOUTS), each its
-    // own steps' code; the host launches no other (prnn_seq_io_check_kernel_rows).
-    const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
-    if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
-        forward_layer<true, true>(args);
-    else if ((PRNN_IO_LAYOUTS & PRNN_IO_X) && io == PRNN_IO_X)
-        forward_layer<true, false>(args);
-    else if ((PRNN_IO_LAYOUTS & PRNN_IO_Y) && io == PRNN_IO_Y)
-        forward_layer<false, true>(args);
-    else if ((PRNN_IO_LAYOUTS & PRNN_IO_PACKED) && io == PRNN_IO_PACKED)
-        forward_layer<false, false>(args);
+    io_dispatch(args, [&](auto x, auto y) {
+        forward_layer<decltype(x)::value, decltype(y)::value>(args);
+    });
 }
 #endif

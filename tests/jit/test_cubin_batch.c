@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "gpu/plan/plan_warm.h"
+#include "gpu/run/seq_io_plan.h"
 #include "jit/cubin_batch.h"
 #include "jit/nvrtc_compile.h"
 #include "cuda/warmup.h"
@@ -197,10 +197,10 @@ static void test_warm(void)
     r.structSize = sizeof(r);
     CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_USER_DB | PRNN_WARM_UNPACKED_DATA, &r),
                  PRNN_STATUS_SUCCESS);
-    CHECK(r.shapes == PRNN_WARM_UNPACKED_LAYERS && r.compiled > 0 && r.failed == 0);
+    CHECK(r.shapes == PRNN_SEQ_IO_DISTINCT_LAYERS && r.compiled > 0 && r.failed == 0);
     /* the forward kernel in both forms for each layer count, the backward
      * one (y's rows read in place): at least those are new */
-    CHECK(r.compiled >= 2 * PRNN_WARM_UNPACKED_LAYERS + 1);
+    CHECK(r.compiled >= 2 * PRNN_SEQ_IO_DISTINCT_LAYERS + 1);
     const int unpacked_new = r.compiled;
     memset(&r, 0, sizeof(r));
     r.structSize = sizeof(r);
@@ -208,7 +208,7 @@ static void test_warm(void)
         prnnWarmKernelCache(
             cache, 90, PRNN_WARM_USER_DB | PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA, &r),
         PRNN_STATUS_SUCCESS);
-    CHECK(r.shapes == 1 + PRNN_WARM_UNPACKED_LAYERS && r.compiled == 0 && r.cached == r.kernels);
+    CHECK(r.shapes == 1 + PRNN_SEQ_IO_DISTINCT_LAYERS && r.compiled == 0 && r.cached == r.kernels);
     CHECK(jit_test_count_files(cache, ".cubin") == kernels + unpacked_new);
 
     /* No entry of sm_80: nothing to do. */

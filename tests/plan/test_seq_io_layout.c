@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "gpu/plan/plan.h"
-#include "gpu/plan/plan_warm.h"
 #include "gpu/run/gpu_run.h"
 #include "gpu/run/seq_io_plan.h"
 #include "gpu/run/workspace_layout.h"
@@ -153,14 +152,14 @@ int main(void)
     CHECK(prnn_seq_io_kernel_layouts(1, 1) == PRNN_IO_XY);
     CHECK(prnn_seq_io_kernel_layouts(1, 2) == (PRNN_IO_X | PRNN_IO_Y));
     CHECK(prnn_seq_io_kernel_layouts(1, 3) == (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y));
-    /* prnn-cache warm compiles unpacked data's plans for the layer counts
-     * up to PRNN_WARM_UNPACKED_LAYERS: every deeper network's kernels are
-     * the last one's, and each count below it has its own. */
-    for (int layers = PRNN_WARM_UNPACKED_LAYERS; layers <= 16; layers++)
+    /* Every layer count up to PRNN_SEQ_IO_DISTINCT_LAYERS has its own
+     * combinations and every deeper network the last one's (prnn-cache warm
+     * compiles unpacked data's plans for those counts alone). */
+    for (int layers = PRNN_SEQ_IO_DISTINCT_LAYERS; layers <= 16; layers++)
         CHECK(prnn_seq_io_kernel_layouts(1, layers) ==
-              prnn_seq_io_kernel_layouts(1, PRNN_WARM_UNPACKED_LAYERS));
-    for (int a = 1; a <= PRNN_WARM_UNPACKED_LAYERS; a++)
-        for (int b = a + 1; b <= PRNN_WARM_UNPACKED_LAYERS; b++)
+              prnn_seq_io_kernel_layouts(1, PRNN_SEQ_IO_DISTINCT_LAYERS));
+    for (int a = 1; a <= PRNN_SEQ_IO_DISTINCT_LAYERS; a++)
+        for (int b = a + 1; b <= PRNN_SEQ_IO_DISTINCT_LAYERS; b++)
             CHECK(prnn_seq_io_kernel_layouts(1, a) != prnn_seq_io_kernel_layouts(1, b));
     CHECK(PRNN_IO_BIT(0, 0) == PRNN_IO_PACKED && PRNN_IO_BIT(1, 0) == PRNN_IO_X);
     CHECK(PRNN_IO_BIT(0, 1) == PRNN_IO_Y && PRNN_IO_BIT(1, 1) == PRNN_IO_XY);

@@ -250,7 +250,7 @@ typedef struct {
     const char *dir;     /* NULL: the default directory */
     const char *command; /* list, verify, clear or warm */
     int sm;              /* warm: --arch, 0 when not given */
-    unsigned sources;    /* warm: --db and --data */
+    unsigned dbs, data;  /* warm: --db's and --data's bits of the sources */
     int help, version;
 } cache_args;
 
@@ -281,27 +281,22 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
         a->sm = atoi(digits);
         return 0;
     }
-    case OPT_DB: {
-        const unsigned dbs = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
-                             : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
-                             : strcmp(value, "both") == 0 ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
-                                                          : 0;
-        if (!dbs)
+    case OPT_DB:
+        a->dbs = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
+                 : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
+                 : strcmp(value, "both") == 0  ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
+                                               : 0;
+        if (!a->dbs)
             return tool_bad_value(err, n, name, value, "must be shipped, user or both");
-        a->sources = (a->sources & ~(PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB)) | dbs;
         return 0;
-    }
-    case OPT_DATA: {
-        const unsigned data = strcmp(value, "packed") == 0     ? PRNN_WARM_PACKED_DATA
-                              : strcmp(value, "unpacked") == 0 ? PRNN_WARM_UNPACKED_DATA
-                              : strcmp(value, "both") == 0
-                                  ? PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA
-                                  : 0;
-        if (!data)
+    case OPT_DATA:
+        a->data = strcmp(value, "packed") == 0     ? PRNN_WARM_PACKED_DATA
+                  : strcmp(value, "unpacked") == 0 ? PRNN_WARM_UNPACKED_DATA
+                  : strcmp(value, "both") == 0     ? PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA
+                                                   : 0;
+        if (!a->data)
             return tool_bad_value(err, n, name, value, "must be packed, unpacked or both");
-        a->sources = (a->sources & ~(PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA)) | data;
         return 0;
-    }
     case OPT_DIR:
         a->dir = value;
         if (strlen(value) >= PATH_MAX) {
@@ -320,8 +315,8 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
 static int parse_args(int argc, char **argv, cache_args *a, char *err, size_t n)
 {
     memset(a, 0, sizeof(*a));
-    a->sources = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB | PRNN_WARM_PACKED_DATA |
-                 PRNN_WARM_UNPACKED_DATA;
+    a->dbs = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
+    a->data = PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA;
     int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
     if (first < 0)
         return -1;
@@ -395,6 +390,6 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "clear") == 0)
         return clear(dir, db);
     if (strcmp(a.command, "warm") == 0)
-        return warm(dir, a.sm, a.sources);
+        return warm(dir, a.sm, a.dbs | a.data);
     return scan(dir, db, strcmp(a.command, "verify") == 0);
 }

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "gpu/plan/plan_select.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/seq_io_plan.h"
 #include "jit/cubin_batch.h"
 #include "tuning/tuning_db.h"
 
@@ -150,7 +151,7 @@ static void add_shape(shape_list *l, const prnn_tuning_entry *e, int batch)
     if (!l->what->unpacked)
         return;
     key.caller_rows = 1;
-    for (int layers = 1; layers <= PRNN_WARM_UNPACKED_LAYERS; layers++) {
+    for (int layers = 1; layers <= PRNN_SEQ_IO_DISTINCT_LAYERS; layers++) {
         key.layers = layers;
         add_key(l, e, &key);
     }

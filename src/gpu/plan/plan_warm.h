@@ -21,11 +21,12 @@ typedef struct {
  * training plan of each shape of the tuning databases (the shipped one
  * and/or the user one, as lookups see them, what->*_db) loads on that
  * entry's GPU, for the entries of architecture sm, for packed data and/or
- * unpacked data (what->packed, what->unpacked: prnn_warm_key's plans).
- * BAD_PARAM for an architecture without
- * limits in the table (prnn_warm_arch_known); the first compile failure's
- * status and log when a kernel could not be compiled (the others are
- * still compiled); ALLOC_FAILED. *out (prnn.h's counts; its structSize is
+ * unpacked data (what->packed, what->unpacked: prnn_warm_key's plans; an
+ * unpacked one for each layer count up to PRNN_SEQ_IO_DISTINCT_LAYERS).
+ * BAD_PARAM for an architecture without limits in the table
+ * (prnn_warm_arch_known); the first compile failure's status and log when
+ * a kernel could not be compiled (the others are still compiled);
+ * ALLOC_FAILED. *out (prnn.h's counts; its structSize is
  * the caller's) is filled in every case.
  */
 prnnStatus_t prnn_plan_warm(const char *dir, int sm, const prnn_warm_what *what,
@@ -44,11 +45,5 @@ int prnn_warm_describe(int sm, const prnn_tuning_entry *e, struct prnn_gpu_state
  * default math, any algorithm; packed data and one layer (each layer of
  * such a plan runs the same kernels). */
 void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key);
-
-/* The layer counts whose plans of unpacked data load different kernels
- * (prnn_seq_io_kernel_layouts: one, two, three or more): warm compiles
- * unpacked data's plans for each, prnn_warm_key's with caller_rows set
- * and these layers. */
-#define PRNN_WARM_UNPACKED_LAYERS 3
 
 #endif

@@ -36,6 +36,12 @@ int prnn_seq_io_runs_in_place(const prnn_engine *e, const prnn_rnn_problem *p);
  * steps' code. */
 int prnn_seq_io_kernel_layouts(int caller_rows, int layers);
 
+/* The layer counts whose plans of unpacked data compile different forward
+ * kernels: prnn_seq_io_kernel_layouts gives each count up to this one its
+ * own combinations, and every count above it this one's (prnn-cache warm
+ * compiles unpacked data's plans for each). */
+#define PRNN_SEQ_IO_DISTINCT_LAYERS 3
+
 /* Before a launch of such a kernel: SUCCESS where its plan's kernels were
  * compiled for x's and y's rows, else INTERNAL_ERROR naming them (a kernel
  * would not run the steps of rows it was not compiled for). */
