@@ -17,12 +17,14 @@
 
 gc_options gc = {.repeat = 1};
 pthread_mutex_t gc_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Read-held by a worker's planning and plan release outside gc_gpu_lock
- * (module loads, allocations, frees: calls CUDA forbids in every thread
- * while any thread captures in GLOBAL mode), write-held by a GLOBAL-mode
- * capture. Without it another worker's planning could break a capture:
- * the forward suite's GLOBAL capture of an SRU case failed once in
- * cublasLtMatmul (bench/NOTES.md, twelfth session). */
+/* Read-held by a worker's planning, plan release and handle creation and
+ * destruction outside gc_gpu_lock (module loads, allocations, frees: calls
+ * CUDA forbids in every thread while any thread captures in GLOBAL mode),
+ * write-held by a GLOBAL-mode capture. Without it another worker could
+ * break a capture: the forward suite's GLOBAL capture of an SRU case (the
+ * last cases, captured while finished workers destroy their handles)
+ * failed in cublasLtMatmul (bench/NOTES.md, twelfth and twenty-sixth
+ * sessions). */
 static pthread_rwlock_t unsafe_calls = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t gc_print_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -1014,7 +1016,9 @@ static void *worker(void *arg)
     (void)arg;
     const gc_suite *suite = running_suite;
     gc_handles h;
+    pthread_rwlock_rdlock(&unsafe_calls); /* its streams, buffers and cuBLASLt handle */
     open_handles(&h);
+    pthread_rwlock_unlock(&unsafe_calls);
     /* The harness's own driver calls need the context current here. */
     if (!gc.self_test)
         cu->cuCtxSetCurrent(primary_ctx);
@@ -1030,7 +1034,9 @@ static void *worker(void *arg)
         suite->run(i, &h);
         suite->report(i);
     }
+    pthread_rwlock_rdlock(&unsafe_calls);
     close_handles(&h);
+    pthread_rwlock_unlock(&unsafe_calls);
     return NULL;
 }
 
