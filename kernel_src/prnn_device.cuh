@@ -7,18 +7,113 @@
 // here in inline PTX.
 #pragma once
 
+#include "prnn_kernel_abi.h"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------------------
-// The row of (step t, sequence b) in a caller's x or y: the packed row
-// row0 + b (row0 the step's first row), or, for a call whose every sequence
-// is seq_stride steps long in the batch-major layout and runs in place
-// (prnn_rnn_args.y_seq_stride), b * seq_stride + t.
-__device__ __forceinline__ long long caller_row(long long row0, int b, int t, long long seq_stride)
+// The caller's rows (prnn_kernel_abi.h, prnn_rows): whether this kernel can
+// read and write them. The kernels that run every step in one launch
+// (persistent, tiny-h) are compiled twice where a plan needs both: with 0
+// for packed rows alone, which makes every helper below the packed row's
+// arithmetic and nothing more (their steps are a few hundred cycles, and
+// the caller-row arithmetic cost packed calls 4-22 %, bench/NOTES.md v0.31),
+// and with 1 for a plan of unpacked data (prnn_rnn_key.caller_rows). The
+// kernels launched per step keep 1.
+#ifndef PRNN_CALLER_ROWS
+#define PRNN_CALLER_ROWS 1
+#endif
+
+// The caller's sequence of packed row b (a kernel's `order`, NULL where the
+// packed order is the caller's): the row of its states, and what
+// caller_row places. A kernel that runs every step in one launch loads it
+// once, before its steps: the hand-off's memory clobbers would make each
+// step's load of it a global load that the row's input load waits for,
+// between the hand-off and the products. (The persistent kernels' hand-off
+// still loads it for a row's hx, at the one step where the row starts.)
+__device__ __forceinline__ int caller_seq(const int *order, int b)
 {
-    return seq_stride ? (long long)b * seq_stride + t : row0 + b;
+    return PRNN_CALLER_ROWS && order ? order[b] : b;
 }
+
+// The row of (step t, packed row b) in a tensor whose rows r describes
+// (prnn_rows): the packed row row0 + b (row0 the step's first row), or, in
+// a caller's unpacked buffer read or written in place, s * seq_stride + t *
+// step_stride, s = caller_seq(order, b).
+__device__ __forceinline__ long long caller_row(long long row0, int b, int s, int t,
+                                                const prnn_rows &r)
+{
+    if (!PRNN_CALLER_ROWS)
+        return row0 + b;
+    return r.seq_stride ? (long long)(s * r.seq_stride + t * r.step_stride) : row0 + b;
+}
+
+// caller_row in two parts that add up to it, for the kernels that run every
+// step in one launch: the row's, once before the steps, and the step's,
+// once a step (both sides computed, then selected: a branch in the steps'
+// unrolled code cuts it into blocks the compiler schedules apart).
+__device__ __forceinline__ int caller_row_base(int b, int s, const prnn_rows &r)
+{
+    if (!PRNN_CALLER_ROWS)
+        return b;
+    const int in_place = s * r.seq_stride;
+    return r.seq_stride ? in_place : b;
+}
+
+__device__ __forceinline__ long long caller_row_step(long long row0, int t, const prnn_rows &r)
+{
+    if (!PRNN_CALLER_ROWS)
+        return row0;
+    const long long in_place = (long long)t * r.step_stride;
+    return r.seq_stride ? in_place : row0;
+}
+
+// caller_row_base and caller_row_step where the code knows at compile time
+// whether the tensor's rows are the caller's (IN: r.seq_stride is not 0) or
+// packed: the steps' code holds no select. The kernels that run every step
+// in one launch compile their steps once for each case a call can present
+// (the dispatch that ends rnn_persistent.cu and rnn_tiny.cu).
+template <bool IN>
+__device__ __forceinline__ int io_row_base(int b, int s, const prnn_rows &r)
+{
+    return PRNN_CALLER_ROWS && IN ? s * r.seq_stride : b;
+}
+
+template <bool IN>
+__device__ __forceinline__ long long io_row_step(long long row0, int t, const prnn_rows &r)
+{
+    return PRNN_CALLER_ROWS && IN ? (long long)t * r.step_stride : row0;
+}
+
+#if PRNN_CALLER_ROWS
+#ifndef PRNN_IO_LAYOUTS
+#define PRNN_IO_LAYOUTS (PRNN_IO_PACKED | PRNN_IO_X | PRNN_IO_Y | PRNN_IO_XY)
+#endif
+// Whether a tensor's rows are the caller's, as a type: what io_dispatch
+// hands its layer (a generic lambda reads it back as decltype(x)::value).
+template <bool IN> struct io_rows_in {
+    static constexpr bool value = IN;
+};
+
+// The end of a kernel that compiles its steps once for each combination of
+// xin's and y's rows its plan's calls present (PRNN_IO_LAYOUTS): calls
+// layer(io_rows_in<XIN>(), io_rows_in<YIN>()) for the combination args
+// holds; the host launches no other (prnn_seq_io_check_kernel_rows).
+template <class Layer>
+__device__ __forceinline__ void io_dispatch(const prnn_rnn_args &args, Layer layer)
+{
+    const int io = PRNN_IO_BIT(args.x_rows.seq_stride != 0, args.y_rows.seq_stride != 0);
+    if ((PRNN_IO_LAYOUTS & PRNN_IO_XY) && io == PRNN_IO_XY)
+        layer(io_rows_in<true>(), io_rows_in<true>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_X) && io == PRNN_IO_X)
+        layer(io_rows_in<true>(), io_rows_in<false>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_Y) && io == PRNN_IO_Y)
+        layer(io_rows_in<false>(), io_rows_in<true>());
+    else if ((PRNN_IO_LAYOUTS & PRNN_IO_PACKED) && io == PRNN_IO_PACKED)
+        layer(io_rows_in<false>(), io_rows_in<false>());
+}
+#endif
 
 // ---------------------------------------------------------------------------
 // 16-bit storage types. Values are carried as raw bits (unsigned short) and

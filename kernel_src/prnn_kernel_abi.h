@@ -41,13 +41,39 @@
  * 0..G-1 with GRU's n taken from column 3. */
 #define PRNN_DG_COLS(m) ((m) == PRNN_KMODE_GRU ? 4 : PRNN_KMODE_GATES(m))
 
+/* Where the rows of a tensor the caller passed lie, for a v8 call run in
+ * place on an unpacked layout (src/gpu/run/seq_io.h; caller_row in
+ * prnn_device.cuh): (step t, packed row b) is the caller's row
+ * s * seq_stride + t * step_stride, s the caller's sequence of packed row
+ * b (the kernels' `order`: s = order[b], NULL: b; the packed rows are the
+ * sequences sorted by decreasing length). seq_stride 0: the tensor's rows
+ * are packed, offset[t] + b. A state's row of packed row b is s too. The
+ * caller's rows number at most INT_MAX (a call runs in place only then),
+ * so the row is an int. */
+typedef struct {
+    int seq_stride, step_stride;
+} prnn_rows;
+
+/* The forward kernels that run every step in one launch (persistent,
+ * tiny-h) compile their steps once for each combination of xin's and y's
+ * rows (packed, or the caller's) a plan's calls present: PRNN_IO_LAYOUTS,
+ * a mask of these bits (src/gpu/run/seq_io_plan.h,
+ * prnn_seq_io_kernel_layouts). PRNN_IO_BIT(x_in_place, y_in_place) is a
+ * launch's bit. */
+#define PRNN_IO_PACKED 1 /* both packed: the layers between, a call not in place */
+#define PRNN_IO_X 2      /* x the caller's: layer 0 of several */
+#define PRNN_IO_Y 4      /* y the caller's: the top layer of several */
+#define PRNN_IO_XY 8     /* both: a one-layer network */
+#define PRNN_IO_BIT(x_in_place, y_in_place) (1 << (((x_in_place) ? 1 : 0) + ((y_in_place) ? 2 : 0)))
+
 /* One direction's inputs and outputs for one layer. */
 typedef struct {
     const void *R;   /* [gates*hidden][hidden] storage type, gate-major rows */
     const void *bW;  /* [gates*hidden] */
     const void *bR;  /* [gates*hidden] */
     const void *xin; /* LINEAR: projected input [rows][gates*hidden] in the math
-                      * type (float, or double); SKIP: x [rows][hidden] */
+                      * type (float, or double); SKIP: x [rows][hidden];
+                      * rows as prnn_rnn_args.x_rows */
     const void *hx;  /* [miniBatch][hidden] of this pseudo-layer, or NULL */
     const void *cx;
     void *hy;
@@ -69,9 +95,13 @@ typedef struct {
     unsigned int tag_base; /* layer * seq_length: step tags stay unique over
                             * the layers of one call */
     int reserved;
-    long long y_seq_stride; /* 0: y's rows are packed (offset[t] + b); else y
-                             * is a batch-major caller's, every sequence this
-                             * many steps long: row b * y_seq_stride + t */
+    prnn_rows y_rows;   /* y's rows (the caller's, for the top layer of a
+                         * call run in place) */
+    prnn_rows x_rows;   /* xin's rows (layer 0 of a call run in place: the
+                         * input projection's, written step-major in the
+                         * caller's order of sequences, row t * batch + s) */
+    const int *order;   /* [batch] the caller's sequence of packed row b
+                         * (prnn_rows; every state's row), or NULL: b */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_rnn_args;
 
@@ -107,8 +137,9 @@ typedef struct {
     int dy_storage;
     unsigned int tag_base; /* steps of the layers already run in this call */
     int reserved;
-    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride, for hout and dy
-                             * (the top layer's, the caller's) */
+    prnn_rows y_rows;   /* as prnn_rnn_args.y_rows, for hout and dy (the top
+                         * layer's, the caller's) */
+    const int *order;   /* as prnn_rnn_args.order */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_bwd_args;
 
@@ -134,9 +165,8 @@ typedef struct {
     void *dst;        /* [rows][hidden] storage type */
     const int *batch; /* the setup kernel's step tables */
     const int *offset;
-    /* out's rows per sequence where out is the caller's batch-major y
-     * (caller_row), else 0: packed rows */
-    long long out_seq_stride;
+    prnn_rows out_rows; /* out's rows (the caller's y, read in place) */
+    const int *order;   /* as prnn_rnn_args.order (out's and hx's rows) */
     int seq_length, hidden, ld, col0, reverse;
     int reserved;
 } prnn_gather_args;
@@ -272,6 +302,33 @@ typedef struct {
     int reserved;
 } prnn_sru_keep_input_args;
 
+/* batchSize up to this: a call's order of sequences (and their lengths)
+ * travel in the launches' parameters (prnn_seq_move_args,
+ * prnn_setup_io_args), with no launch writing them to the workspace first */
+#define PRNN_SEQ_INLINE_ORDER 128
+
+/* A v8 call run in place on an unpacked layout (src/gpu/run/seq_io.h):
+ * what the first setup launch also writes. The order of sequences into
+ * order (the kernels' `order`; where batchSize is above
+ * PRNN_SEQ_INLINE_ORDER, prnn_seq_order's launches write it, and lengths,
+ * before), and y's padding: the vectors of steps t >= lengths[s] of every
+ * sequence s, row_bytes each at the row s * seq_stride + t * step_stride,
+ * set to fill_bits' element (es bytes), a warp a vector, unit bytes (16, 8,
+ * 4 or es, as prnn_seq_move_args.unit) a lane at a time. */
+typedef struct {
+    int *order;          /* NULL: nothing to write */
+    void *pad;           /* NULL: no padding to write */
+    const int *lengths;  /* [seqs] in the caller's order; NULL: lengths_v */
+    unsigned long long fill_bits;
+    long long seq_stride, step_stride;
+    long long row_bytes;
+    int order_count;     /* order_v's entries (0 where order is written before) */
+    int seqs, steps, es, unit;
+    int reserved;
+    int order_v[PRNN_SEQ_INLINE_ORDER];
+    int lengths_v[PRNN_SEQ_INLINE_ORDER];
+} prnn_setup_io_args;
+
 /* The per-call setup kernel: expands batch runs into per-step batch sizes and
  * first rows, and zeroes the hand-off area so step tags start afresh. */
 #define PRNN_SETUP_MAX_RUNS 200
@@ -285,6 +342,7 @@ typedef struct {
     int num_runs;
     int t_end[PRNN_SETUP_MAX_RUNS]; /* run i covers [t_end[i-1], t_end[i]) */
     int run_batch[PRNN_SETUP_MAX_RUNS];
+    prnn_setup_io_args io; /* zero but in the first launch of such a call */
 } prnn_setup_args;
 
 /* The v8 calls' unpacked layouts (rnn_seq_io.cuh, in the setup kernel's
@@ -315,9 +373,6 @@ typedef struct {
  * every rank present, caller row t * seqs + order[i], packed row t * seqs
  * + i. */
 #define PRNN_SEQ_MOVES 6
-/* batchSize up to this: the order travels in the move launches themselves
- * (inline_order), with no launch writing it to the workspace first */
-#define PRNN_SEQ_INLINE_ORDER 128
 typedef struct {
     const void *src[PRNN_SEQ_MOVES];
     void *dst[PRNN_SEQ_MOVES];
@@ -359,7 +414,9 @@ typedef struct {
     int reverse;
     int t;            /* the step's time index */
     int reserved;
-    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride */
+    prnn_rows y_rows; /* as prnn_rnn_args.y_rows */
+    prnn_rows x_rows; /* as prnn_rnn_args.x_rows, for xin */
+    const int *order; /* as prnn_rnn_args.order */
     void *act;        /* training: [rows][ACT_COLS][hidden] math type; else NULL */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_args;
@@ -388,7 +445,8 @@ typedef struct {
     int tp_b;          /* rows of the forward-order previous step (0: none) */
     int y_cols, y_offset, dy_cols, dy_storage;
     int t, tp;         /* the step's time index, the forward-order previous one's */
-    long long y_seq_stride; /* as prnn_rnn_args.y_seq_stride, for hout and dy */
+    prnn_rows y_rows;  /* as prnn_rnn_args.y_rows, for hout and dy */
+    const int *order;  /* as prnn_rnn_args.order */
     double clip_lo, clip_hi; /* PRNN_CLIP's bounds */
 } prnn_step_bwd_args;
 
@@ -418,8 +476,10 @@ typedef struct {
     int y_cols;                  /* dirs * hidden */
     int t[2];                    /* each direction's time index */
     int vec;                     /* PRNN_STEP_VEC_* bits: operands read in 16-byte vectors */
-    long long x_seq_stride;      /* as prnn_rnn_args.y_seq_stride, for x */
-    long long y_seq_stride;      /* as prnn_rnn_args.y_seq_stride */
+    prnn_rows x_rows;            /* x's rows (the caller's: layer 0 of a call
+                                  * run in place) */
+    prnn_rows y_rows;            /* as prnn_rnn_args.y_rows */
+    const int *order;            /* as prnn_rnn_args.order */
     double clip_lo, clip_hi;     /* PRNN_CLIP's bounds */
 } prnn_fused_step_args;
 
@@ -434,9 +494,12 @@ typedef struct {
     void *hstate, *cstate;
     int h_count; /* miniBatch * P (the width of h: projSize or hidden) */
     int c_count; /* miniBatch * hidden */
+    int h_width, c_width;   /* P and hidden */
+    const int *order;       /* as prnn_rnn_args.order (hx's and cx's rows) */
 } prnn_step_init_args;
 
-/* The standard path with an LSTM projection, backward: dh of the step's
+/* The standard path with an LSTM projection, backward (a projection never
+ * runs in place: its buffers are packed, seq_io.h): dh of the step's
  * rows (P = PRNN_PROJ wide) before the GEMM dm = dh Wp, one thread per
  * (row, unit) of max(cur_b, prev_b) rows: a row the step processed before
  * ran takes rec, one that ends here dhy (or 0); an active row adds dy and

@@ -58,6 +58,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
     // What each item carries from one step to the next: the gradient of c
     // (C::CELL_STATE), or the part of dh that bypasses R (C::H_BYPASS).
     ChunkState carry;
+    ChunkSeqs seqs; // the caller's sequence of each item's row (states, y and dy in place)
+    chunk_seqs_load(seqs, args.order, gbase, tid);
 #pragma unroll
     for (int c = 0; c < NCH; ++c)
 #pragma unroll
@@ -101,15 +103,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
         const int hi_b = cur_b > prev_b ? cur_b : prev_b;
 
         // this phase's time and the forward-order previous one (the rows of
-        // hout and dy in a batch-major caller's layout)
+        // hout and dy where they are the caller's: caller_row_step)
         const int t_cur = dir ? s : S - 1 - s;
         const int t_prev = dir ? t_cur + 1 : t_cur - 1;
+        // their steps' parts of hout's and dy's rows (caller_row_step)
+        const long ystep = caller_row_step(row0, t_cur, args.y_rows);
+        const long ystep_prev = caller_row_step(tp_row0, t_prev, args.y_rows);
 
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
             const int b0 = gbase + c * BC;
             if (b0 >= hi_b)
                 break;
+            ItemSeqs sq;
+            chunk_seqs_get(seqs, sq, c);
 
             ItemLoads in[NI][VEC];
 #pragma unroll
@@ -122,7 +129,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     bool ok = it < NIT && gb < cur_b && u < H && ju * VEC + v < UPB;
                     ItemLoads &l = in[q][v];
                     const long row = row0 + gb;
-                    const long yrow = caller_row(row0, gb, t_cur, args.y_seq_stride);
+                    const long ybase = caller_row_base(gb, item_seq(sq, q, gb), args.y_rows);
+                    const long yrow = ybase + ystep;
                     const long dyi = yrow * args.dy_cols + ycol + u;
                     l.dy = !ok ? AccT(0) : load_output_grad(d.dy, args.dy_storage, dyi);
 #pragma unroll
@@ -141,13 +149,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                             l.prev = C::READS_CPREV
                                          ? act[(prow * C::ACT + C::PREV_C_COL) * H + u]
                                          : ST::load((const T *)args.hout,
-                                                    caller_row(tp_row0, gb, t_prev,
-                                                               args.y_seq_stride) *
+                                                    (ybase + ystep_prev) *
                                                             args.y_cols +
                                                         ycol + u);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
                             l.prev = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
-                                              (long)gb * H + u);
+                                              (long)item_seq(sq, q, gb) * H + u);
                     }
                 }
             }
@@ -157,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
             const AccT *red = psum_gather(k, d.exchange, par_prev, want, d.counter,
                                           counter_target, c, b0, prev_b);
 #else
-            const AccT *red = block_product(k, wr, d.exchange, nullptr, d.packed, b0, prev_b, prev_b,
+            const AccT *red = block_product(k, wr, d.exchange, nullptr, nullptr, d.packed, b0, prev_b, prev_b,
                                             par_prev, want, d.counter, counter_target);
 #endif
 
@@ -192,8 +199,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                         dh_in = dh_rec + (C::H_BYPASS ? cry[q][v] : AccT(0));
                         dc_in = C::CELL_STATE ? cry[q][v] : AccT(0);
                     } else {
-                        dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + u) : AccT(0);
-                        dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + u)
+                        const long srow = item_seq(sq, q, gb);
+                        dh_in = uok && d.dhy ? ST::load((const T *)d.dhy, srow * H + u) : AccT(0);
+                        dc_in = uok && C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, srow * H + u)
                                                      : AccT(0);
                     }
 #pragma unroll
@@ -218,10 +226,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) prnn_rnn_backward(const
                     } else if (uok) {
                         // Its sequence starts here in forward order: dh_in is
                         // the gradient of the initial state.
+                        const long srow = item_seq(sq, q, gb);
                         if (d.dhx)
-                            ST::store((T *)d.dhx, (long)gb * H + u, dh_in);
+                            ST::store((T *)d.dhx, srow * H + u, dh_in);
                         if (C::CELL_STATE && d.dcx)
-                            ST::store((T *)d.dcx, (long)gb * H + u, dc_in);
+                            ST::store((T *)d.dcx, srow * H + u, dc_in);
                     }
                 }
 #if PRNN_PSUM

@@ -80,19 +80,21 @@ __device__ __forceinline__ void block_group_args(const Block &k, unsigned char *
 
 // The product for batch chunk b0 of one step: waits for the vector of the
 // previous step (rows below lim_b from the hand-off's parity par_prev, tag
-// `want`; rows in [lim_b, need_b) from hx, zero without it), multiplies it by
+// `want`; rows in [lim_b, need_b) from hx, at their caller's rows
+// (caller_seq: a row's first step only), zero without it), multiplies it by
 // the block's weights, and returns the partial sums red[(ks * BC + b) *
 // ROWSP + row], complete for every thread (after a barrier).
 __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights &wr,
                                                     const void *exchange,
-                                                    const T *hx, const void *packed, int b0,
+                                                    const T *hx, const int *order,
+                                                    const void *packed, int b0,
                                                     int lim_b, int need_b, int par_prev,
                                                     unsigned want, const unsigned *counter,
                                                     unsigned counter_target)
 {
 #if PRNN_MMA
     u32 *hb = (u32 *)k.sm_hb;
-    const MmaWords words = {hb, hx, k.ks * MmaWords::PAIRS, b0, lim_b, need_b};
+    const MmaWords words = {hb, hx, order, k.ks * MmaWords::PAIRS, b0, lim_b, need_b};
     handoff_poll(words, exchange, par_prev, want, k.lane, counter, lim_b > 0, counter_target);
     __syncwarp();
     float acc[M_RT][M_NTN][4];
@@ -105,7 +107,7 @@ __device__ __forceinline__ const AccT *block_product(Block &k, const RegWeights 
     mma_write_partials(red, acc, k.ks, k.rg, k.lane);
 #else
     AccT *hb = (AccT *)k.sm_hb;
-    const FmaWords words = {hb, hx, k.ks * F_KPW, b0, lim_b, need_b};
+    const FmaWords words = {hb, hx, order, k.ks * F_KPW, b0, lim_b, need_b};
     handoff_poll(words, exchange, par_prev, want, k.lane, counter, lim_b > 0, counter_target);
     __syncwarp();
     AccT acc[F_RPL][F_BCP];
@@ -148,4 +150,49 @@ __device__ __forceinline__ void chunk_copy(ChunkState &chunks, ItemState &item, 
                     else
                         chunks[cc][q][v] = item[q][v];
                 }
+}
+
+// The caller's sequence of each item's batch row (caller_seq), every chunk,
+// loaded once before the steps (prnn_device.cuh says why); items past the
+// block's rows take 0. Without PRNN_CALLER_ROWS nothing is loaded or held:
+// an item's sequence is its row (item_seq, chunk_item_seq).
+typedef int ChunkSeqs[NCH][NI];
+typedef int ItemSeqs[NI];
+
+__device__ __forceinline__ void chunk_seqs_load(ChunkSeqs &seqs, const int *order, int gbase,
+                                                int tid)
+{
+#if PRNN_CALLER_ROWS
+#pragma unroll
+    for (int c = 0; c < NCH; ++c)
+#pragma unroll
+        for (int q = 0; q < NI; ++q) {
+            const int it = tid + THREADS * q, b = it / UI, gb = gbase + c * BC + b;
+            seqs[c][q] = it < NIT && b < BC && gb < BMAX ? caller_seq(order, gb) : 0;
+        }
+#endif
+}
+
+__device__ __forceinline__ void chunk_seqs_get(const ChunkSeqs &seqs, ItemSeqs &item, int c)
+{
+#if PRNN_CALLER_ROWS
+#pragma unroll
+    for (int cc = 0; cc < NCH; ++cc)
+        if (cc == c)
+#pragma unroll
+            for (int q = 0; q < NI; ++q)
+                item[q] = seqs[cc][q];
+#endif
+}
+
+// Item q's sequence (row gb) in the chunk chunk_seqs_get filled, and in
+// chunk c of every chunk's.
+__device__ __forceinline__ int item_seq(const ItemSeqs &item, int q, int gb)
+{
+    return PRNN_CALLER_ROWS ? item[q] : gb;
+}
+
+__device__ __forceinline__ int chunk_item_seq(const ChunkSeqs &seqs, int c, int q, int gb)
+{
+    return PRNN_CALLER_ROWS ? seqs[c][q] : gb;
 }

@@ -187,6 +187,7 @@ struct FmaWords {
     static constexpr int N = F_KPL * LK * F_BCP;
     AccT *hb;
     const T *hx;
+    const int *order; /* hx's rows (caller_seq) */
     int k0, b0, lim_b, need_b;
 
     __device__ __forceinline__ int source(int w, long &word, u64 &value) const
@@ -201,7 +202,7 @@ struct FmaWords {
         }
         if (!hx)
             return WORD_NONE;
-        AccT h0 = ST::load(hx, (long)gb * H + k);
+        AccT h0 = ST::load(hx, (long)caller_seq(order, gb) * H + k);
         value = sizeof(AccT) == 8 ? (u64)__double_as_longlong((double)h0)
                                   : (u64)__float_as_uint((float)h0);
         return WORD_LOCAL;

@@ -97,6 +97,12 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
     const T *hp = (const T *)a.hprev[d];
     const T *hx = (const T *)a.hx[d];
     const long long row0 = a.row0[d];
+    // the caller's sequence of each row: the row of its states, x and y in
+    // place (caller_seq)
+    int seq[RPW];
+#pragma unroll
+    for (int r = 0; r < RPW; ++r)
+        seq[r] = r < rows ? caller_seq(a.order, b0 + r) : 0;
 
     // W x_t and R h_{t-1}, per gate and row
     AccT xw[G][RPW], rh[G][RPW];
@@ -111,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
                          if (r >= rows)
                              return false;
                          *src = x;
-                         *at = caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) * a.x_cols;
+                         *at = caller_row(row0, b0 + r, seq[r], a.t[d], a.x_rows) * a.x_cols;
                          return true;
                      },
                      xw);
@@ -120,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
             AccT xv[RPW];
 #pragma unroll
             for (int r = 0; r < RPW; ++r)
-                xv[r] = r < rows ? ST::load(x, caller_row(row0, b0 + r, a.t[d], a.x_seq_stride) *
+                xv[r] = r < rows ? ST::load(x, caller_row(row0, b0 + r, seq[r], a.t[d], a.x_rows) *
                                                        a.x_cols +
                                                    k)
                                  : AccT(0);
@@ -134,13 +140,14 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         }
     }
     // R h_{t-1}: rows below prev_b continue from hprev, the others start
-    // from hx (or zeros)
+    // from hx (at the caller's row of the state) or zeros
+    auto hprev_row = [&](int r) -> long { return b0 + r < prev_b ? (long)(b0 + r) : (long)seq[r]; };
     if (a.vec & PRNN_STEP_VEC_H) {
         products_vec(R, H, H, u, lane,
                      [&](int r, const T **src, long *at) {
                          const int b = b0 + r;
                          *src = b < prev_b ? hp : hx;
-                         *at = (long)b * H;
+                         *at = r < rows ? hprev_row(r) * H : 0;
                          return r < rows && *src != nullptr;
                      },
                      rh);
@@ -151,7 +158,7 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
             for (int r = 0; r < RPW; ++r) {
                 const int b = b0 + r;
                 const T *src = b < prev_b ? hp : hx;
-                hv[r] = r < rows && src ? ST::load(src, (long)b * H + k) : AccT(0);
+                hv[r] = r < rows && src ? ST::load(src, hprev_row(r) * H + k) : AccT(0);
             }
 #pragma unroll
             for (int g = 0; g < G; ++g) {
@@ -181,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         AccT rec[G], xp[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
-            AccT xv = SKIP ? ST::load(x, caller_row(row0, b, a.t[d], a.x_seq_stride) * a.x_cols + u)
+            AccT xv = SKIP ? ST::load(x, caller_row(row0, b, seq[r], a.t[d], a.x_rows) * a.x_cols + u)
                            : xw[g][r];
             xp[g] = xv + ST::load(bW, (long)g * H + u);
             if (g != C::APART_BIAS_GATE)
@@ -191,13 +198,13 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         const AccT bias_rn =
             C::APART_BIAS_GATE >= 0 ? ST::load(bR, (long)C::APART_BIAS_GATE * H + u) : AccT(0);
         const T *hsrc = b < prev_b ? hp : hx;
-        const AccT hprev = hsrc ? ST::load(hsrc, (long)b * H + u) : AccT(0);
+        const AccT hprev = hsrc ? ST::load(hsrc, hprev_row(r) * H + u) : AccT(0);
         AccT c = AccT(0);
         if (C::CELL_STATE) {
             if (b < prev_b)
                 c = ((const AccT *)a.cstate[d])[(long)b * H + u];
             else if (a.cx[d])
-                c = ST::load((const T *)a.cx[d], (long)b * H + u);
+                c = ST::load((const T *)a.cx[d], hprev_row(r) * H + u);
         }
         AccT act[C::ACTN];
         AccT h = C::template forward<ExactAct>(rec, xp, bias_rn, c, hprev, act,
@@ -206,13 +213,14 @@ extern "C" __global__ void __launch_bounds__(256) prnn_fused_step(const prnn_fus
         if (C::CELL_STATE)
             ((AccT *)a.cstate[d])[(long)b * H + u] = c;
         ST::store((T *)a.hnext[d], (long)b * H + u, h);
-        ST::store((T *)a.y, caller_row(row0, b, a.t[d], a.y_seq_stride) * a.y_cols + (long)d * H + u,
+        ST::store((T *)a.y, caller_row(row0, b, seq[r], a.t[d], a.y_rows) * a.y_cols + (long)d * H + u,
                   h);
         if (b >= a.next_batch[d]) { // its sequence ends here
+            const long srow = seq[r];
             if (a.hy[d])
-                ST::store((T *)a.hy[d], (long)b * H + u, h);
+                ST::store((T *)a.hy[d], srow * H + u, h);
             if (C::CELL_STATE && a.cy[d])
-                ST::store((T *)a.cy[d], (long)b * H + u, c);
+                ST::store((T *)a.cy[d], srow * H + u, c);
         }
         if (TRAIN)
 #pragma unroll

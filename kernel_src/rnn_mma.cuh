@@ -120,6 +120,7 @@ struct MmaWords {
     static constexpr int N = M_NTN * 8 * PAIRS;
     u32 *hb;
     const T *hx;
+    const int *order; /* hx's rows (caller_seq) */
     int p0, b0, lim_b, need_b;
 
     __device__ __forceinline__ int source(int w, long &word, u64 &value) const
@@ -134,9 +135,9 @@ struct MmaWords {
         if (!hx)
             return WORD_NONE;
         const int k = 2 * pair;
-        const unsigned short *hxb = (const unsigned short *)hx;
-        unsigned short lo = hxb[(long)gb * H + k];
-        unsigned short hi = k + 1 < H ? hxb[(long)gb * H + k + 1] : 0;
+        const unsigned short *hxb = (const unsigned short *)hx + (long)caller_seq(order, gb) * H;
+        unsigned short lo = hxb[k];
+        unsigned short hi = k + 1 < H ? hxb[k + 1] : 0;
         value = pack2(lo, hi);
         return WORD_LOCAL;
     }

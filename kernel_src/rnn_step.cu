@@ -28,10 +28,18 @@ constexpr bool PROJ = P > 0;
 extern "C" __global__ void prnn_step_init(const prnn_step_init_args a)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < a.h_count)
-        ((T *)a.hstate)[i] = a.hx ? ((const T *)a.hx)[i] : T();
-    if (a.cstate && i < a.c_count)
-        ((AccT *)a.cstate)[i] = a.cx ? ST::load((const T *)a.cx, i) : AccT(0);
+    if (i < a.h_count) {
+        const int b = i / a.h_width;
+        ((T *)a.hstate)[i] =
+            a.hx ? ((const T *)a.hx)[(long)caller_seq(a.order, b) * a.h_width + i % a.h_width]
+                 : T();
+    }
+    if (a.cstate && i < a.c_count) {
+        const int b = i / a.c_width;
+        ((AccT *)a.cstate)[i] =
+            a.cx ? ST::load((const T *)a.cx, (long)caller_seq(a.order, b) * a.c_width + i % a.c_width)
+                 : AccT(0);
+    }
 }
 
 extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
@@ -40,7 +48,8 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
     if (i >= a.batch * H)
         return;
     const int b = i / H, u = i % H;
-    const long long row = a.row0 + b;
+    const int s = caller_seq(a.order, b); // the row of its states; x and y in place
+    const long long row = a.row0 + b, xrow = caller_row(a.row0, b, s, a.t, a.x_rows);
     const AccT *rec = (const AccT *)a.rec + (long long)b * (G * H);
     AccT pre[G], x[G];
 #pragma unroll
@@ -48,9 +57,9 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         pre[g] = rec[g * H + u];
         AccT xv;
 #if PRNN_SKIP
-        xv = ST::load((const T *)a.xin, row * H + u);
+        xv = ST::load((const T *)a.xin, xrow * H + u);
 #else
-        xv = ((const AccT *)a.xin)[row * (G * H) + g * H + u];
+        xv = ((const AccT *)a.xin)[xrow * (G * H) + g * H + u];
 #endif
         x[g] = xv + ST::load((const T *)a.bW, g * H + u);
         if (g != C::APART_BIAS_GATE)
@@ -72,7 +81,7 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
         ST::store((T *)a.m, i, h); // m; the projection GEMM makes h
     } else {
         ST::store(hs, i, h);
-        ST::store((T *)a.y, caller_row(a.row0, b, a.t, a.y_seq_stride) * a.y_cols + a.y_offset + u,
+        ST::store((T *)a.y, caller_row(a.row0, b, s, a.t, a.y_rows) * a.y_cols + a.y_offset + u,
                   h);
     }
     if (a.act)
@@ -81,9 +90,9 @@ extern "C" __global__ void prnn_step_cell(const prnn_step_args a)
             ((AccT *)a.act)[(row * C::ACT + k) * H + u] = act[k];
     bool last = a.reverse ? a.final_step : (b >= a.next_batch);
     if (!PROJ && last && a.hy)
-        ST::store((T *)a.hy, i, h);
+        ST::store((T *)a.hy, (long long)s * H + u, h);
     if (last && a.cy && C::CELL_STATE)
-        ST::store((T *)a.cy, i, c);
+        ST::store((T *)a.cy, (long long)s * H + u, c);
 }
 
 extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
@@ -94,28 +103,33 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
         return;
     const int b = i / H, u = i % H;
     const bool later = b < a.prev_b, active = b < a.cur_b;
+    // the caller's element of this (row, unit) in the states (caller_seq):
+    // dhy and dcy where it ends here, dhx and dcx where it starts (a row
+    // can do both, or start after arriving through R)
+    const int s = caller_seq(a.order, b);
+    const long long si = (long long)s * H + u;
     AccT *carry = (AccT *)a.carry;
     AccT dh_in, dc_in;
     if (PROJ) {
         // dm of the active rows: dh (rec, dhy and dy) through Wp
         dh_in = active ? ((const AccT *)a.rec)[i] : AccT(0);
-        dc_in = later ? carry[i] : a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
+        dc_in = later ? carry[i] : a.dcy ? ST::load((const T *)a.dcy, si) : AccT(0);
     } else if (later) {
         AccT rec = ((const AccT *)a.rec)[i];
         dh_in = rec + (C::H_BYPASS ? carry[i] : AccT(0));
         dc_in = C::CELL_STATE ? carry[i] : AccT(0);
     } else {
-        dh_in = a.dhy ? ST::load((const T *)a.dhy, i) : AccT(0);
-        dc_in = C::CELL_STATE && a.dcy ? ST::load((const T *)a.dcy, i) : AccT(0);
+        dh_in = a.dhy ? ST::load((const T *)a.dhy, si) : AccT(0);
+        dc_in = C::CELL_STATE && a.dcy ? ST::load((const T *)a.dcy, si) : AccT(0);
     }
     if (!active) {
         if (!PROJ && a.dhx) // (with a projection, prnn_step_dh_proj's)
-            ST::store((T *)a.dhx, i, dh_in);
+            ST::store((T *)a.dhx, si, dh_in);
         if (C::CELL_STATE && a.dcx)
-            ST::store((T *)a.dcx, i, dc_in);
+            ST::store((T *)a.dcx, si, dc_in);
         return;
     }
-    const long long row = a.row0 + b, yrow = caller_row(a.row0, b, a.t, a.y_seq_stride);
+    const long long row = a.row0 + b, yrow = caller_row(a.row0, b, s, a.t, a.y_rows);
     const long long dyi = yrow * a.dy_cols + a.y_offset + u;
     AccT dy = PROJ ? AccT(0) : load_output_grad(a.dy, a.dy_storage, dyi); // PROJ: in dm already
     AccT act[C::ACTN];
@@ -131,10 +145,10 @@ extern "C" __global__ void prnn_step_cell_backward(const prnn_step_bwd_args a)
             prev = C::READS_CPREV
                        ? ((const AccT *)a.act)[(prow * C::ACT + C::PREV_C_COL) * H + u]
                        : ST::load((const T *)a.hout,
-                                  caller_row(a.tp_row0, b, a.tp, a.y_seq_stride) * a.y_cols +
+                                  caller_row(a.tp_row0, b, s, a.tp, a.y_rows) * a.y_cols +
                                       a.y_offset + u);
         else if (C::READS_CPREV ? a.cx != 0 : a.hx != 0)
-            prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx), i);
+            prev = ST::load((const T *)(C::READS_CPREV ? a.cx : a.hx), si);
     }
     AccT dg[C::DG];
     AccT dc = dc_in;

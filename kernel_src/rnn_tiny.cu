@@ -50,9 +50,56 @@ static_assert(PER_SM >= 1 && PER_SM <= 16, "1 to 16 blocks a multiprocessor");
 // hardware tanh for 16-bit data, as the persistent kernels' small groups.
 typedef CellAct<true, PRNN_DTYPE >= 2> Act;
 
-extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
+// Value i of p (storage type S, read-only for the kernel: R), as the math
+// type; load4: values i .. i + 3 in one load (two for double), p + i
+// aligned to four values (16 bytes for double). Global loads by name
+// (__ldg): the alignment test on R's address left ptxas generic loads.
+// (Templates: the branches not taken are not compiled.)
+template <typename S> __device__ __forceinline__ AccT load1(const void *p, long i)
 {
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4)
+        return __ldg((const float *)a);
+    else if constexpr (sizeof(S) == 8)
+        return __ldg((const double *)a);
+    else
+        return prnn_storage<S>::from_bits(__ldg((const unsigned short *)a));
+}
+template <typename S> __device__ __forceinline__ void load4(const void *p, long i, AccT (&v)[4])
+{
+    const S *a = (const S *)p + i;
+    if constexpr (sizeof(S) == 4) {
+        const float4 x = __ldg((const float4 *)a);
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else if constexpr (sizeof(S) == 8) {
+        const double2 x = __ldg((const double2 *)a), y = __ldg((const double2 *)a + 1);
+        v[0] = x.x, v[1] = x.y, v[2] = y.x, v[3] = y.y;
+    } else {
+        const uint2 x = __ldg((const uint2 *)a);
+        typedef prnn_storage<S> SS;
+        v[0] = SS::from_bits((unsigned short)(x.x & 0xffffu));
+        v[1] = SS::from_bits((unsigned short)(x.x >> 16));
+        v[2] = SS::from_bits((unsigned short)(x.y & 0xffffu));
+        v[3] = SS::from_bits((unsigned short)(x.y >> 16));
+    }
+}
+
+// One layer's forward pass; XIN, YIN: whether xin's and y's rows are the
+// caller's (prnn_rnn_args.x_rows, y_rows), known here at compile time (the
+// persistent kernel, rnn_persistent.cu, says why). A kernel of packed rows
+// alone (PRNN_CALLER_ROWS 0) is this function itself, its code unchanged;
+// h's shared buffer is the kernel's, one for every instantiation.
+#if PRNN_CALLER_ROWS
+template <bool XIN, bool YIN>
+__device__ __forceinline__ void forward_layer(const prnn_rnn_args &args, AccT (&hs)[2][ROWS][H])
+#else
+constexpr bool XIN = false, YIN = false;
+extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
+#endif
+{
+#if !PRNN_CALLER_ROWS
     __shared__ __align__(16) AccT hs[2][ROWS][H];
+#endif
     const int dir = blockIdx.y;
     const prnn_dir_args d = dir ? args.dir[1] : args.dir[0];
     const int tid = threadIdx.x, j = tid >> 2, q = tid & 3;
@@ -71,11 +118,32 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     const int gate = G == 1 ? 0 : q;
     const bool computes = gate < G;
 
+    // This lane's weights: four adjacent inputs a load where R allows (H a
+    // multiple of 4, R aligned to four values; a lane's inputs are whole
+    // fours: rnn_tiny.cuh), else one at a time. A warp's load touches 32
+    // rows of R, 32 lines: 64 loads a lane were 16384 L1 tag lookups for
+    // the block at LSTM H 64, ≈ 20k cycles before the first step (ncu:
+    // 10 of 110 samples, LG-throttle; the kernel's 30.8k global tag
+    // requests), where 16 are a quarter of that.
     AccT w[KQ];
+    constexpr int VB = sizeof(T) == 8 ? 16 : 4 * (int)sizeof(T); // the alignment a four needs
+    if (H % 4 == 0 && KQ % 4 == 0 && (unsigned long long)d.R % VB == 0) {
 #pragma unroll
-    for (int k = 0; k < KQ; ++k) {
-        const int kk = tiny_input<G>(q, k);
-        w[k] = computes && kk < H ? ST::load((const T *)d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        for (int k = 0; k < KQ; k += 4) {
+            const int kk = tiny_input<G>(q, k); // kk .. kk + 3 adjacent
+            AccT v[4] = {AccT(0), AccT(0), AccT(0), AccT(0)};
+            if (computes && kk < H)
+                load4<T>(d.R, (long)(gate * H + j) * H + kk, v);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                w[k + e] = v[e];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KQ; ++k) {
+            const int kk = tiny_input<G>(q, k);
+            w[k] = computes && kk < H ? load1<T>(d.R, (long)(gate * H + j) * H + kk) : AccT(0);
+        }
     }
     // this lane's gate's bias (both, except the one the cell scales), and
     // the owner's bias_rn
@@ -94,15 +162,27 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // every row's initial state (step 0 has every row; in reverse a row
     // keeps it until its sequence's last step)
     const int rows0 = S > 0 ? args.batch[0] : 0;
+    // the caller's sequence of each row, loaded once (prnn_device.cuh's
+    // caller_seq says why): the row of its states; and each row's part of
+    // its xin and y rows (io_row_base)
+    int seq[ROWS], xbase[ROWS], ybase[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        seq[r] = b0 + r < rows0 ? caller_seq(args.order, b0 + r) : 0;
+        xbase[r] = io_row_base<XIN>(b0 + r, seq[r], args.x_rows);
+        ybase[r] = io_row_base<YIN>(b0 + r, seq[r], args.y_rows);
+    }
     AccT c[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         const int gb = b0 + r;
-        c[r] = gb < rows0 && d.cx ? ST::load((const T *)d.cx, (long)gb * H + j) : AccT(0);
+        c[r] = gb < rows0 && d.cx ? ST::load((const T *)d.cx, (long)seq[r] * H + j) : AccT(0);
     }
     for (int i = tid; i < ROWS * H; i += THREADS) {
         const int r = i / H, k = i % H, gb = b0 + r;
-        hs[0][r][k] = gb < rows0 && d.hx ? ST::load((const T *)d.hx, (long)gb * H + k) : AccT(0);
+        hs[0][r][k] = gb < rows0 && d.hx
+                          ? ST::load((const T *)d.hx, (long)caller_seq(args.order, gb) * H + k)
+                          : AccT(0);
     }
 
     // The steps' inputs come from global memory (L2 at best, a few hundred
@@ -111,16 +191,30 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     // (which the input loads' addresses need) 2 D steps ahead, in rings of
     // D slots (slot s % D holds step s; the unrolled loop below keeps the
     // slots in registers).
+    //
+    // No load is issued in a pass's last step: ptxas waits at the loop's
+    // head for every load still in flight (it carries no scoreboard round
+    // the back edge), so a load issued there (step s loading step s + D
+    // into its own slot, as before) made every warp wait for it on the
+    // chain, ≈ 85 cycles a step of LSTM f32 H 64 B 1's 890 on an H200
+    // (ncu's long-scoreboard stalls, nearly all at the loop's head). The
+    // last slot's loads go out a step early (step D - 2) into spare
+    // registers, moved into the slot once the last step has read it.
     auto step_time = [&](int s) { return dir ? S - 1 - s : s; };
-    auto load_xp = [&](int nb, int row0, AccT(&xv)[ROWS]) {
+    // this lane's column of a row of the input: the loads add the row's
+    // stride (one wide multiply-add, where 64-bit sums of the row and the
+    // column took a dozen instructions)
+    constexpr int XLD = SKIP ? H : G * H;
+    const long x_col = (SKIP ? 0 : gate * H) + j;
+    auto load_xp = [&](int nb, int row0, int t, AccT(&xv)[ROWS]) {
+        const long xstep = io_row_step<XIN>(row0, t, args.x_rows);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int gb = b0 + r;
             AccT v = AccT(0);
             if (computes && gb < nb && (G > 1 || q == 0)) {
-                const long row = (long)row0 + gb;
-                v = SKIP ? ST::load((const T *)d.xin, row * H + j)
-                         : ((const AccT *)d.xin)[row * (G * H) + gate * H + j];
+                const long i = (xbase[r] + xstep) * XLD + x_col;
+                v = SKIP ? ST::load((const T *)d.xin, i) : ((const AccT *)d.xin)[i];
             }
             xv[r] = v;
         }
@@ -128,6 +222,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     int ring_nb[D], ring_row0[D];   // step s: its rows and first row
     int ahead_nb[D], ahead_row0[D]; // step s + D: the same
     AccT ring_x[D][ROWS];           // step s: this lane's projected inputs
+    // the last slot's next inputs and look-ahead rows, loaded in step D - 2
+    AccT spare_x[ROWS];
+    int spare_nb = 0, spare_row0 = 0;
 #pragma unroll
     for (int u = 0; u < D; ++u) {
         ring_nb[u] = u < S ? args.batch[step_time(u)] : 0;
@@ -137,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
     }
 #pragma unroll
     for (int u = 0; u < D; ++u)
-        load_xp(ring_nb[u], ring_row0[u], ring_x[u]);
+        load_xp(ring_nb[u], ring_row0[u], step_time(u), ring_x[u]);
     __syncthreads();
 
     for (int s0 = 0; s0 < S; s0 += D) {
@@ -150,6 +247,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
         const int t = step_time(s);
         const int nb = ring_nb[u];
         const int row0 = ring_row0[u];
+        const long ystep = io_row_step<YIN>(row0, t, args.y_rows);
         // rows whose sequence ends here: forward, those the next step lacks;
         // reverse, every row at t = 0
         const int next_b = s + 1 < S ? ring_nb[(u + 1) % D] : 0;
@@ -207,8 +305,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 }
             }
         }
-        // step s + D's inputs into the slot just read
-        load_xp(ahead_nb[u], ahead_row0[u], ring_x[u]);
+        // step s + D's inputs into the slot just read; in step D - 2 the
+        // last slot's too (step s + D + 1), which step D - 1 has yet to read
+        if (u < D - 1)
+            load_xp(ahead_nb[u], ahead_row0[u], step_time(s + D), ring_x[u]);
+        if (u == D - 2)
+            load_xp(ahead_nb[D - 1], ahead_row0[D - 1], step_time(s + 1 + D), spare_x);
 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -222,13 +324,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 h = ST::round(h);
                 const long row = (long)row0 + gb; // packed: act's
                 ST::store((T *)args.y,
-                          caller_row(row0, gb, t, args.y_seq_stride) * args.y_cols + (long)dir * H + j,
+                          (ybase[r] + ystep) * args.y_cols + (long)dir * H + j,
                           h);
                 const bool last = dir ? t == 0 : gb >= next_b;
                 if (last && d.hy)
-                    ST::store((T *)d.hy, (long)gb * H + j, h);
+                    ST::store((T *)d.hy, (long)seq[r] * H + j, h);
                 if (last && d.cy && C::CELL_STATE)
-                    ST::store((T *)d.cy, (long)gb * H + j, c[r]);
+                    ST::store((T *)d.cy, (long)seq[r] * H + j, c[r]);
                 if (TRAIN)
 #pragma unroll
                     for (int a = 0; a < C::ACT; ++a)
@@ -238,11 +340,35 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(
                 hs[nxt][r][j] = h; // rows not running this step keep theirs
         }
         // the slot moves on to step s + D, and its look-ahead to s + 2 D
+        // (the last slot's, loaded a step early, from the spares)
         ring_nb[u] = ahead_nb[u];
         ring_row0[u] = ahead_row0[u];
-        ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
-        ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        if (u < D - 1) {
+            ahead_nb[u] = s + 2 * D < S ? args.batch[step_time(s + 2 * D)] : 0;
+            ahead_row0[u] = s + 2 * D < S ? args.offset[step_time(s + 2 * D)] : 0;
+        }
+        if (u == D - 2) {
+            spare_nb = s + 1 + 2 * D < S ? args.batch[step_time(s + 1 + 2 * D)] : 0;
+            spare_row0 = s + 1 + 2 * D < S ? args.offset[step_time(s + 1 + 2 * D)] : 0;
+        }
+        if (u == D - 1) {
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                ring_x[u][r] = spare_x[r];
+            ahead_nb[u] = spare_nb;
+            ahead_row0[u] = spare_row0;
+        }
         __syncthreads();
     }
     }
 }
+
+#if PRNN_CALLER_ROWS
+extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_forward(const prnn_rnn_args args)
+{
+    __shared__ __align__(16) AccT hs[2][ROWS][H];
+    io_dispatch(args, [&](auto x, auto y) {
+        forward_layer<decltype(x)::value, decltype(y)::value>(args, hs);
+    });
+}
+#endif

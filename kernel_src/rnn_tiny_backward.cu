@@ -58,6 +58,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
     const prnn_bwd_dir_args d = dir ? args.dir[1] : args.dir[0];
     const int tid = threadIdx.x, k = tid >> 2, q = tid & 3;
     const int b0 = blockIdx.x * ROWS;
+    // the caller's sequence of each row, loaded once (prnn_device.cuh's
+    // caller_seq says why): the row of its states; and each row's part of
+    // its y and dy rows (caller_row_base)
+    const int rows_all = PRNN_CALLER_ROWS && args.seq_length > 0 ? args.batch[0] : 0;
+    int seq[ROWS], ybase[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        seq[r] = !PRNN_CALLER_ROWS ? b0 + r : b0 + r < rows_all ? caller_seq(args.order, b0 + r) : 0;
+        ybase[r] = caller_row_base(b0 + r, seq[r], args.y_rows);
+    }
     const int S = args.seq_length;
     const int warp_lanes = THREADS - (tid & ~31) < 32 ? THREADS - (tid & ~31) : 32;
     const unsigned warp_mask = warp_lanes == 32 ? 0xffffffffu : (1u << warp_lanes) - 1;
@@ -99,8 +109,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
     auto fetch = [&](int s, int nb, int row0, int nb_prev, int row0_prev,
                      AccT(&vals)[ROWS][NVQ]) {
         // the phase's time and the forward-order previous one (hout's and
-        // dy's rows in a batch-major caller's layout)
+        // dy's rows where they are the caller's: caller_row_step)
         const int t = walk_time(s), t_prev = dir ? t + 1 : t - 1;
+        const long ystep = caller_row_step(row0, t, args.y_rows);
+        const long ystep_prev = caller_row_step(row0_prev, t_prev, args.y_rows);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r)
 #pragma unroll
@@ -109,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                 AccT x = AccT(0);
                 if (v < NV && gb < nb) {
                     const long row = (long)row0 + gb;
-                    const long yrow = caller_row(row0, gb, t, args.y_seq_stride);
+                    const long yrow = ybase[r] + ystep;
                     if (v == 0) {
                         const long dyi = yrow * args.dy_cols + ycol + k;
                         x = load_output_grad(d.dy, args.dy_storage, dyi);
@@ -123,11 +135,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                             x = C::READS_CPREV
                                     ? ((const AccT *)d.act)[(prow * C::ACT + C::PREV_C_COL) * H + k]
                                     : ST::load((const T *)args.hout,
-                                               caller_row(row0_prev, gb, t_prev, args.y_seq_stride) *
-                                                       args.y_cols +
-                                                   ycol + k);
+                                               (ybase[r] + ystep_prev) * args.y_cols + ycol +
+                                                   k);
                         else if (C::READS_CPREV ? d.cx != 0 : d.hx != 0)
-                            x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx), (long)gb * H + k);
+                            x = ST::load((const T *)(C::READS_CPREV ? d.cx : d.hx),
+                                         (long)seq[r] * H + k);
                     }
                 }
                 vals[r][i] = x;
@@ -207,17 +219,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, PER_SM) prnn_tiny_backward
                 dh_in = rec[r] + (C::H_BYPASS ? carry[r] : AccT(0));
                 dc_in = C::CELL_STATE ? carry[r] : AccT(0);
             } else {
-                dh_in = d.dhy ? ST::load((const T *)d.dhy, (long)gb * H + k) : AccT(0);
-                dc_in = C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, (long)gb * H + k)
+                const long srow = seq[r];
+                dh_in = d.dhy ? ST::load((const T *)d.dhy, srow * H + k) : AccT(0);
+                dc_in = C::CELL_STATE && d.dcy ? ST::load((const T *)d.dcy, srow * H + k)
                                                : AccT(0);
             }
             if (!active) {
                 // its sequence starts here in forward order: the gradient of
                 // the initial state
+                const long srow = seq[r];
                 if (d.dhx)
-                    ST::store((T *)d.dhx, (long)gb * H + k, dh_in);
+                    ST::store((T *)d.dhx, srow * H + k, dh_in);
                 if (C::CELL_STATE && d.dcx)
-                    ST::store((T *)d.dcx, (long)gb * H + k, dc_in);
+                    ST::store((T *)d.dcx, srow * H + k, dc_in);
                 continue;
             }
             const long row = (long)row0 + gb;

@@ -62,10 +62,10 @@ extern "C" __global__ void prnn_gather_prev(const prnn_gather_args a)
             const int b = (int)(i / Hn), u = (int)(i % Hn);
             T v;
             if (b < tp_b)
-                v = ((const T *)a.out)[caller_row(tp_row0, b, tp, a.out_seq_stride) * a.ld +
+                v = ((const T *)a.out)[caller_row(tp_row0, b, caller_seq(a.order, b), tp, a.out_rows) * a.ld +
                                        a.col0 + u];
             else if (a.hx)
-                v = ((const T *)a.hx)[(long)b * Hn + u];
+                v = ((const T *)a.hx)[(long)caller_seq(a.order, b) * Hn + u];
             else
                 ST::store(&v, 0, AccT(0));
             ((T *)a.dst)[(row0 + b) * Hn + u] = v;

@@ -184,11 +184,13 @@ prnnStatus_t prnnWarmKernelCache(const char *dir, int sm, unsigned sources,
                          "result->structSize: %zu, below %zu; set it to "
                          "sizeof(prnnCacheWarmResult_t)",
                          result->structSize, sizeof(prnnCacheWarmResult_t));
-    const unsigned all = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
-    if (!(sources & all) || (sources & ~all))
+    const unsigned dbs = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
+    const unsigned data = PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA;
+    if (!(sources & dbs) || (sources & ~(dbs | data)))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
-                         "sources: %u; it must be PRNN_WARM_SHIPPED_DB (1), PRNN_WARM_USER_DB (2) "
-                         "or both",
+                         "sources: %u; it must name PRNN_WARM_SHIPPED_DB (1), PRNN_WARM_USER_DB "
+                         "(2) or both, with PRNN_WARM_PACKED_DATA (4), PRNN_WARM_UNPACKED_DATA "
+                         "(8), both or neither (packed)",
                          sources);
     if (!prnn_warm_arch_known(sm))
         return prnn_fail(PRNN_STATUS_BAD_PARAM,
@@ -208,6 +210,9 @@ prnnStatus_t prnnWarmKernelCache(const char *dir, int sm, unsigned sources,
         return prnn_fail(PRNN_STATUS_CACHE_ERROR, "cache directory %s: %s", dir,
                          why[0] ? why : strerror(errno));
     prnn_trusted_dir_close(&d);
-    return prnn_plan_warm(dir, sm, (sources & PRNN_WARM_SHIPPED_DB) != 0,
-                          (sources & PRNN_WARM_USER_DB) != 0, result);
+    prnn_warm_what what = {(sources & PRNN_WARM_SHIPPED_DB) != 0,
+                           (sources & PRNN_WARM_USER_DB) != 0,
+                           (sources & PRNN_WARM_PACKED_DATA) != 0 || !(sources & data),
+                           (sources & PRNN_WARM_UNPACKED_DATA) != 0};
+    return prnn_plan_warm(dir, sm, &what, result);
 }

@@ -24,6 +24,7 @@ void prnn_rnn_key_of(const struct prnnRNNStruct *rnn, int mini_batch, prnn_rnn_k
     key->mini_batch = mini_batch;
     key->clip = clip_code(rnn);
     key->proj = rnn->proj;
+    key->caller_rows = 0;
 }
 
 int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key)
@@ -32,7 +33,7 @@ int prnn_rnn_key_tf32_recurrence(const prnn_rnn_key *key)
 }
 
 /* The fields in one order, for the equality test and the hash alike. */
-enum { KEY_FIELDS = 11 };
+enum { KEY_FIELDS = 12 };
 static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
 {
     out[0] = k->mode;
@@ -46,6 +47,7 @@ static void fields(const prnn_rnn_key *k, long long out[KEY_FIELDS])
     out[8] = k->mini_batch;
     out[9] = k->clip;
     out[10] = k->proj;
+    out[11] = k->caller_rows;
 }
 
 int prnn_rnn_key_equal(const prnn_rnn_key *a, const prnn_rnn_key *b)

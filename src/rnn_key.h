@@ -36,6 +36,12 @@ typedef struct {
      * width of h and of the layer's output; 0 without one. Only the
      * standard engine runs it (engine.h, prnn_engine_refuse_projection). */
     int proj;
+    /* 1: a plan for v8 calls of unpacked data (rnn_problem.h's prnn_seq_io),
+     * whose kernels read and write the caller's rows in place
+     * (gpu/run/seq_io.h); its persistent and tiny-h kernels are compiled
+     * for them (PRNN_CALLER_ROWS), which packed calls' are not. 0 from
+     * prnn_rnn_key_of; the tuning database's lookups ignore it. */
+    int caller_rows;
 } prnn_rnn_key;
 
 /* The key of rnn's settings with batches of up to mini_batch rows. */

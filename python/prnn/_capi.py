@@ -104,7 +104,7 @@ class CacheWarmResult(ctypes.Structure):
 # prnnCacheFileKind_t
 CACHE_FILE_ENTRY, CACHE_FILE_TEMPORARY, CACHE_FILE_TUNING_DB_TEMPORARY = 0, 1, 2
 # prnnCacheWarmSource_t
-WARM_SHIPPED_DB, WARM_USER_DB = 1, 2
+WARM_SHIPPED_DB, WARM_USER_DB, WARM_PACKED_DATA, WARM_UNPACKED_DATA = 1, 2, 4, 8
 # prnnCacheFileCallback_t
 CacheFileCallback = ctypes.CFUNCTYPE(c_int, POINTER(CacheFile), c_void_p)
 

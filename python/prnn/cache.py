@@ -22,9 +22,10 @@ TOOL = "prnn-cache"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 USAGE = """usage: prnn-cache [--dir DIR] list|verify|clear
-       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both] warm
+       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both]
+                  [--data packed|unpacked|both] warm
        python -m prnn.cache [--dir DIR] list|verify|clear
-       python -m prnn.cache [--dir DIR] --arch sm_XY [--db WHICH] warm
+       python -m prnn.cache [--dir DIR] --arch sm_XY [--db WHICH] [--data WHICH] warm
 
   list    one line per cached kernel: file, kernel, source, arch,
           NVRTC version, size, age
@@ -49,6 +50,10 @@ USAGE = """usage: prnn-cache [--dir DIR] list|verify|clear
                87, 89, 90, 100, 120)
   --db WHICH   warm: the shapes of the shipped DB, of the user DB, or
                both (default both)
+  --data WHICH warm: the plans of packed data (the v5 calls, the
+               SEQ_MAJOR_PACKED layout), of unpacked data (the padded
+               layouts, prnn.torch's batch_first input; about three
+               times packed's compile time), or both (default both)
   -h, --help   this text
   --version    prnn-cache's version (and the loaded library's)
 
@@ -156,16 +161,20 @@ def _clear(directory: Optional[str], tuning_db: Optional[str]) -> "tuple[ClearRe
 
 WARM_SOURCES = {"shipped": _capi.WARM_SHIPPED_DB, "user": _capi.WARM_USER_DB,
                 "both": _capi.WARM_SHIPPED_DB | _capi.WARM_USER_DB}
+WARM_DATA = {"packed": _capi.WARM_PACKED_DATA, "unpacked": _capi.WARM_UNPACKED_DATA,
+             "both": _capi.WARM_PACKED_DATA | _capi.WARM_UNPACKED_DATA}
 
 
-def warm(sm: int, directory: Optional[str] = None, db: str = "both") -> WarmResult:
+def warm(sm: int, directory: Optional[str] = None, db: str = "both",
+         data: str = "both") -> WarmResult:
     """Compiles into the cache (directory None: the default), without a GPU,
     the kernels that training plans of the tuning DBs' shapes (db: "shipped",
-    "user" or "both") load on GPUs of architecture sm (90 for sm_90);
-    kernels already cached are not compiled again. Raises PrnnError (after
-    compiling what it could) when a kernel does not compile, there is no
-    NVRTC, or the directory cannot be used."""
-    result, status = _warm(directory, sm, WARM_SOURCES[db])
+    "user" or "both") load on GPUs of architecture sm (90 for sm_90), for
+    packed data, unpacked data (the padded layouts, batch_first input) or
+    both (data); kernels already cached are not compiled again. Raises
+    PrnnError (after compiling what it could) when a kernel does not
+    compile, there is no NVRTC, or the directory cannot be used."""
+    result, status = _warm(directory, sm, WARM_SOURCES[db] | WARM_DATA[data])
     _capi.api().check("prnnWarmKernelCache", status)
     return result
 
@@ -304,6 +313,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
     directory: Optional[str] = None
     sm = 0
     sources = WARM_SOURCES["both"]
+    data = WARM_DATA["both"]
     operands: List[str] = []
     i = 0
     # As the C tool's getopt_long: options anywhere, long ones by any
@@ -316,7 +326,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
             break
         if a.startswith("--"):
             typed, has_value, value = a[2:].partition("=")
-            full = [o for o in ("dir", "arch", "db", "help", "version")
+            full = [o for o in ("dir", "arch", "db", "data", "help", "version")
                     if typed and o.startswith(typed)]
             if len(full) > 1:
                 names = [f"--{o}" for o in full]
@@ -347,6 +357,10 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
                 if value not in WARM_SOURCES:
                     return _bad_args(f'--db "{value}": must be shipped, user or both', err)
                 sources = WARM_SOURCES[value]
+            elif full[0] == "data":
+                if value not in WARM_DATA:
+                    return _bad_args(f'--data "{value}": must be packed, unpacked or both', err)
+                data = WARM_DATA[value]
             elif not value:
                 return _bad_args(f'--dir "{value}": must not be empty', err)
             else:
@@ -378,7 +392,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None,
     if command == "clear":
         return _clear_command(directory, None, out, err)
     if command == "warm":
-        return _warm_command(directory, sm, sources, out, err)
+        return _warm_command(directory, sm, sources | data, out, err)
     return _scan(directory, None, command == "verify", out, err)
 
 

@@ -12,6 +12,7 @@
 #include "gpu/plan/plan_select.h"
 #include "gpu/run/call_run.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/seq_io_plan.h"
 
 prnnStatus_t prnn_gpu_backend_create(struct prnn_gpu_state **out)
 {
@@ -36,7 +37,10 @@ prnnStatus_t prnn_gpu_call_plan(const prnn_gpu_call *g, const prnn_rnn_problem *
                                 prnn_call_kind kind, prnn_call_plan *cp)
 {
     prnn_plan *plan;
-    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, kind != PRNN_CALL_INFERENCE, &plan));
+    /* calls of unpacked data that run in place have plans of their own,
+     * whose kernels read the caller's rows (prnn_rnn_key.caller_rows) */
+    PRNN_TRY(prnn_plan_get(g, p->rnn, p->mini_batch, prnn_seq_io_may_run_in_place(p),
+                           kind != PRNN_CALL_INFERENCE, &plan));
     return prnn_plan_call(plan, g->gs, p, kind, cp);
 }
 
@@ -50,14 +54,19 @@ prnnStatus_t prnn_gpu_prepare(const prnn_gpu_call *g, const struct prnnRNNStruct
                               int mini_batch)
 {
     prnn_plan *plan;
-    return prnn_plan_get(g, rnn, mini_batch, 0, &plan);
+    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, 0, &plan));
+    /* and the plan of its calls of unpacked data, where the descriptor
+     * allows them: so that no such call plans either (under capture, say) */
+    if ((rnn->aux_flags & PRNN_RNN_PADDED_IO_ENABLED) && prnn_seq_io_rnn_may_run_in_place(rnn))
+        PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 1, 0, &plan));
+    return PRNN_STATUS_SUCCESS;
 }
 
 prnnStatus_t prnn_gpu_plan_info(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn,
                                 int mini_batch, prnnRNNPlanInfo_t *info)
 {
     prnn_plan *plan;
-    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, &plan));
+    PRNN_TRY(prnn_plan_get(g, rnn, mini_batch, 0, 0, &plan));
     prnn_plan_info(plan, g->gs->description, info);
     return PRNN_STATUS_SUCCESS;
 }

@@ -29,7 +29,7 @@ typedef struct {
     prnnDataType_t dtype;
     int hidden, input, layers, bidir, batch, max_seq;
     /* the sequences' lengths, batch <= 4; a larger batch takes
-     * case_lengths' rule */
+     * case_lengths' rule (lengths[0] -1: its sorted one) */
     int lengths[4];
     prnnRNNDataLayout_t layout;
     prnnRNNBiasMode_t bias;
@@ -54,15 +54,19 @@ typedef struct {
 #define MAX_BATCH 160
 
 /* c's sequence lengths: its own, or for a batch past 4, max_seq, then
- * every length from max_seq down to 1 in a fixed shuffled order (the
- * moves of an unpacked layout past PRNN_SEQ_INLINE_ORDER sequences). */
+ * every length from max_seq down to 1 in a fixed shuffled order, or where
+ * lengths[0] is -1 in decreasing order (an unpacked layout past
+ * PRNN_SEQ_INLINE_ORDER sequences: their order and lengths from the
+ * workspace, or none where they are sorted). */
 static const int *case_lengths(const v8_gpu_case *c)
 {
     static int len[MAX_BATCH];
     if (c->batch <= 4)
         return c->lengths;
     for (int b = 0; b < c->batch && b < MAX_BATCH; b++)
-        len[b] = b == 0 ? c->max_seq : 1 + (b * 7) % c->max_seq;
+        len[b] = c->lengths[0] < 0 ? c->max_seq - (int)((long)b * c->max_seq / c->batch)
+                 : b == 0          ? c->max_seq
+                                   : 1 + (b * 7) % c->max_seq;
     return len;
 }
 
@@ -781,9 +785,11 @@ int main(int argc, char **argv)
          0,
          0,
          0},
-        /* unpacked layouts with padding, lengths in any order (the GPU
-         * moves them through packed copies); max_seq past the longest in
-         * the first (steps of padding alone) */
+        /* unpacked layouts with padding, lengths in any order (the
+         * kernels read and write the caller's rows through the order of
+         * sequences; dx and BackwardWeights' x move through packed
+         * copies; SRU's and projected calls move everything); max_seq past
+         * the longest in the first (steps of padding alone) */
         {PRNN_LSTM,
          PRNN_DATA_FLOAT,
          64,
@@ -1003,6 +1009,46 @@ int main(int argc, char **argv)
          150,
          5,
          {0, 0, 0, 0},
+         PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         0,
+         0},
+        /* padded sequences already in decreasing order: the kernels take
+         * no order, y's padding still written, dx moved out (the order
+         * written for the move alone past PRNN_SEQ_INLINE_ORDER); a step
+         * of padding alone at the end */
+        {PRNN_RNN_TANH,
+         PRNN_DATA_FLOAT,
+         48,
+         40,
+         2,
+         1,
+         4,
+         7,
+         {6, 4, 4, 1},
+         PRNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+         PRNN_RNN_DOUBLE_BIAS,
+         0,
+         0.0,
+         0.0,
+         PRNN_DEFAULT_MATH,
+         0,
+         0,
+         0},
+        {PRNN_LSTM,
+         PRNN_DATA_HALF,
+         64,
+         32,
+         1,
+         0,
+         140,
+         6,
+         {-1, 0, 0, 0},
          PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED,
          PRNN_RNN_DOUBLE_BIAS,
          0,

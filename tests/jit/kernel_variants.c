@@ -42,38 +42,41 @@ const jit_kernel_variant jit_kernel_variants[] = {
     /* rnn_tiny.cu (the tiny-h engine): one gate per lane (LSTM, GRU's
      * idle fourth lane) and the quad's split inputs (TANH, RELU), every
      * data type, H not a multiple of 8 (a partial last warp), 1 to 8 rows,
-     * SKIP_INPUT, training. */
+     * SKIP_INPUT, training; packed rows alone (PRNN_CALLER_ROWS 0, a plan
+     * of packed data's) or the caller's too (the default, 1), with the
+     * steps of one layer (PRNN_IO_LAYOUTS 8: x and y in place), two (6: x,
+     * y) or three (7: x, y, packed; prnn_seq_io_kernel_layouts). */
     {"rnn_tiny.cu", "tiny lstm f32 1 row",
      {"PRNN_DTYPE=0", "PRNN_MODE=2", "PRNN_H=64", "PRNN_TINY_ROWS=1", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=0",
-      "PRNN_TRAIN=0", NULL}, 0},
+      "PRNN_TRAIN=0", "PRNN_CALLER_ROWS=0", NULL}, 0},
     {"rnn_tiny.cu", "tiny gru f16 4 rows train",
      {"PRNN_DTYPE=2", "PRNN_MODE=3", "PRNN_H=48", "PRNN_TINY_ROWS=4", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=0",
-      "PRNN_TRAIN=1", NULL}, 0},
+      "PRNN_TRAIN=1", "PRNN_IO_LAYOUTS=8", NULL}, 0},
     {"rnn_tiny.cu", "tiny tanh f64 2 rows skip",
      {"PRNN_DTYPE=1", "PRNN_MODE=1", "PRNN_H=37", "PRNN_TINY_ROWS=2", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=1",
-      "PRNN_TRAIN=0", NULL}, 0},
+      "PRNN_TRAIN=0", "PRNN_CALLER_ROWS=0", NULL}, 0},
     {"rnn_tiny.cu", "tiny relu bf16 8 rows train",
      {"PRNN_DTYPE=3", "PRNN_MODE=0", "PRNN_H=12", "PRNN_TINY_ROWS=8", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=0",
-      "PRNN_TRAIN=1", NULL}, 0},
+      "PRNN_TRAIN=1", "PRNN_IO_LAYOUTS=7", NULL}, 0},
     /* one gate: a lane's inputs in whole chunks of four (rnn_tiny.cuh: H a
      * multiple of 16, no bound check), the most rows */
     {"rnn_tiny.cu", "tiny tanh f32 H 64 8 rows train",
      {"PRNN_DTYPE=0", "PRNN_MODE=1", "PRNN_H=64", "PRNN_TINY_ROWS=8", "PRNN_TINY_BLOCKS_PER_SM=1",
       "PRNN_SKIP=0",
-      "PRNN_TRAIN=1", NULL}, 0},
+      "PRNN_TRAIN=1", "PRNN_IO_LAYOUTS=8", NULL}, 0},
     /* two blocks a multiprocessor (tiny_engine.c's layout at B 256): the
      * launch bounds' register budget */
     {"rnn_tiny.cu", "tiny tanh f32 H 64 2 blocks an SM",
      {"PRNN_DTYPE=0", "PRNN_MODE=1", "PRNN_H=64", "PRNN_TINY_ROWS=1", "PRNN_TINY_BLOCKS_PER_SM=2",
-      "PRNN_SKIP=0", "PRNN_TRAIN=1", NULL}, 0},
+      "PRNN_SKIP=0", "PRNN_TRAIN=1", "PRNN_IO_LAYOUTS=6", NULL}, 0},
     /* rnn_tiny_backward.cu: the same lane layouts, R's columns */
     {"rnn_tiny_backward.cu", "tiny bwd lstm f16 8 rows",
      {"PRNN_DTYPE=2", "PRNN_MODE=2", "PRNN_H=64", "PRNN_TINY_ROWS=8", "PRNN_TINY_BLOCKS_PER_SM=1",
-      NULL}, 0},
+      "PRNN_CALLER_ROWS=0", NULL}, 0},
     {"rnn_tiny_backward.cu", "tiny bwd gru f32 3 rows",
      {"PRNN_DTYPE=0", "PRNN_MODE=3", "PRNN_H=40", "PRNN_TINY_ROWS=3", "PRNN_TINY_BLOCKS_PER_SM=1",
       NULL}, 0},
@@ -186,84 +189,84 @@ const jit_persistent_variant jit_persistent_variants[] = {
     {"lstm f32 fma lamport 2 groups",
      PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_FORWARD, 0, 0,
      "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=64 mma=0 "
-     "handoff=0 batch_groups=2", 0},
+     "handoff=0 batch_groups=2", 0, 0, 0},
     {"gru f16 mma lamport 2 groups streamed",
      PRNN_GRU, PRNN_DATA_HALF, 512, 4, 1, PRNN_PASS_FORWARD, 0, 0,
      "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=8 smem_slots=160 mma=1 "
-     "handoff=0 batch_groups=2", 0},
+     "handoff=0 batch_groups=2", 0, 0, 0},
     {"gru f16 mma 128 blocks (exact activations) streamed",
      PRNN_GRU, PRNN_DATA_HALF, 2048, 4, 1, PRNN_PASS_FORWARD, 0, 0,
      "blocks=128 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=24 smem_slots=12 mma=1 "
-     "handoff=0 batch_groups=2", 0},
+     "handoff=0 batch_groups=2", 0, 0, 0},
     {"relu f64 fma counter streamed skip",
      PRNN_RNN_RELU, PRNN_DATA_DOUBLE, 128, 2, 1, PRNN_PASS_FORWARD, 1, 0,
      "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=32 smem_slots=16 mma=0 "
-     "handoff=1 batch_groups=1", 0},
+     "handoff=1 batch_groups=1", 0, 0, 0},
     {"tanh bf16 fma counter 3 groups",
      PRNN_RNN_TANH, PRNN_DATA_BFLOAT16, 512, 3, 1, PRNN_PASS_FORWARD, 0, 0,
      "blocks=4 threads=64 ksplit=2 lanes_k=4 batch_chunk=1 reg_slots=128 smem_slots=896 mma=0 "
-     "handoff=1 batch_groups=3", 0},
+     "handoff=1 batch_groups=3", 0, 0, 0},
 
     /* The local hand-off (handoff 2, the small-h engine): one block per
      * group, h_t through shared memory. */
     {"lstm f32 fma local 4 groups",
      PRNN_LSTM, PRNN_DATA_FLOAT, 64, 8, 1, PRNN_PASS_FORWARD, 0, 1,
      "blocks=1 threads=256 ksplit=8 lanes_k=2 batch_chunk=2 reg_slots=64 smem_slots=0 mma=0 "
-     "handoff=2 batch_groups=4", 0},
+     "handoff=2 batch_groups=4", 0, 0, 0},
     {"gru bf16 mma local 2 groups",
      PRNN_GRU, PRNN_DATA_BFLOAT16, 128, 16, 1, PRNN_PASS_FORWARD, 0, 0,
      "blocks=1 threads=256 ksplit=4 lanes_k=1 batch_chunk=8 reg_slots=96 smem_slots=0 mma=1 "
-     "handoff=2 batch_groups=2", 0},
+     "handoff=2 batch_groups=2", 0, 0, 0},
     {"bwd tanh f64 fma local skip",
      PRNN_RNN_TANH, PRNN_DATA_DOUBLE, 48, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=1 threads=128 ksplit=4 lanes_k=1 batch_chunk=1 reg_slots=48 smem_slots=0 mma=0 "
-     "handoff=2 batch_groups=3", 0},
+     "handoff=2 batch_groups=3", 0, 0, 0},
     {"bwd lstm f16 mma local",
      PRNN_LSTM, PRNN_DATA_HALF, 64, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=1 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=32 smem_slots=0 mma=1 "
-     "handoff=2 batch_groups=1", 0},
+     "handoff=2 batch_groups=1", 0, 0, 0},
 
     /* Forward training (keeps act for the backward pass). */
     {"lstm f16 mma lamport train",
      PRNN_LSTM, PRNN_DATA_HALF, 512, 4, 1, PRNN_PASS_FORWARD, 0, 1,
      "blocks=16 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=128 smem_slots=0 mma=1 "
-     "handoff=0 batch_groups=1", 0},
+     "handoff=0 batch_groups=1", 0, 0, 0},
     {"gru f32 fma counter skip train",
      PRNN_GRU, PRNN_DATA_FLOAT, 100, 5, 1, PRNN_PASS_FORWARD, 1, 1,
      "blocks=4 threads=128 ksplit=4 lanes_k=2 batch_chunk=2 reg_slots=40 smem_slots=20 mma=0 "
-     "handoff=1 batch_groups=2", 0},
+     "handoff=1 batch_groups=2", 0, 0, 0},
     /* LSTM cell clipping (the sixth act column), both NaN rules */
     {"lstm f16 mma lamport train clip",
      PRNN_LSTM, PRNN_DATA_HALF, 512, 4, 1, PRNN_PASS_FORWARD, 0, 1,
      "blocks=16 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=128 smem_slots=0 mma=1 "
-     "handoff=0 batch_groups=1", 1},
+     "handoff=0 batch_groups=1", 1, 0, 0},
     {"bwd lstm f32 fma counter clip nan",
      PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=16 smem_slots=16 mma=0 "
-     "handoff=1 batch_groups=2", 2},
+     "handoff=1 batch_groups=2", 2, 0, 0},
 
     /* rnn_backward.cu: R^T, every mode, both engines and hand-offs, an odd
      * H under the mma engine (gates padded to pairs), streamed k-steps. */
     {"bwd lstm f32 fma lamport 2 groups streamed",
      PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=4 reg_slots=16 smem_slots=16 mma=0 "
-     "handoff=0 batch_groups=2", 0},
+     "handoff=0 batch_groups=2", 0, 0, 0},
     {"bwd gru f16 mma lamport odd H streamed",
      PRNN_GRU, PRNN_DATA_HALF, 101, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=4 threads=128 ksplit=4 lanes_k=1 batch_chunk=2 reg_slots=16 smem_slots=16 mma=1 "
-     "handoff=0 batch_groups=1", 0},
+     "handoff=0 batch_groups=1", 0, 0, 0},
     {"bwd relu f64 fma counter 3 groups",
      PRNN_RNN_RELU, PRNN_DATA_DOUBLE, 512, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=8 threads=128 ksplit=4 lanes_k=2 batch_chunk=1 reg_slots=8 smem_slots=440 mma=0 "
-     "handoff=1 batch_groups=3", 0},
+     "handoff=1 batch_groups=3", 0, 0, 0},
     {"bwd tanh bf16 fma counter",
      PRNN_RNN_TANH, PRNN_DATA_BFLOAT16, 512, 3, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=4 threads=64 ksplit=2 lanes_k=4 batch_chunk=1 reg_slots=128 smem_slots=896 mma=0 "
-     "handoff=1 batch_groups=1", 0},
+     "handoff=1 batch_groups=1", 0, 0, 0},
     {"bwd lstm bf16 mma counter",
      PRNN_LSTM, PRNN_DATA_BFLOAT16, 128, 16, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=8 reg_slots=16 smem_slots=0 mma=1 "
-     "handoff=1 batch_groups=1", 0},
+     "handoff=1 batch_groups=1", 0, 0, 0},
 
     /* rnn_backward.cu with the partial-sum hand-off (PRNN_PSUM): both
      * engines and hand-offs, fp64, an odd batch chunk under the mma engine
@@ -271,19 +274,37 @@ const jit_persistent_variant jit_persistent_variants[] = {
     {"bwd psum lstm f32 fma lamport 2 groups streamed",
      PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=8 threads=256 ksplit=1 lanes_k=1 batch_chunk=4 reg_slots=64 smem_slots=32 mma=0 "
-     "handoff=0 batch_groups=2 partial_sums=1", 0},
+     "handoff=0 batch_groups=2 partial_sums=1", 0, 0, 0},
     {"bwd psum gru f16 mma counter 2 groups streamed",
      PRNN_GRU, PRNN_DATA_HALF, 384, 4, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=2 threads=256 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=12 smem_slots=216 mma=1 "
-     "handoff=1 batch_groups=2 partial_sums=1", 0},
+     "handoff=1 batch_groups=2 partial_sums=1", 0, 0, 0},
     {"bwd psum tanh f64 fma counter",
      PRNN_RNN_TANH, PRNN_DATA_DOUBLE, 128, 2, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=4 threads=128 ksplit=1 lanes_k=1 batch_chunk=2 reg_slots=32 smem_slots=16 mma=0 "
-     "handoff=1 batch_groups=1 partial_sums=1", 0},
+     "handoff=1 batch_groups=1 partial_sums=1", 0, 0, 0},
     {"bwd psum lstm bf16 mma lamport odd chunk",
      PRNN_LSTM, PRNN_DATA_BFLOAT16, 256, 6, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
      "blocks=16 threads=256 ksplit=1 lanes_k=1 batch_chunk=3 reg_slots=32 smem_slots=0 mma=1 "
-     "handoff=0 batch_groups=1 partial_sums=1", 0},
+     "handoff=0 batch_groups=1 partial_sums=1", 0, 0, 0},
+
+    /* a plan of unpacked data's (PRNN_CALLER_ROWS): the caller's rows and
+     * order of sequences in both kernels, both engines, several chunks of
+     * a group (the order held per chunk); the forward kernel's steps for
+     * each combination of rows (three layers: x's, y's, packed; one layer:
+     * both) */
+    {"lstm f32 fma lamport 2 groups caller rows 3 layers",
+     PRNN_LSTM, PRNN_DATA_FLOAT, 256, 8, 1, PRNN_PASS_FORWARD, 0, 1,
+     "blocks=8 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=64 smem_slots=64 mma=0 "
+     "handoff=0 batch_groups=2", 0, 1, 3},
+    {"gru f16 mma counter caller rows train",
+     PRNN_GRU, PRNN_DATA_HALF, 128, 8, 1, PRNN_PASS_FORWARD, 0, 1,
+     "blocks=4 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=0 smem_slots=0 mma=1 "
+     "handoff=1 batch_groups=1", 0, 1, 1},
+    {"bwd gru f16 mma counter caller rows",
+     PRNN_GRU, PRNN_DATA_HALF, 128, 8, 1, PRNN_PASS_BACKWARD_DATA, 0, 0,
+     "blocks=4 threads=256 ksplit=8 lanes_k=1 batch_chunk=2 reg_slots=16 smem_slots=0 mma=1 "
+     "handoff=1 batch_groups=1", 0, 1, 0},
 };
 /* clang-format on */
 
@@ -300,8 +321,9 @@ int jit_persistent_variant_build(const jit_persistent_variant *p, prnn_kernel_re
     shape.key.hidden = p->hidden;
     shape.key.mini_batch = p->batch;
     shape.key.dirs = p->dirs;
-    shape.key.layers = 1;
+    shape.key.layers = p->layers ? p->layers : 1;
     shape.key.clip = p->clip;
+    shape.key.caller_rows = p->caller_rows;
     shape.skip_input = p->skip;
     shape.pass = p->pass;
     prnn_tile_config tile;

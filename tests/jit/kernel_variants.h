@@ -46,6 +46,14 @@ typedef struct {
      * build fails when the geometry would run another). */
     const char *tile;
     int clip; /* LSTM cell clipping: PRNN_KCLIP_* (0: none) */
+    /* 1: a plan of unpacked data's, whose kernels read the caller's rows
+     * (prnn_rnn_key.caller_rows: PRNN_CALLER_ROWS) */
+    int caller_rows;
+    /* the network's layers (0: one), which set the rows a forward kernel
+     * of caller_rows compiles its steps for (prnn_seq_io_kernel_layouts:
+     * one layer, x and y in place; two, x in place and y in place; three
+     * or more, those and packed) */
+    int layers;
 } jit_persistent_variant;
 
 extern const jit_persistent_variant jit_persistent_variants[];

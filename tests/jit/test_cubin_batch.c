@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "gpu/run/seq_io_plan.h"
 #include "jit/cubin_batch.h"
 #include "jit/nvrtc_compile.h"
 #include "cuda/warmup.h"
@@ -190,6 +191,26 @@ static void test_warm(void)
     CHECK(r.kernels == kernels && r.cached == kernels && r.compiled == 0);
     CHECK(prnn_nvrtc_compile_count() == before);
 
+    /* Unpacked data's plans: one each for one, two and three or more
+     * layers, whose forward kernels differ; then both kinds, all cached. */
+    memset(&r, 0, sizeof(r));
+    r.structSize = sizeof(r);
+    CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_USER_DB | PRNN_WARM_UNPACKED_DATA, &r),
+                 PRNN_STATUS_SUCCESS);
+    CHECK(r.shapes == PRNN_SEQ_IO_DISTINCT_LAYERS && r.compiled > 0 && r.failed == 0);
+    /* the forward kernel in both forms for each layer count, the backward
+     * one (y's rows read in place): at least those are new */
+    CHECK(r.compiled >= 2 * PRNN_SEQ_IO_DISTINCT_LAYERS + 1);
+    const int unpacked_new = r.compiled;
+    memset(&r, 0, sizeof(r));
+    r.structSize = sizeof(r);
+    CHECK_STATUS(
+        prnnWarmKernelCache(
+            cache, 90, PRNN_WARM_USER_DB | PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA, &r),
+        PRNN_STATUS_SUCCESS);
+    CHECK(r.shapes == 1 + PRNN_SEQ_IO_DISTINCT_LAYERS && r.compiled == 0 && r.cached == r.kernels);
+    CHECK(jit_test_count_files(cache, ".cubin") == kernels + unpacked_new);
+
     /* No entry of sm_80: nothing to do. */
     CHECK_STATUS(prnnWarmKernelCache(cache, 80, PRNN_WARM_USER_DB, &r), PRNN_STATUS_SUCCESS);
     CHECK(r.shapes == 0 && r.kernels == 0);
@@ -197,7 +218,11 @@ static void test_warm(void)
     CHECK_STATUS(prnnWarmKernelCache(cache, 91, PRNN_WARM_USER_DB, &r), PRNN_STATUS_BAD_PARAM);
     CHECK(jit_test_log_has("sm: 91"));
     CHECK_STATUS(prnnWarmKernelCache(cache, 90, 0, &r), PRNN_STATUS_BAD_PARAM);
-    CHECK_STATUS(prnnWarmKernelCache(cache, 90, 4, &r), PRNN_STATUS_BAD_PARAM);
+    CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_UNPACKED_DATA, &r),
+                 PRNN_STATUS_BAD_PARAM); /* no database */
+    CHECK(jit_test_log_has("sources: 8"));
+    CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_USER_DB | 16, &r),
+                 PRNN_STATUS_BAD_PARAM); /* a bit without a name */
     CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_USER_DB, NULL), PRNN_STATUS_BAD_PARAM);
     r.structSize = 8;
     CHECK_STATUS(prnnWarmKernelCache(cache, 90, PRNN_WARM_USER_DB, &r), PRNN_STATUS_BAD_PARAM);

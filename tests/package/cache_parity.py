@@ -91,7 +91,8 @@ with tempfile.TemporaryDirectory(prefix="prnn-cache-parity.") as tmp:
          c_dir=a, py_dir=b, what="--di=DIR list (PRNN_TUNING_DB elsewhere)")
     for bad in (["frobnicate"], [], ["list", "verify"], ["--dir"], ["--dir=", "list"],
                 ["--bogus", "list"], ["-x"], ["--help=1"], ["warm"], ["--arch", "sm9", "warm"],
-                ["--arch=sm_90", "--db", "all", "warm"], ["--d", "x", "list"], ["--arch"]):
+                ["--arch=sm_90", "--db", "all", "warm"], ["--arch=sm_90", "--data=all", "warm"],
+                ["--d", "x", "list"], ["--da", "x", "list"], ["--arch"]):
         status, _, _ = both(bad)
         if status != 2:
             failures.append(f"{bad}: exit {status}, expected 2")

@@ -4,7 +4,7 @@
  *   prnn-cache [--dir DIR] list     entries: kernel, source, arch, size, age
  *   prnn-cache [--dir DIR] verify   re-check every header and checksum
  *   prnn-cache [--dir DIR] clear    remove entries and stray temporary files
- *   prnn-cache [--dir DIR] --arch sm_XY [--db WHICH] warm
+ *   prnn-cache [--dir DIR] --arch sm_XY [--db WHICH] [--data WHICH] warm
  *                                   compile the tuning DB's kernels for an
  *                                   architecture, without a GPU
  *
@@ -31,7 +31,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: prnn-cache [--dir DIR] list|verify|clear\n"
-               "       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both] warm\n"
+               "       prnn-cache [--dir DIR] --arch sm_XY [--db shipped|user|both]\n"
+               "                  [--data packed|unpacked|both] warm\n"
                "\n"
                "  list    one line per cached kernel: file, kernel, source, arch,\n"
                "          NVRTC version, size, age\n"
@@ -56,6 +57,10 @@ static void usage(FILE *f)
                "               87, 89, 90, 100, 120)\n"
                "  --db WHICH   warm: the shapes of the shipped DB, of the user DB, or\n"
                "               both (default both)\n"
+               "  --data WHICH warm: the plans of packed data (the v5 calls, the\n"
+               "               SEQ_MAJOR_PACKED layout), of unpacked data (the padded\n"
+               "               layouts, prnn.torch's batch_first input; about three\n"
+               "               times packed's compile time), or both (default both)\n"
                "  -h, --help   this text\n"
                "  --version    prnn-cache's version (and the loaded library's)\n");
     tool_help_exit_status(
@@ -245,16 +250,20 @@ typedef struct {
     const char *dir;     /* NULL: the default directory */
     const char *command; /* list, verify, clear or warm */
     int sm;              /* warm: --arch, 0 when not given */
-    unsigned sources;    /* warm: --db */
+    unsigned dbs, data;  /* warm: --db's and --data's bits of the sources */
     int help, version;
 } cache_args;
 
-enum { OPT_DIR = 256, OPT_VERSION, OPT_ARCH, OPT_DB };
+enum { OPT_DIR = 256, OPT_VERSION, OPT_ARCH, OPT_DB, OPT_DATA };
 
 static const struct option long_options[] = {
-    {"dir", required_argument, NULL, OPT_DIR},   {"arch", required_argument, NULL, OPT_ARCH},
-    {"db", required_argument, NULL, OPT_DB},     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"arch", required_argument, NULL, OPT_ARCH},
+    {"db", required_argument, NULL, OPT_DB},
+    {"data", required_argument, NULL, OPT_DATA},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
 };
 
 /* One option (tool_option_fn). */
@@ -273,12 +282,20 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
         return 0;
     }
     case OPT_DB:
-        a->sources = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
-                     : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
-                     : strcmp(value, "both") == 0  ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
-                                                   : 0;
-        if (!a->sources)
+        a->dbs = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
+                 : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
+                 : strcmp(value, "both") == 0  ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
+                                               : 0;
+        if (!a->dbs)
             return tool_bad_value(err, n, name, value, "must be shipped, user or both");
+        return 0;
+    case OPT_DATA:
+        a->data = strcmp(value, "packed") == 0     ? PRNN_WARM_PACKED_DATA
+                  : strcmp(value, "unpacked") == 0 ? PRNN_WARM_UNPACKED_DATA
+                  : strcmp(value, "both") == 0     ? PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA
+                                                   : 0;
+        if (!a->data)
+            return tool_bad_value(err, n, name, value, "must be packed, unpacked or both");
         return 0;
     case OPT_DIR:
         a->dir = value;
@@ -298,7 +315,8 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
 static int parse_args(int argc, char **argv, cache_args *a, char *err, size_t n)
 {
     memset(a, 0, sizeof(*a));
-    a->sources = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
+    a->dbs = PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB;
+    a->data = PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA;
     int first = tool_getopt(argc, argv, "h", long_options, apply, a, err, n);
     if (first < 0)
         return -1;
@@ -372,6 +390,6 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "clear") == 0)
         return clear(dir, db);
     if (strcmp(a.command, "warm") == 0)
-        return warm(dir, a.sm, a.sources);
+        return warm(dir, a.sm, a.dbs | a.data);
     return scan(dir, db, strcmp(a.command, "verify") == 0);
 }

@@ -661,6 +661,10 @@ prnnStatus_t prnn_autotune_engine(const prnn_engine_query *q, const prnn_engine 
     prnn_engine_query tq = *q;
     if (e && e->one_config)
         tq.pass = PRNN_PASS_FORWARD;
+    /* Timed on packed calls (prnn_plan_with's plans) with their kernels,
+     * which a plan of unpacked data's configuration is the same for: the
+     * search compiles ahead what it times. */
+    tq.key.caller_rows = 0;
     /* Everything here runs with the handle's context current, pushed here
      * once: the tool calls this from a thread that has none (the planner
      * already has it pushed; pushes nest). */

@@ -121,12 +121,14 @@ struct prnn_engine {
      * PRNN_TF32_RECURRENCE_MATH (the standard engine's per-step GEMMs), so
      * its time depends on the math type, which tuning DB keys do not hold */
     int tf32_recurrence;
-    /* Its forward (layer 0's x, the top layer's y), backward-data (the
-     * top layer's y and dy, where it runs that pass) and BackwardWeights
-     * (y) read and write them where a full-length batch-major caller has
-     * them (prnn_call_plan.x_seq_stride, y_seq_stride), so such a call
-     * runs without moving them (gpu/run/seq_io.h) */
-    int batch_major_in_place;
+    /* Its kernels read and write a v8 call's unpacked buffers where the
+     * caller has them (prnn_call_plan.x_rows, y_rows, order: layer
+     * 0's x or input projection, the top layer's y and dy, every state),
+     * so such a call runs without moving them into packed order
+     * (gpu/run/seq_io.h). Kernels that run every step in one launch are
+     * compiled for it only in such calls' plans (prnn_rnn_key.caller_rows:
+     * PRNN_CALLER_ROWS), which the engine's requests pass on. */
+    int unpacked_in_place;
 
     /* Whether it can run q at all (mode, algorithm, device): 0, or -1 with
      * why. No compilation, no device work. */

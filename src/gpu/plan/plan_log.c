@@ -58,9 +58,9 @@ void prnn_plan_log_format(const prnn_plan_log_event *e, char *buf, size_t size)
     if (!size)
         return;
     buf[0] = '\0';
-    add(buf, size, &len, "prnn: %s %s %s hidden=%d batch=%d layers=%d dirs=%d on %s", e->event,
+    add(buf, size, &len, "prnn: %s %s %s hidden=%d batch=%d layers=%d dirs=%d%s on %s", e->event,
         prnn_mode_name(e->mode), prnn_dtype_name(e->dtype), e->hidden, e->batch, e->layers, e->dirs,
-        e->device);
+        e->caller_rows ? " unpacked data" : "", e->device);
     if (e->status != PRNN_STATUS_SUCCESS) {
         add(buf, size, &len, " | failed: %s (prnnGetLastErrorLog says why) | %.1f ms",
             prnnGetErrorString(e->status), e->ms);

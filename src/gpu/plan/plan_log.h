@@ -45,6 +45,7 @@ typedef struct {
     prnnRNNMode_t mode;
     prnnDataType_t dtype;
     int hidden, batch, layers, dirs;
+    int caller_rows; /* a plan of unpacked data's calls (prnn_rnn_key.caller_rows) */
     const char *device;
     prnnStatus_t status; /* not SUCCESS: the event failed (passes unused) */
     int npasses;

@@ -165,6 +165,7 @@ prnnStatus_t prnn_plan_call(const prnn_plan *plan, struct prnn_gpu_state *gs,
     if (kind != PRNN_CALL_INFERENCE && !plan->training_loaded)
         return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "training kernels not loaded");
     prnn_call_plan_fill(c, gs, &plan->kernels, pp, p, kind);
+    c->caller_rows = plan->key.caller_rows;
     c->call_graphs = plan->call_graphs;
     c->workspace_bytes = prnn_plan_workspace_bytes(plan, p);
     c->reserve_bytes = c->training ? c->r.total : 0;

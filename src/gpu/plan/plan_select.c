@@ -443,6 +443,7 @@ static void log_event_init(prnn_plan_log_event *e, const char *event,
     e->batch = key->mini_batch;
     e->layers = key->layers;
     e->dirs = key->dirs;
+    e->caller_rows = key->caller_rows;
     e->device = gs->description;
     e->status = s;
     e->ms = ms;
@@ -743,11 +744,12 @@ static prnn_cubin_batch *compile_ahead(const prnn_gpu_call *g, const prnn_rnn_ke
 }
 
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
-                           int training, prnn_plan **out)
+                           int caller_rows, int training, prnn_plan **out)
 {
     struct prnn_gpu_state *gs = g->gs;
     prnn_rnn_key key;
     prnn_rnn_key_of(rnn, mini_batch, &key);
+    key.caller_rows = caller_rows;
     const uint64_t hash = prnn_rnn_key_hash(&key);
     prnn_plan *p = NULL;
     for (prnn_plan *q = gs->plans; q && !p; q = q->next)

@@ -19,9 +19,10 @@
 #include "gpu/run/kernel_request.h"
 
 /* The plan for (rnn, mini_batch) on the call's device, made on first use;
- * with training, its training kernels are loaded too (once). */
+ * with training, its training kernels are loaded too (once). caller_rows:
+ * a plan for calls of unpacked data (prnn_rnn_key.caller_rows), else 0. */
 prnnStatus_t prnn_plan_get(const prnn_gpu_call *g, const struct prnnRNNStruct *rnn, int mini_batch,
-                           int training, prnn_plan **out);
+                           int caller_rows, int training, prnn_plan **out);
 
 /* The kernels a plan of key loads, at most: the setup and training
  * kernels, and one engine's per pass (forward and backward-data, and each

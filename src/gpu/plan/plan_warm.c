@@ -1,10 +1,10 @@
 /*
  * Filling the kernel cache without a GPU (prnn-cache warm): for each shape
- * of the tuning databases on GPUs of one architecture, the kernels its plan
- * would load (prnn_plan_kernel_set, on the entry's GPU described from a
- * table of the architecture's limits), compiled on several threads into the
- * cache directory. A container image built this way ships a cache whose
- * plans on those GPUs compile nothing.
+ * of the tuning databases on GPUs of one architecture, the kernels its
+ * plans (of packed and/or unpacked data) would load (prnn_plan_kernel_set,
+ * on the entry's GPU described from a table of the architecture's limits),
+ * compiled on several threads into the cache directory. A container image
+ * built this way ships a cache whose plans on those GPUs compile nothing.
  */
 #include "gpu/plan/plan_warm.h"
 
@@ -15,6 +15,7 @@
 #include "error.h"
 #include "gpu/plan/plan_select.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/seq_io_plan.h"
 #include "jit/cubin_batch.h"
 #include "tuning/tuning_db.h"
 
@@ -66,7 +67,7 @@ void prnn_warm_key(const prnn_tuning_entry *e, int batch, prnn_rnn_key *key)
     key->algo = PRNN_RNN_ALGO_AUTO;
     key->input_mode = PRNN_LINEAR_INPUT;
     key->hidden = e->hidden;
-    key->layers = 1; /* every layer runs the same kernels */
+    key->layers = 1;
     key->dirs = e->directions;
     key->mini_batch = batch;
 }
@@ -110,16 +111,17 @@ typedef struct {
 
 typedef struct {
     int sm;
+    const prnn_warm_what *what;
     warm_shape *shapes;
     int count, cap;
     int oom;
 } shape_list;
 
-static void add_shape(shape_list *l, const prnn_tuning_entry *e, int batch)
+static void add_key(shape_list *l, const prnn_tuning_entry *e, const prnn_rnn_key *key)
 {
     warm_shape w;
     w.entry = *e;
-    prnn_warm_key(e, batch, &w.key);
+    w.key = *key;
     for (int i = 0; i < l->count; i++)
         if (strcmp(l->shapes[i].entry.gpu_name, e->gpu_name) == 0 &&
             l->shapes[i].entry.sm_count == e->sm_count &&
@@ -138,6 +140,23 @@ static void add_shape(shape_list *l, const prnn_tuning_entry *e, int batch)
     l->shapes[l->count++] = w;
 }
 
+/* e's shape at batch: its packed data's plan and/or its unpacked data's,
+ * one per layer count whose forward kernels differ. */
+static void add_shape(shape_list *l, const prnn_tuning_entry *e, int batch)
+{
+    prnn_rnn_key key;
+    prnn_warm_key(e, batch, &key);
+    if (l->what->packed)
+        add_key(l, e, &key);
+    if (!l->what->unpacked)
+        return;
+    key.caller_rows = 1;
+    for (int layers = 1; layers <= PRNN_SEQ_IO_DISTINCT_LAYERS; layers++) {
+        key.layers = layers;
+        add_key(l, e, &key);
+    }
+}
+
 /* An entry of the architecture: its shape, at both ends of its batch
  * range (the plans a range serves have the kernels of their own batch;
  * the ends are the ones the DB names). */
@@ -151,7 +170,7 @@ static void visit_entry(const prnn_tuning_entry *e, void *ctx)
         add_shape(l, e, e->batch_max);
 }
 
-prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_user,
+prnnStatus_t prnn_plan_warm(const char *dir, int sm, const prnn_warm_what *what,
                             prnnCacheWarmResult_t *out)
 {
     size_t size = out->structSize;
@@ -165,9 +184,10 @@ prnnStatus_t prnn_plan_warm(const char *dir, int sm, int from_shipped, int from_
     shape_list l;
     memset(&l, 0, sizeof(l));
     l.sm = sm;
-    if (from_shipped)
+    l.what = what;
+    if (what->shipped_db)
         prnn_tuning_each_entry(0, visit_entry, &l);
-    if (from_user)
+    if (what->user_db)
         prnn_tuning_each_entry(1, visit_entry, &l);
     struct prnn_gpu_state *gs = malloc(sizeof(*gs));
     prnn_plan_kernels *ks = malloc(sizeof(*ks) * (size_t)(l.count ? l.count : 1));

@@ -223,14 +223,22 @@ prnnStatus_t prnn_run_zero(const prnn_call_plan *c, void *ptr, size_t bytes)
         "cuMemsetD8Async");
 }
 
-/* The runs (steps of equal batch) travel in the kernel's parameters; a long
- * varying sequence takes several launches. */
 prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
+{
+    return prnn_run_setup_io(c, NULL);
+}
+
+/* The runs (steps of equal batch) travel in the kernel's parameters; a long
+ * varying sequence takes several launches, the first of which zeroes and
+ * does io's work. */
+prnnStatus_t prnn_run_setup_io(const prnn_call_plan *c, const prnn_setup_io_args *io)
 {
     if (c->setup_done)
         return PRNN_STATUS_SUCCESS;
     prnn_setup_args a;
     memset(&a, 0, sizeof(a));
+    if (io)
+        a.io = *io;
     a.batch = (int *)prnn_run_ws(c, c->l.batch);
     a.offset = (int *)prnn_run_ws(c, c->l.offset);
     if (c->l.zero_begin != (size_t)-1) {
@@ -257,6 +265,11 @@ prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
         if (a.zero_words > work)
             work = a.zero_words;
         unsigned grid = (unsigned)((work + 255) / 256);
+        if (a.io.pad) { /* the padding: a warp a (sequence, step) vector */
+            const unsigned long long vectors = (unsigned long long)a.io.seqs * a.io.steps;
+            if ((vectors + 7) / 8 > grid)
+                grid = (unsigned)((vectors + 7) / 8 > 1024 ? 1024 : (vectors + 7) / 8);
+        }
         if (grid > 1024)
             grid = 1024;
         if (grid < 1)
@@ -265,8 +278,9 @@ prnnStatus_t prnn_run_setup(const prnn_call_plan *c)
             prnn_run_launch(c, c->kernels->setup, grid, 1, 256, &a, sizeof(a), "prnn_rnn_setup");
         if (s)
             return s;
-        a.zero = NULL; /* only the first launch zeroes */
+        a.zero = NULL; /* only the first launch zeroes and writes io's */
         a.zero_words = 0;
+        memset(&a.io, 0, sizeof(a.io));
         if (t >= T)
             break;
     }
@@ -320,20 +334,35 @@ void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_ge
     key->ldc = n;
 }
 
-void prnn_run_gemm_key_per_sequence(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key)
+void prnn_run_gemm_key_caller_rows(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key)
 {
-    const int batch = c->p->mini_batch;
-    key->m = (int)c->x_seq_stride;
+    const prnn_seq_io *io = c->p->io;
+    const int batch = io->batch, steps = io->max_seq;
+    if (io->layout != PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED) { /* the same rows */
+        key->m = steps * batch;
+        return;
+    }
+    key->m = steps;
     key->batch = batch;
     if (caller_a) {
-        key->stride_a = c->x_seq_stride * key->lda;
+        key->stride_a = (long long)steps * key->lda;
         key->stride_c = key->ldc;
         key->ldc *= batch;
     } else {
         key->stride_a = key->lda;
         key->lda *= batch;
-        key->stride_c = c->x_seq_stride * key->ldc;
+        key->stride_c = (long long)steps * key->ldc;
     }
+}
+
+prnn_rows prnn_run_xproj_rows(const prnn_call_plan *c, int layer)
+{
+    prnn_rows r = {0};
+    if (layer == 0 && c->x_rows.seq_stride) {
+        r.seq_stride = 1;
+        r.step_stride = c->p->io->batch;
+    }
+    return r;
 }
 
 prnnStatus_t prnn_run_gemm(const prnn_call_plan *c, const prnn_gemm_key *key, const void *a,

@@ -19,6 +19,7 @@
 #include "gpu/run/reserve_layout.h"
 #include "gpu/run/run_kernels.h"
 #include "gpu/run/workspace_layout.h"
+#include "prnn_kernel_abi.h"
 
 /* What a run would launch, as two 64-bit hashes (loop_graph.h): every
  * launch's kernel, grid, block, shared memory and argument bytes, every
@@ -62,13 +63,19 @@ typedef struct prnn_call_plan {
      * engine's own setup would run); clear at the start of every run of
      * the call (signed, captured or launched: call_run.c's copy) */
     int setup_done;
-    /* A call of full-length batch-major sequences run in place (seq_io.h):
-     * its sequence length, the rows' stride per sequence in the caller's
-     * buffers read and written where they are, else 0 (packed rows).
-     * x_seq_stride: x and dx (layer 0's input side; forward and
-     * backward-data). y_seq_stride: y and dy (the top layer's output side;
-     * BackwardWeights too, which reads y in place and moves x). */
-    long long x_seq_stride, y_seq_stride;
+    /* A v8 call run in place on an unpacked layout (seq_io.h): where the
+     * rows of the caller's buffers lie (prnn_rows; zero, packed rows, in
+     * every other call). x_rows: x and dx (layer 0's input side; forward
+     * and backward-data); y_rows: y and dy (the top layer's output side;
+     * BackwardWeights too, which reads y in place and moves x). order: the
+     * caller's sequence of each packed row ([batchSize] in the workspace;
+     * NULL where that is the row itself): where those rows and every
+     * state's row, hx to dcx, are (the kernels' `order`). */
+    prnn_rows x_rows, y_rows;
+    const int *order;
+    /* the plan's kernels read and write the caller's rows
+     * (prnn_rnn_key.caller_rows): a call runs in place only then */
+    int caller_rows;
     /* Non-NULL while the call is signed (loop_graph.h): every launch,
      * GEMM, memset, fork and join below is hashed into it, nothing is
      * enqueued. */
@@ -118,6 +125,10 @@ void prnn_run_dir_grads(const prnn_call_plan *c, void *dw, int pseudo, prnn_dir_
  * an engine's hand-off area, zeroed when there is one); nothing when
  * c->setup_done says the call wrote them already. */
 prnnStatus_t prnn_run_setup(const prnn_call_plan *c);
+/* The same, the first launch also doing io's work (a v8 call run in place
+ * on an unpacked layout: its order of sequences and y's padding,
+ * seq_io.c). */
+prnnStatus_t prnn_run_setup_io(const prnn_call_plan *c, const prnn_setup_io_args *io);
 
 /* out = the product key describes, on the call's stream and GEMM
  * workspace (signed: the key, the pointers and the workspace). */
@@ -145,25 +156,36 @@ void prnn_run_gemm_key(const prnn_call_plan *c, prnn_gemm_key *key);
 /* The same, shaped for out[m][n] = a[m][k] b[n][k]^T with every matrix
  * packed (its rows back to back): the input projection, forward's h R^T. */
 void prnn_run_gemm_key_abt(const prnn_call_plan *c, int m, int n, int k, prnn_gemm_key *key);
-/* A key over every packed row (m = total_rows) made a product per sequence
- * of a call whose x is read in place (c->x_seq_stride): a is the caller's
- * batch-major operand and out the packed one (caller_a), or the other way
- * round. The packed side's rows of one sequence are a step's rows apart,
- * the caller's side's sequences x_seq_stride rows apart. */
-void prnn_run_gemm_key_per_sequence(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key);
+/* A key over every packed row (m = total_rows) made the product over the
+ * caller's rows of a call whose x is read in place (c->x_rows): a is the
+ * caller's operand and out the step-major one (caller_a; the input
+ * projection, whose rows come out at t * batchSize + s, prnn_run_xproj_rows),
+ * or the other way round (dx, from a full-length call's packed gate
+ * gradients). Batch-major: a product per sequence, the step-major side's
+ * rows of one sequence a step's rows apart; sequence-major: one product
+ * over every row of the caller's buffer, padding included. */
+void prnn_run_gemm_key_caller_rows(const prnn_call_plan *c, int caller_a, prnn_gemm_key *key);
 
-/* The caller's rows per sequence in layer `layer`'s input (x: layer 0's)
- * and output (y: the top layer's) where the call reads them in place, else
- * 0 (packed rows; prnn_call_plan.x_seq_stride, y_seq_stride). */
-static inline long long prnn_run_input_seq_stride(const prnn_call_plan *c, int layer)
+/* Where the rows of layer `layer`'s input (x: layer 0's) and output (y: the
+ * top layer's) lie: the caller's buffers where the call reads them in
+ * place (prnn_call_plan.x_rows, y_rows), else packed rows. */
+static inline prnn_rows prnn_run_input_rows(const prnn_call_plan *c, int layer)
 {
-    return layer == 0 ? c->x_seq_stride : 0;
+    const prnn_rows packed = {0};
+    return layer == 0 ? c->x_rows : packed;
 }
 
-static inline long long prnn_run_output_seq_stride(const prnn_call_plan *c, int layer)
+static inline prnn_rows prnn_run_output_rows(const prnn_call_plan *c, int layer)
 {
-    return layer == c->rnn->layers - 1 ? c->y_seq_stride : 0;
+    const prnn_rows packed = {0};
+    return layer == c->rnn->layers - 1 ? c->y_rows : packed;
 }
+
+/* Where the rows of layer `layer`'s input projection lie: layer 0 of a call
+ * whose x is read in place has them step-major in the caller's order of
+ * sequences (t * batchSize + s, prnn_run_gemm_key_caller_rows), the
+ * others packed. */
+prnn_rows prnn_run_xproj_rows(const prnn_call_plan *c, int layer);
 
 /* The launches: fn with one struct argument of arg_bytes (signed whole,
  * so the struct is zeroed before its fields are set: no stray padding).

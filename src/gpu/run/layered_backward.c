@@ -36,7 +36,8 @@ void prnn_layered_bwd_args(const prnn_layer_run *lr, prnn_bwd_args *a)
     a->y_cols = c->dirs * c->P;
     a->dy_cols = c->dirs * c->P;
     a->dy_storage = lr->dout_storage;
-    a->y_seq_stride = prnn_run_output_seq_stride(c, lr->layer);
+    a->y_rows = prnn_run_output_rows(c, lr->layer);
+    a->order = c->order;
     a->tag_base = lr->tag_base;
     a->clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a->clip_hi = c->rnn->rclip;
@@ -92,8 +93,8 @@ static prnnStatus_t input_gradient(const prnn_call_plan *c, const prnn_backward_
             key.ldc = w.w_cols;
             key.c_storage = bottom;
             key.accumulate = !first;
-            if (prnn_run_input_seq_stride(c, layer)) /* dx batch-major */
-                prnn_run_gemm_key_per_sequence(c, 0, &key);
+            if (prnn_run_input_rows(c, layer).seq_stride) /* dx in place */
+                prnn_run_gemm_key_caller_rows(c, 0, &key);
             first = 0;
             PRNN_TRY(prnn_run_gemm(c, &key, dg + (size_t)runs[i].dg_col * H * c->es,
                                    (const char *)w.W + (size_t)runs[i].w_row * H * w.w_cols * c->es,
@@ -174,17 +175,18 @@ static prnnStatus_t weights_dir(const prnn_call_plan *c, const prnn_backward_wei
         biases[nbias++] = (prnn_bias_target){w.bR, (int)c->gh, 0};
     PRNN_TRY(prnn_train_bias_grads(c, dg, ld, (int)c->gh, biases, nbias));
     /* dR = dg_rec^T h_{t-1}, with h_{t-1} (P wide) of every row gathered
-     * first; one step's h_{t-1} is hx itself, already in dg's row order (a
-     * NULL hx is gathered as zeros, so that a non-finite dg still makes
-     * dR NaN as 0 * dg does in the reference) */
+     * first; one step's h_{t-1} is hx itself, already in dg's row order
+     * (a one-step call's sequences are all one step long: their order is
+     * the caller's, c->order NULL; a NULL hx is gathered as zeros, so that
+     * a non-finite dg still makes dR NaN as 0 * dg does in the reference) */
     const int L = c->rnn->layers, P = c->P;
     const void *out = layer == L - 1 ? b->y : reserve + prnn_reserve_out_at(&c->r, layer);
     const void *hx = prnn_run_offset(b->hx, (size_t)pseudo * c->h_state_stride);
     const void *hprev = hx;
     if (c->p->seq_length > 1 || !hx) {
         void *gathered = prnn_run_ws(c, c->l.hprev);
-        PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P,
-                                        prnn_run_output_seq_stride(c, layer), hx, gathered));
+        PRNN_TRY(prnn_train_gather_prev(c, d, out, c->dirs * P, prnn_run_output_rows(c, layer), hx,
+                                        gathered));
         hprev = gathered;
     }
     PRNN_TRY(grad_gemm(c, (int)c->gh, P, dg, ld, hprev, P, w.R));

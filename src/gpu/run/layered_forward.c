@@ -6,7 +6,8 @@
 
 void *prnn_layered_xproj(const prnn_call_plan *c, int d)
 {
-    return c->ws + c->l.xproj + (size_t)d * c->p->total_rows * c->gh * c->acc;
+    return c->ws + c->l.xproj +
+           (size_t)d * prnn_ws_xproj_rows(c->pass->engine, c->p) * c->gh * c->acc;
 }
 
 void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
@@ -32,7 +33,10 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
         da->act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
     }
     a->y = lr->output;
-    a->y_seq_stride = prnn_run_output_seq_stride(c, lr->layer);
+    a->y_rows = prnn_run_output_rows(c, lr->layer);
+    /* SKIP_INPUT's x never runs in place (seq_io.c): its rows are packed */
+    a->x_rows = prnn_run_xproj_rows(c, lr->layer);
+    a->order = c->order;
     a->batch = (const int *)prnn_run_ws(c, c->l.batch);
     a->offset = (const int *)prnn_run_ws(c, c->l.offset);
     a->seq_length = c->p->seq_length;
@@ -43,8 +47,9 @@ void prnn_layered_rnn_args(const prnn_layer_run *lr, prnn_rnn_args *a)
 }
 
 /* xproj[dir] = input W[dir]^T for every row of the sequence, in packed
- * order. Layer 0 of a call run in place reads a batch-major x: one product
- * per sequence (x_seq_stride rows of x), its rows written batch rows apart. */
+ * order; layer 0 of a call run in place reads the caller's x, its rows
+ * written step-major in the caller's order of sequences
+ * (prnn_run_gemm_key_caller_rows, prnn_run_xproj_rows). */
 static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_buffers *b,
                                    int layer, const void *input, int k)
 {
@@ -53,8 +58,8 @@ static prnnStatus_t project_inputs(const prnn_call_plan *c, const prnn_forward_b
         prnn_run_dir_weights(c, b->w, layer * c->dirs + d, &w);
         prnn_gemm_key key;
         prnn_run_gemm_key_abt(c, (int)c->p->total_rows, (int)c->gh, k, &key);
-        if (prnn_run_input_seq_stride(c, layer))
-            prnn_run_gemm_key_per_sequence(c, 1, &key);
+        if (prnn_run_input_rows(c, layer).seq_stride)
+            prnn_run_gemm_key_caller_rows(c, 1, &key);
         PRNN_TRY(prnn_run_gemm(c, &key, input, w.W, prnn_layered_xproj(c, d)));
     }
     return PRNN_STATUS_SUCCESS;

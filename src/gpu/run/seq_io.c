@@ -1,11 +1,11 @@
 #include "gpu/run/seq_io.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "error.h"
 #include "gpu/run/gpu_state.h"
+#include "gpu/run/seq_io_plan.h"
 #include "prnn_kernel_abi.h"
 
 typedef struct {
@@ -23,32 +23,50 @@ static io_units units_of(const prnn_rnn_problem *p)
     return u;
 }
 
-/* Whether the moves carry the sequences' order in their own parameters
- * (a small batch), else they read it from the workspace (write_order). */
+/* Whether the moves and the setup kernel carry the sequences' order (and
+ * lengths) in their own parameters (a small batch), else the kernels read
+ * them from the workspace (write_ints). */
 static int inline_order(const prnn_call_plan *c)
 {
     return c->p->io->batch <= PRNN_SEQ_INLINE_ORDER;
 }
 
-/* The sequences' packed order into the workspace, from the launches'
- * parameters (capture-safe: a graph keeps the values), where the moves do
- * not carry it. */
-static prnnStatus_t write_order(const prnn_call_plan *c)
+/* The workspace's copy of the sequences' order, and of their lengths
+ * (prnn_ws_layout.io_order: the order, then the lengths). */
+static int *ws_order(const prnn_call_plan *c)
 {
-    const prnn_seq_io *io = c->p->io;
-    if (inline_order(c))
-        return PRNN_STATUS_SUCCESS;
+    return (int *)prnn_run_ws(c, c->l.io_order);
+}
+
+static int *ws_lengths(const prnn_call_plan *c)
+{
+    return ws_order(c) + c->p->io->batch;
+}
+
+/* count values into dst in the workspace, from the launches' parameters
+ * (capture-safe: a graph keeps the values). */
+static prnnStatus_t write_ints(const prnn_call_plan *c, int *dst, const int *v, int count)
+{
     prnn_seq_order_args a;
-    for (int base = 0; base < io->batch; base += PRNN_SEQ_ORDER_CHUNK) {
+    for (int base = 0; base < count; base += PRNN_SEQ_ORDER_CHUNK) {
         memset(&a, 0, sizeof(a));
-        a.order = (int *)prnn_run_ws(c, c->l.io_order);
+        a.order = dst;
         a.base = base;
-        a.count = io->batch - base < PRNN_SEQ_ORDER_CHUNK ? io->batch - base : PRNN_SEQ_ORDER_CHUNK;
-        memcpy(a.v, io->order + base, (size_t)a.count * sizeof(int));
+        a.count = count - base < PRNN_SEQ_ORDER_CHUNK ? count - base : PRNN_SEQ_ORDER_CHUNK;
+        memcpy(a.v, v + base, (size_t)a.count * sizeof(int));
         PRNN_TRY(
             prnn_run_launch(c, c->kernels->seq_order, 1, 1, 256, &a, sizeof(a), "prnn_seq_order"));
     }
     return PRNN_STATUS_SUCCESS;
+}
+
+/* The sequences' order into the workspace, where the moves do not carry
+ * it. */
+static prnnStatus_t write_order(const prnn_call_plan *c)
+{
+    if (inline_order(c))
+        return PRNN_STATUS_SUCCESS;
+    return write_ints(c, ws_order(c), c->p->io->order, c->p->io->batch);
 }
 
 /* Tensors moved in one launch (rnn_seq_io.cuh), all into packed order or
@@ -69,7 +87,7 @@ static void moves_start(moves *m, const prnn_call_plan *c, int to_caller)
     if (m->a.inline_order)
         memcpy(m->a.order_v, io->order, (size_t)io->batch * sizeof(int));
     else
-        m->a.order = (const int *)prnn_run_ws(c, c->l.io_order);
+        m->a.order = ws_order(c);
     m->a.batch = (const int *)prnn_run_ws(c, c->l.batch);
     m->a.offset = (const int *)prnn_run_ws(c, c->l.offset);
     m->a.packed_steps = c->p->seq_length;
@@ -132,25 +150,68 @@ static void *state_slot(const prnn_call_plan *c, const void *caller, int slot)
     return caller ? prnn_run_ws(c, c->l.io_state[slot]) : NULL;
 }
 
-/* Whether a call can run in place (seq_io.h; BackwardWeights: read y in
- * place): its sequences' length when it can, else 0. */
-static long long in_place_stride(const prnn_call_plan *c)
+/* Whether the call runs in place (seq_io_plan.h): its plan's kernels were
+ * compiled for the caller's rows, which the plan of such a call's problem
+ * always has (gpu_backend.c keys it so). */
+static int runs_in_place(const prnn_call_plan *c)
+{
+    return c->caller_rows && prnn_seq_io_runs_in_place(c->pass->engine, c->p);
+}
+
+/* Where the caller's rows are (prnn_rows). */
+static prnn_rows caller_rows(const prnn_call_plan *c)
 {
     const prnn_seq_io *io = c->p->io;
-    const struct prnnRNNStruct *rnn = c->rnn;
-    if (io->layout != PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED ||
-        !c->pass->engine->batch_major_in_place || rnn->proj || rnn->input_mode == PRNN_SKIP_INPUT)
-        return 0;
-    /* every length maxSeqLength: no length is above it, so the rows sum
-     * to batch * maxSeqLength exactly then */
-    if (c->p->total_rows != (size_t)io->batch * (size_t)io->max_seq)
-        return 0;
-    /* the strided GEMMs' leading dimensions are a step's rows, batch *
-     * gates * hidden elements (dg's and xproj's rows at most 4 * hidden
-     * wide): an int, as cuBLASLt's keys hold them */
-    if ((long long)io->batch * 4 * c->H > INT_MAX)
-        return 0;
-    return io->max_seq;
+    prnn_rows r;
+    if (io->layout == PRNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED) {
+        r.seq_stride = io->max_seq;
+        r.step_stride = 1;
+    } else {
+        r.seq_stride = 1;
+        r.step_stride = io->batch;
+    }
+    return r;
+}
+
+/* The first setup launch's extra work for a call run in place (and the
+ * launches that write the order and lengths first where they do not fit in
+ * its parameters): the order the kernels read (NULL: the caller's own) and,
+ * where pad is not NULL, pad's padding written with *fill. */
+static prnnStatus_t setup_in_place(const prnn_call_plan *c, const int *order, void *pad,
+                                   const void *fill)
+{
+    const prnn_seq_io *io = c->p->io;
+    prnn_setup_io_args a;
+    memset(&a, 0, sizeof(a));
+    const int small = inline_order(c);
+    if (order) {
+        if (small) {
+            a.order = ws_order(c);
+            a.order_count = io->batch;
+            memcpy(a.order_v, io->order, (size_t)io->batch * sizeof(int));
+        } else {
+            PRNN_TRY(write_ints(c, ws_order(c), io->order, io->batch));
+        }
+    }
+    if (pad && fill && !prnn_seq_io_full_length(c->p)) {
+        const prnn_rows r = caller_rows(c);
+        a.pad = pad;
+        memcpy(&a.fill_bits, fill, c->es);
+        a.seq_stride = r.seq_stride;
+        a.step_stride = r.step_stride;
+        a.seqs = io->batch;
+        a.steps = io->max_seq;
+        a.row_bytes = (long long)(units_of(c->p).out_cols * c->es);
+        a.es = (int)c->es;
+        a.unit = move_unit(pad, pad, (size_t)a.row_bytes, c->es);
+        if (small) {
+            memcpy(a.lengths_v, io->lengths, (size_t)io->batch * sizeof(int));
+        } else {
+            PRNN_TRY(write_ints(c, ws_lengths(c), io->lengths, io->batch));
+            a.lengths = ws_lengths(c);
+        }
+    }
+    return prnn_run_setup_io(c, &a);
 }
 
 static prnnStatus_t run_forward(prnn_call_plan *c, const prnn_forward_buffers *b,
@@ -215,37 +276,91 @@ static prnnStatus_t run_backward_data(prnn_call_plan *c, const prnn_backward_dat
     return moves_launch(&out);
 }
 
-/* run(c, buffers) reading the caller's x and y in place where their strides
- * are set (prnn_call_plan.x_seq_stride, y_seq_stride; 0: packed rows), the
- * plan's strides cleared after, as every other call expects them. */
-static prnnStatus_t run_strided(prnn_call_plan *c, const void *buffers,
-                                prnnStatus_t (*run)(prnn_call_plan *, const void *),
-                                long long x_seq_stride, long long y_seq_stride)
+/* run(c, buffers) with the plan's rows set where the call reads or writes
+ * the caller's buffers in place, cleared after, as every other call
+ * expects them. */
+static prnnStatus_t run_with_rows(prnn_call_plan *c, const void *buffers,
+                                  prnnStatus_t (*run)(prnn_call_plan *, const void *),
+                                  prnn_rows x_rows, prnn_rows y_rows, const int *order)
 {
-    c->x_seq_stride = x_seq_stride;
-    c->y_seq_stride = y_seq_stride;
+    c->x_rows = x_rows;
+    c->y_rows = y_rows;
+    c->order = order;
     prnnStatus_t s = run(c, buffers);
-    c->x_seq_stride = c->y_seq_stride = 0;
+    memset(&c->x_rows, 0, sizeof(c->x_rows));
+    memset(&c->y_rows, 0, sizeof(c->y_rows));
+    c->order = NULL;
     return s;
 }
 
+/* The kernels' order of the caller's sequences: NULL where it is theirs. */
+static const int *kernel_order(const prnn_call_plan *c)
+{
+    return prnn_seq_io_order_is_identity(c->p->io) ? NULL : ws_order(c);
+}
+
+/* A forward call on an engine that runs in place: nothing moves; the setup
+ * kernel writes y's padding. */
+static prnnStatus_t forward_in_place(prnn_call_plan *c, const prnn_forward_buffers *b,
+                                     prnnStatus_t (*run)(prnn_call_plan *, const void *))
+{
+    const int *order = kernel_order(c);
+    PRNN_TRY(setup_in_place(c, order, b->y, c->p->io->y_fill));
+    c->setup_done = 1;
+    const prnn_rows rows = caller_rows(c);
+    return run_with_rows(c, b, run, rows, rows, order);
+}
+
+/* Backward-data on an engine that runs in place: y, dy and the states are
+ * read and written where they are, and so is dx where the sequences are
+ * full length in their own order (its GEMM then writes a product per
+ * sequence, prnn_run_gemm_key_caller_rows); else dx is made in packed rows
+ * and moved out with its padding, as a GEMM cannot scatter rows. */
+static prnnStatus_t backward_data_in_place(prnn_call_plan *c, const prnn_backward_data_buffers *b,
+                                           prnnStatus_t (*run)(prnn_call_plan *, const void *))
+{
+    const int *order = kernel_order(c);
+    PRNN_TRY(setup_in_place(c, order, NULL, NULL));
+    c->setup_done = 1;
+    const prnn_rows rows = caller_rows(c), packed = {0};
+    if (!b->dx || !prnn_seq_io_dx_moves(c->p))
+        return run_with_rows(c, b, run, rows, rows, order);
+    prnn_backward_data_buffers pb = *b;
+    pb.dx = prnn_run_ws(c, c->l.io_dx);
+    if (!order) /* the move reads the order, which the setup did not write */
+        PRNN_TRY(write_order(c));
+    PRNN_TRY(run_with_rows(c, &pb, run, packed, rows, order));
+    moves out;
+    moves_start(&out, c, 1);
+    moves_add(&out, pb.dx, b->dx, units_of(c->p).in_cols, 0, c->p->io->x_fill);
+    return moves_launch(&out);
+}
+
 /* BackwardWeights moves x into packed order (its GEMMs pair x's rows with
- * dg's packed ones: seq_io.h). y is only read for h_{t-1}, which
- * prnn_gather_prev reads at the caller's rows where the call could run in
- * place (in_place_stride): then y and hx stay where they are (full-length
- * sequences keep the caller's order). */
+ * dg's packed ones, summing over rows, and the caller's padding may hold
+ * anything, NaN included). y is only read for h_{t-1}, which
+ * prnn_gather_prev reads at the caller's rows where the engine runs in
+ * place: then y and hx stay where they are. */
 static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_weights_buffers *b,
                                          prnnStatus_t (*run)(prnn_call_plan *, const void *),
-                                         long long y_in_place)
+                                         int in_place)
 {
     const io_units u = units_of(c->p);
+    const int *order = in_place ? kernel_order(c) : NULL;
+    if (in_place)
+        PRNN_TRY(setup_in_place(c, order, NULL, NULL));
+    else
+        PRNN_TRY(prnn_run_setup(c));
+    c->setup_done = 1; /* the moves read the step tables */
+    if (!order)        /* else setup_in_place wrote it */
+        PRNN_TRY(write_order(c));
     prnn_backward_weights_buffers pb = *b;
     void *x = prnn_run_ws(c, c->l.io_x);
     pb.x = x;
     moves in;
     moves_start(&in, c, 0);
     moves_add(&in, b->x, x, u.in_cols, 0, NULL);
-    if (!y_in_place) {
+    if (!in_place) {
         void *y = prnn_run_ws(c, c->l.io_y), *hx = state_slot(c, b->hx, PRNN_SEQ_IO_HX);
         pb.y = y;
         pb.hx = hx;
@@ -253,25 +368,29 @@ static prnnStatus_t run_backward_weights(prnn_call_plan *c, const prnn_backward_
         moves_add(&in, b->hx, hx, u.h_cols, 1, NULL);
     }
     PRNN_TRY(moves_launch(&in));
-    return run_strided(c, &pb, run, 0, y_in_place);
+    const prnn_rows packed = {0};
+    return run_with_rows(c, &pb, run, packed, in_place ? caller_rows(c) : packed, order);
 }
 
 prnnStatus_t prnn_seq_io_run(prnn_call_plan *c, const void *buffers,
                              prnnStatus_t (*run)(prnn_call_plan *c, const void *buffers))
 {
+    const int in_place = runs_in_place(c);
+    if (c->kind == PRNN_CALL_BACKWARD_WEIGHTS)
+        return run_backward_weights(c, buffers, run, in_place);
+    if (in_place)
+        return c->kind == PRNN_CALL_BACKWARD_DATA ? backward_data_in_place(c, buffers, run)
+                                                  : forward_in_place(c, buffers, run);
     /* the step tables first: the moves read them (the engine's own
      * prnn_run_setup then has nothing to do) */
     PRNN_TRY(prnn_run_setup(c));
     c->setup_done = 1;
-    const long long in_place = in_place_stride(c);
-    if (in_place && c->kind != PRNN_CALL_BACKWARD_WEIGHTS)
-        return run_strided(c, buffers, run, in_place, in_place);
     PRNN_TRY(write_order(c));
     switch (c->kind) {
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: return run_forward(c, buffers, run);
     case PRNN_CALL_BACKWARD_DATA: return run_backward_data(c, buffers, run);
-    case PRNN_CALL_BACKWARD_WEIGHTS: return run_backward_weights(c, buffers, run, in_place);
+    case PRNN_CALL_BACKWARD_WEIGHTS: break;
     }
     return prnn_fail(PRNN_STATUS_INTERNAL_ERROR, "prnn_seq_io_run: call kind %d", (int)c->kind);
 }

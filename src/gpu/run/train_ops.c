@@ -44,13 +44,14 @@ prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, voi
 }
 
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
-                                    long long out_seq_stride, const void *hx, void *dst)
+                                    prnn_rows out_rows, const void *hx, void *dst)
 {
     prnn_gather_args a;
     memset(&a, 0, sizeof(a));
     a.out = out;
-    a.out_seq_stride = out_seq_stride;
+    a.out_rows = out_rows;
     a.hx = hx;
+    a.order = c->order;
     a.dst = dst;
     a.batch = (const int *)prnn_run_ws(c, c->l.batch);
     a.offset = (const int *)prnn_run_ws(c, c->l.offset);

@@ -27,10 +27,11 @@ prnnStatus_t prnn_train_next_input(const prnn_call_plan *c, int layer, int train
 prnnStatus_t prnn_train_dropout_backward(const prnn_call_plan *c, int layer, void *grad);
 
 /* dst[rows][P] = h_{t-1} of every row of direction dir: rows of out
- * (ld elements apart, this direction's columns; packed, or the caller's
- * batch-major rows out_seq_stride per sequence), or hx (NULL: zeros). */
+ * (ld elements apart, this direction's columns; where out_rows says: packed,
+ * or the caller's y read in place), or hx (at the rows of the call's
+ * order; NULL: zeros). */
 prnnStatus_t prnn_train_gather_prev(const prnn_call_plan *c, int dir, const void *out, int ld,
-                                    long long out_seq_stride, const void *hx, void *dst);
+                                    prnn_rows out_rows, const void *hx, void *dst);
 
 /* A bias gradient: bias[i] += the sum over rows of dg column
  * i + (i >= col_split ? col_skip : 0). */

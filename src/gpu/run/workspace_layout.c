@@ -3,6 +3,7 @@
 #include "checked_size.h"
 #include "dtype.h"
 #include "gpu/run/gemm.h"
+#include "gpu/run/seq_io_plan.h"
 
 #define ALIGN 256
 
@@ -44,6 +45,16 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes)
     return at;
 }
 
+size_t prnn_ws_xproj_rows(const prnn_engine *e, const prnn_rnn_problem *p)
+{
+    if (!prnn_seq_io_runs_in_place(e, p))
+        return p->total_rows;
+    /* step-major rows of every sequence, padding included, where layer 0's
+     * projection reads the caller's x in place (gpu_run.h) */
+    const size_t padded = prnn_mul_size((size_t)p->io->batch, (size_t)p->io->max_seq);
+    return padded > p->total_rows ? padded : p->total_rows;
+}
+
 /* The layered runner's own parts (layered_run.h): the input projections,
  * the output of a layer between layers, dropout, the gradient between
  * layers, and backward weights' gathered h_{t-1} and bias partial sums. */
@@ -58,7 +69,10 @@ void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_
     case PRNN_CALL_INFERENCE:
     case PRNN_CALL_FORWARD_TRAINING: {
         const int any_linear = p->rnn->input_mode == PRNN_LINEAR_INPUT || u.deep;
-        l->xproj = any_linear ? prnn_ws_take(b, prnn_mul4_size(u.dirs, u.rows, u.gh, u.acc)) : none;
+        l->xproj = any_linear
+                       ? prnn_ws_take(b, prnn_mul4_size(u.dirs, prnn_ws_xproj_rows(b->engine, p),
+                                                        u.gh, u.acc))
+                       : none;
         if (call == PRNN_CALL_INFERENCE)
             l->layer_out = u.deep ? prnn_ws_take(b, prnn_mul_size(out_units, u.es)) : none;
         else
@@ -117,7 +131,15 @@ void prnn_ws_seq_io_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_w
     const size_t y_bytes = prnn_mul3_size(u.rows, u.out_cols, u.es);
     const size_t h_bytes = prnn_mul3_size(u.state_rows, u.h_cols, u.es);
     const size_t c_bytes = prnn_mul3_size(u.state_rows, u.c_cols, u.es);
-    l->io_order = prnn_ws_take(b, prnn_mul_size((size_t)p->mini_batch, sizeof(int)));
+    /* the order of sequences, then their lengths (seq_io.c) */
+    l->io_order = prnn_ws_take(b, prnn_mul3_size(2, (size_t)p->io->batch, sizeof(int)));
+    if (prnn_seq_io_runs_in_place(b->engine, p)) {
+        if (call == PRNN_CALL_BACKWARD_DATA && prnn_seq_io_dx_moves(p))
+            l->io_dx = prnn_ws_take(b, x_bytes);
+        else if (call == PRNN_CALL_BACKWARD_WEIGHTS)
+            l->io_x = prnn_ws_take(b, x_bytes);
+        return;
+    }
     l->io_state[PRNN_SEQ_IO_HX] = prnn_ws_take(b, h_bytes);
     if (u.cell)
         l->io_state[PRNN_SEQ_IO_CX] = prnn_ws_take(b, c_bytes);
@@ -160,7 +182,7 @@ void prnn_ws_layout_compute(const prnn_pass_plan *pp, const prnn_rnn_problem *p,
         l->engine[i] = none;
     for (int i = 0; i < PRNN_SEQ_IO_STATES; i++)
         l->io_state[i] = none;
-    prnn_ws_builder b = {l, 0};
+    prnn_ws_builder b = {l, 0, pp->engine};
     l->batch = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     l->offset = prnn_ws_take(&b, prnn_mul_size((size_t)p->seq_length, sizeof(int)));
     if (prnn_ws_needs_zero_bias(p, call)) {

@@ -55,7 +55,8 @@ typedef struct {
      * kernels in place of the absent bias (zeroed by prnn_call_run) */
     size_t zero_bias;
     /* forward */
-    size_t xproj;     /* dirs * rows * gates * hidden, math type (SRU: U) */
+    size_t xproj;     /* dirs * prnn_ws_xproj_rows * gates * hidden, math type
+                       * (SRU: U) */
     size_t layer_out; /* inference, layers > 1: rows * dirs * P, storage */
     /* training (P: the width of h, prnn_ws_units) */
     size_t dropped;      /* dropout, layers > 1: the next layer's input,
@@ -67,7 +68,8 @@ typedef struct {
     size_t bias_partial; /* backward weights: bias_chunks * dg_cols * hidden */
     int bias_chunks, bias_chunk_rows;
     /* the v8 unpacked layouts (seq_io.h), none for a packed call: the
-     * sequences' packed order (int[batchSize]); x, y, dy and dx in packed
+     * sequences' packed order and their lengths (int[2 * batchSize]); x,
+     * y, dy and dx in packed
      * rows (storage type); the states in packed row order, a slot of
      * layers * dirs * batchSize rows each (seq_io.c says which) */
     size_t io_order, io_x, io_y, io_dy, io_dx;
@@ -83,6 +85,7 @@ typedef struct {
 typedef struct prnn_ws_builder {
     prnn_ws_layout *l;
     size_t cursor;
+    const prnn_engine *engine; /* the pass's engine (which moves what: seq_io_plan.h) */
 } prnn_ws_builder;
 
 /* What the parts of a call's workspace are counted in, from its problem. */
@@ -97,6 +100,12 @@ typedef struct {
 
 prnn_ws_units prnn_ws_units_of(const prnn_rnn_problem *p);
 
+/* Rows of a direction's input projection (prnn_ws_layout.xproj): every
+ * packed row, or for a call run in place on engine e (seq_io_plan.h),
+ * whose layer 0 reads x where it is, batchSize * maxSeqLength where that
+ * is more. */
+size_t prnn_ws_xproj_rows(const prnn_engine *e, const prnn_rnn_problem *p);
+
 /* Whether a call of kind `call` of p has a zero_bias part: a forward call
  * of a network whose bias mode drops bW or bR. */
 int prnn_ws_needs_zero_bias(const prnn_rnn_problem *p, prnn_call_kind call);
@@ -110,7 +119,10 @@ size_t prnn_ws_take(prnn_ws_builder *b, size_t bytes);
 void prnn_ws_layered_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b);
 
 /* The parts of a call whose problem has an unpacked v8 layout (p->io): the
- * order, copies of x, y, dy, dx and the state slots the kind moves. */
+ * order and lengths of its sequences, and copies of what the call moves
+ * (seq_io.h): of x, y, dy, dx and the states, or, in place on b's engine,
+ * only of backward-data's dx of padded or reordered sequences and of
+ * BackwardWeights' x. */
 void prnn_ws_seq_io_parts(const prnn_rnn_problem *p, prnn_call_kind call, prnn_ws_builder *b);
 
 /* The layout of a call of kind `call` of p run by pass plan pp (the pass

@@ -21,6 +21,7 @@
 #include "gpu/engines/persistent/persistent.h"
 #include "gpu/run/gpu_state.h"
 #include "gpu/run/run_kernels.h"
+#include "gpu/run/seq_io_plan.h"
 #include "gpu/run/workspace_layout.h"
 #include "checked_size.h"
 #include "dtype.h"
@@ -56,6 +57,11 @@ prnnStatus_t prnn_request_persistent(const prnn_kernel_geometry *g, int skip, in
     prnn_request_define(r, "PRNN_DTYPE", prnn_kernel_dtype_code(g->shape.key.dtype));
     prnn_request_define(r, "PRNN_H", g->shape.key.hidden);
     prnn_request_define(r, "PRNN_BMAX", g->shape.key.mini_batch);
+    prnn_request_define(r, "PRNN_CALLER_ROWS", g->shape.key.caller_rows);
+    if (!bwd)
+        prnn_request_define(
+            r, "PRNN_IO_LAYOUTS",
+            prnn_seq_io_kernel_layouts(g->shape.key.caller_rows, g->shape.key.layers));
     /* The tile as it runs (the geometry's, normalised for the shape), each
      * field under its table's define; then what the geometry derives. */
     prnn_request_config_defines(r, prnn_tile_fields, &g->tile);
@@ -589,7 +595,7 @@ static size_t scratch(const prnn_pass_plan *pp)
  * candidates) and its model of a step. */
 #define PERSISTENT_ROW                                                                             \
     .fields = prnn_tile_fields, .force_var = {"PRNN_TILE", "PRNN_TILE_BACKWARD"},                  \
-    .batch_major_in_place = 1, .supports = supports, .format = format, .prepare = prepare,         \
+    .unpacked_in_place = 1, .supports = supports, .format = format, .prepare = prepare,            \
     .load_training = load_training, .scratch = scratch, .requests = requests,                      \
     .workspace = workspace, .forward_layer = prnn_persistent_forward_layer,                        \
     .backward_layer = prnn_persistent_backward_layer, .describe = describe,                        \

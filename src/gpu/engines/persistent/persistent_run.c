@@ -3,6 +3,7 @@
 #include "error.h"
 #include "gpu/engines/persistent/persistent.h"
 #include "gpu/run/layered_run.h"
+#include "gpu/run/seq_io_plan.h"
 #include "prnn_kernel_abi.h"
 
 /* Where direction d's hand-off area, counters and streamed weights are. */
@@ -35,6 +36,7 @@ prnnStatus_t prnn_persistent_forward_layer(const prnn_layer_run *lr)
     const prnn_kernel_geometry *g = &k->geom;
     prnn_rnn_args a;
     prnn_layered_rnn_args(lr, &a);
+    PRNN_TRY(prnn_seq_io_check_kernel_rows(c->caller_rows, c->rnn->layers, &a.x_rows, &a.y_rows));
     for (int d = 0; d < c->dirs; d++)
         scratch_of(c, g, d, &a.dir[d].exchange, &a.dir[d].counter, &a.dir[d].packed);
     return launch(c, g, lr->skip ? k->fn_skip : k->fn, &a, sizeof(a), "prnn_rnn_persistent");

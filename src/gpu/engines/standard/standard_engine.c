@@ -300,6 +300,9 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c)
                                                          : NULL;
     ia.h_count = B * P;
     ia.c_count = B * H;
+    ia.h_width = P;
+    ia.c_width = H;
+    ia.order = c->order;
     PRNN_TRY(prnn_run_launch(c, sk->init, (unsigned)((B * H + 255) / 256), 1, 256, &ia, sizeof(ia),
                              "prnn_step_init"));
 
@@ -318,7 +321,9 @@ static prnnStatus_t forward_steps(const void *ctx, const prnn_call_plan *c)
     a.y_cols = c->dirs * P;
     a.y_offset = d * P;
     a.reverse = d;
-    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
+    a.y_rows = prnn_run_output_rows(c, layer);
+    a.x_rows = prnn_run_xproj_rows(c, layer);
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     a.act = c->training ? prnn_reserve_act(&c->r, b->reserve, pseudo) : NULL;
@@ -435,7 +440,8 @@ static prnnStatus_t backward_steps(const void *ctx, const prnn_call_plan *c)
     a.dcx = prnn_run_out_offset(b->dcx, so_c);
     a.dg = dg;
     a.carry = prnn_run_ws(c, c->l.engine[WS_CARRY]);
-    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
+    a.y_rows = prnn_run_output_rows(c, layer);
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     /* First rows of the steps, walked in this direction's order: dir 0 from
@@ -522,7 +528,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 const prnn_engine prnn_standard_engine = {
     .name = "standard",
     .tf32_recurrence = 1,
-    .batch_major_in_place = 1, /* without a projection (seq_io.c) */
+    .unpacked_in_place = 1, /* without a projection (seq_io.c) */
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,

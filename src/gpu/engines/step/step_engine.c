@@ -266,8 +266,9 @@ static prnnStatus_t layer(const prnn_call_plan *c, const prnn_forward_buffers *b
     a.y = output;
     a.x_cols = layer == 0 ? c->p->input_size : dirs * c->H;
     a.y_cols = dirs * c->H;
-    a.x_seq_stride = prnn_run_input_seq_stride(c, layer);
-    a.y_seq_stride = prnn_run_output_seq_stride(c, layer);
+    a.x_rows = prnn_run_input_rows(c, layer);
+    a.y_rows = prnn_run_output_rows(c, layer);
+    a.order = c->order;
     a.clip_lo = c->rnn->lclip; /* PRNN_CLIP's bounds (prnnRNNSetClip_v8) */
     a.clip_hi = c->rnn->rclip;
     for (int d = 0; d < dirs; d++) {
@@ -367,7 +368,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 
 const prnn_engine prnn_step_engine = {
     .name = "step",
-    .batch_major_in_place = 1,
+    .unpacked_in_place = 1,
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,

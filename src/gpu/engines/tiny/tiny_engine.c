@@ -24,6 +24,7 @@
 #include "gpu/run/kernel_request.h"
 #include "gpu/run/layered_run.h"
 #include "gpu/run/run_kernels.h"
+#include "gpu/run/seq_io_plan.h"
 #include "prnn_kernel_abi.h"
 
 #define TINY_MAX_HIDDEN 64
@@ -56,7 +57,10 @@ static prnnStatus_t request_tiny(const prnn_engine_query *q, const prnn_tiny_lay
     prnn_request_define(r, "PRNN_H", q->key.hidden);
     prnn_request_define(r, "PRNN_TINY_ROWS", l->rows);
     prnn_request_define(r, "PRNN_TINY_BLOCKS_PER_SM", l->per_sm);
+    prnn_request_define(r, "PRNN_CALLER_ROWS", q->key.caller_rows);
     if (!bwd) {
+        prnn_request_define(r, "PRNN_IO_LAYOUTS",
+                            prnn_seq_io_kernel_layouts(q->key.caller_rows, q->key.layers));
         prnn_request_define(r, "PRNN_SKIP", skip);
         prnn_request_define(r, "PRNN_TRAIN", train);
     }
@@ -228,6 +232,7 @@ static prnnStatus_t forward_layer(const prnn_layer_run *lr)
     const tiny_state *st = c->pass->state;
     prnn_rnn_args a; /* no scratch: the hand-off is the block's own */
     prnn_layered_rnn_args(lr, &a);
+    PRNN_TRY(prnn_seq_io_check_kernel_rows(c->caller_rows, c->rnn->layers, &a.x_rows, &a.y_rows));
     const unsigned groups = (unsigned)prnn_tiny_groups(c->p->mini_batch, st->layout.rows);
     CUfunction fn = st->fn[lr->skip][c->training];
     return prnn_run_launch(c, fn, groups, (unsigned)c->dirs, (unsigned)(4 * c->H), &a, sizeof(a),
@@ -259,7 +264,7 @@ static void describe(const prnn_pass_plan *pp, const prnn_rnn_key *key, prnn_eng
 
 const prnn_engine prnn_tiny_engine = {
     .name = "tiny-h",
-    .batch_major_in_place = 1,
+    .unpacked_in_place = 1,
     .supports = supports,
     .fits = prnn_engine_fits_any,
     .candidates = prnn_engine_no_config,
