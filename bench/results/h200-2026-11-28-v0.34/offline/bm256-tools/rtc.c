@@ -1,0 +1,20 @@
+/* rtc OUT.cubin SRC.cu [options...] : NVRTC to CUBIN, as prnn does (-std=c++17 -default-device, sm_90) */
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    FILE *f = fopen(argv[2], "rb"); fseek(f, 0, SEEK_END); long n = ftell(f); rewind(f);
+    char *src = malloc(n + 1); fread(src, 1, n, f); src[n] = 0; fclose(f);
+    nvrtcProgram p;
+    nvrtcCreateProgram(&p, src, "rnn_persistent.cu", 0, NULL, NULL);
+    const char *opts[256]; int k = 0;
+    opts[k++] = "-std=c++17"; opts[k++] = "-default-device"; opts[k++] = "--gpu-architecture=sm_90";
+    for (int i = 3; i < argc; i++) opts[k++] = argv[i];
+    nvrtcResult r = nvrtcCompileProgram(p, k, opts);
+    size_t ls; nvrtcGetProgramLogSize(p, &ls); char *log = malloc(ls + 1); nvrtcGetProgramLog(p, log); if (ls > 1) fprintf(stderr, "%s\n", log);
+    if (r != NVRTC_SUCCESS) { fprintf(stderr, "fail %s\n", nvrtcGetErrorString(r)); return 1; }
+    size_t cs; nvrtcGetCUBINSize(p, &cs); char *cub = malloc(cs); nvrtcGetCUBIN(p, cub);
+    FILE *o = fopen(argv[1], "wb"); fwrite(cub, 1, cs, o); fclose(o);
+    return 0;
+}
