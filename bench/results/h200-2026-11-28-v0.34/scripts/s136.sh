@@ -1,5 +1,6 @@
-# Next session's first call: branch bm256 (or bm256p) checked out: the GPU suites on it (the caller-rows forward's
-# schedule fix), then the layout A/B against main: batch-padded and packed, full lengths (issue 27's three f32 H 256 points).
+# Next session's first call: branch bm256p checked out (bm256: the caller-rows forward's schedule fix; bm256p: the index
+# read in every persistent kernel): the GPU suites on it, then the layout A/B against main: batch-padded and packed, full
+# lengths (issue 27's three f32 H 256 points, and the packed kernels' predicted ~0.94).
 # run: mkdir -p /tmp/r; timeout -k 5 570 bash .ab/s136.sh 2>&1 | grep -v "Generating\|Writing" | tail -40; tar -czf $OUT/r.tgz -C /tmp r
 . .ab/setup.sh
 t0=$(date +%s)
