@@ -266,6 +266,20 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* --db's and --data's value: the first name's bit, the second's, or "both"
+ * (the two bits) into *bits; else a usage error naming the three. */
+static int one_or_both(char *err, size_t n, const char *name, const char *value, const char *first,
+                       unsigned first_bit, const char *second, unsigned second_bit, unsigned *bits)
+{
+    *bits = strcmp(value, first) == 0    ? first_bit
+            : strcmp(value, second) == 0 ? second_bit
+            : strcmp(value, "both") == 0 ? first_bit | second_bit
+                                         : 0;
+    if (!*bits)
+        return tool_bad_value(err, n, name, value, "must be %s, %s or both", first, second);
+    return 0;
+}
+
 /* One option (tool_option_fn). */
 static int apply(void *ctx, int c, const char *name, const char *value, char *err, size_t n)
 {
@@ -282,21 +296,11 @@ static int apply(void *ctx, int c, const char *name, const char *value, char *er
         return 0;
     }
     case OPT_DB:
-        a->dbs = strcmp(value, "shipped") == 0 ? PRNN_WARM_SHIPPED_DB
-                 : strcmp(value, "user") == 0  ? PRNN_WARM_USER_DB
-                 : strcmp(value, "both") == 0  ? PRNN_WARM_SHIPPED_DB | PRNN_WARM_USER_DB
-                                               : 0;
-        if (!a->dbs)
-            return tool_bad_value(err, n, name, value, "must be shipped, user or both");
-        return 0;
+        return one_or_both(err, n, name, value, "shipped", PRNN_WARM_SHIPPED_DB, "user",
+                           PRNN_WARM_USER_DB, &a->dbs);
     case OPT_DATA:
-        a->data = strcmp(value, "packed") == 0     ? PRNN_WARM_PACKED_DATA
-                  : strcmp(value, "unpacked") == 0 ? PRNN_WARM_UNPACKED_DATA
-                  : strcmp(value, "both") == 0     ? PRNN_WARM_PACKED_DATA | PRNN_WARM_UNPACKED_DATA
-                                                   : 0;
-        if (!a->data)
-            return tool_bad_value(err, n, name, value, "must be packed, unpacked or both");
-        return 0;
+        return one_or_both(err, n, name, value, "packed", PRNN_WARM_PACKED_DATA, "unpacked",
+                           PRNN_WARM_UNPACKED_DATA, &a->data);
     case OPT_DIR:
         a->dir = value;
         if (strlen(value) >= PATH_MAX) {
