@@ -265,10 +265,10 @@ prnnStatus_t prnn_run_setup_io(const prnn_call_plan *c, const prnn_setup_io_args
         if (a.zero_words > work)
             work = a.zero_words;
         unsigned grid = (unsigned)((work + 255) / 256);
-        if (a.io.pad) { /* the padding: a warp a (sequence, step) vector */
-            const unsigned long long vectors = (unsigned long long)a.io.seqs * a.io.steps;
-            if ((vectors + 7) / 8 > grid)
-                grid = (unsigned)((vectors + 7) / 8 > 1024 ? 1024 : (vectors + 7) / 8);
+        if (a.io.pad) { /* the padding: a warp a (sequence, step) vector, 8 a block */
+            const unsigned long long blocks = ((unsigned long long)a.io.seqs * a.io.steps + 7) / 8;
+            if (blocks > grid)
+                grid = blocks > 1024 ? 1024 : (unsigned)blocks;
         }
         if (grid > 1024)
             grid = 1024;
